@@ -1,0 +1,57 @@
+import * as z from 'zod';
+
+/**
+ * Every error code the interface can answer with. `status` is the HTTP status that carries it;
+ * the codes are stable and clients branch on them, never on `message`.
+ */
+export const errorCatalogue = {
+  bad_body: {
+    status: 400,
+    description:
+      'The body is not valid JSON, is larger than 16 KB, is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1).',
+  },
+  invalid_amount: {
+    status: 400,
+    description:
+      '`amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).',
+  },
+  unsupported_chain: { status: 400, description: '`chain` is not one the API knows (`btc` or `base`).' },
+  chain_disabled: { status: 400, description: 'Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`).' },
+  base_disabled: { status: 400, description: 'Base is not configured for this merchant.' },
+  asset_disabled: {
+    status: 400,
+    description: 'The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).',
+  },
+  unauthorized: { status: 401, description: 'Missing or invalid API key in `X-Service-Api-Key`.' },
+  plan_limit_reached: { status: 402, description: 'Cloud only: the monthly invoice cap of the plan is reached.' },
+  not_found: { status: 404, description: 'No such invoice or route.' },
+  rate_limited: {
+    status: 429,
+    description: 'Too many invoice requests; the `Retry-After` header says how many seconds to wait.',
+  },
+  create_failed: { status: 500, description: 'The invoice could not be created (storage failure); nothing was stored.' },
+  lookup_failed: { status: 500, description: 'The invoice could not be read (storage failure).' },
+  internal_error: { status: 500, description: 'Any other unexpected failure; the response never carries internals.' },
+  capacity: {
+    status: 503,
+    description: 'Fixed-address nonce pool temporarily exhausted for this amount; retry shortly.',
+  },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+export const errorCodes = Object.keys(errorCatalogue) as [ErrorCode, ...ErrorCode[]];
+
+export const ErrorEnvelope = z
+  .object({
+    error: z
+      .object({
+        code: z.enum(errorCodes).describe('Stable, machine-readable code: branch on this.'),
+        message: z.string().describe('Human-readable; may change, never branch on it.'),
+        plan: z.string().optional().describe('plan_limit_reached only: the current plan.'),
+        limit: z.number().int().optional().describe('plan_limit_reached only: the monthly cap.'),
+        used: z.number().int().optional().describe('plan_limit_reached only: invoices created this month.'),
+      })
+      .meta({ id: 'ErrorDetail' }),
+  })
+  .meta({ id: 'ErrorEnvelope', description: 'Every non-2xx answer carries this envelope.' });
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;

@@ -1,0 +1,13 @@
+import * as z from 'zod';
+
+export const Health = z
+  .object({
+    ok: z.boolean().describe('True when the listener serves requests and its database answers.'),
+    ws_connected: z.boolean().describe('Whether the chain source push connection (WebSocket) is up.'),
+    subscribed_count: z.number().int().describe('Number of watched addresses.'),
+    last_event_at: z.iso.datetime().nullable().describe('When the chain source last reported anything.'),
+    last_block_height: z.number().int().nullable().describe('Height of the last processed block.'),
+    uptime_s: z.number().describe('Seconds since the listener started.'),
+  })
+  .meta({ id: 'Health', description: 'GET /health. Further fields may be added; never rely on their absence.' });
+export type Health = z.infer<typeof Health>;

@@ -1,0 +1,5 @@
+export * from './errors.ts';
+export * from './invoice.ts';
+export * from './health.ts';
+export * from './webhooks.ts';
+export { API_VERSION } from './version.ts';

@@ -1,0 +1,160 @@
+import * as z from 'zod';
+
+/** 21 million BTC in satoshis: no valid amount is larger. */
+export const MAX_SATS = 2_100_000_000_000_000;
+export const MEMO_MAX_LENGTH = 200;
+export const DEFAULT_EXPIRES_IN_S = 3600;
+
+export const requestChains = ['btc', 'base'] as const;
+export const RequestChain = z.enum(requestChains);
+export type RequestChain = z.infer<typeof RequestChain>;
+
+export const InvoiceChain = z.enum(['btc', 'base', 'polygon', 'eth']);
+export const InvoiceStatus = z
+  .enum(['pending', 'partial', 'confirmed', 'expired', 'failed'])
+  .meta({
+    id: 'InvoiceStatus',
+    description:
+      'pending: waiting for payment. partial: payments seen that do not yet cover the amount. confirmed: paid with the required confirmations (tx_hash, paid_at set, webhook queued). expired: passed expires_at unpaid. failed: could not be completed.',
+  });
+export type InvoiceStatus = z.infer<typeof InvoiceStatus>;
+
+export const BtcNetwork = z.enum(['mainnet', 'testnet', 'signet', 'regtest']);
+export type BtcNetwork = z.infer<typeof BtcNetwork>;
+
+const dateTime = () => z.iso.datetime();
+
+export const CreateInvoiceRequest = z
+  .object({
+    chain: RequestChain.optional().describe('`btc` (default) or `base`.'),
+    amount_sats: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_SATS)
+      .optional()
+      .describe('Required for btc: the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1.'),
+    amount_usd: z
+      .number()
+      .gt(0)
+      .optional()
+      .describe('Required for base: the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD).'),
+    asset: z.enum(['usdc', 'usdt']).optional().describe('Base only: `usdc` (default) or `usdt` (always fixed-address mode).'),
+    memo: z
+      .string()
+      .max(MEMO_MAX_LENGTH)
+      .optional()
+      .describe('Bitcoin only: shown to the payer as the BIP-21 label; at most 200 characters.'),
+    expires_in: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('Lifetime in seconds, >= 1 (Bitcoin and Base xpub mode); default 3600. Fixed-address invoices always live one hour.'),
+  })
+  .superRefine((body, ctx) => {
+    const chain = body.chain ?? 'btc';
+    if (chain === 'btc' && body.amount_sats === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['amount_sats'], message: 'amount_sats is required for btc' });
+    }
+    if (chain === 'base' && body.amount_usd === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['amount_usd'], message: 'amount_usd is required for base' });
+    }
+  })
+  .meta({ id: 'CreateInvoiceRequest', description: 'Body of POST /invoice. JSON, at most 16 KB.' });
+export type CreateInvoiceRequest = z.infer<typeof CreateInvoiceRequest>;
+
+const invoiceCoreShape = {
+  invoice_id: z.string().describe('Identifier returned at creation.'),
+  merchant_id: z.string(),
+  chain: InvoiceChain,
+  asset: z.string().describe('BTC, USDC or USDT.'),
+  receive_address: z.string().describe('The on-chain address the payer sends to.'),
+  child_index: z
+    .number()
+    .int()
+    .nullable()
+    .describe('BIP-32 child index of an xpub-derived address; null for fixed-address invoices.'),
+  status: InvoiceStatus,
+  tx_hash: z.string().nullable().describe('The transaction that completed the payment; set on confirmation.'),
+  paid_at: dateTime().nullable().describe('Set on confirmation.'),
+  expires_at: dateTime(),
+  created_at: dateTime(),
+  updated_at: dateTime(),
+};
+
+export const BtcInvoice = z
+  .object({
+    ...invoiceCoreShape,
+    chain: z.literal('btc'),
+    asset: z.literal('BTC'),
+    amount_btc: z.string().describe('Exact decimal BTC amount, e.g. "0.00001000".'),
+    amount_sats: z.number().int().describe('The amount in satoshis.'),
+    network: BtcNetwork.describe('Bitcoin network of the address, from the merchant key (or BTC_NETWORK).'),
+    memo: z.string().nullable().describe('The memo given at creation, if any.'),
+  })
+  .meta({ id: 'BtcInvoice', description: 'A stored Bitcoin invoice (GET /invoice/:id).' });
+export type BtcInvoice = z.infer<typeof BtcInvoice>;
+
+export const BtcInvoiceCreated = BtcInvoice.extend({
+  derivation_path: z.string().describe("Derivation path of the address, e.g. m/84'/0'/0'/0/7."),
+  qr_uri: z.string().describe('BIP-21 URI with the amount in BTC and the memo as label.'),
+  verify_url: z.url().describe('Block-explorer link for the receive address.'),
+}).meta({ id: 'BtcInvoiceCreated', description: 'A Bitcoin invoice as returned by POST /invoice.' });
+export type BtcInvoiceCreated = z.infer<typeof BtcInvoiceCreated>;
+
+const baseAmountShape = {
+  amount_usd: z.number().describe('The USD amount requested.'),
+  amount_usdc: z.string().describe('Exact decimal token amount with 6 decimals (USDC or USDT).'),
+  amount_usdc_units: z.number().int().describe('The token amount in 6-decimal base units.'),
+};
+
+export const BaseInvoice = z
+  .object({
+    ...invoiceCoreShape,
+    chain: z.literal('base'),
+    asset: z.enum(['USDC', 'USDT']),
+    ...baseAmountShape,
+    mode: z.literal('fixed-address').optional().describe('Present only for fixed-address invoices.'),
+    nonce: z.number().int().optional().describe('Fixed-address only: the nonce encoded in the low decimals of the amount.'),
+    token_address: z.string().optional().describe('Fixed-address only: the ERC-20 contract the payer must send.'),
+  })
+  .meta({ id: 'BaseInvoice', description: 'A stored Base stablecoin invoice (GET /invoice/:id).' });
+export type BaseInvoice = z.infer<typeof BaseInvoice>;
+
+export const BaseXpubInvoiceCreated = z
+  .object({
+    ...invoiceCoreShape,
+    chain: z.literal('base'),
+    asset: z.literal('USDC'),
+    ...baseAmountShape,
+    qr_uri: z.string().describe('EIP-681 URI: ethereum:<token>@<chain id>/transfer?address=<recipient>&uint256=<units>.'),
+    derivation_path: z.string().describe('Derivation path of the address under the merchant account xpub.'),
+    verify_url: z.url().describe('Block-explorer link for the receive address.'),
+  })
+  .meta({ id: 'BaseXpubInvoiceCreated', description: 'A Base invoice in xpub mode, as returned by POST /invoice.' });
+
+export const BaseFixedInvoiceCreated = z
+  .object({
+    invoice_id: z.string(),
+    chain: z.literal('base'),
+    asset: z.enum(['USDC', 'USDT']),
+    mode: z.literal('fixed-address'),
+    nonce: z.number().int().describe('Encoded in the low decimals of the amount; the payer must send the exact amount.'),
+    token_address: z.string().describe('The ERC-20 contract the payer must send.'),
+    receive_address: z.string().describe("The merchant's fixed receive address, shared by all fixed-address invoices."),
+    ...baseAmountShape,
+    status: InvoiceStatus,
+    expires_at: dateTime(),
+    qr_uri: z.string().describe('EIP-681 URI with the exact amount in base units.'),
+  })
+  .meta({
+    id: 'BaseFixedInvoiceCreated',
+    description: 'A Base invoice in fixed-address mode, as returned by POST /invoice. The payer must send exactly amount_usdc.',
+  });
+
+export const CreatedInvoice = z
+  .union([BtcInvoiceCreated, BaseXpubInvoiceCreated, BaseFixedInvoiceCreated])
+  .meta({ id: 'CreatedInvoice' });
+export const StoredInvoice = z.union([BtcInvoice, BaseInvoice]).meta({ id: 'StoredInvoice' });
+export type StoredInvoice = z.infer<typeof StoredInvoice>;

@@ -1,0 +1,52 @@
+import * as z from 'zod';
+import { InvoiceChain } from './invoice.ts';
+
+export const webhookHeaders = {
+  signature: 'X-Service-Signature',
+  timestamp: 'X-Service-Timestamp',
+  eventId: 'X-Service-Event-Id',
+  attempt: 'X-Service-Attempt',
+} as const;
+
+/** Wait after each failed attempt; the 10th failure is final. */
+export const webhookRetryDelaysMs = [1_000, 5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 43_200_000];
+export const WEBHOOK_MAX_ATTEMPTS = webhookRetryDelaysMs.length + 1;
+export const WEBHOOK_ACK_TIMEOUT_MS = 10_000;
+export const WEBHOOK_TIMESTAMP_TOLERANCE_MS = 5 * 60_000;
+
+export const InvoiceConfirmedEvent = z
+  .object({
+    event: z.literal('invoice.confirmed'),
+    invoice_id: z.string(),
+    merchant_id: z.string(),
+    chain: InvoiceChain,
+    asset: z.string(),
+    amount: z.string().describe("Decimal amount in the asset's unit (BTC or token), e.g. \"0.00001000\"."),
+    address: z.string(),
+    tx_hash: z.string().describe('The transaction that completed the payment.'),
+    confirmations: z.number().int(),
+    confirmed_at: z.iso.datetime(),
+  })
+  .meta({ id: 'InvoiceConfirmedEvent', description: 'Sent when an invoice moves to confirmed.' });
+export type InvoiceConfirmedEvent = z.infer<typeof InvoiceConfirmedEvent>;
+
+export const PaymentOrphanEvent = z
+  .object({
+    event: z.literal('payment.orphan'),
+    chain: InvoiceChain,
+    asset: z.string(),
+    token_address: z.string().nullable().describe('ERC-20 contract; null for Bitcoin.'),
+    address: z.string().describe('The receive address the transfer went to.'),
+    tx_hash: z.string(),
+    value: z.string().describe("Decimal string in the asset's unit (e.g. \"12.000417\" USDC, \"0.00005\" BTC)."),
+    detected_at: z.iso.datetime().describe('ISO 8601 time the listener saw the transfer.'),
+  })
+  .meta({
+    id: 'PaymentOrphanEvent',
+    description:
+      'A transfer that matches no open invoice (inexact amount, or invoice expired). The funds are in your wallet; no invoice is marked paid; handle it by hand.',
+  });
+export type PaymentOrphanEvent = z.infer<typeof PaymentOrphanEvent>;
+
+export const WebhookEvent = z.discriminatedUnion('event', [InvoiceConfirmedEvent, PaymentOrphanEvent]);
+export type WebhookEvent = z.infer<typeof WebhookEvent>;
