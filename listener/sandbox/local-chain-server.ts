@@ -101,6 +101,8 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
     }
   }
 
+  // Outlive clients' idle sockets, so a pooled connection is never closed just as it is reused.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
