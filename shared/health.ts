@@ -8,6 +8,13 @@ export const Health = z
     last_event_at: z.iso.datetime().nullable().describe('When the chain source last reported anything.'),
     last_block_height: z.number().int().nullable().describe('Height of the last processed block.'),
     uptime_s: z.number().describe('Seconds since the listener started.'),
+    webhooks: z
+      .object({
+        queued: z.number().int().describe('Events waiting for their first delivery attempt.'),
+        failing: z.number().int().describe('Events not yet acknowledged after at least one attempt; retries follow.'),
+        failed: z.number().int().describe('Events that gave up after the last attempt; re-send with `service deliveries resend`.'),
+      })
+      .describe('Webhook delivery backlog.'),
   })
   .meta({ id: 'Health', description: 'GET /health. Further fields may be added; never rely on their absence.' });
 export type Health = z.infer<typeof Health>;

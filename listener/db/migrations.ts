@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { webhookDeliveryMigration } from '../webhooks/delivery-migration.ts';
 import type { Dialect } from './database.ts';
 
 /**
@@ -68,6 +69,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.dropTable('invoices').execute();
       },
     },
+    '0002_webhook_delivery': webhookDeliveryMigration,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { EventDeliveryColumns, WebhookAttemptsTable } from '../webhooks/delivery-tables.ts';
 
 /** Times are epoch milliseconds; amounts are integers in the smallest unit. */
 export interface InvoicesTable {
@@ -45,5 +46,6 @@ export interface EventsTable {
 export interface Tables {
   invoices: InvoicesTable;
   address_counters: AddressCountersTable;
-  events: EventsTable;
+  events: EventsTable & EventDeliveryColumns;
+  webhook_attempts: WebhookAttemptsTable;
 }

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { WebhookDatabase } from './delivery-tables.ts';
+import type { Tables } from '../db/tables.ts';
 import { claimExpiry, isFinalFailure, retryDelayAfter } from './schedule.ts';
 
-type Db = Kysely<WebhookDatabase>;
+type Db = Kysely<Tables>;
 
 /** An attempt this process now owns: the claim (its number and expiry) is already stored. */
 export interface ClaimedAttempt {

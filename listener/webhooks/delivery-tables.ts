@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Delivery state kept on each row of the `events` outbox (added by the webhook migration), so an
  * event stored in the invoice's transaction is pending delivery from that moment, with no second
@@ -5,13 +7,13 @@
  */
 export interface EventDeliveryColumns {
   /** pending (not yet acknowledged, attempts may follow), delivered, failed (gave up). */
-  delivery_status: 'pending' | 'delivered' | 'failed';
+  delivery_status: Generated<'pending' | 'delivered' | 'failed'>;
   /** Attempts started so far; the number of the next attempt is this plus one. */
-  delivery_attempts: number;
+  delivery_attempts: Generated<number>;
   /** Attempts allowed: 10, raised by one for each manual re-send. */
-  delivery_max_attempts: number;
+  delivery_max_attempts: Generated<number>;
   /** Epoch ms before which no attempt starts; while an attempt is in flight, when it counts as interrupted. */
-  next_attempt_at: number;
+  next_attempt_at: Generated<number>;
   last_attempt_at: number | null;
   last_http_status: number | null;
   last_error: string | null;
@@ -32,16 +34,3 @@ export interface WebhookAttemptsTable {
   response_excerpt: string | null;
 }
 
-/** The outbox columns the delivery code reads, as created by the foundation's `events` migration. */
-export interface OutboxEventColumns {
-  event_id: string;
-  merchant_id: string;
-  type: string;
-  payload: string;
-  created_at: number;
-}
-
-export interface WebhookDatabase {
-  events: OutboxEventColumns & EventDeliveryColumns;
-  webhook_attempts: WebhookAttemptsTable;
-}

@@ -1,16 +1,16 @@
 import type { Kysely } from 'kysely';
 import { WEBHOOK_ACK_TIMEOUT_MS, webhookHeaders } from '../../shared/webhooks.ts';
 import { claimDueAttempts, recordAttemptOutcome, type AttemptOutcome, type ClaimedAttempt } from './delivery-store.ts';
-import type { WebhookDatabase } from './delivery-tables.ts';
+import type { Tables } from '../db/tables.ts';
 import type { WebhookSender } from './http-sender.ts';
 import { signWebhook } from './signature.ts';
 import type { Timers } from './timers.ts';
 
-type Clock = { now(): number };
-type Logger = { info(msg: string, fields?: Record<string, unknown>): void; warn(msg: string, fields?: Record<string, unknown>): void };
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
 
 export interface DeliveryWorkerOptions {
-  db: Kysely<WebhookDatabase>;
+  db: Kysely<Tables>;
   merchantId: string;
   url: URL;
   secret: string;

@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { errorCatalogue, type ErrorCode } from '../../shared/errors.ts';
 import type { WebhookReceipt } from '../../shared/webhooks.ts';
+import type { Clock } from '../clock.ts';
 import { verifyWebhook } from './signature.ts';
 
-type Clock = { now(): number };
 
 export interface ReceivedWebhook {
   eventId: string;
