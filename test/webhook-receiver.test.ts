@@ -10,7 +10,7 @@ describe('webhook-receiver CLI (real process)', () => {
   let url: string;
 
   before(async () => {
-    child = spawnTs('listener/webhooks/receiver-cli.ts', ['--port', '0', '--path', '/hooks/in'], { MERCHANT_WEBHOOK_SECRET: secret });
+    child = spawnTs('bin/webhook-receiver.js', ['--port', '0', '--path', '/hooks/in'], { MERCHANT_WEBHOOK_SECRET: secret });
     url = (await child.waitFor(/listening on (http:\S+)/))[1];
   });
   after(async () => {
@@ -72,13 +72,13 @@ describe('webhook-receiver CLI (real process)', () => {
 
 describe('webhook-receiver CLI arguments', () => {
   it('prints usage for --help and exits 0', async () => {
-    const child = spawnTs('listener/webhooks/receiver-cli.ts', ['--help'], {});
+    const child = spawnTs('bin/webhook-receiver.js', ['--help'], {});
     assert.equal(await child.exited, 0);
-    assert.match(child.stdout(), /--port <n>\s+listen port \(default 9876/);
+    assert.match(child.stdout(), /--port N\s+listen port \(default 9876/);
   });
 
   it('refuses to start without a secret', async () => {
-    const child = spawnTs('listener/webhooks/receiver-cli.ts', ['--port', '0'], {});
+    const child = spawnTs('bin/webhook-receiver.js', ['--port', '0'], {});
     assert.equal(await child.exited, 2);
     assert.match(child.stderr(), /no secret/);
   });

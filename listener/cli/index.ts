@@ -1,9 +1,11 @@
 import { runCommand, type Command } from './command.ts';
+import { deliveriesCommand } from './deliveries.ts';
 import { healthcheckCommand } from './healthcheck.ts';
 import { initCommand } from './init.ts';
 import { startCommand } from './start.ts';
+import { webhookReceiverCommand } from './webhook-receiver.ts';
 
-const commands: Command[] = [startCommand, initCommand, healthcheckCommand];
+const commands: Command[] = [startCommand, initCommand, healthcheckCommand, deliveriesCommand, webhookReceiverCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
