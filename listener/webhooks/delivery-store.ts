@@ -44,35 +44,44 @@ export async function claimDueAttempts(
       .where('merchant_id', '=', options.merchantId)
       .where('delivery_status', '=', 'pending')
       .where('next_attempt_at', '<=', options.now)
+      // Index order (events_delivery_due): no sort over the whole backlog on each claim.
       .orderBy('next_attempt_at')
-      .orderBy('created_at')
       .limit(options.limit + options.exclude.size)
       .execute();
     const due = rows.filter((row) => !options.exclude.has(row.event_id)).slice(0, options.limit);
     await recordInterruptedAttempts(trx, due);
 
+    // One guarded update per group of rows with the same attempt count (usually one group): a row
+    // another worker claimed meanwhile no longer matches and is not returned.
     const claimed: ClaimedAttempt[] = [];
+    const groups = new Map<number, typeof due>();
     for (const row of due) {
       const previous = Number(row.delivery_attempts);
+      groups.set(previous, [...(groups.get(previous) ?? []), row]);
+    }
+    for (const [previous, rows] of groups) {
       const attempt = previous + 1;
-      const result = await trx
+      const won = await trx
         .updateTable('events')
         .set({ delivery_attempts: attempt, next_attempt_at: claimExpiry(attempt, options.now), last_attempt_at: options.now })
-        .where('event_id', '=', row.event_id)
+        .where('event_id', 'in', rows.map((row) => row.event_id))
         .where('merchant_id', '=', options.merchantId)
         .where('delivery_status', '=', 'pending')
         .where('delivery_attempts', '=', previous)
-        .executeTakeFirst();
-      if (result.numUpdatedRows === 0n) continue;
-      claimed.push({
-        eventId: row.event_id,
-        merchantId: row.merchant_id,
-        type: row.type,
-        body: row.payload,
-        attempt,
-        maxAttempts: Number(row.delivery_max_attempts),
-        startedAt: options.now,
-      });
+        .returning('event_id')
+        .execute();
+      const wonIds = new Set(won.map((row) => row.event_id));
+      for (const row of rows.filter((r) => wonIds.has(r.event_id))) {
+        claimed.push({
+          eventId: row.event_id,
+          merchantId: row.merchant_id,
+          type: row.type,
+          body: row.payload,
+          attempt,
+          maxAttempts: Number(row.delivery_max_attempts),
+          startedAt: options.now,
+        });
+      }
     }
     return claimed;
   });
@@ -109,38 +118,52 @@ async function recordInterruptedAttempts(
     .execute();
 }
 
-/** Stores one attempt's outcome and the event's next state: delivered, retry at a time, or failed for good. */
-export async function recordAttemptOutcome(db: Db, claim: ClaimedAttempt, outcome: AttemptOutcome): Promise<'delivered' | 'retry' | 'failed'> {
-  const verdict = outcome.error === null ? 'delivered' : isFinalFailure(claim.attempt, claim.maxAttempts) ? 'failed' : 'retry';
+export type Verdict = 'delivered' | 'retry' | 'failed';
+
+export function verdictOf(claim: ClaimedAttempt, outcome: AttemptOutcome): Verdict {
+  if (outcome.error === null) return 'delivered';
+  return isFinalFailure(claim.attempt, claim.maxAttempts) ? 'failed' : 'retry';
+}
+
+/**
+ * Stores finished attempts and each event's next state (delivered, retry at a time, or failed for
+ * good) in one transaction: one commit for a batch keeps the outbox off the critical path.
+ */
+export async function recordAttemptOutcomes(db: Db, finished: { claim: ClaimedAttempt; outcome: AttemptOutcome }[]): Promise<void> {
+  if (finished.length === 0) return;
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto('webhook_attempts')
-      .values({
-        event_id: claim.eventId,
-        merchant_id: claim.merchantId,
-        attempt: claim.attempt,
-        started_at: claim.startedAt,
-        duration_ms: outcome.finishedAt - claim.startedAt,
-        http_status: outcome.httpStatus,
-        error: outcome.error,
-        response_excerpt: outcome.responseExcerpt,
-      })
+      .values(
+        finished.map(({ claim, outcome }) => ({
+          event_id: claim.eventId,
+          merchant_id: claim.merchantId,
+          attempt: claim.attempt,
+          started_at: claim.startedAt,
+          duration_ms: outcome.finishedAt - claim.startedAt,
+          http_status: outcome.httpStatus,
+          error: outcome.error,
+          response_excerpt: outcome.responseExcerpt,
+        })),
+      )
       .execute();
-    await trx
-      .updateTable('events')
-      .set({
-        delivery_status: verdict === 'retry' ? 'pending' : verdict,
-        next_attempt_at: verdict === 'retry' ? outcome.finishedAt + retryDelayAfter(claim.attempt) : outcome.finishedAt,
-        last_http_status: outcome.httpStatus,
-        last_error: outcome.error,
-        delivered_at: verdict === 'delivered' ? outcome.finishedAt : null,
-      })
-      .where('event_id', '=', claim.eventId)
-      .where('merchant_id', '=', claim.merchantId)
-      .where('delivery_attempts', '=', claim.attempt)
-      .execute();
+    for (const { claim, outcome } of finished) {
+      const verdict = verdictOf(claim, outcome);
+      await trx
+        .updateTable('events')
+        .set({
+          delivery_status: verdict === 'retry' ? 'pending' : verdict,
+          next_attempt_at: verdict === 'retry' ? outcome.finishedAt + retryDelayAfter(claim.attempt) : outcome.finishedAt,
+          last_http_status: outcome.httpStatus,
+          last_error: outcome.error,
+          delivered_at: verdict === 'delivered' ? outcome.finishedAt : null,
+        })
+        .where('event_id', '=', claim.eventId)
+        .where('merchant_id', '=', claim.merchantId)
+        .where('delivery_attempts', '=', claim.attempt)
+        .execute();
+    }
   });
-  return verdict;
 }
 
 export interface DeliverySummary {

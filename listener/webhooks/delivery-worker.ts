@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { WEBHOOK_ACK_TIMEOUT_MS, webhookHeaders } from '../../shared/webhooks.ts';
-import { claimDueAttempts, recordAttemptOutcome, type AttemptOutcome, type ClaimedAttempt } from './delivery-store.ts';
+import { claimDueAttempts, recordAttemptOutcomes, verdictOf, type AttemptOutcome, type ClaimedAttempt } from './delivery-store.ts';
 import type { Tables } from '../db/tables.ts';
 import type { WebhookSender } from './http-sender.ts';
 import { signWebhook } from './signature.ts';
@@ -42,13 +42,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const { db, clock, timers, logger } = options;
   const inFlight = new Map<string, Promise<void>>();
   const stopping = new AbortController();
+  const requests = new Set<AbortController>();
   let claiming: Promise<number> | undefined;
+  // Refill slots a handful at a time: one claim transaction per finished attempt would cost more
+  // than the attempt; the poll loop still picks up any remainder.
+  const claimBatch = Math.max(1, Math.floor(options.concurrency / 5));
+  const freeSlots = () => options.concurrency - inFlight.size;
   let loop: Promise<void> | undefined;
 
   async function attempt(claim: ClaimedAttempt): Promise<AttemptOutcome> {
     const request = new AbortController();
-    const onStop = () => request.abort();
-    stopping.signal.addEventListener('abort', onStop, { once: true });
+    requests.add(request);
     let timedOut = false;
     void timers.delay(WEBHOOK_ACK_TIMEOUT_MS, request.signal).then((elapsed) => {
       if (elapsed) (timedOut = true), request.abort();
@@ -73,7 +77,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       return { finishedAt: clock.now(), httpStatus: null, error: reason, responseExcerpt: null };
     } finally {
       request.abort();
-      stopping.signal.removeEventListener('abort', onStop);
+      requests.delete(request);
     }
   }
 
@@ -82,12 +86,37 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     // Stopping aborted the request: its outcome is unknown, so the stored claim stands and the
     // attempt is found interrupted after the restart.
     if (stopping.signal.aborted) return;
-    const verdict = await recordAttemptOutcome(db, claim, outcome);
+    await record(claim, outcome);
+    const verdict = verdictOf(claim, outcome);
     if (verdict !== 'delivered') {
       const fields = { event_id: claim.eventId, attempt: claim.attempt, error: outcome.error };
       if (verdict === 'failed') logger.warn('webhook delivery gave up', fields);
       else logger.info('webhook delivery failed, will retry', fields);
     }
+  }
+
+  // Outcomes that finish while a batch is being written wait for the next batch: one commit for many.
+  let pending: { claim: ClaimedAttempt; outcome: AttemptOutcome; done(error?: unknown): void }[] = [];
+  let writing = false;
+  function record(claim: ClaimedAttempt, outcome: AttemptOutcome): Promise<void> {
+    return new Promise((resolve, reject) => {
+      pending.push({ claim, outcome, done: (error) => (error ? reject(error) : resolve()) });
+      if (!writing) void writeBatches();
+    });
+  }
+  async function writeBatches() {
+    writing = true;
+    while (pending.length > 0) {
+      const batch = pending;
+      pending = [];
+      try {
+        await recordAttemptOutcomes(db, batch);
+        batch.forEach((item) => item.done());
+      } catch (error) {
+        batch.forEach((item) => item.done(error));
+      }
+    }
+    writing = false;
   }
 
   function claimAndStart(): Promise<number> {
@@ -97,7 +126,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         const claims = await claimDueAttempts(db, {
           merchantId: options.merchantId,
           now: clock.now(),
-          limit: options.concurrency - inFlight.size,
+          limit: freeSlots(),
           exclude: new Set(inFlight.keys()),
         });
         for (const claim of claims) {
@@ -105,7 +134,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
             .catch((error) => logger.warn('webhook outcome not recorded; the claim expires and the attempt is retried', { event_id: claim.eventId, error: String(error) }))
             .finally(() => {
               inFlight.delete(claim.eventId);
-              if (loop && !stopping.signal.aborted) void claimAndStart();
+              if (loop && !stopping.signal.aborted && freeSlots() >= claimBatch) void claimAndStart();
             });
           inFlight.set(claim.eventId, running);
         }
@@ -128,6 +157,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     },
     async stop() {
       stopping.abort();
+      for (const request of requests) request.abort();
       await loop;
       await claiming?.catch(() => undefined);
       await Promise.all(inFlight.values());
@@ -138,7 +168,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         const claimed = await claimAndStart();
         total += claimed;
         if (claimed === 0 && inFlight.size === 0) return total;
-        await Promise.race(inFlight.values());
+        do await Promise.race(inFlight.values());
+        while (inFlight.size > 0 && freeSlots() < claimBatch);
       }
     },
   };
