@@ -9,8 +9,8 @@ import { INTERRUPTED_ERROR, listAttempts, listDeliveries } from '../listener/web
 import { CLAIM_GRACE_MS } from '../listener/webhooks/schedule.ts';
 import { verifyWebhook } from '../listener/webhooks/index.ts';
 import { WEBHOOK_ACK_TIMEOUT_MS } from '../shared/index.ts';
-import { spawnTs, type Child } from './helpers/child-process.ts';
-import { startScriptedReceiver, type Answer } from './helpers/scripted-receiver.ts';
+import { runCli, spawnListener, type ListenerProcess } from './support/process.ts';
+import { startScriptedReceiver, type Answer } from './support/scripted-receiver.ts';
 
 const secret = 'whsec_crash_test_secret';
 const merchantId = 'm_crash';
@@ -19,29 +19,28 @@ describe('kill -9 of the listener mid-delivery', () => {
   let dir: string;
   let receiver: Awaited<ReturnType<typeof startScriptedReceiver>>;
   let answer: Answer = 'hang';
-  const children: Child[] = [];
+  const children: ListenerProcess[] = [];
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'webhook-crash-'));
     receiver = await startScriptedReceiver(() => answer);
   });
   after(async () => {
-    for (const child of children) if (child.process.exitCode === null) child.process.kill('SIGKILL');
+    for (const listener of children) if (listener.child.exitCode === null) listener.child.kill('SIGKILL');
     await receiver.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   const databaseUrl = () => `sqlite:${join(dir, 'service.db')}`;
-  const startListenerProcess = () => {
-    const child = spawnTs('bin/service.js', ['start'], {
+  const startListenerProcess = async () => {
+    const listener = await spawnListener({
       DATABASE_URL: databaseUrl(),
-      PORT: '0',
       MERCHANT_ID: merchantId,
       MERCHANT_WEBHOOK_URL: receiver.url,
       MERCHANT_WEBHOOK_SECRET: secret,
     });
-    children.push(child);
-    return child;
+    children.push(listener);
+    return listener;
   };
 
   it('restarts and delivers the event as attempt 2 with the same id and body', async () => {
@@ -63,10 +62,11 @@ describe('kill -9 of the listener mid-delivery', () => {
     const body = (await seed.db.selectFrom('events').select('payload').executeTakeFirstOrThrow()).payload;
     await seed.close();
 
-    const first = startListenerProcess();
+    const first = await startListenerProcess();
     await receiver.waitForRequests(1);
-    first.process.kill('SIGKILL');
-    assert.equal(await first.exited, null, 'killed by the signal, not exited');
+    const exited = new Promise((resolve) => first.child.once('exit', (code, signal) => resolve(signal)));
+    first.child.kill('SIGKILL');
+    assert.equal(await exited, 'SIGKILL');
 
     const db = await openDatabase(databaseUrl());
     const [claimed] = await listDeliveries(db.db, merchantId);
@@ -78,16 +78,14 @@ describe('kill -9 of the listener mid-delivery', () => {
     await db.close();
 
     answer = { status: 200, body: '{"ok":true}' };
-    const second = startListenerProcess();
-    const url = (await second.waitFor(/"url":"(http:[^"]+)"/))[1];
+    const second = await startListenerProcess();
     await receiver.waitForRequests(2);
     for (;;) {
-      const health = (await (await fetch(`${url}/health`)).json()) as { webhooks: Record<string, number> };
+      const health = (await (await fetch(`${second.url}/health`)).json()) as { webhooks: Record<string, number> };
       if (health.webhooks.failing === 0 && health.webhooks.queued === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    second.process.kill('SIGTERM');
-    await second.exited;
+    await second.stop();
 
     const [, retry] = receiver.requests;
     assert.equal(retry.headers['x-service-attempt'], '2');
@@ -104,16 +102,16 @@ describe('kill -9 of the listener mid-delivery', () => {
 });
 
 describe('start with a webhook URL', () => {
-  const refused = [
+  const refused: { name: string; env: Record<string, string>; message: RegExp }[] = [
     { name: 'a plain-http URL to another host', env: { MERCHANT_WEBHOOK_URL: 'http://example.com/hook', MERCHANT_WEBHOOK_SECRET: secret }, message: /MERCHANT_WEBHOOK_URL must be https/ },
     { name: 'a URL without a secret', env: { MERCHANT_WEBHOOK_URL: 'https://example.com/hook' }, message: /MERCHANT_WEBHOOK_SECRET is not/ },
   ];
   for (const r of refused) {
     it(`is refused for ${r.name}`, async () => {
-      const child = spawnTs('bin/service.js', ['start'], { DATABASE_URL: 'sqlite::memory:', PORT: '0', ...r.env });
-      assert.equal(await child.exited, 1);
-      assert.match(child.stderr(), r.message);
-      assert.doesNotMatch(child.stderr() + child.stdout(), new RegExp(secret));
+      const { code, stdout, stderr } = await runCli(['start'], { env: { DATABASE_URL: 'sqlite::memory:', PORT: '0', ...r.env } });
+      assert.equal(code, 1);
+      assert.match(stderr, r.message);
+      assert.doesNotMatch(stderr + stdout, new RegExp(secret));
     });
   }
 });

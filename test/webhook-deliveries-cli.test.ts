@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../listener/db/database.ts';
 import { enqueueEvent } from '../listener/events/outbox.ts';
-import { spawnTs } from './helpers/child-process.ts';
+import { runCli } from './support/process.ts';
 
 const merchantId = 'm_cli';
 
@@ -15,8 +15,8 @@ describe('service deliveries (real process)', () => {
   let queuedId: string;
   const env = () => ({ DATABASE_URL: `sqlite:${join(dir, 'service.db')}`, MERCHANT_ID: merchantId });
   const run = async (...args: string[]) => {
-    const child = spawnTs('bin/service.js', ['deliveries', ...args], env());
-    return { code: await child.exited, out: child.stdout(), err: child.stderr() };
+    const { code, stdout, stderr } = await runCli(['deliveries', ...args], { env: env() });
+    return { code, out: stdout, err: stderr };
   };
 
   before(async () => {

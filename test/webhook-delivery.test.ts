@@ -10,8 +10,8 @@ import { createHttpSender } from '../listener/webhooks/http-sender.ts';
 import { realTimers } from '../listener/webhooks/timers.ts';
 import { CLAIM_GRACE_MS } from '../listener/webhooks/schedule.ts';
 import { verifyWebhook } from '../listener/webhooks/index.ts';
-import { manualTime } from './helpers/manual-timers.ts';
-import { startScriptedReceiver, type Answer, type ReceivedRequest } from './helpers/scripted-receiver.ts';
+import { manualTime } from './support/manual-time.ts';
+import { startScriptedReceiver, type Answer, type ReceivedRequest } from './support/scripted-receiver.ts';
 
 const secret = 'whsec_delivery_test_secret';
 const merchantId = 'm_test';

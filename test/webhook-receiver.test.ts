@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { signWebhook } from '../listener/webhooks/index.ts';
-import { spawnTs, type Child } from './helpers/child-process.ts';
+import { spawnTs, type Child } from './support/child.ts';
+import { runCli } from './support/process.ts';
 
 const secret = 'whsec_receiver_test';
 
@@ -72,14 +73,14 @@ describe('webhook-receiver CLI (real process)', () => {
 
 describe('webhook-receiver CLI arguments', () => {
   it('prints usage for --help and exits 0', async () => {
-    const child = spawnTs('bin/webhook-receiver.js', ['--help'], {});
-    assert.equal(await child.exited, 0);
-    assert.match(child.stdout(), /--port N\s+listen port \(default 9876/);
+    const { code, stdout } = await runCli(['webhook-receiver', '--help']);
+    assert.equal(code, 0);
+    assert.match(stdout, /--port N\s+listen port \(default 9876/);
   });
 
   it('refuses to start without a secret', async () => {
-    const child = spawnTs('bin/webhook-receiver.js', ['--port', '0'], {});
-    assert.equal(await child.exited, 2);
-    assert.match(child.stderr(), /no secret/);
+    const { code, stderr } = await runCli(['webhook-receiver', '--port', '0']);
+    assert.equal(code, 2);
+    assert.match(stderr, /no secret/);
   });
 });
