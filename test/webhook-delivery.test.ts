@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { WEBHOOK_ACK_TIMEOUT_MS, webhookRetryDelaysMs, type InvoiceConfirmedEvent } from '../shared/index.ts';
-import { openDatabase, type Database } from '../listener/db/database.ts';
+import type { Database } from '../listener/db/database.ts';
 import { enqueueEvent } from '../listener/events/outbox.ts';
 import { silentLogger } from '../listener/log.ts';
 import { countDeliveries, INTERRUPTED_ERROR, listAttempts, listDeliveries, resendDeliveries } from '../listener/webhooks/delivery-store.ts';
@@ -10,6 +10,7 @@ import { createHttpSender } from '../listener/webhooks/http-sender.ts';
 import { realTimers } from '../listener/webhooks/timers.ts';
 import { CLAIM_GRACE_MS } from '../listener/webhooks/schedule.ts';
 import { verifyWebhook } from '../listener/webhooks/index.ts';
+import { testDatabases } from './support/databases.ts';
 import { manualTime } from './support/manual-time.ts';
 import { startScriptedReceiver, type Answer, type ReceivedRequest } from './support/scripted-receiver.ts';
 
@@ -29,8 +30,9 @@ const confirmed = (invoiceId: string): InvoiceConfirmedEvent => ({
   confirmed_at: '2026-01-01T00:00:00.000Z',
 });
 
-describe('webhook delivery worker', () => {
+for (const kind of testDatabases) describe(`webhook delivery worker (${kind.name})`, { skip: kind.skip }, () => {
   let database: Database;
+  let drop: () => Promise<void>;
   let time: ReturnType<typeof manualTime>;
   let receiver: Awaited<ReturnType<typeof startScriptedReceiver>>;
   let sender: ReturnType<typeof createHttpSender>;
@@ -38,7 +40,9 @@ describe('webhook delivery worker', () => {
   let script: (req: ReceivedRequest, index: number) => Answer;
 
   beforeEach(async () => {
-    database = await openDatabase('sqlite::memory:');
+    const created = await kind.create();
+    database = await created.open();
+    drop = created.drop;
     time = manualTime();
     script = () => ({ status: 200, body: '{"ok":true}' });
     receiver = await startScriptedReceiver((req, index) => script(req, index));
@@ -50,6 +54,7 @@ describe('webhook delivery worker', () => {
     sender.close();
     await receiver.close();
     await database.close();
+    await drop();
   });
 
   function newWorker(overrides: Partial<Parameters<typeof createDeliveryWorker>[0]> = {}) {
@@ -71,6 +76,16 @@ describe('webhook delivery worker', () => {
   const enqueue = (invoiceId = 'inv_1') => enqueueEvent(database.db, { merchantId, payload: confirmed(invoiceId), createdAt: time.clock.now() });
   const storedPayload = async (eventId: string) =>
     (await database.db.selectFrom('events').select('payload').where('event_id', '=', eventId).executeTakeFirstOrThrow()).payload;
+  /** An event whose receiver answered 500 to all ten scheduled attempts. */
+  const enqueueAndExhaust = async () => {
+    script = () => ({ status: 500 });
+    const eventId = await enqueue();
+    for (let i = 0; i < 10; i++) {
+      await worker.deliverDue();
+      time.advance(webhookRetryDelaysMs[i] ?? 0);
+    }
+    return eventId;
+  };
   const delivery = async (eventId: string) => (await listDeliveries(database.db, merchantId, ['pending', 'delivered', 'failed'])).find((d) => d.eventId === eventId)!;
 
   it('fails twice then succeeds: 3 attempts, same event id, attempts 1,2,3, waits 1 s then 5 s', async () => {
@@ -218,12 +233,7 @@ describe('webhook delivery worker', () => {
   });
 
   it('re-sends a failed event as a new attempt of the same event id with the stored body', async () => {
-    script = () => ({ status: 500 });
-    const eventId = await enqueue();
-    for (let i = 0; i < 10; i++) {
-      await worker.deliverDue();
-      time.advance(webhookRetryDelaysMs[i] ?? 0);
-    }
+    const eventId = await enqueueAndExhaust();
     assert.equal((await delivery(eventId)).status, 'failed');
 
     script = () => ({ status: 200 });
@@ -237,12 +247,7 @@ describe('webhook delivery worker', () => {
   });
 
   it('a re-sent event that fails again is failed after that one attempt', async () => {
-    script = () => ({ status: 500 });
-    const eventId = await enqueue();
-    for (let i = 0; i < 10; i++) {
-      await worker.deliverDue();
-      time.advance(webhookRetryDelaysMs[i] ?? 0);
-    }
+    const eventId = await enqueueAndExhaust();
     await resendDeliveries(database.db, merchantId, { eventId }, time.clock.now());
     assert.equal(await worker.deliverDue(), 1);
     time.advance(24 * 3_600_000);
