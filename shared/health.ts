@@ -14,6 +14,13 @@ export const Health = z
       .nullable()
       .optional()
       .describe('Last error of the Bitcoin chain source while it keeps failing (retried with backoff); null when healthy.'),
+    webhooks: z
+      .object({
+        queued: z.number().int().describe('Events waiting for their first delivery attempt.'),
+        failing: z.number().int().describe('Events not yet acknowledged after at least one attempt; retries follow.'),
+        failed: z.number().int().describe('Events that gave up after the last attempt; re-send with `service deliveries resend`.'),
+      })
+      .describe('Webhook delivery backlog.'),
   })
   .meta({ id: 'Health', description: 'GET /health. Further fields may be added; never rely on their absence.' });
 export type Health = z.infer<typeof Health>;
