@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AssetId } from './assets.ts';
 
 export const Health = z
   .object({
@@ -8,6 +9,10 @@ export const Health = z
     last_event_at: z.iso.datetime().nullable().describe('When the chain source last reported anything.'),
     last_block_height: z.number().int().nullable().describe('Height of the last processed block.'),
     uptime_s: z.number().describe('Seconds since the listener started.'),
+    enabled_assets: z
+      .array(AssetId)
+      .optional()
+      .describe('Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it.'),
   })
   .meta({ id: 'Health', description: 'GET /health. Further fields may be added; never rely on their absence.' });
 export type Health = z.infer<typeof Health>;
