@@ -8,6 +8,7 @@ import { createReceiveAddressBook } from './btc/receive-address-book.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { configSecrets, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
+import { enabledAssets } from './enabled-assets.ts';
 import { createHttpApp } from './http/app.ts';
 import { createInvoiceService } from './invoices/invoice.service.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -60,7 +61,12 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       ok = false;
       logger.warn('health: database check failed', { error });
     }
-    return { ok, ...idleChainStatus(), uptime_s: Math.round((clock.now() - startedAt) / 100) / 10 };
+    return {
+      ok,
+      ...idleChainStatus(),
+      uptime_s: Math.round((clock.now() - startedAt) / 100) / 10,
+      enabled_assets: enabledAssets(config),
+    };
   };
 
   const app = createHttpApp({

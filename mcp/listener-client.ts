@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { CreatedInvoice, ErrorEnvelope, Health, StoredInvoice } from '../shared/index.ts';
+import type { Logger } from '../listener/log.ts';
 
 /**
  * A failure as a tool reports it: the listener's stable code, or one of the client's own
@@ -36,14 +37,34 @@ export interface ListenerClientOptions {
   apiKey: string | undefined;
   fetch: typeof globalThis.fetch;
   timeoutMs: number;
+  logger: Logger;
 }
 
-type Answer = { ok: true; status: number; text: string } | { ok: false; failure: ListenerFailure };
+interface Answered {
+  status: number;
+  text: string;
+}
+type Answer = ({ ok: true } & Answered) | { ok: false; failure: ListenerFailure };
 
 export function createListenerClient(options: ListenerClientOptions): ListenerClient {
-  const { baseUrl, apiKey, timeoutMs } = options;
+  const { baseUrl, apiKey, timeoutMs, logger } = options;
 
-  async function send(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+  async function request<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    read: (answer: Answered) => ListenerResult<T>,
+    body?: unknown,
+  ): Promise<ListenerResult<T>> {
+    const answer = await exchange(method, path, body);
+    const result = answer.ok ? read(answer) : answer;
+    if (!result.ok) {
+      const { code, status } = result.failure;
+      logger.warn('listener request failed', { method, path, code, status });
+    }
+    return result;
+  }
+
+  async function exchange(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
     const headers: Record<string, string> = { accept: 'application/json, text/plain' };
     // Sent on reads too: Cloud requires it on GET /api/v1/invoice/:id, the listener ignores it there.
     if (apiKey !== undefined) headers['x-service-api-key'] = apiKey;
@@ -83,24 +104,19 @@ export function createListenerClient(options: ListenerClientOptions): ListenerCl
     };
   }
 
-  async function json<S extends z.ZodType>(
-    method: 'GET' | 'POST',
-    path: string,
-    schema: S,
-    body?: unknown,
-  ): Promise<ListenerResult<z.infer<S>>> {
-    const answer = await send(method, path, body);
-    if (!answer.ok) return answer;
-    let data: unknown;
-    try {
-      data = JSON.parse(answer.text);
-    } catch {
-      return badResponse(`HTTP ${answer.status} with a body that is not JSON`);
-    }
-    const parsed = schema.safeParse(data);
-    if (!parsed.success) return badResponse(z.prettifyError(parsed.error));
-    return { ok: true, value: parsed.data };
-  }
+  const json =
+    <S extends z.ZodType>(schema: S) =>
+    (answer: Answered): ListenerResult<z.infer<S>> => {
+      let data: unknown;
+      try {
+        data = JSON.parse(answer.text);
+      } catch {
+        return badResponse(`HTTP ${answer.status} with a body that is not JSON`);
+      }
+      const parsed = schema.safeParse(data);
+      if (!parsed.success) return badResponse(z.prettifyError(parsed.error));
+      return { ok: true, value: parsed.data };
+    };
 
   function badResponse(detail: string): { ok: false; failure: ListenerFailure } {
     return {
@@ -114,13 +130,10 @@ export function createListenerClient(options: ListenerClientOptions): ListenerCl
 
   return {
     baseUrl,
-    createInvoice: (body) => json('POST', '/invoice', CreatedInvoice, body),
-    getInvoice: (invoiceId) => json('GET', `/invoice/${encodeURIComponent(invoiceId)}`, StoredInvoice),
-    healthAssets: () => json('GET', '/health', HealthAssets),
-    async document(name) {
-      const answer = await send('GET', `/${name}`);
-      return answer.ok ? { ok: true, value: answer.text } : answer;
-    },
+    createInvoice: (body) => request('POST', '/invoice', json(CreatedInvoice), body),
+    getInvoice: (invoiceId) => request('GET', `/invoice/${encodeURIComponent(invoiceId)}`, json(StoredInvoice)),
+    healthAssets: () => request('GET', '/health', json(HealthAssets)),
+    document: (name) => request('GET', `/${name}`, (answer) => ({ ok: true, value: answer.text })),
   };
 }
 
