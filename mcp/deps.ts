@@ -3,5 +3,5 @@ import type { ListenerClient } from './listener-client.ts';
 /** Everything the MCP server touches outside itself, injected by the entry point (or a test). */
 export interface ServerDeps {
   listener: ListenerClient;
-  renderQr(uri: string): Promise<Buffer>;
+  renderQr(uri: string): Buffer;
 }

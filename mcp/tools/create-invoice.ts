@@ -29,7 +29,7 @@ export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): 
     const created = await deps.listener.createInvoice(args);
     if (!created.ok) return toolError(created.failure);
     const invoice = created.value;
-    const png = await deps.renderQr(invoice.qr_uri);
+    const png = deps.renderQr(invoice.qr_uri);
     return {
       structuredContent: { invoice } satisfies { invoice: z.infer<typeof CreatedInvoice> },
       content: [
