@@ -3,6 +3,7 @@
  * The two are interleaved call by call so machine noise hits both alike. Target: MCP p50 within
  * 1.5x of direct HTTP. Run: npm run bench -- mcp
  */
+import { renderQrPng } from '../mcp/qr.ts';
 import { BIP84_ZPUB, startListenerProcess } from '../test/support/listener-process.ts';
 import { connectMcp } from '../test/support/mcp-process.ts';
 
@@ -28,9 +29,12 @@ async function viaHttp(amount: number): Promise<void> {
   if (response.status !== 201) throw new Error(`POST /invoice answered ${response.status}`);
 }
 
+const paymentUris: string[] = [];
+
 async function viaMcp(amount: number): Promise<void> {
   const result = await session.client.callTool({ name: 'create_invoice', arguments: { amount_sats: amount } });
   if (result.isError) throw new Error(`create_invoice failed: ${JSON.stringify(result.content)}`);
+  paymentUris.push((result.structuredContent as { invoice: { qr_uri: string } }).invoice.qr_uri);
 }
 
 async function timed(run: () => Promise<void>): Promise<number> {
@@ -67,12 +71,20 @@ try {
     mcp.push(await timed(() => viaMcp(5000 + i)));
     if ((i + 1) % 100 === 0) process.stderr.write(`  ${i + 1}/${CALLS} of each\n`);
   }
+  // The QR code is the one CPU-heavy step of the tool: time it alone, in this process, on the same URIs.
+  const qr = paymentUris.slice(-CALLS).map((uri) => {
+    const start = process.hrtime.bigint();
+    renderQrPng(uri);
+    return Number(process.hrtime.bigint() - start) / 1e6;
+  });
   const h = summary(http);
   const m = summary(mcp);
+  const q = summary(qr);
   const ratio = Math.round((m.p50 / h.p50) * 100) / 100;
   console.log(`create_invoice, ${CALLS} sequential calls each, interleaved, one listener (SQLite)`);
   console.log(`  direct HTTP POST /invoice   p50 ${h.p50} ms   p99 ${h.p99} ms   mean ${h.mean} ms`);
   console.log(`  MCP stdio create_invoice    p50 ${m.p50} ms   p99 ${m.p99} ms   mean ${m.mean} ms`);
+  console.log(`  of which the QR code PNG    p50 ${q.p50} ms   p99 ${q.p99} ms (timed alone in-process)`);
   console.log(`  ratio MCP/HTTP p50 ${ratio}x (target <= ${TARGET_RATIO}x): ${ratio <= TARGET_RATIO ? 'met' : 'NOT met'}`);
   console.log(
     JSON.stringify({
@@ -84,6 +96,7 @@ try {
       target: TARGET_RATIO,
       mcp_p99_ms: m.p99,
       http_p99_ms: h.p99,
+      qr_p50_ms: q.p50,
       calls: CALLS,
     }),
   );

@@ -94,7 +94,7 @@ export function createListenerClient(options: ListenerClientOptions): ListenerCl
     if (error instanceof DOMException && error.name === 'TimeoutError') {
       return {
         code: 'listener_timeout',
-        message: `The listener at ${baseUrl} did not answer within ${timeoutMs / 1000} s.`,
+        message: `The listener at ${baseUrl} did not answer within ${timeoutMs / 1000} s; a create_invoice may still have completed there.`,
       };
     }
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;

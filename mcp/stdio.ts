@@ -26,7 +26,7 @@ const listener = createListenerClient({
   timeoutMs: LISTENER_TIMEOUT_MS,
   logger,
 });
-const server = createServer({ listener, renderQr: renderQrPng });
+const server = createServer({ listener, renderQr: renderQrPng, logger });
 const transport = new StdioServerTransport();
 
 let closing = false;

@@ -4,6 +4,11 @@ import { after, before, describe, test } from 'node:test';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import * as z from 'zod';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { silentLogger } from '../listener/log.ts';
+import { createListenerClient } from '../mcp/listener-client.ts';
+import { createServer as createMcpServer } from '../mcp/server.ts';
 import { API_VERSION, BtcInvoice, BtcInvoiceCreated, CreateInvoiceRequest } from '../shared/index.ts';
 import { BIP84_FIRST_ADDRESS, startListenerProcess, type ListenerProcess } from './support/listener-process.ts';
 import { connectMcp, type McpSession } from './support/mcp-process.ts';
@@ -188,6 +193,34 @@ describe('MCP server over stdio against a real listener', () => {
     for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), line);
     assert.ok(lines.some((line) => JSON.parse(line).code === 'invalid_amount'));
     assert.ok(!session.stderr().includes(API_KEY));
+  });
+
+  test('an invoice whose QR code cannot be drawn is still returned as created, without the image', async () => {
+    const listenerClient = createListenerClient({
+      baseUrl: listener.url,
+      apiKey: API_KEY,
+      fetch: globalThis.fetch,
+      timeoutMs: 5000,
+      logger: silentLogger,
+    });
+    const server = createMcpServer({
+      listener: listenerClient,
+      renderQr: () => {
+        throw new Error('cannot draw');
+      },
+      logger: silentLogger,
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'in-process', version: '1.0.0' });
+    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+    try {
+      const result = (await client.callTool({ name: 'create_invoice', arguments: { amount_sats: 777 } })) as ToolResult;
+      assert.notEqual(result.isError, true);
+      assert.equal(BtcInvoiceCreated.parse((result.structuredContent as { invoice: unknown }).invoice).amount_sats, 777);
+      assert.deepEqual(result.content.map((block) => block.type), ['text']);
+    } finally {
+      await client.close();
+    }
   });
 
   test('a wrong or missing API key is an unauthorized tool error', async () => {

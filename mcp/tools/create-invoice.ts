@@ -29,13 +29,13 @@ export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): 
     const created = await deps.listener.createInvoice(args);
     if (!created.ok) return toolError(created.failure);
     const invoice = created.value;
-    const png = deps.renderQr(invoice.qr_uri);
-    return {
-      structuredContent: { invoice } satisfies { invoice: z.infer<typeof CreatedInvoice> },
-      content: [
-        { type: 'text', text: describeCreatedInvoice(invoice) },
-        { type: 'image', data: png.toString('base64'), mimeType: 'image/png' },
-      ],
-    };
+    const content: CallToolResult['content'] = [{ type: 'text', text: describeCreatedInvoice(invoice) }];
+    // The invoice exists now: a failed picture must not turn into an error an agent would retry.
+    try {
+      content.push({ type: 'image', data: deps.renderQr(invoice.qr_uri).toString('base64'), mimeType: 'image/png' });
+    } catch (error) {
+      deps.logger.warn('QR code rendering failed', { invoice_id: invoice.invoice_id, error });
+    }
+    return { structuredContent: { invoice } satisfies { invoice: z.infer<typeof CreatedInvoice> }, content };
   });
 }
