@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import jsQRModule from 'jsqr';
@@ -220,6 +221,43 @@ describe('MCP server over stdio against a real listener', () => {
       assert.deepEqual(result.content.map((block) => block.type), ['text']);
     } finally {
       await client.close();
+    }
+  });
+
+  test('works under a Cloud-style /api/v1 base path, sending the key on reads too', async () => {
+    // A path-prefix proxy in front of the real listener that, like Cloud, wants the key on every request.
+    const target = new URL(listener.url);
+    const seen: string[] = [];
+    const proxy: Server = createHttpServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      if (!req.url?.startsWith('/api/v1/') || req.headers['x-service-api-key'] !== API_KEY) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found","message":"no"}}');
+        return;
+      }
+      const upstream = httpRequest(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url.slice('/api/v1'.length), headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const cloud = await connectMcp({
+      LISTENER_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}/api/v1`,
+      SERVICE_API_KEY: API_KEY,
+    });
+    try {
+      const created = await call(cloud, 'create_invoice', { amount_sats: 4200 });
+      const { invoice_id } = BtcInvoiceCreated.parse((created.structuredContent as { invoice: unknown }).invoice);
+      const read = await call(cloud, 'get_invoice_status', { invoice_id });
+      assert.equal(BtcInvoice.parse((read.structuredContent as { invoice: unknown }).invoice).amount_sats, 4200);
+      assert.deepEqual(seen, ['POST /api/v1/invoice', `GET /api/v1/invoice/${invoice_id}`]);
+    } finally {
+      await cloud.close();
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
     }
   });
 
