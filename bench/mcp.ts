@@ -3,6 +3,7 @@
  * The two are interleaved call by call so machine noise hits both alike. Target: MCP p50 within
  * 1.5x of direct HTTP. Run: npm run bench -- mcp
  */
+import { cpus, loadavg } from 'node:os';
 import { renderQrPng } from '../mcp/qr.ts';
 import { BIP84_ZPUB, startListenerProcess } from '../test/support/listener-process.ts';
 import { connectMcp } from '../test/support/mcp-process.ts';
@@ -81,7 +82,10 @@ try {
   const m = summary(mcp);
   const q = summary(qr);
   const ratio = Math.round((m.p50 / h.p50) * 100) / 100;
+  // Three processes take turns on the MCP path, two on the HTTP path: a busy machine widens the gap.
+  const load = Math.round(loadavg()[0]! * 100) / 100;
   console.log(`create_invoice, ${CALLS} sequential calls each, interleaved, one listener (SQLite)`);
+  console.log(`  machine: ${cpus().length} cores, load average ${load} (1 min)`);
   console.log(`  direct HTTP POST /invoice   p50 ${h.p50} ms   p99 ${h.p99} ms   mean ${h.mean} ms`);
   console.log(`  MCP stdio create_invoice    p50 ${m.p50} ms   p99 ${m.p99} ms   mean ${m.mean} ms`);
   console.log(`  of which the QR code PNG    p50 ${q.p50} ms   p99 ${q.p99} ms (timed alone in-process)`);
@@ -97,6 +101,7 @@ try {
       mcp_p99_ms: m.p99,
       http_p99_ms: h.p99,
       qr_p50_ms: q.p50,
+      load_avg_1m: load,
       calls: CALLS,
     }),
   );

@@ -25,7 +25,6 @@ const HealthAssets = Health.pick({ enabled_assets: true });
 export type ListenerDocument = 'llms.txt' | 'openapi.json';
 
 export interface ListenerClient {
-  readonly baseUrl: string;
   createInvoice(body: Record<string, unknown>): Promise<ListenerResult<z.infer<typeof CreatedInvoice>>>;
   getInvoice(invoiceId: string): Promise<ListenerResult<z.infer<typeof StoredInvoice>>>;
   healthAssets(): Promise<ListenerResult<z.infer<typeof HealthAssets>>>;
@@ -129,7 +128,6 @@ export function createListenerClient(options: ListenerClientOptions): ListenerCl
   }
 
   return {
-    baseUrl,
     createInvoice: (body) => request('POST', '/invoice', json(CreatedInvoice), body),
     getInvoice: (invoiceId) => request('GET', `/invoice/${encodeURIComponent(invoiceId)}`, json(StoredInvoice)),
     healthAssets: () => request('GET', '/health', json(HealthAssets)),
