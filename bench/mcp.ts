@@ -3,21 +3,24 @@
  * The two are interleaved call by call so machine noise hits both alike. Target: MCP p50 within
  * 1.5x of direct HTTP. Run: npm run bench -- mcp
  */
-import { cpus, loadavg } from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { renderQrPng } from '../mcp/qr.ts';
-import { BIP84_ZPUB, startListenerProcess } from '../test/support/listener-process.ts';
+import { BIP84_ZPUB, tempSqliteUrl } from '../test/support/listener.ts';
+import { spawnListener } from '../test/support/process.ts';
 import { connectMcp } from '../test/support/mcp-process.ts';
+import { progress, report, round } from './support/report.ts';
 
 const CALLS = 1000;
 const WARMUP = 50;
 const TARGET_RATIO = 1.5;
 const API_KEY = 'bench-key-0123456789abcdef';
 
-const listener = await startListenerProcess({
-  MERCHANT_BTC_XPUB: BIP84_ZPUB,
-  SERVICE_API_KEY: API_KEY,
-  SERVICE_RATE_LIMIT: 'off',
-});
+const listener = await spawnListener(
+  { DATABASE_URL: tempSqliteUrl(), MERCHANT_BTC_XPUB: BIP84_ZPUB, SERVICE_API_KEY: API_KEY, SERVICE_RATE_LIMIT: 'off' },
+  mkdtempSync(join(tmpdir(), 'bench-mcp-')),
+);
 const session = await connectMcp({ LISTENER_URL: listener.url, SERVICE_API_KEY: API_KEY });
 
 async function viaHttp(amount: number): Promise<void> {
@@ -50,11 +53,10 @@ function percentile(sorted: number[], p: number): number {
 
 function summary(samples: number[]) {
   const sorted = [...samples].sort((a, b) => a - b);
-  const round = (ms: number) => Math.round(ms * 1000) / 1000;
   return {
-    p50: round(percentile(sorted, 50)),
-    p99: round(percentile(sorted, 99)),
-    mean: round(samples.reduce((sum, ms) => sum + ms, 0) / samples.length),
+    p50: round(percentile(sorted, 50), 3),
+    p99: round(percentile(sorted, 99), 3),
+    mean: round(samples.reduce((sum, ms) => sum + ms, 0) / samples.length, 3),
   };
 }
 
@@ -70,7 +72,7 @@ try {
   for (let i = 0; i < CALLS; i++) {
     http.push(await timed(() => viaHttp(5000 + i)));
     mcp.push(await timed(() => viaMcp(5000 + i)));
-    if ((i + 1) % 100 === 0) process.stderr.write(`  ${i + 1}/${CALLS} of each\n`);
+    if ((i + 1) % 100 === 0) progress(`  ${i + 1}/${CALLS} of each`);
   }
   // The QR code is the one CPU-heavy step of the tool: time it alone, in this process, on the same URIs.
   const qr = paymentUris.slice(-CALLS).map((uri) => {
@@ -81,17 +83,19 @@ try {
   const h = summary(http);
   const m = summary(mcp);
   const q = summary(qr);
-  const ratio = Math.round((m.p50 / h.p50) * 100) / 100;
+  const ratio = round(m.p50 / h.p50);
   // Three processes take turns on the MCP path, two on the HTTP path: a busy machine widens the gap.
-  const load = Math.round(loadavg()[0]! * 100) / 100;
-  console.log(`create_invoice, ${CALLS} sequential calls each, interleaved, one listener (SQLite)`);
-  console.log(`  machine: ${cpus().length} cores, load average ${load} (1 min)`);
-  console.log(`  direct HTTP POST /invoice   p50 ${h.p50} ms   p99 ${h.p99} ms   mean ${h.mean} ms`);
-  console.log(`  MCP stdio create_invoice    p50 ${m.p50} ms   p99 ${m.p99} ms   mean ${m.mean} ms`);
-  console.log(`  of which the QR code PNG    p50 ${q.p50} ms   p99 ${q.p99} ms (timed alone in-process)`);
-  console.log(`  ratio MCP/HTTP p50 ${ratio}x (target <= ${TARGET_RATIO}x): ${ratio <= TARGET_RATIO ? 'met' : 'NOT met'}`);
-  console.log(
-    JSON.stringify({
+  const load = round(loadavg()[0]!);
+  report(
+    [
+      `create_invoice, ${CALLS} sequential calls each, interleaved, one listener (SQLite)`,
+      `  machine: ${cpus().length} cores, load average ${load} (1 min)`,
+      `  direct HTTP POST /invoice   p50 ${h.p50} ms   p99 ${h.p99} ms   mean ${h.mean} ms`,
+      `  MCP stdio create_invoice    p50 ${m.p50} ms   p99 ${m.p99} ms   mean ${m.mean} ms`,
+      `  of which the QR code PNG    p50 ${q.p50} ms   p99 ${q.p99} ms (timed alone in-process)`,
+      `  ratio MCP/HTTP p50 ${ratio}x (target <= ${TARGET_RATIO}x): ${ratio <= TARGET_RATIO ? 'met' : 'NOT met'}`,
+    ],
+    {
       bench: 'mcp',
       value: m.p50,
       unit: 'ms',
@@ -103,7 +107,7 @@ try {
       qr_p50_ms: q.p50,
       load_avg_1m: load,
       calls: CALLS,
-    }),
+    },
   );
 } finally {
   await session.close();

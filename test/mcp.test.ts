@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
@@ -11,7 +14,8 @@ import { silentLogger } from '../listener/log.ts';
 import { createListenerClient } from '../mcp/listener-client.ts';
 import { createServer as createMcpServer } from '../mcp/server.ts';
 import { API_VERSION, BtcInvoice, BtcInvoiceCreated, CreateInvoiceRequest } from '../shared/index.ts';
-import { BIP84_FIRST_ADDRESS, startListenerProcess, type ListenerProcess } from './support/listener-process.ts';
+import { BIP84_ZPUB, tempSqliteUrl } from './support/listener.ts';
+import { spawnListener, type ListenerProcess } from './support/process.ts';
 import { connectMcp, type McpSession } from './support/mcp-process.ts';
 
 const API_KEY = 'mcp-test-key-0123456789';
@@ -30,6 +34,16 @@ function errorText(result: ToolResult): string {
   assert.equal(result.isError, true, `expected a tool error, got ${JSON.stringify(result.content)}`);
   assert.equal(result.structuredContent, undefined);
   return result.content[0]?.text ?? '';
+}
+
+/** m/84'/0'/0'/0/0 of the BIP-84 test vector key, from the known-answer fixtures. */
+const BIP84_FIRST_ADDRESS: string = JSON.parse(readFileSync(new URL('./fixtures/bip84.json', import.meta.url), 'utf8')).valid[0]
+  .addresses[0];
+
+/** The real listener CLI with a fresh database, in an empty directory so no stray .env is read. */
+function startListenerProcess(env: Record<string, string>): Promise<ListenerProcess> {
+  const cwd = mkdtempSync(join(tmpdir(), 'mcp-listener-'));
+  return spawnListener({ DATABASE_URL: tempSqliteUrl(), MERCHANT_BTC_XPUB: BIP84_ZPUB, ...env }, cwd);
 }
 
 function textOf(content: { text: string } | { blob: string } | undefined): string {

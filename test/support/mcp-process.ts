@@ -1,7 +1,8 @@
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { repoRoot } from './listener-process.ts';
+
+const MCP_BIN = fileURLToPath(new URL('../../mcp/bin.js', import.meta.url));
 
 export interface McpSession {
   client: Client;
@@ -16,7 +17,7 @@ export interface McpSession {
 export async function connectMcp(env: { LISTENER_URL: string; SERVICE_API_KEY?: string }): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [join(repoRoot, 'mcp/bin.js')],
+    args: [MCP_BIN],
     env: { PATH: process.env.PATH ?? '', ...env },
     stderr: 'pipe',
   });
