@@ -167,6 +167,9 @@ describe('MCP server over stdio against a real listener', () => {
     assert.match(errorText(await call(session, 'create_invoice', { chain: 'base', amount_usd: 5 })), /^base_disabled: .*list_supported_assets/);
     assert.match(errorText(await call(session, 'create_invoice', { amount_sats: 1, memo: 'x'.repeat(201) })), /^bad_body: /);
     assert.match(errorText(await call(session, 'create_invoice', { amount_sats: 1, expires_in: { nested: [1, 2] } })), /^bad_body: /);
+    // invoice_id has no listener-side code to map to: the SDK's own input check answers.
+    assert.match(errorText(await call(session, 'get_invoice_status', { invoice_id: 42 })), /invoice_id/);
+    assert.match(errorText(await call(session, 'get_invoice_status', {})), /invoice_id/);
     const after = await call(session, 'create_invoice', { amount_sats: 1 });
     assert.notEqual(after.isError, true);
   });
@@ -285,6 +288,21 @@ describe('MCP server over stdio against a real listener', () => {
       } finally {
         await other.close();
       }
+    }
+  });
+});
+
+describe('MCP server against a rate-limited listener', () => {
+  test('rate_limited carries the Retry-After seconds', async () => {
+    const listener = await startListenerProcess({ SERVICE_RATE_LIMIT: '1' });
+    const session = await connectMcp({ LISTENER_URL: listener.url });
+    try {
+      assert.notEqual((await call(session, 'create_invoice', { amount_sats: 1000 })).isError, true);
+      const text = errorText(await call(session, 'create_invoice', { amount_sats: 1000 }));
+      assert.match(text, /^rate_limited: .* Retry after [1-9]\d* s\./);
+    } finally {
+      await session.close();
+      await listener.stop();
     }
   });
 });
