@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderQrPng } from '../mcp/qr.ts';
-import { BIP84_ZPUB, tempSqliteUrl } from '../test/support/listener.ts';
+import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from '../test/support/listener.ts';
 import { spawnListener } from '../test/support/process.ts';
 import { connectMcp } from '../test/support/mcp-process.ts';
 import { progress, report, round } from './support/report.ts';
@@ -18,7 +18,13 @@ const TARGET_RATIO = 1.5;
 const API_KEY = 'bench-key-0123456789abcdef';
 
 const listener = await spawnListener(
-  { DATABASE_URL: tempSqliteUrl(), MERCHANT_BTC_XPUB: BIP84_ZPUB, SERVICE_API_KEY: API_KEY, SERVICE_RATE_LIMIT: 'off' },
+  {
+    DATABASE_URL: tempSqliteUrl(),
+    MERCHANT_BTC_XPUB: BIP84_ZPUB,
+    BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL,
+    SERVICE_API_KEY: API_KEY,
+    SERVICE_RATE_LIMIT: 'off',
+  },
   mkdtempSync(join(tmpdir(), 'bench-mcp-')),
 );
 const session = await connectMcp({ LISTENER_URL: listener.url, SERVICE_API_KEY: API_KEY });

@@ -14,7 +14,7 @@ import { silentLogger } from '../listener/log.ts';
 import { createListenerClient } from '../mcp/listener-client.ts';
 import { createServer as createMcpServer } from '../mcp/server.ts';
 import { API_VERSION, BtcInvoice, BtcInvoiceCreated, CreateInvoiceRequest } from '../shared/index.ts';
-import { BIP84_ZPUB, tempSqliteUrl } from './support/listener.ts';
+import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from './support/listener.ts';
 import { spawnListener, type ListenerProcess } from './support/process.ts';
 import { connectMcp, type McpSession } from './support/mcp-process.ts';
 
@@ -43,7 +43,10 @@ const BIP84_FIRST_ADDRESS: string = JSON.parse(readFileSync(new URL('./fixtures/
 /** The real listener CLI with a fresh database, in an empty directory so no stray .env is read. */
 function startListenerProcess(env: Record<string, string>): Promise<ListenerProcess> {
   const cwd = mkdtempSync(join(tmpdir(), 'mcp-listener-'));
-  return spawnListener({ DATABASE_URL: tempSqliteUrl(), MERCHANT_BTC_XPUB: BIP84_ZPUB, ...env }, cwd);
+  return spawnListener(
+    { DATABASE_URL: tempSqliteUrl(), MERCHANT_BTC_XPUB: BIP84_ZPUB, BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL, ...env },
+    cwd,
+  );
 }
 
 function textOf(content: { text: string } | { blob: string } | undefined): string {
