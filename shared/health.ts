@@ -15,6 +15,13 @@ export const Health = z
       .nullable()
       .optional()
       .describe('Last error of the Bitcoin chain source while it keeps failing (retried with backoff); null when healthy.'),
+    webhooks: z
+      .object({
+        queued: z.number().int().describe('Events waiting for their first delivery attempt.'),
+        failing: z.number().int().describe('Events not yet acknowledged after at least one attempt; retries follow.'),
+        failed: z.number().int().describe('Events that gave up after the last attempt; re-send with `service deliveries resend`.'),
+      })
+      .describe('Webhook delivery backlog.'),
     enabled_assets: z
       .array(AssetId)
       .optional()
