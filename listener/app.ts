@@ -11,6 +11,7 @@ import { createBtcWatcher, type BtcWatcher } from './btc/watcher.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { configSecrets, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
+import { enabledAssets } from './enabled-assets.ts';
 import { createHttpApp } from './http/app.ts';
 import { createInvoiceService } from './invoices/invoice.service.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -86,6 +87,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       ...btcWatcher?.status(),
       uptime_s: Math.round((clock.now() - startedAt) / 100) / 10,
       webhooks: webhookCounts,
+      enabled_assets: enabledAssets(config),
     };
   };
 

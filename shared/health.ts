@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AssetId } from './assets.ts';
 
 export const Health = z
   .object({
@@ -21,6 +22,10 @@ export const Health = z
         failed: z.number().int().describe('Events that gave up after the last attempt; re-send with `service deliveries resend`.'),
       })
       .describe('Webhook delivery backlog.'),
+    enabled_assets: z
+      .array(AssetId)
+      .optional()
+      .describe('Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it.'),
   })
   .meta({ id: 'Health', description: 'GET /health. Further fields may be added; never rely on their absence.' });
 export type Health = z.infer<typeof Health>;

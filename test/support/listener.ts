@@ -10,7 +10,7 @@ import { silentLogger, type Logger } from '../../listener/log.ts';
 export const BIP84_ZPUB =
   'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
 
-/** A refused loopback port: a listener under test has a chain source that never answers. */
+/** For tests without a chain: the watcher gets a refused loopback port instead of mempool.space. */
 export const NO_CHAIN_ESPLORA_URL = 'http://127.0.0.1:9/api';
 
 export function tempSqliteUrl(): string {
@@ -32,7 +32,6 @@ export async function startTestListener(options: TestListenerOptions = {}): Prom
     DATABASE_URL: tempSqliteUrl(),
     MERCHANT_BTC_XPUB: BIP84_ZPUB,
     SERVICE_RATE_LIMIT: 'off',
-    // No chain in these tests: the watcher gets a refused loopback port instead of mempool.space.
     BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL,
     ...options.env,
   });
