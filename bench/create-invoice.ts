@@ -106,6 +106,8 @@ const listener = await startProcess(['listener/cli/index.ts', 'start'], {
   PORT: '0',
   MERCHANT_BTC_XPUB: ZPUB,
   SERVICE_RATE_LIMIT: 'off',
+  // No chain here: the watcher polls a refused loopback port instead of a public explorer.
+  BTC_ESPLORA_URL: 'http://127.0.0.1:9/api',
   DATABASE_URL: `sqlite:${join(dataDir, 'service.db')}`,
 }, /"msg":"listener started","url":"([^"]+)"/);
 const invoiceUrl = `${listener.match[1]}/invoice`;
