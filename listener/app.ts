@@ -1,0 +1,107 @@
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { sql } from 'kysely';
+import type { Health } from '../shared/index.ts';
+import { buildLlmsTxt } from '../shared/llms.ts';
+import { buildOpenApiDocument } from '../shared/openapi.ts';
+import { createReceiveAddressBook } from './btc/receive-address-book.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { configSecrets, type Config } from './config.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { createHttpApp } from './http/app.ts';
+import { createInvoiceService } from './invoices/invoice.service.ts';
+import { createLogger, type Logger } from './log.ts';
+
+export interface ListenerDeps {
+  clock?: Clock;
+  logger?: Logger;
+  database?: Database;
+}
+
+export interface RunningListener {
+  url: string;
+  server: Server;
+  database: Database;
+  stop(): Promise<void>;
+}
+
+/** Chain-watcher state for /health; watchers replace the idle values. */
+export interface ChainStatus {
+  ws_connected: boolean;
+  subscribed_count: number;
+  last_event_at: string | null;
+  last_block_height: number | null;
+}
+
+const idleChainStatus = (): ChainStatus => ({ ws_connected: false, subscribed_count: 0, last_event_at: null, last_block_height: null });
+
+/** Builds the whole listener from a validated config and starts serving. */
+export async function startListener(config: Config, deps: ListenerDeps = {}): Promise<RunningListener> {
+  const clock = deps.clock ?? systemClock;
+  const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
+  const database = deps.database ?? (await openDatabase(config.databaseUrl, { logger }));
+  const startedAt = clock.now();
+
+  const btc = config.btc
+    ? {
+        accountKey: config.btc.accountKey,
+        explorerUrl: config.btc.explorerUrl,
+        ...(await createReceiveAddressBook(database.db, config.merchantId, config.btc.accountKey)),
+      }
+    : null;
+
+  const invoices = createInvoiceService({ db: database.db, clock, logger, merchantId: config.merchantId, btc });
+
+  const health = async (): Promise<Health> => {
+    let ok = true;
+    try {
+      await sql`select 1`.execute(database.db);
+    } catch (error) {
+      ok = false;
+      logger.warn('health: database check failed', { error });
+    }
+    return { ok, ...idleChainStatus(), uptime_s: Math.round((clock.now() - startedAt) / 100) / 10 };
+  };
+
+  const app = createHttpApp({
+    invoices,
+    health,
+    documents: { openapi: JSON.stringify(buildOpenApiDocument(), null, 2), llms: buildLlmsTxt() },
+    apiKey: config.apiKey,
+    rateLimit: config.rateLimit,
+    clock,
+    logger,
+    trustProxy: config.trustProxy,
+  });
+
+  const server = createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  logger.info('listener started', {
+    url,
+    database: database.dialect,
+    btc_network: config.btc?.accountKey.network ?? null,
+    api_key: config.apiKey ? 'set' : 'unset (POST /invoice is open: development only)',
+  });
+
+  return {
+    url,
+    server,
+    database,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      btc?.close();
+      if (!deps.database) await database.close();
+      logger.info('listener stopped');
+    },
+  };
+}

@@ -1,0 +1,14 @@
+/**
+ * BIP-21 payment URI. The amount is in BTC as a plain decimal with trailing zeros removed
+ * (BIP-21 forbids exponents); the label is percent-encoded per RFC 3986.
+ */
+export function bip21Uri(address: string, amountBtc: string, label?: string | null): string {
+  const amount = amountBtc.includes('.') ? amountBtc.replace(/0+$/, '').replace(/\.$/, '') : amountBtc;
+  const params = [`amount=${amount}`];
+  if (label) params.push(`label=${encodeRfc3986(label)}`);
+  return `bitcoin:${address}?${params.join('&')}`;
+}
+
+function encodeRfc3986(text: string): string {
+  return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}

@@ -1,0 +1,205 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
+import * as z from 'zod';
+import { BtcNetwork } from '../shared/index.ts';
+import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from './btc/account-key.ts';
+
+export type Env = Record<string, string | undefined>;
+
+export interface RateLimitConfig {
+  perClient: number;
+  overall: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  merchantId: string;
+  btc: { accountKey: AccountKey; esploraUrl: string | null; explorerUrl: string } | null;
+  apiKey: string | null;
+  rateLimit: RateLimitConfig | null;
+  trustProxy: boolean;
+  webhook: { url: string; secret: string } | null;
+  nodeEnv: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** Every setting the listener reads; documented in the README. */
+export const settingNames = [
+  'PORT',
+  'HOST',
+  'DATABASE_URL',
+  'MERCHANT_ID',
+  'MERCHANT_BTC_XPUB',
+  'BTC_NETWORK',
+  'BTC_ESPLORA_URL',
+  'BTC_EXPLORER_URL',
+  'SERVICE_API_KEY',
+  'SERVICE_RATE_LIMIT',
+  'TRUST_PROXY',
+  'MERCHANT_WEBHOOK_URL',
+  'MERCHANT_WEBHOOK_SECRET',
+  'SERVICE_WEBHOOK_SECRET',
+  'NODE_ENV',
+] as const;
+
+const defaultEsplora: Partial<Record<BtcNetwork, string>> = {
+  mainnet: 'https://mempool.space/api',
+  testnet: 'https://mempool.space/testnet/api',
+  signet: 'https://mempool.space/signet/api',
+};
+const defaultExplorer: Record<BtcNetwork, string> = {
+  mainnet: 'https://mempool.space',
+  testnet: 'https://mempool.space/testnet',
+  signet: 'https://mempool.space/signet',
+  regtest: 'http://127.0.0.1:8787/explorer',
+};
+
+const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+const optionalText = z.preprocess(blankToUndefined, z.string().trim().optional());
+const httpUrl = z.preprocess(
+  blankToUndefined,
+  z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
+);
+
+export function parseRateLimit(text: string): RateLimitConfig | null {
+  if (text === 'off') return null;
+  const match = /^(\d+)(?:,(\d+))?$/.exec(text);
+  if (!match) throw new Error('must be "off", "<per client>" or "<per client>,<overall>" per minute, e.g. 30,300');
+  const perClient = Number(match[1]);
+  const overall = match[2] === undefined ? Math.max(300, perClient) : Number(match[2]);
+  if (perClient < 1 || overall < 1) throw new Error('limits must be at least 1 per minute');
+  return { perClient, overall };
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** The spec allows plain http only to loopback, for development. */
+export function webhookUrlProblem(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'is not a URL';
+  }
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return null;
+  return 'must be https (plain http is accepted only for localhost, 127.0.0.1 or [::1])';
+}
+
+const EnvSchema = z.object({
+  PORT: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(65535).default(8787)),
+  HOST: z.preprocess(blankToUndefined, z.string().default('127.0.0.1')),
+  DATABASE_URL: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:<path> or postgres://…')
+      .default('sqlite:./data/service.db'),
+  ),
+  MERCHANT_ID: z.preprocess(
+    blankToUndefined,
+    z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -').default('default'),
+  ),
+  MERCHANT_BTC_XPUB: optionalText,
+  BTC_NETWORK: z.preprocess(blankToUndefined, BtcNetwork.optional()),
+  BTC_ESPLORA_URL: httpUrl,
+  BTC_EXPLORER_URL: httpUrl,
+  SERVICE_API_KEY: z.preprocess(blankToUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
+  SERVICE_RATE_LIMIT: z.preprocess(blankToUndefined, z.string().default('30,300')),
+  TRUST_PROXY: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')),
+  MERCHANT_WEBHOOK_URL: optionalText,
+  MERCHANT_WEBHOOK_SECRET: optionalText,
+  SERVICE_WEBHOOK_SECRET: optionalText,
+  NODE_ENV: z.preprocess(blankToUndefined, z.string().default('development')),
+});
+
+/**
+ * Reads and validates every setting once. All problems are reported together; a value that holds
+ * an extended private key is named but never echoed.
+ */
+export function loadConfig(env: Env): Config {
+  const problems: string[] = [];
+  for (const name of settingNames) {
+    const value = env[name];
+    if (value && containsExtendedPrivateKey(value)) {
+      problems.push(`${name} holds an extended private key. Refusing to start: give only public keys (xpub/zpub); the listener never needs a private key.`);
+    }
+  }
+  if (problems.length) throw new ConfigError(problems);
+
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`));
+  }
+  const raw = parsed.data;
+
+  let btc: Config['btc'] = null;
+  if (raw.MERCHANT_BTC_XPUB) {
+    try {
+      const accountKey = parseAccountKey(raw.MERCHANT_BTC_XPUB, raw.BTC_NETWORK);
+      btc = {
+        accountKey,
+        esploraUrl: raw.BTC_ESPLORA_URL ?? defaultEsplora[accountKey.network] ?? null,
+        explorerUrl: raw.BTC_EXPLORER_URL ?? defaultExplorer[accountKey.network],
+      };
+    } catch (error) {
+      if (!(error instanceof AccountKeyError)) throw error;
+      problems.push(`MERCHANT_BTC_XPUB ${error.message}`);
+    }
+  }
+
+  let rateLimit: RateLimitConfig | null = null;
+  try {
+    rateLimit = parseRateLimit(raw.SERVICE_RATE_LIMIT);
+  } catch (error) {
+    problems.push(`SERVICE_RATE_LIMIT ${(error as Error).message}`);
+  }
+
+  let webhook: Config['webhook'] = null;
+  const webhookSecret = raw.MERCHANT_WEBHOOK_SECRET ?? raw.SERVICE_WEBHOOK_SECRET;
+  if (raw.MERCHANT_WEBHOOK_URL) {
+    const problem = webhookUrlProblem(raw.MERCHANT_WEBHOOK_URL);
+    if (problem) problems.push(`MERCHANT_WEBHOOK_URL ${problem}`);
+    if (!webhookSecret) problems.push('MERCHANT_WEBHOOK_URL is set but MERCHANT_WEBHOOK_SECRET is not (run `service init` to make one)');
+    if (!problem && webhookSecret) webhook = { url: raw.MERCHANT_WEBHOOK_URL, secret: webhookSecret };
+  }
+
+  if (raw.NODE_ENV === 'production' && !raw.SERVICE_API_KEY) {
+    problems.push('SERVICE_API_KEY must be set when NODE_ENV=production (POST /invoice would be open to anyone)');
+  }
+
+  if (problems.length) throw new ConfigError(problems);
+  return {
+    port: raw.PORT,
+    host: raw.HOST,
+    databaseUrl: raw.DATABASE_URL,
+    merchantId: raw.MERCHANT_ID,
+    btc,
+    apiKey: raw.SERVICE_API_KEY ?? null,
+    rateLimit,
+    trustProxy: raw.TRUST_PROXY === 'true' || raw.TRUST_PROXY === '1',
+    webhook,
+    nodeEnv: raw.NODE_ENV,
+  };
+}
+
+/** Process environment over the `.env` file: a variable set in the environment wins. */
+export function readEnvironment(processEnv: Env, envFile = '.env'): Env {
+  const fromFile = existsSync(envFile) ? parseEnv(readFileSync(envFile, 'utf8')) : {};
+  return { ...fromFile, ...processEnv };
+}
+
+/** Values that must never appear in a log line. */
+export function configSecrets(config: Config): string[] {
+  return [config.apiKey, config.webhook?.secret].filter((s): s is string => Boolean(s));
+}

@@ -1,0 +1,60 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Logger } from '../log.ts';
+import { migrationProvider } from './migrations.ts';
+import type { Tables } from './tables.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  db: Kysely<Tables>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+const PG_INT8 = 20;
+
+/**
+ * Opens `sqlite:<path>` (better-sqlite3, WAL) or `postgres://…` (pg pool) and migrates it to the
+ * latest schema. Epoch-ms columns are bigint in Postgres; they fit a JS number, so int8 is parsed
+ * as one instead of pg's default string.
+ */
+export async function openDatabase(url: string, options: { logger?: Logger; poolSize?: number } = {}): Promise<Database> {
+  let db: Kysely<Tables>;
+  let dialect: Dialect;
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length);
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const sqlite = new SQLite(path);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+    dialect = 'sqlite';
+  } else {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === PG_INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+      },
+    });
+    db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    dialect = 'postgres';
+  }
+  await migrateToLatest(db, dialect, options.logger);
+  return { db, dialect, close: () => db.destroy() };
+}
+
+export async function migrateToLatest(db: Kysely<Tables>, dialect: Dialect, logger?: Logger): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider(dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  for (const result of results ?? []) {
+    if (result.status === 'Success') logger?.info('migration applied', { migration: result.migrationName });
+  }
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+}

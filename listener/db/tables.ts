@@ -1,0 +1,49 @@
+import type { Generated } from 'kysely';
+
+/** Times are epoch milliseconds; amounts are integers in the smallest unit. */
+export interface InvoicesTable {
+  invoice_id: string;
+  merchant_id: string;
+  chain: string;
+  asset: string;
+  network: string | null;
+  receive_address: string;
+  child_index: number | null;
+  derivation_path: string | null;
+  /** Which wallet key the child index belongs to (hash of the key material, not the key). */
+  key_id: string | null;
+  amount_sats: number | null;
+  /** Token amount in base units, as text: a bigint may not fit a JS number. */
+  amount_units: string | null;
+  memo: string | null;
+  status: string;
+  tx_hash: string | null;
+  paid_at: number | null;
+  expires_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AddressCountersTable {
+  merchant_id: string;
+  chain: string;
+  key_id: string;
+  next_index: number;
+}
+
+/** Transactional outbox: written in the same transaction as the change that causes the event. */
+export interface EventsTable {
+  event_id: string;
+  merchant_id: string;
+  type: string;
+  /** The exact JSON body that is signed and sent; never re-serialised. */
+  payload: string;
+  created_at: number;
+  seq: Generated<number>;
+}
+
+export interface Tables {
+  invoices: InvoicesTable;
+  address_counters: AddressCountersTable;
+  events: EventsTable;
+}

@@ -1,0 +1,30 @@
+import Koa from 'koa';
+import type { ErrorCode } from '../../shared/index.ts';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
+import { errorMiddleware } from './error-middleware.ts';
+import { requestContext } from './request-context.ts';
+import { listenerRoutes, type RouteDeps } from './routes.ts';
+
+export interface HttpAppDeps extends RouteDeps {
+  logger: Logger;
+  clock: Clock;
+  trustProxy: boolean;
+}
+
+/** Which generic code an unexpected failure gets, by the operation it interrupted. */
+function fallbackCode(path: string, method: string): ErrorCode {
+  if (method === 'POST' && path === '/invoice') return 'create_failed';
+  if (method === 'GET' && path.startsWith('/invoice/')) return 'lookup_failed';
+  return 'internal_error';
+}
+
+export function createHttpApp(deps: HttpAppDeps): Koa {
+  const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
+  app.silent = true;
+  const router = listenerRoutes(deps);
+  app.use(requestContext(deps.logger, deps.clock));
+  app.use(errorMiddleware(deps.logger, fallbackCode));
+  app.use(router.routes());
+  return app;
+}

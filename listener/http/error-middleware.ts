@@ -1,0 +1,33 @@
+import type { Middleware } from 'koa';
+import { errorCatalogue, type ErrorCode, type ErrorEnvelope } from '../../shared/index.ts';
+import { ServiceError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+
+export function renderError(ctx: { status: number; body: unknown; set(name: string, value: string): void }, code: ErrorCode, message: string) {
+  ctx.status = errorCatalogue[code].status;
+  const body: ErrorEnvelope = { error: { code, message } };
+  ctx.body = body;
+}
+
+/**
+ * Renders every failure as the contract's error envelope. Unexpected errors are logged with their
+ * details and answered with a generic code: no stack trace ever reaches a client.
+ */
+export function errorMiddleware(logger: Logger, fallbackCode: (path: string, method: string) => ErrorCode): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) renderError(ctx, 'not_found', 'No such route.');
+    } catch (error) {
+      if (error instanceof ServiceError) {
+        renderError(ctx, error.code, error.message);
+        if (error.extra.retryAfterS !== undefined) ctx.set('Retry-After', String(error.extra.retryAfterS));
+        if (error.extra.details) Object.assign((ctx.body as ErrorEnvelope).error, error.extra.details);
+        return;
+      }
+      const log = (ctx.state.log as Logger | undefined) ?? logger;
+      log.error('unhandled request error', { error, stack: (error as Error)?.stack });
+      renderError(ctx, fallbackCode(ctx.path, ctx.method), 'Internal error.');
+    }
+  };
+}

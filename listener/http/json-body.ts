@@ -1,0 +1,31 @@
+import type { Context } from 'koa';
+import { ServiceError } from '../errors.ts';
+
+export const MAX_BODY_BYTES = 16 * 1024;
+
+/**
+ * Reads the raw body (at most 16 KB) and parses it as JSON. The raw text is kept on
+ * `ctx.state.rawBody` for callers that need exact number text.
+ */
+export async function readJsonBody(ctx: Context): Promise<unknown> {
+  const declared = Number(ctx.get('Content-Length') || 0);
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  ctx.state.rawBody = text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ServiceError('bad_body', 'The body is not valid JSON.');
+  }
+}
+
+function tooLarge() {
+  return new ServiceError('bad_body', `The body is larger than ${MAX_BODY_BYTES / 1024} KB.`);
+}

@@ -1,0 +1,52 @@
+import type * as z from 'zod';
+import { CreateInvoiceRequest, type ErrorCode } from '../../shared/index.ts';
+import { ServiceError } from '../errors.ts';
+
+const codeByField: Record<string, ErrorCode> = {
+  chain: 'unsupported_chain',
+  amount_sats: 'invalid_amount',
+  amount_usd: 'invalid_amount',
+  asset: 'asset_disabled',
+};
+
+/** Which code wins when a body has several problems: the most fundamental one. */
+const precedence: ErrorCode[] = ['bad_body', 'unsupported_chain', 'invalid_amount', 'asset_disabled'];
+
+function issueCode(issue: z.core.$ZodIssue): ErrorCode {
+  if (issue.path.length === 0) return 'bad_body';
+  return codeByField[String(issue.path[0])] ?? 'bad_body';
+}
+
+function describe(issue: z.core.$ZodIssue): string {
+  return issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
+}
+
+/**
+ * Validates a POST /invoice body against the contract. `isChainEnabled` is asked between the
+ * chain check and the rest, so a request for a disabled chain is told so before its amount is judged.
+ */
+export function parseCreateInvoiceRequest(
+  body: unknown,
+  isChainEnabled: (chain: 'btc' | 'base') => boolean,
+): CreateInvoiceRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ServiceError('bad_body', 'The body must be a JSON object.');
+  }
+  const result = CreateInvoiceRequest.safeParse(body);
+  const issues = result.success ? [] : result.error.issues;
+  const chainIssue = issues.find((issue) => issueCode(issue) === 'unsupported_chain');
+  if (chainIssue) throw new ServiceError('unsupported_chain', 'chain must be "btc" or "base".');
+
+  const chain = ((body as { chain?: unknown }).chain ?? 'btc') as 'btc' | 'base';
+  if (!isChainEnabled(chain)) {
+    throw chain === 'btc'
+      ? new ServiceError('chain_disabled', 'Bitcoin is not configured on this listener (set MERCHANT_BTC_XPUB).')
+      : new ServiceError('base_disabled', 'Base is not configured on this listener.');
+  }
+  if (!result.success) {
+    const worst = [...issues].sort((a, b) => precedence.indexOf(issueCode(a)) - precedence.indexOf(issueCode(b)))[0];
+    const code = issueCode(worst);
+    throw new ServiceError(code, issues.filter((issue) => issueCode(issue) === code).map(describe).join('; '));
+  }
+  return result.data;
+}

@@ -1,0 +1,44 @@
+import type { BtcInvoice, BtcInvoiceCreated, BtcNetwork, InvoiceStatus, StoredInvoice } from '../../shared/index.ts';
+import { satsToBtc } from '../btc/amount.ts';
+import { bip21Uri } from '../btc/bip21.ts';
+import type { InvoiceRow } from './invoice.repository.ts';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+
+export function rowToBtcInvoice(row: InvoiceRow): BtcInvoice {
+  return {
+    invoice_id: row.invoice_id,
+    merchant_id: row.merchant_id,
+    chain: 'btc',
+    asset: 'BTC',
+    receive_address: row.receive_address,
+    child_index: row.child_index,
+    status: row.status as InvoiceStatus,
+    tx_hash: row.tx_hash,
+    paid_at: isoOrNull(row.paid_at),
+    expires_at: iso(row.expires_at),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    amount_btc: satsToBtc(row.amount_sats ?? 0),
+    amount_sats: row.amount_sats ?? 0,
+    network: row.network as BtcNetwork,
+    memo: row.memo,
+  };
+}
+
+export function rowToCreatedBtcInvoice(row: InvoiceRow, explorerUrl: string): BtcInvoiceCreated {
+  const invoice = rowToBtcInvoice(row);
+  return {
+    ...invoice,
+    derivation_path: row.derivation_path ?? '',
+    qr_uri: bip21Uri(invoice.receive_address, invoice.amount_btc, invoice.memo),
+    verify_url: `${explorerUrl}/address/${invoice.receive_address}`,
+  };
+}
+
+/** The stored read of any chain; chains added later map their own rows here. */
+export function rowToStoredInvoice(row: InvoiceRow): StoredInvoice {
+  if (row.chain === 'btc') return rowToBtcInvoice(row);
+  throw new Error(`no mapper for chain ${row.chain}`);
+}

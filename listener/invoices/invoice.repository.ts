@@ -1,0 +1,59 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { InvoicesTable, Tables } from '../db/tables.ts';
+
+type Db = Kysely<Tables> | Transaction<Tables>;
+export type InvoiceRow = Selectable<InvoicesTable>;
+
+/**
+ * Hands out the next child index of a wallet key. The upsert is one statement, so two requests can
+ * never get the same index; run it in the transaction that inserts the invoice, so a failed insert
+ * rolls the counter back and no index is skipped.
+ */
+export async function allocateChildIndex(trx: Db, merchantId: string, chain: string, keyId: string): Promise<number> {
+  const row = await trx
+    .insertInto('address_counters')
+    .values({ merchant_id: merchantId, chain, key_id: keyId, next_index: 1 })
+    .onConflict((oc) =>
+      oc.columns(['merchant_id', 'chain', 'key_id']).doUpdateSet((eb) => ({ next_index: eb('address_counters.next_index', '+', 1) })),
+    )
+    .returning('next_index')
+    .executeTakeFirstOrThrow();
+  return row.next_index - 1;
+}
+
+/** The index the next allocation will return, for pre-deriving addresses ahead of requests. */
+export async function peekNextChildIndex(db: Db, merchantId: string, chain: string, keyId: string): Promise<number> {
+  const row = await db
+    .selectFrom('address_counters')
+    .select('next_index')
+    .where('merchant_id', '=', merchantId)
+    .where('chain', '=', chain)
+    .where('key_id', '=', keyId)
+    .executeTakeFirst();
+  return row?.next_index ?? 0;
+}
+
+export async function insertInvoice(trx: Db, row: InvoiceRow): Promise<void> {
+  await trx.insertInto('invoices').values(row).execute();
+}
+
+export async function findInvoice(db: Db, merchantId: string, invoiceId: string): Promise<InvoiceRow | undefined> {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('invoice_id', '=', invoiceId)
+    .executeTakeFirst();
+}
+
+/** Flips a pending invoice past its expiry; a no-op if anything else changed it first. */
+export async function expireIfPending(db: Db, merchantId: string, invoiceId: string, now: number): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set({ status: 'expired', updated_at: now })
+    .where('merchant_id', '=', merchantId)
+    .where('invoice_id', '=', invoiceId)
+    .where('status', '=', 'pending')
+    .where('expires_at', '<=', now)
+    .execute();
+}

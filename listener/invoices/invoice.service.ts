@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { DEFAULT_EXPIRES_IN_S, type CreateInvoiceRequest, type StoredInvoice } from '../../shared/index.ts';
+import type { AccountKey } from '../btc/account-key.ts';
+import { derivationPath } from '../btc/account-key.ts';
+import type { Clock } from '../clock.ts';
+import type { Tables } from '../db/tables.ts';
+import { ServiceError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { parseCreateInvoiceRequest } from './create-request.ts';
+import { rowToCreatedBtcInvoice, rowToStoredInvoice } from './invoice.mapper.ts';
+import { allocateChildIndex, expireIfPending, findInvoice, insertInvoice, type InvoiceRow } from './invoice.repository.ts';
+
+export interface BtcReceiver {
+  accountKey: AccountKey;
+  explorerUrl: string;
+  /** Address of receive-chain child `index`; may be served from a pre-derived buffer. */
+  addressAt(index: number): string;
+  /** Told after each allocation, so a buffer can derive ahead of the next request. */
+  allocated?(index: number): void;
+}
+
+export interface InvoiceServiceDeps {
+  db: Kysely<Tables>;
+  clock: Clock;
+  logger: Logger;
+  merchantId: string;
+  btc: BtcReceiver | null;
+}
+
+export function newInvoiceId(): string {
+  return `inv_${randomBytes(12).toString('base64url')}`;
+}
+
+export function createInvoiceService(deps: InvoiceServiceDeps) {
+  const { db, clock, logger, merchantId } = deps;
+
+  async function createBtc(request: CreateInvoiceRequest, btc: BtcReceiver) {
+    const now = clock.now();
+    const expiresInS = request.expires_in ?? DEFAULT_EXPIRES_IN_S;
+    const row = await db.transaction().execute(async (trx) => {
+      const index = await allocateChildIndex(trx, merchantId, 'btc', btc.accountKey.keyId);
+      const invoice: InvoiceRow = {
+        invoice_id: newInvoiceId(),
+        merchant_id: merchantId,
+        chain: 'btc',
+        asset: 'BTC',
+        network: btc.accountKey.network,
+        receive_address: btc.addressAt(index),
+        child_index: index,
+        derivation_path: derivationPath(btc.accountKey, index),
+        key_id: btc.accountKey.keyId,
+        amount_sats: request.amount_sats ?? 0,
+        amount_units: null,
+        memo: request.memo ?? null,
+        status: 'pending',
+        tx_hash: null,
+        paid_at: null,
+        expires_at: now + expiresInS * 1000,
+        created_at: now,
+        updated_at: now,
+      };
+      await insertInvoice(trx, invoice);
+      return invoice;
+    });
+    btc.allocated?.(row.child_index ?? 0);
+    return rowToCreatedBtcInvoice(row, btc.explorerUrl);
+  }
+
+  return {
+    async create(body: unknown) {
+      const request = parseCreateInvoiceRequest(body, (chain) => chain === 'btc' && deps.btc !== null);
+      try {
+        return await createBtc(request, deps.btc!);
+      } catch (error) {
+        logger.error('invoice creation failed', { error });
+        throw new ServiceError('create_failed', 'The invoice could not be created; nothing was stored. Retry shortly.');
+      }
+    },
+
+    /** Reads an invoice; a pending one past its expiry is flipped to expired on the way. */
+    async get(invoiceId: string): Promise<StoredInvoice> {
+      let row: InvoiceRow | undefined;
+      try {
+        row = await findInvoice(db, merchantId, invoiceId);
+        const now = clock.now();
+        if (row && row.status === 'pending' && row.expires_at <= now) {
+          await expireIfPending(db, merchantId, invoiceId, now);
+          row = await findInvoice(db, merchantId, invoiceId);
+        }
+      } catch (error) {
+        logger.error('invoice lookup failed', { error, invoice_id: invoiceId });
+        throw new ServiceError('lookup_failed', 'The invoice could not be read. Retry shortly.');
+      }
+      if (!row) throw new ServiceError('not_found', 'No such invoice.');
+      return rowToStoredInvoice(row);
+    },
+  };
+}
+
+export type InvoiceService = ReturnType<typeof createInvoiceService>;

@@ -1,0 +1,38 @@
+/**
+ * Regenerates the committed artifacts from the zod contract:
+ * openapi/openapi.json and llms.txt. `--check` exits 1 when a committed file is stale.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { buildLlmsTxt } from '../shared/llms.ts';
+import { buildOpenApiDocument } from '../shared/openapi.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+export function generatedArtifacts(): Record<string, string> {
+  return {
+    'openapi/openapi.json': `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`,
+    'llms.txt': buildLlmsTxt(),
+  };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const check = process.argv.includes('--check');
+  let stale = 0;
+  for (const [path, content] of Object.entries(generatedArtifacts())) {
+    const target = `${root}${path}`;
+    let current = '';
+    try {
+      current = readFileSync(target, 'utf8');
+    } catch {}
+    if (current === content) continue;
+    if (check) {
+      stale++;
+      process.stderr.write(`${path} is stale: run npm run generate\n`);
+    } else {
+      writeFileSync(target, content);
+      process.stdout.write(`wrote ${path}\n`);
+    }
+  }
+  process.exitCode = stale ? 1 : 0;
+}

@@ -1,0 +1,59 @@
+import { errorCatalogue, type ErrorCode } from './errors.ts';
+import { MAX_SATS, MEMO_MAX_LENGTH } from './invoice.ts';
+import { API_VERSION } from './version.ts';
+import { WEBHOOK_MAX_ATTEMPTS, webhookHeaders, webhookRetryDelaysMs } from './webhooks.ts';
+
+const formatDelay = (ms: number) => (ms >= 3_600_000 ? `${ms / 3_600_000} h` : ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`);
+
+/** llms.txt (llmstxt.org format): the API in plain words for language models, generated from the contract. */
+export function buildLlmsTxt(): string {
+  const errorLines = (Object.keys(errorCatalogue) as ErrorCode[]).map(
+    (code) => `- \`${errorCatalogue[code].status} ${code}\`: ${errorCatalogue[code].description}`,
+  );
+  return `# Service
+
+> Non-custodial crypto payment invoices (interface version ${API_VERSION}). Create an invoice for Bitcoin, or for USDC/USDT on Base; the payer sends to the invoice's receive address; the service watches the chain, marks the invoice \`confirmed\` and sends a signed \`invoice.confirmed\` webhook. It never holds keys or funds: payments settle straight to the merchant's wallet.
+
+All requests and responses are JSON. Errors are \`{"error": {"code": "...", "message": "..."}}\`: branch on \`code\`, never on \`message\`.
+
+## Create an invoice
+
+\`POST /invoice\` with header \`X-Service-Api-Key: <key>\` (when the listener has a key) and a JSON body of at most 16 KB:
+
+- Bitcoin: \`{"amount_sats": 1000}\` (integer satoshis, 1 to ${MAX_SATS}; 1 BTC = 100,000,000 sats). Optional \`memo\` (at most ${MEMO_MAX_LENGTH} characters, shown to the payer as the BIP-21 label) and \`expires_in\` (seconds, integer >= 1, default 3600).
+- Base: \`{"chain": "base", "amount_usd": 12.5, "asset": "usdc"}\` (US dollars > 0; \`asset\` is \`usdc\` (default) or \`usdt\`). In fixed-address mode (\`"mode": "fixed-address"\` in the answer) many invoices share one address and the payer MUST send exactly \`amount_usdc\`: the low decimals identify the invoice. Fixed-address invoices live one hour.
+
+Answer \`201\`: the invoice. Show the payer \`receive_address\` and the amount (\`amount_btc\` for Bitcoin, \`amount_usdc\` for Base), or the \`qr_uri\` (BIP-21 or EIP-681 payment URI). Keep \`invoice_id\`.
+
+Example answer (Bitcoin): \`{"invoice_id": "inv_…", "chain": "btc", "asset": "BTC", "amount_sats": 1000, "amount_btc": "0.00001000", "receive_address": "bc1q…", "status": "pending", "qr_uri": "bitcoin:bc1q…?amount=0.00001", "expires_at": "…", …}\`
+
+## Read an invoice
+
+\`GET /invoice/{invoice_id}\` (no key). \`status\` is one of:
+
+- \`pending\`: waiting for payment.
+- \`partial\`: payments seen that do not yet cover the amount.
+- \`confirmed\`: paid with the required confirmations; \`tx_hash\` and \`paid_at\` are set. Only now deliver goods.
+- \`expired\`: passed \`expires_at\` unpaid.
+- \`failed\`: could not be completed.
+
+Prefer the webhook to polling; if you poll, do it sparingly (every 30 s or more). Bitcoin needs 1 confirmation below 0.001 BTC, 3 below 0.01 BTC and 6 from 0.01 BTC (about 10 minutes each).
+
+## Webhooks
+
+Each event is a JSON \`POST\` to the merchant's webhook URL with headers \`${webhookHeaders.signature}\` (hex HMAC-SHA256 of the raw body bytes, keyed by the webhook secret), \`${webhookHeaders.timestamp}\` (epoch milliseconds of this attempt, not signed), \`${webhookHeaders.eventId}\` (the same on every retry: de-duplicate by it) and \`${webhookHeaders.attempt}\` (1-based).
+
+To verify: compute HMAC-SHA256 over the raw bytes exactly as received (re-serialising breaks it), compare in constant time, and reject timestamps more than five minutes from your clock. Answer any 2xx within 10 seconds; otherwise the event is retried after ${webhookRetryDelaysMs.map(formatDelay).join(', ')} (${WEBHOOK_MAX_ATTEMPTS} attempts in all).
+
+Events: \`invoice.confirmed\` (\`event, invoice_id, merchant_id, chain, asset, amount, address, tx_hash, confirmations, confirmed_at\`; \`amount\` is a decimal string in the asset's unit) and \`payment.orphan\` (a transfer that matches no open invoice: \`chain, asset, token_address, address, tx_hash, value, detected_at\`; no invoice is marked paid, handle it by hand).
+
+## Errors
+
+${errorLines.join('\n')}
+
+## Docs
+
+- [OpenAPI 3.1 description](/openapi.json): every endpoint, field, error and webhook of this API.
+- [Health](/health): \`ok\`, chain watcher state, uptime.
+`;
+}
