@@ -8,6 +8,9 @@ import { createReceiveAddressBook } from './btc/receive-address-book.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { configSecrets, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
+import { baseHealth } from './base/base-health.ts';
+import { createRpcSource } from './base/rpc.ts';
+import { createBaseWatcher } from './base/watcher.ts';
 import { createHttpApp } from './http/app.ts';
 import { createInvoiceService } from './invoices/invoice.service.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -16,6 +19,10 @@ export interface ListenerDeps {
   clock?: Clock;
   logger?: Logger;
   database?: Database;
+  /** Network access for chain RPC; tests pass the real fetch too. */
+  fetch?: typeof globalThis.fetch;
+  /** Base watcher tuning (poll interval, fixed-address nonce digits) for tests and benchmarks. */
+  baseOptions?: { pollIntervalMs?: number; nonceDigits?: number; quarantineMs?: number };
 }
 
 export interface RunningListener {
@@ -50,7 +57,24 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       }
     : null;
 
-  const invoices = createInvoiceService({ db: database.db, clock, logger, merchantId: config.merchantId, btc });
+  const baseWatcher = config.base
+    ? createBaseWatcher({
+        db: database.db,
+        clock,
+        logger: logger.child({ chain: 'base' }),
+        merchantId: config.merchantId,
+        base: config.base,
+        sources: config.base.rpcUrls.map((url) =>
+          createRpcSource(url, { fetch: deps.fetch ?? globalThis.fetch, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) }),
+        ),
+        pollIntervalMs: deps.baseOptions?.pollIntervalMs,
+      })
+    : null;
+  const base = config.base
+    ? { base: config.base, nonceDigits: deps.baseOptions?.nonceDigits, quarantineMs: deps.baseOptions?.quarantineMs }
+    : null;
+
+  const invoices = createInvoiceService({ db: database.db, clock, logger, merchantId: config.merchantId, btc, base });
 
   const health = async (): Promise<Health> => {
     let ok = true;
@@ -60,7 +84,13 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       ok = false;
       logger.warn('health: database check failed', { error });
     }
-    return { ok, ...idleChainStatus(), uptime_s: Math.round((clock.now() - startedAt) / 100) / 10 };
+    const baseStatus = baseWatcher?.status();
+    return {
+      ok,
+      ...idleChainStatus(),
+      uptime_s: Math.round((clock.now() - startedAt) / 100) / 10,
+      ...(baseStatus ? { base: baseHealth(baseStatus) } : {}),
+    };
   };
 
   const app = createHttpApp({
@@ -83,10 +113,12 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  baseWatcher?.start();
   logger.info('listener started', {
     url,
     database: database.dialect,
     btc_network: config.btc?.accountKey.network ?? null,
+    base_chain_id: config.base?.chainId ?? null,
     api_key: config.apiKey ? 'set' : 'unset (POST /invoice is open: development only)',
   });
 
@@ -100,6 +132,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
         server.closeAllConnections();
       });
       btc?.close();
+      await baseWatcher?.stop();
       if (!deps.database) await database.close();
       logger.info('listener stopped');
     },

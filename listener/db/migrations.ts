@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Dialect } from './database.ts';
+import { baseStablecoinsDown, baseStablecoinsUp } from '../base/base.migration.ts';
 
 /**
  * Ordered, named migrations. Add a new entry for every schema change; never edit one that has
@@ -66,6 +67,14 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.dropTable('events').execute();
         await db.schema.dropTable('address_counters').execute();
         await db.schema.dropTable('invoices').execute();
+      },
+    },
+    '0002_base_stablecoins': {
+      async up(db: Kysely<any>) {
+        await baseStablecoinsUp(db);
+      },
+      async down(db: Kysely<any>) {
+        await baseStablecoinsDown(db);
       },
     },
   };

@@ -1,3 +1,4 @@
+import type { BaseTables } from '../base/base.tables.ts';
 import type { Generated } from 'kysely';
 
 /** Times are epoch milliseconds; amounts are integers in the smallest unit. */
@@ -22,6 +23,12 @@ export interface InvoicesTable {
   expires_at: number;
   created_at: number;
   updated_at: number;
+  /** Base only: the ERC-20 contract the invoice is paid in. */
+  token_address: string | null;
+  /** Base fixed-address mode only: the nonce in the amount's low decimals. */
+  nonce: number | null;
+  /** Base only: the USD amount exactly as requested (decimal text). */
+  amount_usd: string | null;
 }
 
 export interface AddressCountersTable {
@@ -42,7 +49,7 @@ export interface EventsTable {
   seq: Generated<number>;
 }
 
-export interface Tables {
+export interface Tables extends BaseTables {
   invoices: InvoicesTable;
   address_counters: AddressCountersTable;
   events: EventsTable;
