@@ -45,6 +45,7 @@ export interface TickResult {
   from: number;
   to: number;
   transfers: number;
+  /** Blocks rolled back for a reorg (down to the newest stored range end that survived). */
   reorgDepth: number;
 }
 
