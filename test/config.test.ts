@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig, parseRateLimit, readEnvironment } from '../listener/config.ts';
+import { BIP84_ZPUB } from './support/listener.ts';
+
+const ZPRV = 'zprvAdG4iTXWBoARxkkzNpNh8r6Qag3irQB8PzEMkAFeTRXxHpbF9z4QgEvBRmfvqWvGp42t42nvgGpNgYSJA9iefm1yYNZKEm7z6qUWCroSQnE';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError);
+    return error.problems;
+  }
+  assert.fail('expected a ConfigError');
+}
+
+describe('config', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 8787);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.databaseUrl, 'sqlite:./data/service.db');
+    assert.equal(config.merchantId, 'default');
+    assert.deepEqual(config.rateLimit, { perClient: 30, overall: 300 });
+    assert.equal(config.btc, null);
+    assert.equal(config.apiKey, null);
+    assert.equal(config.trustProxy, false);
+  });
+
+  it('derives the network and explorer from the key', () => {
+    const config = loadConfig({ MERCHANT_BTC_XPUB: BIP84_ZPUB });
+    assert.equal(config.btc?.accountKey.network, 'mainnet');
+    assert.equal(config.btc?.explorerUrl, 'https://mempool.space');
+    assert.equal(config.btc?.esploraUrl, 'https://mempool.space/api');
+  });
+
+  it('lists every problem in one error', () => {
+    const problems = problemsOf({
+      PORT: 'eighty',
+      DATABASE_URL: 'mysql://x',
+      MERCHANT_ID: 'has spaces',
+      SERVICE_API_KEY: 'short',
+    });
+    assert.equal(problems.length, 4);
+    for (const name of ['PORT', 'DATABASE_URL', 'MERCHANT_ID', 'SERVICE_API_KEY']) {
+      assert.ok(problems.some((p) => p.startsWith(name)), `${name} is named`);
+    }
+    const later = problemsOf({ MERCHANT_BTC_XPUB: 'nonsense', SERVICE_RATE_LIMIT: 'lots', MERCHANT_WEBHOOK_URL: 'http://example.com/hook' });
+    assert.equal(later.length, 3 + 1, later.join('\n'));
+  });
+
+  it('refuses an extended private key in any setting and never echoes it', () => {
+    for (const name of ['MERCHANT_BTC_XPUB', 'SERVICE_API_KEY', 'MERCHANT_WEBHOOK_SECRET']) {
+      const problems = problemsOf({ [name]: ZPRV });
+      assert.equal(problems.length, 1);
+      assert.match(problems[0], new RegExp(`^${name} holds an extended private key`));
+      assert.ok(!problems.join('').includes(ZPRV.slice(4, 40)));
+    }
+  });
+
+  it('refuses to start open in production', () => {
+    assert.match(problemsOf({ NODE_ENV: 'production' })[0], /SERVICE_API_KEY must be set/);
+    assert.equal(loadConfig({ NODE_ENV: 'production', SERVICE_API_KEY: 'k'.repeat(32) }).apiKey, 'k'.repeat(32));
+  });
+
+  it('parses SERVICE_RATE_LIMIT', () => {
+    assert.deepEqual(parseRateLimit('30'), { perClient: 30, overall: 300 });
+    assert.deepEqual(parseRateLimit('5,7'), { perClient: 5, overall: 7 });
+    assert.equal(parseRateLimit('off'), null);
+    assert.throws(() => parseRateLimit('30/min'));
+    assert.throws(() => parseRateLimit('0'));
+  });
+
+  it('accepts https webhooks and plain http only on loopback, with a secret', () => {
+    const secret = { MERCHANT_WEBHOOK_SECRET: 'whsec_abcdefghijklmnop' };
+    for (const url of ['https://shop.example/hook', 'http://localhost:9876/webhook', 'http://127.0.0.1/x', 'http://[::1]:9876/webhook']) {
+      assert.equal(loadConfig({ MERCHANT_WEBHOOK_URL: url, ...secret }).webhook?.url, url);
+    }
+    for (const url of ['http://shop.example/hook', 'http://10.0.0.5/hook', 'ftp://localhost/x']) {
+      assert.match(problemsOf({ MERCHANT_WEBHOOK_URL: url, ...secret })[0], /MERCHANT_WEBHOOK_URL must be https/);
+    }
+    assert.match(problemsOf({ MERCHANT_WEBHOOK_URL: 'https://shop.example/hook' })[0], /MERCHANT_WEBHOOK_SECRET is not/);
+  });
+
+  it('MERCHANT_WEBHOOK_SECRET wins over its alias SERVICE_WEBHOOK_SECRET', () => {
+    const url = 'https://shop.example/hook';
+    assert.equal(loadConfig({ MERCHANT_WEBHOOK_URL: url, SERVICE_WEBHOOK_SECRET: 'whsec_alias_secret_1' }).webhook?.secret, 'whsec_alias_secret_1');
+    assert.equal(
+      loadConfig({ MERCHANT_WEBHOOK_URL: url, SERVICE_WEBHOOK_SECRET: 'whsec_alias_secret_1', MERCHANT_WEBHOOK_SECRET: 'whsec_main_secret_2' }).webhook?.secret,
+      'whsec_main_secret_2',
+    );
+  });
+
+  it('reads .env, with the process environment winning', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'env-'));
+    writeFileSync(join(dir, '.env'), 'PORT=9001\nMERCHANT_ID=from_file\n# comment\n');
+    const env = readEnvironment({ PORT: '9002' }, join(dir, '.env'));
+    const config = loadConfig(env);
+    assert.equal(config.port, 9002);
+    assert.equal(config.merchantId, 'from_file');
+  });
+});

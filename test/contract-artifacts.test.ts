@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { errorCatalogue } from '../shared/index.ts';
+import { generatedArtifacts } from '../scripts/generate-docs.ts';
+import { startTestListener } from './support/listener.ts';
+
+const root = new URL('..', import.meta.url);
+
+describe('generated artifacts', () => {
+  for (const [path, content] of Object.entries(generatedArtifacts())) {
+    it(`${path} is up to date with the contract (run npm run generate)`, () => {
+      assert.equal(readFileSync(new URL(path, root), 'utf8'), content);
+    });
+  }
+
+  it('openapi.json is a valid OpenAPI 3.1 document (independent validator)', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(JSON.parse(readFileSync(new URL('openapi/openapi.json', root), 'utf8')));
+    assert.equal(validator.version, '3.1');
+    assert.deepEqual(result.errors, undefined);
+    assert.equal(result.valid, true);
+  });
+
+  it('describes every listener endpoint, the key scheme, both webhooks and every error code', () => {
+    const document = JSON.parse(readFileSync(new URL('openapi/openapi.json', root), 'utf8'));
+    assert.equal(document.openapi, '3.1.0');
+    assert.equal(document.info.version, '0.6.0');
+    assert.deepEqual(Object.keys(document.paths).sort(), ['/health', '/invoice', '/invoice/{id}', '/llms.txt', '/openapi.json']);
+    assert.deepEqual(document.components.securitySchemes.ApiKey, {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Service-Api-Key',
+      description: document.components.securitySchemes.ApiKey.description,
+    });
+    assert.deepEqual(Object.keys(document.webhooks).sort(), ['invoice.confirmed', 'payment.orphan']);
+    const createResponses = document.paths['/invoice'].post.responses;
+    for (const status of ['201', '400', '401', '429', '500', '503']) assert.ok(createResponses[status], `POST /invoice ${status}`);
+    assert.ok(createResponses['429'].headers['Retry-After']);
+    const documentedCodes = JSON.stringify(document.paths);
+    for (const code of Object.keys(errorCatalogue).filter((c) => c !== 'plan_limit_reached')) {
+      assert.ok(documentedCodes.includes(`"${code}"`), `${code} is documented on an endpoint`);
+    }
+  });
+
+  it('the listener serves exactly the generated documents', async () => {
+    const listener = await startTestListener();
+    try {
+      const openapi = await fetch(`${listener.url}/openapi.json`);
+      assert.match(openapi.headers.get('content-type') ?? '', /application\/json/);
+      assert.deepEqual(await openapi.json(), JSON.parse(generatedArtifacts()['openapi/openapi.json']));
+      const llms = await fetch(`${listener.url}/llms.txt`);
+      assert.match(llms.headers.get('content-type') ?? '', /text\/plain/);
+      const text = await llms.text();
+      assert.equal(text, generatedArtifacts()['llms.txt']);
+      assert.match(text, /^# Service\n\n> /, 'llmstxt.org: an H1 title then a blockquote summary');
+    } finally {
+      await listener.stop();
+    }
+  });
+});

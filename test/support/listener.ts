@@ -1,0 +1,45 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startListener, type RunningListener } from '../../listener/app.ts';
+import type { Clock } from '../../listener/clock.ts';
+import { loadConfig, type Env } from '../../listener/config.ts';
+import type { Database } from '../../listener/db/database.ts';
+import { silentLogger, type Logger } from '../../listener/log.ts';
+
+export const BIP84_ZPUB =
+  'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
+
+export function tempSqliteUrl(): string {
+  return `sqlite:${join(mkdtempSync(join(tmpdir(), 'service-test-')), 'service.db')}`;
+}
+
+export interface TestListenerOptions {
+  env?: Env;
+  clock?: Clock;
+  logger?: Logger;
+  database?: Database;
+}
+
+/** A real listener on a random loopback port with a fresh SQLite file unless told otherwise. */
+export async function startTestListener(options: TestListenerOptions = {}): Promise<RunningListener> {
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: tempSqliteUrl(),
+    MERCHANT_BTC_XPUB: BIP84_ZPUB,
+    SERVICE_RATE_LIMIT: 'off',
+    ...options.env,
+  });
+  return startListener(config, { clock: options.clock, logger: options.logger ?? silentLogger, database: options.database });
+}
+
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, json: text ? JSON.parse(text) : undefined };
+}

@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const SERVICE_BIN = fileURLToPath(new URL('../../bin/service.js', import.meta.url));
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real CLI to completion. */
+export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SERVICE_BIN, ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? '', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export interface ListenerProcess {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `service start` as a child process and resolves once it logs its URL. */
+export function spawnListener(env: Record<string, string>, cwd?: string): Promise<ListenerProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SERVICE_BIN, 'start'], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', PORT: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const match = /"msg":"listener started","url":"([^"]+)"/.exec(output);
+      if (match) {
+        resolve({
+          child,
+          url: match[1],
+          output: () => output,
+          stop: async () => {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk) => (output += chunk));
+    void exited.then((code) => reject(new Error(`listener exited (${code}) before starting:\n${output}`)));
+  });
+}
