@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { InvoiceConfirmedEvent, PaymentOrphanEvent } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
 import type { Tables } from '../db/tables.ts';
@@ -10,6 +10,24 @@ import { sourceConfirms } from './corroborate.ts';
 import type { RpcSource } from './rpc.ts';
 
 type TransferRow = Selectable<BaseTransfersTable>;
+
+/** Moves a transfer out of `seen`; false if something else already did (it is settled once). */
+async function leaveSeen(
+  db: Kysely<Tables> | Transaction<Tables>,
+  merchantId: string,
+  transfer: TransferRow,
+  set: { state: 'applied' | 'orphan' | 'ignored'; invoice_id?: string | null },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('base_transfers')
+    .set(set)
+    .where('merchant_id', '=', merchantId)
+    .where('tx_hash', '=', transfer.tx_hash)
+    .where('log_index', '=', transfer.log_index)
+    .where('state', '=', 'seen')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
 
 export interface SettlementDeps {
   db: Kysely<Tables>;
@@ -111,14 +129,7 @@ async function settleXpub(deps: SettlementDeps, transfer: TransferRow, head: num
   if (!invoice || !counts) {
     // A late, surplus or wrong-token transfer to an xpub address: the funds are the merchant's,
     // but it pays nothing. Spec: orphan events are for fixed-address mode only.
-    await db
-      .updateTable('base_transfers')
-      .set({ state: 'ignored', invoice_id: invoice?.invoice_id ?? null })
-      .where('merchant_id', '=', merchantId)
-      .where('tx_hash', '=', transfer.tx_hash)
-      .where('log_index', '=', transfer.log_index)
-      .where('state', '=', 'seen')
-      .execute();
+    await leaveSeen(db, merchantId, transfer, { state: 'ignored', invoice_id: invoice?.invoice_id ?? null });
     deps.logger.warn('base: transfer to an invoice address pays nothing (late, surplus or other token)', {
       invoice_id: invoice?.invoice_id,
       tx_hash: transfer.tx_hash,
@@ -137,14 +148,7 @@ async function settleXpub(deps: SettlementDeps, transfer: TransferRow, head: num
   if (paid >= BigInt(invoice.amount_units!)) {
     await confirmInvoice(deps, invoice.invoice_id, transfer, head);
   } else {
-    await db
-      .updateTable('base_transfers')
-      .set({ state: 'applied', invoice_id: invoice.invoice_id })
-      .where('merchant_id', '=', merchantId)
-      .where('tx_hash', '=', transfer.tx_hash)
-      .where('log_index', '=', transfer.log_index)
-      .where('state', '=', 'seen')
-      .execute();
+    await leaveSeen(db, merchantId, transfer, { state: 'applied', invoice_id: invoice.invoice_id });
   }
 }
 
@@ -153,13 +157,7 @@ async function confirmInvoice(deps: SettlementDeps, invoiceId: string, completin
   const { db, merchantId, clock } = deps;
   const now = clock.now();
   await db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('base_transfers')
-      .set({ state: 'applied', invoice_id: invoiceId })
-      .where('merchant_id', '=', merchantId)
-      .where('tx_hash', '=', completing.tx_hash)
-      .where('log_index', '=', completing.log_index)
-      .execute();
+    if (!(await leaveSeen(trx, merchantId, completing, { state: 'applied', invoice_id: invoiceId }))) return;
     const invoice = await trx
       .updateTable('invoices')
       .set({ status: 'confirmed', tx_hash: completing.tx_hash, paid_at: now, updated_at: now })
@@ -189,15 +187,8 @@ async function confirmInvoice(deps: SettlementDeps, invoiceId: string, completin
 async function markOrphan(deps: SettlementDeps, transfer: TransferRow): Promise<void> {
   const { db, merchantId, clock } = deps;
   await db.transaction().execute(async (trx) => {
-    const changed = await trx
-      .updateTable('base_transfers')
-      .set({ state: 'orphan' })
-      .where('merchant_id', '=', merchantId)
-      .where('tx_hash', '=', transfer.tx_hash)
-      .where('log_index', '=', transfer.log_index)
-      .where('state', '=', 'seen')
-      .executeTakeFirst();
-    if (changed.numUpdatedRows === 0n) return;
+    const changed = await leaveSeen(trx, merchantId, transfer, { state: 'orphan' });
+    if (!changed) return;
     const payload: PaymentOrphanEvent = {
       event: 'payment.orphan',
       chain: 'base',
