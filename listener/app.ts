@@ -53,7 +53,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     ? {
         accountKey: config.btc.accountKey,
         explorerUrl: config.btc.explorerUrl,
-        ...(await createReceiveAddressBook(database.db, config.merchantId, config.btc.accountKey)),
+        ...(await createReceiveAddressBook(database.db, config.merchantId, config.btc.accountKey, logger)),
       }
     : null;
 

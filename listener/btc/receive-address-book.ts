@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables.ts';
+import type { Logger } from '../log.ts';
 import { peekNextChildIndex } from '../invoices/invoice.repository.ts';
 import { receiveAddress, type AccountKey } from './account-key.ts';
 import type { DeriveResult, DeriveWorkerData } from './derive-worker.ts';
@@ -21,6 +22,7 @@ export async function createReceiveAddressBook(
   db: Kysely<Tables>,
   merchantId: string,
   key: AccountKey,
+  logger: Logger,
   options: { ahead?: number; batch?: number } = {},
 ): Promise<ReceiveAddressBook> {
   const ahead = options.ahead ?? 2048;
@@ -34,11 +36,12 @@ export async function createReceiveAddressBook(
     chainCode: key.receiveChain.chainCode,
     network: key.network,
   };
-  const worker = new Worker(new URL('./derive-worker.ts', import.meta.url), { workerData });
+  const worker = startTypeScriptWorker(new URL('./derive-worker.ts', import.meta.url), workerData);
   worker.unref();
   let workerFailed = false;
-  worker.on('error', () => {
+  worker.on('error', (error) => {
     workerFailed = true;
+    logger.warn('address pre-derivation worker failed; deriving on request instead', { error });
   });
 
   let highestAllocated = requestedUpTo - 1;
@@ -73,4 +76,14 @@ export async function createReceiveAddressBook(
       void worker.terminate();
     },
   };
+}
+
+/**
+ * Worker threads do not inherit tsx's loader, so the worker first registers it, then imports
+ * the TypeScript module. Both are resolved here, so it works from any working directory.
+ */
+function startTypeScriptWorker(module: URL, workerData: unknown): Worker {
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData });
 }

@@ -1,0 +1,151 @@
+/**
+ * POST /invoice (btc) throughput and latency at 50 connections, next to two baselines measured in
+ * the same run: a bare Koa handler returning the same JSON, and a plain loop doing the minimum an
+ * invoice needs (one BIP-32 child derivation, the address, one database insert). Also compares the
+ * two SQLite drivers (better-sqlite3, sqlite3) on the same insert.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import Database from 'better-sqlite3';
+import sqlite3 from 'sqlite3';
+import { parseAccountKey, receiveAddress } from '../listener/btc/account-key.ts';
+import { progress, report, round } from './support/report.ts';
+
+const ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
+const CONNECTIONS = 50;
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+const LOOP_MS = 3000;
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      const match = ready.exec(out);
+      if (match) {
+        child.stdout!.removeAllListeners('data');
+        child.stdout!.resume();
+        resolve({ child, match });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`process exited ${code}: ${out}`)));
+  });
+}
+
+async function load(url: string) {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ amount_sats: 1000 }),
+  });
+  const ok = result['2xx'];
+  return { rps: ok / DURATION_S, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+const createTable = `create table invoices (invoice_id text primary key, merchant_id text, receive_address text, child_index integer, amount_sats integer, created_at integer)`;
+const insertSql = `insert into invoices values (?, ?, ?, ?, ?, ?)`;
+
+/** Derive + address + one insert, as fast as one core goes, with better-sqlite3. */
+function plainLoopBetterSqlite(): number {
+  const key = parseAccountKey(ZPUB);
+  const db = new Database(join(mkdtempSync(join(tmpdir(), 'bench-')), 'loop.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec(createTable);
+  const insert = db.prepare(insertSql);
+  const started = performance.now();
+  let index = 0;
+  while (performance.now() - started < LOOP_MS) {
+    insert.run(`inv_${index}`, 'default', receiveAddress(key, index), index, 1000, Date.now());
+    index++;
+  }
+  db.close();
+  return index / ((performance.now() - started) / 1000);
+}
+
+/** The same insert alone (no derivation) through each driver, to compare the storage layer. */
+async function driverInserts(): Promise<{ better: number; sqlite3: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const better = new Database(join(dir, 'better.db'));
+  better.pragma('journal_mode = WAL');
+  better.pragma('synchronous = NORMAL');
+  better.exec(createTable);
+  const insert = better.prepare(insertSql);
+  let started = performance.now();
+  let n = 0;
+  while (performance.now() - started < LOOP_MS) insert.run(`inv_${n}`, 'default', 'bc1q', n, 1000, n++);
+  const betterRate = n / ((performance.now() - started) / 1000);
+  better.close();
+
+  const db = new sqlite3.Database(join(dir, 'sqlite3.db'));
+  const run = (sql: string, params: unknown[] = []) =>
+    new Promise<void>((resolve, reject) => db.run(sql, params, (error) => (error ? reject(error) : resolve())));
+  await run('pragma journal_mode = WAL');
+  await run('pragma synchronous = NORMAL');
+  await run(createTable);
+  started = performance.now();
+  n = 0;
+  while (performance.now() - started < LOOP_MS) await run(insertSql, [`inv_${n}`, 'default', 'bc1q', n, 1000, n++]);
+  const sqlite3Rate = n / ((performance.now() - started) / 1000);
+  await new Promise<void>((resolve) => db.close(() => resolve()));
+  return { better: betterRate, sqlite3: sqlite3Rate };
+}
+
+progress('plain loop (derive + address + insert, better-sqlite3)…');
+const loopRate = plainLoopBetterSqlite();
+progress('SQLite drivers, insert only…');
+const drivers = await driverInserts();
+
+const dataDir = mkdtempSync(join(tmpdir(), 'bench-listener-'));
+progress('listener POST /invoice at 50 connections…');
+const listener = await startProcess(['listener/cli/index.ts', 'start'], {
+  PORT: '0',
+  MERCHANT_BTC_XPUB: ZPUB,
+  SERVICE_RATE_LIMIT: 'off',
+  DATABASE_URL: `sqlite:${join(dataDir, 'service.db')}`,
+}, /"msg":"listener started","url":"([^"]+)"/);
+const invoiceUrl = `${listener.match[1]}/invoice`;
+const sample = await (await fetch(invoiceUrl, { method: 'POST', body: '{"amount_sats":1000}' })).json();
+const service = await load(invoiceUrl);
+listener.child.kill('SIGTERM');
+
+progress('bare Koa baseline at 50 connections…');
+const bare = await startProcess(['bench/support/bare-koa.ts', JSON.stringify(sample)], {}, /\{"port":(\d+)\}/);
+const koa = await load(`http://127.0.0.1:${bare.match[1]}/invoice`);
+bare.child.kill('SIGTERM');
+
+const ratio = service.rps / loopRate;
+report(
+  [
+    `POST /invoice (btc), ${CONNECTIONS} connections, ${DURATION_S} s, SQLite:`,
+    `  listener:          ${round(service.rps, 0)} req/s  p50 ${service.p50} ms  p99 ${service.p99} ms  (non-2xx ${service.non2xx}, errors ${service.errors})`,
+    `  bare Koa baseline: ${round(koa.rps, 0)} req/s  p50 ${koa.p50} ms  p99 ${koa.p99} ms`,
+    `  plain loop (derive + address + insert): ${round(loopRate, 0)} /s on one core`,
+    `  ratio listener / plain loop: ${round(ratio)} (target >= 0.7); p99 target < 50 ms`,
+    `  SQLite insert only: better-sqlite3 ${round(drivers.better, 0)}/s, sqlite3 ${round(drivers.sqlite3, 0)}/s (${round(drivers.better / drivers.sqlite3, 1)}x)`,
+  ],
+  {
+    bench: 'create-invoice',
+    value: round(service.rps, 1),
+    unit: 'req/s',
+    baseline: round(loopRate, 1),
+    ratio: round(ratio, 3),
+    target: '>= 0.7 x plain loop; p99 < 50 ms',
+    p50_ms: service.p50,
+    p99_ms: service.p99,
+    bare_koa_rps: round(koa.rps, 1),
+    bare_koa_p99_ms: koa.p99,
+    better_sqlite3_inserts_per_s: round(drivers.better, 1),
+    sqlite3_inserts_per_s: round(drivers.sqlite3, 1),
+  },
+);
+process.exit(0);

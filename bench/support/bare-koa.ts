@@ -1,0 +1,13 @@
+/** Baseline server: bare Koa answering POST /invoice with a fixed invoice JSON, no work. */
+import Koa from 'koa';
+
+const body = JSON.parse(process.argv[2] ?? '{}');
+const app = new Koa();
+app.use((ctx) => {
+  ctx.status = 201;
+  ctx.body = body;
+});
+const server = app.listen(0, '127.0.0.1', () => {
+  const address = server.address();
+  process.stdout.write(`${JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0 })}\n`);
+});

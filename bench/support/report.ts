@@ -1,0 +1,9 @@
+/** Prints a benchmark's readable lines, then its one-line JSON summary last on stdout. */
+export function report(lines: string[], summary: { bench: string; value: number; unit: string; baseline: number; ratio: number; target: unknown } & Record<string, unknown>) {
+  for (const line of lines) process.stdout.write(`${line}\n`);
+  process.stdout.write(`${JSON.stringify(summary)}\n`);
+}
+
+export const progress = (text: string) => process.stderr.write(`${text}\n`);
+
+export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
