@@ -4,7 +4,10 @@ import { sql } from 'kysely';
 import type { Health } from '../shared/index.ts';
 import { buildLlmsTxt } from '../shared/llms.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
+import { chainSourceFor } from './btc/chain-source-factory.ts';
+import type { Fetch } from './btc/chain-source.ts';
 import { createReceiveAddressBook } from './btc/receive-address-book.ts';
+import { createBtcWatcher, type BtcWatcher } from './btc/watcher.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { configSecrets, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
@@ -19,8 +22,9 @@ export interface ListenerDeps {
   clock?: Clock;
   logger?: Logger;
   database?: Database;
-  /** Network access for chain RPC; tests pass the real fetch too. */
-  fetch?: typeof globalThis.fetch;
+  /** Network access of the chain sources. */
+  fetch?: Fetch;
+  btcPollIntervalMs?: number;
   /** Base watcher tuning (poll interval, fixed-address nonce digits) for tests and benchmarks. */
   baseOptions?: { pollIntervalMs?: number; nonceDigits?: number; quarantineMs?: number };
 }
@@ -29,6 +33,7 @@ export interface RunningListener {
   url: string;
   server: Server;
   database: Database;
+  btcWatcher: BtcWatcher | null;
   stop(): Promise<void>;
 }
 
@@ -57,6 +62,12 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       }
     : null;
 
+  const btcSource = config.btc ? chainSourceFor(config.btc, deps.fetch ?? fetch) : null;
+  if (config.btc && !btcSource) logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
+  const btcWatcher = btcSource
+    ? createBtcWatcher({ db: database.db, merchantId: config.merchantId, source: btcSource, clock, logger, pollIntervalMs: deps.btcPollIntervalMs })
+    : null;
+
   const baseWatcher = config.base
     ? createBaseWatcher({
         db: database.db,
@@ -65,7 +76,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
         merchantId: config.merchantId,
         base: config.base,
         sources: config.base.rpcUrls.map((url) =>
-          createRpcSource(url, { fetch: deps.fetch ?? globalThis.fetch, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) }),
+          createRpcSource(url, { fetch: deps.fetch ?? fetch, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) }),
         ),
         pollIntervalMs: deps.baseOptions?.pollIntervalMs,
       })
@@ -88,6 +99,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     return {
       ok,
       ...idleChainStatus(),
+      ...btcWatcher?.status(),
       uptime_s: Math.round((clock.now() - startedAt) / 100) / 10,
       ...(baseStatus ? { base: baseHealth(baseStatus) } : {}),
     };
@@ -122,11 +134,15 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     api_key: config.apiKey ? 'set' : 'unset (POST /invoice is open: development only)',
   });
 
+  btcWatcher?.start();
+
   return {
     url,
     server,
     database,
+    btcWatcher,
     async stop() {
+      await btcWatcher?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

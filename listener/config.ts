@@ -17,7 +17,7 @@ export interface Config {
   host: string;
   databaseUrl: string;
   merchantId: string;
-  btc: { accountKey: AccountKey; esploraUrl: string | null; explorerUrl: string } | null;
+  btc: { accountKey: AccountKey; esploraUrl: string | null; explorerUrl: string; rpcUrl: string | null } | null;
   base: BaseConfig | null;
   apiKey: string | null;
   rateLimit: RateLimitConfig | null;
@@ -41,6 +41,7 @@ export const settingNames = [
   'MERCHANT_BTC_XPUB',
   'BTC_NETWORK',
   'BTC_ESPLORA_URL',
+  'BTC_RPC_URL',
   'BTC_EXPLORER_URL',
   'SERVICE_API_KEY',
   'SERVICE_RATE_LIMIT',
@@ -116,6 +117,7 @@ const EnvSchema = z.object({
   MERCHANT_BTC_XPUB: optionalText,
   BTC_NETWORK: z.preprocess(blankToUndefined, BtcNetwork.optional()),
   BTC_ESPLORA_URL: httpUrl,
+  BTC_RPC_URL: httpUrl,
   BTC_EXPLORER_URL: httpUrl,
   SERVICE_API_KEY: z.preprocess(blankToUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
   SERVICE_RATE_LIMIT: z.preprocess(blankToUndefined, z.string().default('30,300')),
@@ -154,6 +156,7 @@ export function loadConfig(env: Env): Config {
         accountKey,
         esploraUrl: raw.BTC_ESPLORA_URL ?? defaultEsplora[accountKey.network] ?? null,
         explorerUrl: raw.BTC_EXPLORER_URL ?? defaultExplorer[accountKey.network],
+        rpcUrl: raw.BTC_RPC_URL ?? null,
       };
     } catch (error) {
       if (!(error instanceof AccountKeyError)) throw error;
@@ -207,5 +210,6 @@ export function readEnvironment(processEnv: Env, envFile = '.env'): Env {
 
 /** Values that must never appear in a log line. */
 export function configSecrets(config: Config): string[] {
-  return [config.apiKey, config.webhook?.secret].filter((s): s is string => Boolean(s));
+  const rpcPassword = config.btc?.rpcUrl ? decodeURIComponent(new URL(config.btc.rpcUrl).password) : null;
+  return [config.apiKey, config.webhook?.secret, rpcPassword].filter((s): s is string => Boolean(s));
 }

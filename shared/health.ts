@@ -23,6 +23,12 @@ export const Health = z
     last_event_at: z.iso.datetime().nullable().describe('When the chain source last reported anything.'),
     last_block_height: z.number().int().nullable().describe('Height of the last processed block.'),
     uptime_s: z.number().describe('Seconds since the listener started.'),
+    btc_source: z.enum(['esplora', 'bitcoin-core']).optional().describe('Which Bitcoin chain source the listener reads (when Bitcoin is configured).'),
+    btc_source_error: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('Last error of the Bitcoin chain source while it keeps failing (retried with backoff); null when healthy.'),
     base: BaseHealth.optional().describe('Present when Base is configured.'),
   })
   .meta({ id: 'Health', description: 'GET /health. Further fields may be added; never rely on their absence.' });

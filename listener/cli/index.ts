@@ -1,9 +1,10 @@
 import { runCommand, type Command } from './command.ts';
 import { healthcheckCommand } from './healthcheck.ts';
 import { initCommand } from './init.ts';
+import { mineCommand, payCommand } from './sandbox-commands.ts';
 import { startCommand } from './start.ts';
 
-const commands: Command[] = [startCommand, initCommand, healthcheckCommand];
+const commands: Command[] = [startCommand, initCommand, healthcheckCommand, payCommand, mineCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

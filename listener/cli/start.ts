@@ -1,5 +1,6 @@
 import { startListener } from '../app.ts';
 import { ConfigError, loadConfig, readEnvironment } from '../config.ts';
+import { startSandbox, wantsSandbox, type Sandbox } from '../sandbox/sandbox.ts';
 import type { Command } from './command.ts';
 
 export const startCommand: Command = {
@@ -13,22 +14,43 @@ wins). The default database is SQLite at ./data/service.db. See the README for e
 Stops cleanly on SIGINT/SIGTERM.`,
   async run() {
     let config;
+    let env = readEnvironment(process.env);
+    let sandbox: Sandbox | null = null;
+    if (wantsSandbox(env)) {
+      sandbox = await startSandbox(env);
+      env = sandbox.env;
+    }
     try {
-      config = loadConfig(readEnvironment(process.env));
+      config = loadConfig(env);
     } catch (error) {
       if (error instanceof ConfigError) {
         process.stderr.write(`${error.message}\n`);
+        await sandbox?.close();
         return 1;
       }
       throw error;
     }
-    const listener = await startListener(config);
+    const listener = await startListener(config, sandbox ? { btcPollIntervalMs: 2_000 } : {});
+    if (sandbox) {
+      process.stderr.write(
+        [
+          '',
+          '  SANDBOX MODE: no merchant key is configured, so this is a local regtest chain with a throwaway',
+          '  wallet. Coins are worthless, nothing is saved, mainnet is never touched.',
+          `  Create:  curl -s -X POST ${listener.url}/invoice -H 'content-type: application/json' -d '{"amount_sats":50000}'`,
+          '  Pay:     npx service pay <invoice_id> [amount_sats]      Confirm:  npx service mine [n]',
+          '',
+          '',
+        ].join('\n'),
+      );
+    }
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
     await listener.stop();
+    await sandbox?.close();
     return 0;
   },
 };

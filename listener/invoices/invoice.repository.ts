@@ -46,7 +46,10 @@ export async function findInvoice(db: Db, merchantId: string, invoiceId: string)
     .executeTakeFirst();
 }
 
-/** Flips a pending invoice past its expiry; a no-op if anything else changed it first. */
+/**
+ * Flips a pending invoice past its expiry; a no-op if anything else changed it first, or if a
+ * payment was seen before expiry (it may still confirm; the Bitcoin watcher decides).
+ */
 export async function expireIfPending(db: Db, merchantId: string, invoiceId: string, now: number): Promise<void> {
   await db
     .updateTable('invoices')
@@ -55,5 +58,17 @@ export async function expireIfPending(db: Db, merchantId: string, invoiceId: str
     .where('invoice_id', '=', invoiceId)
     .where('status', '=', 'pending')
     .where('expires_at', '<=', now)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('btc_payments')
+            .select('btc_payments.txid')
+            .whereRef('btc_payments.merchant_id', '=', 'invoices.merchant_id')
+            .whereRef('btc_payments.invoice_id', '=', 'invoices.invoice_id')
+            .whereRef('btc_payments.first_seen_at', '<', 'invoices.expires_at')
+            .where('btc_payments.status', '!=', 'gone'),
+        ),
+      ),
+    )
     .execute();
 }

@@ -29,6 +29,8 @@ export async function startTestListener(options: TestListenerOptions = {}): Prom
     DATABASE_URL: tempSqliteUrl(),
     MERCHANT_BTC_XPUB: BIP84_ZPUB,
     SERVICE_RATE_LIMIT: 'off',
+    // No chain in these tests: the watcher gets a refused loopback port instead of mempool.space.
+    BTC_ESPLORA_URL: 'http://127.0.0.1:9/api',
     ...options.env,
   });
   return startListener(config, { clock: options.clock, logger: options.logger ?? silentLogger, database: options.database });

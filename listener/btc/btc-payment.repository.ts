@@ -1,0 +1,171 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { BtcPaymentsTable, Tables } from '../db/tables.ts';
+import type { PaymentView } from './confirmation-rules.ts';
+
+type Db = Kysely<Tables> | Transaction<Tables>;
+export type BtcPaymentRow = Selectable<BtcPaymentsTable>;
+
+export interface SeenOutput {
+  invoiceId: string;
+  txid: string;
+  vout: number;
+  valueSats: bigint;
+}
+
+/**
+ * Records outputs seen in a block. An output already known keeps its invoice, first sighting and
+ * reported flag (the primary key makes a second credit impossible); only its place in the chain moves.
+ */
+export async function recordInBlock(trx: Db, merchantId: string, outputs: SeenOutput[], block: { height: number; hash: string }, seenAt: number) {
+  for (const output of outputs) {
+    await trx
+      .insertInto('btc_payments')
+      .values({ ...newRow(merchantId, output, seenAt), status: 'block', block_height: block.height, block_hash: block.hash })
+      .onConflict((oc) =>
+        oc.columns(['merchant_id', 'txid', 'vout']).doUpdateSet({ status: 'block', block_height: block.height, block_hash: block.hash }),
+      )
+      .execute();
+  }
+}
+
+/** Records outputs seen in the mempool; one already in a block is left as it is. */
+export async function recordInMempool(trx: Db, merchantId: string, outputs: SeenOutput[], seenAt: number) {
+  for (const output of outputs) {
+    await trx
+      .insertInto('btc_payments')
+      .values({ ...newRow(merchantId, output, seenAt), status: 'mempool' })
+      .onConflict((oc) =>
+        oc
+          .columns(['merchant_id', 'txid', 'vout'])
+          .doUpdateSet({ status: 'mempool' })
+          .where('btc_payments.status', '=', 'gone'),
+      )
+      .execute();
+  }
+}
+
+function newRow(merchantId: string, output: SeenOutput, seenAt: number) {
+  return {
+    merchant_id: merchantId,
+    invoice_id: output.invoiceId,
+    txid: output.txid,
+    vout: output.vout,
+    value_sats: Number(output.valueSats),
+    block_height: null,
+    block_hash: null,
+    first_seen_at: seenAt,
+    reported: 0,
+  };
+}
+
+/** A reorg disconnected every block above `forkHeight`: their payments are unconfirmed until seen again. */
+export async function disconnectAbove(trx: Db, merchantId: string, forkHeight: number) {
+  await trx
+    .updateTable('btc_payments')
+    .set({ status: 'gone', block_height: null, block_hash: null })
+    .where('merchant_id', '=', merchantId)
+    .where('block_height', '>', forkHeight)
+    .execute();
+  await trx.deleteFrom('btc_blocks').where('merchant_id', '=', merchantId).where('height', '>', forkHeight).execute();
+}
+
+/** Unconfirmed payments whose transaction is no longer in the mempool (replaced or evicted). */
+export async function markLeftMempool(db: Db, merchantId: string, mempool: ReadonlySet<string>): Promise<number> {
+  const rows = await db
+    .selectFrom('btc_payments')
+    .select(['txid'])
+    .where('merchant_id', '=', merchantId)
+    .where('status', '=', 'mempool')
+    .execute();
+  const left = [...new Set(rows.map((r) => r.txid).filter((txid) => !mempool.has(txid)))];
+  if (left.length === 0) return 0;
+  await db
+    .updateTable('btc_payments')
+    .set({ status: 'gone' })
+    .where('merchant_id', '=', merchantId)
+    .where('status', '=', 'mempool')
+    .where('txid', 'in', left)
+    .execute();
+  return left.length;
+}
+
+/**
+ * The only invoices a pass must look at: those with live payments the merchant has not been told
+ * about, and partial ones (whose payment may have vanished).
+ */
+export async function invoicesToSettle(db: Db, merchantId: string): Promise<string[]> {
+  const unreported = await db
+    .selectFrom('btc_payments')
+    .select('invoice_id')
+    .distinct()
+    .where('merchant_id', '=', merchantId)
+    .where('reported', '=', 0)
+    .where('status', '!=', 'gone')
+    .execute();
+  const partial = await db
+    .selectFrom('invoices')
+    .select('invoice_id')
+    .where('merchant_id', '=', merchantId)
+    .where('chain', '=', 'btc')
+    .where('status', '=', 'partial')
+    .execute();
+  return [...new Set([...unreported, ...partial].map((r) => r.invoice_id))];
+}
+
+export async function paymentsOf(db: Db, merchantId: string, invoiceIds: string[]): Promise<BtcPaymentRow[]> {
+  if (invoiceIds.length === 0) return [];
+  return db.selectFrom('btc_payments').selectAll().where('merchant_id', '=', merchantId).where('invoice_id', 'in', invoiceIds).execute();
+}
+
+export async function markReported(trx: Db, merchantId: string, payments: { txid: string; vout: number }[]) {
+  for (const p of payments) {
+    await trx
+      .updateTable('btc_payments')
+      .set({ reported: 1 })
+      .where('merchant_id', '=', merchantId)
+      .where('txid', '=', p.txid)
+      .where('vout', '=', p.vout)
+      .execute();
+  }
+}
+
+export function toPaymentView(row: BtcPaymentRow): PaymentView {
+  return {
+    txid: row.txid,
+    vout: row.vout,
+    valueSats: BigInt(row.value_sats),
+    status: row.status as PaymentView['status'],
+    blockHeight: row.block_height,
+    firstSeenAt: Number(row.first_seen_at),
+    reported: row.reported === 1,
+  };
+}
+
+export async function lastProcessedBlock(db: Db, merchantId: string) {
+  return db
+    .selectFrom('btc_blocks')
+    .select(['height', 'hash'])
+    .where('merchant_id', '=', merchantId)
+    .orderBy('height', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export async function processedBlockAt(db: Db, merchantId: string, height: number) {
+  return db
+    .selectFrom('btc_blocks')
+    .select(['height', 'hash'])
+    .where('merchant_id', '=', merchantId)
+    .where('height', '=', height)
+    .executeTakeFirst();
+}
+
+/** Stores a processed block and forgets ones deeper than any reorg we would follow. */
+export async function recordProcessedBlock(trx: Db, merchantId: string, block: { height: number; hash: string }, now: number, keep: number) {
+  await trx
+    .insertInto('btc_blocks')
+    .values({ merchant_id: merchantId, height: block.height, hash: block.hash, processed_at: now })
+    .onConflict((oc) => oc.columns(['merchant_id', 'height']).doUpdateSet({ hash: block.hash, processed_at: now }))
+    .execute();
+  await trx.deleteFrom('btc_blocks').where('merchant_id', '=', merchantId).where('height', '<=', block.height - keep).execute();
+}

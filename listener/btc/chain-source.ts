@@ -1,0 +1,47 @@
+/** One output as the watcher needs it: the locking script (hex) and its value in sats. */
+export interface SourceOutput {
+  script: string;
+  value: bigint;
+}
+
+export interface SourceTx {
+  txid: string;
+  outputs: SourceOutput[];
+}
+
+export interface SourceBlock {
+  hash: string;
+  height: number;
+  prevHash: string;
+  /** Header time, epoch seconds. */
+  time: number;
+  txs: SourceTx[];
+}
+
+/**
+ * What the Bitcoin watcher asks of a chain backend. Each call costs a bounded number of requests
+ * that does not depend on how many addresses are watched: the watcher matches scripts itself, so
+ * the backend never learns which addresses belong to the merchant.
+ */
+export interface ChainSource {
+  readonly kind: 'esplora' | 'bitcoin-core';
+  tipHeight(): Promise<number>;
+  /** Hash of the active-chain block at `height`, or null above the tip. */
+  blockHash(height: number): Promise<string | null>;
+  block(hash: string, height: number): Promise<SourceBlock>;
+  mempoolTxids(): Promise<string[]>;
+  /** The given mempool transactions; ones that left the mempool meanwhile are omitted. */
+  transactions(txids: string[]): Promise<SourceTx[]>;
+}
+
+/** A backend that could not answer (network, HTTP status, malformed reply). Safe to log: never carries credentials. */
+export class ChainSourceError extends Error {
+  constructor(
+    readonly source: ChainSource['kind'],
+    message: string,
+  ) {
+    super(`${source}: ${message}`);
+  }
+}
+
+export type Fetch = typeof fetch;

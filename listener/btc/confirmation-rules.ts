@@ -1,0 +1,72 @@
+/** A recorded output paying an invoice's address, as the rules need it. */
+export interface PaymentView {
+  txid: string;
+  vout: number;
+  valueSats: bigint;
+  /** `gone`: left the mempool or its block was reorganised away, and not seen since. */
+  status: 'mempool' | 'block' | 'gone';
+  blockHeight: number | null;
+  firstSeenAt: number;
+  reported: boolean;
+}
+
+export interface InvoiceView {
+  amountSats: bigint;
+  expiresAt: number;
+  status: string;
+}
+
+export type InvoiceDecision =
+  | { status: 'confirmed'; txHash: string; confirmations: number }
+  | { status: 'pending' | 'partial' | 'expired' };
+
+/** The spec's tiers: 1 confirmation below 0.001 BTC, 3 below 0.01 BTC, 6 from 0.01 BTC up. */
+export function requiredConfirmations(amountSats: bigint): number {
+  if (amountSats < 100_000n) return 1;
+  if (amountSats < 1_000_000n) return 3;
+  return 6;
+}
+
+export function confirmationsOf(payment: PaymentView, tipHeight: number): number {
+  return payment.status === 'block' && payment.blockHeight !== null ? tipHeight - payment.blockHeight + 1 : 0;
+}
+
+/**
+ * What an open (pending or partial) invoice should read, recounted from scratch from its payments
+ * and the current tip, so a reorg or a vanished transaction is reflected on the next pass.
+ * Only payments first seen before expiry count; the invoice confirms when those with the tier's
+ * confirmations sum to the amount, and `txHash` is the one that completed the sum (in chain order).
+ */
+export function decideOpenInvoice(invoice: InvoiceView, payments: PaymentView[], tipHeight: number, now: number): InvoiceDecision {
+  const required = requiredConfirmations(invoice.amountSats);
+  const timely = payments
+    .filter((p) => p.status !== 'gone' && p.firstSeenAt < invoice.expiresAt)
+    .sort(chainOrder);
+  let confirmedSum = 0n;
+  for (const payment of timely) {
+    const confirmations = confirmationsOf(payment, tipHeight);
+    if (confirmations < required) continue;
+    confirmedSum += payment.valueSats;
+    if (confirmedSum >= invoice.amountSats) return { status: 'confirmed', txHash: payment.txid, confirmations };
+  }
+  const seen = timely.reduce((sum, p) => sum + p.valueSats, 0n);
+  if (seen >= invoice.amountSats) return { status: 'pending' }; // paid in time, waiting for confirmations
+  if (now >= invoice.expiresAt) return { status: 'expired' };
+  return { status: seen > 0n ? 'partial' : 'pending' };
+}
+
+/**
+ * Payments to an invoice that is already settled (expired, or confirmed by other payments) that
+ * the merchant has not been told about yet and that are now buried deep enough to report.
+ */
+export function orphansToReport(payments: PaymentView[], tipHeight: number): PaymentView[] {
+  return payments.filter((p) => !p.reported && confirmationsOf(p, tipHeight) >= requiredConfirmations(p.valueSats));
+}
+
+function chainOrder(a: PaymentView, b: PaymentView): number {
+  const ha = a.blockHeight ?? Number.MAX_SAFE_INTEGER;
+  const hb = b.blockHeight ?? Number.MAX_SAFE_INTEGER;
+  if (ha !== hb) return ha - hb;
+  if (a.firstSeenAt !== b.firstSeenAt) return a.firstSeenAt - b.firstSeenAt;
+  return a.txid === b.txid ? a.vout - b.vout : a.txid < b.txid ? -1 : 1;
+}

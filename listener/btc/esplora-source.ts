@@ -1,0 +1,81 @@
+import { ChainSourceError, type ChainSource, type Fetch, type SourceBlock, type SourceTx } from './chain-source.ts';
+import { parseRawBlock, parseRawTx } from './raw-block.ts';
+
+export interface EsploraSourceOptions {
+  /** API base, e.g. https://mempool.space/api or https://mempool.space/testnet/api. */
+  baseUrl: string;
+  fetch: Fetch;
+  timeoutMs?: number;
+  /** Mempool transactions fetched at once; the rest wait for the next poll (or their block). */
+  concurrency?: number;
+}
+
+/** Esplora HTTP API (Blockstream esplora, mempool.space, or a self-hosted instance). */
+export function createEsploraSource(options: EsploraSourceOptions): ChainSource {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const concurrency = options.concurrency ?? 8;
+
+  async function get(path: string): Promise<Response | null> {
+    let res: Response;
+    try {
+      res = await options.fetch(`${base}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
+    } catch (error) {
+      throw new ChainSourceError('esplora', `GET ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (res.status === 404) {
+      await res.body?.cancel();
+      return null;
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new ChainSourceError('esplora', `GET ${path} answered HTTP ${res.status}`);
+    }
+    return res;
+  }
+
+  async function getText(path: string): Promise<string | null> {
+    const res = await get(path);
+    return res ? (await res.text()).trim() : null;
+  }
+
+  async function required<T>(path: string, read: (res: Response) => Promise<T>): Promise<T> {
+    const res = await get(path);
+    if (!res) throw new ChainSourceError('esplora', `GET ${path} answered 404`);
+    return read(res);
+  }
+
+  return {
+    kind: 'esplora',
+    async tipHeight() {
+      const body = await required('/blocks/tip/height', (r) => r.text());
+      const height = Number(body.trim());
+      if (!Number.isSafeInteger(height)) throw new ChainSourceError('esplora', 'tip height is not an integer');
+      return height;
+    },
+    async blockHash(height) {
+      return getText(`/block-height/${height}`);
+    },
+    async block(hash, height): Promise<SourceBlock> {
+      const raw = await required(`/block/${hash}/raw`, async (r) => new Uint8Array(await r.arrayBuffer()));
+      try {
+        return parseRawBlock(raw, hash, height);
+      } catch (error) {
+        throw new ChainSourceError('esplora', error instanceof Error ? error.message : String(error));
+      }
+    },
+    async mempoolTxids() {
+      const ids = await required('/mempool/txids', (r) => r.json());
+      if (!Array.isArray(ids)) throw new ChainSourceError('esplora', 'mempool txids is not an array');
+      return ids.map(String);
+    },
+    async transactions(txids) {
+      const found: SourceTx[] = [];
+      for (let i = 0; i < txids.length; i += concurrency) {
+        const batch = await Promise.all(txids.slice(i, i + concurrency).map((txid) => getText(`/tx/${txid}/hex`)));
+        for (const hex of batch) if (hex) found.push(parseRawTx(hex));
+      }
+      return found;
+    },
+  };
+}

@@ -1,0 +1,148 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { timingSafeEqual } from 'node:crypto';
+import { coreRpcRequest } from './core-rpc-api.ts';
+import { esploraRequest } from './esplora-api.ts';
+import type { LocalBtcChain } from './local-btc-chain.ts';
+
+export interface LocalChainServer {
+  readonly chain: LocalBtcChain;
+  /** Base URL of the Esplora API, like https://mempool.space/api. */
+  readonly esploraUrl: string;
+  /** Bitcoin Core JSON-RPC URL with its credentials, as BTC_RPC_URL takes it. */
+  readonly rpcUrl: string;
+  /** Base URL of the control endpoints (pay, mine, reorg, outage). */
+  readonly controlUrl: string;
+  /** Esplora and RPC requests answered so far (control calls not counted). */
+  readonly requestCount: number;
+  /** While down, the Esplora and RPC endpoints answer 503 as an unreachable backend would. */
+  setDown(down: boolean): void;
+  close(): Promise<void>;
+}
+
+export interface LocalChainServerOptions {
+  host?: string;
+  port?: number;
+  rpcUser?: string;
+  rpcPassword?: string;
+}
+
+const MAX_BODY = 4 * 1024 * 1024;
+
+/**
+ * Serves a LocalBtcChain over HTTP: Esplora under /api, Bitcoin Core JSON-RPC at POST / (basic auth),
+ * and JSON control endpoints under /control for tests and the sandbox CLI.
+ */
+export async function startLocalChainServer(chain: LocalBtcChain, options: LocalChainServerOptions = {}): Promise<LocalChainServer> {
+  const rpcUser = options.rpcUser ?? 'sandbox';
+  const rpcPassword = options.rpcPassword ?? 'sandbox';
+  const expectedAuth = Buffer.from(`Basic ${Buffer.from(`${rpcUser}:${rpcPassword}`).toString('base64')}`);
+  let down = false;
+  let requestCount = 0;
+
+  const server = createServer((req, res) => {
+    readBody(req)
+      .then((body) => route(req, res, body))
+      .catch((error: unknown) => send(res, 500, 'text/plain', error instanceof Error ? error.message : 'internal error'));
+  });
+
+  function route(req: IncomingMessage, res: ServerResponse, body: string): void {
+    const path = new URL(req.url ?? '/', 'http://local').pathname;
+    if (path.startsWith('/control/')) return control(req.method ?? 'GET', path.slice('/control/'.length), body, res);
+    if (down) return send(res, 503, 'text/plain', 'Service Unavailable');
+    if (path === '/api' || path.startsWith('/api/')) {
+      requestCount++;
+      const reply = esploraRequest(chain, req.method ?? 'GET', path.slice(4), body);
+      return send(res, reply.status, reply.type, reply.body);
+    }
+    if (path === '/' && req.method === 'POST') {
+      requestCount++;
+      const given = Buffer.from(req.headers.authorization ?? '');
+      if (given.length !== expectedAuth.length || !timingSafeEqual(given, expectedAuth)) {
+        res.setHeader('WWW-Authenticate', 'Basic realm="jsonrpc"');
+        return send(res, 401, 'text/plain', '');
+      }
+      const reply = coreRpcRequest(chain, body);
+      return send(res, reply.status, 'application/json', reply.body);
+    }
+    send(res, 404, 'text/plain', 'Not found');
+  }
+
+  function control(method: string, action: string, body: string, res: ServerResponse): void {
+    const input = body ? (JSON.parse(body) as Record<string, unknown>) : {};
+    const ok = (value: unknown) => send(res, 200, 'application/json', JSON.stringify(value));
+    if (method === 'GET' && action === 'wallet') {
+      return ok({ address: chain.wallet.address, balance_sats: String(chain.balance()), height: chain.tip.height });
+    }
+    if (method !== 'POST') return send(res, 404, 'text/plain', 'Not found');
+    switch (action) {
+      case 'pay': {
+        const amount = BigInt(String(input.amount_sats));
+        const txid = chain.pay([{ address: String(input.address), value: amount }]);
+        return ok({ txid });
+      }
+      case 'mine': {
+        const blocks = chain.mine(Number(input.blocks ?? 1));
+        return ok({ hashes: blocks.map((b) => b.hash), height: chain.tip.height });
+      }
+      case 'reorg': {
+        const blocks = chain.reorg(Number(input.depth), {
+          blocks: input.blocks === undefined ? undefined : Number(input.blocks),
+          drop: Array.isArray(input.drop) ? input.drop.map(String) : [],
+          includeMempool: input.include_mempool === undefined ? undefined : Boolean(input.include_mempool),
+        });
+        return ok({ hashes: blocks.map((b) => b.hash), height: chain.tip.height });
+      }
+      case 'outage':
+        down = Boolean(input.down);
+        return ok({ down });
+      default:
+        return send(res, 404, 'text/plain', 'Not found');
+    }
+  }
+
+  // Outlive clients' idle sockets, so a pooled connection is never closed just as it is reused.
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const base = `http://${address}:${port}`;
+  return {
+    chain,
+    esploraUrl: `${base}/api`,
+    rpcUrl: `http://${encodeURIComponent(rpcUser)}:${encodeURIComponent(rpcPassword)}@${address}:${port}/`,
+    controlUrl: `${base}/control`,
+    get requestCount() {
+      return requestCount;
+    },
+    setDown(value: boolean) {
+      down = value;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) req.destroy(new Error('body too large'));
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string | Uint8Array): void {
+  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}

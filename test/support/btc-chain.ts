@@ -1,0 +1,86 @@
+import { BIP32Factory } from 'bip32';
+import * as bitcoin from 'bitcoinjs-lib';
+import * as ecc from 'tiny-secp256k1';
+import { startListener, type RunningListener } from '../../listener/app.ts';
+import { manualClock } from '../../listener/clock.ts';
+import { loadConfig } from '../../listener/config.ts';
+import { silentLogger } from '../../listener/log.ts';
+import { LocalBtcChain } from '../../listener/sandbox/local-btc-chain.ts';
+import { startLocalChainServer, type LocalChainServer } from '../../listener/sandbox/local-chain-server.ts';
+import { postJson, tempSqliteUrl } from './listener.ts';
+
+export type SourceKind = 'esplora' | 'bitcoin-core';
+export const sourceKinds: SourceKind[] = ['esplora', 'bitcoin-core'];
+
+/** A BIP-84 test-network account key (tpub) from a fixed seed, used on regtest. */
+export const REGTEST_TPUB = BIP32Factory(ecc)
+  .fromSeed(Buffer.alloc(32, 42), bitcoin.networks.testnet)
+  .derivePath("m/84'/1'/0'")
+  .neutered()
+  .toBase58();
+
+export interface BtcWatchContext {
+  chain: LocalBtcChain;
+  server: LocalChainServer;
+  clock: ReturnType<typeof manualClock>;
+  listener: RunningListener;
+  databaseUrl: string;
+  /** Starts a listener again on the same database (after `listener.stop()`). */
+  restart(): Promise<void>;
+  /** One full watcher pass, as the poll loop would run it. */
+  sync(): Promise<void>;
+  createInvoice(amountSats: number, expiresInS?: number): Promise<{ invoice_id: string; receive_address: string }>;
+  invoice(id: string): Promise<{ status: string; tx_hash: string | null; paid_at: string | null }>;
+  events(type?: string): Promise<Array<Record<string, unknown>>>;
+  close(): Promise<void>;
+}
+
+/**
+ * A listener watching a local regtest chain through real HTTP, with the chain's block times and the
+ * listener's clock on one manual clock so expiry is under the test's control.
+ */
+export async function startBtcWatchContext(kind: SourceKind, options: { pollIntervalMs?: number } = {}): Promise<BtcWatchContext> {
+  const clock = manualClock(Date.UTC(2026, 0, 1));
+  const chain = new LocalBtcChain({ now: clock.now });
+  const server = await startLocalChainServer(chain);
+  const databaseUrl = tempSqliteUrl();
+  const config = loadConfig({
+    PORT: '0',
+    DATABASE_URL: databaseUrl,
+    MERCHANT_BTC_XPUB: REGTEST_TPUB,
+    BTC_NETWORK: 'regtest',
+    SERVICE_RATE_LIMIT: 'off',
+    ...(kind === 'esplora' ? { BTC_ESPLORA_URL: server.esploraUrl } : { BTC_RPC_URL: server.rpcUrl }),
+  });
+  const start = () => startListener(config, { clock, logger: silentLogger, btcPollIntervalMs: options.pollIntervalMs ?? 3_600_000 });
+
+  const context: BtcWatchContext = {
+    chain,
+    server,
+    clock,
+    listener: await start(),
+    databaseUrl,
+    async restart() {
+      context.listener = await start();
+    },
+    sync: () => context.listener.btcWatcher!.syncOnce(),
+    async createInvoice(amountSats, expiresInS) {
+      const res = await postJson(`${context.listener.url}/invoice`, { amount_sats: amountSats, ...(expiresInS ? { expires_in: expiresInS } : {}) });
+      if (res.status !== 201) throw new Error(`invoice creation failed: ${res.text}`);
+      return res.json;
+    },
+    async invoice(id) {
+      const res = await fetch(`${context.listener.url}/invoice/${id}`);
+      return res.json();
+    },
+    async events(type) {
+      const rows = await context.listener.database.db.selectFrom('events').selectAll().orderBy('seq').execute();
+      return rows.filter((r) => !type || r.type === type).map((r) => JSON.parse(r.payload));
+    },
+    async close() {
+      await context.listener.stop();
+      await server.close();
+    },
+  };
+  return context;
+}
