@@ -12,6 +12,9 @@ import { systemClock, type Clock } from './clock.ts';
 import { configSecrets, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { enabledAssets } from './enabled-assets.ts';
+import { baseHealth } from './base/base-health.ts';
+import { createRpcSource } from './base/rpc.ts';
+import { createBaseWatcher } from './base/watcher.ts';
 import { createHttpApp } from './http/app.ts';
 import { createInvoiceService } from './invoices/invoice.service.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -26,6 +29,8 @@ export interface ListenerDeps {
   fetch?: Fetch;
   btcPollIntervalMs?: number;
   webhooks?: WebhookDeliveryDeps;
+  /** Base watcher tuning (poll interval, fixed-address nonce digits) for tests and benchmarks. */
+  baseOptions?: { pollIntervalMs?: number; nonceDigits?: number; quarantineMs?: number };
 }
 
 export interface RunningListener {
@@ -67,7 +72,24 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     ? createBtcWatcher({ db: database.db, merchantId: config.merchantId, source: btcSource, clock, logger, pollIntervalMs: deps.btcPollIntervalMs })
     : null;
 
-  const invoices = createInvoiceService({ db: database.db, clock, logger, merchantId: config.merchantId, btc });
+  const baseWatcher = config.base
+    ? createBaseWatcher({
+        db: database.db,
+        clock,
+        logger: logger.child({ chain: 'base' }),
+        merchantId: config.merchantId,
+        base: config.base,
+        sources: config.base.rpcUrls.map((url) =>
+          createRpcSource(url, { fetch: deps.fetch ?? fetch, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) }),
+        ),
+        pollIntervalMs: deps.baseOptions?.pollIntervalMs,
+      })
+    : null;
+  const base = config.base
+    ? { base: config.base, nonceDigits: deps.baseOptions?.nonceDigits, quarantineMs: deps.baseOptions?.quarantineMs }
+    : null;
+
+  const invoices = createInvoiceService({ db: database.db, clock, logger, merchantId: config.merchantId, btc, base });
 
   const webhooks = startWebhookDelivery({ config, db: database.db, clock, logger, ...deps.webhooks });
 
@@ -81,6 +103,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       ok = false;
       logger.warn('health: database check failed', { error });
     }
+    const baseStatus = baseWatcher?.status();
     return {
       ok,
       ...idleChainStatus(),
@@ -88,6 +111,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       uptime_s: Math.round((clock.now() - startedAt) / 100) / 10,
       webhooks: webhookCounts,
       enabled_assets: enabledAssets(config),
+      ...(baseStatus ? { base: baseHealth(baseStatus) } : {}),
     };
   };
 
@@ -111,10 +135,12 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  baseWatcher?.start();
   logger.info('listener started', {
     url,
     database: database.dialect,
     btc_network: config.btc?.accountKey.network ?? null,
+    base_chain_id: config.base?.chainId ?? null,
     api_key: config.apiKey ? 'set' : 'unset (POST /invoice is open: development only)',
     webhook_url: config.webhook?.url ?? 'unset (events are stored, not sent)',
   });
@@ -134,6 +160,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       });
       await webhooks.stop();
       btc?.close();
+      await baseWatcher?.stop();
       if (!deps.database) await database.close();
       logger.info('listener stopped');
     },

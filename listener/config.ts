@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import * as z from 'zod';
 import { BtcNetwork } from '../shared/index.ts';
+import { baseSettingNames, parseBaseConfig, type BaseConfig } from './base/base-config.ts';
 import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from './btc/account-key.ts';
 
 export type Env = Record<string, string | undefined>;
@@ -17,6 +18,7 @@ export interface Config {
   databaseUrl: string;
   merchantId: string;
   btc: { accountKey: AccountKey; esploraUrl: string | null; explorerUrl: string; rpcUrl: string | null } | null;
+  base: BaseConfig | null;
   apiKey: string | null;
   rateLimit: RateLimitConfig | null;
   trustProxy: boolean;
@@ -48,6 +50,7 @@ export const settingNames = [
   'MERCHANT_WEBHOOK_SECRET',
   'SERVICE_WEBHOOK_SECRET',
   'NODE_ENV',
+  ...baseSettingNames,
 ] as const;
 
 const defaultEsplora: Partial<Record<BtcNetwork, string>> = {
@@ -161,6 +164,8 @@ export function loadConfig(env: Env): Config {
     }
   }
 
+  const base = parseBaseConfig(env, problems);
+
   let rateLimit: RateLimitConfig | null = null;
   try {
     rateLimit = parseRateLimit(raw.SERVICE_RATE_LIMIT);
@@ -188,6 +193,7 @@ export function loadConfig(env: Env): Config {
     databaseUrl: raw.DATABASE_URL,
     merchantId: raw.MERCHANT_ID,
     btc,
+    base,
     apiKey: raw.SERVICE_API_KEY ?? null,
     rateLimit,
     trustProxy: raw.TRUST_PROXY === 'true' || raw.TRUST_PROXY === '1',

@@ -5,6 +5,9 @@ import type { Config } from './config.ts';
  * What /health reports as `enabled_assets`: the assets POST /invoice accepts with this config.
  * The MCP server's list_supported_assets reads it; a chain integration adds its assets here.
  */
-export function enabledAssets(config: Pick<Config, 'btc'>): AssetId[] {
-  return config.btc ? ['btc'] : [];
+export function enabledAssets(config: Pick<Config, 'btc' | 'base'>): AssetId[] {
+  const assets: AssetId[] = config.btc ? ['btc'] : [];
+  if (config.base?.tokens.has('usdc')) assets.push('usdc-base');
+  if (config.base?.tokens.has('usdt') && config.base.fixedAddress) assets.push('usdt-base');
+  return assets;
 }

@@ -1,6 +1,21 @@
 import * as z from 'zod';
 import { AssetId } from './assets.ts';
 
+export const BaseHealth = z
+  .object({
+    rpc_sources: z.number().int().describe('Independent JSON-RPC sources configured in BASE_RPC_URL.'),
+    rpc_sources_up: z.number().int().describe('Sources that answered on the last poll.'),
+    fixed_address_confirming: z
+      .boolean()
+      .describe('False when fixed-address mode is on with a single RPC source: such invoices then stay pending.'),
+    warning: z.string().nullable().describe('Why Base payments may not confirm right now, if so.'),
+    last_block_height: z.number().int().nullable().describe('Last Base block whose Transfer logs were read.'),
+    head_block_height: z.number().int().nullable().describe('Chain head reported by the scanning source.'),
+    watched_addresses: z.number().int(),
+    awaiting_second_source: z.number().int().describe('Fixed-address payments matched but not yet reported by a second source.'),
+  })
+  .meta({ id: 'BaseHealth' });
+
 export const Health = z
   .object({
     ok: z.boolean().describe('True when the listener serves requests and its database answers.'),
@@ -26,6 +41,7 @@ export const Health = z
       .array(AssetId)
       .optional()
       .describe('Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it.'),
+    base: BaseHealth.optional().describe('Present when Base is configured.'),
   })
   .meta({ id: 'Health', description: 'GET /health. Further fields may be added; never rely on their absence.' });
 export type Health = z.infer<typeof Health>;

@@ -1,6 +1,7 @@
 import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { webhookDeliveryMigration } from '../webhooks/delivery-migration.ts';
 import type { Dialect } from './database.ts';
+import { baseStablecoinsDown, baseStablecoinsUp } from '../base/base.migration.ts';
 
 /**
  * Ordered, named migrations. Add a new entry for every schema change; never edit one that has
@@ -102,6 +103,14 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     '0002_webhook_delivery': webhookDeliveryMigration,
+    '0003_base_stablecoins': {
+      async up(db: Kysely<any>) {
+        await baseStablecoinsUp(db);
+      },
+      async down(db: Kysely<any>) {
+        await baseStablecoinsDown(db);
+      },
+    },
   };
 }
 

@@ -1,3 +1,4 @@
+import type { BaseTables } from '../base/base.tables.ts';
 import type { Generated } from 'kysely';
 import type { EventDeliveryColumns, WebhookAttemptsTable } from '../webhooks/delivery-tables.ts';
 
@@ -23,6 +24,12 @@ export interface InvoicesTable {
   expires_at: number;
   created_at: number;
   updated_at: number;
+  /** Base only: the ERC-20 contract the invoice is paid in. */
+  token_address: string | null;
+  /** Base fixed-address mode only: the nonce in the amount's low decimals. */
+  nonce: number | null;
+  /** Base only: the USD amount exactly as requested (decimal text). */
+  amount_usd: string | null;
 }
 
 export interface AddressCountersTable {
@@ -67,7 +74,7 @@ export interface BtcBlocksTable {
   processed_at: number;
 }
 
-export interface Tables {
+export interface Tables extends BaseTables {
   invoices: InvoicesTable;
   address_counters: AddressCountersTable;
   events: EventsTable & EventDeliveryColumns;

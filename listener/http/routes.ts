@@ -22,7 +22,7 @@ export function listenerRoutes(deps: RouteDeps): Router {
   router.post('/invoice', rateLimit(deps.rateLimit, deps.clock), requireApiKey(deps.apiKey), async (ctx) => {
     const body = await readJsonBody(ctx);
     ctx.status = 201;
-    ctx.body = await deps.invoices.create(body);
+    ctx.body = await deps.invoices.create(body, ctx.state.rawBody as string);
   });
 
   router.get('/invoice/:id', async (ctx) => {

@@ -1,6 +1,7 @@
 import type { BtcInvoice, BtcInvoiceCreated, BtcNetwork, InvoiceStatus, StoredInvoice } from '../../shared/index.ts';
 import { satsToBtc } from '../btc/amount.ts';
 import { bip21Uri } from '../btc/bip21.ts';
+import { rowToBaseInvoice } from '../base/base-invoice.mapper.ts';
 import type { InvoiceRow } from './invoice.repository.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -40,5 +41,6 @@ export function rowToCreatedBtcInvoice(row: InvoiceRow, explorerUrl: string): Bt
 /** The stored read of any chain; chains added later map their own rows here. */
 export function rowToStoredInvoice(row: InvoiceRow): StoredInvoice {
   if (row.chain === 'btc') return rowToBtcInvoice(row);
+  if (row.chain === 'base') return rowToBaseInvoice(row);
   throw new Error(`no mapper for chain ${row.chain}`);
 }

@@ -7,6 +7,8 @@ import type { Clock } from '../clock.ts';
 import type { Tables } from '../db/tables.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { createBaseInvoice, type BaseInvoiceDeps } from '../base/base-invoices.ts';
+import { topLevelNumberText } from '../json-number-text.ts';
 import { parseCreateInvoiceRequest } from './create-request.ts';
 import { rowToCreatedBtcInvoice, rowToStoredInvoice } from './invoice.mapper.ts';
 import { allocateChildIndex, expireIfPending, findInvoice, insertInvoice, type InvoiceRow } from './invoice.repository.ts';
@@ -26,6 +28,7 @@ export interface InvoiceServiceDeps {
   logger: Logger;
   merchantId: string;
   btc: BtcReceiver | null;
+  base?: Omit<BaseInvoiceDeps, 'db' | 'clock' | 'merchantId' | 'newInvoiceId'> | null;
 }
 
 export function newInvoiceId(): string {
@@ -52,6 +55,9 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
         key_id: btc.accountKey.keyId,
         amount_sats: request.amount_sats ?? 0,
         amount_units: null,
+        token_address: null,
+        nonce: null,
+        amount_usd: null,
         memo: request.memo ?? null,
         status: 'pending',
         tx_hash: null,
@@ -68,11 +74,17 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
   }
 
   return {
-    async create(body: unknown) {
-      const request = parseCreateInvoiceRequest(body, (chain) => chain === 'btc' && deps.btc !== null);
+    /** `rawBody` is the request text, so amount_usd is read with the exact digits the client sent. */
+    async create(body: unknown, rawBody?: string) {
+      const request = parseCreateInvoiceRequest(body, (chain) => (chain === 'btc' ? deps.btc !== null : Boolean(deps.base)));
       try {
+        if (request.chain === 'base') {
+          const amountText = (rawBody && topLevelNumberText(rawBody, 'amount_usd')) ?? String(request.amount_usd);
+          return await createBaseInvoice({ db, clock, merchantId, newInvoiceId, ...deps.base! }, request, amountText);
+        }
         return await createBtc(request, deps.btc!);
       } catch (error) {
+        if (error instanceof ServiceError) throw error;
         logger.error('invoice creation failed', { error });
         throw new ServiceError('create_failed', 'The invoice could not be created; nothing was stored. Retry shortly.');
       }

@@ -1,0 +1,43 @@
+/** USDC and USDT use 6 decimals on Base; `amount_usdc_units` counts these units. */
+export const TOKEN_DECIMALS = 6;
+
+/** `amount_usdc_units` is a JSON integer: keep it exact in every client's double. */
+export const MAX_TOKEN_UNITS = BigInt(Number.MAX_SAFE_INTEGER);
+
+export class AmountError extends Error {}
+
+const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * Exact token units for a USD amount given as decimal text (the JSON number grammar, exponent
+ * forms such as "1e-7" included), 1 token = 1 USD. Integer string arithmetic only: no float
+ * ever touches the amount.
+ *
+ * More than 6 significant decimals is refused rather than rounded: the payer cannot send a
+ * fraction of a unit, and rounding would silently change the price the merchant asked for.
+ * Trailing zeros are not significant ("1.50000000" is 1.5).
+ */
+export function usdTextToUnits(text: string): bigint {
+  const m = DECIMAL.exec(text.trim());
+  if (!m) throw new AmountError('amount_usd must be a decimal number');
+  const [, sign, whole, fraction = '', exponentText = '0'] = m;
+  let digits = (whole + fraction).replace(/^0+/, '');
+  let exponent = Number(exponentText) - fraction.length;
+  while (digits.endsWith('0')) {
+    digits = digits.slice(0, -1);
+    exponent++;
+  }
+  if (digits === '' || sign === '-') throw new AmountError('amount_usd must be greater than 0');
+  const shift = exponent + TOKEN_DECIMALS;
+  if (shift < 0) throw new AmountError(`amount_usd has more than ${TOKEN_DECIMALS} decimals`);
+  if (digits.length + shift > String(MAX_TOKEN_UNITS).length) throw new AmountError('amount_usd is too large');
+  const units = BigInt(digits + '0'.repeat(shift));
+  if (units > MAX_TOKEN_UNITS) throw new AmountError('amount_usd is too large');
+  return units;
+}
+
+/** "12.500000" for 12500000n: the decimal token amount with all 6 decimals. */
+export function unitsToDecimal(units: bigint): string {
+  const text = units.toString().padStart(TOKEN_DECIMALS + 1, '0');
+  return `${text.slice(0, -TOKEN_DECIMALS)}.${text.slice(-TOKEN_DECIMALS)}`;
+}

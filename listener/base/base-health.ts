@@ -1,0 +1,24 @@
+import type * as z from 'zod';
+import type { BaseHealth } from '../../shared/health.ts';
+import type { BaseWatcherStatus } from './watcher.ts';
+
+export function baseHealth(status: BaseWatcherStatus): z.infer<typeof BaseHealth> {
+  let warning: string | null = null;
+  if (!status.fixed_address_confirming) {
+    warning = 'single RPC source: fixed-address invoices stay pending until a second independent BASE_RPC_URL is added';
+  } else if (status.sources_up === 0 && status.last_error !== null) {
+    warning = 'no Base RPC source answers; the watcher catches up when one returns';
+  } else if (status.last_error) {
+    warning = `last poll failed: ${status.last_error}`;
+  }
+  return {
+    rpc_sources: status.sources,
+    rpc_sources_up: status.sources_up,
+    fixed_address_confirming: status.fixed_address_confirming,
+    warning,
+    last_block_height: status.last_block_height,
+    head_block_height: status.head_block_height,
+    watched_addresses: status.watched_addresses,
+    awaiting_second_source: status.awaiting_second_source,
+  };
+}

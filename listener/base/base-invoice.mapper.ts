@@ -1,0 +1,63 @@
+import * as z from 'zod';
+import type { BaseFixedInvoiceCreated, BaseInvoice, BaseXpubInvoiceCreated, InvoiceStatus } from '../../shared/index.ts';
+import type { InvoiceRow } from '../invoices/invoice.repository.ts';
+import { unitsToDecimal } from './amount.ts';
+import { erc20TransferUri } from './eip681.ts';
+
+type BaseXpubCreated = z.infer<typeof BaseXpubInvoiceCreated>;
+type BaseFixedCreated = z.infer<typeof BaseFixedInvoiceCreated>;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function rowToBaseInvoice(row: InvoiceRow): BaseInvoice {
+  const units = BigInt(row.amount_units ?? '0');
+  const fixed = row.nonce !== null;
+  return {
+    invoice_id: row.invoice_id,
+    merchant_id: row.merchant_id,
+    chain: 'base',
+    asset: row.asset as 'USDC' | 'USDT',
+    receive_address: row.receive_address,
+    child_index: row.child_index,
+    status: row.status as InvoiceStatus,
+    tx_hash: row.tx_hash,
+    paid_at: row.paid_at === null ? null : iso(row.paid_at),
+    expires_at: iso(row.expires_at),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    amount_usd: Number(row.amount_usd),
+    amount_usdc: unitsToDecimal(units),
+    amount_usdc_units: Number(units),
+    ...(fixed ? { mode: 'fixed-address' as const, nonce: row.nonce!, token_address: row.token_address! } : {}),
+  };
+}
+
+export function rowToCreatedBaseXpubInvoice(row: InvoiceRow, chainId: number, explorerUrl: string): BaseXpubCreated {
+  const { mode: _mode, nonce: _nonce, token_address: _token, ...invoice } = rowToBaseInvoice(row);
+  return {
+    ...invoice,
+    asset: 'USDC',
+    qr_uri: erc20TransferUri(row.token_address!, chainId, row.receive_address, BigInt(row.amount_units!)),
+    derivation_path: row.derivation_path!,
+    verify_url: `${explorerUrl}/address/${row.receive_address}`,
+  };
+}
+
+export function rowToCreatedBaseFixedInvoice(row: InvoiceRow, chainId: number): BaseFixedCreated {
+  const invoice = rowToBaseInvoice(row);
+  return {
+    invoice_id: invoice.invoice_id,
+    chain: 'base',
+    asset: invoice.asset,
+    mode: 'fixed-address',
+    nonce: row.nonce!,
+    token_address: row.token_address!,
+    receive_address: invoice.receive_address,
+    amount_usd: invoice.amount_usd,
+    amount_usdc: invoice.amount_usdc,
+    amount_usdc_units: invoice.amount_usdc_units,
+    status: invoice.status,
+    expires_at: invoice.expires_at,
+    qr_uri: erc20TransferUri(row.token_address!, chainId, row.receive_address, BigInt(row.amount_units!)),
+  };
+}

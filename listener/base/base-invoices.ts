@@ -1,0 +1,162 @@
+import type { Kysely, Transaction } from 'kysely';
+import { DEFAULT_EXPIRES_IN_S, type CreateInvoiceRequest } from '../../shared/index.ts';
+import type { Clock } from '../clock.ts';
+import type { Tables } from '../db/tables.ts';
+import { ServiceError } from '../errors.ts';
+import { allocateChildIndex, insertInvoice, type InvoiceRow } from '../invoices/invoice.repository.ts';
+import { AmountError, MAX_TOKEN_UNITS, usdTextToUnits } from './amount.ts';
+import type { BaseConfig } from './base-config.ts';
+import { rowToCreatedBaseFixedInvoice, rowToCreatedBaseXpubInvoice } from './base-invoice.mapper.ts';
+import { DEFAULT_NONCE_DIGITS, FIXED_INVOICE_LIFETIME_MS, NONCE_QUARANTINE_MS, freeNonces, maxNonce, roundedBaseUnits } from './nonce.ts';
+import { assetOf, type TokenSymbol } from './tokens.ts';
+
+export interface BaseInvoiceDeps {
+  db: Kysely<Tables>;
+  clock: Clock;
+  merchantId: string;
+  base: BaseConfig;
+  newInvoiceId: () => string;
+  /** Fixed-address nonce digits; tests shrink the pool to reach exhaustion quickly. */
+  nonceDigits?: number;
+  quarantineMs?: number;
+}
+
+/**
+ * Creates a Base invoice. `amountText` is the exact decimal text of amount_usd (from the raw
+ * body); the float in `request` is never used for money.
+ */
+export async function createBaseInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRequest, amountText: string) {
+  const { base } = deps;
+  const symbol: TokenSymbol = request.asset ?? 'usdc';
+  const token = base.tokens.get(symbol);
+  if (!token) throw new ServiceError('asset_disabled', `${symbol} is not enabled on this listener (add it to MERCHANT_EVM_TOKENS).`);
+  let units: bigint;
+  try {
+    units = usdTextToUnits(amountText);
+  } catch (error) {
+    if (error instanceof AmountError) throw new ServiceError('invalid_amount', error.message);
+    throw error;
+  }
+  const useXpub = symbol === 'usdc' && base.xpub !== null;
+  if (!useXpub && base.fixedAddress === null) {
+    throw new ServiceError('asset_disabled', `${symbol} needs a fixed receive address (MERCHANT_BASE_ADDRESS).`);
+  }
+  const common = { symbol, token, units, amountText };
+  return useXpub ? createXpubInvoice(deps, request, common) : createFixedInvoice(deps, common);
+}
+
+interface Common {
+  symbol: TokenSymbol;
+  token: string;
+  units: bigint;
+  amountText: string;
+}
+
+function baseRow(deps: BaseInvoiceDeps, common: Common, now: number): Omit<InvoiceRow, 'receive_address' | 'child_index' | 'derivation_path' | 'key_id' | 'amount_units' | 'nonce' | 'expires_at'> {
+  return {
+    invoice_id: deps.newInvoiceId(),
+    merchant_id: deps.merchantId,
+    chain: 'base',
+    asset: assetOf(common.symbol),
+    network: String(deps.base.chainId),
+    amount_sats: null,
+    token_address: common.token,
+    amount_usd: common.amountText,
+    memo: null,
+    status: 'pending',
+    tx_hash: null,
+    paid_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+async function createXpubInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRequest, common: Common) {
+  const xpub = deps.base.xpub!;
+  const now = deps.clock.now();
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const index = await allocateChildIndex(trx, deps.merchantId, 'base', xpub.keyId);
+    const invoice: InvoiceRow = {
+      ...baseRow(deps, common, now),
+      receive_address: xpub.key.address(index),
+      child_index: index,
+      derivation_path: xpub.key.derivationPath(index),
+      key_id: xpub.keyId,
+      amount_units: common.units.toString(),
+      nonce: null,
+      expires_at: now + (request.expires_in ?? DEFAULT_EXPIRES_IN_S) * 1000,
+    };
+    await insertInvoice(trx, invoice);
+    return invoice;
+  });
+  return rowToCreatedBaseXpubInvoice(row, deps.base.chainId, deps.base.explorerUrl);
+}
+
+async function createFixedInvoice(deps: BaseInvoiceDeps, common: Common) {
+  const digits = deps.nonceDigits ?? DEFAULT_NONCE_DIGITS;
+  const quarantineMs = deps.quarantineMs ?? NONCE_QUARANTINE_MS;
+  const baseUnits = roundedBaseUnits(common.units, digits);
+  if (baseUnits + BigInt(maxNonce(digits)) > MAX_TOKEN_UNITS) throw new ServiceError('invalid_amount', 'amount_usd is too large');
+  const now = deps.clock.now();
+  const expiresAt = now + FIXED_INVOICE_LIFETIME_MS;
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const invoice: Omit<InvoiceRow, 'nonce' | 'amount_units'> = {
+      ...baseRow(deps, common, now),
+      receive_address: deps.base.fixedAddress!,
+      child_index: null,
+      derivation_path: null,
+      key_id: null,
+      expires_at: expiresAt,
+    };
+    const nonce = await leaseNonce(trx, deps.merchantId, baseUnits, digits, invoice.invoice_id, now, expiresAt + quarantineMs);
+    if (nonce === null) return null;
+    const full: InvoiceRow = { ...invoice, nonce, amount_units: (baseUnits + BigInt(nonce)).toString() };
+    await insertInvoice(trx, full);
+    return full;
+  });
+  if (!row) {
+    throw new ServiceError('capacity', 'Every nonce for this amount is reserved by open or recently ended invoices; retry shortly or vary the amount by a cent.', {
+      retryAfterS: 60,
+    });
+  }
+  return rowToCreatedBaseFixedInvoice(row, deps.base.chainId);
+}
+
+/**
+ * Reserves the lowest free nonce of `baseUnits`. The upsert only takes over a row whose
+ * reservation has lapsed, and the primary key makes two concurrent requests for the same nonce
+ * collide in the database, so an exact amount is never held by two invoices at once.
+ */
+async function leaseNonce(
+  trx: Transaction<Tables>,
+  merchantId: string,
+  baseUnits: bigint,
+  digits: number,
+  invoiceId: string,
+  now: number,
+  reservedUntil: number,
+): Promise<number | null> {
+  const held = await trx
+    .selectFrom('base_nonce_leases')
+    .select('nonce')
+    .where('merchant_id', '=', merchantId)
+    .where('base_units', '=', baseUnits.toString())
+    .where('reserved_until', '>', now)
+    .execute();
+  const reserved = new Set(held.map((r) => baseUnits + BigInt(r.nonce)));
+  for (const nonce of freeNonces(baseUnits, digits, reserved)) {
+    const taken = await trx
+      .insertInto('base_nonce_leases')
+      .values({ merchant_id: merchantId, base_units: baseUnits.toString(), nonce, invoice_id: invoiceId, reserved_until: reservedUntil })
+      .onConflict((oc) =>
+        oc
+          .columns(['merchant_id', 'base_units', 'nonce'])
+          .doUpdateSet({ invoice_id: invoiceId, reserved_until: reservedUntil })
+          .where('base_nonce_leases.reserved_until', '<=', now),
+      )
+      .returning('nonce')
+      .executeTakeFirst();
+    if (taken) return nonce;
+  }
+  return null;
+}

@@ -1,0 +1,46 @@
+/**
+ * Fixed-address amount reservations: (base_units, nonce) is the exact amount of one invoice and
+ * stays reserved until `reserved_until` (its expiry plus the quarantine).
+ */
+export interface BaseNonceLeasesTable {
+  merchant_id: string;
+  /** The rounded amount in token units, as text. */
+  base_units: string;
+  nonce: number;
+  invoice_id: string;
+  reserved_until: number;
+}
+
+/** Transfer logs to watched addresses, one row per log: (tx_hash, log_index) is never counted twice. */
+export interface BaseTransfersTable {
+  merchant_id: string;
+  tx_hash: string;
+  log_index: number;
+  block_number: number;
+  block_hash: string;
+  /** Block timestamp (epoch ms): decides whether a payment came before the invoice's expiry. */
+  block_time: number;
+  token_address: string;
+  from_address: string;
+  to_address: string;
+  /** Token units as text. */
+  value: string;
+  /** seen: waiting for confirmations; applied: counted for `invoice_id`; orphan: reported; ignored. */
+  state: string;
+  invoice_id: string | null;
+  detected_at: number;
+}
+
+/** Ends of processed block ranges; the highest is where the next scan starts; reorgs are found here. */
+export interface BaseBlocksTable {
+  merchant_id: string;
+  block_number: number;
+  block_hash: string;
+  block_time: number;
+}
+
+export interface BaseTables {
+  base_nonce_leases: BaseNonceLeasesTable;
+  base_transfers: BaseTransfersTable;
+  base_blocks: BaseBlocksTable;
+}

@@ -1,0 +1,97 @@
+import { HDNodeWallet } from 'ethers';
+import { systemClock, type Clock } from '../../listener/clock.ts';
+import { openDatabase, type Database } from '../../listener/db/database.ts';
+import { parseBaseConfig, type BaseConfig } from '../../listener/base/base-config.ts';
+import { createRpcSource, type RpcSource } from '../../listener/base/rpc.ts';
+import { createBaseWatcher } from '../../listener/base/watcher.ts';
+import { createInvoiceService } from '../../listener/invoices/invoice.service.ts';
+import { silentLogger } from '../../listener/log.ts';
+import { deployTestToken, startAnvil, type Anvil, type TestToken } from './anvil.ts';
+
+export const MERCHANT = 'm_test';
+/** The merchant's fixed receive address (EIP-55's first example; not one of the xpub's children). */
+export const FIXED_ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+export const ACCOUNT_XPUB = HDNodeWallet.fromPhrase(
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
+  undefined,
+  "m/44'/60'/0'",
+).neuter().extendedKey;
+
+export interface BaseTestChain {
+  anvil: Anvil;
+  usdc: TestToken;
+  usdt: TestToken;
+  database: Database;
+  config(env: Record<string, string>): BaseConfig;
+  source(url?: string): RpcSource;
+  close(): Promise<void>;
+}
+
+/** A real anvil node with a test USDC and USDT deployed, and a fresh migrated SQLite database. */
+export async function startBaseTestChain(): Promise<BaseTestChain> {
+  const anvil = await startAnvil();
+  const usdc = await deployTestToken(anvil, 'USDC');
+  const usdt = await deployTestToken(anvil, 'USDT');
+  const database = await openDatabase('sqlite::memory:');
+  return {
+    anvil,
+    usdc,
+    usdt,
+    database,
+    config(env) {
+      const problems: string[] = [];
+      const config = parseBaseConfig(
+        {
+          // USDT is served in fixed-address mode only, so it is enabled only with a fixed address.
+          MERCHANT_EVM_TOKENS: env.MERCHANT_BASE_ADDRESS ? `usdc:${usdc.address},usdt:${usdt.address}` : `usdc:${usdc.address}`,
+          BASE_RPC_URL: anvil.url,
+          BASE_CHAIN_ID: String(anvil.chainId),
+          BASE_CONFIRMATIONS: '3',
+          ...env,
+        },
+        problems,
+      );
+      if (!config) throw new Error(problems.join('; '));
+      return config;
+    },
+    source: (url = anvil.url) => createRpcSource(url, { fetch, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), attempts: 2, backoffMs: 10 }),
+    async close() {
+      await database.close();
+      await anvil.stop();
+    },
+  };
+}
+
+export function baseServices(
+  chain: BaseTestChain,
+  config: BaseConfig,
+  options: { sources?: RpcSource[]; clock?: Clock; nonceDigits?: number; quarantineMs?: number; recipientsPerCall?: number } = {},
+) {
+  const clock = options.clock ?? systemClock;
+  const db = chain.database.db;
+  const invoices = createInvoiceService({
+    db,
+    clock,
+    logger: silentLogger,
+    merchantId: MERCHANT,
+    btc: null,
+    base: { base: config, nonceDigits: options.nonceDigits, quarantineMs: options.quarantineMs },
+  });
+  const watcher = createBaseWatcher({
+    db,
+    clock: systemClock,
+    logger: silentLogger,
+    merchantId: MERCHANT,
+    base: config,
+    sources: options.sources ?? [chain.source()],
+    recipientsPerCall: options.recipientsPerCall,
+  });
+  const create = (body: Record<string, unknown>) => invoices.create({ chain: 'base', ...body }, JSON.stringify({ chain: 'base', ...body }));
+  const invoice = (id: string) => invoices.get(id);
+  const events = async () =>
+    (await db.selectFrom('events').select(['type', 'payload']).where('merchant_id', '=', MERCHANT).orderBy('seq').execute()).map((e) => ({
+      type: e.type,
+      payload: JSON.parse(e.payload) as Record<string, unknown>,
+    }));
+  return { invoices, watcher, create, invoice, events };
+}
