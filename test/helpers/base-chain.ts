@@ -7,7 +7,8 @@ import { createBaseWatcher } from '../../listener/base/watcher.ts';
 import { createInvoiceService } from '../../listener/invoices/invoice.service.ts';
 import { silentLogger } from '../../listener/log.ts';
 import { testDatabases, type TestDatabase } from '../support/databases.ts';
-import { deployTestToken, startAnvil, type Anvil, type TestToken } from './anvil.ts';
+import { startAnvil, type Anvil } from '../../listener/sandbox/anvil.ts';
+import { deployTestToken, type TestToken } from '../../listener/sandbox/test-token.ts';
 
 export const MERCHANT = 'm_test';
 /** The merchant's fixed receive address (EIP-55's first example; not one of the xpub's children). */
@@ -33,8 +34,8 @@ export interface BaseTestChain {
 /** A real anvil node with a test USDC and USDT deployed, and a fresh migrated database of `kind` (SQLite by default). */
 export async function startBaseTestChain(kind: TestDatabase = testDatabases[0]): Promise<BaseTestChain> {
   const anvil = await startAnvil();
-  const usdc = await deployTestToken(anvil, 'USDC');
-  const usdt = await deployTestToken(anvil, 'USDT');
+  const usdc = await deployTestToken(anvil, 'USDC', { fundAccounts: 3 });
+  const usdt = await deployTestToken(anvil, 'USDT', { fundAccounts: 3 });
   const created = await kind.create();
   const database = await created.open();
   return {
