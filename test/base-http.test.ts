@@ -9,7 +9,7 @@ import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, Health } from '../shar
 import { ACCOUNT_XPUB, FIXED_ADDRESS, startBaseTestChain } from './helpers/base-chain.ts';
 import { startRpcProxy } from './helpers/rpc-proxy.ts';
 import { testDatabases } from './support/databases.ts';
-import { postJson, tempSqliteUrl } from './support/listener.ts';
+import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, postJson, tempSqliteUrl } from './support/listener.ts';
 
 for (const kind of testDatabases) {
   test(`POST /invoice on Base over HTTP (${kind.name}): both modes, errors, capacity, quarantine, and a payment confirmed by the running watcher`, { skip: kind.skip }, async () => {
@@ -95,6 +95,12 @@ for (const kind of testDatabases) {
       assert.equal(health.base?.rpc_sources, 2);
       assert.equal(health.base?.fixed_address_confirming, true);
       assert.equal(health.base?.warning, null);
+      // Base is this listener's only chain, so the top-level chain fields are the Base watcher's.
+      assert.ok(health.base?.last_block_height);
+      assert.equal(health.last_block_height, health.base.last_block_height);
+      assert.equal(health.subscribed_count, health.base.watched_addresses);
+      assert.ok(health.subscribed_count >= 2, 'the fixed address and the open xpub invoice addresses');
+      assert.ok(health.last_event_at);
     } finally {
       await listener.stop();
       await proxy.close();
@@ -103,7 +109,7 @@ for (const kind of testDatabases) {
   });
 }
 
-test('Base settings: disabled chain, disabled asset, single source warning in /health, private key refused', async () => {
+test('Base settings: disabled chain, disabled asset, single source warning in /health, top-level /health fields with both chains, private key refused', async () => {
   const btcOnly = await startListener(loadConfig({ PORT: '0', DATABASE_URL: tempSqliteUrl(), SERVICE_RATE_LIMIT: 'off' }), { logger: silentLogger });
   try {
     const r = await postJson(`${btcOnly.url}/invoice`, { chain: 'base', amount_usd: 5 });
@@ -135,6 +141,38 @@ test('Base settings: disabled chain, disabled asset, single source warning in /h
     assert.match(health.base?.warning ?? '', /single RPC source/);
   } finally {
     await listener.stop();
+  }
+
+  // Both chains: the top-level fields stay Bitcoin's (here its source is unreachable), Base's are in `base`.
+  const both = await startListener(
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: tempSqliteUrl(),
+      SERVICE_RATE_LIMIT: 'off',
+      MERCHANT_BTC_XPUB: BIP84_ZPUB,
+      BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL,
+      MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
+      MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
+      BASE_RPC_URL: chain.anvil.url,
+      BASE_CHAIN_ID: String(chain.anvil.chainId),
+    }),
+    { logger: silentLogger, baseOptions: { pollIntervalMs: 100 } },
+  );
+  try {
+    await postJson(`${both.url}/invoice`, { chain: 'base', amount_usd: 5 });
+    let health = Health.parse(await (await fetch(`${both.url}/health`)).json());
+    for (let i = 0; i < 100 && !(health.base?.watched_addresses && health.base.last_block_height); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      health = Health.parse(await (await fetch(`${both.url}/health`)).json());
+    }
+    assert.equal(health.base?.watched_addresses, 1);
+    assert.ok(health.base?.last_block_height);
+    assert.equal(health.last_block_height, null, "Bitcoin's: its source never answered");
+    assert.equal(health.subscribed_count, both.btcWatcher!.status().subscribed_count);
+    assert.equal(health.subscribed_count, 0, 'no Bitcoin invoice yet');
+    assert.deepEqual(health.enabled_assets, ['btc', 'usdc-base']);
+  } finally {
+    await both.stop();
     await chain.close();
   }
 

@@ -6,6 +6,9 @@ import { startRpcProxy } from './helpers/rpc-proxy.ts';
 import { testDatabases } from './support/databases.ts';
 
 for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip: kind.skip }, () => {
+  /** A hang (a node that never answers) fails the one test, with its name, instead of the run. */
+  const TEST_TIMEOUT_MS = 90_000;
+
   async function withChain(fn: (chain: BaseTestChain) => Promise<void>) {
     const chain = await startBaseTestChain(kind);
     try {
@@ -15,7 +18,7 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
     }
   }
 
-  test('xpub invoice paid in one transfer confirms after the required confirmations, with its tx_hash', () =>
+  test('xpub invoice paid in one transfer confirms after the required confirmations, with its tx_hash', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
       const { create, invoice, watcher, events } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }));
       const created = (await create({ amount_usd: 12.34 })) as { invoice_id: string; receive_address: string; amount_usdc_units: number; child_index: number };
@@ -54,7 +57,7 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
       assert.equal((await events()).length, 1, 'a confirmed invoice is never confirmed twice');
     }));
 
-  test('xpub invoice paid in two transfers confirms on the one that completes it', () =>
+  test('xpub invoice paid in two transfers confirms on the one that completes it', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
       const { create, invoice, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }));
       const first = (await create({ amount_usd: 1 })) as { invoice_id: string; receive_address: string };
@@ -63,11 +66,15 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
       assert.notEqual(created.receive_address, first.receive_address);
 
       await chain.usdc.transfer(created.receive_address, 2_000_000n, 1);
+      await watcher.tick();
+      assert.equal((await invoice(created.invoice_id)).status, 'partial', '2 of 5 USDC seen, 1 confirmation');
       await chain.anvil.mine(3);
       await watcher.tick();
-      assert.equal((await invoice(created.invoice_id)).status, 'pending', '2 of 5 USDC');
+      assert.equal((await invoice(created.invoice_id)).status, 'partial', '2 of 5 USDC confirmed');
       const second = await chain.usdc.transfer(created.receive_address, 3_000_000n, 2);
-      await chain.anvil.mine(3);
+      await watcher.tick();
+      assert.equal((await invoice(created.invoice_id)).status, 'pending', 'covered, waiting for the confirmations of the second transfer');
+      await chain.anvil.mine(2);
       await watcher.tick();
       const confirmed = await invoice(created.invoice_id);
       assert.equal(confirmed.status, 'confirmed');
@@ -75,7 +82,30 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
       assert.equal((await invoice(first.invoice_id)).status, 'pending', 'another invoice is untouched');
     }));
 
-  test('a transfer of the other token to an xpub address pays nothing', () =>
+  test('a part-paid xpub invoice reads partial; a reorg dropping the part payment makes it pending; past expiry it reads expired', { timeout: TEST_TIMEOUT_MS }, () =>
+    withChain(async (chain) => {
+      const later = manualClock(Date.now());
+      const { create, invoice, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), { watcherClock: later });
+      await watcher.tick();
+      const created = (await create({ amount_usd: 8 })) as { invoice_id: string; receive_address: string };
+      await chain.usdc.transfer(created.receive_address, 3_000_000n);
+      await watcher.tick();
+      assert.equal((await invoice(created.invoice_id)).status, 'partial');
+
+      await chain.anvil.rpc('anvil_reorg', [1, []]);
+      await watcher.tick();
+      assert.equal((await invoice(created.invoice_id)).status, 'pending', 'the part payment is gone');
+
+      await chain.usdc.transfer(created.receive_address, 1_000_000n);
+      await chain.anvil.mine(3);
+      await watcher.tick();
+      assert.equal((await invoice(created.invoice_id)).status, 'partial');
+      later.advance(2 * 3_600_000);
+      await watcher.tick();
+      assert.equal((await invoice(created.invoice_id)).status, 'expired', '1 of 8 USDC when the invoice expired');
+    }));
+
+  test('a transfer of the other token to an xpub address pays nothing', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
       const { create, invoice, watcher, events } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: FIXED_ADDRESS }));
       const created = (await create({ amount_usd: 3 })) as { invoice_id: string; receive_address: string };
@@ -86,7 +116,7 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
       assert.deepEqual(await events(), []);
     }));
 
-  test('fixed-address: the exact amount confirms when two sources agree; an inexact amount is an orphan', () =>
+  test('fixed-address: the exact amount confirms when two sources agree; an inexact amount is an orphan', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
       const proxy = await startRpcProxy(chain.anvil.url);
       try {
@@ -133,7 +163,7 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
       }
     }));
 
-  test('fixed-address: a payment after expiry is an orphan and marks nothing paid', () =>
+  test('fixed-address: a payment after expiry is an orphan and marks nothing paid', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
       const proxy = await startRpcProxy(chain.anvil.url);
       try {
@@ -154,7 +184,7 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
       }
     }));
 
-  test('fixed-address with a single RPC source stays pending and says so', () =>
+  test('fixed-address with a single RPC source stays pending and says so', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
       const { create, invoice, watcher, events } = baseServices(chain, chain.config({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS }));
       const created = (await create({ amount_usd: 2 })) as { invoice_id: string; amount_usdc_units: number };
@@ -169,7 +199,7 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
       assert.equal(status.awaiting_second_source, 1);
     }));
 
-  test('fixed-address: a lagging second source delays confirmation, a down one blocks it, a third source suffices', () =>
+  test('fixed-address: a lagging second source delays confirmation, a down one blocks it, a third source suffices', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
       const second = await startRpcProxy(chain.anvil.url);
       const third = await startRpcProxy(chain.anvil.url);
@@ -197,7 +227,7 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
       }
     }));
 
-  test('a reorg that drops a payment rolls it back; the rescan finds the payment in its new block', () =>
+  test('a reorg that drops a payment rolls it back; the rescan finds the payment in its new block', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
       const { create, invoice, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }));
       await watcher.tick(); // steady state: the block before the payment is a stored range end
@@ -222,7 +252,7 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
       assert.equal(confirmed.tx_hash, again.txHash);
     }));
 
-  test('after an RPC outage the watcher catches up from the last processed block', () =>
+  test('after an RPC outage the watcher catches up from the last processed block', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
       const proxy = await startRpcProxy(chain.anvil.url);
       try {
@@ -249,7 +279,7 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
       }
     }));
 
-  test('eth_getLogs calls per block grow with address chunks, not with invoices', () =>
+  test('eth_getLogs calls per block grow with address chunks, not with invoices', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
       let getLogs = 0;
       const counting: typeof fetch = async (input, init) => {

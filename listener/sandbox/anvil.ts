@@ -69,7 +69,10 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
+      // A node too busy to honour SIGTERM must still never outlive its owner.
+      const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
       await exited;
+      clearTimeout(force);
     },
   };
 }

@@ -72,7 +72,7 @@ export async function startBaseTestChain(kind: TestDatabase = testDatabases[0]):
 export function baseServices(
   chain: BaseTestChain,
   config: BaseConfig,
-  options: { sources?: RpcSource[]; clock?: Clock; nonceDigits?: number; quarantineMs?: number; recipientsPerCall?: number } = {},
+  options: { sources?: RpcSource[]; clock?: Clock; watcherClock?: Clock; nonceDigits?: number; quarantineMs?: number; recipientsPerCall?: number } = {},
 ) {
   const clock = options.clock ?? systemClock;
   const db = chain.database.db;
@@ -86,7 +86,7 @@ export function baseServices(
   });
   const watcher = createBaseWatcher({
     db,
-    clock: systemClock,
+    clock: options.watcherClock ?? systemClock,
     logger: silentLogger,
     merchantId: MERCHANT,
     base: config,
