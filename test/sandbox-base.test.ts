@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'eth-url-parser';
 import { postJson } from './support/listener.ts';
+import { releasedPort } from './support/ports.ts';
 import { runCli, spawnListener } from './support/process.ts';
-
-/** A port free right now: `pay` and `mine` must be told where the sandbox chain listens. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function statusOf(url: string, invoiceId: string, wanted: string): Promise<Record<string, unknown>> {
   let invoice: Record<string, unknown> = {};
@@ -27,7 +18,7 @@ async function statusOf(url: string, invoiceId: string, wanted: string): Promise
 }
 
 test('sandbox: a Base invoice is created, part-paid (partial), paid with `service pay` and confirmed after `service mine`, on a local chain', async () => {
-  const chainPort = String(await freePort());
+  const chainPort = String(await releasedPort());
   const env = { SANDBOX_CHAIN_PORT: chainPort };
   // No merchant key at all: `service start` runs the sandbox.
   const listener = await spawnListener({ MERCHANT_BTC_XPUB: '', ...env }, mkdtempSync(join(tmpdir(), 'sandbox-')));
