@@ -17,7 +17,7 @@ async function statusOf(url: string, invoiceId: string, wanted: string): Promise
   return invoice;
 }
 
-test('sandbox: a Base invoice is created, part-paid (partial), paid with `service pay` and confirmed after `service mine`, on a local chain', async () => {
+test('sandbox: a Base invoice is created, part-paid (partial), paid with `service pay` and confirmed after `service mine` (with a Bitcoin invoice beside it), on local chains', async () => {
   const chainPort = String(await releasedPort());
   const env = { SANDBOX_CHAIN_PORT: chainPort };
   // No merchant key at all: `service start` runs the sandbox.
@@ -50,12 +50,20 @@ test('sandbox: a Base invoice is created, part-paid (partial), paid with `servic
     const covered = await statusOf(listener.url, created.json.invoice_id, 'pending');
     assert.equal(covered.status, 'pending', 'covered; the second payment has 1 confirmation of 2');
 
+    // A Bitcoin invoice beside it: one `mine` confirms on both sandbox chains.
+    const btc = await postJson(`${listener.url}/invoice`, { amount_sats: 50_000 });
+    assert.equal(btc.json.network, 'regtest');
+    const btcPaid = await runCli(['pay', btc.json.invoice_id, '--url', listener.url], { env });
+    assert.equal(btcPaid.code, 0, btcPaid.stderr);
+    assert.match(btcPaid.stdout, /^paid 50000 sats to /m);
+
     const mined = await runCli(['mine'], { env });
     assert.equal(mined.code, 0, mined.stderr);
     assert.match(mined.stdout, /Base sandbox height \d+/);
     const confirmed = await statusOf(listener.url, created.json.invoice_id, 'confirmed');
     assert.equal(confirmed.status, 'confirmed');
     assert.equal(confirmed.tx_hash, txHash);
+    assert.equal((await statusOf(listener.url, btc.json.invoice_id, 'confirmed')).status, 'confirmed');
 
     // The sandbox pays only its own merchant key's addresses.
     const refused = await fetch(`http://127.0.0.1:${chainPort}/control/base/pay`, {
