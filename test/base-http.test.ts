@@ -31,6 +31,10 @@ for (const kind of testDatabases) {
       clock,
       logger: silentLogger,
       baseOptions: { pollIntervalMs: 100, nonceDigits: 1, quarantineMs: 24 * 3_600_000 },
+    }).catch(async (error: unknown) => {
+      await proxy.close();
+      await chain.close();
+      throw error;
     });
     const post = (body: unknown) => postJson(`${listener.url}/invoice`, body);
     try {
@@ -119,60 +123,63 @@ test('Base settings: disabled chain, disabled asset, single source warning in /h
   }
 
   const chain = await startBaseTestChain();
-  const listener = await startListener(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: tempSqliteUrl(),
-      SERVICE_RATE_LIMIT: 'off',
-      MERCHANT_BASE_ADDRESS: FIXED_ADDRESS,
-      MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
-      BASE_RPC_URL: chain.anvil.url,
-      BASE_CHAIN_ID: String(chain.anvil.chainId),
-    }),
-    { logger: silentLogger, baseOptions: { pollIntervalMs: 100 } },
-  );
   try {
-    const r = await postJson(`${listener.url}/invoice`, { chain: 'base', amount_usd: 5, asset: 'usdt' });
-    assert.deepEqual([r.status, r.json.error.code], [400, 'asset_disabled']);
-    const usdcFixed = await postJson(`${listener.url}/invoice`, { chain: 'base', amount_usd: 5 });
-    assert.equal(usdcFixed.json.mode, 'fixed-address', 'USDC without an xpub is fixed-address');
-    const health = Health.parse(await (await fetch(`${listener.url}/health`)).json());
-    assert.equal(health.base?.fixed_address_confirming, false);
-    assert.match(health.base?.warning ?? '', /single RPC source/);
-  } finally {
-    await listener.stop();
-  }
-
-  // Both chains: the top-level fields stay Bitcoin's (here its source is unreachable), Base's are in `base`.
-  const both = await startListener(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: tempSqliteUrl(),
-      SERVICE_RATE_LIMIT: 'off',
-      MERCHANT_BTC_XPUB: BIP84_ZPUB,
-      BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL,
-      MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
-      MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
-      BASE_RPC_URL: chain.anvil.url,
-      BASE_CHAIN_ID: String(chain.anvil.chainId),
-    }),
-    { logger: silentLogger, baseOptions: { pollIntervalMs: 100 } },
-  );
-  try {
-    await postJson(`${both.url}/invoice`, { chain: 'base', amount_usd: 5 });
-    let health = Health.parse(await (await fetch(`${both.url}/health`)).json());
-    for (let i = 0; i < 100 && !(health.base?.watched_addresses && health.base.last_block_height); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      health = Health.parse(await (await fetch(`${both.url}/health`)).json());
+    const listener = await startListener(
+      loadConfig({
+        PORT: '0',
+        DATABASE_URL: tempSqliteUrl(),
+        SERVICE_RATE_LIMIT: 'off',
+        MERCHANT_BASE_ADDRESS: FIXED_ADDRESS,
+        MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
+        BASE_RPC_URL: chain.anvil.url,
+        BASE_CHAIN_ID: String(chain.anvil.chainId),
+      }),
+      { logger: silentLogger, baseOptions: { pollIntervalMs: 100 } },
+    );
+    try {
+      const r = await postJson(`${listener.url}/invoice`, { chain: 'base', amount_usd: 5, asset: 'usdt' });
+      assert.deepEqual([r.status, r.json.error.code], [400, 'asset_disabled']);
+      const usdcFixed = await postJson(`${listener.url}/invoice`, { chain: 'base', amount_usd: 5 });
+      assert.equal(usdcFixed.json.mode, 'fixed-address', 'USDC without an xpub is fixed-address');
+      const health = Health.parse(await (await fetch(`${listener.url}/health`)).json());
+      assert.equal(health.base?.fixed_address_confirming, false);
+      assert.match(health.base?.warning ?? '', /single RPC source/);
+    } finally {
+      await listener.stop();
     }
-    assert.equal(health.base?.watched_addresses, 1);
-    assert.ok(health.base?.last_block_height);
-    assert.equal(health.last_block_height, null, "Bitcoin's: its source never answered");
-    assert.equal(health.subscribed_count, both.btcWatcher!.status().subscribed_count);
-    assert.equal(health.subscribed_count, 0, 'no Bitcoin invoice yet');
-    assert.deepEqual(health.enabled_assets, ['btc', 'usdc-base']);
+
+    // Both chains: the top-level fields stay Bitcoin's (here its source is unreachable), Base's are in `base`.
+    const both = await startListener(
+      loadConfig({
+        PORT: '0',
+        DATABASE_URL: tempSqliteUrl(),
+        SERVICE_RATE_LIMIT: 'off',
+        MERCHANT_BTC_XPUB: BIP84_ZPUB,
+        BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL,
+        MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
+        MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
+        BASE_RPC_URL: chain.anvil.url,
+        BASE_CHAIN_ID: String(chain.anvil.chainId),
+      }),
+      { logger: silentLogger, baseOptions: { pollIntervalMs: 100 } },
+    );
+    try {
+      await postJson(`${both.url}/invoice`, { chain: 'base', amount_usd: 5 });
+      let health = Health.parse(await (await fetch(`${both.url}/health`)).json());
+      for (let i = 0; i < 100 && !(health.base?.watched_addresses && health.base.last_block_height); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        health = Health.parse(await (await fetch(`${both.url}/health`)).json());
+      }
+      assert.equal(health.base?.watched_addresses, 1);
+      assert.ok(health.base?.last_block_height);
+      assert.equal(health.last_block_height, null, "Bitcoin's: its source never answered");
+      assert.equal(health.subscribed_count, both.btcWatcher!.status().subscribed_count);
+      assert.equal(health.subscribed_count, 0, 'no Bitcoin invoice yet');
+      assert.deepEqual(health.enabled_assets, ['btc', 'usdc-base']);
+    } finally {
+      await both.stop();
+    }
   } finally {
-    await both.stop();
     await chain.close();
   }
 

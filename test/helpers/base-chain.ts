@@ -34,10 +34,17 @@ export interface BaseTestChain {
 /** A real anvil node with a test USDC and USDT deployed, and a fresh migrated database of `kind` (SQLite by default). */
 export async function startBaseTestChain(kind: TestDatabase = testDatabases[0]): Promise<BaseTestChain> {
   const anvil = await startAnvil();
-  const usdc = await deployTestToken(anvil, 'USDC', { fundAccounts: 3 });
-  const usdt = await deployTestToken(anvil, 'USDT', { fundAccounts: 3 });
-  const created = await kind.create();
-  const database = await created.open();
+  let usdc: TestToken, usdt: TestToken, created: Awaited<ReturnType<TestDatabase['create']>>, database: Database;
+  try {
+    usdc = await deployTestToken(anvil, 'USDC', { fundAccounts: 3 });
+    usdt = await deployTestToken(anvil, 'USDT', { fundAccounts: 3 });
+    created = await kind.create();
+    database = await created.open();
+  } catch (error) {
+    // A half-started chain must not outlive the test: a live anvil child keeps the test file's process running.
+    await anvil.stop();
+    throw error;
+  }
   return {
     anvil,
     usdc,
