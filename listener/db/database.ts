@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../log.ts';
 import { migrationProvider } from './migrations.ts';
@@ -32,7 +32,7 @@ export async function openDatabase(url: string, options: { logger?: Logger; pool
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
-    db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+    db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     dialect = 'sqlite';
   } else {
     const pool = new pg.Pool({
@@ -57,4 +57,27 @@ export async function migrateToLatest(db: Kysely<Tables>, dialect: Dialect, logg
     if (result.status === 'Success') logger?.info('migration applied', { migration: result.migrationName });
   }
   if (error) throw error instanceof Error ? error : new Error(String(error));
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * kysely prepares every query anew; better-sqlite3 statements are reusable, and kysely runs one
+ * query at a time on its single connection, so the hot queries are prepared once. SQLite
+ * re-prepares a cached statement by itself after a schema change.
+ */
+function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(query: string) {
+      let statement = cache.get(query);
+      if (!statement) {
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+        statement = sqlite.prepare(query);
+        cache.set(query, statement);
+      }
+      return statement;
+    },
+  };
 }
