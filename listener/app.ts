@@ -127,6 +127,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     trustProxy: config.trustProxy,
     checkout: createListenerCheckoutSource({
       invoices,
+      db: database.db,
+      merchantId: config.merchantId,
       clock,
       shopName: config.shopName,
       explorers: { btc: config.btc?.explorerUrl ?? null, base: config.base?.explorerUrl ?? null },

@@ -26,6 +26,11 @@ export const BtcCheckoutView = z
     chain: z.literal('btc'),
     asset: z.literal('BTC'),
     amount_btc: z.string().describe('Exact decimal BTC amount to send, e.g. "0.00050000".'),
+    payment_seen: z
+      .boolean()
+      .describe(
+        'An addition to the spec\'s view: true when payments covering the amount are seen (mempool or blocks) while the status is still `pending`, waiting for confirmations (10-60 minutes on Bitcoin). The page then tells the payer not to pay again.',
+      ),
   })
   .strict()
   .meta({ id: 'BtcCheckoutView' });

@@ -14,7 +14,7 @@ const WEBHOOK_SECRET = 'whsec_checkout_test_secret_0123456789';
 
 const btcViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
-  'verify_url', 'tx_url', 'server_time', 'amount_btc', 'qr_uri',
+  'verify_url', 'tx_url', 'server_time', 'amount_btc', 'payment_seen', 'qr_uri',
 ].sort();
 const baseViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
@@ -74,6 +74,7 @@ describe('checkout view and page of the listener', () => {
         tx_url: null,
         server_time: undefined,
         amount_btc: '0.00050000',
+        payment_seen: false,
         qr_uri: created.qr_uri,
       },
     );
@@ -112,7 +113,7 @@ describe('checkout view and page of the listener', () => {
     const body = await (await view(created.invoice_id)).json();
     assert.equal(body.status, 'expired');
     const page = await (await fetch(`${listener.url}/pay/${created.invoice_id}`)).text();
-    assert.match(page, /data-status="expired"/);
+    assert.match(page, /data-state="expired"/);
     assert.match(page, /<div class="state state-expired" data-when="expired" data-final><h2>Expired<\/h2>/);
     assert.match(page, /<section class="pay" aria-label="Payment details" data-while-open hidden>/, 'no QR or address to pay into');
   });

@@ -1,15 +1,20 @@
+import type { Kysely } from 'kysely';
 import type { CheckoutView } from '../../shared/checkout.ts';
 import { unitsToDecimal } from '../base/amount.ts';
 import { erc20TransferUri } from '../base/eip681.ts';
 import { satsToBtc } from '../btc/amount.ts';
 import { bip21Uri } from '../btc/bip21.ts';
+import { seenSatsOf } from '../btc/btc-payment.repository.ts';
 import type { Clock } from '../clock.ts';
+import type { Tables } from '../db/tables.ts';
 import type { InvoiceService } from '../invoices/invoice.service.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import type { CheckoutSource } from './checkout-source.ts';
 
 export interface ListenerCheckoutDeps {
   invoices: Pick<InvoiceService, 'find'>;
+  db: Kysely<Tables>;
+  merchantId: string;
   clock: Clock;
   shopName: string;
   /** Block-explorer base URL per chain; null when the chain is not configured. */
@@ -23,12 +28,22 @@ export function createListenerCheckoutSource(deps: ListenerCheckoutDeps): Checko
   return {
     async view(invoiceId) {
       const row = await deps.invoices.find(invoiceId);
-      return rowToCheckoutView(row, deps.shopName, deps.explorers, deps.clock.now());
+      // Bitcoin confirmations take minutes: a payer whose payment is already seen must not be asked to pay again.
+      const paymentSeen =
+        row.chain === 'btc' && row.status === 'pending' && (await seenSatsOf(deps.db, deps.merchantId, row.invoice_id)) >= (row.amount_sats ?? 0);
+      return rowToCheckoutView(row, { shopName: deps.shopName, explorers: deps.explorers, now: deps.clock.now(), paymentSeen });
     },
   };
 }
 
-export function rowToCheckoutView(row: InvoiceRow, shopName: string, explorers: ListenerCheckoutDeps['explorers'], now: number): CheckoutView {
+interface ViewContext {
+  shopName: string;
+  explorers: ListenerCheckoutDeps['explorers'];
+  now: number;
+  paymentSeen: boolean;
+}
+
+export function rowToCheckoutView(row: InvoiceRow, { shopName, explorers, now, paymentSeen }: ViewContext): CheckoutView {
   const explorer = row.chain === 'btc' ? explorers.btc : explorers.base;
   const id = { invoice_id: row.invoice_id, shop_name: shopName };
   const common = {
@@ -44,7 +59,7 @@ export function rowToCheckoutView(row: InvoiceRow, shopName: string, explorers: 
   };
   if (row.chain === 'btc') {
     const amountBtc = satsToBtc(row.amount_sats ?? 0);
-    return { ...id, chain: 'btc', asset: 'BTC', ...common, amount_btc: amountBtc, qr_uri: bip21Uri(row.receive_address, amountBtc, row.memo) };
+    return { ...id, chain: 'btc', asset: 'BTC', ...common, amount_btc: amountBtc, payment_seen: paymentSeen, qr_uri: bip21Uri(row.receive_address, amountBtc, row.memo) };
   }
   if (row.chain === 'base') {
     const units = BigInt(row.amount_units ?? '0');

@@ -19,10 +19,16 @@ function amountOf(view: CheckoutView): string {
 /** Expiry as plain UTC for the page without JavaScript; the script replaces it with a countdown. */
 const utcMinute = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 
+/** Which status block shows: a pending Bitcoin invoice whose payment is seen has one of its own. */
+type PageState = InvoiceStatus | 'seen';
+const pageState = (view: CheckoutView): PageState => (view.chain === 'btc' && view.payment_seen && view.status === 'pending' ? 'seen' : view.status);
+/** States in which the page still asks for a payment (shows amount, address and QR code). */
+const payingStates: readonly PageState[] = ['pending', 'partial'];
+
 function statusBlocks(view: CheckoutView): string {
   const shop = escapeHtml(view.shop_name);
   const txLink = view.tx_url ? ` href="${escapeHtml(view.tx_url)}" rel="noreferrer"` : '';
-  const blocks: Record<InvoiceStatus, { title: string; body: string }> = {
+  const blocks: Record<PageState, { title: string; body: string }> = {
     pending: {
       title: 'Waiting for payment',
       body: '<p>Send the amount below to the address below. This page updates by itself when your payment is seen.</p>',
@@ -30,6 +36,10 @@ function statusBlocks(view: CheckoutView): string {
     partial: {
       title: 'Partly paid',
       body: '<p>A payment arrived but does not cover the full amount yet. Send the rest to the same address.</p>',
+    },
+    seen: {
+      title: 'Payment received',
+      body: '<p>Your payment is on its way: the Bitcoin network is confirming it, which usually takes 10 to 60 minutes. This page turns to Paid by itself. Do not pay again.</p>',
     },
     confirmed: {
       title: 'Paid',
@@ -47,8 +57,9 @@ function statusBlocks(view: CheckoutView): string {
   return Object.entries(blocks)
     .map(([status, { title, body }]) => {
       const final = finalCheckoutStatuses.includes(status as InvoiceStatus) ? ' data-final' : '';
-      const hidden = status === view.status ? '' : ' hidden';
-      return `<div class="state state-${status}" data-when="${status}"${final}${hidden}><h2>${title}</h2>${body}</div>`;
+      const paying = payingStates.includes(status as PageState) ? ' data-pay' : '';
+      const hidden = status === pageState(view) ? '' : ' hidden';
+      return `<div class="state state-${status}" data-when="${status}"${final}${paying}${hidden}><h2>${title}</h2>${body}</div>`;
     })
     .join('\n');
 }
@@ -82,12 +93,12 @@ function head(title: string, assets: PageAssets): string {
 export function renderCheckoutPage(view: CheckoutView, options: { viewUrl: string; qrSvg: string; assets: PageAssets }): string {
   const shop = escapeHtml(view.shop_name);
   const amount = escapeHtml(amountOf(view));
-  const open = !finalCheckoutStatuses.includes(view.status);
-  const whileOpen = open ? ' data-while-open' : ' data-while-open hidden';
+  const state = pageState(view);
+  const whileOpen = payingStates.includes(state) ? ' data-while-open' : ' data-while-open hidden';
   const network = view.chain === 'btc' ? 'Bitcoin' : `${view.asset} on Base (not Ethereum mainnet)`;
   return `${head(`Pay ${amount} ${view.asset} · ${shop}`, options.assets)}
 <body>
-<main class="checkout" data-view-url="${escapeHtml(options.viewUrl)}" data-status="${view.status}" data-expires-at="${view.expires_at}" data-server-time="${view.server_time}">
+<main class="checkout" data-view-url="${escapeHtml(options.viewUrl)}" data-state="${state}" data-expires-at="${view.expires_at}" data-server-time="${view.server_time}">
 <header>
 <p class="shop">${shop}</p>
 <h1>Pay <span class="nowrap">${amount} ${view.asset}</span></h1>

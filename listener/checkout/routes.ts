@@ -70,6 +70,12 @@ export function checkoutRoutes(options: CheckoutRouteOptions): Router {
     ctx.body = asset.body;
   });
 
+  // Browsers ask for it with every page: an empty answer keeps a 404 out of the payer's console.
+  router.get('/favicon.ico', (ctx) => {
+    ctx.status = 204;
+    ctx.set('Cache-Control', 'public, max-age=86400');
+  });
+
   router.get(`${pagePrefix}/:id`, async (ctx) => {
     setPageHeaders(ctx);
     try {

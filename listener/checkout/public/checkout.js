@@ -7,7 +7,7 @@
   if (!root) return;
   var POLL_MS = 5000;
   var MAX_WAIT_MS = 60000;
-  var status = root.dataset.status;
+  var state = root.dataset.state;
   var expiresAt = Date.parse(root.dataset.expiresAt);
   var offset = Date.parse(root.dataset.serverTime) - Date.now();
   var countdown = document.getElementById('countdown');
@@ -17,15 +17,19 @@
   var paused = false;
   var expiryChecked = false;
 
-  function isFinal(s) {
+  // The page marks its states: data-final (stop polling), data-pay (still show where to pay).
+  function stateHas(s, attribute) {
     var block = root.querySelector('[data-when="' + s + '"]');
-    return Boolean(block && block.hasAttribute('data-final'));
+    return Boolean(block && block.hasAttribute(attribute));
+  }
+  function isFinal(s) {
+    return stateHas(s, 'data-final');
   }
 
   function show(s) {
     root.querySelectorAll('[data-when]').forEach(function (block) { block.hidden = block.dataset.when !== s; });
-    root.querySelectorAll('[data-while-open]').forEach(function (el) { el.hidden = isFinal(s); });
-    root.dataset.status = s;
+    root.querySelectorAll('[data-while-open]').forEach(function (el) { el.hidden = !stateHas(s, 'data-pay'); });
+    root.dataset.state = s;
   }
 
   function apply(view) {
@@ -36,9 +40,11 @@
       link.textContent = view.tx_hash;
       if (view.tx_url) link.href = view.tx_url;
     }
-    if (view.status !== status) {
-      status = view.status;
-      show(status);
+    // Same rule as pageState in page.ts.
+    var next = view.payment_seen && view.status === 'pending' ? 'seen' : view.status;
+    if (next !== state) {
+      state = next;
+      show(state);
     }
   }
 
@@ -54,7 +60,7 @@
   }
 
   function tick() {
-    if (isFinal(status) || !countdown) return;
+    if (!stateHas(state, 'data-pay') || !countdown) return;
     var left = expiresAt - (Date.now() + offset);
     countdown.textContent = format(left);
     // At zero the server decides (a Bitcoin payment seen in time still confirms): ask it once now.
@@ -88,7 +94,7 @@
         failures += 1;
       })
       .then(function () {
-        if (!isFinal(status) && timer === null) schedule(Math.min(POLL_MS * Math.pow(2, failures), MAX_WAIT_MS));
+        if (!isFinal(state) && timer === null) schedule(Math.min(POLL_MS * Math.pow(2, failures), MAX_WAIT_MS));
       });
   }
 
@@ -134,5 +140,5 @@
   if (countdownLabel) countdownLabel.textContent = 'Time left to pay:';
   tick();
   setInterval(tick, 1000);
-  if (!isFinal(status)) schedule(POLL_MS);
+  if (!isFinal(state)) schedule(POLL_MS);
 })();
