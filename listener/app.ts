@@ -16,6 +16,7 @@ import { baseHealth } from './base/base-health.ts';
 import { createRpcSource } from './base/rpc.ts';
 import { createBaseWatcher } from './base/watcher.ts';
 import { createHttpApp } from './http/app.ts';
+import { createListenerCheckoutSource } from './checkout/listener-checkout-source.ts';
 import { createInvoiceService } from './invoices/invoice.service.ts';
 import { createLogger, type Logger } from './log.ts';
 import { countDeliveries } from './webhooks/delivery-store.ts';
@@ -124,6 +125,14 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     clock,
     logger,
     trustProxy: config.trustProxy,
+    checkout: createListenerCheckoutSource({
+      invoices,
+      db: database.db,
+      merchantId: config.merchantId,
+      clock,
+      shopName: config.shopName,
+      explorers: { btc: config.btc?.explorerUrl ?? null, base: config.base?.explorerUrl ?? null },
+    }),
   });
 
   const server = createServer(app.callback());

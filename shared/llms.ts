@@ -39,6 +39,10 @@ Example answer (Bitcoin): \`{"invoice_id": "inv_…", "chain": "btc", "asset": "
 
 Prefer the webhook to polling; if you poll, do it sparingly (every 30 s or more). Bitcoin needs 1 confirmation below 0.001 BTC, 3 below 0.01 BTC and 6 from 0.01 BTC (about 10 minutes each).
 
+## Checkout page
+
+Give the payer the link \`/pay/{invoice_id}\`: a page served by the listener with the shop name, the exact amount, the address, a QR code and the live status. Its data is \`GET /checkout/{invoice_id}\` (no key): the display-only checkout view (\`invoice_id, shop_name, chain, asset, status, receive_address, amount_btc\` or \`amount_usdc, amount_usdc_units\` and, fixed-address only, \`nonce\`; \`qr_uri, expires_at, created_at, tx_hash, paid_at, verify_url, tx_url, server_time\`).
+
 ## Webhooks
 
 Each event is a JSON \`POST\` to the merchant's webhook URL with headers \`${webhookHeaders.signature}\` (hex HMAC-SHA256 of the raw body bytes, keyed by the webhook secret), \`${webhookHeaders.timestamp}\` (epoch milliseconds of this attempt, not signed), \`${webhookHeaders.eventId}\` (the same on every retry: de-duplicate by it) and \`${webhookHeaders.attempt}\` (1-based).

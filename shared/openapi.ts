@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { BaseCheckoutView, BtcCheckoutView, CheckoutView } from './checkout.ts';
 import { ErrorEnvelope, errorCatalogue, type ErrorCode } from './errors.ts';
 import { Health } from './health.ts';
 import {
@@ -29,6 +30,9 @@ const componentSchemas = [
   CreatedInvoice,
   StoredInvoice,
   Health,
+  BtcCheckoutView,
+  BaseCheckoutView,
+  CheckoutView,
   InvoiceConfirmedEvent,
   PaymentOrphanEvent,
 ];
@@ -85,6 +89,8 @@ function errorResponses(codes: ErrorCode[]): JsonObject {
   }
   return responses;
 }
+
+const invoiceIdParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'The invoice id.' };
 
 const jsonBody = (schemaId: string, description: string) => ({
   description,
@@ -181,10 +187,37 @@ export function buildOpenApiDocument(): JsonObject {
           summary: 'Read a stored invoice',
           description:
             'No key required. A pending invoice past `expires_at` reads as `expired`. Use it to refresh a checkout page or reconcile after a missed webhook; poll sparingly.',
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'The invoice id.' }],
+          parameters: [invoiceIdParameter],
           responses: {
             '200': jsonBody('StoredInvoice', 'The stored invoice.'),
             ...errorResponses(['not_found', 'lookup_failed']),
+          },
+        },
+      },
+      '/checkout/{id}': {
+        get: {
+          operationId: 'getCheckoutView',
+          summary: "An invoice's checkout view (what its payment page shows)",
+          description:
+            'No key; public and CORS-open, like Cloud `GET /api/v1/checkout/{id}`. Display-only fields: never an xpub, secret, key or email. A pending invoice past `expires_at` reads as `expired`. The checkout page polls it every 5 s until the status is final.',
+          parameters: [invoiceIdParameter],
+          responses: {
+            '200': jsonBody('CheckoutView', 'The checkout view, in the Bitcoin or Base shape.'),
+            ...errorResponses(['not_found', 'lookup_failed']),
+          },
+        },
+      },
+      '/pay/{id}': {
+        get: {
+          operationId: 'getCheckoutPage',
+          summary: 'Hosted checkout page of an invoice (HTML, for the payer)',
+          description:
+            "Shop name, exact amount, address with copy buttons, the QR code of `qr_uri` (SVG made by the service), a countdown to expiry and the live status. Give the payer this link. Served with a strict Content-Security-Policy (only this origin's own script, stylesheet and JSON).",
+          parameters: [invoiceIdParameter],
+          responses: {
+            '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
+            '404': { description: 'No such invoice: an HTML page saying so.', content: { 'text/html': { schema: { type: 'string' } } } },
+            '500': { description: 'The invoice could not be read: an HTML page asking to reload.', content: { 'text/html': { schema: { type: 'string' } } } },
           },
         },
       },

@@ -27,7 +27,7 @@ describe('generated artifacts', () => {
     const document = JSON.parse(readFileSync(new URL('openapi/openapi.json', root), 'utf8'));
     assert.equal(document.openapi, '3.1.0');
     assert.equal(document.info.version, '0.6.0');
-    assert.deepEqual(Object.keys(document.paths).sort(), ['/health', '/invoice', '/invoice/{id}', '/llms.txt', '/openapi.json']);
+    assert.deepEqual(Object.keys(document.paths).sort(), ['/checkout/{id}', '/health', '/invoice', '/invoice/{id}', '/llms.txt', '/openapi.json', '/pay/{id}']);
     assert.deepEqual(document.components.securitySchemes.ApiKey, {
       type: 'apiKey',
       in: 'header',

@@ -117,6 +117,18 @@ export async function paymentsOf(db: Db, merchantId: string, invoiceIds: string[
   return db.selectFrom('btc_payments').selectAll().where('merchant_id', '=', merchantId).where('invoice_id', 'in', invoiceIds).execute();
 }
 
+/** Sats paid to an invoice by outputs still on the chain or in the mempool, confirmed or not. */
+export async function seenSatsOf(db: Db, merchantId: string, invoiceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('btc_payments')
+    .select((eb) => eb.fn.sum<number | string | null>('value_sats').as('sats'))
+    .where('merchant_id', '=', merchantId)
+    .where('invoice_id', '=', invoiceId)
+    .where('status', '!=', 'gone')
+    .executeTakeFirst();
+  return Number(row?.sats ?? 0);
+}
+
 export async function markReported(trx: Db, merchantId: string, payments: { txid: string; vout: number }[]) {
   for (const p of payments) {
     await trx
