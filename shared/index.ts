@@ -4,3 +4,4 @@ export * from './health.ts';
 export * from './assets.ts';
 export * from './webhooks.ts';
 export { API_VERSION } from './version.ts';
+export * from './cloud.ts';

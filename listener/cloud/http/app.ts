@@ -1,0 +1,30 @@
+import Koa from 'koa';
+import type { ErrorCode } from '../../../shared/index.ts';
+import type { Logger } from '../../log.ts';
+import { errorMiddleware } from '../../http/error-middleware.ts';
+import { requestContext } from '../../http/request-context.ts';
+import { cloudRoutes, type CloudRouteDeps } from './routes.ts';
+
+function fallbackCode(path: string, method: string): ErrorCode {
+  if (method === 'POST' && path === '/api/v1/invoice') return 'create_failed';
+  if (method === 'GET' && path.startsWith('/api/v1/invoice/')) return 'lookup_failed';
+  return 'internal_error';
+}
+
+export function createCloudHttpApp(deps: CloudRouteDeps & { logger: Logger; trustProxy: boolean; documents: { openapi: string; llms: string } }): Koa {
+  const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
+  app.silent = true;
+  const router = cloudRoutes(deps);
+  router.get('/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = deps.documents.openapi;
+  });
+  router.get('/llms.txt', (ctx) => {
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = deps.documents.llms;
+  });
+  app.use(requestContext(deps.logger, deps.clock));
+  app.use(errorMiddleware(deps.logger, fallbackCode));
+  app.use(router.routes());
+  return app;
+}
