@@ -106,7 +106,7 @@ describe('Cloud /api/v1', () => {
   });
 
   it('keyed endpoints answer 401 unauthorized without or with a wrong key', async () => {
-    for (const headers of [{}, { 'X-Service-Api-Key': 'sk_wrong' }]) {
+    for (const headers of [{}, { 'X-Service-Api-Key': 'sk_wrong' }] as Record<string, string>[]) {
       for (const [method, path] of [['GET', '/me'], ['GET', '/invoices'], ['POST', '/webhook'], ['POST', '/billing/checkout'], ['POST', '/invoice'], ['GET', '/invoice/inv_x']]) {
         const response = await fetch(api(path), { method, headers: { 'content-type': 'application/json', ...headers }, body: method === 'POST' ? '{}' : undefined });
         assert.equal(response.status, 401, `${method} ${path}`);
