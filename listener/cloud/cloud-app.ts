@@ -1,11 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { sql } from 'kysely';
 import { buildLlmsTxt } from '../../shared/llms.ts';
 import { buildOpenApiDocument } from '../../shared/openapi.ts';
 import type { Fetch } from '../btc/chain-source.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { openDatabase, type Database } from '../db/database.ts';
+import { serveHttp } from '../http/serve.ts';
 import { createInvoiceEngine } from '../invoices/invoice.service.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { createDeliveryWorker } from '../webhooks/delivery-worker.ts';
@@ -138,15 +138,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       return { ok, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString() };
     },
   });
-  const server = createServer(app.callback());
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
+  const { server, url } = await serveHttp(app, config.port, config.host);
   logger.info('cloud started', { url, database: database.dialect, hosted_checkout: config.checkoutBaseUrl ?? 'off' });
 
   return {

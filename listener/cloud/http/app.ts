@@ -3,6 +3,7 @@ import type { ErrorCode } from '../../../shared/index.ts';
 import type { Logger } from '../../log.ts';
 import { errorMiddleware } from '../../http/error-middleware.ts';
 import { requestContext } from '../../http/request-context.ts';
+import { documentRoutes } from '../../http/serve.ts';
 import { cloudRoutes, type CloudRouteDeps } from './routes.ts';
 
 function fallbackCode(path: string, method: string): ErrorCode {
@@ -15,14 +16,7 @@ export function createCloudHttpApp(deps: CloudRouteDeps & { logger: Logger; trus
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   app.silent = true;
   const router = cloudRoutes(deps);
-  router.get('/openapi.json', (ctx) => {
-    ctx.type = 'application/json';
-    ctx.body = deps.documents.openapi;
-  });
-  router.get('/llms.txt', (ctx) => {
-    ctx.type = 'text/plain; charset=utf-8';
-    ctx.body = deps.documents.llms;
-  });
+  documentRoutes(router, deps.documents);
   app.use(requestContext(deps.logger, deps.clock));
   app.use(errorMiddleware(deps.logger, fallbackCode));
   app.use(router.routes());
