@@ -1,5 +1,4 @@
-import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { sql } from 'kysely';
 import type { Health } from '../shared/index.ts';
 import { buildLlmsTxt } from '../shared/llms.ts';
@@ -17,6 +16,7 @@ import { createRpcSource } from './base/rpc.ts';
 import { createBaseWatcher } from './base/watcher.ts';
 import { createHttpApp } from './http/app.ts';
 import { createListenerCheckoutSource } from './checkout/listener-checkout-source.ts';
+import { serveHttp } from './http/serve.ts';
 import { createInvoiceService } from './invoices/invoice.service.ts';
 import { createLogger, type Logger } from './log.ts';
 import { countDeliveries } from './webhooks/delivery-store.ts';
@@ -135,15 +135,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     }),
   });
 
-  const server = createServer(app.callback());
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
+  const { server, url } = await serveHttp(app, config.port, config.host);
   baseWatcher?.start();
   logger.info('listener started', {
     url,

@@ -5,3 +5,4 @@ export * from './assets.ts';
 export * from './webhooks.ts';
 export * from './checkout.ts';
 export { API_VERSION } from './version.ts';
+export * from './cloud.ts';

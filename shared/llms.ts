@@ -51,6 +51,10 @@ To verify: compute HMAC-SHA256 over the raw bytes exactly as received (re-serial
 
 Events: \`invoice.confirmed\` (\`event, invoice_id, merchant_id, chain, asset, amount, address, tx_hash, confirmations, confirmed_at\`; \`amount\` is a decimal string in the asset's unit) and \`payment.orphan\` (a transfer that matches no open invoice: \`chain, asset, token_address, address, tx_hash, value, detected_at\`; no invoice is marked paid, handle it by hand).
 
+## Cloud (hosted, under /api/v1)
+
+The same invoice bodies and fields under \`/api/v1\`, with a per-merchant key in \`X-Service-Api-Key\`: \`POST /api/v1/signup\` (\`email\`, \`shop_name\`, and at least one of \`btc_xpub\`, \`base_xpub\`, \`base_address\`; optional \`webhook_url\`) returns \`api_key\` once. Then \`POST /api/v1/invoice\`, \`GET /api/v1/invoice/{id}\`, \`GET /api/v1/invoices?limit=25\`, \`GET /api/v1/me\`, \`POST /api/v1/webhook\`, \`POST /api/v1/billing/checkout\`; public: \`GET /api/v1/plans\`, \`GET /api/v1/checkout/{id}\`, \`GET /api/v1/health\`. Plans: free 50, starter 500 (19 USD), pro 5000 (49 USD) invoices per calendar month (UTC); at the cap \`POST /api/v1/invoice\` answers 402 \`plan_limit_reached\`. Never send a private key: only public keys (xpub).
+
 ## Errors
 
 ${errorLines.join('\n')}
