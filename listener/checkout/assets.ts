@@ -15,8 +15,9 @@ export interface CheckoutAssets {
   js: CheckoutAsset;
 }
 
-function load(file: string, type: string): CheckoutAsset {
-  const body = readFileSync(new URL(`./public/${file}`, import.meta.url));
+/** A static file named by its content hash; `dir` is the folder URL (ending in `/`) it is read from. */
+export function loadHashedAsset(dir: URL, file: string, type: string): CheckoutAsset {
+  const body = readFileSync(new URL(file, dir));
   const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
   const [stem, ext] = file.split('.');
   return {
@@ -27,10 +28,12 @@ function load(file: string, type: string): CheckoutAsset {
   };
 }
 
+const publicDir = new URL('./public/', import.meta.url);
+
 /** The page's stylesheet and script, served as files: the Content-Security-Policy allows no inline code. */
 export function loadCheckoutAssets(): CheckoutAssets {
   return {
-    css: load('checkout.css', 'text/css; charset=utf-8'),
-    js: load('checkout.js', 'text/javascript; charset=utf-8'),
+    css: loadHashedAsset(publicDir, 'checkout.css', 'text/css; charset=utf-8'),
+    js: loadHashedAsset(publicDir, 'checkout.js', 'text/javascript; charset=utf-8'),
   };
 }

@@ -18,6 +18,7 @@ import { effectivePlan, planCatalogue, planOf, usageMonth, type PlanName } from 
 import { signup } from './signup.ts';
 import { countInvoice, invoicesThisMonth } from './usage.ts';
 import { checkWebhookUrl, type WebhookTargetPolicy } from './webhook-target.ts';
+import { listDeliveries, resendDeliveries } from '../webhooks/delivery-store.ts';
 
 export interface CloudServiceDeps {
   db: Kysely<Tables>;
@@ -40,6 +41,14 @@ export function createCloudService(deps: CloudServiceDeps) {
   const checkoutUrl = (invoiceId: string) => (config.checkoutBaseUrl ? `${config.checkoutBaseUrl}/pay/${invoiceId}` : null);
   const planNow = (row: MerchantRow) =>
     effectivePlan({ plan: row.plan as PlanName, expiresAt: row.plan_expires_at === null ? null : Number(row.plan_expires_at) }, clock.now()).plan;
+
+  async function setWebhook(merchant: MerchantRow, body: unknown) {
+    const url = (body as { webhook_url?: unknown } | null)?.webhook_url;
+    const target = await checkWebhookUrl(url, deps.webhookPolicy);
+    const secret = newWebhookSecret();
+    await saveWebhook(db, merchant.merchant_id, target.url.href, secret);
+    return { webhook_url: target.url.href, webhook_secret: secret };
+  }
 
   return {
     signup: (body: unknown) => signup({ db, clock, webhookPolicy: deps.webhookPolicy }, body),
@@ -106,13 +115,25 @@ export function createCloudService(deps: CloudServiceDeps) {
       return rowToCheckoutView(row, { shopName: owner.shop_name, explorers, now, paymentSeen });
     },
 
-    async setWebhook(merchant: MerchantRow, body: unknown) {
-      const url = (body as { webhook_url?: unknown } | null)?.webhook_url;
-      const target = await checkWebhookUrl(url, deps.webhookPolicy);
-      const secret = newWebhookSecret();
-      await saveWebhook(db, merchant.merchant_id, target.url.href, secret);
-      return { webhook_url: target.url.href, webhook_secret: secret };
+    setWebhook,
+
+    /** A new signing secret for the saved URL (the URL is checked again); the old secret stops at once. */
+    async rotateWebhookSecret(merchant: MerchantRow) {
+      const fresh = await findMerchant(db, merchant.merchant_id);
+      if (!fresh?.webhook_url) throw new ServiceError('invalid_webhook_url', 'Save a webhook URL first.');
+      return setWebhook(fresh, { webhook_url: fresh.webhook_url });
     },
+
+    /** The latest webhook deliveries of the merchant, newest first. */
+    recentDeliveries: (merchant: MerchantRow, limit = 20) =>
+      listDeliveries(db, merchant.merchant_id, ['pending', 'delivered', 'failed'], { newest: limit }),
+
+    /** One more attempt of a delivered or failed event, now; false when there is no such event to re-send. */
+    async resendDelivery(merchant: MerchantRow, eventId: string) {
+      return (await resendDeliveries(db, merchant.merchant_id, { eventId }, clock.now())).length === 1;
+    },
+
+    checkoutUrl,
 
     plans() {
       return { plans: [...planCatalogue], payment_methods: paymentMethods(deps.billing), transaction_fee: 0 };

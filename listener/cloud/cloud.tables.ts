@@ -1,3 +1,5 @@
+import type { DashboardSessionsTable } from './dashboard/session.tables.ts';
+
 /** A Cloud account. Only public receive material is stored: never a private key. */
 export interface CloudMerchantsTable {
   merchant_id: string;
@@ -52,4 +54,5 @@ export interface CloudTables {
   cloud_api_keys: CloudApiKeysTable;
   cloud_usage: CloudUsageTable;
   cloud_subscriptions: CloudSubscriptionsTable;
+  cloud_dashboard_sessions: DashboardSessionsTable;
 }

@@ -3,6 +3,7 @@ import { webhookDeliveryMigration } from '../webhooks/delivery-migration.ts';
 import type { Dialect } from './database.ts';
 import { baseStablecoinsDown, baseStablecoinsUp } from '../base/base.migration.ts';
 import { cloudAccountsMigration } from '../cloud/cloud.migration.ts';
+import { dashboardSessionsMigration } from '../cloud/dashboard/session.migration.ts';
 
 /**
  * Ordered, named migrations. Add a new entry for every schema change; never edit one that has
@@ -113,6 +114,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     '0004_cloud_accounts': cloudAccountsMigration,
+    '0005_dashboard_sessions': dashboardSessionsMigration,
   };
 }
 

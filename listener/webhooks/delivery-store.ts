@@ -184,19 +184,22 @@ export interface DeliverySummary {
   createdAt: number;
 }
 
-/** Pending and failed deliveries (or the given statuses), oldest first. */
+/** Pending and failed deliveries (or the given statuses), oldest first; with `newest`, only that many of the latest, newest first. */
 export async function listDeliveries(
   db: Db,
   merchantId: string,
   statuses: DeliverySummary['status'][] = ['pending', 'failed'],
+  options: { newest?: number } = {},
 ): Promise<DeliverySummary[]> {
+  const order = options.newest === undefined ? 'asc' : 'desc';
   const rows = await db
     .selectFrom('events')
     .select(['event_id', 'type', 'delivery_status', 'delivery_attempts', 'next_attempt_at', 'last_attempt_at', 'last_http_status', 'last_error', 'created_at'])
     .where('merchant_id', '=', merchantId)
     .where('delivery_status', 'in', statuses)
-    .orderBy('created_at')
-    .orderBy('event_id')
+    .orderBy('created_at', order)
+    .orderBy('event_id', order)
+    .$if(options.newest !== undefined, (query) => query.limit(options.newest!))
     .execute();
   const toNumber = (value: number | null) => (value === null ? null : Number(value));
   return rows.map((row) => ({
