@@ -6,6 +6,8 @@ import { requestContext } from '../../http/request-context.ts';
 import { documentRoutes } from '../../http/serve.ts';
 import { checkoutRoutes } from '../../checkout/routes.ts';
 import { cloudRoutes, type CloudRouteDeps } from './routes.ts';
+import { dashboardRoutes } from '../dashboard/routes.ts';
+import { createSessionStore } from '../dashboard/session-store.ts';
 
 function fallbackCode(path: string, method: string): ErrorCode {
   if (method === 'POST' && path === '/api/v1/invoice') return 'create_failed';
@@ -24,5 +26,6 @@ export function createCloudHttpApp(deps: CloudRouteDeps & { logger: Logger; trus
   // The hosted page behind `checkout_url`: the listener's page over Cloud's public view.
   const checkoutSource = { view: (invoiceId: string) => deps.cloud.checkout(invoiceId) };
   app.use(checkoutRoutes({ source: checkoutSource, logger: deps.logger, viewPrefix: '/api/v1/checkout' }).routes());
+  app.use(dashboardRoutes({ cloud: deps.cloud, sessions: createSessionStore(deps.db), clock: deps.clock, logger: deps.logger }).routes());
   return app;
 }
