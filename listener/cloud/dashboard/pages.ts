@@ -144,11 +144,11 @@ export function renderInvoices(frame: PageFrame, invoices: InvoiceEntry[], check
     .map((invoice) => {
       const url = checkoutUrl(invoice.invoice_id);
       return `<tr>
-<td><code>${e(invoice.invoice_id)}</code></td>
-<td><span class="status status-${e(invoice.status)}">${e(invoice.status)}</span></td>
-<td class="num">${e(invoice.amount)} ${e(invoice.asset)}</td>
-<td>${utc(invoice.created_at)}</td>
-<td>${url ? `<a href="${e(url)}">Checkout page</a>` : '<span class="hint">hosted checkout off</span>'}</td>
+<td data-label="Invoice"><code>${e(invoice.invoice_id)}</code></td>
+<td data-label="Status"><span class="status status-${e(invoice.status)}">${e(invoice.status)}</span></td>
+<td class="num" data-label="Amount">${e(invoice.amount)} ${e(invoice.asset)}</td>
+<td data-label="Created">${utc(invoice.created_at)}</td>
+<td data-label="Payer's page">${url ? `<a href="${e(url)}">Checkout page</a>` : '<span class="hint">hosted checkout off</span>'}</td>
 </tr>`;
     })
     .join('\n');
@@ -177,12 +177,12 @@ export function renderWebhooks(frame: PageFrame, options: { webhookUrl: string |
   const rows = options.deliveries
     .map(
       (d) => `<tr>
-<td><code>${e(d.eventId)}</code></td>
-<td>${e(d.type)}</td>
-<td><span class="status status-${d.status}">${d.status}</span></td>
-<td class="num">${d.attempts}</td>
-<td>${d.lastHttpStatus ?? '—'}${d.lastError ? ` <span class="hint">${e(d.lastError)}</span>` : ''}</td>
-<td>${utcMs(d.lastAttemptAt)}</td>
+<td data-label="Event"><code>${e(d.eventId)}</code></td>
+<td data-label="Type">${e(d.type)}</td>
+<td data-label="Status"><span class="status status-${d.status}">${d.status}</span></td>
+<td class="num" data-label="Attempts">${d.attempts}</td>
+<td data-label="Last answer">${d.lastHttpStatus ?? '—'}${d.lastError ? ` <span class="hint">${e(d.lastError)}</span>` : ''}</td>
+<td data-label="Last attempt">${utcMs(d.lastAttemptAt)}</td>
 <td>${
         d.status === 'pending'
           ? '<span class="hint">queued</span>'
@@ -222,10 +222,10 @@ export function renderKeys(frame: PageFrame, keys: AccountView['api_keys']): str
   const rows = keys
     .map(
       (k) => `<tr>
-<td><code>${e(k.prefix)}…</code></td>
-<td>${e(k.label)}</td>
-<td>${utc(k.created_at)}</td>
-<td>${k.revoked ? '<span class="status status-failed">revoked</span>' : '<span class="status status-confirmed">active</span>'}</td>
+<td data-label="Prefix"><code>${e(k.prefix)}…</code></td>
+<td data-label="Label">${e(k.label)}</td>
+<td data-label="Created">${utc(k.created_at)}</td>
+<td data-label="State">${k.revoked ? '<span class="status status-failed">revoked</span>' : '<span class="status status-confirmed">active</span>'}</td>
 </tr>`,
     )
     .join('\n');
