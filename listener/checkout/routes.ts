@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { loadCheckoutAssets } from './assets.ts';
+import { loadCheckoutAssets, type CheckoutAsset } from './assets.ts';
 import type { CheckoutSource } from './checkout-source.ts';
 import { renderCheckoutErrorPage, renderCheckoutPage, type PageAssets } from './page.ts';
 import { renderQrSvg } from './qr-svg.ts';
@@ -31,14 +31,25 @@ export const CHECKOUT_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function setPageHeaders(ctx: Context) {
-  ctx.set('Content-Security-Policy', CHECKOUT_CSP);
+/** Headers of a server-rendered page: its CSP, no framing, no sniffing, never cached. */
+export function setHtmlPageHeaders(ctx: Context, csp: string, referrerPolicy: string) {
+  ctx.set('Content-Security-Policy', csp);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('X-Frame-Options', 'DENY');
-  // The page URL carries the invoice id: explorer links must not receive it.
-  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Referrer-Policy', referrerPolicy);
   ctx.set('Cache-Control', 'no-store');
   ctx.type = 'text/html; charset=utf-8';
+}
+
+// The page URL carries the invoice id: explorer links must not receive it.
+const setPageHeaders = (ctx: Context) => setHtmlPageHeaders(ctx, CHECKOUT_CSP, 'no-referrer');
+
+/** A content-hashed static file: cached for a year, its name changes with its content. */
+export function serveHashedAsset(ctx: Context, asset: CheckoutAsset) {
+  ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.type = asset.type;
+  ctx.body = asset.body;
 }
 
 /** The hosted checkout page, its JSON view and its two static files, over any CheckoutSource. */
@@ -63,11 +74,7 @@ export function checkoutRoutes(options: CheckoutRouteOptions): Router {
 
   router.get(`${pagePrefix}/assets/:file`, (ctx) => {
     const asset = byName.get(ctx.params.file!);
-    if (!asset) return;
-    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.type = asset.type;
-    ctx.body = asset.body;
+    if (asset) serveHashedAsset(ctx, asset);
   });
 
   // Browsers ask for it with every page: an empty answer keeps a 404 out of the payer's console.

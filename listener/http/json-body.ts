@@ -8,6 +8,17 @@ export const MAX_BODY_BYTES = 16 * 1024;
  * `ctx.state.rawBody` for callers that need exact number text.
  */
 export async function readJsonBody(ctx: Context): Promise<unknown> {
+  const text = await readBodyText(ctx);
+  ctx.state.rawBody = text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ServiceError('bad_body', 'The body is not valid JSON.');
+  }
+}
+
+/** The request body as UTF-8 text, refused (bad_body) beyond 16 KB whatever Content-Length claims. */
+export async function readBodyText(ctx: Context): Promise<string> {
   const declared = Number(ctx.get('Content-Length') || 0);
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   const chunks: Buffer[] = [];
@@ -17,13 +28,7 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
     if (size > MAX_BODY_BYTES) throw tooLarge();
     chunks.push(chunk as Buffer);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  ctx.state.rawBody = text;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ServiceError('bad_body', 'The body is not valid JSON.');
-  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function tooLarge() {

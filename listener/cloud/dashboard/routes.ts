@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { errorCatalogue } from '../../../shared/index.ts';
 import { loadHashedAsset } from '../../checkout/assets.ts';
+import { serveHashedAsset, setHtmlPageHeaders } from '../../checkout/routes.ts';
 import type { Clock } from '../../clock.ts';
 import { ServiceError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
@@ -52,14 +53,7 @@ function setCookie(ctx: Context, name: string, value: string, maxAgeS: number) {
   ctx.append('Set-Cookie', `${name}=${value}; Path=/dashboard; Max-Age=${maxAgeS}; HttpOnly; SameSite=Strict${secure}`);
 }
 
-function setPageHeaders(ctx: Context) {
-  ctx.set('Content-Security-Policy', DASHBOARD_CSP);
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Referrer-Policy', 'same-origin');
-  ctx.set('Cache-Control', 'no-store');
-  ctx.type = 'text/html; charset=utf-8';
-}
+const setPageHeaders = (ctx: Context) => setHtmlPageHeaders(ctx, DASHBOARD_CSP, 'same-origin');
 
 /** A readable sentence for a service error, with the contract code for support. */
 const noticeOf = (error: ServiceError): Notice => ({ kind: 'error', text: `${error.message} (${error.code})` });
@@ -137,11 +131,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   router.use(htmlErrors);
 
   router.get('/assets/:file', (ctx) => {
-    if (ctx.params.file !== asset.name) return;
-    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.type = asset.type;
-    ctx.body = asset.body;
+    if (ctx.params.file === asset.name) serveHashedAsset(ctx, asset);
   });
 
   router.get('/login', async (ctx) => {
