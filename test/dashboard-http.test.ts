@@ -7,6 +7,7 @@ import { DASHBOARD_CSP, LOGIN_COOKIE, SESSION_COOKIE } from '../listener/cloud/d
 import { SESSION_TTL_MS } from '../listener/cloud/dashboard/session-store.ts';
 import { hashApiKey } from '../listener/cloud/api-keys.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
+import { testDatabases } from './support/databases.ts';
 import { BIP84_ZPUB } from './support/listener.ts';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -34,16 +35,22 @@ async function signIn(baseUrl: string, apiKey: string): Promise<string> {
 
 const open = (baseUrl: string, path: string, token: string) => fetch(`${baseUrl}${path}`, { headers: { cookie: `${SESSION_COOKIE}=${token}` }, redirect: 'manual' });
 
-describe('dashboard sessions over HTTP', () => {
+for (const database of testDatabases) describe(`dashboard sessions over HTTP (${database.name})`, { skip: database.skip }, () => {
   let cloud: RunningCloud;
+  let drop: () => Promise<void>;
   let merchant: Awaited<ReturnType<typeof signupMerchant>>;
   const clock = manualClock(Date.UTC(2026, 10, 22, 12));
 
   before(async () => {
-    cloud = await startTestCloud({ deps: { clock } });
+    const created = await database.create();
+    drop = created.drop;
+    cloud = await startTestCloud({ env: { DATABASE_URL: created.url }, deps: { clock } });
     merchant = await signupMerchant(cloud.url, { btc_xpub: BIP84_ZPUB });
   });
-  after(() => cloud?.stop());
+  after(async () => {
+    await cloud?.stop();
+    await drop?.();
+  });
 
   test('every page without a session goes to sign-in; a POST without one gets a readable 401 page', async () => {
     for (const path of ['/dashboard', '/dashboard/invoices', '/dashboard/webhooks', '/dashboard/keys', '/dashboard/plan']) {
@@ -100,8 +107,11 @@ describe('dashboard sessions over HTTP', () => {
     assert.equal((await open(cloud.url, '/dashboard', token)).status, 200);
     clock.advance(1);
     assert.equal((await open(cloud.url, '/dashboard', token)).status, 302, 'expired');
+    const expiredRows = () => cloud.database.db.selectFrom('cloud_dashboard_sessions').select('session_hash').where('expires_at', '<=', clock.now()).execute();
+    assert.ok((await expiredRows()).length > 0);
 
     const fresh = await signIn(cloud.url, merchant.api_key);
+    assert.deepEqual(await expiredRows(), [], 'a new sign-in sweeps the expired sessions');
     assert.equal((await open(cloud.url, '/dashboard/keys', fresh)).status, 200);
     await cloud.database.db.updateTable('cloud_api_keys').set({ revoked: 1 }).where('key_hash', '=', hashApiKey(merchant.api_key)).execute();
     assert.equal((await open(cloud.url, '/dashboard/keys', fresh)).status, 302, 'revoked key');

@@ -33,12 +33,13 @@ export interface DashboardSession {
 
 export function createSessionStore(db: Kysely<Tables>) {
   return {
-    /** Signs in with an API key: a new session for its merchant, or null for an unknown or revoked key. */
+    /** Signs in with an API key: a new session for its merchant (its expired ones swept), or null for an unknown or revoked key. */
     async signIn(apiKey: string, now: number): Promise<{ token: string; merchant: MerchantRow } | null> {
       const keyHash = hashApiKey(apiKey.trim());
       const merchant = await merchantByKeyHash(db, keyHash);
       if (!merchant) return null;
       const token = randomBytes(32).toString('base64url');
+      await db.deleteFrom('cloud_dashboard_sessions').where('merchant_id', '=', merchant.merchant_id).where('expires_at', '<=', now).execute();
       await db
         .insertInto('cloud_dashboard_sessions')
         .values({ session_hash: sha256(token), merchant_id: merchant.merchant_id, key_hash: keyHash, created_at: now, expires_at: now + SESSION_TTL_MS })
