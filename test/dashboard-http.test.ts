@@ -65,6 +65,13 @@ for (const database of testDatabases) describe(`dashboard sessions over HTTP (${
     assert.match(await post.text(), /Your session has ended\. Sign in again with your API key\./);
   });
 
+  test('an unknown dashboard address answers with a readable 404 page', async () => {
+    const response = await fetch(`${cloud.url}/dashboard/nowhere/at-all`);
+    assert.equal(response.status, 404);
+    assert.equal(response.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.match(await response.text(), /There is no dashboard page at this address\./);
+  });
+
   test('the sign-in form is refused without its token (login CSRF), and no session is made', async () => {
     const form = await loginForm(cloud.url);
     const attempts: Record<string, string>[] = [{ 'content-type': FORM }, { 'content-type': FORM, cookie: `${LOGIN_COOKIE}=other-value-of-same-length-xxxx` }];

@@ -222,5 +222,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     }
   });
 
+  router.get('/{*rest}', (ctx) => show(ctx, renderMessagePage(css, 'Page not found', 'There is no dashboard page at this address.'), 404));
+
   return router;
 }
