@@ -44,7 +44,11 @@ for (const database of testDatabases) describe(`dashboard sessions over HTTP (${
   before(async () => {
     const created = await database.create();
     drop = created.drop;
-    cloud = await startTestCloud({ env: { DATABASE_URL: created.url }, deps: { clock } });
+    cloud = await startTestCloud({
+      env: { DATABASE_URL: created.url },
+      // The card processor is someone else's hosted page; only its answer matters here.
+      deps: { clock, card: { createCheckout: async (request) => ({ url: `https://cards.example/checkout/${request.subscriptionId}` }) } },
+    });
     merchant = await signupMerchant(cloud.url, { btc_xpub: BIP84_ZPUB });
   });
   after(async () => {
@@ -123,6 +127,25 @@ for (const database of testDatabases) describe(`dashboard sessions over HTTP (${
     await cloud.database.db.updateTable('cloud_api_keys').set({ revoked: 1 }).where('key_hash', '=', hashApiKey(merchant.api_key)).execute();
     assert.equal((await open(cloud.url, '/dashboard/keys', fresh)).status, 302, 'revoked key');
     await cloud.database.db.updateTable('cloud_api_keys').set({ revoked: 0 }).where('key_hash', '=', hashApiKey(merchant.api_key)).execute();
+  });
+
+  test('an upgrade by card starts a billing checkout and links to its payment page', async () => {
+    const token = await signIn(cloud.url, merchant.api_key);
+    const html = await (await open(cloud.url, '/dashboard/plan', token)).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+    const response = await fetch(`${cloud.url}/dashboard/plan`, {
+      method: 'POST',
+      headers: { cookie: `${SESSION_COOKIE}=${token}`, 'content-type': FORM },
+      body: new URLSearchParams({ csrf, plan: 'pro', method: 'card' }),
+    });
+    assert.equal(response.status, 200);
+    const page = await response.text();
+    const subscription = await cloud.database.db.selectFrom('cloud_subscriptions').selectAll().where('merchant_id', '=', merchant.merchant_id).executeTakeFirstOrThrow();
+    assert.equal(subscription.plan, 'pro');
+    assert.equal(subscription.method, 'card');
+    assert.equal(subscription.status, 'pending');
+    assert.match(page, new RegExp(`<a id="pay-link" href="https://cards.example/checkout/${subscription.subscription_id}">`));
+    assert.match(page, /Upgrade to pro started\.<\/strong> Pay \$49/);
   });
 
   test('a page that fails unexpectedly answers with a readable HTML page, not a blank one or JSON', async () => {
