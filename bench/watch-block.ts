@@ -65,7 +65,7 @@ async function run(kind: ChainSource['kind'], openInvoices: number): Promise<Run
   const server = await startLocalChainServer(chain);
   const source =
     kind === 'esplora' ? createEsploraSource({ baseUrl: server.esploraUrl, fetch }) : createBitcoinCoreSource({ url: server.rpcUrl, fetch });
-  const watcher = createBtcWatcher({ db: database.db, merchantId: 'bench', source, clock: systemClock, logger: silentLogger });
+  const watcher = createBtcWatcher({ db: database.db, merchantId: 'bench', keyId: 'bench', source, clock: systemClock, logger: silentLogger });
   await watcher.syncOnce(); // loads the watched set and the current tip
 
   progress(`[${kind}, ${openInvoices} open invoices] building a block of ${TXS} transactions…`);

@@ -1,6 +1,6 @@
 import * as bitcoin from 'bitcoinjs-lib';
 import type { Kysely } from 'kysely';
-import type { BtcNetwork } from '../../shared/index.ts';
+import type { BtcGapReport, BtcNetwork } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
 import type { Tables } from '../db/tables.ts';
 import type { Logger } from '../log.ts';
@@ -16,11 +16,14 @@ import {
   type SeenOutput,
 } from './btc-payment.repository.ts';
 import type { ChainSource, SourceTx } from './chain-source.ts';
+import { createGapMonitor } from './gap-report.ts';
 import { settleInvoices } from './settlement.ts';
 
 export interface BtcWatcherDeps {
   db: Kysely<Tables>;
   merchantId: string;
+  /** The wallet key whose child indexes the gap report covers. */
+  keyId: string;
   source: ChainSource;
   clock: Clock;
   logger: Logger;
@@ -39,6 +42,7 @@ export interface BtcWatcherStatus {
   last_block_height: number | null;
   btc_source: ChainSource['kind'];
   btc_source_error: string | null;
+  btc_gap?: BtcGapReport;
 }
 
 interface Watched {
@@ -55,7 +59,7 @@ const PROGRESS_EVERY_MS = 5_000;
  * the same for 10 or 100,000 open invoices, and the source never learns which addresses are ours.
  */
 export function createBtcWatcher(deps: BtcWatcherDeps) {
-  const { db, merchantId, source, clock, logger } = deps;
+  const { db, merchantId, keyId, source, clock, logger } = deps;
   const pollIntervalMs = deps.pollIntervalMs ?? 10_000;
   const maxBackoffMs = deps.maxBackoffMs ?? 60_000;
   const mempoolFetchLimit = deps.mempoolFetchLimit ?? 2_000;
@@ -71,6 +75,9 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
   let stopped = true;
   let wake: (() => void) | null = null;
   let loopDone: Promise<void> = Promise.resolve();
+  const gap = createGapMonitor({ db, merchantId, keyId, clock, logger: log });
+  // The gap only moves when invoices are added or payments appear or vanish.
+  let gapStale = true;
 
   const heard = <T>(value: T): T => {
     lastEventAt = clock.now();
@@ -85,6 +92,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
       .where('chain', '=', 'btc')
       .where('created_at', '>=', watchedSince)
       .execute();
+    const before = watched.size;
     for (const row of rows) {
       const network = bitcoinNetworks[(row.network ?? 'mainnet') as BtcNetwork];
       const script = Buffer.from(bitcoin.address.toOutputScript(row.receive_address, network)).toString('hex');
@@ -92,6 +100,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
       // Same-millisecond inserts may land after this read; re-reading the last millisecond is harmless.
       watchedSince = Math.max(watchedSince, Number(row.created_at));
     }
+    if (watched.size !== before) gapStale = true;
   }
 
   function matches(txs: SourceTx[]): SeenOutput[] {
@@ -122,6 +131,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
       const fork = await findForkPoint(last.height - 1);
       log.warn('btc reorg: rolling back to the fork point and rescanning', { from_height: last.height, fork_height: fork });
       await db.transaction().execute((trx) => disconnectAbove(trx, merchantId, fork));
+      gapStale = true;
       // Transactions of the disconnected blocks may be back in the mempool: look at all of it again.
       seenMempool = new Set();
       last = fork >= 0 ? { height: fork, hash: (await processedBlockAt(db, merchantId, fork))?.hash ?? '' } : undefined;
@@ -143,6 +153,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
         await recordProcessedBlock(trx, merchantId, block, clock.now(), KEEP_BLOCKS);
       });
       for (const output of found) seenMempool.delete(output.txid);
+      if (found.length) gapStale = true;
       if (found.length) log.info('btc payments found in block', { height, hash, outputs: found.length });
       lastBlockHeight = height;
       prevHash = hash;
@@ -162,6 +173,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     const found = matches(txs);
     if (found.length) {
       await recordInMempool(db, merchantId, found, clock.now());
+      gapStale = true;
       log.info('btc payments seen in mempool', { outputs: found.length });
     }
     const next = new Set<string>();
@@ -171,19 +183,30 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     // A transaction mined between our block scan and this read is also absent: only judge a still tip.
     if (heard(await source.tipHeight()) === tip) {
       const left = await markLeftMempool(db, merchantId, current);
-      if (left) log.warn('btc payments left the mempool unconfirmed', { transactions: left });
+      if (left) {
+        gapStale = true;
+        log.warn('btc payments left the mempool unconfirmed', { transactions: left });
+      }
     }
   }
 
   /** One full pass: new invoices, new blocks (with reorg handling), mempool, then invoice states. */
   async function pass(): Promise<void> {
     await refreshWatchSet();
-    const tip = await followBlocks();
-    await followMempool(tip);
-    const last = await lastProcessedBlock(db, merchantId);
-    if (last) {
-      lastBlockHeight = last.height;
-      await settleInvoices(db, merchantId, last.height, clock.now(), log);
+    try {
+      const tip = await followBlocks();
+      await followMempool(tip);
+      const last = await lastProcessedBlock(db, merchantId);
+      if (last) {
+        lastBlockHeight = last.height;
+        await settleInvoices(db, merchantId, last.height, clock.now(), log);
+      }
+    } finally {
+      // Needs only the database: kept current (new invoices widen the gap) even while the source is down.
+      if (gapStale) {
+        gapStale = false;
+        await gap.refresh();
+      }
     }
   }
 
@@ -239,6 +262,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
         last_block_height: lastBlockHeight,
         btc_source: source.kind,
         btc_source_error: sourceError,
+        ...(gap.current() ? { btc_gap: gap.current()! } : {}),
       };
     },
   };

@@ -1,10 +1,11 @@
 import { runCommand, type Command } from './command.ts';
+import { gapCommand } from './gap.ts';
 import { healthcheckCommand } from './healthcheck.ts';
 import { initCommand } from './init.ts';
 import { mineCommand, payCommand } from './sandbox-commands.ts';
 import { startCommand } from './start.ts';
 
-const commands: Command[] = [startCommand, initCommand, healthcheckCommand, payCommand, mineCommand];
+const commands: Command[] = [startCommand, initCommand, healthcheckCommand, gapCommand, payCommand, mineCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
