@@ -39,11 +39,14 @@ export interface BtcWatchContext {
  * A listener watching a local regtest chain through real HTTP, with the chain's block times and the
  * listener's clock on one manual clock so expiry is under the test's control.
  */
-export async function startBtcWatchContext(kind: SourceKind, options: { pollIntervalMs?: number; logger?: Logger } = {}): Promise<BtcWatchContext> {
+export async function startBtcWatchContext(
+  kind: SourceKind,
+  options: { pollIntervalMs?: number; logger?: Logger; databaseUrl?: string } = {},
+): Promise<BtcWatchContext> {
   const clock = manualClock(Date.UTC(2026, 0, 1));
   const chain = new LocalBtcChain({ now: clock.now });
   const server = await startLocalChainServer(chain);
-  const databaseUrl = tempSqliteUrl();
+  const databaseUrl = options.databaseUrl ?? tempSqliteUrl();
   const config = loadConfig({
     PORT: '0',
     DATABASE_URL: databaseUrl,
