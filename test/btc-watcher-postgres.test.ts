@@ -11,7 +11,7 @@ test('bitcoin watching on postgres: batch confirms each once, partial, orphan, r
   const database = await postgres.create();
   const ctx = await startBtcWatchContext('esplora', { databaseUrl: database.url });
   try {
-    const many = [];
+    const many: Array<{ invoice_id: string; receive_address: string }> = [];
     for (let i = 0; i < 300; i++) many.push(await ctx.createInvoice(10_000 + i));
     const partial = await ctx.createInvoice(50_000);
     const late = await ctx.createInvoice(20_000, 60);

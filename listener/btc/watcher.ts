@@ -1,4 +1,3 @@
-import * as bitcoin from 'bitcoinjs-lib';
 import type { Kysely } from 'kysely';
 import type { BtcGapReport, BtcNetwork } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
@@ -17,6 +16,7 @@ import {
 } from './btc-payment.repository.ts';
 import type { ChainSource, SourceTx } from './chain-source.ts';
 import { createGapMonitor } from './gap-report.ts';
+import { outputScriptHex } from './output-script.ts';
 import { settleInvoices } from './settlement.ts';
 
 export interface BtcWatcherDeps {
@@ -45,13 +45,12 @@ export interface BtcWatcherStatus {
   btc_gap?: BtcGapReport;
 }
 
-interface Watched {
-  invoiceId: string;
-}
-
 /** How many processed block hashes are kept to find a fork point; deeper reorgs rescan from the oldest. */
 const KEEP_BLOCKS = 1_000;
 const PROGRESS_EVERY_MS = 5_000;
+/** How far before the newest invoice seen each watch-set refresh looks again for late commits. */
+const LATE_COMMIT_WINDOW_MS = 120_000;
+const WATCH_PAGE = 5_000;
 
 /**
  * Follows the chain for the merchant's Bitcoin invoices. Every block and new mempool transaction is
@@ -65,7 +64,8 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
   const mempoolFetchLimit = deps.mempoolFetchLimit ?? 2_000;
   const log = logger.child({ component: 'btc-watcher', source: source.kind });
 
-  const watched = new Map<string, Watched>();
+  /** Output script (hex) → invoice id. */
+  const watched = new Map<string, string>();
   let watchedSince = -1;
   let seenMempool = new Set<string>();
   let lastEventAt: number | null = null;
@@ -84,21 +84,36 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     return value;
   };
 
+  /**
+   * Adds invoices created since the last refresh. An invoice is stamped before its transaction
+   * commits, so a concurrent one can become visible after a later-stamped one was read: each
+   * refresh re-reads a window before the newest stamp seen (re-adding is harmless). Rows come in
+   * pages, so loading 100,000 invoices at start never holds them all at once.
+   */
   async function refreshWatchSet(): Promise<void> {
-    const rows = await db
-      .selectFrom('invoices')
-      .select(['invoice_id', 'receive_address', 'network', 'created_at'])
-      .where('merchant_id', '=', merchantId)
-      .where('chain', '=', 'btc')
-      .where('created_at', '>=', watchedSince)
-      .execute();
     const before = watched.size;
-    for (const row of rows) {
-      const network = bitcoinNetworks[(row.network ?? 'mainnet') as BtcNetwork];
-      const script = Buffer.from(bitcoin.address.toOutputScript(row.receive_address, network)).toString('hex');
-      watched.set(script, { invoiceId: row.invoice_id });
-      // Same-millisecond inserts may land after this read; re-reading the last millisecond is harmless.
-      watchedSince = Math.max(watchedSince, Number(row.created_at));
+    const from = watchedSince < 0 ? watchedSince : watchedSince - LATE_COMMIT_WINDOW_MS;
+    let after: { createdAt: number; invoiceId: string } | null = null;
+    for (;;) {
+      let query = db
+        .selectFrom('invoices')
+        .select(['invoice_id', 'receive_address', 'network', 'created_at'])
+        .where('merchant_id', '=', merchantId)
+        .where('chain', '=', 'btc')
+        .where('created_at', '>=', from);
+      if (after) {
+        const { createdAt, invoiceId } = after;
+        query = query.where((eb) => eb.or([eb('created_at', '>', createdAt), eb.and([eb('created_at', '=', createdAt), eb('invoice_id', '>', invoiceId)])]));
+      }
+      const rows = await query.orderBy('created_at').orderBy('invoice_id').limit(WATCH_PAGE).execute();
+      for (const row of rows) {
+        const network = bitcoinNetworks[(row.network ?? 'mainnet') as BtcNetwork];
+        watched.set(outputScriptHex(row.receive_address, network), row.invoice_id);
+        watchedSince = Math.max(watchedSince, Number(row.created_at));
+      }
+      if (rows.length < WATCH_PAGE) break;
+      const last = rows[rows.length - 1];
+      after = { createdAt: Number(last.created_at), invoiceId: last.invoice_id };
     }
     if (watched.size !== before) gapStale = true;
   }
@@ -107,8 +122,8 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     const found: SeenOutput[] = [];
     for (const tx of txs) {
       tx.outputs.forEach((output, vout) => {
-        const hit = watched.get(output.script);
-        if (hit) found.push({ invoiceId: hit.invoiceId, txid: tx.txid, vout, valueSats: output.value });
+        const invoiceId = watched.get(output.script);
+        if (invoiceId) found.push({ invoiceId, txid: tx.txid, vout, valueSats: output.value });
       });
     }
     return found;
@@ -142,6 +157,9 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     let lastProgress = clock.now();
     let prevHash = last?.hash;
     for (let height = from; height <= tip; height++) {
+      // An invoice paid in this block was committed before the block was mined, hence before this
+      // refresh, even when this pass started long before (a catch-up): it is matched.
+      if (height > from) await refreshWatchSet();
       const hash = heard(await source.blockHash(height));
       if (hash === null) break; // the tip moved down under us; the next pass sees the reorg
       const block = heard(await source.block(hash, height));
