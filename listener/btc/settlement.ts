@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction, type UpdateObject } from 'kysely';
 import type { InvoicesTable, Tables } from '../db/tables.ts';
 import { enqueueEvents, type NewEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
@@ -129,49 +129,49 @@ function groupBy<T>(items: T[], key: (item: T) => string): T[][] {
   return [...groups.values()];
 }
 
-/** One update per (from, to) pair and chunk; returns the moves that really happened. */
-async function moveStatuses(trx: Transaction<Tables>, merchantId: string, moves: Plan['moves'], now: number) {
-  const happened: Plan['moves'] = [];
-  for (const group of groupBy(moves, (m) => `${m.invoice.status}>${m.to}`)) {
+/**
+ * Applies `changes` to the invoices of `items`, one update per group and chunk, each guarded by the
+ * status the decision was made from; returns the items whose row really changed.
+ */
+async function updateGuarded<T extends { invoice: InvoiceRow }>(
+  trx: Transaction<Tables>,
+  merchantId: string,
+  items: T[],
+  groupKey: (item: T) => string,
+  changes: (chunk: T[]) => UpdateObject<Tables, 'invoices'>,
+): Promise<T[]> {
+  const happened: T[] = [];
+  for (const group of groupBy(items, (item) => `${item.invoice.status}>${groupKey(item)}`)) {
     for (const chunk of chunks(group)) {
       const rows = await trx
         .updateTable('invoices')
-        .set({ status: chunk[0].to, updated_at: now })
+        .set(changes(chunk))
         .where('merchant_id', '=', merchantId)
         .where('status', '=', chunk[0].invoice.status)
-        .where('invoice_id', 'in', chunk.map((m) => m.invoice.invoice_id))
+        .where('invoice_id', 'in', chunk.map((item) => item.invoice.invoice_id))
         .returning('invoice_id')
         .execute();
       const ids = new Set(rows.map((r) => r.invoice_id));
-      happened.push(...chunk.filter((m) => ids.has(m.invoice.invoice_id)));
+      happened.push(...chunk.filter((item) => ids.has(item.invoice.invoice_id)));
     }
   }
   return happened;
 }
 
-/** Confirms in one update per read status and chunk; returns the confirmations that really happened. */
-async function confirmInvoices(trx: Transaction<Tables>, merchantId: string, confirmations: Confirmation[], now: number) {
-  const happened: Confirmation[] = [];
-  for (const group of groupBy(confirmations, (c) => c.invoice.status)) {
-    for (const chunk of chunks(group)) {
-      const txHash = sql<string>`case invoice_id ${sql.join(
-        chunk.map((c) => sql`when ${c.invoice.invoice_id} then ${c.txHash}`),
-        sql` `,
-      )} end`;
-      const rows = await trx
-        .updateTable('invoices')
-        .set({ status: 'confirmed', tx_hash: txHash, paid_at: now, updated_at: now })
-        .where('merchant_id', '=', merchantId)
-        .where('status', '=', chunk[0].invoice.status)
-        .where('invoice_id', 'in', chunk.map((c) => c.invoice.invoice_id))
-        .returning('invoice_id')
-        .execute();
-      const ids = new Set(rows.map((r) => r.invoice_id));
-      happened.push(...chunk.filter((c) => ids.has(c.invoice.invoice_id)));
-    }
-  }
-  return happened;
-}
+const moveStatuses = (trx: Transaction<Tables>, merchantId: string, moves: Plan['moves'], now: number) =>
+  updateGuarded(trx, merchantId, moves, (m) => m.to, (chunk) => ({ status: chunk[0].to, updated_at: now }));
+
+/** The completing transaction differs per invoice: one CASE sets each its own. */
+const confirmInvoices = (trx: Transaction<Tables>, merchantId: string, confirmations: Confirmation[], now: number) =>
+  updateGuarded(trx, merchantId, confirmations, () => 'confirmed', (chunk) => ({
+    status: 'confirmed',
+    tx_hash: sql<string>`case invoice_id ${sql.join(
+      chunk.map((c) => sql`when ${c.invoice.invoice_id} then ${c.txHash}`),
+      sql` `,
+    )} end`,
+    paid_at: now,
+    updated_at: now,
+  }));
 
 function confirmedEvent(merchantId: string, c: Confirmation, now: number): NewEvent {
   return {
