@@ -11,9 +11,12 @@ import { createBtcWatcher, type BtcWatcher } from './btc/watcher.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { configSecrets, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
+import { enabledAssets } from './enabled-assets.ts';
 import { createHttpApp } from './http/app.ts';
 import { createInvoiceService } from './invoices/invoice.service.ts';
 import { createLogger, type Logger } from './log.ts';
+import { countDeliveries } from './webhooks/delivery-store.ts';
+import { startWebhookDelivery, type WebhookDeliveryDeps } from './webhooks/start-delivery.ts';
 
 export interface ListenerDeps {
   clock?: Clock;
@@ -22,6 +25,7 @@ export interface ListenerDeps {
   /** Network access of the chain sources. */
   fetch?: Fetch;
   btcPollIntervalMs?: number;
+  webhooks?: WebhookDeliveryDeps;
 }
 
 export interface RunningListener {
@@ -74,15 +78,26 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
 
   const invoices = createInvoiceService({ db: database.db, clock, logger, merchantId: config.merchantId, btc });
 
+  const webhooks = startWebhookDelivery({ config, db: database.db, clock, logger, ...deps.webhooks });
+
   const health = async (): Promise<Health> => {
     let ok = true;
+    let webhookCounts: Health['webhooks'] = { queued: 0, failing: 0, failed: 0 };
     try {
       await sql`select 1`.execute(database.db);
+      webhookCounts = await countDeliveries(database.db, config.merchantId);
     } catch (error) {
       ok = false;
       logger.warn('health: database check failed', { error });
     }
-    return { ok, ...idleChainStatus(), ...btcWatcher?.status(), uptime_s: Math.round((clock.now() - startedAt) / 100) / 10 };
+    return {
+      ok,
+      ...idleChainStatus(),
+      ...btcWatcher?.status(),
+      uptime_s: Math.round((clock.now() - startedAt) / 100) / 10,
+      webhooks: webhookCounts,
+      enabled_assets: enabledAssets(config),
+    };
   };
 
   const app = createHttpApp({
@@ -110,6 +125,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     database: database.dialect,
     btc_network: config.btc?.accountKey.network ?? null,
     api_key: config.apiKey ? 'set' : 'unset (POST /invoice is open: development only)',
+    webhook_url: config.webhook?.url ?? 'unset (events are stored, not sent)',
   });
 
   btcWatcher?.start();
@@ -125,6 +141,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await webhooks.stop();
       btc?.close();
       if (!deps.database) await database.close();
       logger.info('listener stopped');

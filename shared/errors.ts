@@ -24,6 +24,26 @@ export const errorCatalogue = {
   },
   unauthorized: { status: 401, description: 'Missing or invalid API key in `X-Service-Api-Key`.' },
   plan_limit_reached: { status: 402, description: 'Cloud only: the monthly invoice cap of the plan is reached.' },
+  missing_header: {
+    status: 401,
+    description: 'Webhook receiver: a required `X-Service-*` header (signature, timestamp, event id, attempt) is absent.',
+  },
+  invalid_signature: {
+    status: 401,
+    description: 'Webhook receiver: `X-Service-Signature` is not hex(HMAC-SHA256(secret, raw body bytes)).',
+  },
+  invalid_timestamp: {
+    status: 401,
+    description: 'Webhook receiver: `X-Service-Timestamp` or `X-Service-Attempt` is not an integer.',
+  },
+  timestamp_too_old: {
+    status: 401,
+    description: 'Webhook receiver: `X-Service-Timestamp` is more than five minutes (in milliseconds) behind the receiver clock.',
+  },
+  timestamp_too_new: {
+    status: 401,
+    description: 'Webhook receiver: `X-Service-Timestamp` is more than five minutes ahead of the receiver clock.',
+  },
   not_found: { status: 404, description: 'No such invoice or route.' },
   rate_limited: {
     status: 429,

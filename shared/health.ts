@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AssetId } from './assets.ts';
 
 /** The usual wallet gap limit (BIP-44's 20); most wallets use it unless told otherwise. */
 export const DEFAULT_WALLET_GAP_LIMIT = 20;
@@ -48,6 +49,17 @@ export const Health = z
     btc_gap: BtcGapReport.optional().describe(
       'Address gap of the Bitcoin wallet key (when Bitcoin is watched): what gap limit the merchant wallet needs to show every payment.',
     ),
+    webhooks: z
+      .object({
+        queued: z.number().int().describe('Events waiting for their first delivery attempt.'),
+        failing: z.number().int().describe('Events not yet acknowledged after at least one attempt; retries follow.'),
+        failed: z.number().int().describe('Events that gave up after the last attempt; re-send with `service deliveries resend`.'),
+      })
+      .describe('Webhook delivery backlog.'),
+    enabled_assets: z
+      .array(AssetId)
+      .optional()
+      .describe('Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it.'),
   })
   .meta({ id: 'Health', description: 'GET /health. Further fields may be added; never rely on their absence.' });
 export type Health = z.infer<typeof Health>;

@@ -1,5 +1,6 @@
 export * from './errors.ts';
 export * from './invoice.ts';
 export * from './health.ts';
+export * from './assets.ts';
 export * from './webhooks.ts';
 export { API_VERSION } from './version.ts';

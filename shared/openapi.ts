@@ -13,7 +13,7 @@ import {
   StoredInvoice,
 } from './invoice.ts';
 import { API_VERSION } from './version.ts';
-import { InvoiceConfirmedEvent, PaymentOrphanEvent, webhookHeaders } from './webhooks.ts';
+import { InvoiceConfirmedEvent, PaymentOrphanEvent, webhookHeaders, webhookVerificationCodes } from './webhooks.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -92,6 +92,7 @@ const jsonBody = (schemaId: string, description: string) => ({
 });
 
 function webhookOperation(eventName: string, schemaId: string, summary: string): JsonObject {
+  const rejected = errorResponse([...webhookVerificationCodes]);
   const header = (name: string, description: string, schema: JsonObject) => ({
     name,
     in: 'header',
@@ -113,11 +114,18 @@ function webhookOperation(eventName: string, schemaId: string, summary: string):
           pattern: '^[0-9]+$',
         }),
         header(webhookHeaders.eventId, 'Stable event id, the same on every retry: de-duplicate by it.', { type: 'string' }),
-        header(webhookHeaders.attempt, 'Attempt number, 1-based (at most 10).', { type: 'string', pattern: '^[0-9]+$' }),
+        header(webhookHeaders.attempt, 'Attempt number, 1-based: 1-10 for the automatic schedule, higher for a manual re-send.', {
+          type: 'string',
+          pattern: '^[0-9]+$',
+        }),
       ],
       requestBody: { required: true, content: { 'application/json': { schema: ref(schemaId) } } },
       responses: {
         '2XX': { description: 'Any 2xx within 10 seconds acknowledges the event.' },
+        '401': {
+          ...rejected,
+          description: `What \`verifyWebhook\` and the \`webhook-receiver\` tool answer to a delivery they reject (any non-2xx means a retry):\n\n${rejected.description}`,
+        },
         default: {
           description: 'Anything else (or no answer within 10 s) schedules a retry: 1 s, 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 12 h.',
         },

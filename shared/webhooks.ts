@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { ErrorCode } from './errors.ts';
 import { InvoiceChain } from './invoice.ts';
 
 export const webhookHeaders = {
@@ -13,6 +14,27 @@ export const webhookRetryDelaysMs = [1_000, 5_000, 30_000, 120_000, 600_000, 1_8
 export const WEBHOOK_MAX_ATTEMPTS = webhookRetryDelaysMs.length + 1;
 export const WEBHOOK_ACK_TIMEOUT_MS = 10_000;
 export const WEBHOOK_TIMESTAMP_TOLERANCE_MS = 5 * 60_000;
+
+/** Why a receiver rejects a delivery; each answers 401 with the error envelope. */
+export const webhookVerificationCodes = [
+  'missing_header',
+  'invalid_signature',
+  'invalid_timestamp',
+  'timestamp_too_old',
+  'timestamp_too_new',
+] as const satisfies readonly ErrorCode[];
+export type WebhookVerificationCode = (typeof webhookVerificationCodes)[number];
+
+/** The answer of the local `webhook-receiver` to a verified delivery. */
+export const WebhookReceipt = z
+  .object({
+    ok: z.literal(true),
+    event_id: z.string(),
+    attempt: z.number().int(),
+    duplicate: z.boolean().describe('True when this receiver already accepted the event id (a retry after a lost answer).'),
+  })
+  .meta({ id: 'WebhookReceipt', description: 'Answer of the local webhook receiver to a verified delivery.' });
+export type WebhookReceipt = z.infer<typeof WebhookReceipt>;
 
 export const InvoiceConfirmedEvent = z
   .object({

@@ -1,11 +1,22 @@
 import { runCommand, type Command } from './command.ts';
+import { deliveriesCommand } from './deliveries.ts';
 import { gapCommand } from './gap.ts';
 import { healthcheckCommand } from './healthcheck.ts';
 import { initCommand } from './init.ts';
 import { mineCommand, payCommand } from './sandbox-commands.ts';
 import { startCommand } from './start.ts';
+import { webhookReceiverCommand } from './webhook-receiver.ts';
 
-const commands: Command[] = [startCommand, initCommand, healthcheckCommand, gapCommand, payCommand, mineCommand];
+const commands: Command[] = [
+  startCommand,
+  initCommand,
+  healthcheckCommand,
+  gapCommand,
+  deliveriesCommand,
+  webhookReceiverCommand,
+  payCommand,
+  mineCommand,
+];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

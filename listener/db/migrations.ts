@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { webhookDeliveryMigration } from '../webhooks/delivery-migration.ts';
 import type { Dialect } from './database.ts';
 
 /**
@@ -100,6 +101,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.dropTable('btc_payments').execute();
       },
     },
+    '0002_webhook_delivery': webhookDeliveryMigration,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { EventDeliveryColumns, WebhookAttemptsTable } from '../webhooks/delivery-tables.ts';
 
 /** Times are epoch milliseconds; amounts are integers in the smallest unit. */
 export interface InvoicesTable {
@@ -69,7 +70,8 @@ export interface BtcBlocksTable {
 export interface Tables {
   invoices: InvoicesTable;
   address_counters: AddressCountersTable;
-  events: EventsTable;
+  events: EventsTable & EventDeliveryColumns;
   btc_payments: BtcPaymentsTable;
   btc_blocks: BtcBlocksTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

@@ -10,6 +10,9 @@ import { silentLogger, type Logger } from '../../listener/log.ts';
 export const BIP84_ZPUB =
   'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
 
+/** For tests without a chain: the watcher gets a refused loopback port instead of mempool.space. */
+export const NO_CHAIN_ESPLORA_URL = 'http://127.0.0.1:9/api';
+
 export function tempSqliteUrl(): string {
   return `sqlite:${join(mkdtempSync(join(tmpdir(), 'service-test-')), 'service.db')}`;
 }
@@ -29,8 +32,7 @@ export async function startTestListener(options: TestListenerOptions = {}): Prom
     DATABASE_URL: tempSqliteUrl(),
     MERCHANT_BTC_XPUB: BIP84_ZPUB,
     SERVICE_RATE_LIMIT: 'off',
-    // No chain in these tests: the watcher gets a refused loopback port instead of mempool.space.
-    BTC_ESPLORA_URL: 'http://127.0.0.1:9/api',
+    BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL,
     ...options.env,
   });
   return startListener(config, { clock: options.clock, logger: options.logger ?? silentLogger, database: options.database });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL } from './listener.ts';
 
 export const SERVICE_BIN = fileURLToPath(new URL('../../bin/service.js', import.meta.url));
 
@@ -14,7 +15,8 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SERVICE_BIN, ...args], {
       cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? '', ...options.env },
+      // A sandbox a test did not ask for binds a free port, never the developer's 18443.
+      env: { PATH: process.env.PATH ?? '', SANDBOX_CHAIN_PORT: '0', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -38,12 +40,23 @@ export interface ListenerProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `service start` as a child process and resolves once it logs its URL. */
+/**
+ * Starts `service start` as a child process and resolves once it logs its URL. Unless the test
+ * says otherwise it runs with the BIP-84 test key and an unreachable chain source, so it is never
+ * the sandbox (whose database lives in memory) and never reaches a public explorer.
+ */
 export function spawnListener(env: Record<string, string>, cwd?: string): Promise<ListenerProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SERVICE_BIN, 'start'], {
       cwd,
-      env: { PATH: process.env.PATH ?? '', PORT: '0', ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: '0',
+        MERCHANT_BTC_XPUB: BIP84_ZPUB,
+        BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL,
+        SANDBOX_CHAIN_PORT: '0',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

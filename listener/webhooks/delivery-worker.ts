@@ -1,0 +1,176 @@
+import type { Kysely } from 'kysely';
+import { WEBHOOK_ACK_TIMEOUT_MS, webhookHeaders } from '../../shared/webhooks.ts';
+import { claimDueAttempts, recordAttemptOutcomes, verdictOf, type AttemptOutcome, type ClaimedAttempt } from './delivery-store.ts';
+import type { Tables } from '../db/tables.ts';
+import type { WebhookSender } from './http-sender.ts';
+import { signWebhook } from './signature.ts';
+import type { Timers } from './timers.ts';
+
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
+
+export interface DeliveryWorkerOptions {
+  db: Kysely<Tables>;
+  merchantId: string;
+  url: URL;
+  secret: string;
+  clock: Clock;
+  timers: Timers;
+  send: WebhookSender;
+  logger: Logger;
+  /** Attempts in flight at once; each is independent, so one slow receiver answer holds one slot only. */
+  concurrency: number;
+  /** How often due events are looked for; retries and newly stored events start within this. */
+  pollIntervalMs: number;
+}
+
+export interface DeliveryWorker {
+  start(): void;
+  /** Stops claiming and aborts attempts in flight; their claims expire and they are retried after a restart. */
+  stop(): Promise<void>;
+  /** Delivers everything due now (and whatever falls due meanwhile); resolves once every started attempt is recorded. */
+  deliverDue(): Promise<number>;
+}
+
+function describeError(error: unknown): string {
+  const err = error as { code?: string; message?: string; cause?: { code?: string } };
+  const code = err.code ?? err.cause?.code;
+  return `network error: ${code ? `${code} ` : ''}${err.message ?? String(error)}`.slice(0, 300);
+}
+
+export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const { db, clock, timers, logger } = options;
+  const inFlight = new Map<string, Promise<void>>();
+  const stopping = new AbortController();
+  const requests = new Set<AbortController>();
+  let claiming: Promise<number> | undefined;
+  // Refill slots a handful at a time: one claim transaction per finished attempt would cost more
+  // than the attempt; the poll loop still picks up any remainder.
+  const claimBatch = Math.max(1, Math.floor(options.concurrency / 5));
+  const freeSlots = () => options.concurrency - inFlight.size;
+  let loop: Promise<void> | undefined;
+
+  async function attempt(claim: ClaimedAttempt): Promise<AttemptOutcome> {
+    const request = new AbortController();
+    requests.add(request);
+    let timedOut = false;
+    void timers.delay(WEBHOOK_ACK_TIMEOUT_MS, request.signal).then((elapsed) => {
+      if (elapsed) (timedOut = true), request.abort();
+    });
+    try {
+      const response = await options.send({
+        url: options.url,
+        body: claim.body,
+        signal: request.signal,
+        headers: {
+          'content-type': 'application/json',
+          [webhookHeaders.signature]: signWebhook(claim.body, options.secret),
+          [webhookHeaders.timestamp]: String(clock.now()),
+          [webhookHeaders.eventId]: claim.eventId,
+          [webhookHeaders.attempt]: String(claim.attempt),
+        },
+      });
+      const ok = response.status >= 200 && response.status < 300;
+      return { finishedAt: clock.now(), httpStatus: response.status, error: ok ? null : `HTTP ${response.status}`, responseExcerpt: response.excerpt };
+    } catch (error) {
+      const reason = timedOut ? `timeout: no answer within ${WEBHOOK_ACK_TIMEOUT_MS} ms` : describeError(error);
+      return { finishedAt: clock.now(), httpStatus: null, error: reason, responseExcerpt: null };
+    } finally {
+      request.abort();
+      requests.delete(request);
+    }
+  }
+
+  async function deliver(claim: ClaimedAttempt): Promise<void> {
+    const outcome = await attempt(claim);
+    // Stopping aborted the request: its outcome is unknown, so the stored claim stands and the
+    // attempt is found interrupted after the restart.
+    if (stopping.signal.aborted) return;
+    await record(claim, outcome);
+    const verdict = verdictOf(claim, outcome);
+    if (verdict !== 'delivered') {
+      const fields = { event_id: claim.eventId, attempt: claim.attempt, error: outcome.error };
+      if (verdict === 'failed') logger.warn('webhook delivery gave up', fields);
+      else logger.info('webhook delivery failed, will retry', fields);
+    }
+  }
+
+  // Outcomes that finish while a batch is being written wait for the next batch: one commit for many.
+  let pending: { claim: ClaimedAttempt; outcome: AttemptOutcome; done(error?: unknown): void }[] = [];
+  let writing = false;
+  function record(claim: ClaimedAttempt, outcome: AttemptOutcome): Promise<void> {
+    return new Promise((resolve, reject) => {
+      pending.push({ claim, outcome, done: (error) => (error ? reject(error) : resolve()) });
+      if (!writing) void writeBatches();
+    });
+  }
+  async function writeBatches() {
+    writing = true;
+    while (pending.length > 0) {
+      const batch = pending;
+      pending = [];
+      try {
+        await recordAttemptOutcomes(db, batch);
+        batch.forEach((item) => item.done());
+      } catch (error) {
+        batch.forEach((item) => item.done(error));
+      }
+    }
+    writing = false;
+  }
+
+  function claimAndStart(): Promise<number> {
+    // One claim at a time: concurrent claims would race for the same free slots.
+    claiming ??= (async () => {
+      try {
+        const claims = await claimDueAttempts(db, {
+          merchantId: options.merchantId,
+          now: clock.now(),
+          limit: freeSlots(),
+          exclude: new Set(inFlight.keys()),
+        });
+        for (const claim of claims) {
+          const running = deliver(claim)
+            .catch((error) => logger.warn('webhook outcome not recorded; the claim expires and the attempt is retried', { event_id: claim.eventId, error: String(error) }))
+            .finally(() => {
+              inFlight.delete(claim.eventId);
+              if (loop && !stopping.signal.aborted && freeSlots() >= claimBatch) void claimAndStart();
+            });
+          inFlight.set(claim.eventId, running);
+        }
+        return claims.length;
+      } finally {
+        claiming = undefined;
+      }
+    })();
+    return claiming;
+  }
+
+  return {
+    start() {
+      loop ??= (async () => {
+        while (!stopping.signal.aborted) {
+          await claimAndStart().catch((error) => logger.warn('webhook claim failed', { error: String(error) }));
+          await timers.delay(options.pollIntervalMs, stopping.signal);
+        }
+      })();
+    },
+    async stop() {
+      stopping.abort();
+      for (const request of requests) request.abort();
+      await loop;
+      await claiming?.catch(() => undefined);
+      await Promise.all(inFlight.values());
+    },
+    async deliverDue() {
+      let total = 0;
+      for (;;) {
+        const claimed = await claimAndStart();
+        total += claimed;
+        if (claimed === 0 && inFlight.size === 0) return total;
+        do await Promise.race(inFlight.values());
+        while (inFlight.size > 0 && freeSlots() < claimBatch);
+      }
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import type * as z from 'zod';
+import type { CreatedInvoice, StoredInvoice } from '../shared/index.ts';
+
+type AnyInvoice = z.infer<typeof CreatedInvoice> | z.infer<typeof StoredInvoice>;
+
+/** The amount the payer sends, with its unit: "0.00001000 BTC (1000 sats)" or "12.500000 USDC (12.5 USD)". */
+export function describeAmount(invoice: AnyInvoice): string {
+  if (invoice.chain === 'btc') return `${invoice.amount_btc} BTC (${invoice.amount_sats} sats)`;
+  return `${invoice.amount_usdc} ${invoice.asset} (${invoice.amount_usd} USD)`;
+}
+
+function network(invoice: AnyInvoice): string {
+  return invoice.chain === 'btc' ? 'Bitcoin' : 'Base';
+}
+
+/** Plain text for clients that ignore structuredContent: everything a payer needs, nothing secret. */
+export function describeCreatedInvoice(invoice: z.infer<typeof CreatedInvoice>): string {
+  const lines = [
+    `Invoice ${invoice.invoice_id} created, status ${invoice.status}.`,
+    `Pay ${describeAmount(invoice)} on ${network(invoice)} to ${invoice.receive_address}.`,
+  ];
+  if ('mode' in invoice && invoice.mode === 'fixed-address') {
+    lines.push(
+      `Fixed-address mode: send exactly ${invoice.amount_usdc} ${invoice.asset} (token contract ${invoice.token_address}); the exact amount is what identifies this invoice, any other amount is not credited to it.`,
+    );
+  }
+  lines.push(`Payment URI: ${invoice.qr_uri}`, `Expires at ${invoice.expires_at}.`);
+  return lines.join('\n');
+}
+
+export function describeStoredInvoice(invoice: z.infer<typeof StoredInvoice>): string {
+  const lines = [
+    `Invoice ${invoice.invoice_id}: status ${invoice.status}.`,
+    `Amount ${describeAmount(invoice)} on ${network(invoice)} to ${invoice.receive_address}.`,
+  ];
+  if (invoice.status === 'confirmed') lines.push(`Paid at ${invoice.paid_at} in transaction ${invoice.tx_hash}.`);
+  else lines.push(`Expires at ${invoice.expires_at}.`);
+  return lines.join('\n');
+}

@@ -1,0 +1,49 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createLogger } from '../listener/log.ts';
+import { loadMcpConfig } from './config.ts';
+import { createListenerClient } from './listener-client.ts';
+import { renderQrPng } from './qr.ts';
+import { createServer } from './server.ts';
+
+/** How long a tool waits for the listener before answering `listener_timeout`. */
+const LISTENER_TIMEOUT_MS = 15_000;
+
+// stdout carries the protocol and nothing else: every log line goes to stderr.
+const writeStderr = (line: string) => process.stderr.write(`${line}\n`);
+
+const loaded = loadMcpConfig(process.env);
+if (!loaded.ok) {
+  writeStderr(`service-mcp: invalid configuration:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
+  process.exit(1);
+}
+const { config } = loaded;
+const logger = createLogger({ write: writeStderr, secrets: [config.apiKey], fields: { component: 'mcp' } });
+
+const listener = createListenerClient({
+  baseUrl: config.listenerUrl,
+  apiKey: config.apiKey,
+  fetch: globalThis.fetch,
+  timeoutMs: LISTENER_TIMEOUT_MS,
+  logger,
+});
+const server = createServer({ listener, renderQr: renderQrPng, logger });
+const transport = new StdioServerTransport();
+
+let closing = false;
+async function shutdown(reason: string): Promise<void> {
+  if (closing) return;
+  closing = true;
+  logger.info('stopping', { reason });
+  await server.close();
+  process.exit(0);
+}
+process.once('SIGINT', () => void shutdown('SIGINT'));
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+// The client closing our stdin is the normal end of a stdio session.
+process.stdin.once('end', () => void shutdown('stdin closed'));
+
+await server.connect(transport);
+logger.info('MCP server ready on stdio', {
+  listener_url: config.listenerUrl,
+  api_key: config.apiKey ? 'set' : 'unset',
+});

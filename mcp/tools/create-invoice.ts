@@ -1,0 +1,41 @@
+import * as z from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CreateInvoiceRequest, CreatedInvoice } from '../../shared/index.ts';
+import { validatedByListener } from '../input-schema.ts';
+import { describeCreatedInvoice } from '../invoice-text.ts';
+import { toolError } from '../tool-error.ts';
+import type { ServerDeps } from '../deps.ts';
+
+const name = 'create_invoice';
+
+const config = {
+  title: 'Create a payment invoice',
+  description: [
+    'Creates a pending invoice on the payment listener and returns where and how much the payer must send, a payment URI and its QR code (PNG).',
+    'Bitcoin (default, chain "btc"): give amount_sats, an integer number of satoshis (1 BTC = 100,000,000 sats; e.g. 25,000 sats is 0.00025 BTC). Never pass BTC or USD in amount_sats.',
+    'Stablecoins on Base (chain "base"): give amount_usd in US dollars (e.g. 12.5); asset "usdc" (default) or "usdt".',
+    'In fixed-address mode (mode "fixed-address" in the result, always for USDT) every invoice shares one address and the invoice is identified by the exact amount: tell the payer to send exactly amount_usdc, not a rounded figure.',
+    'The invoice expires after expires_in seconds (default 3600; fixed-address invoices always one hour). Each call creates a new invoice: do not retry a call that succeeded.',
+    'Call list_supported_assets first if unsure what this listener accepts. Errors come back as "<code>: <message>" with a stable code such as invalid_amount, chain_disabled or unauthorized.',
+  ].join(' '),
+  inputSchema: validatedByListener(CreateInvoiceRequest.shape),
+  outputSchema: { invoice: CreatedInvoice },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+};
+
+export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): void {
+  server.registerTool(name, config, async (args): Promise<CallToolResult> => {
+    const created = await deps.listener.createInvoice(args);
+    if (!created.ok) return toolError(created.failure);
+    const invoice = created.value;
+    const content: CallToolResult['content'] = [{ type: 'text', text: describeCreatedInvoice(invoice) }];
+    // The invoice exists now: a failed picture must not turn into an error an agent would retry.
+    try {
+      content.push({ type: 'image', data: deps.renderQr(invoice.qr_uri).toString('base64'), mimeType: 'image/png' });
+    } catch (error) {
+      deps.logger.warn('QR code rendering failed', { invoice_id: invoice.invoice_id, error });
+    }
+    return { structuredContent: { invoice } satisfies { invoice: z.infer<typeof CreatedInvoice> }, content };
+  });
+}

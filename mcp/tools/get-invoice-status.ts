@@ -1,0 +1,34 @@
+import * as z from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { BtcInvoice, StoredInvoice } from '../../shared/index.ts';
+import { describeStoredInvoice } from '../invoice-text.ts';
+import { toolError } from '../tool-error.ts';
+import type { ServerDeps } from '../deps.ts';
+
+const name = 'get_invoice_status';
+
+const config = {
+  title: 'Get an invoice and its payment status',
+  description: [
+    'Reads an invoice by the invoice_id that create_invoice returned, with its current status.',
+    'Status: "pending" = waiting for payment; "confirmed" = the payment has the required on-chain confirmations, tx_hash and paid_at are set and the merchant has been notified: the only status that means paid;',
+    '"expired" = passed expires_at without payment (do not ask the payer to pay it; create a new invoice); "partial" = a payment was seen that does not cover the amount; "failed" = cannot complete.',
+    'Payments take time to confirm (Bitcoin: typically 10 to 60 minutes). Poll sparingly: at most about once a minute, and stop once the status is confirmed, expired or failed.',
+  ].join(' '),
+  inputSchema: { invoice_id: BtcInvoice.shape.invoice_id },
+  outputSchema: { invoice: StoredInvoice },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+};
+
+export function registerGetInvoiceStatusTool(server: McpServer, deps: ServerDeps): void {
+  server.registerTool(name, config, async ({ invoice_id }): Promise<CallToolResult> => {
+    const read = await deps.listener.getInvoice(invoice_id);
+    if (!read.ok) return toolError(read.failure);
+    const invoice = read.value;
+    return {
+      structuredContent: { invoice } satisfies { invoice: z.infer<typeof StoredInvoice> },
+      content: [{ type: 'text', text: describeStoredInvoice(invoice) }],
+    };
+  });
+}

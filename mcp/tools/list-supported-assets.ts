@@ -1,0 +1,42 @@
+import * as z from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { SupportedAsset, supportedAssets } from '../../shared/index.ts';
+import { toolError } from '../tool-error.ts';
+import type { ServerDeps } from '../deps.ts';
+
+const name = 'list_supported_assets';
+
+const ListedAsset = SupportedAsset.extend({
+  enabled: z
+    .boolean()
+    .nullable()
+    .describe('Whether the connected listener accepts invoices in this asset; null when it does not say (e.g. Cloud or an older listener): then try create_invoice.'),
+});
+
+const config = {
+  title: 'List the assets invoices can be paid in',
+  description:
+    'Lists the assets an invoice can be priced in (btc, usdc-base, usdt-base): for each, the create_invoice arguments that select it, the amount field and its unit (sats for Bitcoin, USD for stablecoins on Base), and whether the connected listener has it enabled. Cheap; call it before create_invoice when unsure.',
+  outputSchema: { assets: z.array(ListedAsset) },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+};
+
+export function registerListSupportedAssetsTool(server: McpServer, deps: ServerDeps): void {
+  server.registerTool(name, config, async (): Promise<CallToolResult> => {
+    const health = await deps.listener.healthAssets();
+    if (!health.ok) return toolError(health.failure);
+    const enabled = health.value.enabled_assets;
+    const assets = supportedAssets.map((entry) => ({ ...entry, enabled: enabled ? enabled.includes(entry.id) : null }));
+    const lines = assets.map(
+      (entry) =>
+        `${entry.id}: ${entry.asset} on ${entry.chain}, amount in ${entry.amount_field} (${entry.unit}), ${
+          entry.enabled === null ? 'enabled: unknown' : entry.enabled ? 'enabled' : 'not enabled on this listener'
+        }.`,
+    );
+    return {
+      structuredContent: { assets } satisfies { assets: z.infer<typeof ListedAsset>[] },
+      content: [{ type: 'text', text: lines.join('\n') }],
+    };
+  });
+}

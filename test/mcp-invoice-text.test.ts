@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated } from '../shared/index.ts';
+import { describeCreatedInvoice } from '../mcp/invoice-text.ts';
+
+const RECIPIENT = '0x1111111111111111111111111111111111111111';
+const USDT_ON_BASE = '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2';
+
+test('a fixed-address invoice tells the payer to send the exact amount of the named token', () => {
+  const invoice = BaseFixedInvoiceCreated.parse({
+    invoice_id: 'inv_fixed',
+    chain: 'base',
+    asset: 'USDT',
+    mode: 'fixed-address',
+    nonce: 123,
+    token_address: USDT_ON_BASE,
+    receive_address: RECIPIENT,
+    amount_usd: 10,
+    amount_usdc: '10.000123',
+    amount_usdc_units: 10_000_123,
+    status: 'pending',
+    expires_at: '2030-01-01T01:00:00.000Z',
+    qr_uri: `ethereum:${USDT_ON_BASE}@8453/transfer?address=${RECIPIENT}&uint256=10000123`,
+  });
+  const text = describeCreatedInvoice(invoice);
+  assert.match(text, /Pay 10\.000123 USDT \(10 USD\) on Base to 0x1{40}\./);
+  assert.match(text, /send exactly 10\.000123 USDT \(token contract 0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2\)/);
+  assert.ok(text.includes(invoice.qr_uri));
+  assert.ok(text.includes('Expires at 2030-01-01T01:00:00.000Z.'));
+});
+
+test('an xpub-mode Base invoice states the token amount and its USD price, without the exact-amount warning', () => {
+  const invoice = BaseXpubInvoiceCreated.parse({
+    invoice_id: 'inv_xpub',
+    merchant_id: 'default',
+    chain: 'base',
+    asset: 'USDC',
+    receive_address: RECIPIENT,
+    child_index: 3,
+    status: 'pending',
+    tx_hash: null,
+    paid_at: null,
+    expires_at: '2030-01-01T01:00:00.000Z',
+    created_at: '2030-01-01T00:00:00.000Z',
+    updated_at: '2030-01-01T00:00:00.000Z',
+    amount_usd: 12.5,
+    amount_usdc: '12.500000',
+    amount_usdc_units: 12_500_000,
+    qr_uri: `ethereum:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913@8453/transfer?address=${RECIPIENT}&uint256=12500000`,
+    derivation_path: "m/44'/60'/0'/0/3",
+    verify_url: `https://basescan.org/address/${RECIPIENT}`,
+  });
+  const text = describeCreatedInvoice(invoice);
+  assert.match(text, /Pay 12\.500000 USDC \(12\.5 USD\) on Base/);
+  assert.doesNotMatch(text, /exactly/);
+});
