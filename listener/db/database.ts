@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../log.ts';
 import { migrationProvider } from './migrations.ts';
@@ -51,7 +51,11 @@ export async function openDatabase(url: string, options: { logger?: Logger; pool
 }
 
 export async function migrateToLatest(db: Kysely<Tables>, dialect: Dialect, logger?: Logger): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider(dialect) });
+  // Kysely looks for its migration tables in every schema unless told which: with two databases
+  // as schemas of one Postgres (tests, or tenants), one schema's tables would hide another's absence.
+  const schema =
+    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({ db, provider: migrationProvider(dialect), ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   for (const result of results ?? []) {
     if (result.status === 'Success') logger?.info('migration applied', { migration: result.migrationName });
