@@ -69,9 +69,18 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
 
   const btcSource = config.btc ? chainSourceFor(config.btc, deps.fetch ?? fetch) : null;
   if (config.btc && !btcSource) logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
-  const btcWatcher = btcSource
-    ? createBtcWatcher({ db: database.db, merchantId: config.merchantId, source: btcSource, clock, logger, pollIntervalMs: deps.btcPollIntervalMs })
-    : null;
+  const btcWatcher =
+    btcSource && config.btc
+      ? createBtcWatcher({
+          db: database.db,
+          merchantId: config.merchantId,
+          keyId: config.btc.accountKey.keyId,
+          source: btcSource,
+          clock,
+          logger,
+          pollIntervalMs: deps.btcPollIntervalMs,
+        })
+      : null;
 
   const baseWatcher = config.base
     ? createBaseWatcher({

@@ -40,12 +40,13 @@ export function createCloudChainWatchers(deps: {
       const log = deps.logger.child({ merchant_id: merchant.merchant_id });
       const btcKey = `btc:${merchant.merchant_id}:${merchant.btc_xpub}`;
       if (merchant.btc_xpub && !running.has(btcKey)) {
-        const network = parseAccountKey(merchant.btc_xpub).network;
-        const esplora = deps.config.btc.esploraUrls[network];
+        const accountKey = parseAccountKey(merchant.btc_xpub);
+        const esplora = deps.config.btc.esploraUrls[accountKey.network];
         if (esplora) {
           const watcher = createBtcWatcher({
             db: deps.db,
             merchantId: merchant.merchant_id,
+            keyId: accountKey.keyId,
             source: createEsploraSource({ baseUrl: esplora, fetch: deps.fetch }),
             clock: deps.clock,
             logger: log,
