@@ -9,7 +9,8 @@ import { applyPaidPeriod, paidPlan, planOf, type PaidPlan, type PlanName } from 
 
 /** A card processor's hosted checkout (e.g. Stripe Checkout); the service never sees card data. */
 export interface CardProcessor {
-  createCheckout(request: { subscriptionId: string; merchantId: string; plan: PaidPlan; amountUsd: number }): Promise<{ url: string }>;
+  /** `checkoutId`: the processor's id for the page (e.g. a Stripe Checkout Session id), kept with the purchase. */
+  createCheckout(request: { subscriptionId: string; merchantId: string; plan: PaidPlan; amountUsd: number }): Promise<{ url: string; checkoutId?: string }>;
 }
 
 /** Creates the operator-owned Base invoice that pays a plan; returns its id and hosted page. */
@@ -35,6 +36,7 @@ export async function startCheckout(deps: BillingDeps, merchantId: string, body:
   const amountUsd = planOf(plan).price_usd_per_month;
   const subscriptionId = `sub_${randomBytes(12).toString('base64url')}`;
   let invoiceId: string | null = null;
+  let checkoutId: string | null = null;
   let checkoutUrl: string;
   if (method === 'crypto') {
     if (!deps.cryptoInvoice) throw new ServiceError('method_unavailable', 'Crypto billing is not set up on this service.');
@@ -42,7 +44,9 @@ export async function startCheckout(deps: BillingDeps, merchantId: string, body:
   } else {
     if (!deps.card) throw new ServiceError('method_unavailable', 'Card payments are not available on this service; pay with crypto.');
     try {
-      ({ url: checkoutUrl } = await deps.card.createCheckout({ subscriptionId, merchantId, plan, amountUsd }));
+      const page = await deps.card.createCheckout({ subscriptionId, merchantId, plan, amountUsd });
+      checkoutUrl = page.url;
+      checkoutId = page.checkoutId ?? null;
     } catch (error) {
       deps.logger.warn('card processor failed', { error: String(error), subscription_id: subscriptionId });
       throw new ServiceError('card_provider_error', 'The card processor did not answer; retry later or pay with crypto.');
@@ -50,7 +54,7 @@ export async function startCheckout(deps: BillingDeps, merchantId: string, body:
   }
   await deps.db
     .insertInto('cloud_subscriptions')
-    .values({ subscription_id: subscriptionId, merchant_id: merchantId, plan, method, amount_usd: amountUsd, invoice_id: invoiceId, status: 'pending', created_at: now, applied_at: null })
+    .values({ subscription_id: subscriptionId, merchant_id: merchantId, plan, method, amount_usd: amountUsd, invoice_id: invoiceId, provider_checkout_id: checkoutId, status: 'pending', created_at: now, applied_at: null })
     .execute();
   return { subscription_id: subscriptionId, method, plan, amount_usd: amountUsd, ...(invoiceId ? { invoice_id: invoiceId } : {}), checkout_url: checkoutUrl };
 }
@@ -79,19 +83,20 @@ export async function applyConfirmedPurchases(db: Kysely<Tables>, billingMerchan
         .returning('subscription_id')
         .executeTakeFirst();
       if (!won) return;
-      const merchant = await trx
-        .selectFrom('cloud_merchants')
-        .select(['plan', 'plan_expires_at'])
-        .where('merchant_id', '=', purchase.merchant_id)
-        .executeTakeFirstOrThrow();
-      const next = applyPaidPeriod(
-        { plan: merchant.plan as PlanName, expiresAt: merchant.plan_expires_at === null ? null : Number(merchant.plan_expires_at) },
-        purchase.plan as PaidPlan,
-        Number(purchase.paid_at ?? now),
-      );
-      await trx.updateTable('cloud_merchants').set({ plan: next.plan, plan_expires_at: next.expiresAt }).where('merchant_id', '=', purchase.merchant_id).execute();
+      await extendMerchantPlan(trx, purchase.merchant_id, purchase.plan as PaidPlan, Number(purchase.paid_at ?? now));
       applied++;
     });
   }
   return applied;
+}
+
+/** One paid period of `plan` for the merchant, paid at `paidAt` (see applyPaidPeriod); call inside the purchase's transaction. */
+export async function extendMerchantPlan(trx: Kysely<Tables>, merchantId: string, plan: PaidPlan, paidAt: number): Promise<void> {
+  const merchant = await trx.selectFrom('cloud_merchants').select(['plan', 'plan_expires_at']).where('merchant_id', '=', merchantId).executeTakeFirstOrThrow();
+  const next = applyPaidPeriod(
+    { plan: merchant.plan as PlanName, expiresAt: merchant.plan_expires_at === null ? null : Number(merchant.plan_expires_at) },
+    plan,
+    paidAt,
+  );
+  await trx.updateTable('cloud_merchants').set({ plan: next.plan, plan_expires_at: next.expiresAt }).where('merchant_id', '=', merchantId).execute();
 }

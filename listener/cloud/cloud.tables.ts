@@ -35,7 +35,10 @@ export interface CloudUsageTable {
   invoices: number;
 }
 
-/** A plan purchase. Crypto: paid by the operator-owned invoice `invoice_id`; applied once. */
+/**
+ * A plan purchase. Crypto: paid by the operator-owned invoice `invoice_id`; applied once.
+ * Card: the Stripe Checkout Session `provider_checkout_id`, then the Stripe subscription it started.
+ */
 export interface CloudSubscriptionsTable {
   subscription_id: string;
   merchant_id: string;
@@ -43,7 +46,9 @@ export interface CloudSubscriptionsTable {
   method: string;
   amount_usd: number;
   invoice_id: string | null;
-  /** pending → applied (plan extended) */
+  provider_checkout_id: string | null;
+  provider_subscription_id: string | null;
+  /** pending → applied (plan extended); a card subscription that Stripe ended → ended */
   status: string;
   created_at: number;
   applied_at: number | null;
@@ -55,4 +60,6 @@ export interface CloudTables {
   cloud_usage: CloudUsageTable;
   cloud_subscriptions: CloudSubscriptionsTable;
   cloud_dashboard_sessions: DashboardSessionsTable;
+  /** Stripe webhook events already handled: a redelivered event changes nothing. */
+  cloud_stripe_events: { event_id: string; type: string; received_at: number };
 }
