@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { sql } from 'kysely';
+import Stripe from 'stripe';
 import { buildLlmsTxt } from '../../shared/llms.ts';
 import { buildOpenApiDocument } from '../../shared/openapi.ts';
 import type { Fetch } from '../btc/chain-source.ts';
@@ -15,11 +16,13 @@ import { DEFAULT_DELIVERY_CONCURRENCY, DEFAULT_POLL_INTERVAL_MS } from '../webho
 import { realTimers, type Timers } from '../webhooks/timers.ts';
 import { applyConfirmedPurchases, type CardProcessor, type CreateBillingInvoice } from './billing.ts';
 import { createCloudChainWatchers } from './chain-watchers.ts';
-import type { CloudConfig } from './cloud-config.ts';
+import { cloudSecrets, type CloudConfig } from './cloud-config.ts';
 import { createCloudService } from './cloud-service.ts';
 import { createCloudHttpApp } from './http/app.ts';
 import { electLeader } from './leader.ts';
 import { createMerchantReceivers } from './merchant-context.ts';
+import { createStripeCardProcessor } from './stripe-card-processor.ts';
+import { receiveStripeWebhook } from './stripe-webhook.ts';
 import { findMerchant } from './merchant.repository.ts';
 import { cloudDeliveryTarget } from './webhook-delivery.ts';
 import { systemResolver, type Resolver } from './webhook-target.ts';
@@ -32,6 +35,8 @@ export interface CloudDeps {
   /** DNS for webhook hosts; tests make names resolve where they like. */
   resolve?: Resolver;
   card?: CardProcessor | null;
+  /** Where the Stripe SDK sends API requests (tests: a local stand-in for api.stripe.com). */
+  stripeApi?: { host: string; port: number; protocol: 'http' | 'https' };
   webhooks?: { send?: WebhookSender; timers?: Timers; concurrency?: number; pollIntervalMs?: number };
   leaderRetryMs?: number;
   /** How often the leader applies confirmed plan purchases. */
@@ -50,7 +55,7 @@ export const CLOUD_SERVICE_NAME = 'service-cloud';
 
 export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Promise<RunningCloud> {
   const clock = deps.clock ?? systemClock;
-  const logger = deps.logger ?? createLogger({ clock, fields: { mode: 'cloud' } });
+  const logger = deps.logger ?? createLogger({ clock, fields: { mode: 'cloud' }, secrets: cloudSecrets(config) });
   const database = deps.database ?? (await openDatabase(config.databaseUrl, { logger }));
   const { db } = database;
   const engine = createInvoiceEngine({ db, clock, logger });
@@ -68,6 +73,9 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
         }
       : null;
 
+  const stripe = config.stripe ? new Stripe(config.stripe.secretKey, { ...deps.stripeApi, maxNetworkRetries: 1, timeout: 20_000 }) : null;
+  const card = deps.card ?? (stripe ? createStripeCardProcessor(stripe, config.stripe!) : null);
+
   const cloud = createCloudService({
     db,
     clock,
@@ -75,7 +83,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     engine,
     receivers,
     webhookPolicy,
-    billing: { logger, cryptoInvoice, card: deps.card ?? null },
+    billing: { logger, cryptoInvoice, card },
   });
 
   const concurrency = deps.webhooks?.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY;
@@ -127,6 +135,9 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     trustProxy: config.trustProxy,
     invoiceRateLimit: config.invoiceRateLimit,
     signupRateLimit: config.signupRateLimit,
+    stripeWebhook: stripe
+      ? (rawBody, signature) => receiveStripeWebhook({ db, stripe, webhookSecret: config.stripe!.webhookSecret, logger }, rawBody, signature, clock.now())
+      : null,
     documents: { openapi: JSON.stringify(buildOpenApiDocument(), null, 2), llms: buildLlmsTxt() },
     async health() {
       let ok = true;

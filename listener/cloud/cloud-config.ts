@@ -26,6 +26,17 @@ export interface CloudConfig {
   billingMerchantId: string | null;
   /** Whether this instance runs chain watchers when elected (false: serve HTTP and deliver only). */
   watch: boolean;
+  /** Card plans through Stripe Checkout; null: card billing off (409 method_unavailable). */
+  stripe: StripeConfig | null;
+}
+
+export interface StripeConfig {
+  secretKey: string;
+  webhookSecret: string;
+  successUrl: string;
+  cancelUrl: string;
+  /** Stripe Price ids per plan; without one a plan is billed from the catalogue price (price_data). */
+  priceIds: { starter?: string; pro?: string };
 }
 
 const blank = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
@@ -47,6 +58,12 @@ const CloudEnv = z.object({
   CLOUD_BILLING_MERCHANT_ID: z.preprocess(blank, z.string().optional()),
   CLOUD_WATCH: z.preprocess(blank, z.enum(['true', 'false', '1', '0']).default('true')).transform((v) => v === 'true' || v === '1'),
   BTC_ESPLORA_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional()),
+  STRIPE_SECRET_KEY: z.preprocess(blank, z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_…, sk_live_…)').optional()),
+  STRIPE_WEBHOOK_SECRET: z.preprocess(blank, z.string().regex(/^whsec_\S+$/, 'must be a Stripe webhook signing secret (whsec_…)').optional()),
+  STRIPE_SUCCESS_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).optional()),
+  STRIPE_CANCEL_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).optional()),
+  STRIPE_PRICE_STARTER: z.preprocess(blank, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
+  STRIPE_PRICE_PRO: z.preprocess(blank, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
 });
 
 export function loadCloudConfig(env: Env): CloudConfig {
@@ -73,6 +90,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
   if (raw.NODE_ENV === 'production' && raw.CLOUD_WEBHOOK_ALLOW_LOOPBACK) {
     problems.push('CLOUD_WEBHOOK_ALLOW_LOOPBACK is for development only and is refused with NODE_ENV=production');
   }
+  const stripe = parseStripe(raw, problems);
   if (problems.length) throw new ConfigError(problems);
 
   const esplora = raw.BTC_ESPLORA_URL;
@@ -100,5 +118,26 @@ export function loadCloudConfig(env: Env): CloudConfig {
     base,
     billingMerchantId: raw.CLOUD_BILLING_MERCHANT_ID ?? null,
     watch: raw.CLOUD_WATCH,
+    stripe,
+  };
+}
+
+/** Settings that must never reach a log line (the logger scrubs them). */
+export function cloudSecrets(config: CloudConfig): string[] {
+  return config.stripe ? [config.stripe.secretKey, config.stripe.webhookSecret] : [];
+}
+
+/** STRIPE_SECRET_KEY turns card billing on; it then needs the webhook secret and both return URLs. */
+function parseStripe(raw: z.infer<typeof CloudEnv>, problems: string[]): StripeConfig | null {
+  if (!raw.STRIPE_SECRET_KEY) return null;
+  const missing = (['STRIPE_WEBHOOK_SECRET', 'STRIPE_SUCCESS_URL', 'STRIPE_CANCEL_URL'] as const).filter((name) => !raw[name]);
+  for (const name of missing) problems.push(`${name} is required when STRIPE_SECRET_KEY is set`);
+  if (missing.length) return null;
+  return {
+    secretKey: raw.STRIPE_SECRET_KEY,
+    webhookSecret: raw.STRIPE_WEBHOOK_SECRET!,
+    successUrl: raw.STRIPE_SUCCESS_URL!,
+    cancelUrl: raw.STRIPE_CANCEL_URL!,
+    priceIds: { starter: raw.STRIPE_PRICE_STARTER, pro: raw.STRIPE_PRICE_PRO },
   };
 }

@@ -5,9 +5,10 @@ import type * as z from 'zod';
 import type { Clock } from '../../clock.ts';
 import type { RateLimitConfig } from '../../config.ts';
 import { ServiceError } from '../../errors.ts';
-import { readJsonBody } from '../../http/json-body.ts';
+import { readBodyText, readJsonBody } from '../../http/json-body.ts';
 import { createRateLimiter } from '../../http/rate-limit.ts';
 import type { CloudService } from '../cloud-service.ts';
+import { STRIPE_WEBHOOK_MAX_BYTES, type StripeEventOutcome } from '../stripe-webhook.ts';
 import { requireMerchantKey } from './auth.ts';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.ts';
@@ -19,6 +20,8 @@ export interface CloudRouteDeps {
   health: () => Promise<z.infer<typeof CloudHealth>>;
   invoiceRateLimit: number | null;
   signupRateLimit: RateLimitConfig;
+  /** Stripe's event delivery (raw body + Stripe-Signature); null: card billing off. */
+  stripeWebhook: ((rawBody: string, signature: string) => Promise<StripeEventOutcome>) | null;
 }
 
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
@@ -65,6 +68,12 @@ export function cloudRoutes(deps: CloudRouteDeps): Router {
   });
   router.post('/billing/checkout', keyed, async (ctx) => {
     ctx.body = await cloud.billingCheckout(ctx.state.merchant, await readJsonBody(ctx));
+  });
+  router.post('/billing/stripe-webhook', async (ctx) => {
+    if (!deps.stripeWebhook) throw new ServiceError('method_unavailable', 'Card payments are not set up on this service.');
+    // Verified over the exact bytes Stripe signed, so the body is read raw, never re-serialised.
+    const rawBody = await readBodyText(ctx, STRIPE_WEBHOOK_MAX_BYTES);
+    ctx.body = { received: true, outcome: await deps.stripeWebhook(rawBody, ctx.get('Stripe-Signature')) };
   });
   router.post('/invoice', keyed, perKey, async (ctx) => {
     const body = await readJsonBody(ctx);
