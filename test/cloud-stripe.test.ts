@@ -9,6 +9,7 @@ import { ConfigError } from '../listener/config.ts';
 import { createLogger } from '../listener/log.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { BIP84_ZPUB, postJson } from './support/listener.ts';
+import { testDatabases } from './support/databases.ts';
 import { startStripeApi } from './support/stripe-api.ts';
 
 const SECRET_KEY = 'sk_test_51PzTestKey0000000000000000000000';
@@ -117,87 +118,91 @@ describe('Cloud card billing through Stripe', () => {
     }
   });
 
-  it('webhook: checkout.session.completed starts the plan, invoice.paid renews it monthly, a replay changes nothing, deletion → Free', async () => {
-    const clock = manualClock(Date.UTC(2026, 4, 1));
-    const cloud = await startTestCloud({ env: stripeEnv, deps: { stripeApi: stripeApi.api, clock } });
-    try {
-      const m = await signupMerchant(cloud.url, { btc_xpub: BIP84_ZPUB });
-      const key = { 'X-Service-Api-Key': m.api_key };
-      const checkout = await postJson(`${cloud.url}/api/v1/billing/checkout`, { plan: 'pro', method: 'card' }, key);
-      const sessionId = /cs_test_a1\d{4}/.exec(checkout.json.checkout_url)![0];
-      const paidAt = clock.now();
-      const completed = stripeEvent('evt_1Completed', 'checkout.session.completed', paidAt, {
-        id: sessionId,
-        object: 'checkout.session',
-        mode: 'subscription',
-        status: 'complete',
-        payment_status: 'paid',
-        client_reference_id: checkout.json.subscription_id,
-        metadata: { subscription_id: checkout.json.subscription_id, merchant_id: m.merchant_id, plan: 'pro' },
-        customer: 'cus_TestCustomer',
-        subscription: 'sub_1TestSubscription',
-      });
-
-      const forged = await deliver(cloud.url, completed, Stripe.webhooks.generateTestHeaderString({ payload: completed, secret: 'whsec_someoneElse' }));
-      assert.equal(forged.status, 400);
-      assert.equal(forged.json.error.code, 'bad_body');
-      const tampered = await deliver(cloud.url, completed.replace('"pro"', '"starter"'), Stripe.webhooks.generateTestHeaderString({ payload: completed, secret: WEBHOOK_SECRET }));
-      assert.equal(tampered.status, 400);
-      assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan, 'free');
-
-      // Signed here with plain HMAC-SHA256 over "t.payload" (Stripe's documented scheme), not the SDK.
-      const t = Math.floor(Date.now() / 1000);
-      const handSigned = `t=${t},v1=${createHmac('sha256', WEBHOOK_SECRET).update(`${t}.${completed}`).digest('hex')}`;
-      const first = await deliver(cloud.url, completed, handSigned);
-      assert.equal(first.status, 200, first.text);
-      assert.equal(first.json.outcome, 'applied');
-      let me = (await getJson(`${cloud.url}/api/v1/me`, key)).json;
-      assert.equal(me.plan, 'pro');
-      assert.equal(me.plan_expires_at, new Date(paidAt + PAID_PERIOD_MS).toISOString());
-      const replay = await deliver(cloud.url, completed);
-      assert.equal(replay.status, 200);
-      assert.equal(replay.json.outcome, 'duplicate');
-      assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan_expires_at, new Date(paidAt + PAID_PERIOD_MS).toISOString());
-
-      const invoice = (id: string, billingReason: string, at: number) =>
-        stripeEvent(id, 'invoice.paid', at, {
-          id: `in_${id}`,
-          object: 'invoice',
-          status: 'paid',
-          billing_reason: billingReason,
-          amount_paid: 4900,
-          currency: 'usd',
-          parent: { type: 'subscription_details', quote_details: null, subscription_details: { subscription: 'sub_1TestSubscription', metadata: {} } },
-          status_transitions: { paid_at: Math.floor(at / 1000) },
+  for (const database of testDatabases) {
+    it(`webhook (${database.name}): checkout.session.completed starts the plan, invoice.paid renews it monthly, a replay changes nothing, deletion → Free`, { skip: database.skip }, async () => {
+      const clock = manualClock(Date.UTC(2026, 4, 1));
+      const store = await database.create();
+      const cloud = await startTestCloud({ env: { ...stripeEnv, DATABASE_URL: store.url }, deps: { stripeApi: stripeApi.api, clock } });
+      try {
+        const m = await signupMerchant(cloud.url, { btc_xpub: BIP84_ZPUB });
+        const key = { 'X-Service-Api-Key': m.api_key };
+        const checkout = await postJson(`${cloud.url}/api/v1/billing/checkout`, { plan: 'pro', method: 'card' }, key);
+        const sessionId = /cs_test_a1\d{4}/.exec(checkout.json.checkout_url)![0];
+        const paidAt = clock.now();
+        const completed = stripeEvent('evt_1Completed', 'checkout.session.completed', paidAt, {
+          id: sessionId,
+          object: 'checkout.session',
+          mode: 'subscription',
+          status: 'complete',
+          payment_status: 'paid',
+          client_reference_id: checkout.json.subscription_id,
+          metadata: { subscription_id: checkout.json.subscription_id, merchant_id: m.merchant_id, plan: 'pro' },
+          customer: 'cus_TestCustomer',
+          subscription: 'sub_1TestSubscription',
         });
-      // The first invoice is the one the completed session already counted.
-      assert.equal((await deliver(cloud.url, invoice('evt_2FirstInvoice', 'subscription_create', paidAt))).json.outcome, 'ignored');
-      clock.set(paidAt + PAID_PERIOD_MS - DAY);
-      const renewal = invoice('evt_3Renewal', 'subscription_cycle', clock.now());
-      assert.equal((await deliver(cloud.url, renewal)).json.outcome, 'renewed');
-      me = (await getJson(`${cloud.url}/api/v1/me`, key)).json;
-      assert.equal(me.plan, 'pro');
-      assert.equal(me.plan_expires_at, new Date(paidAt + 2 * PAID_PERIOD_MS).toISOString());
-      assert.equal((await deliver(cloud.url, renewal)).json.outcome, 'duplicate');
-      assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan_expires_at, new Date(paidAt + 2 * PAID_PERIOD_MS).toISOString());
-      const events = await cloud.database.db.selectFrom('cloud_stripe_events').select('event_id').orderBy('event_id').execute();
-      assert.deepEqual(events.map((e) => e.event_id), ['evt_1Completed', 'evt_2FirstInvoice', 'evt_3Renewal']);
 
-      const ended = stripeEvent('evt_4Deleted', 'customer.subscription.deleted', clock.now(), { id: 'sub_1TestSubscription', object: 'subscription', status: 'canceled' });
-      assert.equal((await deliver(cloud.url, ended)).json.outcome, 'ended');
-      me = (await getJson(`${cloud.url}/api/v1/me`, key)).json;
-      assert.equal(me.plan, 'free');
-      assert.equal(me.plan_expires_at, null);
-      const row = await cloud.database.db.selectFrom('cloud_subscriptions').selectAll().where('subscription_id', '=', checkout.json.subscription_id).executeTakeFirstOrThrow();
-      assert.equal(row.status, 'ended');
-      assert.equal(row.provider_subscription_id, 'sub_1TestSubscription');
-      // A renewal for a subscription that has ended does not bring the plan back.
-      assert.equal((await deliver(cloud.url, invoice('evt_5Late', 'subscription_cycle', clock.now()))).json.outcome, 'ignored');
-      assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan, 'free');
-    } finally {
-      await cloud.stop();
-    }
-  });
+        const forged = await deliver(cloud.url, completed, Stripe.webhooks.generateTestHeaderString({ payload: completed, secret: 'whsec_someoneElse' }));
+        assert.equal(forged.status, 400);
+        assert.equal(forged.json.error.code, 'bad_body');
+        const tampered = await deliver(cloud.url, completed.replace('"pro"', '"starter"'), Stripe.webhooks.generateTestHeaderString({ payload: completed, secret: WEBHOOK_SECRET }));
+        assert.equal(tampered.status, 400);
+        assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan, 'free');
+
+        // Signed here with plain HMAC-SHA256 over "t.payload" (Stripe's documented scheme), not the SDK.
+        const t = Math.floor(Date.now() / 1000);
+        const handSigned = `t=${t},v1=${createHmac('sha256', WEBHOOK_SECRET).update(`${t}.${completed}`).digest('hex')}`;
+        const first = await deliver(cloud.url, completed, handSigned);
+        assert.equal(first.status, 200, first.text);
+        assert.equal(first.json.outcome, 'applied');
+        let me = (await getJson(`${cloud.url}/api/v1/me`, key)).json;
+        assert.equal(me.plan, 'pro');
+        assert.equal(me.plan_expires_at, new Date(paidAt + PAID_PERIOD_MS).toISOString());
+        const replay = await deliver(cloud.url, completed);
+        assert.equal(replay.status, 200);
+        assert.equal(replay.json.outcome, 'duplicate');
+        assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan_expires_at, new Date(paidAt + PAID_PERIOD_MS).toISOString());
+
+        const invoice = (id: string, billingReason: string, at: number) =>
+          stripeEvent(id, 'invoice.paid', at, {
+            id: `in_${id}`,
+            object: 'invoice',
+            status: 'paid',
+            billing_reason: billingReason,
+            amount_paid: 4900,
+            currency: 'usd',
+            parent: { type: 'subscription_details', quote_details: null, subscription_details: { subscription: 'sub_1TestSubscription', metadata: {} } },
+            status_transitions: { paid_at: Math.floor(at / 1000) },
+          });
+        // The first invoice is the one the completed session already counted.
+        assert.equal((await deliver(cloud.url, invoice('evt_2FirstInvoice', 'subscription_create', paidAt))).json.outcome, 'ignored');
+        clock.set(paidAt + PAID_PERIOD_MS - DAY);
+        const renewal = invoice('evt_3Renewal', 'subscription_cycle', clock.now());
+        assert.equal((await deliver(cloud.url, renewal)).json.outcome, 'renewed');
+        me = (await getJson(`${cloud.url}/api/v1/me`, key)).json;
+        assert.equal(me.plan, 'pro');
+        assert.equal(me.plan_expires_at, new Date(paidAt + 2 * PAID_PERIOD_MS).toISOString());
+        assert.equal((await deliver(cloud.url, renewal)).json.outcome, 'duplicate');
+        assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan_expires_at, new Date(paidAt + 2 * PAID_PERIOD_MS).toISOString());
+        const events = await cloud.database.db.selectFrom('cloud_stripe_events').select('event_id').orderBy('event_id').execute();
+        assert.deepEqual(events.map((e) => e.event_id), ['evt_1Completed', 'evt_2FirstInvoice', 'evt_3Renewal']);
+
+        const ended = stripeEvent('evt_4Deleted', 'customer.subscription.deleted', clock.now(), { id: 'sub_1TestSubscription', object: 'subscription', status: 'canceled' });
+        assert.equal((await deliver(cloud.url, ended)).json.outcome, 'ended');
+        me = (await getJson(`${cloud.url}/api/v1/me`, key)).json;
+        assert.equal(me.plan, 'free');
+        assert.equal(me.plan_expires_at, null);
+        const row = await cloud.database.db.selectFrom('cloud_subscriptions').selectAll().where('subscription_id', '=', checkout.json.subscription_id).executeTakeFirstOrThrow();
+        assert.equal(row.status, 'ended');
+        assert.equal(row.provider_subscription_id, 'sub_1TestSubscription');
+        // A renewal for a subscription that has ended does not bring the plan back.
+        assert.equal((await deliver(cloud.url, invoice('evt_5Late', 'subscription_cycle', clock.now()))).json.outcome, 'ignored');
+        assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan, 'free');
+      } finally {
+        await cloud.stop();
+        await store.drop();
+      }
+    });
+  }
 
   it('without STRIPE_SECRET_KEY: card is not offered, checkout → 409 method_unavailable, the webhook → 409', async () => {
     const cloud = await startTestCloud();
