@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import Stripe from 'stripe';
 import { manualClock } from '../listener/clock.ts';
 import { cloudSecrets, loadCloudConfig } from '../listener/cloud/cloud-config.ts';
-import { PAID_PERIOD_MS } from '../listener/cloud/plans.ts';
+import { applyCardPeriod, CARD_GRACE_MS, PAID_PERIOD_MS } from '../listener/cloud/plans.ts';
 import { ConfigError } from '../listener/config.ts';
 import { createLogger } from '../listener/log.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
@@ -156,13 +156,14 @@ describe('Cloud card billing through Stripe', () => {
         assert.equal(first.json.outcome, 'applied');
         let me = (await getJson(`${cloud.url}/api/v1/me`, key)).json;
         assert.equal(me.plan, 'pro');
-        assert.equal(me.plan_expires_at, new Date(paidAt + PAID_PERIOD_MS).toISOString());
+        const firstEnd = paidAt + PAID_PERIOD_MS + CARD_GRACE_MS;
+        assert.equal(me.plan_expires_at, new Date(firstEnd).toISOString());
         const replay = await deliver(cloud.url, completed);
         assert.equal(replay.status, 200);
         assert.equal(replay.json.outcome, 'duplicate');
-        assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan_expires_at, new Date(paidAt + PAID_PERIOD_MS).toISOString());
+        assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan_expires_at, new Date(firstEnd).toISOString());
 
-        const invoice = (id: string, billingReason: string, at: number) =>
+        const invoice = (id: string, billingReason: string, at: number, periodEnd: number) =>
           stripeEvent(id, 'invoice.paid', at, {
             id: `in_${id}`,
             object: 'invoice',
@@ -172,17 +173,24 @@ describe('Cloud card billing through Stripe', () => {
             currency: 'usd',
             parent: { type: 'subscription_details', quote_details: null, subscription_details: { subscription: 'sub_1TestSubscription', metadata: {} } },
             status_transitions: { paid_at: Math.floor(at / 1000) },
+            lines: { object: 'list', has_more: false, data: [{ id: `il_${id}`, object: 'line_item', amount: 4900, period: { start: Math.floor(at / 1000), end: periodEnd / 1000 } }] },
           });
-        // The first invoice is the one the completed session already counted.
-        assert.equal((await deliver(cloud.url, invoice('evt_2FirstInvoice', 'subscription_create', paidAt))).json.outcome, 'ignored');
-        clock.set(paidAt + PAID_PERIOD_MS - DAY);
-        const renewal = invoice('evt_3Renewal', 'subscription_cycle', clock.now());
+        // Stripe bills calendar months: May 1 → June 1 (31 days). The first invoice brings the
+        // exact end; it counts no second month on top of the completed session.
+        const june1 = Date.UTC(2026, 5, 1);
+        assert.equal((await deliver(cloud.url, invoice('evt_2FirstInvoice', 'subscription_create', paidAt, june1))).json.outcome, 'renewed');
+        assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan_expires_at, new Date(june1 + CARD_GRACE_MS).toISOString());
+        // Stripe charges about an hour after the period turns: the plan is still running then.
+        clock.set(june1 + 3600_000);
+        const renewal = invoice('evt_3Renewal', 'subscription_cycle', clock.now(), Date.UTC(2026, 6, 1));
+        assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan, 'pro');
         assert.equal((await deliver(cloud.url, renewal)).json.outcome, 'renewed');
         me = (await getJson(`${cloud.url}/api/v1/me`, key)).json;
         assert.equal(me.plan, 'pro');
-        assert.equal(me.plan_expires_at, new Date(paidAt + 2 * PAID_PERIOD_MS).toISOString());
+        const julyEnd = new Date(Date.UTC(2026, 6, 1) + CARD_GRACE_MS).toISOString();
+        assert.equal(me.plan_expires_at, julyEnd);
         assert.equal((await deliver(cloud.url, renewal)).json.outcome, 'duplicate');
-        assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan_expires_at, new Date(paidAt + 2 * PAID_PERIOD_MS).toISOString());
+        assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan_expires_at, julyEnd);
         const events = await cloud.database.db.selectFrom('cloud_stripe_events').select('event_id').orderBy('event_id').execute();
         assert.deepEqual(events.map((e) => e.event_id), ['evt_1Completed', 'evt_2FirstInvoice', 'evt_3Renewal']);
 
@@ -195,7 +203,7 @@ describe('Cloud card billing through Stripe', () => {
         assert.equal(row.status, 'ended');
         assert.equal(row.provider_subscription_id, 'sub_1TestSubscription');
         // A renewal for a subscription that has ended does not bring the plan back.
-        assert.equal((await deliver(cloud.url, invoice('evt_5Late', 'subscription_cycle', clock.now()))).json.outcome, 'ignored');
+        assert.equal((await deliver(cloud.url, invoice('evt_5Late', 'subscription_cycle', clock.now(), Date.UTC(2026, 7, 1)))).json.outcome, 'ignored');
         assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan, 'free');
       } finally {
         await cloud.stop();
@@ -218,6 +226,16 @@ describe('Cloud card billing through Stripe', () => {
     } finally {
       await cloud.stop();
     }
+  });
+
+  it('card period: runs to the billed end plus grace; a late or repeated report never shortens it; another plan starts over', () => {
+    const now = Date.UTC(2026, 0, 10);
+    const billedEnd = Date.UTC(2026, 1, 10);
+    assert.deepEqual(applyCardPeriod({ plan: 'free', expiresAt: null }, 'starter', billedEnd, now), { plan: 'starter', expiresAt: billedEnd + 3 * DAY });
+    const running = { plan: 'starter' as const, expiresAt: Date.UTC(2026, 2, 13) };
+    assert.deepEqual(applyCardPeriod(running, 'starter', billedEnd, now), running);
+    assert.deepEqual(applyCardPeriod(running, 'pro', billedEnd, now), { plan: 'pro', expiresAt: billedEnd + 3 * DAY });
+    assert.deepEqual(applyCardPeriod({ plan: 'starter', expiresAt: now - 1 }, 'starter', billedEnd, now), { plan: 'starter', expiresAt: billedEnd + 3 * DAY });
   });
 
   it('config: STRIPE_SECRET_KEY needs the webhook secret and both return URLs; malformed values are refused', () => {

@@ -5,7 +5,7 @@ import type { BillingCheckoutResponse } from '../../shared/index.ts';
 import type { Tables } from '../db/tables.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { applyPaidPeriod, paidPlan, planOf, type PaidPlan, type PlanName } from './plans.ts';
+import { applyPaidPeriod, paidPlan, planOf, type PaidPlan, type PlanName, type PlanState } from './plans.ts';
 
 /** A card processor's hosted checkout (e.g. Stripe Checkout); the service never sees card data. */
 export interface CardProcessor {
@@ -83,20 +83,16 @@ export async function applyConfirmedPurchases(db: Kysely<Tables>, billingMerchan
         .returning('subscription_id')
         .executeTakeFirst();
       if (!won) return;
-      await extendMerchantPlan(trx, purchase.merchant_id, purchase.plan as PaidPlan, Number(purchase.paid_at ?? now));
+      await updateMerchantPlan(trx, purchase.merchant_id, (current) => applyPaidPeriod(current, purchase.plan as PaidPlan, Number(purchase.paid_at ?? now)));
       applied++;
     });
   }
   return applied;
 }
 
-/** One paid period of `plan` for the merchant, paid at `paidAt` (see applyPaidPeriod); call inside the purchase's transaction. */
-export async function extendMerchantPlan(trx: Kysely<Tables>, merchantId: string, plan: PaidPlan, paidAt: number): Promise<void> {
+/** Sets the merchant's plan to `next(current)`; call inside the transaction that records the payment. */
+export async function updateMerchantPlan(trx: Kysely<Tables>, merchantId: string, next: (current: PlanState) => PlanState): Promise<void> {
   const merchant = await trx.selectFrom('cloud_merchants').select(['plan', 'plan_expires_at']).where('merchant_id', '=', merchantId).executeTakeFirstOrThrow();
-  const next = applyPaidPeriod(
-    { plan: merchant.plan as PlanName, expiresAt: merchant.plan_expires_at === null ? null : Number(merchant.plan_expires_at) },
-    plan,
-    paidAt,
-  );
-  await trx.updateTable('cloud_merchants').set({ plan: next.plan, plan_expires_at: next.expiresAt }).where('merchant_id', '=', merchantId).execute();
+  const plan = next({ plan: merchant.plan as PlanName, expiresAt: merchant.plan_expires_at === null ? null : Number(merchant.plan_expires_at) });
+  await trx.updateTable('cloud_merchants').set({ plan: plan.plan, plan_expires_at: plan.expiresAt }).where('merchant_id', '=', merchantId).execute();
 }

@@ -51,6 +51,23 @@ export function applyPaidPeriod(current: PlanState, bought: PaidPlan, paidAt: nu
   return { plan: bought, expiresAt: from + PAID_PERIOD_MS };
 }
 
+/**
+ * Stripe bills calendar months and charges about an hour after a period turns, retrying a declined
+ * card for days; a card plan therefore runs this long past the period it paid for.
+ */
+export const CARD_GRACE_MS = 3 * 24 * 60 * 60 * 1000;
+
+/**
+ * The plan after a card payment that covers up to `paidUntil`: it runs to `paidUntil` plus the
+ * grace. Never shortens the same plan, so a payment reported twice or late changes nothing.
+ */
+export function applyCardPeriod(current: PlanState, bought: PaidPlan, paidUntil: number, paidAt: number): PlanState {
+  const running = effectivePlan(current, paidAt);
+  const until = paidUntil + CARD_GRACE_MS;
+  const keep = running.plan === bought && running.expiresAt !== null && running.expiresAt > until;
+  return { plan: bought, expiresAt: keep ? running.expiresAt : until };
+}
+
 /** The usage month of an instant: calendar month in UTC, so the count restarts at 00:00 UTC on the 1st. */
 export function usageMonth(now: number): string {
   return new Date(now).toISOString().slice(0, 7);

@@ -3,8 +3,8 @@ import type Stripe from 'stripe';
 import type { Tables } from '../db/tables.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { extendMerchantPlan } from './billing.ts';
-import type { PaidPlan } from './plans.ts';
+import { updateMerchantPlan } from './billing.ts';
+import { applyCardPeriod, applyPaidPeriod, PAID_PERIOD_MS, type PaidPlan } from './plans.ts';
 
 /** Stripe events run to tens of KB (expanded line items); the generic 16 KB JSON limit is too small. */
 export const STRIPE_WEBHOOK_MAX_BYTES = 512 * 1024;
@@ -74,17 +74,23 @@ async function startCardPlan(trx: Kysely<Tables>, session: Stripe.Checkout.Sessi
     .returning(['merchant_id', 'plan'])
     .executeTakeFirst();
   if (!purchase) return false;
-  await extendMerchantPlan(trx, purchase.merchant_id, purchase.plan as PaidPlan, paidAt);
+  // The session does not carry the billed period: a month from payment, as for crypto; the
+  // subscription's first invoice.paid (which may come before or after) brings the exact end.
+  const plan = purchase.plan as PaidPlan;
+  await updateMerchantPlan(trx, purchase.merchant_id, (current) => applyCardPeriod(current, plan, applyPaidPeriod(current, plan, paidAt).expiresAt!, paidAt));
   return true;
 }
 
 /**
- * Stripe charges the card every month and reports it as `invoice.paid`. The first invoice
- * (billing_reason subscription_create) is the one checkout.session.completed already counted.
+ * Stripe charges the card every month and reports it as `invoice.paid`; the plan then runs to
+ * the end of the billed period (plus grace). Setting an end rather than adding a month means the
+ * first invoice, which checkout.session.completed already counted, adds nothing.
  */
 async function renewCardPlan(trx: Kysely<Tables>, invoice: Stripe.Invoice, paidAt: number): Promise<boolean> {
-  if (invoice.billing_reason !== 'subscription_cycle') return false;
-  const stripeSubscription = idOf(invoice.parent?.subscription_details?.subscription);
+  if (!invoice.billing_reason?.startsWith('subscription')) return false;
+  // Webhook endpoints on API versions before 2025-03-31 put the subscription on the invoice itself.
+  const legacy = (invoice as unknown as { subscription?: string | { id: string } | null }).subscription;
+  const stripeSubscription = idOf(invoice.parent?.subscription_details?.subscription) ?? idOf(legacy);
   if (!stripeSubscription) return false;
   const purchase = await trx
     .selectFrom('cloud_subscriptions')
@@ -93,8 +99,9 @@ async function renewCardPlan(trx: Kysely<Tables>, invoice: Stripe.Invoice, paidA
     .where('status', '=', 'applied')
     .executeTakeFirst();
   if (!purchase) return false;
-  const paid = invoice.status_transitions?.paid_at;
-  await extendMerchantPlan(trx, purchase.merchant_id, purchase.plan as PaidPlan, paid ? paid * 1000 : paidAt);
+  const periodEnds = (invoice.lines?.data ?? []).map((line) => line.period?.end ?? 0).filter((end) => end > 0);
+  const paidUntil = periodEnds.length ? Math.max(...periodEnds) * 1000 : paidAt + PAID_PERIOD_MS;
+  await updateMerchantPlan(trx, purchase.merchant_id, (current) => applyCardPeriod(current, purchase.plan as PaidPlan, paidUntil, paidAt));
   return true;
 }
 
