@@ -26,7 +26,10 @@ function stripeEvent(id: string, type: string, createdMs: number, object: Record
   return JSON.stringify({ id, object: 'event', api_version: '2026-10-28.endive', created: Math.floor(createdMs / 1000), type, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, data: { object } });
 }
 
-async function deliver(baseUrl: string, payload: string, signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET })) {
+/** Posts a Stripe event signed by the SDK's test helper at `at` (epoch ms), or with the given header. */
+async function deliver(baseUrl: string, payload: string, options: { at?: number; secret?: string; signature?: string } = {}) {
+  const timestamp = Math.floor((options.at ?? Date.now()) / 1000);
+  const signature = options.signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? WEBHOOK_SECRET, timestamp });
   return postJson(`${baseUrl}/api/v1/billing/stripe-webhook`, payload, { 'Stripe-Signature': signature });
 }
 
@@ -129,6 +132,7 @@ describe('Cloud card billing through Stripe', () => {
         const checkout = await postJson(`${cloud.url}/api/v1/billing/checkout`, { plan: 'pro', method: 'card' }, key);
         const sessionId = /cs_test_a1\d{4}/.exec(checkout.json.checkout_url)![0];
         const paidAt = clock.now();
+        const send = (payload: string, options: { secret?: string; signature?: string; at?: number } = {}) => deliver(cloud.url, payload, { at: clock.now(), ...options });
         const completed = stripeEvent('evt_1Completed', 'checkout.session.completed', paidAt, {
           id: sessionId,
           object: 'checkout.session',
@@ -141,24 +145,28 @@ describe('Cloud card billing through Stripe', () => {
           subscription: 'sub_1TestSubscription',
         });
 
-        const forged = await deliver(cloud.url, completed, Stripe.webhooks.generateTestHeaderString({ payload: completed, secret: 'whsec_someoneElse' }));
+        const forged = await send(completed, { secret: 'whsec_someoneElse' });
         assert.equal(forged.status, 400);
         assert.equal(forged.json.error.code, 'bad_body');
-        const tampered = await deliver(cloud.url, completed.replace('"pro"', '"starter"'), Stripe.webhooks.generateTestHeaderString({ payload: completed, secret: WEBHOOK_SECRET }));
+        const signedForOther = Stripe.webhooks.generateTestHeaderString({ payload: completed, secret: WEBHOOK_SECRET, timestamp: clock.now() / 1000 });
+        const tampered = await send(completed.replace('"pro"', '"starter"'), { signature: signedForOther });
         assert.equal(tampered.status, 400);
+        assert.equal((await send(completed, { signature: '' })).status, 400);
+        // A genuine delivery captured and sent again 6 minutes later (past Stripe's 5-minute tolerance).
+        assert.equal((await send(completed, { at: clock.now() - 6 * 60_000 })).status, 400);
         assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan, 'free');
 
         // Signed here with plain HMAC-SHA256 over "t.payload" (Stripe's documented scheme), not the SDK.
-        const t = Math.floor(Date.now() / 1000);
+        const t = clock.now() / 1000;
         const handSigned = `t=${t},v1=${createHmac('sha256', WEBHOOK_SECRET).update(`${t}.${completed}`).digest('hex')}`;
-        const first = await deliver(cloud.url, completed, handSigned);
+        const first = await send(completed, { signature: handSigned });
         assert.equal(first.status, 200, first.text);
         assert.equal(first.json.outcome, 'applied');
         let me = (await getJson(`${cloud.url}/api/v1/me`, key)).json;
         assert.equal(me.plan, 'pro');
         const firstEnd = paidAt + PAID_PERIOD_MS + CARD_GRACE_MS;
         assert.equal(me.plan_expires_at, new Date(firstEnd).toISOString());
-        const replay = await deliver(cloud.url, completed);
+        const replay = await send(completed);
         assert.equal(replay.status, 200);
         assert.equal(replay.json.outcome, 'duplicate');
         assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan_expires_at, new Date(firstEnd).toISOString());
@@ -178,24 +186,24 @@ describe('Cloud card billing through Stripe', () => {
         // Stripe bills calendar months: May 1 → June 1 (31 days). The first invoice brings the
         // exact end; it counts no second month on top of the completed session.
         const june1 = Date.UTC(2026, 5, 1);
-        assert.equal((await deliver(cloud.url, invoice('evt_2FirstInvoice', 'subscription_create', paidAt, june1))).json.outcome, 'renewed');
+        assert.equal((await send(invoice('evt_2FirstInvoice', 'subscription_create', paidAt, june1))).json.outcome, 'renewed');
         assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan_expires_at, new Date(june1 + CARD_GRACE_MS).toISOString());
         // Stripe charges about an hour after the period turns: the plan is still running then.
         clock.set(june1 + 3600_000);
         const renewal = invoice('evt_3Renewal', 'subscription_cycle', clock.now(), Date.UTC(2026, 6, 1));
         assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan, 'pro');
-        assert.equal((await deliver(cloud.url, renewal)).json.outcome, 'renewed');
+        assert.equal((await send(renewal)).json.outcome, 'renewed');
         me = (await getJson(`${cloud.url}/api/v1/me`, key)).json;
         assert.equal(me.plan, 'pro');
         const julyEnd = new Date(Date.UTC(2026, 6, 1) + CARD_GRACE_MS).toISOString();
         assert.equal(me.plan_expires_at, julyEnd);
-        assert.equal((await deliver(cloud.url, renewal)).json.outcome, 'duplicate');
+        assert.equal((await send(renewal)).json.outcome, 'duplicate');
         assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan_expires_at, julyEnd);
         const events = await cloud.database.db.selectFrom('cloud_stripe_events').select('event_id').orderBy('event_id').execute();
         assert.deepEqual(events.map((e) => e.event_id), ['evt_1Completed', 'evt_2FirstInvoice', 'evt_3Renewal']);
 
         const ended = stripeEvent('evt_4Deleted', 'customer.subscription.deleted', clock.now(), { id: 'sub_1TestSubscription', object: 'subscription', status: 'canceled' });
-        assert.equal((await deliver(cloud.url, ended)).json.outcome, 'ended');
+        assert.equal((await send(ended)).json.outcome, 'ended');
         me = (await getJson(`${cloud.url}/api/v1/me`, key)).json;
         assert.equal(me.plan, 'free');
         assert.equal(me.plan_expires_at, null);
@@ -203,7 +211,7 @@ describe('Cloud card billing through Stripe', () => {
         assert.equal(row.status, 'ended');
         assert.equal(row.provider_subscription_id, 'sub_1TestSubscription');
         // A renewal for a subscription that has ended does not bring the plan back.
-        assert.equal((await deliver(cloud.url, invoice('evt_5Late', 'subscription_cycle', clock.now(), Date.UTC(2026, 7, 1)))).json.outcome, 'ignored');
+        assert.equal((await send(invoice('evt_5Late', 'subscription_cycle', clock.now(), Date.UTC(2026, 7, 1)))).json.outcome, 'ignored');
         assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan, 'free');
       } finally {
         await cloud.stop();

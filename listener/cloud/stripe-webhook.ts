@@ -9,6 +9,9 @@ import { applyCardPeriod, applyPaidPeriod, PAID_PERIOD_MS, type PaidPlan } from 
 /** Stripe events run to tens of KB (expanded line items); the generic 16 KB JSON limit is too small. */
 export const STRIPE_WEBHOOK_MAX_BYTES = 512 * 1024;
 
+/** Stripe's default: a signed delivery older than 5 minutes is refused (replay of a captured request). */
+const SIGNATURE_TOLERANCE_S = 300;
+
 export interface StripeWebhookDeps {
   db: Kysely<Tables>;
   stripe: Stripe;
@@ -18,11 +21,12 @@ export interface StripeWebhookDeps {
 
 export type StripeEventOutcome = 'applied' | 'renewed' | 'ended' | 'ignored' | 'duplicate';
 
-/** Verifies `Stripe-Signature` over the exact raw body, then applies the event once. */
+/** Verifies `Stripe-Signature` over the exact raw body (and its age at `now`, epoch ms), then applies the event once. */
 export async function receiveStripeWebhook(deps: StripeWebhookDeps, rawBody: string, signature: string, now: number): Promise<StripeEventOutcome> {
   let event: Stripe.Event;
   try {
-    event = deps.stripe.webhooks.constructEvent(rawBody, signature, deps.webhookSecret);
+    // The signature's age is judged against the injected clock, not the process clock.
+    event = deps.stripe.webhooks.constructEvent(rawBody, signature, deps.webhookSecret, SIGNATURE_TOLERANCE_S, undefined, now);
   } catch {
     throw new ServiceError('bad_body', 'The Stripe-Signature header does not verify for this body.');
   }
