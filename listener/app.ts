@@ -11,7 +11,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { configSecrets, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { enabledAssets } from './enabled-assets.ts';
-import { baseHealth } from './base/base-health.ts';
+import { baseChainStatus, baseHealth } from './base/base-health.ts';
 import { createRpcSource } from './base/rpc.ts';
 import { createBaseWatcher } from './base/watcher.ts';
 import { createHttpApp } from './http/app.ts';
@@ -117,7 +117,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     return {
       ok,
       ...idleChainStatus(),
-      ...btcWatcher?.status(),
+      // Bitcoin's watcher when Bitcoin is configured, else Base's: see README, GET /health.
+      ...(btcWatcher?.status() ?? (baseStatus ? baseChainStatus(baseStatus) : {})),
       uptime_s: Math.round((clock.now() - startedAt) / 100) / 10,
       webhooks: webhookCounts,
       enabled_assets: enabledAssets(config),

@@ -51,9 +51,12 @@ export const Health = z
   .object({
     ok: z.boolean().describe('True when the listener serves requests and its database answers.'),
     ws_connected: z.boolean().describe('Whether the chain source push connection (WebSocket) is up.'),
-    subscribed_count: z.number().int().describe('Number of watched addresses.'),
-    last_event_at: z.iso.datetime().nullable().describe('When the chain source last reported anything.'),
-    last_block_height: z.number().int().nullable().describe('Height of the last processed block.'),
+    subscribed_count: z
+      .number()
+      .int()
+      .describe('Number of watched addresses. Like last_event_at and last_block_height, of the Bitcoin watcher when Bitcoin is configured, else of the Base watcher; Base figures are always in `base`.'),
+    last_event_at: z.iso.datetime().nullable().describe('When the chain source last reported anything (Bitcoin, else Base).'),
+    last_block_height: z.number().int().nullable().describe('Height of the last processed block (Bitcoin, else Base).'),
     uptime_s: z.number().describe('Seconds since the listener started.'),
     btc_source: z.enum(['esplora', 'bitcoin-core']).optional().describe('Which Bitcoin chain source the listener reads (when Bitcoin is configured).'),
     btc_source_error: z

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -17,6 +16,7 @@ import { API_VERSION, BtcInvoice, BtcInvoiceCreated, CreateInvoiceRequest } from
 import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from './support/listener.ts';
 import { spawnListener, type ListenerProcess } from './support/process.ts';
 import { connectMcp, type McpSession } from './support/mcp-process.ts';
+import { releasedPort } from './support/ports.ts';
 
 const API_KEY = 'mcp-test-key-0123456789';
 
@@ -52,15 +52,6 @@ function startListenerProcess(env: Record<string, string>): Promise<ListenerProc
 function textOf(content: { text: string } | { blob: string } | undefined): string {
   assert.ok(content && 'text' in content, 'expected a text resource');
   return content.text;
-}
-
-/** A loopback port nothing listens on: bound once, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 // jsqr is CommonJS whose module.exports is the function and also carries it as `default`;
@@ -312,7 +303,7 @@ describe('MCP server against a rate-limited listener', () => {
 
 describe('MCP server with no listener running', () => {
   test('each tool answers a clear listener_unreachable error naming the address, and the server stays up', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}`;
+    const url = `http://127.0.0.1:${await releasedPort()}`;
     const session = await connectMcp({ LISTENER_URL: url });
     try {
       for (const [name, args] of [

@@ -78,6 +78,14 @@ export function parseBaseConfig(env: BaseEnv, problems: string[]): BaseConfig | 
       problems.push(`MERCHANT_BASE_ADDRESS ${error.message}`);
     }
   }
+  if (xpub && fixedAddress) {
+    const index = ownChildIndex(xpub.key, fixedAddress);
+    if (index !== null) {
+      problems.push(
+        `MERCHANT_BASE_ADDRESS is child ${index} of MERCHANT_BASE_XPUB (${xpub.key.derivationPath(index)}), so it would also be an xpub invoice address: use an address outside this account (another account or wallet)`,
+      );
+    }
+  }
   let tokens = new Map<TokenSymbol, string>();
   try {
     tokens = parseEvmTokens(text('MERCHANT_EVM_TOKENS') ?? DEFAULT_EVM_TOKENS, chainId);
@@ -109,4 +117,18 @@ function integerSetting(name: string, value: string | undefined, fallback: numbe
     return fallback;
   }
   return n;
+}
+
+/**
+ * Children of the xpub checked against the fixed address at start: BIP-44's gap limit, the
+ * addresses a wallet shows first (MetaMask's first account is child 0). Later children are
+ * caught when an invoice would get one (base-invoices.ts).
+ */
+export const FIXED_ADDRESS_CHECKED_CHILDREN = 20;
+
+function ownChildIndex(key: EvmAccountKey, address: string): number | null {
+  for (let index = 0; index < FIXED_ADDRESS_CHECKED_CHILDREN; index++) {
+    if (key.address(index) === address) return index;
+  }
+  return null;
 }

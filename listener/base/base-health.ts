@@ -2,6 +2,19 @@ import type * as z from 'zod';
 import type { BaseHealth } from '../../shared/health.ts';
 import type { BaseWatcherStatus } from './watcher.ts';
 
+/**
+ * The top-level chain fields of /health when Base is the only chain watched: they describe one
+ * chain, never a mix (block heights of two chains cannot be added or compared).
+ */
+export function baseChainStatus(status: BaseWatcherStatus) {
+  return {
+    ws_connected: false,
+    subscribed_count: status.watched_addresses,
+    last_event_at: status.last_tick_at,
+    last_block_height: status.last_block_height,
+  };
+}
+
 export function baseHealth(status: BaseWatcherStatus): z.infer<typeof BaseHealth> {
   let warning: string | null = null;
   if (!status.fixed_address_confirming) {

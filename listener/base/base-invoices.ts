@@ -79,9 +79,12 @@ async function createXpubInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRe
   const row = await deps.db.transaction().execute(async (trx) => {
     await deps.beforeInsert?.(trx);
     const index = await allocateChildIndex(trx, deps.merchantId, 'base', xpub.keyId);
+    const address = xpub.key.address(index);
+    // Payments to the fixed address settle fixed-address invoices, so it can never be an xpub invoice's too.
+    if (address === deps.base.fixedAddress) throw new Error(`MERCHANT_BASE_ADDRESS is child ${index} of MERCHANT_BASE_XPUB; refusing to use it for an xpub invoice`);
     const invoice: InvoiceRow = {
       ...baseRow(deps, common, now),
-      receive_address: xpub.key.address(index),
+      receive_address: address,
       child_index: index,
       derivation_path: xpub.key.derivationPath(index),
       key_id: xpub.keyId,

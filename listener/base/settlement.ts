@@ -40,8 +40,11 @@ export interface SettlementDeps {
   assetByToken: ReadonlyMap<string, string>;
 }
 
-/** Invoices a payment may still complete: `expired` is only the lazy flip at read time. */
-const OPEN = ['pending', 'expired'];
+/**
+ * Invoices a payment may still complete: `partial` is set by the watcher (partial.ts), and
+ * `expired` may be the lazy flip at read time while a transfer mined before expiry confirms.
+ */
+export const OPEN = ['pending', 'partial', 'expired'];
 
 /**
  * Settles recorded transfers that reached the required confirmations on the scanning source.

@@ -5,7 +5,8 @@ import type { Logger } from '../log.ts';
 import type { BaseConfig } from './base-config.ts';
 import { blockHeader, headNumber, transferLogs, type BlockHeader, type TransferLog } from './chain.ts';
 import { RpcUnavailableError, type RpcSource } from './rpc.ts';
-import { settleTransfers } from './settlement.ts';
+import { refreshPartialStatus } from './partial.ts';
+import { OPEN, settleTransfers } from './settlement.ts';
 import { assetOf } from './tokens.ts';
 
 export interface BaseWatcherDeps {
@@ -160,7 +161,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
       .where('merchant_id', '=', merchantId)
       .where('chain', '=', 'base')
       .where('child_index', 'is not', null)
-      .where('status', 'in', ['pending', 'expired'])
+      .where('status', 'in', OPEN)
       .where('expires_at', '>=', sinceTime)
       .execute();
     const addresses = rows.map((r) => r.receive_address);
@@ -236,6 +237,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
       head,
       others,
     );
+    await refreshPartialStatus(db, merchantId, deps.clock.now());
     status.last_tick_at = new Date(deps.clock.now()).toISOString();
     status.last_error = null;
     return result;

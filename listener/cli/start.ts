@@ -35,20 +35,8 @@ Stops cleanly on SIGINT/SIGTERM.
       }
       throw error;
     }
-    const listener = await startListener(config, sandbox ? { btcPollIntervalMs: 2_000 } : {});
-    if (sandbox) {
-      process.stderr.write(
-        [
-          '',
-          '  SANDBOX MODE: no merchant key is configured, so this is a local regtest chain with a throwaway',
-          '  wallet. Coins are worthless, nothing is saved, mainnet is never touched.',
-          `  Create:  curl -s -X POST ${listener.url}/invoice -H 'content-type: application/json' -d '{"amount_sats":50000}'`,
-          '  Pay:     npx service pay <invoice_id> [amount_sats]      Confirm:  npx service mine [n]',
-          '',
-          '',
-        ].join('\n'),
-      );
-    }
+    const listener = await startListener(config, sandbox ? { btcPollIntervalMs: 2_000, baseOptions: { pollIntervalMs: 1_000 } } : {});
+    if (sandbox) process.stderr.write(sandboxBanner(sandbox, listener.url));
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);
@@ -59,3 +47,25 @@ Stops cleanly on SIGINT/SIGTERM.
     return 0;
   },
 };
+
+function sandboxBanner(sandbox: Sandbox, url: string): string {
+  const create = (body: string) => `curl -s -X POST ${url}/invoice -H 'content-type: application/json' -d '${body}'`;
+  const base = sandbox.evm
+    ? [
+        `  Base:    a local EVM node (chain id ${sandbox.evm.anvil.chainId}, not Base) with a test USDC; invoices in xpub mode.`,
+        `  Create:  ${create('{"chain":"base","amount_usd":12.5}')}`,
+        '  Pay:     npx service pay <invoice_id> [amount_usd]       Confirm:  npx service mine',
+      ]
+    : [`  Base:    not in this sandbox: ${sandbox.baseUnavailable}`];
+  return [
+    '',
+    '  SANDBOX MODE: no merchant key is configured, so these are local chains with throwaway keys.',
+    '  Coins and tokens are worthless, nothing is saved, mainnet is never touched.',
+    '  Bitcoin: a local regtest chain.',
+    `  Create:  ${create('{"amount_sats":50000}')}`,
+    '  Pay:     npx service pay <invoice_id> [amount_sats]      Confirm:  npx service mine [n]',
+    ...base,
+    '',
+    '',
+  ].join('\n');
+}

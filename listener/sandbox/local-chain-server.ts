@@ -25,6 +25,8 @@ export interface LocalChainServerOptions {
   port?: number;
   rpcUser?: string;
   rpcPassword?: string;
+  /** More POST control actions by name (the sandbox's Base node); a rejection answers 400 with its message. */
+  extraControl?: Record<string, (input: Record<string, unknown>) => Promise<unknown>>;
 }
 
 const MAX_BODY = 4 * 1024 * 1024;
@@ -75,6 +77,11 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
       return ok({ address: chain.wallet.address, balance_sats: String(chain.balance()), height: chain.tip.height });
     }
     if (method !== 'POST') return send(res, 404, 'text/plain', 'Not found');
+    const extra = options.extraControl?.[action];
+    if (extra) {
+      extra(input).then(ok, (error: unknown) => send(res, 400, 'text/plain', error instanceof Error ? error.message : 'refused'));
+      return;
+    }
     switch (action) {
       case 'pay': {
         const amount = BigInt(String(input.amount_sats));

@@ -1,12 +1,14 @@
 import { HDNodeWallet } from 'ethers';
 import { systemClock, type Clock } from '../../listener/clock.ts';
-import { openDatabase, type Database } from '../../listener/db/database.ts';
+import type { Database } from '../../listener/db/database.ts';
 import { parseBaseConfig, type BaseConfig } from '../../listener/base/base-config.ts';
 import { createRpcSource, type RpcSource } from '../../listener/base/rpc.ts';
 import { createBaseWatcher } from '../../listener/base/watcher.ts';
 import { createInvoiceService } from '../../listener/invoices/invoice.service.ts';
 import { silentLogger } from '../../listener/log.ts';
-import { deployTestToken, startAnvil, type Anvil, type TestToken } from './anvil.ts';
+import { testDatabases, type TestDatabase } from '../support/databases.ts';
+import { startAnvil, type Anvil } from '../../listener/sandbox/anvil.ts';
+import { deployTestToken, type TestToken } from '../../listener/sandbox/test-token.ts';
 
 export const MERCHANT = 'm_test';
 /** The merchant's fixed receive address (EIP-55's first example; not one of the xpub's children). */
@@ -22,22 +24,26 @@ export interface BaseTestChain {
   usdc: TestToken;
   usdt: TestToken;
   database: Database;
+  /** The database's URL, for a listener that opens it itself. */
+  databaseUrl: string;
   config(env: Record<string, string>): BaseConfig;
   source(url?: string): RpcSource;
   close(): Promise<void>;
 }
 
-/** A real anvil node with a test USDC and USDT deployed, and a fresh migrated SQLite database. */
-export async function startBaseTestChain(): Promise<BaseTestChain> {
+/** A real anvil node with a test USDC and USDT deployed, and a fresh migrated database of `kind` (SQLite by default). */
+export async function startBaseTestChain(kind: TestDatabase = testDatabases[0]): Promise<BaseTestChain> {
   const anvil = await startAnvil();
-  const usdc = await deployTestToken(anvil, 'USDC');
-  const usdt = await deployTestToken(anvil, 'USDT');
-  const database = await openDatabase('sqlite::memory:');
+  const usdc = await deployTestToken(anvil, 'USDC', { fundAccounts: 3 });
+  const usdt = await deployTestToken(anvil, 'USDT', { fundAccounts: 3 });
+  const created = await kind.create();
+  const database = await created.open();
   return {
     anvil,
     usdc,
     usdt,
     database,
+    databaseUrl: created.url,
     config(env) {
       const problems: string[] = [];
       const config = parseBaseConfig(
@@ -57,6 +63,7 @@ export async function startBaseTestChain(): Promise<BaseTestChain> {
     source: (url = anvil.url) => createRpcSource(url, { fetch, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), attempts: 2, backoffMs: 10 }),
     async close() {
       await database.close();
+      await created.drop();
       await anvil.stop();
     },
   };
@@ -65,7 +72,7 @@ export async function startBaseTestChain(): Promise<BaseTestChain> {
 export function baseServices(
   chain: BaseTestChain,
   config: BaseConfig,
-  options: { sources?: RpcSource[]; clock?: Clock; nonceDigits?: number; quarantineMs?: number; recipientsPerCall?: number } = {},
+  options: { sources?: RpcSource[]; clock?: Clock; watcherClock?: Clock; nonceDigits?: number; quarantineMs?: number; recipientsPerCall?: number } = {},
 ) {
   const clock = options.clock ?? systemClock;
   const db = chain.database.db;
@@ -79,7 +86,7 @@ export function baseServices(
   });
   const watcher = createBaseWatcher({
     db,
-    clock: systemClock,
+    clock: options.watcherClock ?? systemClock,
     logger: silentLogger,
     merchantId: MERCHANT,
     base: config,

@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../db/tables.ts';
+
+/**
+ * What an unconfirmed xpub-mode invoice reads, by Bitcoin's rule: `partial` while the transfers
+ * seen (any number of confirmations, mined no later than `expires_at`, of the invoice's token)
+ * add up to less than the amount; `pending` once they cover it, until the confirmations come;
+ * `expired` once a part-paid invoice is past its expiry. Recounted from the recorded transfers
+ * on every pass, so a reorg that drops a part payment turns `partial` back to `pending`.
+ * Fixed-address invoices never read `partial`: an inexact amount pays nothing.
+ */
+export async function refreshPartialStatus(db: Kysely<Tables>, merchantId: string, now: number): Promise<void> {
+  const rows = await db
+    .selectFrom('invoices as i')
+    .leftJoin('base_transfers as t', (join) =>
+      join
+        .onRef('t.merchant_id', '=', 'i.merchant_id')
+        .onRef('t.to_address', '=', 'i.receive_address')
+        .onRef('t.token_address', '=', 'i.token_address')
+        .onRef('t.block_time', '<=', 'i.expires_at')
+        .on('t.state', 'in', ['seen', 'applied']),
+    )
+    .select(['i.invoice_id', 'i.status', 'i.amount_units', 'i.expires_at', 't.value'])
+    .where('i.merchant_id', '=', merchantId)
+    .where('i.chain', '=', 'base')
+    .where('i.child_index', 'is not', null)
+    .where('i.status', 'in', ['pending', 'partial'])
+    .where((eb) => eb.or([eb('i.status', '=', 'partial'), eb('t.tx_hash', 'is not', null)]))
+    .execute();
+
+  const seen = new Map<string, { status: string; amount: bigint; expiresAt: number; sum: bigint }>();
+  for (const row of rows) {
+    const entry = seen.get(row.invoice_id) ?? { status: row.status, amount: BigInt(row.amount_units!), expiresAt: row.expires_at, sum: 0n };
+    if (row.value !== null) entry.sum += BigInt(row.value);
+    seen.set(row.invoice_id, entry);
+  }
+  for (const [invoiceId, entry] of seen) {
+    let status: string;
+    if (entry.sum >= entry.amount || entry.sum === 0n) status = 'pending';
+    else status = now >= entry.expiresAt ? 'expired' : 'partial';
+    if (status === entry.status) continue;
+    await db
+      .updateTable('invoices')
+      .set({ status, updated_at: now })
+      .where('merchant_id', '=', merchantId)
+      .where('invoice_id', '=', invoiceId)
+      .where('status', '=', entry.status)
+      .execute();
+  }
+}

@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { Contract, ContractFactory } from 'ethers';
+import type { Anvil } from './anvil.ts';
+
+/** TestToken.sol compiled (test/base-token-fixture.test.ts recompiles it with solc and compares). */
+const TEST_TOKEN = JSON.parse(readFileSync(new URL('./TestToken.json', import.meta.url), 'utf8')) as { abi: unknown[]; bytecode: string };
+
+export interface TestToken {
+  address: string;
+  /** A real ERC-20 transfer signed by the node's account `from`; resolves once mined. */
+  transfer(to: string, units: bigint, from?: number): Promise<{ txHash: string; blockNumber: number }>;
+  transferMany(to: string[], units: bigint[], from?: number): Promise<{ txHash: string; blockNumber: number }>;
+  balanceOf(address: string): Promise<bigint>;
+}
+
+/**
+ * Deploys the 6-decimal TestToken from account 0, which holds the supply (10^9 tokens), and gives
+ * accounts 1..fundAccounts 10^7 tokens each so payments can come from several senders.
+ */
+export async function deployTestToken(anvil: Anvil, symbol = 'USDC', options: { fundAccounts?: number } = {}): Promise<TestToken> {
+  const deployer = await anvil.signer(0);
+  const factory = new ContractFactory(TEST_TOKEN.abi as never, TEST_TOKEN.bytecode, deployer);
+  const deployed = await factory.deploy(`Test ${symbol}`, symbol, 10n ** 15n);
+  await deployed.waitForDeployment();
+  const address = await deployed.getAddress();
+  for (let i = 1; i <= (options.fundAccounts ?? 0); i++) {
+    const tx = await (deployed.connect(deployer) as Contract).getFunction('transfer')(await (await anvil.signer(i)).getAddress(), 10n ** 13n);
+    await tx.wait();
+  }
+  const at = async (from: number) => new Contract(address, TEST_TOKEN.abi as never, await anvil.signer(from));
+  const mined = async (tx: { wait(): Promise<{ hash: string; blockNumber: number } | null> }) => {
+    const receipt = await tx.wait();
+    if (!receipt) throw new Error('transaction not mined');
+    return { txHash: receipt.hash, blockNumber: receipt.blockNumber };
+  };
+  return {
+    address,
+    transfer: async (to, units, from = 1) => mined(await (await at(from)).getFunction('transfer')(to, units)),
+    transferMany: async (to, units, from = 0) => mined(await (await at(from)).getFunction('transferMany')(to, units)),
+    balanceOf: async (owner) => (await (await at(0)).getFunction('balanceOf')(owner)) as bigint,
+  };
+}
