@@ -5,6 +5,8 @@
  * two SQLite drivers (better-sqlite3, sqlite3) on the same insert.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,21 +23,34 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const LOOP_MS = 3000;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const match = ready.exec(out);
-      if (match) {
-        child.stdout!.removeAllListeners('data');
-        child.stdout!.resume();
-        resolve({ child, match });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`process exited ${code}: ${out}`)));
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * Starts a server process on `port` with its stdout discarded (reading a log line per request
+ * here would take CPU from the load generator) and waits until it answers HTTP.
+ */
+async function startServer(args: string[], env: Record<string, string>, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
+  for (let tries = 0; tries < 300; tries++) {
+    if (child.exitCode !== null) throw new Error(`${args[0]} exited with ${child.exitCode}`);
+    try {
+      await fetch(`http://127.0.0.1:${port}/health`);
+      return child;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`${args[0]} did not answer on port ${port}`);
 }
 
 async function load(url: string) {
@@ -102,23 +117,24 @@ const drivers = await driverInserts();
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-listener-'));
 progress('listener POST /invoice at 50 connections…');
-const listener = await startProcess(['listener/cli/index.ts', 'start'], {
-  PORT: '0',
+const listenerPort = await freePort();
+const listener = await startServer(['listener/cli/index.ts', 'start'], {
   MERCHANT_BTC_XPUB: ZPUB,
   SERVICE_RATE_LIMIT: 'off',
   // No chain here: the watcher polls a refused loopback port instead of a public explorer.
   BTC_ESPLORA_URL: 'http://127.0.0.1:9/api',
   DATABASE_URL: `sqlite:${join(dataDir, 'service.db')}`,
-}, /"msg":"listener started","url":"([^"]+)"/);
-const invoiceUrl = `${listener.match[1]}/invoice`;
+}, listenerPort);
+const invoiceUrl = `http://127.0.0.1:${listenerPort}/invoice`;
 const sample = await (await fetch(invoiceUrl, { method: 'POST', body: '{"amount_sats":1000}' })).json();
 const service = await load(invoiceUrl);
-listener.child.kill('SIGTERM');
+listener.kill('SIGTERM');
 
 progress('bare Koa baseline at 50 connections…');
-const bare = await startProcess(['bench/support/bare-koa.ts', JSON.stringify(sample)], {}, /\{"port":(\d+)\}/);
-const koa = await load(`http://127.0.0.1:${bare.match[1]}/invoice`);
-bare.child.kill('SIGTERM');
+const barePort = await freePort();
+const bare = await startServer(['bench/support/bare-koa.ts', JSON.stringify(sample)], {}, barePort);
+const koa = await load(`http://127.0.0.1:${barePort}/invoice`);
+bare.kill('SIGTERM');
 
 const ratio = service.rps / loopRate;
 report(

@@ -1,5 +1,4 @@
-import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { sql } from 'kysely';
 import type { Health } from '../shared/index.ts';
 import { buildLlmsTxt } from '../shared/llms.ts';
@@ -16,6 +15,8 @@ import { baseChainStatus, baseHealth } from './base/base-health.ts';
 import { createRpcSource } from './base/rpc.ts';
 import { createBaseWatcher } from './base/watcher.ts';
 import { createHttpApp } from './http/app.ts';
+import { createListenerCheckoutSource } from './checkout/listener-checkout-source.ts';
+import { serveHttp } from './http/serve.ts';
 import { createInvoiceService } from './invoices/invoice.service.ts';
 import { createLogger, type Logger } from './log.ts';
 import { countDeliveries } from './webhooks/delivery-store.ts';
@@ -68,9 +69,18 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
 
   const btcSource = config.btc ? chainSourceFor(config.btc, deps.fetch ?? fetch) : null;
   if (config.btc && !btcSource) logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
-  const btcWatcher = btcSource
-    ? createBtcWatcher({ db: database.db, merchantId: config.merchantId, source: btcSource, clock, logger, pollIntervalMs: deps.btcPollIntervalMs })
-    : null;
+  const btcWatcher =
+    btcSource && config.btc
+      ? createBtcWatcher({
+          db: database.db,
+          merchantId: config.merchantId,
+          keyId: config.btc.accountKey.keyId,
+          source: btcSource,
+          clock,
+          logger,
+          pollIntervalMs: deps.btcPollIntervalMs,
+        })
+      : null;
 
   const baseWatcher = config.base
     ? createBaseWatcher({
@@ -125,17 +135,17 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     clock,
     logger,
     trustProxy: config.trustProxy,
+    checkout: createListenerCheckoutSource({
+      invoices,
+      db: database.db,
+      merchantId: config.merchantId,
+      clock,
+      shopName: config.shopName,
+      explorers: { btc: config.btc?.explorerUrl ?? null, base: config.base?.explorerUrl ?? null },
+    }),
   });
 
-  const server = createServer(app.callback());
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
+  const { server, url } = await serveHttp(app, config.port, config.host);
   baseWatcher?.start();
   logger.info('listener started', {
     url,

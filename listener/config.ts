@@ -24,6 +24,8 @@ export interface Config {
   trustProxy: boolean;
   webhook: { url: string; secret: string } | null;
   nodeEnv: string;
+  /** Shown to payers on the checkout page. */
+  shopName: string;
 }
 
 export class ConfigError extends Error {
@@ -50,6 +52,7 @@ export const settingNames = [
   'MERCHANT_WEBHOOK_SECRET',
   'SERVICE_WEBHOOK_SECRET',
   'NODE_ENV',
+  'SHOP_NAME',
   ...baseSettingNames,
 ] as const;
 
@@ -126,6 +129,7 @@ const EnvSchema = z.object({
   MERCHANT_WEBHOOK_SECRET: optionalText,
   SERVICE_WEBHOOK_SECRET: optionalText,
   NODE_ENV: z.preprocess(blankToUndefined, z.string().default('development')),
+  SHOP_NAME: z.preprocess(blankToUndefined, z.string().trim().min(2, 'must be 2-80 characters').max(80, 'must be 2-80 characters').default('Shop')),
 });
 
 /**
@@ -199,6 +203,7 @@ export function loadConfig(env: Env): Config {
     trustProxy: raw.TRUST_PROXY === 'true' || raw.TRUST_PROXY === '1',
     webhook,
     nodeEnv: raw.NODE_ENV,
+    shopName: raw.SHOP_NAME,
   };
 }
 

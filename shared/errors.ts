@@ -23,7 +23,27 @@ export const errorCatalogue = {
     description: 'The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).',
   },
   unauthorized: { status: 401, description: 'Missing or invalid API key in `X-Service-Api-Key`.' },
-  plan_limit_reached: { status: 402, description: 'Cloud only: the monthly invoice cap of the plan is reached.' },
+  plan_limit_reached: {
+    status: 402,
+    description: 'Cloud only: the monthly invoice cap of the plan is reached; `error` adds `plan`, `limit` and `used`.',
+  },
+  invalid_email: { status: 400, description: 'Cloud signup: `email` is missing or not an email address.' },
+  invalid_shop_name: { status: 400, description: 'Cloud signup: `shop_name` is missing or not 2-80 characters.' },
+  no_receive_method: { status: 400, description: 'Cloud signup: none of `btc_xpub`, `base_xpub`, `base_address` was given.' },
+  private_key_rejected: {
+    status: 400,
+    description: 'Cloud signup: a field holds an extended PRIVATE key; it is neither stored nor logged. Send the public key (xpub).',
+  },
+  invalid_xpub: { status: 400, description: 'Cloud signup: `btc_xpub` (BIP-84 account key) or `base_xpub` (EVM account key at m/44\'/60\'/0\') is not valid.' },
+  invalid_address: { status: 400, description: 'Cloud signup: `base_address` is not an EIP-55 checksummed 0x address.' },
+  invalid_webhook_url: {
+    status: 400,
+    description: 'Cloud: the webhook URL is not https on the default port, or its host does not resolve only to public addresses.',
+  },
+  unknown_plan: { status: 400, description: 'Cloud billing: `plan` is not `starter` or `pro`, or `method` is not `crypto` or `card`.' },
+  email_taken: { status: 409, description: 'Cloud signup: an account with this email exists.' },
+  method_unavailable: { status: 409, description: 'Cloud billing: this payment method is not available on this service.' },
+  card_provider_error: { status: 502, description: 'Cloud billing: the card processor failed; retry later or pay with crypto.' },
   missing_header: {
     status: 401,
     description: 'Webhook receiver: a required `X-Service-*` header (signature, timestamp, event id, attempt) is absent.',

@@ -16,6 +16,37 @@ export const BaseHealth = z
   })
   .meta({ id: 'BaseHealth' });
 
+/** The usual wallet gap limit (BIP-44's 20); most wallets use it unless told otherwise. */
+export const DEFAULT_WALLET_GAP_LIMIT = 20;
+
+export const BtcGapReport = z
+  .object({
+    highest_child_index: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Highest child index handed out to an invoice for the current wallet key; null before the first invoice.'),
+    highest_paid_child_index: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Highest child index with a payment seen (mempool or block; a payment that vanished does not count); null when none.'),
+    longest_unused_run: z
+      .number()
+      .int()
+      .describe(
+        'Longest run of consecutive unused child indexes below highest_child_index, counted from index 0: runs before the first paid index, between paid ones and after the last one all count.',
+      ),
+    wallet_gap_limit: z
+      .number()
+      .int()
+      .describe('Gap limit the wallet must use to show every payment to these addresses: longest_unused_run + 1. Above 20 (the usual default) the wallet must be told.'),
+  })
+  .describe(
+    'Unpaid invoices leave unused addresses behind. A wallet scanning from index 0 stops after gap-limit unused addresses in a row and does not show payments beyond them.',
+  );
+export type BtcGapReport = z.infer<typeof BtcGapReport>;
+
 export const Health = z
   .object({
     ok: z.boolean().describe('True when the listener serves requests and its database answers.'),
@@ -33,6 +64,9 @@ export const Health = z
       .nullable()
       .optional()
       .describe('Last error of the Bitcoin chain source while it keeps failing (retried with backoff); null when healthy.'),
+    btc_gap: BtcGapReport.optional().describe(
+      'Address gap of the Bitcoin wallet key (when Bitcoin is watched): what gap limit the merchant wallet needs to show every payment.',
+    ),
     webhooks: z
       .object({
         queued: z.number().int().describe('Events waiting for their first delivery attempt.'),

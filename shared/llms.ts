@@ -39,6 +39,10 @@ Example answer (Bitcoin): \`{"invoice_id": "inv_…", "chain": "btc", "asset": "
 
 Prefer the webhook to polling; if you poll, do it sparingly (every 30 s or more). Bitcoin needs 1 confirmation below 0.001 BTC, 3 below 0.01 BTC and 6 from 0.01 BTC (about 10 minutes each).
 
+## Checkout page
+
+Give the payer the link \`/pay/{invoice_id}\`: a page served by the listener with the shop name, the exact amount, the address, a QR code and the live status. Its data is \`GET /checkout/{invoice_id}\` (no key): the display-only checkout view (\`invoice_id, shop_name, chain, asset, status, receive_address, amount_btc\` or \`amount_usdc, amount_usdc_units\` and, fixed-address only, \`nonce\`; \`qr_uri, expires_at, created_at, tx_hash, paid_at, verify_url, tx_url, server_time\`).
+
 ## Webhooks
 
 Each event is a JSON \`POST\` to the merchant's webhook URL with headers \`${webhookHeaders.signature}\` (hex HMAC-SHA256 of the raw body bytes, keyed by the webhook secret), \`${webhookHeaders.timestamp}\` (epoch milliseconds of this attempt, not signed), \`${webhookHeaders.eventId}\` (the same on every retry: de-duplicate by it) and \`${webhookHeaders.attempt}\` (1-based).
@@ -46,6 +50,10 @@ Each event is a JSON \`POST\` to the merchant's webhook URL with headers \`${web
 To verify: compute HMAC-SHA256 over the raw bytes exactly as received (re-serialising breaks it), compare in constant time, and reject timestamps more than five minutes from your clock. Answer any 2xx within 10 seconds; otherwise the event is retried after ${webhookRetryDelaysMs.map(formatDelay).join(', ')} (${WEBHOOK_MAX_ATTEMPTS} attempts in all).
 
 Events: \`invoice.confirmed\` (\`event, invoice_id, merchant_id, chain, asset, amount, address, tx_hash, confirmations, confirmed_at\`; \`amount\` is a decimal string in the asset's unit) and \`payment.orphan\` (a transfer that matches no open invoice: \`chain, asset, token_address, address, tx_hash, value, detected_at\`; no invoice is marked paid, handle it by hand).
+
+## Cloud (hosted, under /api/v1)
+
+The same invoice bodies and fields under \`/api/v1\`, with a per-merchant key in \`X-Service-Api-Key\`: \`POST /api/v1/signup\` (\`email\`, \`shop_name\`, and at least one of \`btc_xpub\`, \`base_xpub\`, \`base_address\`; optional \`webhook_url\`) returns \`api_key\` once. Then \`POST /api/v1/invoice\`, \`GET /api/v1/invoice/{id}\`, \`GET /api/v1/invoices?limit=25\`, \`GET /api/v1/me\`, \`POST /api/v1/webhook\`, \`POST /api/v1/billing/checkout\`; public: \`GET /api/v1/plans\`, \`GET /api/v1/checkout/{id}\`, \`GET /api/v1/health\`. Plans: free 50, starter 500 (19 USD), pro 5000 (49 USD) invoices per calendar month (UTC); at the cap \`POST /api/v1/invoice\` answers 402 \`plan_limit_reached\`. Never send a private key: only public keys (xpub).
 
 ## Errors
 

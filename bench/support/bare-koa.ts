@@ -7,7 +7,4 @@ app.use((ctx) => {
   ctx.status = 201;
   ctx.body = body;
 });
-const server = app.listen(0, '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(`${JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0 })}\n`);
-});
+app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');

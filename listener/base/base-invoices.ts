@@ -19,6 +19,8 @@ export interface BaseInvoiceDeps {
   /** Fixed-address nonce digits; tests shrink the pool to reach exhaustion quickly. */
   nonceDigits?: number;
   quarantineMs?: number;
+  /** Runs in the invoice's transaction before the insert (see MerchantContext). */
+  beforeInsert?: (trx: Transaction<Tables>) => Promise<void>;
 }
 
 /**
@@ -75,6 +77,7 @@ async function createXpubInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRe
   const xpub = deps.base.xpub!;
   const now = deps.clock.now();
   const row = await deps.db.transaction().execute(async (trx) => {
+    await deps.beforeInsert?.(trx);
     const index = await allocateChildIndex(trx, deps.merchantId, 'base', xpub.keyId);
     const address = xpub.key.address(index);
     // Payments to the fixed address settle fixed-address invoices, so it can never be an xpub invoice's too.
@@ -103,6 +106,7 @@ async function createFixedInvoice(deps: BaseInvoiceDeps, common: Common) {
   const now = deps.clock.now();
   const expiresAt = now + FIXED_INVOICE_LIFETIME_MS;
   const row = await deps.db.transaction().execute(async (trx) => {
+    await deps.beforeInsert?.(trx);
     const invoice: Omit<InvoiceRow, 'nonce' | 'amount_units'> = {
       ...baseRow(deps, common, now),
       receive_address: deps.base.fixedAddress!,

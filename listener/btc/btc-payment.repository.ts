@@ -1,9 +1,32 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { BtcPaymentsTable, Tables } from '../db/tables.ts';
 import type { PaymentView } from './confirmation-rules.ts';
 
 type Db = Kysely<Tables> | Transaction<Tables>;
 export type BtcPaymentRow = Selectable<BtcPaymentsTable>;
+
+/**
+ * Rows per statement: a few thousand bound parameters at most, far below SQLite's (32,766) and
+ * Postgres's (65,535) limits, so a catch-up over many payments never builds an oversized statement.
+ */
+const CHUNK = 500;
+
+export function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** One output at most once per statement: Postgres refuses an upsert that touches a row twice. */
+function distinctOutputs(outputs: SeenOutput[]): SeenOutput[] {
+  const byKey = new Map(outputs.map((o) => [`${o.txid}:${o.vout}`, o]));
+  return [...byKey.values()];
+}
+
+/** `(txid, vout) in (values …)`: row values against a VALUES list, which both SQLite and Postgres accept. */
+function isOneOf(outputs: readonly { txid: string; vout: number }[]) {
+  return sql<boolean>`(txid, vout) in (values ${sql.join(outputs.map((o) => sql`(${o.txid}, cast(${o.vout} as integer))`))})`;
+}
 
 export interface SeenOutput {
   invoiceId: string;
@@ -17,10 +40,10 @@ export interface SeenOutput {
  * reported flag (the primary key makes a second credit impossible); only its place in the chain moves.
  */
 export async function recordInBlock(trx: Db, merchantId: string, outputs: SeenOutput[], block: { height: number; hash: string }, seenAt: number) {
-  for (const output of outputs) {
+  for (const chunk of chunks(distinctOutputs(outputs))) {
     await trx
       .insertInto('btc_payments')
-      .values({ ...newRow(merchantId, output, seenAt), status: 'block', block_height: block.height, block_hash: block.hash })
+      .values(chunk.map((output) => ({ ...newRow(merchantId, output, seenAt), status: 'block', block_height: block.height, block_hash: block.hash })))
       .onConflict((oc) =>
         oc.columns(['merchant_id', 'txid', 'vout']).doUpdateSet({ status: 'block', block_height: block.height, block_hash: block.hash }),
       )
@@ -30,10 +53,10 @@ export async function recordInBlock(trx: Db, merchantId: string, outputs: SeenOu
 
 /** Records outputs seen in the mempool; one already in a block is left as it is. */
 export async function recordInMempool(trx: Db, merchantId: string, outputs: SeenOutput[], seenAt: number) {
-  for (const output of outputs) {
+  for (const chunk of chunks(distinctOutputs(outputs))) {
     await trx
       .insertInto('btc_payments')
-      .values({ ...newRow(merchantId, output, seenAt), status: 'mempool' })
+      .values(chunk.map((output) => ({ ...newRow(merchantId, output, seenAt), status: 'mempool' })))
       .onConflict((oc) =>
         oc
           .columns(['merchant_id', 'txid', 'vout'])
@@ -113,20 +136,49 @@ export async function invoicesToSettle(db: Db, merchantId: string): Promise<stri
 }
 
 export async function paymentsOf(db: Db, merchantId: string, invoiceIds: string[]): Promise<BtcPaymentRow[]> {
-  if (invoiceIds.length === 0) return [];
-  return db.selectFrom('btc_payments').selectAll().where('merchant_id', '=', merchantId).where('invoice_id', 'in', invoiceIds).execute();
+  const rows: BtcPaymentRow[] = [];
+  for (const chunk of chunks(invoiceIds)) {
+    rows.push(...(await db.selectFrom('btc_payments').selectAll().where('merchant_id', '=', merchantId).where('invoice_id', 'in', chunk).execute()));
+  }
+  return rows;
+}
+
+/** Sats paid to an invoice by outputs still on the chain or in the mempool, confirmed or not. */
+export async function seenSatsOf(db: Db, merchantId: string, invoiceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('btc_payments')
+    .select((eb) => eb.fn.sum<number | string | null>('value_sats').as('sats'))
+    .where('merchant_id', '=', merchantId)
+    .where('invoice_id', '=', invoiceId)
+    .where('status', '!=', 'gone')
+    .executeTakeFirst();
+  return Number(row?.sats ?? 0);
 }
 
 export async function markReported(trx: Db, merchantId: string, payments: { txid: string; vout: number }[]) {
-  for (const p of payments) {
-    await trx
+  for (const chunk of chunks(payments)) {
+    await trx.updateTable('btc_payments').set({ reported: 1 }).where('merchant_id', '=', merchantId).where(isOneOf(chunk)).execute();
+  }
+}
+
+/**
+ * Marks still-unreported payments reported and returns the ones this call flipped: only those may
+ * be reported, so a second pass (or a second listener on the same database) never reports one twice.
+ */
+export async function claimUnreported(trx: Db, merchantId: string, payments: { txid: string; vout: number }[]): Promise<Set<string>> {
+  const claimed = new Set<string>();
+  for (const chunk of chunks(payments)) {
+    const rows = await trx
       .updateTable('btc_payments')
       .set({ reported: 1 })
       .where('merchant_id', '=', merchantId)
-      .where('txid', '=', p.txid)
-      .where('vout', '=', p.vout)
+      .where('reported', '=', 0)
+      .where(isOneOf(chunk))
+      .returning(['txid', 'vout'])
       .execute();
+    for (const row of rows) claimed.add(`${row.txid}:${row.vout}`);
   }
+  return claimed;
 }
 
 export function toPaymentView(row: BtcPaymentRow): PaymentView {

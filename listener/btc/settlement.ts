@@ -1,9 +1,11 @@
-import type { Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
-import { enqueueEvent } from '../events/outbox.ts';
+import { sql, type Kysely, type Selectable, type Transaction, type UpdateObject } from 'kysely';
+import type { InvoicesTable, Tables } from '../db/tables.ts';
+import { enqueueEvents, type NewEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import { satsToBtc } from './amount.ts';
 import {
+  chunks,
+  claimUnreported,
   invoicesToSettle,
   markReported,
   paymentsOf,
@@ -11,23 +13,41 @@ import {
 } from './btc-payment.repository.ts';
 import { decideOpenInvoice, orphansToReport, type PaymentView } from './confirmation-rules.ts';
 
+type InvoiceRow = Selectable<InvoicesTable>;
+
 const OPEN = ['pending', 'partial'];
 const iso = (ms: number) => new Date(ms).toISOString();
 
+interface Confirmation {
+  invoice: InvoiceRow;
+  txHash: string;
+  confirmations: number;
+  /** The payments that made up the amount: marked reported with the confirmation. */
+  counted: PaymentView[];
+}
+
+/** What one pass decided, before anything is written. */
+interface Plan {
+  confirmations: Confirmation[];
+  /** Open invoices whose status changes otherwise (pending ↔ partial, → expired), by `from` status. */
+  moves: Array<{ invoice: InvoiceRow; to: string }>;
+  orphans: Array<{ invoice: InvoiceRow; payment: PaymentView }>;
+}
+
 /**
  * Applies the confirmation rules to every invoice that has payments the merchant was not told
- * about. Each status move and its event are written in one transaction, guarded by the status read,
- * so a concurrent change (or a second pass) can never confirm or report twice.
+ * about. Everything a pass decides is written in one transaction: status moves, the invoice.confirmed
+ * and payment.orphan events, and the reported marks. Each move is guarded by the status it was
+ * decided from and only the rows that really moved get an event, so a concurrent change (or a
+ * second pass, or a second listener on the same database) can never confirm or report twice.
  */
 export async function settleInvoices(db: Kysely<Tables>, merchantId: string, tipHeight: number, now: number, logger: Logger): Promise<void> {
   const invoiceIds = await invoicesToSettle(db, merchantId);
   if (invoiceIds.length === 0) return;
-  const invoices = await db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('invoice_id', 'in', invoiceIds)
-    .execute();
+  const invoices: InvoiceRow[] = [];
+  for (const chunk of chunks(invoiceIds)) {
+    invoices.push(...(await db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId).where('invoice_id', 'in', chunk).execute()));
+  }
   const payments = new Map<string, PaymentView[]>();
   for (const row of await paymentsOf(db, merchantId, invoiceIds)) {
     const list = payments.get(row.invoice_id) ?? [];
@@ -35,6 +55,48 @@ export async function settleInvoices(db: Kysely<Tables>, merchantId: string, tip
     payments.set(row.invoice_id, list);
   }
 
+  const plan = planSettlement(invoices, payments, tipHeight, now);
+  if (!plan.confirmations.length && !plan.moves.length && !plan.orphans.length) return;
+
+  const done = await db.transaction().execute(async (trx) => {
+    const moved = await moveStatuses(trx, merchantId, plan.moves, now);
+    const confirmed = await confirmInvoices(trx, merchantId, plan.confirmations, now);
+    await markReported(trx, merchantId, confirmed.flatMap((c) => c.counted));
+    const claimed = await claimUnreported(trx, merchantId, plan.orphans.map((o) => o.payment));
+    const orphans = plan.orphans.filter((o) => claimed.has(`${o.payment.txid}:${o.payment.vout}`));
+    await enqueueEvents(trx, [
+      ...confirmed.map((c) => confirmedEvent(merchantId, c, now)),
+      ...orphans.map((o) => orphanEvent(merchantId, o.invoice, o.payment, now)),
+    ]);
+    return { moved, confirmed, orphans };
+  });
+
+  for (const { invoice, to } of done.moved) logger.info('btc invoice status changed', { invoice_id: invoice.invoice_id, from: invoice.status, to });
+  for (const c of done.confirmed) {
+    const amountSats = BigInt(c.invoice.amount_sats ?? 0);
+    const paid = c.counted.reduce((sum, p) => sum + p.valueSats, 0n);
+    logger.info('btc invoice confirmed', {
+      invoice_id: c.invoice.invoice_id,
+      tx_hash: c.txHash,
+      confirmations: c.confirmations,
+      paid_sats: paid.toString(),
+      overpaid_sats: paid > amountSats ? (paid - amountSats).toString() : '0',
+    });
+  }
+  for (const { invoice, payment } of done.orphans) {
+    logger.warn('btc payment to a settled invoice reported as payment.orphan', {
+      invoice_id: invoice.invoice_id,
+      invoice_status: invoice.status,
+      tx_hash: payment.txid,
+      vout: payment.vout,
+      value_sats: payment.valueSats.toString(),
+      first_seen_at: iso(payment.firstSeenAt),
+    });
+  }
+}
+
+function planSettlement(invoices: InvoiceRow[], payments: Map<string, PaymentView[]>, tipHeight: number, now: number): Plan {
+  const plan: Plan = { confirmations: [], moves: [], orphans: [] };
   for (const invoice of invoices) {
     const rows = payments.get(invoice.invoice_id) ?? [];
     const amountSats = BigInt(invoice.amount_sats ?? 0);
@@ -43,90 +105,106 @@ export async function settleInvoices(db: Kysely<Tables>, merchantId: string, tip
       const decision = decideOpenInvoice({ amountSats, expiresAt, status: invoice.status }, rows, tipHeight, now);
       if (decision.status === 'confirmed') {
         const counted = rows.filter((p) => p.status !== 'gone' && p.firstSeenAt < expiresAt);
-        await db.transaction().execute(async (trx) => {
-          const moved = await trx
-            .updateTable('invoices')
-            .set({ status: 'confirmed', tx_hash: decision.txHash, paid_at: now, updated_at: now })
-            .where('merchant_id', '=', merchantId)
-            .where('invoice_id', '=', invoice.invoice_id)
-            .where('status', '=', invoice.status)
-            .executeTakeFirst();
-          if (moved.numUpdatedRows !== 1n) return;
-          await markReported(trx, merchantId, counted);
-          await enqueueEvent(trx, {
-            merchantId,
-            createdAt: now,
-            payload: {
-              event: 'invoice.confirmed',
-              invoice_id: invoice.invoice_id,
-              merchant_id: merchantId,
-              chain: 'btc',
-              asset: 'BTC',
-              amount: satsToBtc(amountSats),
-              address: invoice.receive_address,
-              tx_hash: decision.txHash,
-              confirmations: decision.confirmations,
-              confirmed_at: iso(now),
-            },
-          });
-        });
-        const paid = counted.reduce((sum, p) => sum + p.valueSats, 0n);
-        logger.info('btc invoice confirmed', {
-          invoice_id: invoice.invoice_id,
-          tx_hash: decision.txHash,
-          confirmations: decision.confirmations,
-          paid_sats: paid.toString(),
-          overpaid_sats: paid > amountSats ? (paid - amountSats).toString() : '0',
-        });
-        continue;
-      }
-      if (decision.status !== invoice.status) {
-        await db
-          .updateTable('invoices')
-          .set({ status: decision.status, updated_at: now })
-          .where('merchant_id', '=', merchantId)
-          .where('invoice_id', '=', invoice.invoice_id)
-          .where('status', '=', invoice.status)
-          .execute();
-        logger.info('btc invoice status changed', { invoice_id: invoice.invoice_id, from: invoice.status, to: decision.status });
+        plan.confirmations.push({ invoice, txHash: decision.txHash, confirmations: decision.confirmations, counted });
+      } else if (decision.status !== invoice.status) {
+        plan.moves.push({ invoice, to: decision.status });
       }
       continue;
     }
     // Expired or already confirmed: anything further that reaches its confirmations is an orphan.
-    for (const payment of orphansToReport(rows, tipHeight)) {
-      await db.transaction().execute(async (trx) => {
-        const updated = await trx
-          .updateTable('btc_payments')
-          .set({ reported: 1 })
-          .where('merchant_id', '=', merchantId)
-          .where('txid', '=', payment.txid)
-          .where('vout', '=', payment.vout)
-          .where('reported', '=', 0)
-          .executeTakeFirst();
-        if (updated.numUpdatedRows !== 1n) return;
-        await enqueueEvent(trx, {
-          merchantId,
-          createdAt: now,
-          payload: {
-            event: 'payment.orphan',
-            chain: 'btc',
-            asset: 'BTC',
-            token_address: null,
-            address: invoice.receive_address,
-            tx_hash: payment.txid,
-            value: satsToBtc(payment.valueSats),
-            detected_at: iso(payment.firstSeenAt),
-          },
-        });
-      });
-      logger.warn('btc payment to a settled invoice reported as payment.orphan', {
-        invoice_id: invoice.invoice_id,
-        invoice_status: invoice.status,
-        tx_hash: payment.txid,
-        vout: payment.vout,
-        value_sats: payment.valueSats.toString(),
-        first_seen_at: iso(payment.firstSeenAt),
-      });
+    for (const payment of orphansToReport(rows, tipHeight)) plan.orphans.push({ invoice, payment });
+  }
+  return plan;
+}
+
+/** Groups rows by a key, keeping their order. */
+function groupBy<T>(items: T[], key: (item: T) => string): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * Applies `changes` to the invoices of `items`, one update per group and chunk, each guarded by the
+ * status the decision was made from; returns the items whose row really changed.
+ */
+async function updateGuarded<T extends { invoice: InvoiceRow }>(
+  trx: Transaction<Tables>,
+  merchantId: string,
+  items: T[],
+  groupKey: (item: T) => string,
+  changes: (chunk: T[]) => UpdateObject<Tables, 'invoices'>,
+): Promise<T[]> {
+  const happened: T[] = [];
+  for (const group of groupBy(items, (item) => `${item.invoice.status}>${groupKey(item)}`)) {
+    for (const chunk of chunks(group)) {
+      const rows = await trx
+        .updateTable('invoices')
+        .set(changes(chunk))
+        .where('merchant_id', '=', merchantId)
+        .where('status', '=', chunk[0].invoice.status)
+        .where('invoice_id', 'in', chunk.map((item) => item.invoice.invoice_id))
+        .returning('invoice_id')
+        .execute();
+      const ids = new Set(rows.map((r) => r.invoice_id));
+      happened.push(...chunk.filter((item) => ids.has(item.invoice.invoice_id)));
     }
   }
+  return happened;
+}
+
+const moveStatuses = (trx: Transaction<Tables>, merchantId: string, moves: Plan['moves'], now: number) =>
+  updateGuarded(trx, merchantId, moves, (m) => m.to, (chunk) => ({ status: chunk[0].to, updated_at: now }));
+
+/** The completing transaction differs per invoice: one CASE sets each its own. */
+const confirmInvoices = (trx: Transaction<Tables>, merchantId: string, confirmations: Confirmation[], now: number) =>
+  updateGuarded(trx, merchantId, confirmations, () => 'confirmed', (chunk) => ({
+    status: 'confirmed',
+    tx_hash: sql<string>`case invoice_id ${sql.join(
+      chunk.map((c) => sql`when ${c.invoice.invoice_id} then ${c.txHash}`),
+      sql` `,
+    )} end`,
+    paid_at: now,
+    updated_at: now,
+  }));
+
+function confirmedEvent(merchantId: string, c: Confirmation, now: number): NewEvent {
+  return {
+    merchantId,
+    createdAt: now,
+    payload: {
+      event: 'invoice.confirmed',
+      invoice_id: c.invoice.invoice_id,
+      merchant_id: merchantId,
+      chain: 'btc',
+      asset: 'BTC',
+      amount: satsToBtc(BigInt(c.invoice.amount_sats ?? 0)),
+      address: c.invoice.receive_address,
+      tx_hash: c.txHash,
+      confirmations: c.confirmations,
+      confirmed_at: iso(now),
+    },
+  };
+}
+
+function orphanEvent(merchantId: string, invoice: InvoiceRow, payment: PaymentView, now: number): NewEvent {
+  return {
+    merchantId,
+    createdAt: now,
+    payload: {
+      event: 'payment.orphan',
+      chain: 'btc',
+      asset: 'BTC',
+      token_address: null,
+      address: invoice.receive_address,
+      tx_hash: payment.txid,
+      value: satsToBtc(payment.valueSats),
+      detected_at: iso(payment.firstSeenAt),
+    },
+  };
 }

@@ -1,6 +1,5 @@
-import * as bitcoin from 'bitcoinjs-lib';
 import type { Kysely } from 'kysely';
-import type { BtcNetwork } from '../../shared/index.ts';
+import type { BtcGapReport, BtcNetwork } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
 import type { Tables } from '../db/tables.ts';
 import type { Logger } from '../log.ts';
@@ -16,11 +15,15 @@ import {
   type SeenOutput,
 } from './btc-payment.repository.ts';
 import type { ChainSource, SourceTx } from './chain-source.ts';
+import { createGapMonitor } from './gap-report.ts';
+import { outputScriptHex } from './output-script.ts';
 import { settleInvoices } from './settlement.ts';
 
 export interface BtcWatcherDeps {
   db: Kysely<Tables>;
   merchantId: string;
+  /** The wallet key whose child indexes the gap report covers. */
+  keyId: string;
   source: ChainSource;
   clock: Clock;
   logger: Logger;
@@ -39,15 +42,15 @@ export interface BtcWatcherStatus {
   last_block_height: number | null;
   btc_source: ChainSource['kind'];
   btc_source_error: string | null;
-}
-
-interface Watched {
-  invoiceId: string;
+  btc_gap?: BtcGapReport;
 }
 
 /** How many processed block hashes are kept to find a fork point; deeper reorgs rescan from the oldest. */
 const KEEP_BLOCKS = 1_000;
 const PROGRESS_EVERY_MS = 5_000;
+/** How far before the newest invoice seen each watch-set refresh looks again for late commits. */
+const LATE_COMMIT_WINDOW_MS = 120_000;
+const WATCH_PAGE = 5_000;
 
 /**
  * Follows the chain for the merchant's Bitcoin invoices. Every block and new mempool transaction is
@@ -55,13 +58,14 @@ const PROGRESS_EVERY_MS = 5_000;
  * the same for 10 or 100,000 open invoices, and the source never learns which addresses are ours.
  */
 export function createBtcWatcher(deps: BtcWatcherDeps) {
-  const { db, merchantId, source, clock, logger } = deps;
+  const { db, merchantId, keyId, source, clock, logger } = deps;
   const pollIntervalMs = deps.pollIntervalMs ?? 10_000;
   const maxBackoffMs = deps.maxBackoffMs ?? 60_000;
   const mempoolFetchLimit = deps.mempoolFetchLimit ?? 2_000;
   const log = logger.child({ component: 'btc-watcher', source: source.kind });
 
-  const watched = new Map<string, Watched>();
+  /** Output script (hex) → invoice id. */
+  const watched = new Map<string, string>();
   let watchedSince = -1;
   let seenMempool = new Set<string>();
   let lastEventAt: number | null = null;
@@ -71,35 +75,55 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
   let stopped = true;
   let wake: (() => void) | null = null;
   let loopDone: Promise<void> = Promise.resolve();
+  const gap = createGapMonitor({ db, merchantId, keyId, clock, logger: log });
+  // The gap only moves when invoices are added or payments appear or vanish.
+  let gapStale = true;
 
   const heard = <T>(value: T): T => {
     lastEventAt = clock.now();
     return value;
   };
 
+  /**
+   * Adds invoices created since the last refresh. An invoice is stamped before its transaction
+   * commits, so a concurrent one can become visible after a later-stamped one was read: each
+   * refresh re-reads a window before the newest stamp seen (re-adding is harmless). Rows come in
+   * pages, so loading 100,000 invoices at start never holds them all at once.
+   */
   async function refreshWatchSet(): Promise<void> {
-    const rows = await db
-      .selectFrom('invoices')
-      .select(['invoice_id', 'receive_address', 'network', 'created_at'])
-      .where('merchant_id', '=', merchantId)
-      .where('chain', '=', 'btc')
-      .where('created_at', '>=', watchedSince)
-      .execute();
-    for (const row of rows) {
-      const network = bitcoinNetworks[(row.network ?? 'mainnet') as BtcNetwork];
-      const script = Buffer.from(bitcoin.address.toOutputScript(row.receive_address, network)).toString('hex');
-      watched.set(script, { invoiceId: row.invoice_id });
-      // Same-millisecond inserts may land after this read; re-reading the last millisecond is harmless.
-      watchedSince = Math.max(watchedSince, Number(row.created_at));
+    const before = watched.size;
+    const from = watchedSince < 0 ? watchedSince : watchedSince - LATE_COMMIT_WINDOW_MS;
+    let after: { createdAt: number; invoiceId: string } | null = null;
+    for (;;) {
+      let query = db
+        .selectFrom('invoices')
+        .select(['invoice_id', 'receive_address', 'network', 'created_at'])
+        .where('merchant_id', '=', merchantId)
+        .where('chain', '=', 'btc')
+        .where('created_at', '>=', from);
+      if (after) {
+        const { createdAt, invoiceId } = after;
+        query = query.where((eb) => eb.or([eb('created_at', '>', createdAt), eb.and([eb('created_at', '=', createdAt), eb('invoice_id', '>', invoiceId)])]));
+      }
+      const rows = await query.orderBy('created_at').orderBy('invoice_id').limit(WATCH_PAGE).execute();
+      for (const row of rows) {
+        const network = bitcoinNetworks[(row.network ?? 'mainnet') as BtcNetwork];
+        watched.set(outputScriptHex(row.receive_address, network), row.invoice_id);
+        watchedSince = Math.max(watchedSince, Number(row.created_at));
+      }
+      if (rows.length < WATCH_PAGE) break;
+      const last = rows[rows.length - 1];
+      after = { createdAt: Number(last.created_at), invoiceId: last.invoice_id };
     }
+    if (watched.size !== before) gapStale = true;
   }
 
   function matches(txs: SourceTx[]): SeenOutput[] {
     const found: SeenOutput[] = [];
     for (const tx of txs) {
       tx.outputs.forEach((output, vout) => {
-        const hit = watched.get(output.script);
-        if (hit) found.push({ invoiceId: hit.invoiceId, txid: tx.txid, vout, valueSats: output.value });
+        const invoiceId = watched.get(output.script);
+        if (invoiceId) found.push({ invoiceId, txid: tx.txid, vout, valueSats: output.value });
       });
     }
     return found;
@@ -122,6 +146,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
       const fork = await findForkPoint(last.height - 1);
       log.warn('btc reorg: rolling back to the fork point and rescanning', { from_height: last.height, fork_height: fork });
       await db.transaction().execute((trx) => disconnectAbove(trx, merchantId, fork));
+      gapStale = true;
       // Transactions of the disconnected blocks may be back in the mempool: look at all of it again.
       seenMempool = new Set();
       last = fork >= 0 ? { height: fork, hash: (await processedBlockAt(db, merchantId, fork))?.hash ?? '' } : undefined;
@@ -132,6 +157,9 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     let lastProgress = clock.now();
     let prevHash = last?.hash;
     for (let height = from; height <= tip; height++) {
+      // An invoice paid in this block was committed before the block was mined, hence before this
+      // refresh, even when this pass started long before (a catch-up): it is matched.
+      if (height > from) await refreshWatchSet();
       const hash = heard(await source.blockHash(height));
       if (hash === null) break; // the tip moved down under us; the next pass sees the reorg
       const block = heard(await source.block(hash, height));
@@ -143,6 +171,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
         await recordProcessedBlock(trx, merchantId, block, clock.now(), KEEP_BLOCKS);
       });
       for (const output of found) seenMempool.delete(output.txid);
+      if (found.length) gapStale = true;
       if (found.length) log.info('btc payments found in block', { height, hash, outputs: found.length });
       lastBlockHeight = height;
       prevHash = hash;
@@ -162,6 +191,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     const found = matches(txs);
     if (found.length) {
       await recordInMempool(db, merchantId, found, clock.now());
+      gapStale = true;
       log.info('btc payments seen in mempool', { outputs: found.length });
     }
     const next = new Set<string>();
@@ -171,19 +201,30 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     // A transaction mined between our block scan and this read is also absent: only judge a still tip.
     if (heard(await source.tipHeight()) === tip) {
       const left = await markLeftMempool(db, merchantId, current);
-      if (left) log.warn('btc payments left the mempool unconfirmed', { transactions: left });
+      if (left) {
+        gapStale = true;
+        log.warn('btc payments left the mempool unconfirmed', { transactions: left });
+      }
     }
   }
 
   /** One full pass: new invoices, new blocks (with reorg handling), mempool, then invoice states. */
   async function pass(): Promise<void> {
     await refreshWatchSet();
-    const tip = await followBlocks();
-    await followMempool(tip);
-    const last = await lastProcessedBlock(db, merchantId);
-    if (last) {
-      lastBlockHeight = last.height;
-      await settleInvoices(db, merchantId, last.height, clock.now(), log);
+    try {
+      const tip = await followBlocks();
+      await followMempool(tip);
+      const last = await lastProcessedBlock(db, merchantId);
+      if (last) {
+        lastBlockHeight = last.height;
+        await settleInvoices(db, merchantId, last.height, clock.now(), log);
+      }
+    } finally {
+      // Needs only the database: kept current (new invoices widen the gap) even while the source is down.
+      if (gapStale) {
+        gapStale = false;
+        await gap.refresh();
+      }
     }
   }
 
@@ -239,6 +280,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
         last_block_height: lastBlockHeight,
         btc_source: source.kind,
         btc_source_error: sourceError,
+        ...(gap.current() ? { btc_gap: gap.current()! } : {}),
       };
     },
   };

@@ -1,5 +1,6 @@
 import { runCommand, type Command } from './command.ts';
 import { deliveriesCommand } from './deliveries.ts';
+import { gapCommand } from './gap.ts';
 import { healthcheckCommand } from './healthcheck.ts';
 import { initCommand } from './init.ts';
 import { mineCommand, payCommand } from './sandbox-commands.ts';
@@ -10,6 +11,7 @@ const commands: Command[] = [
   startCommand,
   initCommand,
   healthcheckCommand,
+  gapCommand,
   deliveriesCommand,
   webhookReceiverCommand,
   payCommand,

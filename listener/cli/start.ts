@@ -2,17 +2,22 @@ import { startListener } from '../app.ts';
 import { ConfigError, loadConfig, readEnvironment } from '../config.ts';
 import { startSandbox, wantsSandbox, type Sandbox } from '../sandbox/sandbox.ts';
 import type { Command } from './command.ts';
+import { runCloud } from './start-cloud.ts';
 
 export const startCommand: Command = {
   name: 'start',
   summary: 'Start the listener (settings from the environment and ./.env)',
   usage: `
-Usage: service start
+Usage: service start [--cloud]
 
 Starts the listener. Settings come from environment variables, then from ./.env (the environment
 wins). The default database is SQLite at ./data/service.db. See the README for every setting.
-Stops cleanly on SIGINT/SIGTERM.`,
-  async run() {
+Stops cleanly on SIGINT/SIGTERM.
+
+  --cloud   start the multi-tenant Cloud API under /api/v1 instead (settings: README, Cloud)`,
+  options: { cloud: { type: 'boolean' } },
+  async run({ values }) {
+    if (values.cloud) return runCloud();
     let config;
     let env = readEnvironment(process.env);
     let sandbox: Sandbox | null = null;

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, sql, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../log.ts';
 import { migrationProvider } from './migrations.ts';
@@ -32,7 +32,7 @@ export async function openDatabase(url: string, options: { logger?: Logger; pool
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
-    db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+    db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     dialect = 'sqlite';
   } else {
     const pool = new pg.Pool({
@@ -51,15 +51,37 @@ export async function openDatabase(url: string, options: { logger?: Logger; pool
 }
 
 export async function migrateToLatest(db: Kysely<Tables>, dialect: Dialect, logger?: Logger): Promise<void> {
-  // kysely looks its migration tables up by name in every schema unless told which one: with two
-  // schemas in one database (search_path per tenant or per test) it would find the other's and skip
-  // creating its own. Name the schema the connection actually uses.
+  // kysely looks for its bookkeeping tables in every schema unless told which one: name ours, or
+  // another schema's tables (other databases sharing the server) would be taken for this one's.
   const migrationTableSchema =
-    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema : undefined;
+    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
   const migrator = new Migrator({ db, provider: migrationProvider(dialect), migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   for (const result of results ?? []) {
     if (result.status === 'Success') logger?.info('migration applied', { migration: result.migrationName });
   }
   if (error) throw error instanceof Error ? error : new Error(String(error));
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * kysely prepares every query anew; better-sqlite3 statements are reusable, and kysely runs one
+ * query at a time on its single connection, so the hot queries are prepared once. SQLite
+ * re-prepares a cached statement by itself after a schema change.
+ */
+function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(query: string) {
+      let statement = cache.get(query);
+      if (!statement) {
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+        statement = sqlite.prepare(query);
+        cache.set(query, statement);
+      }
+      return statement;
+    },
+  };
 }

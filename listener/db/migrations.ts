@@ -2,6 +2,9 @@ import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { webhookDeliveryMigration } from '../webhooks/delivery-migration.ts';
 import type { Dialect } from './database.ts';
 import { baseStablecoinsDown, baseStablecoinsUp } from '../base/base.migration.ts';
+import { cloudAccountsMigration } from '../cloud/cloud.migration.ts';
+import { dashboardSessionsMigration } from '../cloud/dashboard/session.migration.ts';
+import { stripeBillingMigration } from '../cloud/stripe.migration.ts';
 
 /**
  * Ordered, named migrations. Add a new entry for every schema change; never edit one that has
@@ -111,6 +114,9 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         await baseStablecoinsDown(db);
       },
     },
+    '0004_cloud_accounts': cloudAccountsMigration,
+    '0005_dashboard_sessions': dashboardSessionsMigration,
+    '0006_stripe_billing': stripeBillingMigration,
   };
 }
 

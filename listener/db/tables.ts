@@ -1,4 +1,5 @@
 import type { BaseTables } from '../base/base.tables.ts';
+import type { CloudTables } from '../cloud/cloud.tables.ts';
 import type { Generated } from 'kysely';
 import type { EventDeliveryColumns, WebhookAttemptsTable } from '../webhooks/delivery-tables.ts';
 
@@ -74,7 +75,7 @@ export interface BtcBlocksTable {
   processed_at: number;
 }
 
-export interface Tables extends BaseTables {
+export interface Tables extends BaseTables, CloudTables {
   invoices: InvoicesTable;
   address_counters: AddressCountersTable;
   events: EventsTable & EventDeliveryColumns;

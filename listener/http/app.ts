@@ -1,5 +1,7 @@
 import Koa from 'koa';
 import type { ErrorCode } from '../../shared/index.ts';
+import type { CheckoutSource } from '../checkout/checkout-source.ts';
+import { checkoutRoutes } from '../checkout/routes.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { errorMiddleware } from './error-middleware.ts';
@@ -10,12 +12,13 @@ export interface HttpAppDeps extends RouteDeps {
   logger: Logger;
   clock: Clock;
   trustProxy: boolean;
+  checkout: CheckoutSource;
 }
 
 /** Which generic code an unexpected failure gets, by the operation it interrupted. */
 function fallbackCode(path: string, method: string): ErrorCode {
   if (method === 'POST' && path === '/invoice') return 'create_failed';
-  if (method === 'GET' && path.startsWith('/invoice/')) return 'lookup_failed';
+  if (method === 'GET' && (path.startsWith('/invoice/') || path.startsWith('/checkout/'))) return 'lookup_failed';
   return 'internal_error';
 }
 
@@ -26,5 +29,6 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   app.use(requestContext(deps.logger, deps.clock));
   app.use(errorMiddleware(deps.logger, fallbackCode));
   app.use(router.routes());
+  app.use(checkoutRoutes({ source: deps.checkout, logger: deps.logger }).routes());
   return app;
 }

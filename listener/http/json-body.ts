@@ -8,16 +8,7 @@ export const MAX_BODY_BYTES = 16 * 1024;
  * `ctx.state.rawBody` for callers that need exact number text.
  */
 export async function readJsonBody(ctx: Context): Promise<unknown> {
-  const declared = Number(ctx.get('Content-Length') || 0);
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = await readBodyText(ctx);
   ctx.state.rawBody = text;
   try {
     return JSON.parse(text);
@@ -26,6 +17,20 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
   }
 }
 
-function tooLarge() {
-  return new ServiceError('bad_body', `The body is larger than ${MAX_BODY_BYTES / 1024} KB.`);
+/** The request body as UTF-8 text, refused (bad_body) beyond `maxBytes` (16 KB) whatever Content-Length claims. */
+export async function readBodyText(ctx: Context, maxBytes = MAX_BODY_BYTES): Promise<string> {
+  const declared = Number(ctx.get('Content-Length') || 0);
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) throw tooLarge(maxBytes);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function tooLarge(maxBytes: number) {
+  return new ServiceError('bad_body', `The body is larger than ${maxBytes / 1024} KB.`);
 }

@@ -3,6 +3,7 @@ import type { Health } from '../../shared/index.ts';
 import type { InvoiceService } from '../invoices/invoice.service.ts';
 import { requireApiKey } from './api-key.ts';
 import { readJsonBody } from './json-body.ts';
+import { documentRoutes } from './serve.ts';
 import { rateLimit } from './rate-limit.ts';
 import type { Clock } from '../clock.ts';
 import type { RateLimitConfig } from '../config.ts';
@@ -34,15 +35,7 @@ export function listenerRoutes(deps: RouteDeps): Router {
     ctx.body = await deps.health();
   });
 
-  router.get('/openapi.json', (ctx) => {
-    ctx.type = 'application/json';
-    ctx.body = deps.documents.openapi;
-  });
-
-  router.get('/llms.txt', (ctx) => {
-    ctx.type = 'text/plain; charset=utf-8';
-    ctx.body = deps.documents.llms;
-  });
+  documentRoutes(router, deps.documents);
 
   return router;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { DEFAULT_EXPIRES_IN_S, type CreateInvoiceRequest, type StoredInvoice } from '../../shared/index.ts';
 import type { AccountKey } from '../btc/account-key.ts';
 import { derivationPath } from '../btc/account-key.ts';
@@ -22,26 +22,40 @@ export interface BtcReceiver {
   allocated?(index: number): void;
 }
 
-export interface InvoiceServiceDeps {
+/** Whose invoice is being created: the merchant and its receive methods, given per call. */
+export interface MerchantContext {
+  merchantId: string;
+  btc: BtcReceiver | null;
+  base?: Omit<BaseInvoiceDeps, 'db' | 'clock' | 'merchantId' | 'newInvoiceId' | 'beforeInsert'> | null;
+  /**
+   * Runs inside the transaction that stores the invoice, before the insert: a throw (a plan cap)
+   * rolls back the index allocation and stores nothing.
+   */
+  beforeInsert?: (trx: Transaction<Tables>) => Promise<void>;
+}
+
+export interface InvoiceEngineDeps {
   db: Kysely<Tables>;
   clock: Clock;
   logger: Logger;
-  merchantId: string;
-  btc: BtcReceiver | null;
-  base?: Omit<BaseInvoiceDeps, 'db' | 'clock' | 'merchantId' | 'newInvoiceId'> | null;
 }
+
+export type InvoiceServiceDeps = InvoiceEngineDeps & Omit<MerchantContext, 'beforeInsert'>;
 
 export function newInvoiceId(): string {
   return `inv_${randomBytes(12).toString('base64url')}`;
 }
 
-export function createInvoiceService(deps: InvoiceServiceDeps) {
-  const { db, clock, logger, merchantId } = deps;
+/** The invoicing engine, for any merchant: the merchant context comes with each call. */
+export function createInvoiceEngine(deps: InvoiceEngineDeps) {
+  const { db, clock, logger } = deps;
 
-  async function createBtc(request: CreateInvoiceRequest, btc: BtcReceiver) {
+  async function createBtc(merchant: MerchantContext, request: CreateInvoiceRequest, btc: BtcReceiver) {
+    const { merchantId } = merchant;
     const now = clock.now();
     const expiresInS = request.expires_in ?? DEFAULT_EXPIRES_IN_S;
     const row = await db.transaction().execute(async (trx) => {
+      await merchant.beforeInsert?.(trx);
       const index = await allocateChildIndex(trx, merchantId, 'btc', btc.accountKey.keyId);
       const invoice: InvoiceRow = {
         invoice_id: newInvoiceId(),
@@ -73,16 +87,35 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
     return rowToCreatedBtcInvoice(row, btc.explorerUrl);
   }
 
+  /** Reads an invoice row; a pending one past its expiry is flipped to expired on the way. */
+  async function find(merchantId: string, invoiceId: string): Promise<InvoiceRow> {
+    let row: InvoiceRow | undefined;
+    try {
+      row = await findInvoice(db, merchantId, invoiceId);
+      const now = clock.now();
+      if (row && row.status === 'pending' && row.expires_at <= now) {
+        await expireIfPending(db, merchantId, invoiceId, now);
+        row = await findInvoice(db, merchantId, invoiceId);
+      }
+    } catch (error) {
+      logger.error('invoice lookup failed', { error, invoice_id: invoiceId });
+      throw new ServiceError('lookup_failed', 'The invoice could not be read. Retry shortly.');
+    }
+    if (!row) throw new ServiceError('not_found', 'No such invoice.');
+    return row;
+  }
+
   return {
     /** `rawBody` is the request text, so amount_usd is read with the exact digits the client sent. */
-    async create(body: unknown, rawBody?: string) {
-      const request = parseCreateInvoiceRequest(body, (chain) => (chain === 'btc' ? deps.btc !== null : Boolean(deps.base)));
+    async create(merchant: MerchantContext, body: unknown, rawBody?: string) {
+      const request = parseCreateInvoiceRequest(body, (chain) => (chain === 'btc' ? merchant.btc !== null : Boolean(merchant.base)));
       try {
         if (request.chain === 'base') {
           const amountText = (rawBody && topLevelNumberText(rawBody, 'amount_usd')) ?? String(request.amount_usd);
-          return await createBaseInvoice({ db, clock, merchantId, newInvoiceId, ...deps.base! }, request, amountText);
+          const baseDeps = { db, clock, merchantId: merchant.merchantId, newInvoiceId, beforeInsert: merchant.beforeInsert, ...merchant.base! };
+          return await createBaseInvoice(baseDeps, request, amountText);
         }
-        return await createBtc(request, deps.btc!);
+        return await createBtc(merchant, request, merchant.btc!);
       } catch (error) {
         if (error instanceof ServiceError) throw error;
         logger.error('invoice creation failed', { error });
@@ -90,23 +123,26 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
       }
     },
 
-    /** Reads an invoice; a pending one past its expiry is flipped to expired on the way. */
-    async get(invoiceId: string): Promise<StoredInvoice> {
-      let row: InvoiceRow | undefined;
-      try {
-        row = await findInvoice(db, merchantId, invoiceId);
-        const now = clock.now();
-        if (row && row.status === 'pending' && row.expires_at <= now) {
-          await expireIfPending(db, merchantId, invoiceId, now);
-          row = await findInvoice(db, merchantId, invoiceId);
-        }
-      } catch (error) {
-        logger.error('invoice lookup failed', { error, invoice_id: invoiceId });
-        throw new ServiceError('lookup_failed', 'The invoice could not be read. Retry shortly.');
-      }
-      if (!row) throw new ServiceError('not_found', 'No such invoice.');
-      return rowToStoredInvoice(row);
+    /** The stored invoice, in the API's shape. */
+    async get(merchantId: string, invoiceId: string): Promise<StoredInvoice> {
+      return rowToStoredInvoice(await find(merchantId, invoiceId));
     },
+
+    /** The stored row behind `get`, for views that need columns the API read leaves out. */
+    find,
+  };
+}
+
+export type InvoiceEngine = ReturnType<typeof createInvoiceEngine>;
+
+/** The listener's engine: one merchant, configured at start. */
+export function createInvoiceService(deps: InvoiceServiceDeps) {
+  const engine = createInvoiceEngine(deps);
+  const merchant: MerchantContext = { merchantId: deps.merchantId, btc: deps.btc, base: deps.base };
+  return {
+    create: (body: unknown, rawBody?: string) => engine.create(merchant, body, rawBody),
+    get: (invoiceId: string) => engine.get(deps.merchantId, invoiceId),
+    find: (invoiceId: string) => engine.find(deps.merchantId, invoiceId),
   };
 }
 

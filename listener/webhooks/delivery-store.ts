@@ -24,6 +24,9 @@ export interface AttemptOutcome {
   responseExcerpt: string | null;
 }
 
+/** Claim scope of Cloud: the events of every merchant that has saved a webhook URL. */
+export const CLOUD_MERCHANTS_WITH_WEBHOOK = Symbol('cloud merchants with a webhook URL');
+
 export const INTERRUPTED_ERROR = 'interrupted: the listener stopped before the answer was recorded';
 
 /**
@@ -34,14 +37,18 @@ export const INTERRUPTED_ERROR = 'interrupted: the listener stopped before the a
  */
 export async function claimDueAttempts(
   db: Db,
-  options: { merchantId: string; now: number; limit: number; exclude: ReadonlySet<string> },
+  options: { merchantId: string | typeof CLOUD_MERCHANTS_WITH_WEBHOOK; now: number; limit: number; exclude: ReadonlySet<string> },
 ): Promise<ClaimedAttempt[]> {
   if (options.limit <= 0) return [];
   return db.transaction().execute(async (trx) => {
     const rows = await trx
       .selectFrom('events')
       .select(['event_id', 'merchant_id', 'type', 'payload', 'delivery_attempts', 'delivery_max_attempts', 'last_attempt_at'])
-      .where('merchant_id', '=', options.merchantId)
+      .$call((query) =>
+        options.merchantId === CLOUD_MERCHANTS_WITH_WEBHOOK
+          ? query.where('merchant_id', 'in', (eb) => eb.selectFrom('cloud_merchants').select('merchant_id').where('webhook_url', 'is not', null))
+          : query.where('merchant_id', '=', options.merchantId),
+      )
       .where('delivery_status', '=', 'pending')
       .where('next_attempt_at', '<=', options.now)
       // Index order (events_delivery_due): no sort over the whole backlog on each claim.
@@ -65,7 +72,6 @@ export async function claimDueAttempts(
         .updateTable('events')
         .set({ delivery_attempts: attempt, next_attempt_at: claimExpiry(attempt, options.now), last_attempt_at: options.now })
         .where('event_id', 'in', rows.map((row) => row.event_id))
-        .where('merchant_id', '=', options.merchantId)
         .where('delivery_status', '=', 'pending')
         .where('delivery_attempts', '=', previous)
         .returning('event_id')
@@ -178,19 +184,22 @@ export interface DeliverySummary {
   createdAt: number;
 }
 
-/** Pending and failed deliveries (or the given statuses), oldest first. */
+/** Pending and failed deliveries (or the given statuses), oldest first; with `newest`, only that many of the latest, newest first. */
 export async function listDeliveries(
   db: Db,
   merchantId: string,
   statuses: DeliverySummary['status'][] = ['pending', 'failed'],
+  options: { newest?: number } = {},
 ): Promise<DeliverySummary[]> {
+  const order = options.newest === undefined ? 'asc' : 'desc';
   const rows = await db
     .selectFrom('events')
     .select(['event_id', 'type', 'delivery_status', 'delivery_attempts', 'next_attempt_at', 'last_attempt_at', 'last_http_status', 'last_error', 'created_at'])
     .where('merchant_id', '=', merchantId)
     .where('delivery_status', 'in', statuses)
-    .orderBy('created_at')
-    .orderBy('event_id')
+    .orderBy('created_at', order)
+    .orderBy('event_id', order)
+    .$if(options.newest !== undefined, (query) => query.limit(options.newest!))
     .execute();
   const toNumber = (value: number | null) => (value === null ? null : Number(value));
   return rows.map((row) => ({

@@ -1,19 +1,26 @@
 import type { Kysely } from 'kysely';
 import { WEBHOOK_ACK_TIMEOUT_MS, webhookHeaders } from '../../shared/webhooks.ts';
-import { claimDueAttempts, recordAttemptOutcomes, verdictOf, type AttemptOutcome, type ClaimedAttempt } from './delivery-store.ts';
+import { claimDueAttempts, recordAttemptOutcomes, verdictOf, type AttemptOutcome, type ClaimedAttempt, type CLOUD_MERCHANTS_WITH_WEBHOOK } from './delivery-store.ts';
 import type { Tables } from '../db/tables.ts';
-import type { WebhookSender } from './http-sender.ts';
+import type { WebhookRequest, WebhookSender } from './http-sender.ts';
 import { signWebhook } from './signature.ts';
 import type { Timers } from './timers.ts';
 
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 
+/** Where one attempt goes, with which secret; `lookup` pins the connection to a checked address. */
+export type DeliveryTarget = { url: URL; secret: string; lookup?: WebhookRequest['lookup'] } | { error: string };
+
 export interface DeliveryWorkerOptions {
   db: Kysely<Tables>;
-  merchantId: string;
-  url: URL;
-  secret: string;
+  /** Whose events to deliver: one merchant (listener) or every Cloud merchant with a webhook URL. */
+  merchantId: string | typeof CLOUD_MERCHANTS_WITH_WEBHOOK;
+  /** The listener's one receiver... */
+  url?: URL;
+  secret?: string;
+  /** ...or (Cloud) a target resolved before every attempt, so a changed URL or secret applies to the next one. */
+  target?: (merchantId: string) => Promise<DeliveryTarget>;
   clock: Clock;
   timers: Timers;
   send: WebhookSender;
@@ -40,6 +47,8 @@ function describeError(error: unknown): string {
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, clock, timers, logger } = options;
+  const fixedTarget: DeliveryTarget = { url: options.url!, secret: options.secret! };
+  const targetOf = options.target ?? (async () => fixedTarget);
   const inFlight = new Map<string, Promise<void>>();
   const stopping = new AbortController();
   const requests = new Set<AbortController>();
@@ -58,13 +67,16 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       if (elapsed) (timedOut = true), request.abort();
     });
     try {
+      const target = await targetOf(claim.merchantId);
+      if ('error' in target) return { finishedAt: clock.now(), httpStatus: null, error: target.error, responseExcerpt: null };
       const response = await options.send({
-        url: options.url,
+        url: target.url,
+        lookup: target.lookup,
         body: claim.body,
         signal: request.signal,
         headers: {
           'content-type': 'application/json',
-          [webhookHeaders.signature]: signWebhook(claim.body, options.secret),
+          [webhookHeaders.signature]: signWebhook(claim.body, target.secret),
           [webhookHeaders.timestamp]: String(clock.now()),
           [webhookHeaders.eventId]: claim.eventId,
           [webhookHeaders.attempt]: String(claim.attempt),

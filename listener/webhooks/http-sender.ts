@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 
 export interface WebhookRequest {
   url: URL;
@@ -7,6 +8,8 @@ export interface WebhookRequest {
   body: string;
   /** Aborted when the attempt times out or the worker stops. */
   signal: AbortSignal;
+  /** Replaces DNS for this connection (Cloud pins it to the address it checked). */
+  lookup?: LookupFunction;
 }
 
 export interface WebhookResponse {
@@ -29,14 +32,14 @@ export function createHttpSender(options: { maxSockets: number }): WebhookSender
     'http:': new http.Agent({ keepAlive: true, maxSockets: options.maxSockets }),
     'https:': new https.Agent({ keepAlive: true, maxSockets: options.maxSockets }),
   };
-  const send: WebhookSender = ({ url, headers, body, signal }) =>
+  const send: WebhookSender = ({ url, headers, body, signal, lookup }) =>
     new Promise((resolve, reject) => {
       const transport = url.protocol === 'https:' ? https : http;
       const agent = agents[url.protocol as keyof typeof agents];
       const payload = Buffer.from(body, 'utf8');
       const req = transport.request(
         url,
-        { method: 'POST', agent, signal, headers: { ...headers, 'content-length': String(payload.length) } },
+        { method: 'POST', agent, signal, lookup, headers: { ...headers, 'content-length': String(payload.length) } },
         (res) => {
           const chunks: Buffer[] = [];
           let size = 0;

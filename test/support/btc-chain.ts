@@ -4,7 +4,7 @@ import * as ecc from 'tiny-secp256k1';
 import { startListener, type RunningListener } from '../../listener/app.ts';
 import { manualClock } from '../../listener/clock.ts';
 import { loadConfig } from '../../listener/config.ts';
-import { silentLogger } from '../../listener/log.ts';
+import { silentLogger, type Logger } from '../../listener/log.ts';
 import { LocalBtcChain } from '../../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from '../../listener/sandbox/local-chain-server.ts';
 import { postJson, tempSqliteUrl } from './listener.ts';
@@ -39,11 +39,14 @@ export interface BtcWatchContext {
  * A listener watching a local regtest chain through real HTTP, with the chain's block times and the
  * listener's clock on one manual clock so expiry is under the test's control.
  */
-export async function startBtcWatchContext(kind: SourceKind, options: { pollIntervalMs?: number } = {}): Promise<BtcWatchContext> {
+export async function startBtcWatchContext(
+  kind: SourceKind,
+  options: { pollIntervalMs?: number; logger?: Logger; databaseUrl?: string } = {},
+): Promise<BtcWatchContext> {
   const clock = manualClock(Date.UTC(2026, 0, 1));
   const chain = new LocalBtcChain({ now: clock.now });
   const server = await startLocalChainServer(chain);
-  const databaseUrl = tempSqliteUrl();
+  const databaseUrl = options.databaseUrl ?? tempSqliteUrl();
   const config = loadConfig({
     PORT: '0',
     DATABASE_URL: databaseUrl,
@@ -52,7 +55,7 @@ export async function startBtcWatchContext(kind: SourceKind, options: { pollInte
     SERVICE_RATE_LIMIT: 'off',
     ...(kind === 'esplora' ? { BTC_ESPLORA_URL: server.esploraUrl } : { BTC_RPC_URL: server.rpcUrl }),
   });
-  const start = () => startListener(config, { clock, logger: silentLogger, btcPollIntervalMs: options.pollIntervalMs ?? 3_600_000 });
+  const start = () => startListener(config, { clock, logger: options.logger ?? silentLogger, btcPollIntervalMs: options.pollIntervalMs ?? 3_600_000 });
 
   const context: BtcWatchContext = {
     chain,

@@ -1,0 +1,69 @@
+/**
+ * The watching side of bench/watch-block.ts, in a process of its own so its RSS is the watcher's
+ * alone (the local chain and the invoice set-up live in the parent). Protocol over IPC: the parent
+ * sends { kind, url, databaseUrl } of a database it filled; this loads the watcher and answers
+ * 'ready'; the parent mines the block and sends 'go'; this processes it and answers 'passed' (so the
+ * parent counts the source requests of the pass alone), then on 'more' measures the floor figures
+ * and answers 'result'.
+ */
+import type { ChainSource } from '../../listener/btc/chain-source.ts';
+import { createBitcoinCoreSource } from '../../listener/btc/bitcoin-core-source.ts';
+import { createEsploraSource } from '../../listener/btc/esplora-source.ts';
+import { computeGapReport } from '../../listener/btc/gap-report.ts';
+import { createBtcWatcher } from '../../listener/btc/watcher.ts';
+import { systemClock } from '../../listener/clock.ts';
+import { openDatabase } from '../../listener/db/database.ts';
+import { silentLogger } from '../../listener/log.ts';
+
+export interface WatcherStart {
+  kind: ChainSource['kind'];
+  url: string;
+  databaseUrl: string;
+}
+
+export type WatcherMessage =
+  | { type: 'ready'; rssLoadedMb: number; rssIdleMb: number; loadMs: number }
+  | { type: 'passed'; ms: number; rssMb: number }
+  | { type: 'result'; fetchParseMs: number; gapMs: number; confirmed: number; events: number; maxRssMb: number };
+
+const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+const send = (message: WatcherMessage) => new Promise<void>((resolve) => process.send!(message, () => resolve()));
+const next = () => new Promise<unknown>((resolve) => process.once('message', resolve));
+
+const start = (await next()) as WatcherStart;
+const rssIdleMb = mb(process.memoryUsage().rss);
+const database = await openDatabase(start.databaseUrl);
+const source =
+  start.kind === 'esplora' ? createEsploraSource({ baseUrl: start.url, fetch }) : createBitcoinCoreSource({ url: start.url, fetch });
+const watcher = createBtcWatcher({ db: database.db, merchantId: 'bench', keyId: 'bench', source, clock: systemClock, logger: silentLogger });
+const loadStarted = performance.now();
+await watcher.syncOnce(); // loads the watched set and starts at the current tip
+const loadMs = performance.now() - loadStarted;
+await send({ type: 'ready', rssLoadedMb: mb(process.memoryUsage().rss), rssIdleMb, loadMs });
+
+await next();
+const started = performance.now();
+await watcher.syncOnce();
+const ms = performance.now() - started;
+await send({ type: 'passed', ms, rssMb: mb(process.memoryUsage().rss) });
+await next();
+// The floor of the same pass: downloading and parsing the block alone.
+const tip = await source.tipHeight();
+const fetchStarted = performance.now();
+await source.block((await source.blockHash(tip))!, tip);
+const fetchParseMs = performance.now() - fetchStarted;
+
+const gapStarted = performance.now();
+await computeGapReport(database.db, 'bench', 'bench');
+const gapMs = performance.now() - gapStarted;
+
+const count = async (table: 'invoices' | 'events') => {
+  let query = database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n'));
+  if (table === 'invoices') query = query.where('status', '=', 'confirmed');
+  return Number((await query.executeTakeFirstOrThrow()).n);
+};
+const confirmed = await count('invoices');
+const events = await count('events');
+await database.close();
+await send({ type: 'result', fetchParseMs, gapMs, confirmed, events, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) });
+process.disconnect();

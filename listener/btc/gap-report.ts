@@ -1,0 +1,76 @@
+import { sql, type Kysely } from 'kysely';
+import { DEFAULT_WALLET_GAP_LIMIT, type BtcGapReport } from '../../shared/index.ts';
+import type { Tables } from '../db/tables.ts';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
+
+/**
+ * The address gap of one wallet key. An index is used when a payment to its address is in the
+ * mempool or a block (what the wallet itself sees); one that vanished leaves it unused. Every
+ * allocated index may still be paid (late payments to expired invoices included), so the runs that
+ * matter are those below the highest allocated index: a wallet scanning from 0 with gap limit G
+ * reaches index i only if fewer than G unused indexes precede it in a row.
+ *
+ * Two queries: the highest allocated index is one step down the child-index unique index, and the
+ * longest run between used indexes is one window pass over the used ones only (one per paid
+ * invoice), never over every invoice.
+ */
+export async function computeGapReport(db: Kysely<Tables>, merchantId: string, keyId: string): Promise<BtcGapReport> {
+  const allocated = await db
+    .selectFrom('invoices')
+    .select((eb) => eb.fn.max('child_index').as('highest'))
+    .where('merchant_id', '=', merchantId)
+    .where('chain', '=', 'btc')
+    .where('key_id', '=', keyId)
+    .executeTakeFirst();
+  const highest = allocated?.highest ?? null;
+  if (highest === null) return { highest_child_index: null, highest_paid_child_index: null, longest_unused_run: 0, wallet_gap_limit: 1 };
+
+  const { rows } = await sql<{ highest_paid: number | null; longest_between: number | null }>`
+    with used as (
+      select distinct i.child_index as idx
+      from btc_payments p
+      join invoices i on i.invoice_id = p.invoice_id and i.merchant_id = p.merchant_id
+      where p.merchant_id = ${merchantId} and p.status <> 'gone'
+        and i.chain = 'btc' and i.key_id = ${keyId} and i.child_index is not null
+    )
+    select max(idx) as highest_paid, max(idx - prev - 1) as longest_between
+    from (select idx, coalesce(lag(idx) over (order by idx), -1) as prev from used) runs
+  `.execute(db);
+  const highestPaid = rows[0]?.highest_paid === null || rows[0]?.highest_paid === undefined ? null : Number(rows[0].highest_paid);
+  const longestBetween = Number(rows[0]?.longest_between ?? 0);
+  // Unused indexes after the last paid one, below the highest allocated (which may itself be paid later).
+  const trailing = highest - (highestPaid ?? -1) - 1;
+  const longest = Math.max(longestBetween, trailing, 0);
+  return { highest_child_index: highest, highest_paid_child_index: highestPaid, longest_unused_run: longest, wallet_gap_limit: longest + 1 };
+}
+
+const REPEAT_WARNING_MS = 3_600_000;
+
+/**
+ * Keeps the last gap report for /health and warns when the wallet needs more than the usual gap
+ * limit: when it first passes 20 (or at start), then again at most hourly while it keeps changing,
+ * so a merchant creating many unpaid invoices is told without a warning on every pass.
+ */
+export function createGapMonitor(deps: { db: Kysely<Tables>; merchantId: string; keyId: string; clock: Clock; logger: Logger }) {
+  const { db, merchantId, keyId, clock, logger } = deps;
+  let report: BtcGapReport | null = null;
+  let lastWarning: { at: number; limit: number } | null = null;
+  return {
+    current: () => report,
+    async refresh(): Promise<BtcGapReport> {
+      report = await computeGapReport(db, merchantId, keyId);
+      const limit = report.wallet_gap_limit;
+      if (limit <= DEFAULT_WALLET_GAP_LIMIT) {
+        lastWarning = null;
+      } else if (!lastWarning || (limit !== lastWarning.limit && clock.now() - lastWarning.at >= REPEAT_WARNING_MS)) {
+        lastWarning = { at: clock.now(), limit };
+        logger.warn('btc address gap exceeds the usual wallet gap limit of 20: the merchant wallet may not show every payment', {
+          ...report,
+          advice: `set the wallet gap limit to at least ${limit} (README "Gap limit"; service gap)`,
+        });
+      }
+      return report;
+    },
+  };
+}

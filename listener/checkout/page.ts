@@ -1,0 +1,157 @@
+import { finalCheckoutStatuses, type CheckoutView } from '../../shared/checkout.ts';
+import type { InvoiceStatus } from '../../shared/index.ts';
+
+export interface PageAssets {
+  cssUrl: string;
+  cssIntegrity: string;
+  jsUrl: string;
+  jsIntegrity: string;
+}
+
+const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** Every value from the view goes through this: the shop name is merchant-chosen text. */
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => escapes[c]!);
+
+function amountOf(view: CheckoutView): string {
+  return view.chain === 'btc' ? view.amount_btc : view.amount_usdc;
+}
+
+/** Expiry as plain UTC for the page without JavaScript; the script replaces it with a countdown. */
+const utcMinute = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+
+/** Which status block shows: a pending Bitcoin invoice whose payment is seen has one of its own. */
+type PageState = InvoiceStatus | 'seen';
+const pageState = (view: CheckoutView): PageState => (view.chain === 'btc' && view.payment_seen && view.status === 'pending' ? 'seen' : view.status);
+/** States in which the page still asks for a payment (shows amount, address and QR code). */
+const payingStates: readonly PageState[] = ['pending', 'partial'];
+
+function statusBlocks(view: CheckoutView): string {
+  const shop = escapeHtml(view.shop_name);
+  const txLink = view.tx_url ? ` href="${escapeHtml(view.tx_url)}" rel="noreferrer"` : '';
+  const blocks: Record<PageState, { title: string; body: string }> = {
+    pending: {
+      title: 'Waiting for payment',
+      body: '<p>Send the amount below to the address below. This page updates by itself when your payment is seen.</p>',
+    },
+    partial: {
+      title: 'Partly paid',
+      body: '<p>A payment arrived but does not cover the full amount yet. Send the rest to the same address.</p>',
+    },
+    seen: {
+      title: 'Payment received',
+      body: '<p>Your payment is on its way: the Bitcoin network is confirming it, which usually takes 10 to 60 minutes. This page turns to Paid by itself. Do not pay again.</p>',
+    },
+    confirmed: {
+      title: 'Paid',
+      body: `<p>Your payment is confirmed. Thank you!</p><p class="tx">Transaction: <a data-field="tx_url"${txLink}>${escapeHtml(view.tx_hash ?? '')}</a></p>`,
+    },
+    expired: {
+      title: 'Expired',
+      body: `<p>This invoice expired before a payment arrived. Do not send anything to its address now; ask ${shop} for a new invoice.</p>`,
+    },
+    failed: {
+      title: 'Could not be completed',
+      body: `<p>This invoice could not be completed. Please contact ${shop}.</p>`,
+    },
+  };
+  return Object.entries(blocks)
+    .map(([status, { title, body }]) => {
+      const final = finalCheckoutStatuses.includes(status as InvoiceStatus) ? ' data-final' : '';
+      const paying = payingStates.includes(status as PageState) ? ' data-pay' : '';
+      const hidden = status === pageState(view) ? '' : ' hidden';
+      return `<div class="state state-${status}" data-when="${status}"${final}${paying}${hidden}><h2>${title}</h2>${body}</div>`;
+    })
+    .join('\n');
+}
+
+function amountNote(view: CheckoutView): string {
+  if (view.chain === 'base' && view.nonce !== undefined) {
+    return `<p class="note note-exact" id="amount-note"><strong>Send exactly ${escapeHtml(view.amount_usdc)} ${view.asset}.</strong> The last digits identify your payment: any other amount, even rounded, is not matched to this invoice.</p>`;
+  }
+  const what = view.chain === 'btc' ? 'network fee' : 'gas fee';
+  return `<p class="note" id="amount-note">Send at least this amount; the ${what} comes on top.</p>`;
+}
+
+function head(title: string, assets: PageAssets): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex">
+<title>${title}</title>
+<link rel="stylesheet" href="${escapeHtml(assets.cssUrl)}" integrity="${assets.cssIntegrity}">
+<script src="${escapeHtml(assets.jsUrl)}" integrity="${assets.jsIntegrity}" defer></script>
+</head>`;
+}
+
+/**
+ * The whole checkout page, rendered on the server with the current status: it reads right without
+ * JavaScript, and the small script only refreshes it (status, countdown) and adds copy buttons.
+ */
+export function renderCheckoutPage(view: CheckoutView, options: { viewUrl: string; qrSvg: string; assets: PageAssets }): string {
+  const shop = escapeHtml(view.shop_name);
+  const amount = escapeHtml(amountOf(view));
+  const state = pageState(view);
+  const whileOpen = payingStates.includes(state) ? ' data-while-open' : ' data-while-open hidden';
+  const network = view.chain === 'btc' ? 'Bitcoin' : `${view.asset} on Base (not Ethereum mainnet)`;
+  return `${head(`Pay ${amount} ${view.asset} · ${shop}`, options.assets)}
+<body>
+<main class="checkout" data-view-url="${escapeHtml(options.viewUrl)}" data-state="${state}" data-expires-at="${view.expires_at}" data-server-time="${view.server_time}">
+<header>
+<p class="shop">${shop}</p>
+<h1>Pay <span class="nowrap">${amount} ${view.asset}</span></h1>
+</header>
+<div class="status" role="status" aria-live="polite" aria-atomic="true">
+${statusBlocks(view)}
+</div>
+<noscript><p class="note">Reload this page to see the latest status.</p></noscript>
+<section class="pay" aria-label="Payment details"${whileOpen}>
+<dl>
+<div class="field">
+<dt id="amount-label">Amount</dt>
+<dd><code class="value" id="amount" aria-describedby="amount-note">${amount}</code> <span class="unit">${view.asset}</span>
+<button type="button" class="copy" data-copy="amount" aria-label="Copy amount" hidden>Copy</button>
+${amountNote(view)}</dd>
+</div>
+<div class="field">
+<dt>Network</dt>
+<dd>${network}</dd>
+</div>
+<div class="field">
+<dt id="address-label">Address</dt>
+<dd><code class="value address" id="address">${escapeHtml(view.receive_address)}</code>
+<button type="button" class="copy" data-copy="address" aria-label="Copy address" hidden>Copy</button></dd>
+</div>
+</dl>
+<figure class="qr">
+<div role="img" aria-label="QR code of the payment request: ${amount} ${view.asset} to ${escapeHtml(view.receive_address)}">${options.qrSvg}</div>
+<figcaption>Scan with your wallet app, or <a href="${escapeHtml(view.qr_uri)}">open it in a wallet on this device</a>.</figcaption>
+</figure>
+<p class="expiry"><span id="countdown-label">Pay before</span> <time id="countdown" datetime="${view.expires_at}">${utcMinute(view.expires_at)}</time></p>
+</section>
+<p class="copied visually-hidden" id="copy-note" aria-live="polite"></p>
+<footer>
+<p>Invoice <code>${escapeHtml(view.invoice_id)}</code>${
+    view.verify_url ? ` · <a href="${escapeHtml(view.verify_url)}" rel="noreferrer">Check the address on a block explorer</a>` : ''
+  }</p>
+</footer>
+</main>
+</body>
+</html>
+`;
+}
+
+/** A readable page for a checkout link that cannot be shown (unknown invoice, storage failure). */
+export function renderCheckoutErrorPage(title: string, message: string, assets: PageAssets): string {
+  return `${head(escapeHtml(title), assets)}
+<body>
+<main class="checkout">
+<h1>${escapeHtml(title)}</h1>
+<p>${escapeHtml(message)}</p>
+</main>
+</body>
+</html>
+`;
+}

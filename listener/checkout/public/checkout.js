@@ -1,0 +1,144 @@
+// Checkout page: keeps the server-rendered page current. Polls the JSON view every 5 s (backing off
+// on errors, pausing while the tab is hidden) until the status is final, counts down to expiry by
+// the server's clock, and adds copy buttons. Loaded as a file: the page's CSP allows no inline code.
+'use strict';
+(function () {
+  var root = document.querySelector('[data-view-url]');
+  if (!root) return;
+  var POLL_MS = 5000;
+  var MAX_WAIT_MS = 60000;
+  var state = root.dataset.state;
+  var expiresAt = Date.parse(root.dataset.expiresAt);
+  var offset = Date.parse(root.dataset.serverTime) - Date.now();
+  var countdown = document.getElementById('countdown');
+  var countdownLabel = document.getElementById('countdown-label');
+  var failures = 0;
+  var timer = null;
+  var paused = false;
+  var expiryChecked = false;
+
+  // The page marks its states: data-final (stop polling), data-pay (still show where to pay).
+  function stateHas(s, attribute) {
+    var block = root.querySelector('[data-when="' + s + '"]');
+    return Boolean(block && block.hasAttribute(attribute));
+  }
+  function isFinal(s) {
+    return stateHas(s, 'data-final');
+  }
+
+  function show(s) {
+    root.querySelectorAll('[data-when]').forEach(function (block) { block.hidden = block.dataset.when !== s; });
+    root.querySelectorAll('[data-while-open]').forEach(function (el) { el.hidden = !stateHas(s, 'data-pay'); });
+    root.dataset.state = s;
+  }
+
+  function apply(view) {
+    offset = Date.parse(view.server_time) - Date.now();
+    expiresAt = Date.parse(view.expires_at);
+    var link = root.querySelector('[data-field="tx_url"]');
+    if (link && view.tx_hash) {
+      link.textContent = view.tx_hash;
+      if (view.tx_url) link.href = view.tx_url;
+    }
+    // Same rule as pageState in page.ts.
+    var next = view.payment_seen && view.status === 'pending' ? 'seen' : view.status;
+    if (next !== state) {
+      state = next;
+      show(state);
+    }
+  }
+
+  // m:ss, h:mm:ss, or N d h:mm:ss.
+  function format(ms) {
+    var total = Math.max(0, Math.ceil(ms / 1000));
+    var days = Math.floor(total / 86400);
+    var hours = Math.floor((total % 86400) / 3600);
+    var minutes = Math.floor((total % 3600) / 60);
+    var seconds = String(total % 60).padStart(2, '0');
+    var clock = hours || days ? hours + ':' + String(minutes).padStart(2, '0') + ':' + seconds : minutes + ':' + seconds;
+    return days ? days + ' d ' + clock : clock;
+  }
+
+  function tick() {
+    if (!stateHas(state, 'data-pay') || !countdown) return;
+    var left = expiresAt - (Date.now() + offset);
+    countdown.textContent = format(left);
+    // At zero the server decides (a Bitcoin payment seen in time still confirms): ask it once now.
+    if (left <= 0 && !expiryChecked) {
+      expiryChecked = true;
+      schedule(0);
+    }
+  }
+
+  function schedule(ms) {
+    clearTimeout(timer);
+    timer = setTimeout(poll, ms);
+  }
+
+  function poll() {
+    timer = null;
+    if (document.hidden) {
+      paused = true;
+      return;
+    }
+    fetch(root.dataset.viewUrl, { cache: 'no-store', headers: { accept: 'application/json' } })
+      .then(function (res) {
+        if (!res.ok) throw new Error('HTTP ' + res.status);
+        return res.json();
+      })
+      .then(function (view) {
+        failures = 0;
+        apply(view);
+      })
+      .catch(function () {
+        failures += 1;
+      })
+      .then(function () {
+        if (!isFinal(state) && timer === null) schedule(Math.min(POLL_MS * Math.pow(2, failures), MAX_WAIT_MS));
+      });
+  }
+
+  document.addEventListener('visibilitychange', function () {
+    if (!document.hidden && paused) {
+      paused = false;
+      schedule(0);
+    }
+  });
+
+  var note = document.getElementById('copy-note');
+  function copyBySelection(el) {
+    var range = document.createRange();
+    range.selectNodeContents(el);
+    var selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    try {
+      return document.execCommand('copy');
+    } catch (e) {
+      return false;
+    }
+  }
+  root.querySelectorAll('[data-copy]').forEach(function (button) {
+    var source = document.getElementById(button.dataset.copy);
+    var label = button.getAttribute('aria-label').replace(/^Copy /, '');
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      var text = source.textContent.trim();
+      var done = function (ok) {
+        note.textContent = ok ? 'Copied the ' + label + ': ' + text : 'Could not copy; the ' + label + ' is selected, copy it by hand.';
+        button.textContent = ok ? 'Copied' : 'Copy';
+        setTimeout(function () { button.textContent = 'Copy'; }, 2000);
+      };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(copyBySelection(source)); });
+      } else {
+        done(copyBySelection(source));
+      }
+    });
+  });
+
+  if (countdownLabel) countdownLabel.textContent = 'Time left to pay:';
+  tick();
+  setInterval(tick, 1000);
+  if (!isFinal(state)) schedule(POLL_MS);
+})();

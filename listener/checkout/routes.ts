@@ -1,0 +1,105 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { ServiceError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { loadCheckoutAssets, type CheckoutAsset } from './assets.ts';
+import type { CheckoutSource } from './checkout-source.ts';
+import { renderCheckoutErrorPage, renderCheckoutPage, type PageAssets } from './page.ts';
+import { renderQrSvg } from './qr-svg.ts';
+
+export interface CheckoutRouteOptions {
+  source: CheckoutSource;
+  logger: Logger;
+  /** The HTML page is `${pagePrefix}/:id`, its files `${pagePrefix}/assets/…`. */
+  pagePrefix?: string;
+  /** The JSON view the page polls is `${viewPrefix}/:id` (Cloud: `/api/v1/checkout`). */
+  viewPrefix?: string;
+}
+
+/**
+ * Only this origin's own files and JSON: no inline script or style, no third-party anything, no
+ * framing (a framed payment page invites clickjacking).
+ */
+export const CHECKOUT_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Headers of a server-rendered page: its CSP, no framing, no sniffing, never cached. */
+export function setHtmlPageHeaders(ctx: Context, csp: string, referrerPolicy: string) {
+  ctx.set('Content-Security-Policy', csp);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Referrer-Policy', referrerPolicy);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = 'text/html; charset=utf-8';
+}
+
+// The page URL carries the invoice id: explorer links must not receive it.
+const setPageHeaders = (ctx: Context) => setHtmlPageHeaders(ctx, CHECKOUT_CSP, 'no-referrer');
+
+/** A content-hashed static file: cached for a year, its name changes with its content. */
+export function serveHashedAsset(ctx: Context, asset: CheckoutAsset) {
+  ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.type = asset.type;
+  ctx.body = asset.body;
+}
+
+/** The hosted checkout page, its JSON view and its two static files, over any CheckoutSource. */
+export function checkoutRoutes(options: CheckoutRouteOptions): Router {
+  const pagePrefix = options.pagePrefix ?? '/pay';
+  const viewPrefix = options.viewPrefix ?? '/checkout';
+  const assets = loadCheckoutAssets();
+  const pageAssets: PageAssets = {
+    cssUrl: `${pagePrefix}/assets/${assets.css.name}`,
+    cssIntegrity: assets.css.integrity,
+    jsUrl: `${pagePrefix}/assets/${assets.js.name}`,
+    jsIntegrity: assets.js.integrity,
+  };
+  const byName = new Map([assets.css, assets.js].map((asset) => [asset.name, asset]));
+  const router = new Router();
+
+  router.get(`${viewPrefix}/:id`, async (ctx) => {
+    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await options.source.view(ctx.params.id!);
+  });
+
+  router.get(`${pagePrefix}/assets/:file`, (ctx) => {
+    const asset = byName.get(ctx.params.file!);
+    if (asset) serveHashedAsset(ctx, asset);
+  });
+
+  // Browsers ask for it with every page: an empty answer keeps a 404 out of the payer's console.
+  router.get('/favicon.ico', (ctx) => {
+    ctx.status = 204;
+    ctx.set('Cache-Control', 'public, max-age=86400');
+  });
+
+  router.get(`${pagePrefix}/:id`, async (ctx) => {
+    setPageHeaders(ctx);
+    try {
+      const view = await options.source.view(ctx.params.id!);
+      const qrSvg = await renderQrSvg(view.qr_uri);
+      ctx.body = renderCheckoutPage(view, { viewUrl: `${viewPrefix}/${encodeURIComponent(view.invoice_id)}`, qrSvg, assets: pageAssets });
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'not_found') {
+        ctx.status = 404;
+        ctx.body = renderCheckoutErrorPage('Invoice not found', 'There is no invoice at this address. Check the link you were given.', pageAssets);
+        return;
+      }
+      if (!(error instanceof ServiceError)) ((ctx.state.log as Logger | undefined) ?? options.logger).error('checkout page failed', { error, stack: (error as Error)?.stack });
+      ctx.status = 500;
+      ctx.body = renderCheckoutErrorPage('Invoice unavailable', 'This invoice cannot be shown right now. Reload the page in a moment.', pageAssets);
+    }
+  });
+
+  return router;
+}

@@ -1,0 +1,66 @@
+import { BtcGapReport, DEFAULT_WALLET_GAP_LIMIT } from '../../shared/index.ts';
+import { computeGapReport } from '../btc/gap-report.ts';
+import { loadConfig, readEnvironment } from '../config.ts';
+import { openDatabase } from '../db/database.ts';
+import type { Command } from './command.ts';
+
+export function formatGapReport(report: BtcGapReport): string {
+  const show = (value: number | null) => (value === null ? 'none' : String(value));
+  const verdict =
+    report.wallet_gap_limit <= DEFAULT_WALLET_GAP_LIMIT
+      ? `The usual wallet gap limit of ${DEFAULT_WALLET_GAP_LIMIT} shows every payment.`
+      : `WARNING: a wallet with the usual gap limit of ${DEFAULT_WALLET_GAP_LIMIT} may not show every payment.\n` +
+        `Set your wallet's gap limit to at least ${report.wallet_gap_limit} (README, "Gap limit": Sparrow, Electrum, BlueWallet).`;
+  return [
+    `highest child index handed out   ${show(report.highest_child_index)}`,
+    `highest paid child index         ${show(report.highest_paid_child_index)}`,
+    `longest run of unused addresses  ${report.longest_unused_run}`,
+    `wallet gap limit needed          ${report.wallet_gap_limit}`,
+    '',
+    verdict,
+  ].join('\n');
+}
+
+/** The report of a running listener, from its /health. */
+async function reportFromListener(url: string): Promise<BtcGapReport> {
+  const response = await fetch(`${url.replace(/\/+$/, '')}/health`, { signal: AbortSignal.timeout(10_000) });
+  if (!response.ok) throw new Error(`${url}/health answered ${response.status}`);
+  const body = (await response.json()) as { btc_gap?: unknown };
+  if (body.btc_gap === undefined) throw new Error(`${url} reports no Bitcoin address gap (Bitcoin not configured, or its first pass has not run yet)`);
+  return BtcGapReport.parse(body.btc_gap);
+}
+
+/** The report straight from the database, for the configured wallet key; no listener needed. */
+async function reportFromDatabase(): Promise<BtcGapReport> {
+  const config = loadConfig(readEnvironment(process.env));
+  if (!config.btc) throw new Error('Bitcoin is not configured (MERCHANT_BTC_XPUB is unset): there is no address gap to report.');
+  const database = await openDatabase(config.databaseUrl);
+  try {
+    return await computeGapReport(database.db, config.merchantId, config.btc.accountKey.keyId);
+  } finally {
+    await database.close();
+  }
+}
+
+export const gapCommand: Command = {
+  name: 'gap',
+  summary: 'Report the Bitcoin address gap and the wallet gap limit needed to see every payment',
+  usage: `
+Usage: service gap [--json] [--url LISTENER_URL]
+
+Unpaid invoices leave unused addresses behind. A wallet scanning your key from index 0 stops after
+its gap limit (usually 20) of unused addresses in a row and does not show payments beyond them.
+This prints the highest child index handed out, the highest paid one, the longest run of unused
+addresses below the highest index, and the gap limit your wallet needs (that run + 1).
+
+Reads the database of the configured wallet key (DATABASE_URL, MERCHANT_BTC_XPUB, MERCHANT_ID, from
+the environment and ./.env), or with --url asks a running listener's GET /health instead.
+  --json   print the report as one JSON object`,
+  options: { json: { type: 'boolean' }, url: { type: 'string' } },
+  async run({ values }) {
+    const url = values.url as string | undefined;
+    const report = url ? await reportFromListener(url) : await reportFromDatabase();
+    process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${formatGapReport(report)}\n`);
+    return 0;
+  },
+};

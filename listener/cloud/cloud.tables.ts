@@ -1,0 +1,65 @@
+import type { DashboardSessionsTable } from './dashboard/session.tables.ts';
+
+/** A Cloud account. Only public receive material is stored: never a private key. */
+export interface CloudMerchantsTable {
+  merchant_id: string;
+  /** Lower-cased; one account per email. */
+  email: string;
+  shop_name: string;
+  btc_xpub: string | null;
+  base_xpub: string | null;
+  base_address: string | null;
+  webhook_url: string | null;
+  /** The current signing secret; replaced (never kept alongside) on every POST /webhook. */
+  webhook_secret: string | null;
+  /** The plan last paid for; `plan_expires_at` decides whether it is still in force. */
+  plan: string;
+  plan_expires_at: number | null;
+  created_at: number;
+}
+
+/** API keys: only the SHA-256 of the key is stored, with its first characters for display. */
+export interface CloudApiKeysTable {
+  key_hash: string;
+  merchant_id: string;
+  prefix: string;
+  label: string;
+  revoked: number;
+  created_at: number;
+}
+
+/** Invoices created per merchant and calendar month (UTC, `YYYY-MM`): the plan cap counter. */
+export interface CloudUsageTable {
+  merchant_id: string;
+  month: string;
+  invoices: number;
+}
+
+/**
+ * A plan purchase. Crypto: paid by the operator-owned invoice `invoice_id`; applied once.
+ * Card: the Stripe Checkout Session `provider_checkout_id`, then the Stripe subscription it started.
+ */
+export interface CloudSubscriptionsTable {
+  subscription_id: string;
+  merchant_id: string;
+  plan: string;
+  method: string;
+  amount_usd: number;
+  invoice_id: string | null;
+  provider_checkout_id: string | null;
+  provider_subscription_id: string | null;
+  /** pending → applied (plan extended); a card subscription that Stripe ended → ended */
+  status: string;
+  created_at: number;
+  applied_at: number | null;
+}
+
+export interface CloudTables {
+  cloud_merchants: CloudMerchantsTable;
+  cloud_api_keys: CloudApiKeysTable;
+  cloud_usage: CloudUsageTable;
+  cloud_subscriptions: CloudSubscriptionsTable;
+  cloud_dashboard_sessions: DashboardSessionsTable;
+  /** Stripe webhook events already handled: a redelivered event changes nothing. */
+  cloud_stripe_events: { event_id: string; type: string; received_at: number };
+}

@@ -1,0 +1,31 @@
+import Koa from 'koa';
+import type { ErrorCode } from '../../../shared/index.ts';
+import type { Logger } from '../../log.ts';
+import { errorMiddleware } from '../../http/error-middleware.ts';
+import { requestContext } from '../../http/request-context.ts';
+import { documentRoutes } from '../../http/serve.ts';
+import { checkoutRoutes } from '../../checkout/routes.ts';
+import { cloudRoutes, type CloudRouteDeps } from './routes.ts';
+import { dashboardRoutes } from '../dashboard/routes.ts';
+import { createSessionStore } from '../dashboard/session-store.ts';
+
+function fallbackCode(path: string, method: string): ErrorCode {
+  if (method === 'POST' && path === '/api/v1/invoice') return 'create_failed';
+  if (method === 'GET' && path.startsWith('/api/v1/invoice/')) return 'lookup_failed';
+  return 'internal_error';
+}
+
+export function createCloudHttpApp(deps: CloudRouteDeps & { logger: Logger; trustProxy: boolean; documents: { openapi: string; llms: string } }): Koa {
+  const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
+  app.silent = true;
+  const router = cloudRoutes(deps);
+  documentRoutes(router, deps.documents);
+  app.use(requestContext(deps.logger, deps.clock));
+  app.use(errorMiddleware(deps.logger, fallbackCode));
+  app.use(router.routes());
+  // The hosted page behind `checkout_url`: the listener's page over Cloud's public view.
+  const checkoutSource = { view: (invoiceId: string) => deps.cloud.checkout(invoiceId) };
+  app.use(checkoutRoutes({ source: checkoutSource, logger: deps.logger, viewPrefix: '/api/v1/checkout' }).routes());
+  app.use(dashboardRoutes({ cloud: deps.cloud, sessions: createSessionStore(deps.db), clock: deps.clock, logger: deps.logger }).routes());
+  return app;
+}

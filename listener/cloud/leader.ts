@@ -1,0 +1,83 @@
+import pg from 'pg';
+import type { Logger } from '../log.ts';
+
+/** Arbitrary, fixed: the advisory lock all Cloud instances on one database compete for. */
+export const CHAIN_WATCH_LOCK = 7_302_114_901;
+
+export interface LeaderElection {
+  /** Whether this instance holds the lock now. */
+  isLeader(): boolean;
+  stop(): Promise<void>;
+}
+
+/**
+ * One instance at a time does the singleton work (chain watching, applying plan purchases).
+ * On Postgres that is whoever holds a session advisory lock: it is released when the holder's
+ * connection ends, so if the leader dies another instance takes over at its next try. On SQLite
+ * there is one instance, which always leads.
+ */
+export function electLeader(options: {
+  databaseUrl: string;
+  dialect: 'sqlite' | 'postgres';
+  logger: Logger;
+  retryMs?: number;
+  onChange(leading: boolean): void;
+}): LeaderElection {
+  if (options.dialect === 'sqlite') {
+    options.onChange(true);
+    return { isLeader: () => true, stop: async () => options.onChange(false) };
+  }
+  const retryMs = options.retryMs ?? 5_000;
+  let client: pg.Client | null = null;
+  let leading = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const setLeading = (value: boolean) => {
+    if (value === leading) return;
+    leading = value;
+    options.logger.info(value ? 'elected: this instance watches the chains' : 'no longer the chain-watching instance');
+    options.onChange(value);
+  };
+
+  async function attempt() {
+    if (stopped) return;
+    try {
+      if (!client) {
+        const fresh = new pg.Client({ connectionString: options.databaseUrl });
+        fresh.on('error', () => {
+          // The lock went with the connection: step down and compete again.
+          if (client === fresh) client = null;
+          setLeading(false);
+        });
+        await fresh.connect();
+        client = fresh;
+      }
+      if (!leading) {
+        const { rows } = await client.query('select pg_try_advisory_lock($1) as won', [CHAIN_WATCH_LOCK]);
+        if (rows[0].won) setLeading(true);
+      } else {
+        await client.query('select 1');
+      }
+    } catch (error) {
+      options.logger.warn('leader election: database unreachable', { error: String(error) });
+      const broken = client;
+      client = null;
+      setLeading(false);
+      await broken?.end().catch(() => undefined);
+    }
+    if (!stopped) timer = setTimeout(attempt, retryMs);
+  }
+  void attempt();
+
+  return {
+    isLeader: () => leading,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      setLeading(false);
+      await client?.end().catch(() => undefined);
+      client = null;
+    },
+  };
+}

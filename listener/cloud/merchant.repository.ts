@@ -1,0 +1,45 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Tables } from '../db/tables.ts';
+import type { CloudApiKeysTable, CloudMerchantsTable } from './cloud.tables.ts';
+
+type Db = Kysely<Tables>;
+export type MerchantRow = Selectable<CloudMerchantsTable>;
+export type ApiKeyRow = Selectable<CloudApiKeysTable>;
+
+/** Inserts the account and its first key together; false when the email is already taken. */
+export async function insertMerchant(db: Db, merchant: MerchantRow, key: ApiKeyRow): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('cloud_merchants')
+      .values(merchant)
+      .onConflict((oc) => oc.column('email').doNothing())
+      .returning('merchant_id')
+      .executeTakeFirst();
+    if (!inserted) return false;
+    await trx.insertInto('cloud_api_keys').values(key).execute();
+    return true;
+  });
+}
+
+/** The merchant owning an unrevoked key with this hash. */
+export async function merchantByKeyHash(db: Db, keyHash: string): Promise<MerchantRow | undefined> {
+  return db
+    .selectFrom('cloud_api_keys')
+    .innerJoin('cloud_merchants', 'cloud_merchants.merchant_id', 'cloud_api_keys.merchant_id')
+    .selectAll('cloud_merchants')
+    .where('cloud_api_keys.key_hash', '=', keyHash)
+    .where('cloud_api_keys.revoked', '=', 0)
+    .executeTakeFirst();
+}
+
+export async function findMerchant(db: Db, merchantId: string): Promise<MerchantRow | undefined> {
+  return db.selectFrom('cloud_merchants').selectAll().where('merchant_id', '=', merchantId).executeTakeFirst();
+}
+
+export async function listApiKeys(db: Db, merchantId: string): Promise<ApiKeyRow[]> {
+  return db.selectFrom('cloud_api_keys').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at').execute();
+}
+
+export async function saveWebhook(db: Db, merchantId: string, url: string, secret: string): Promise<void> {
+  await db.updateTable('cloud_merchants').set({ webhook_url: url, webhook_secret: secret }).where('merchant_id', '=', merchantId).execute();
+}

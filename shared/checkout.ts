@@ -1,0 +1,65 @@
+import * as z from 'zod';
+import { InvoiceStatus } from './invoice.ts';
+
+const dateTime = () => z.iso.datetime();
+
+const checkoutCoreShape = {
+  invoice_id: z.string(),
+  shop_name: z.string().describe('The name shown to the payer (listener: `SHOP_NAME`; Cloud: the account shop name).'),
+  status: InvoiceStatus,
+  receive_address: z.string().describe('The address the payer sends to.'),
+  qr_uri: z.string().describe('The payment URI encoded in the QR code: BIP-21 for Bitcoin, EIP-681 for Base.'),
+  expires_at: dateTime(),
+  created_at: dateTime(),
+  tx_hash: z.string().nullable().describe('The transaction that completed the payment; set on confirmation.'),
+  paid_at: dateTime().nullable(),
+  verify_url: z.url().nullable().describe('Block-explorer page of the receive address; null when no explorer is configured for the chain.'),
+  tx_url: z.url().nullable().describe('Block-explorer page of `tx_hash`; null until confirmed.'),
+  server_time: dateTime().describe(
+    "The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.",
+  ),
+};
+
+export const BtcCheckoutView = z
+  .object({
+    ...checkoutCoreShape,
+    chain: z.literal('btc'),
+    asset: z.literal('BTC'),
+    amount_btc: z.string().describe('Exact decimal BTC amount to send, e.g. "0.00050000".'),
+    payment_seen: z
+      .boolean()
+      .describe(
+        'An addition to the spec\'s view: true when payments covering the amount are seen (mempool or blocks) while the status is still `pending`, waiting for confirmations (10-60 minutes on Bitcoin). The page then tells the payer not to pay again.',
+      ),
+  })
+  .strict()
+  .meta({ id: 'BtcCheckoutView' });
+
+export const BaseCheckoutView = z
+  .object({
+    ...checkoutCoreShape,
+    chain: z.literal('base'),
+    asset: z.enum(['USDC', 'USDT']),
+    amount_usdc: z.string().describe('Exact decimal token amount to send (6 decimals), USDC or USDT.'),
+    amount_usdc_units: z.number().int().describe('The same amount in 6-decimal base units.'),
+    nonce: z
+      .number()
+      .int()
+      .optional()
+      .describe('Fixed-address invoices only: the nonce in the low decimals of the amount. The payer must send exactly `amount_usdc`.'),
+  })
+  .strict()
+  .meta({ id: 'BaseCheckoutView' });
+
+/**
+ * What a checkout page shows, and nothing more: never an xpub, secret, API key, email or
+ * derivation path. The listener serves it at GET /checkout/:id, Cloud at GET /api/v1/checkout/:id.
+ */
+export const CheckoutView = z.union([BtcCheckoutView, BaseCheckoutView]).meta({
+  id: 'CheckoutView',
+  description: 'Display-only fields of an invoice for its hosted checkout page. Public: it carries nothing secret.',
+});
+export type CheckoutView = z.infer<typeof CheckoutView>;
+
+/** Statuses after which a checkout page stops polling. */
+export const finalCheckoutStatuses: readonly InvoiceStatus[] = ['confirmed', 'expired', 'failed'];

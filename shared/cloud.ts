@@ -1,0 +1,113 @@
+import * as z from 'zod';
+import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoiceCreated, InvoiceStatus } from './invoice.ts';
+
+const dateTime = () => z.iso.datetime();
+export const PlanName = z.enum(['free', 'starter', 'pro']);
+
+export const SHOP_NAME_MIN = 2;
+export const SHOP_NAME_MAX = 80;
+export const INVOICE_LIST_DEFAULT = 25;
+export const INVOICE_LIST_MAX = 100;
+
+export const SignupRequest = z
+  .object({
+    email: z.string().describe('Required; one account per email.'),
+    shop_name: z.string().describe(`Required; ${SHOP_NAME_MIN}-${SHOP_NAME_MAX} characters; shown on hosted checkout.`),
+    btc_xpub: z.string().optional().describe('Bitcoin BIP-84 account public key (xpub/zpub, tpub/vpub).'),
+    base_xpub: z.string().optional().describe("EVM account public key at m/44'/60'/0'; wins over base_address if both are sent."),
+    base_address: z.string().optional().describe('Fixed EIP-55 checksummed 0x receive address on Base (fixed-address mode, needed for USDT).'),
+    webhook_url: z.string().optional().describe('https, default port, host resolving only to public addresses.'),
+  })
+  .meta({ id: 'SignupRequest', description: 'Body of POST /api/v1/signup. At least one receive method is required.' });
+
+export const SignupResponse = z
+  .object({
+    merchant_id: z.string(),
+    plan: z.literal('free'),
+    api_key: z.string().describe('Shown once; only its hash is stored. Send it as X-Service-Api-Key.'),
+    key_prefix: z.string().describe('The first characters of the key, to recognise it later.'),
+    webhook_secret: z.string().optional().describe('Shown once; present only when webhook_url was sent.'),
+  })
+  .meta({ id: 'SignupResponse' });
+
+export const Account = z
+  .object({
+    merchant_id: z.string(),
+    shop_name: z.string(),
+    email: z.string(),
+    plan: PlanName.describe('A paid plan whose period ended reads as free.'),
+    plan_expires_at: dateTime().nullable().describe('null on Free.'),
+    usage: z.object({
+      invoices_this_month: z.number().int().describe('Invoices created this calendar month (UTC).'),
+      monthly_limit: z.number().int(),
+    }),
+    chains: z.array(
+      z.object({
+        chain: z.enum(['btc', 'base']),
+        mode: z.enum(['xpub', 'fixed-address']),
+        xpub: z.string().nullable().describe('Shortened for display: first 8 and last 4 characters.'),
+        fixed_address: z.string().nullable(),
+      }),
+    ),
+    webhook_url: z.string().nullable(),
+    api_keys: z.array(z.object({ prefix: z.string(), label: z.string(), created_at: dateTime(), revoked: z.boolean() })),
+    created_at: dateTime(),
+  })
+  .meta({ id: 'Account', description: 'GET /api/v1/me. Carries no secret.' });
+
+export const PlanCatalogue = z
+  .object({
+    plans: z.array(
+      z.object({ plan: PlanName, invoices_per_month: z.number().int(), price_usd_per_month: z.number() }),
+    ),
+    payment_methods: z.array(z.enum(['crypto', 'card'])),
+    transaction_fee: z.number(),
+  })
+  .meta({ id: 'PlanCatalogue', description: 'GET /api/v1/plans.' });
+
+export const InvoiceListEntry = z
+  .object({
+    invoice_id: z.string(),
+    chain: z.string(),
+    asset: z.string(),
+    amount: z.string().describe('Decimal in the asset unit (BTC, or the 6-decimal token amount).'),
+    receive_address: z.string(),
+    status: InvoiceStatus,
+    tx_hash: z.string().nullable(),
+    created_at: dateTime(),
+    paid_at: dateTime().nullable(),
+    expires_at: dateTime(),
+  })
+  .meta({ id: 'InvoiceListEntry' });
+export const InvoiceList = z.object({ invoices: z.array(InvoiceListEntry) }).meta({ id: 'InvoiceList', description: 'Most recent first.' });
+
+export const WebhookSettingRequest = z.object({ webhook_url: z.string() }).meta({ id: 'WebhookSettingRequest' });
+export const WebhookSettingResponse = z
+  .object({ webhook_url: z.string(), webhook_secret: z.string().describe('New signing secret, shown once; the previous one stops signing.') })
+  .meta({ id: 'WebhookSettingResponse' });
+
+export const BillingCheckoutRequest = z
+  .object({
+    plan: z.string().describe('`starter` or `pro`.'),
+    method: z.string().optional().describe('`crypto` (default) or `card`; must be listed in payment_methods of GET /api/v1/plans.'),
+  })
+  .meta({ id: 'BillingCheckoutRequest' });
+export const BillingCheckoutResponse = z
+  .object({
+    subscription_id: z.string(),
+    method: z.enum(['crypto', 'card']),
+    plan: z.enum(['starter', 'pro']),
+    amount_usd: z.number(),
+    invoice_id: z.string().optional().describe('crypto only: the Base stablecoin invoice that pays the plan.'),
+    checkout_url: z.string().describe('The hosted payment page (the invoice page for crypto, the card processor page for card).'),
+  })
+  .meta({ id: 'BillingCheckoutResponse' });
+
+const withCheckoutUrl = { checkout_url: z.string().optional().describe('Hosted payment page; present when hosted checkout is enabled.') };
+export const CloudCreatedInvoice = z
+  .union([BtcInvoiceCreated.extend(withCheckoutUrl), BaseXpubInvoiceCreated.extend(withCheckoutUrl), BaseFixedInvoiceCreated.extend(withCheckoutUrl)])
+  .meta({ id: 'CloudCreatedInvoice', description: 'POST /api/v1/invoice: the listener invoice plus checkout_url.' });
+
+export const CloudHealth = z
+  .object({ ok: z.boolean(), service: z.string(), ts: dateTime() })
+  .meta({ id: 'CloudHealth', description: 'GET /api/v1/health.' });

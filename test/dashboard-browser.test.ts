@@ -1,0 +1,283 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { RunningCloud } from '../listener/cloud/cloud-app.ts';
+import { DASHBOARD_CSP, SESSION_COOKIE } from '../listener/cloud/dashboard/routes.ts';
+import { enqueueEvent } from '../listener/events/outbox.ts';
+import { verifyWebhook } from '../listener/webhooks/index.ts';
+import { artifactsDir, chromiumMissing, collectPageErrors, launchChromium, saveScreenshot } from './support/browser.ts';
+import { signupMerchant, startTestCloud } from './support/cloud.ts';
+import { BIP84_ZPUB, postJson } from './support/listener.ts';
+import { startScriptedReceiver } from './support/scripted-receiver.ts';
+
+const PHONE = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A port free right now: the Cloud must know its own address for `checkout_url` before it starts. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('merchant dashboard in Chromium', { skip: chromiumMissing }, () => {
+  let browser: Browser;
+  let cloud: RunningCloud;
+  let receiver: Awaited<ReturnType<typeof startScriptedReceiver>>;
+  let merchant: Awaited<ReturnType<typeof signupMerchant>>;
+  let context: BrowserContext;
+  let page: Page;
+  let pageErrors: string[];
+
+  before(async () => {
+    receiver = await startScriptedReceiver(() => ({ status: 200, body: '{"ok":true}' }));
+    const port = await freePort();
+    cloud = await startTestCloud({
+      env: { PORT: String(port), CLOUD_CHECKOUT_BASE_URL: `http://127.0.0.1:${port}`, CLOUD_WEBHOOK_ALLOW_LOOPBACK: 'true' },
+      deps: {
+        // The webhook host is the local receiver; any other name is a public one.
+        resolve: async (host) => [{ address: host === 'hooks.test' ? '127.0.0.1' : '93.184.216.34', family: 4 }],
+        webhooks: { pollIntervalMs: 50 },
+      },
+    });
+    merchant = await signupMerchant(cloud.url, { btc_xpub: BIP84_ZPUB, shop_name: 'Dashboard Shop', webhook_url: `http://hooks.test:${new URL(receiver.url).port}/webhook` });
+    browser = await launchChromium();
+    context = await browser.newContext();
+    page = await context.newPage();
+    pageErrors = collectPageErrors(page);
+  });
+  after(async () => {
+    await context?.close();
+    await browser?.close();
+    await cloud?.stop();
+    await receiver?.close();
+  });
+
+  async function signIn(on: Page, apiKey: string) {
+    await on.goto(`${cloud.url}/dashboard/login`);
+    await on.getByLabel('API key').fill(apiKey);
+    await on.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  const sessionCookie = async (on: BrowserContext = context) => (await on.cookies()).find((c) => c.name === SESSION_COOKIE);
+
+  test('sign up through the API, sign in with the key: an HttpOnly SameSite=Strict session (only its hash stored) and the usage of the month', async () => {
+    const wrong = await browser.newPage();
+    await signIn(wrong, 'sk_not-a-key');
+    assert.equal(await wrong.getByRole('alert').textContent(), 'That API key is not valid or has been revoked.');
+    await saveScreenshot(wrong, 'dashboard-sign-in-refused');
+    await wrong.close();
+
+    await signIn(page, merchant.api_key);
+    await page.waitForURL(`${cloud.url}/dashboard`);
+    const response = await page.reload();
+    assert.equal(response?.headers()['content-security-policy'], DASHBOARD_CSP);
+    assert.equal(await page.locator('h1').textContent(), 'Overview');
+    assert.equal(await page.locator('#plan').textContent(), 'free');
+    assert.equal(await page.locator('#usage').textContent(), '0 of 50');
+    assert.match((await page.locator('#chains').textContent())!, /Bitcoin: xpub zpub6rFR…/);
+    assert.equal(await page.locator('.brand').textContent(), 'Dashboard Shop');
+
+    const cookie = (await sessionCookie())!;
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, 'Strict');
+    assert.equal(cookie.secure, false, 'plain http on loopback: a Secure cookie would be dropped');
+    const stored = await cloud.database.db.selectFrom('cloud_dashboard_sessions').selectAll().where('merchant_id', '=', merchant.merchant_id).execute();
+    assert.equal(stored.length, 1);
+    assert.equal(stored[0]!.session_hash, sha256(cookie.value), 'only the hash of the session token is stored');
+    assert.equal(JSON.stringify(stored).includes(cookie.value), false);
+    assert.equal((await page.content()).includes(merchant.api_key), false, 'the key is never echoed into a page');
+    await saveScreenshot(page, 'dashboard-overview');
+
+    // Page weight: the HTML and its one stylesheet, no script at all.
+    const html = await (await fetch(`${cloud.url}/dashboard`, { headers: { cookie: `${SESSION_COOKIE}=${cookie.value}` } })).text();
+    const cssUrl = await page.locator('link[rel="stylesheet"]').getAttribute('href');
+    const css = await (await fetch(`${cloud.url}${cssUrl}`)).text();
+    assert.equal(await page.locator('script').count(), 0);
+    const weight = { html_bytes: Buffer.byteLength(html), css_bytes: Buffer.byteLength(css), scripts: 0 };
+    mkdirSync(artifactsDir, { recursive: true });
+    writeFileSync(`${artifactsDir}dashboard-weight.json`, `${JSON.stringify(weight)}\n`);
+    assert.ok(weight.html_bytes + weight.css_bytes < 20_000, `overview weighs ${JSON.stringify(weight)}`);
+    assert.deepEqual(pageErrors, []);
+  });
+
+  test('an invoice created through the API is in the list with its status, amount and checkout link, and counts in the usage', async () => {
+    const created = await postJson(`${cloud.url}/api/v1/invoice`, { amount_sats: 50_000 }, { 'X-Service-Api-Key': merchant.api_key });
+    assert.equal(created.status, 201);
+    const invoice = created.json as { invoice_id: string; checkout_url: string };
+    await page.goto(`${cloud.url}/dashboard/invoices`);
+    const row = page.locator('#invoices tbody tr', { hasText: invoice.invoice_id });
+    assert.equal(await row.count(), 1);
+    assert.equal(await row.locator('.status').textContent(), 'pending');
+    assert.equal(await row.locator('.num').textContent(), '0.00050000 BTC');
+    const link = row.getByRole('link', { name: 'Checkout page' });
+    assert.equal(await link.getAttribute('href'), invoice.checkout_url);
+    assert.equal(invoice.checkout_url, `${cloud.url}/pay/${invoice.invoice_id}`);
+    await saveScreenshot(page, 'dashboard-invoices');
+
+    await link.click();
+    await page.waitForURL(invoice.checkout_url);
+    assert.equal(await page.locator('h1').textContent(), 'Pay 0.00050000 BTC');
+    assert.equal(await page.locator('.shop').textContent(), 'Dashboard Shop');
+
+    await page.goto(`${cloud.url}/dashboard`);
+    assert.equal(await page.locator('#usage').textContent(), '1 of 50');
+    assert.deepEqual(pageErrors, []);
+  });
+
+  test('webhook secret rotation: the new secret is shown once, deliveries are signed with it, the old one stops verifying; re-send', async () => {
+    const oldSecret = merchant.webhook_secret!;
+    await page.goto(`${cloud.url}/dashboard/webhooks`);
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    const newSecret = (await page.locator('#new-secret').textContent())!;
+    assert.match(newSecret, /^whsec_[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(newSecret, oldSecret);
+    await saveScreenshot(page, 'dashboard-webhooks-new-secret');
+    await page.goto(`${cloud.url}/dashboard/webhooks`);
+    assert.equal(await page.locator('#new-secret').count(), 0, 'the secret is shown once only');
+    assert.equal((await page.content()).includes(newSecret), false);
+
+    const eventId = await enqueueEvent(cloud.database.db, {
+      merchantId: merchant.merchant_id,
+      payload: {
+        event: 'invoice.confirmed', invoice_id: 'inv_dash', merchant_id: merchant.merchant_id, chain: 'btc', asset: 'BTC', amount: '0.00050000',
+        address: 'bc1q', tx_hash: 'ab'.repeat(32), confirmations: 1, confirmed_at: new Date().toISOString(),
+      },
+      createdAt: Date.now(),
+    });
+    await receiver.waitForRequests(1);
+    const first = receiver.requests[0]!;
+    assert.equal(verifyWebhook(first.body, first.headers, newSecret).ok, true);
+    const withOld = verifyWebhook(first.body, first.headers, oldSecret);
+    assert.equal(withOld.ok, false);
+    assert.equal(!withOld.ok && withOld.code, 'invalid_signature');
+
+    await waitFor('the delivery recorded', async () => {
+      await page.goto(`${cloud.url}/dashboard/webhooks`);
+      const status = await page.locator('#deliveries tr', { hasText: eventId }).locator('.status').textContent().catch(() => null);
+      return status === 'delivered' ? status : undefined;
+    });
+    await page.locator('#deliveries tr', { hasText: eventId }).getByRole('button', { name: 'Re-send' }).click();
+    assert.equal(await page.getByRole('status').filter({ hasText: 'queued' }).textContent(), `Event ${eventId} is queued for one more attempt.`);
+    await receiver.waitForRequests(2);
+    const again = receiver.requests[1]!;
+    const resent = verifyWebhook(again.body, again.headers, newSecret);
+    assert.ok(resent.ok);
+    assert.equal(resent.eventId, eventId, 'the same event, not a new one');
+    assert.equal(resent.attempt, 2);
+    await page.goto(`${cloud.url}/dashboard/webhooks`);
+    await saveScreenshot(page, 'dashboard-webhooks');
+    assert.deepEqual(pageErrors, []);
+  });
+
+  test('saving a refused webhook URL shows the readable error and keeps the old URL and secret', async () => {
+    const before = await cloud.database.db.selectFrom('cloud_merchants').select(['webhook_url', 'webhook_secret']).where('merchant_id', '=', merchant.merchant_id).executeTakeFirstOrThrow();
+    const errorPage = await context.newPage();
+    await errorPage.goto(`${cloud.url}/dashboard/webhooks`);
+    await errorPage.getByLabel('Webhook URL').fill('https://user:pw@public.example/hook');
+    await errorPage.getByRole('button', { name: 'Save' }).click();
+    assert.equal(await errorPage.getByRole('alert').textContent(), 'webhook_url must not carry credentials. (invalid_webhook_url)');
+    assert.equal(await errorPage.locator('#new-secret').count(), 0);
+    const afterwards = await cloud.database.db.selectFrom('cloud_merchants').select(['webhook_url', 'webhook_secret']).where('merchant_id', '=', merchant.merchant_id).executeTakeFirstOrThrow();
+    assert.deepEqual(afterwards, before);
+    await errorPage.close();
+  });
+
+  test('API keys page: prefix, label, created, state', async () => {
+    await page.goto(`${cloud.url}/dashboard/keys`);
+    const cells = await page.locator('#keys tbody tr').first().locator('td').allTextContents();
+    assert.equal(cells[0], `${merchant.key_prefix}…`);
+    assert.equal(cells[1], 'default');
+    assert.match(cells[2]!, /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    assert.equal(cells[3], 'active');
+    await saveScreenshot(page, 'dashboard-keys');
+  });
+
+  test('plan page: the catalogue, and an upgrade on a service without billing shows the readable method_unavailable message', async () => {
+    await page.goto(`${cloud.url}/dashboard/plan`);
+    assert.equal(await page.locator('#current-plan').textContent(), 'free');
+    assert.deepEqual(await page.locator('.card h2').allTextContents(), ['free', 'starter', 'pro']);
+    await page.locator('.plan-starter').getByRole('button', { name: 'Upgrade to starter' }).click();
+    assert.equal(await page.getByRole('alert').textContent(), 'Crypto billing is not set up on this service. (method_unavailable)');
+    assert.equal(await page.locator('h1').textContent(), 'Plan', 'the error shows on the page, not a blank one');
+    await saveScreenshot(page, 'dashboard-plan-error');
+    await page.locator('.plan-pro').getByLabel('Pay with').selectOption('card');
+    await page.locator('.plan-pro').getByRole('button', { name: 'Upgrade to pro' }).click();
+    assert.equal(await page.getByRole('alert').textContent(), 'Card payments are not available on this service; pay with crypto. (method_unavailable)');
+  });
+
+  test('CSRF: a POST with the session cookie but without the form token (or with a wrong one) is refused and changes nothing', async () => {
+    const before = await cloud.database.db.selectFrom('cloud_merchants').select(['webhook_url', 'webhook_secret']).where('merchant_id', '=', merchant.merchant_id).executeTakeFirstOrThrow();
+    // context.request carries the browser's cookies, like a cross-site form would with a Lax cookie.
+    const missing = await context.request.post(`${cloud.url}/dashboard/webhooks/rotate`, { form: {}, maxRedirects: 0 });
+    assert.equal(missing.status(), 403);
+    assert.match(await missing.text(), /Form refused/);
+    const wrongToken = await context.request.post(`${cloud.url}/dashboard/webhooks`, { form: { csrf: 'x'.repeat(43), webhook_url: 'https://public.example/hook' }, maxRedirects: 0 });
+    assert.equal(wrongToken.status(), 403);
+    const signOut = await context.request.post(`${cloud.url}/dashboard/logout`, { form: {}, maxRedirects: 0 });
+    assert.equal(signOut.status(), 403, 'even sign-out needs the token');
+    const afterwards = await cloud.database.db.selectFrom('cloud_merchants').select(['webhook_url', 'webhook_secret']).where('merchant_id', '=', merchant.merchant_id).executeTakeFirstOrThrow();
+    assert.deepEqual(afterwards, before);
+    assert.ok(await sessionCookie(), 'still signed in');
+    assert.equal((await context.request.get(`${cloud.url}/dashboard`, { maxRedirects: 0 })).status(), 200);
+  });
+
+  test('sign-out ends the session on the server: the old cookie no longer opens any page', async () => {
+    const cookie = (await sessionCookie())!;
+    await page.goto(`${cloud.url}/dashboard`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${cloud.url}/dashboard/login`);
+    assert.equal(await sessionCookie(), undefined);
+    const rows = await cloud.database.db.selectFrom('cloud_dashboard_sessions').select('session_hash').where('session_hash', '=', sha256(cookie.value)).execute();
+    assert.equal(rows.length, 0);
+    // Replaying the copied cookie (as a thief would) finds no session.
+    const replay = await fetch(`${cloud.url}/dashboard/invoices`, { headers: { cookie: `${SESSION_COOKIE}=${cookie.value}` }, redirect: 'manual' });
+    assert.equal(replay.status, 302);
+    assert.equal(replay.headers.get('location'), '/dashboard/login');
+    const post = await fetch(`${cloud.url}/dashboard/webhooks/rotate`, {
+      method: 'POST',
+      headers: { cookie: `${SESSION_COOKIE}=${cookie.value}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'csrf=anything',
+      redirect: 'manual',
+    });
+    assert.equal(post.status, 401);
+    await page.goto(`${cloud.url}/dashboard`);
+    assert.equal(page.url(), `${cloud.url}/dashboard/login`);
+    await saveScreenshot(page, 'dashboard-sign-in');
+  });
+
+  test('a phone-sized viewport: no sideways scrolling, the navigation wraps, tables scroll in their box', async () => {
+    const phone = await browser.newContext(PHONE);
+    try {
+      const small = await phone.newPage();
+      const errors = collectPageErrors(small);
+      await signIn(small, merchant.api_key);
+      await small.waitForURL(`${cloud.url}/dashboard`);
+      for (const [path, name] of [['/dashboard', 'dashboard-phone-overview'], ['/dashboard/invoices', 'dashboard-phone-invoices'], ['/dashboard/webhooks', 'dashboard-phone-webhooks']] as const) {
+        await small.goto(`${cloud.url}${path}`);
+        const { scrollWidth, innerWidth } = await small.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+        assert.ok(scrollWidth <= innerWidth, `${path} is ${scrollWidth}px wide in a ${innerWidth}px viewport`);
+        await saveScreenshot(small, name);
+      }
+      assert.equal(await small.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').count(), 5);
+      assert.deepEqual(errors, []);
+    } finally {
+      await phone.close();
+    }
+  });
+});

@@ -1,0 +1,47 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+/** A skip message when Debian's chromium is absent (`.ci/run` installs it), else false. */
+export const chromiumMissing: string | false = existsSync(CHROMIUM_PATH)
+  ? false
+  : `${CHROMIUM_PATH} not found: browser tests skipped (apt-get install -y chromium; .ci/run installs it)`;
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+const root = new URL('../../', import.meta.url);
+export const artifactsDir = fileURLToPath(new URL('test-artifacts/', root));
+/** Committed screenshots for the README, rewritten only when UPDATE_SCREENSHOTS=1. */
+export const docsScreenshotsDir = fileURLToPath(new URL('docs/screenshots/', root));
+
+/** Saves a full-page screenshot as a test artifact (and into docs/ when asked). */
+export async function saveScreenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(artifactsDir, { recursive: true });
+  const png = await page.screenshot({ fullPage: true, path: `${artifactsDir}${name}.png` });
+  if (process.env.UPDATE_SCREENSHOTS === '1') {
+    mkdirSync(docsScreenshotsDir, { recursive: true });
+    writeFileSync(`${docsScreenshotsDir}${name}.png`, png);
+  }
+}
+
+/** Every console error or warning (CSP violations among them), uncaught exception and failed request of a page. */
+export function collectPageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') errors.push(`console.${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) errors.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  page.on('requestfailed', (request) => errors.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
+  return errors;
+}

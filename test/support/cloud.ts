@@ -1,0 +1,33 @@
+import { startCloud, type CloudDeps, type RunningCloud } from '../../listener/cloud/cloud-app.ts';
+import { loadCloudConfig } from '../../listener/cloud/cloud-config.ts';
+import type { Env } from '../../listener/config.ts';
+import { silentLogger } from '../../listener/log.ts';
+import { NO_CHAIN_ESPLORA_URL, postJson, tempSqliteUrl } from './listener.ts';
+
+/** A real Cloud instance on a random loopback port; a fresh SQLite file unless told otherwise. */
+export async function startTestCloud(options: { env?: Env; deps?: CloudDeps } = {}): Promise<RunningCloud> {
+  const config = loadCloudConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: tempSqliteUrl(),
+    BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL,
+    CLOUD_WATCH: 'false',
+    ...options.env,
+  });
+  return startCloud(config, { logger: silentLogger, resolve: async () => [{ address: '93.184.216.34', family: 4 }], ...options.deps });
+}
+
+let signups = 0;
+
+/** Signs a merchant up and returns its key and id. */
+export async function signupMerchant(baseUrl: string, body: Record<string, unknown>) {
+  const response = await postJson(`${baseUrl}/api/v1/signup`, { email: `m${++signups}-${Date.now()}@example.com`, shop_name: 'Test Shop', ...body });
+  if (response.status !== 201) throw new Error(`signup failed: ${response.status} ${response.text}`);
+  return response.json as { merchant_id: string; api_key: string; key_prefix: string; webhook_secret?: string; plan: string };
+}
+
+export async function getJson(url: string, headers: Record<string, string> = {}) {
+  const response = await fetch(url, { headers });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, json: text ? JSON.parse(text) : undefined };
+}
