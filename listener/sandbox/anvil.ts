@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { JsonRpcProvider, Network, type JsonRpcSigner } from 'ethers';
+import { FetchRequest, JsonRpcProvider, Network, type JsonRpcSigner } from 'ethers';
 
 const require = createRequire(import.meta.url);
 const ANVIL_PACKAGE = '@foundry-rs/anvil-linux-amd64';
@@ -51,8 +51,15 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
     process.off('exit', killOnExit);
     throw error;
   }
+  // The node is a helper, never what keeps this process alive: if its owner is stuck or gone,
+  // the process can still exit, and the 'exit' handler then stops the node.
+  child.unref();
+  for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref?(): void } | null)?.unref?.();
   const url = `http://127.0.0.1:${port}`;
-  const provider = new JsonRpcProvider(url, Network.from(chainId), { staticNetwork: true, pollingInterval: 50 });
+  // ethers waits 5 minutes for an answer by default; a local node answers in milliseconds.
+  const request = new FetchRequest(url);
+  request.timeout = 30_000;
+  const provider = new JsonRpcProvider(request, Network.from(chainId), { staticNetwork: true, pollingInterval: 50 });
   const rpc = <T>(method: string, params: unknown[] = []) => provider.send(method, params) as Promise<T>;
   return {
     url,
