@@ -75,16 +75,21 @@ export async function settleTransfers(deps: SettlementDeps, head: number, others
   return awaiting;
 }
 
-/** Returns false when the transfer matches an open invoice but too few sources confirm it yet. */
-async function settleFixed(deps: SettlementDeps, transfer: TransferRow, head: number, others: RpcSource[]): Promise<boolean> {
-  const { db, merchantId } = deps;
-  const invoice = await db
+/** This merchant's Base invoices whose receive address is `address`. */
+function baseInvoicesTo(db: SettlementDeps['db'], merchantId: string, address: string) {
+  return db
     .selectFrom('invoices')
     .selectAll()
     .where('merchant_id', '=', merchantId)
     .where('chain', '=', 'base')
+    .where('receive_address', '=', address);
+}
+
+/** Returns false when the transfer matches an open invoice but too few sources confirm it yet. */
+async function settleFixed(deps: SettlementDeps, transfer: TransferRow, head: number, others: RpcSource[]): Promise<boolean> {
+  const { db, merchantId } = deps;
+  const invoice = await baseInvoicesTo(db, merchantId, transfer.to_address)
     .where('nonce', 'is not', null)
-    .where('receive_address', '=', transfer.to_address)
     .where('token_address', '=', transfer.token_address)
     .where('amount_units', '=', transfer.value)
     .where('status', 'in', OPEN)
@@ -116,13 +121,8 @@ async function settleFixed(deps: SettlementDeps, transfer: TransferRow, head: nu
 
 async function settleXpub(deps: SettlementDeps, transfer: TransferRow, head: number): Promise<void> {
   const { db, merchantId } = deps;
-  const invoice = await db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('chain', '=', 'base')
+  const invoice = await baseInvoicesTo(db, merchantId, transfer.to_address)
     .where('child_index', 'is not', null)
-    .where('receive_address', '=', transfer.to_address)
     .executeTakeFirst();
   const counts =
     invoice &&
