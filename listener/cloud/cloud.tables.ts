@@ -62,4 +62,6 @@ export interface CloudTables {
   cloud_dashboard_sessions: DashboardSessionsTable;
   /** Stripe webhook events already handled: a redelivered event changes nothing. */
   cloud_stripe_events: { event_id: string; type: string; received_at: number };
+  /** One sliding window per bucket (an API key, a client IP): the let-through times, comma-separated. */
+  cloud_rate_windows: { bucket: string; hits: string; last_hit_at: number };
 }

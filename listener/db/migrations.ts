@@ -5,6 +5,7 @@ import { baseStablecoinsDown, baseStablecoinsUp } from '../base/base.migration.t
 import { cloudAccountsMigration } from '../cloud/cloud.migration.ts';
 import { dashboardSessionsMigration } from '../cloud/dashboard/session.migration.ts';
 import { stripeBillingMigration } from '../cloud/stripe.migration.ts';
+import { rateWindowsMigration } from '../cloud/rate-windows.migration.ts';
 
 /**
  * Ordered, named migrations. Add a new entry for every schema change; never edit one that has
@@ -117,6 +118,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0004_cloud_accounts': cloudAccountsMigration,
     '0005_dashboard_sessions': dashboardSessionsMigration,
     '0006_stripe_billing': stripeBillingMigration,
+    '0007_cloud_rate_windows': rateWindowsMigration,
   };
 }
 

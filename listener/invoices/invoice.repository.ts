@@ -48,7 +48,9 @@ export async function findInvoice(db: Db, merchantId: string, invoiceId: string)
 
 /**
  * Flips a pending invoice past its expiry; a no-op if anything else changed it first, or if a
- * payment was seen before expiry (it may still confirm; the Bitcoin watcher decides).
+ * payment was seen before expiry (it may still confirm; the watchers decide). On Base that is a
+ * transfer of the invoice's token to its address mined by `expires_at`, of the exact amount when
+ * the address is the merchant's fixed one (other invoices share it there).
  */
 export async function expireIfPending(db: Db, merchantId: string, invoiceId: string, now: number): Promise<void> {
   await db
@@ -67,6 +69,22 @@ export async function expireIfPending(db: Db, merchantId: string, invoiceId: str
             .whereRef('btc_payments.invoice_id', '=', 'invoices.invoice_id')
             .whereRef('btc_payments.first_seen_at', '<', 'invoices.expires_at')
             .where('btc_payments.status', '!=', 'gone'),
+        ),
+      ),
+    )
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('base_transfers')
+            .select('base_transfers.tx_hash')
+            .whereRef('base_transfers.merchant_id', '=', 'invoices.merchant_id')
+            .whereRef('base_transfers.to_address', '=', 'invoices.receive_address')
+            .whereRef('base_transfers.token_address', '=', 'invoices.token_address')
+            .whereRef('base_transfers.block_time', '<=', 'invoices.expires_at')
+            .where('base_transfers.state', 'in', ['seen', 'applied'])
+            .where((transfer) =>
+              transfer.or([transfer('invoices.child_index', 'is not', null), transfer('base_transfers.value', '=', transfer.ref('invoices.amount_units'))]),
+            ),
         ),
       ),
     )

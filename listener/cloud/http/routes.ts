@@ -6,9 +6,9 @@ import type { Clock } from '../../clock.ts';
 import type { RateLimitConfig } from '../../config.ts';
 import { ServiceError } from '../../errors.ts';
 import { readBodyText, readJsonBody } from '../../http/json-body.ts';
-import { createRateLimiter } from '../../http/rate-limit.ts';
 import type { CloudService } from '../cloud-service.ts';
 import { STRIPE_WEBHOOK_MAX_BYTES, type StripeEventOutcome } from '../stripe-webhook.ts';
+import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
 import { requireMerchantKey } from './auth.ts';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.ts';
@@ -26,12 +26,18 @@ export interface CloudRouteDeps {
 
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
-/** A sliding window keyed by what `keyOf` picks from the request (client IP, API key hash). */
-function limited(config: RateLimitConfig | null, clock: Clock, keyOf: (ctx: Parameters<Middleware>[0]) => string, what: string): Middleware {
+/** A sliding window shared by every instance, keyed by what `keyOf` picks from the request (client IP, API key hash). */
+function limited(
+  deps: Pick<CloudRouteDeps, 'db' | 'clock'>,
+  name: string,
+  config: RateLimitConfig | null,
+  keyOf: (ctx: Parameters<Middleware>[0]) => string,
+  what: string,
+): Middleware {
   if (config === null) return (_ctx, next) => next();
-  const limiter = createRateLimiter(config, clock);
+  const limiter = createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config });
   return async (ctx, next) => {
-    const retryAfterS = limiter.take(keyOf(ctx));
+    const retryAfterS = await limiter.take(keyOf(ctx));
     if (retryAfterS > 0) throw new ServiceError('rate_limited', `Too many ${what}; retry in ${retryAfterS} s.`, { retryAfterS });
     await next();
   };
@@ -41,12 +47,13 @@ export function cloudRoutes(deps: CloudRouteDeps): Router {
   const router = new Router({ prefix: '/api/v1' });
   const keyed = requireMerchantKey(deps.db);
   const perKey = limited(
+    deps,
+    'invoice',
     deps.invoiceRateLimit === null ? null : { perClient: deps.invoiceRateLimit, overall: UNLIMITED },
-    deps.clock,
     (ctx) => ctx.state.keyHash as string,
     'invoice requests for this API key',
   );
-  const perIp = limited(deps.signupRateLimit, deps.clock, (ctx) => ctx.ip, 'signups');
+  const perIp = limited(deps, 'signup', deps.signupRateLimit, (ctx) => ctx.ip, 'signups');
   const { cloud } = deps;
 
   router.post('/signup', perIp, async (ctx) => {
