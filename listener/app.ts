@@ -56,7 +56,7 @@ const idleChainStatus = (): ChainStatus => ({ ws_connected: false, subscribed_co
 export async function startListener(config: Config, deps: ListenerDeps = {}): Promise<RunningListener> {
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
-  const database = deps.database ?? (await openDatabase(config.databaseUrl, { logger }));
+  const database = deps.database ?? (await openDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true }));
   const startedAt = clock.now();
 
   const btc = config.btc

@@ -5,6 +5,7 @@ import { Kysely, Migrator, sql, PostgresDialect, SqliteDialect, type SqliteDatab
 import pg from 'pg';
 import type { Logger } from '../log.ts';
 import { migrationProvider } from './migrations.ts';
+import { startBackgroundCheckpoints } from './sqlite-checkpointer.ts';
 import type { Tables } from './tables.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -22,9 +23,13 @@ const PG_INT8 = 20;
  * latest schema. Epoch-ms columns are bigint in Postgres; they fit a JS number, so int8 is parsed
  * as one instead of pg's default string.
  */
-export async function openDatabase(url: string, options: { logger?: Logger; poolSize?: number } = {}): Promise<Database> {
+export async function openDatabase(
+  url: string,
+  options: { logger?: Logger; poolSize?: number; /** Long-running servers: SQLite checkpoints off the event loop. */ backgroundCheckpoints?: boolean } = {},
+): Promise<Database> {
   let db: Kysely<Tables>;
   let dialect: Dialect;
+  let checkpoints: { stop(): Promise<void> } | undefined;
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -32,6 +37,7 @@ export async function openDatabase(url: string, options: { logger?: Logger; pool
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
+    if (options.backgroundCheckpoints && path !== ':memory:') checkpoints = startBackgroundCheckpoints(sqlite, path, options.logger);
     db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     dialect = 'sqlite';
   } else {
@@ -46,8 +52,20 @@ export async function openDatabase(url: string, options: { logger?: Logger; pool
     db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
     dialect = 'postgres';
   }
-  await migrateToLatest(db, dialect, options.logger);
-  return { db, dialect, close: () => db.destroy() };
+  try {
+    await migrateToLatest(db, dialect, options.logger);
+  } catch (error) {
+    await checkpoints?.stop();
+    throw error;
+  }
+  return {
+    db,
+    dialect,
+    async close() {
+      await checkpoints?.stop();
+      await db.destroy();
+    },
+  };
 }
 
 export async function migrateToLatest(db: Kysely<Tables>, dialect: Dialect, logger?: Logger): Promise<void> {
