@@ -15,6 +15,11 @@ const checkoutCoreShape = {
   paid_at: dateTime().nullable(),
   verify_url: z.url().nullable().describe('Block-explorer page of the receive address; null when no explorer is configured for the chain.'),
   tx_url: z.url().nullable().describe('Block-explorer page of `tx_hash`; null until confirmed.'),
+  amount_due: z
+    .string()
+    .describe(
+      'An addition to the spec\'s view: what the payer still has to send, in the same unit as `amount_btc` / `amount_usdc`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this.',
+    ),
   server_time: dateTime().describe(
     "The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.",
   ),

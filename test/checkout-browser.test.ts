@@ -78,21 +78,26 @@ describe('checkout page in Chromium', { skip: chromiumMissing }, () => {
     await page.close();
   });
 
-  test('paid on the local regtest chain: partly paid, payment seen, then confirmed with the transaction link, without a reload', async () => {
+  test('paid on the local regtest chain: partly paid (asks for the rest), payment seen, then confirmed with the transaction link, without a reload', async () => {
     const invoice = await createInvoice(50_000);
     await chain.sync();
     const page = await openPage(invoice.invoice_id);
-    let navigations = 0;
-    page.on('framenavigated', () => navigations++);
-    await page.evaluate(() => Object.assign(window, { loadedOnce: true }));
 
     chain.chain.pay([{ address: invoice.receive_address, value: 20_000n }]);
     chain.chain.mine(1);
     await chain.sync();
+    // The page is rendered once more when part of the amount arrives, so its QR code asks for the rest.
     await page.locator('[data-when="partial"]').waitFor({ state: 'visible', timeout: LIVE_UPDATE_MS });
     assert.equal(await page.locator('[data-when="pending"]').isVisible(), false);
     assert.equal(await page.locator('.pay').isVisible(), true, 'still shows where to send the rest');
+    assert.equal(await page.locator('h1').textContent(), 'Pay 0.00030000 BTC');
+    assert.equal(await page.locator('#amount').textContent(), '0.00030000');
+    assert.match((await page.locator('[data-when="partial"]').textContent())!, /Send the remaining 0\.00030000 BTC to the same address\./);
+    assert.equal(await decodeQr(page), invoice.qr_uri.replace('amount=0.0005', 'amount=0.0003'), 'the QR code asks for the rest only');
     await saveScreenshot(page, 'checkout-btc-partial');
+    let navigations = 0;
+    page.on('framenavigated', () => navigations++);
+    await page.evaluate(() => Object.assign(window, { loadedOnce: true }));
 
     const txid = chain.chain.pay([{ address: invoice.receive_address, value: 30_000n }]);
     await chain.sync();

@@ -14,11 +14,11 @@ const WEBHOOK_SECRET = 'whsec_checkout_test_secret_0123456789';
 
 const btcViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
-  'verify_url', 'tx_url', 'server_time', 'amount_btc', 'payment_seen', 'qr_uri',
+  'verify_url', 'tx_url', 'server_time', 'amount_btc', 'amount_due', 'payment_seen', 'qr_uri',
 ].sort();
 const baseViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
-  'verify_url', 'tx_url', 'server_time', 'amount_usdc', 'amount_usdc_units', 'qr_uri',
+  'verify_url', 'tx_url', 'server_time', 'amount_usdc', 'amount_usdc_units', 'amount_due', 'qr_uri',
 ].sort();
 
 describe('checkout view and page of the listener', () => {
@@ -74,6 +74,7 @@ describe('checkout view and page of the listener', () => {
         tx_url: null,
         server_time: undefined,
         amount_btc: '0.00050000',
+        amount_due: '0.00050000',
         payment_seen: false,
         qr_uri: created.qr_uri,
       },
@@ -89,6 +90,7 @@ describe('checkout view and page of the listener', () => {
     assert.equal(xpubView.qr_uri, xpub.qr_uri);
     assert.equal(xpubView.verify_url, xpub.verify_url);
     assert.equal(xpubView.amount_usdc, '12.500000');
+    assert.equal(xpubView.amount_due, '12.500000');
 
     const fixed = await create({ chain: 'base', amount_usd: 12.34, asset: 'usdt' });
     const fixedView = await (await view(fixed.invoice_id)).json();
@@ -105,6 +107,32 @@ describe('checkout view and page of the listener', () => {
     assert.match(page, new RegExp(`<strong>Send exactly ${fixed.amount_usdc.replace('.', '\\.')} USDT\\.</strong>`));
     const xpubPage = await (await fetch(`${listener.url}/pay/${xpub.invoice_id}`)).text();
     assert.doesNotMatch(xpubPage, /Send exactly/);
+  });
+
+  test('Base xpub, partly paid: the view owes the rest, the QR code and the page ask for the rest only', async () => {
+    const invoice = await create({ chain: 'base', amount_usd: 20 });
+    const { db } = listener.database;
+    const token = /^ethereum:(0x[0-9a-fA-F]{40})@/.exec(invoice.qr_uri)![1];
+    await db
+      .insertInto('base_transfers')
+      .values({
+        merchant_id: 'default', tx_hash: `0x${'ab'.repeat(32)}`, log_index: 0, block_number: 7, block_hash: `0x${'cd'.repeat(32)}`,
+        block_time: clock.now(), token_address: token, from_address: `0x${'11'.repeat(20)}`, to_address: invoice.receive_address,
+        value: '7250000', state: 'seen', invoice_id: null, detected_at: clock.now(),
+      })
+      .execute();
+    await db.updateTable('invoices').set({ status: 'partial' }).where('invoice_id', '=', invoice.invoice_id).execute();
+
+    const partial = await (await view(invoice.invoice_id)).json();
+    CheckoutView.parse(partial);
+    assert.equal(partial.amount_usdc, '20.000000', 'the invoice amount is unchanged');
+    assert.equal(partial.amount_due, '12.750000');
+    assert.equal(partial.qr_uri, invoice.qr_uri.replace('uint256=20000000', 'uint256=12750000'));
+    const page = await (await fetch(`${listener.url}/pay/${invoice.invoice_id}`)).text();
+    assert.match(page, /<h1>Pay <span class="nowrap">12\.750000 USDC<\/span><\/h1>/);
+    assert.match(page, /<code class="value" id="amount" aria-describedby="amount-note">12\.750000<\/code>/);
+    assert.match(page, /Send the remaining 12\.750000 USDC to the same address\./);
+    assert.match(page, /data-amount-due="12\.750000"/);
   });
 
   test('an invoice past its expiry reads as expired in the view and on the page', async () => {

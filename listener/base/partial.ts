@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables.ts';
+import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 
 /**
  * What an unconfirmed xpub-mode invoice reads, by Bitcoin's rule: `partial` while the transfers
@@ -47,4 +48,21 @@ export async function refreshPartialStatus(db: Kysely<Tables>, merchantId: strin
       .where('status', '=', entry.status)
       .execute();
   }
+}
+
+/**
+ * Token units seen toward one xpub-mode invoice by the same rule as `refreshPartialStatus`:
+ * transfers of its token to its address, mined no later than `expires_at`, any confirmations.
+ */
+export async function seenUnitsOf(db: Kysely<Tables>, invoice: Pick<InvoiceRow, 'merchant_id' | 'receive_address' | 'token_address' | 'expires_at'>): Promise<bigint> {
+  const rows = await db
+    .selectFrom('base_transfers')
+    .select('value')
+    .where('merchant_id', '=', invoice.merchant_id)
+    .where('to_address', '=', invoice.receive_address)
+    .where('token_address', '=', invoice.token_address)
+    .where('block_time', '<=', invoice.expires_at)
+    .where('state', 'in', ['seen', 'applied'])
+    .execute();
+  return rows.reduce((sum, row) => sum + BigInt(row.value), 0n);
 }

@@ -4,6 +4,7 @@ import { unitsToDecimal } from '../base/amount.ts';
 import { erc20TransferUri } from '../base/eip681.ts';
 import { satsToBtc } from '../btc/amount.ts';
 import { bip21Uri } from '../btc/bip21.ts';
+import { seenUnitsOf } from '../base/partial.ts';
 import { seenSatsOf } from '../btc/btc-payment.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Tables } from '../db/tables.ts';
@@ -28,22 +29,36 @@ export function createListenerCheckoutSource(deps: ListenerCheckoutDeps): Checko
   return {
     async view(invoiceId) {
       const row = await deps.invoices.find(invoiceId);
-      // Bitcoin confirmations take minutes: a payer whose payment is already seen must not be asked to pay again.
-      const paymentSeen =
-        row.chain === 'btc' && row.status === 'pending' && (await seenSatsOf(deps.db, deps.merchantId, row.invoice_id)) >= (row.amount_sats ?? 0);
-      return rowToCheckoutView(row, { shopName: deps.shopName, explorers: deps.explorers, now: deps.clock.now(), paymentSeen });
+      return checkoutView(deps.db, row, { shopName: deps.shopName, explorers: deps.explorers, now: deps.clock.now() });
     },
   };
 }
 
-interface ViewContext {
+type ViewContext = Omit<RowViewContext, 'paid'>;
+
+interface RowViewContext {
   shopName: string;
   explorers: ListenerCheckoutDeps['explorers'];
   now: number;
-  paymentSeen: boolean;
+  /** Base units (sats, token units) seen toward the invoice so far, at any number of confirmations. */
+  paid: bigint;
 }
 
-export function rowToCheckoutView(row: InvoiceRow, { shopName, explorers, now, paymentSeen }: ViewContext): CheckoutView {
+/** A stored invoice's checkout view, with what the payer has sent so far read from the chain records. */
+export async function checkoutView(db: Kysely<Tables>, row: InvoiceRow, context: ViewContext): Promise<CheckoutView> {
+  return rowToCheckoutView(row, { ...context, paid: await paidSoFar(db, row) });
+}
+
+/** Fixed-address Base invoices are paid by one exact transfer or not at all: nothing is ever part-paid. */
+async function paidSoFar(db: Kysely<Tables>, row: InvoiceRow): Promise<bigint> {
+  if (row.chain === 'btc') return BigInt(await seenSatsOf(db, row.merchant_id, row.invoice_id));
+  if (row.chain === 'base' && row.child_index !== null) return seenUnitsOf(db, row);
+  return 0n;
+}
+
+const stillDue = (amount: bigint, paid: bigint) => (paid >= amount ? 0n : amount - paid);
+
+export function rowToCheckoutView(row: InvoiceRow, { shopName, explorers, now, paid }: RowViewContext): CheckoutView {
   const explorer = row.chain === 'btc' ? explorers.btc : explorers.base;
   const id = { invoice_id: row.invoice_id, shop_name: shopName };
   const common = {
@@ -57,14 +72,29 @@ export function rowToCheckoutView(row: InvoiceRow, { shopName, explorers, now, p
     tx_url: explorer && row.tx_hash ? `${explorer}/tx/${row.tx_hash}` : null,
     server_time: iso(now),
   };
+  // A part-paid invoice's QR code asks for the rest, so a payer who scans again does not overpay.
+  const askFor = (amount: bigint, due: bigint) => (row.status === 'partial' ? due : amount);
   if (row.chain === 'btc') {
-    const amountBtc = satsToBtc(row.amount_sats ?? 0);
-    return { ...id, chain: 'btc', asset: 'BTC', ...common, amount_btc: amountBtc, payment_seen: paymentSeen, qr_uri: bip21Uri(row.receive_address, amountBtc, row.memo) };
+    const sats = BigInt(row.amount_sats ?? 0);
+    const due = stillDue(sats, paid);
+    // Bitcoin confirmations take minutes: a payer whose payment is already seen must not be asked to pay again.
+    const paymentSeen = row.status === 'pending' && paid > 0n && due === 0n;
+    return {
+      ...id,
+      chain: 'btc',
+      asset: 'BTC',
+      ...common,
+      amount_btc: satsToBtc(sats),
+      amount_due: satsToBtc(due),
+      payment_seen: paymentSeen,
+      qr_uri: bip21Uri(row.receive_address, satsToBtc(askFor(sats, due)), row.memo),
+    };
   }
   if (row.chain === 'base') {
     const units = BigInt(row.amount_units ?? '0');
+    const due = stillDue(units, paid);
     // Base rows keep their chain id in `network`, so the URI stays right even if BASE_CHAIN_ID changes later.
-    const qrUri = erc20TransferUri(row.token_address!, Number(row.network), row.receive_address, units);
+    const qrUri = erc20TransferUri(row.token_address!, Number(row.network), row.receive_address, askFor(units, due));
     return {
       ...id,
       chain: 'base',
@@ -72,6 +102,7 @@ export function rowToCheckoutView(row: InvoiceRow, { shopName, explorers, now, p
       ...common,
       amount_usdc: unitsToDecimal(units),
       amount_usdc_units: Number(units),
+      amount_due: unitsToDecimal(due),
       ...(row.nonce !== null ? { nonce: row.nonce } : {}),
       qr_uri: qrUri,
     };

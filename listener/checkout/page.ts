@@ -12,7 +12,9 @@ const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 /** Every value from the view goes through this: the shop name is merchant-chosen text. */
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => escapes[c]!);
 
-function amountOf(view: CheckoutView): string {
+/** What the page asks the payer to send: the whole amount, or only the rest once part of it arrived. */
+function amountToSend(view: CheckoutView): string {
+  if (view.status === 'partial') return view.amount_due;
   return view.chain === 'btc' ? view.amount_btc : view.amount_usdc;
 }
 
@@ -35,7 +37,7 @@ function statusBlocks(view: CheckoutView): string {
     },
     partial: {
       title: 'Partly paid',
-      body: '<p>A payment arrived but does not cover the full amount yet. Send the rest to the same address.</p>',
+      body: `<p>A payment arrived but does not cover the full amount yet. Send the remaining ${escapeHtml(view.amount_due)} ${view.asset} to the same address.</p>`,
     },
     seen: {
       title: 'Payment received',
@@ -92,13 +94,13 @@ function head(title: string, assets: PageAssets): string {
  */
 export function renderCheckoutPage(view: CheckoutView, options: { viewUrl: string; qrSvg: string; assets: PageAssets }): string {
   const shop = escapeHtml(view.shop_name);
-  const amount = escapeHtml(amountOf(view));
+  const amount = escapeHtml(amountToSend(view));
   const state = pageState(view);
   const whileOpen = payingStates.includes(state) ? ' data-while-open' : ' data-while-open hidden';
   const network = view.chain === 'btc' ? 'Bitcoin' : `${view.asset} on Base (not Ethereum mainnet)`;
   return `${head(`Pay ${amount} ${view.asset} · ${shop}`, options.assets)}
 <body>
-<main class="checkout" data-view-url="${escapeHtml(options.viewUrl)}" data-state="${state}" data-expires-at="${view.expires_at}" data-server-time="${view.server_time}">
+<main class="checkout" data-view-url="${escapeHtml(options.viewUrl)}" data-state="${state}" data-amount-due="${escapeHtml(view.amount_due)}" data-expires-at="${view.expires_at}" data-server-time="${view.server_time}">
 <header>
 <p class="shop">${shop}</p>
 <h1>Pay <span class="nowrap">${amount} ${view.asset}</span></h1>

@@ -9,8 +9,7 @@ import { accountView } from './account-view.ts';
 import { newWebhookSecret } from './api-keys.ts';
 import { paymentMethods, startCheckout, type BillingDeps } from './billing.ts';
 import type { CloudConfig } from './cloud-config.ts';
-import { seenSatsOf } from '../btc/btc-payment.repository.ts';
-import { rowToCheckoutView } from '../checkout/listener-checkout-source.ts';
+import { checkoutView } from '../checkout/listener-checkout-source.ts';
 import { listEntry } from './invoice-views.ts';
 import type { createMerchantReceivers } from './merchant-context.ts';
 import { findMerchant, listApiKeys, saveWebhook, type MerchantRow } from './merchant.repository.ts';
@@ -105,14 +104,11 @@ export function createCloudService(deps: CloudServiceDeps) {
         await expireIfPending(db, row.merchant_id, invoiceId, now);
         row = (await findInvoice(db, row.merchant_id, invoiceId))!;
       }
-      // Bitcoin confirmations take minutes: a payer whose payment is already seen must not be asked to pay again.
-      const paymentSeen =
-        row.chain === 'btc' && row.status === 'pending' && (await seenSatsOf(db, row.merchant_id, row.invoice_id)) >= (row.amount_sats ?? 0);
       const explorers = {
         btc: config.btc.explorerUrls[row.network ?? 'mainnet'] ?? null,
         base: config.base?.explorerUrl ?? 'https://basescan.org',
       };
-      return rowToCheckoutView(row, { shopName: owner.shop_name, explorers, now, paymentSeen });
+      return checkoutView(db, row, { shopName: owner.shop_name, explorers, now });
     },
 
     setWebhook,

@@ -42,6 +42,12 @@
     }
     // Same rule as pageState in page.ts.
     var next = view.payment_seen && view.status === 'pending' ? 'seen' : view.status;
+    // Part of the amount arrived: the server renders the page again, so the amount and the QR code
+    // ask for the rest only (the QR code is drawn on the server).
+    if (next === 'partial' && view.amount_due !== root.dataset.amountDue) {
+      window.location.reload();
+      return;
+    }
     if (next !== state) {
       state = next;
       show(state);
