@@ -5,6 +5,7 @@ import { baseStablecoinsDown, baseStablecoinsUp } from '../base/base.migration.t
 import { cloudAccountsMigration } from '../cloud/cloud.migration.ts';
 import { dashboardSessionsMigration } from '../cloud/dashboard/session.migration.ts';
 import { stripeBillingMigration } from '../cloud/stripe.migration.ts';
+import { stripeSubscriptionStateMigration } from '../cloud/stripe-subscription.migration.ts';
 
 /**
  * Ordered, named migrations. Add a new entry for every schema change; never edit one that has
@@ -117,6 +118,8 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0004_cloud_accounts': cloudAccountsMigration,
     '0005_dashboard_sessions': dashboardSessionsMigration,
     '0006_stripe_billing': stripeBillingMigration,
+    // 0008: main has 0007_cloud_rate_windows; the names keep the order once both are merged.
+    '0008_stripe_subscription_state': stripeSubscriptionStateMigration,
   };
 }
 
