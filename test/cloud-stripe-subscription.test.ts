@@ -8,6 +8,7 @@ import { planOfStripePrice } from '../listener/cloud/stripe-price-plan.ts';
 import { createLogger } from '../listener/log.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { testDatabases } from './support/databases.ts';
+import { open, postForm, signIn } from './support/dashboard.ts';
 import { BIP84_ZPUB, postJson } from './support/listener.ts';
 import { startStripeApi } from './support/stripe-api.ts';
 import { deliver, invoiceEvent, SECRET_KEY, stripeEnv, stripeEvent, subscriptionUpdatedEvent, WEBHOOK_SECRET, type SubscriptionState } from './support/stripe-events.ts';
@@ -222,6 +223,67 @@ describe('Stripe subscription events: failed charges, portal changes, cancellati
       assert.equal((await card.me()).plan, 'pro');
       assert.ok(lines.length > 0);
       for (const secret of [SECRET_KEY, WEBHOOK_SECRET]) assert.ok(!lines.some((line) => line.includes(secret)), 'no Stripe secret in the log');
+    } finally {
+      await cloud.stop();
+    }
+  });
+
+  it('dashboard plan page: "payment failed, update your card", the scheduled end, and a Stripe billing portal session for the customer', async () => {
+    const clock = manualClock(MAY_1);
+    const cloud = await startTestCloud({ env: stripeEnv, deps: { stripeApi: stripeApi.api, clock } });
+    try {
+      const card = await cardMerchant(cloud, clock, 'pro');
+      let token = await signIn(cloud.url, card.merchant.api_key);
+      const planPage = async () => (await open(cloud.url, '/dashboard/plan', token)).text();
+      let html = await planPage();
+      assert.match(html, /<div class="card" id="card-subscription"><h2>Card subscription<\/h2>/);
+      assert.doesNotMatch(html, /id="payment-failed"|id="cancels-at"|id="portal-link"/);
+
+      clock.set(JUNE_1 + HOUR);
+      const renewal = { subscription: STRIPE_SUBSCRIPTION, billingReason: 'subscription_cycle', periodStart: JUNE_1, periodEnd: JULY_1, amountCents: 4900 };
+      await card.send(invoiceEvent('evt_1Failed', 'invoice.payment_failed', clock.now(), renewal));
+      await card.send(subscriptionUpdatedEvent('evt_2PastDue', clock.now(), subscription({ status: 'past_due', periodStart: JUNE_1, periodEnd: JULY_1, cancelAtPeriodEnd: true })));
+      token = await signIn(cloud.url, card.merchant.api_key); // a month on, the first session has ended
+      html = await planPage();
+      assert.match(html, /id="payment-failed">Payment failed: the card charge of 2026-06-01 01:00 UTC was declined\. Update your card; Stripe retries the charge\. Your plan runs until 2026-06-04 00:00 UTC unless a charge succeeds\./);
+      assert.match(html, /<strong id="card-status">past due<\/strong>/);
+      assert.match(html, /id="cancels-at">Cancelled: not renewed after 2026-07-01 00:00 UTC/);
+
+      stripeApi.requests.length = 0;
+      const portal = await postForm(cloud.url, '/dashboard/plan/card', token, html);
+      assert.equal(portal.status, 200);
+      assert.equal(stripeApi.requests.length, 1);
+      const [sent] = stripeApi.requests;
+      assert.deepEqual([sent.method, sent.path, sent.headers.authorization], ['POST', '/v1/billing_portal/sessions', `Bearer ${SECRET_KEY}`]);
+      assert.deepEqual(Object.fromEntries(sent.form), { customer: CUSTOMER, return_url: stripeEnv.STRIPE_CANCEL_URL });
+      assert.match(await portal.text(), /<a id="portal-link" href="https:\/\/billing\.stripe\.com\/p\/session\/test_bps_1Portal\d{4}">/);
+
+      // The form needs its token, as every dashboard form does.
+      const forged = await postForm(cloud.url, '/dashboard/plan/card', token, '<input name="csrf" value="forged">');
+      assert.equal(forged.status, 403);
+      stripeApi.state.fail = { status: 500, message: 'Stripe is down' };
+      const down = await postForm(cloud.url, '/dashboard/plan/card', token, html);
+      assert.equal(down.status, 502);
+      assert.match(await down.text(), /\(card_provider_error\)/);
+      assert.equal(stripeApi.requests.length, 3, 'the forged form never reached Stripe; the SDK retried the 500 once');
+    } finally {
+      stripeApi.state.fail = null;
+      await cloud.stop();
+    }
+  });
+
+  it('dashboard: an account without a card subscription has no portal button, and posting it anyway → 409 method_unavailable', async () => {
+    const cloud = await startTestCloud({ env: stripeEnv, deps: { stripeApi: stripeApi.api } });
+    try {
+      const m = await signupMerchant(cloud.url, { btc_xpub: BIP84_ZPUB });
+      const token = await signIn(cloud.url, m.api_key);
+      const html = await (await open(cloud.url, '/dashboard/plan', token)).text();
+      assert.doesNotMatch(html, /card-subscription|\/dashboard\/plan\/card/);
+      stripeApi.requests.length = 0;
+      const refused = await postForm(cloud.url, '/dashboard/plan/card', token, html);
+      assert.equal(refused.status, 409);
+      assert.match(await refused.text(), /\(method_unavailable\)/);
+      assert.equal(stripeApi.requests.length, 0);
     } finally {
       await cloud.stop();
     }
