@@ -11,27 +11,9 @@ import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { BIP84_ZPUB, postJson } from './support/listener.ts';
 import { testDatabases } from './support/databases.ts';
 import { startStripeApi } from './support/stripe-api.ts';
+import { deliver, invoiceEvent, SECRET_KEY, stripeEnv, stripeEvent, WEBHOOK_SECRET } from './support/stripe-events.ts';
 
-const SECRET_KEY = 'sk_test_51PzTestKey0000000000000000000000';
-const WEBHOOK_SECRET = 'whsec_test0000000000000000000000000000';
-const stripeEnv = {
-  STRIPE_SECRET_KEY: SECRET_KEY,
-  STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-  STRIPE_SUCCESS_URL: 'https://service.example.com/dashboard?paid={CHECKOUT_SESSION_ID}',
-  STRIPE_CANCEL_URL: 'https://service.example.com/dashboard',
-};
 const DAY = 24 * 3600 * 1000;
-
-function stripeEvent(id: string, type: string, createdMs: number, object: Record<string, unknown>) {
-  return JSON.stringify({ id, object: 'event', api_version: '2026-10-28.endive', created: Math.floor(createdMs / 1000), type, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, data: { object } });
-}
-
-/** Posts a Stripe event signed by the SDK's test helper at `at` (epoch ms), or with the given header. */
-async function deliver(baseUrl: string, payload: string, options: { at?: number; secret?: string; signature?: string } = {}) {
-  const timestamp = Math.floor((options.at ?? Date.now()) / 1000);
-  const signature = options.signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? WEBHOOK_SECRET, timestamp });
-  return postJson(`${baseUrl}/api/v1/billing/stripe-webhook`, payload, { 'Stripe-Signature': signature });
-}
 
 describe('Cloud card billing through Stripe', () => {
   let stripeApi: Awaited<ReturnType<typeof startStripeApi>>;
@@ -172,17 +154,7 @@ describe('Cloud card billing through Stripe', () => {
         assert.equal((await getJson(`${cloud.url}/api/v1/me`, key)).json.plan_expires_at, new Date(firstEnd).toISOString());
 
         const invoice = (id: string, billingReason: string, at: number, periodEnd: number) =>
-          stripeEvent(id, 'invoice.paid', at, {
-            id: `in_${id}`,
-            object: 'invoice',
-            status: 'paid',
-            billing_reason: billingReason,
-            amount_paid: 4900,
-            currency: 'usd',
-            parent: { type: 'subscription_details', quote_details: null, subscription_details: { subscription: 'sub_1TestSubscription', metadata: {} } },
-            status_transitions: { paid_at: Math.floor(at / 1000) },
-            lines: { object: 'list', has_more: false, data: [{ id: `il_${id}`, object: 'line_item', amount: 4900, period: { start: Math.floor(at / 1000), end: periodEnd / 1000 } }] },
-          });
+          invoiceEvent(id, 'invoice.paid', at, { subscription: 'sub_1TestSubscription', billingReason, periodStart: at, periodEnd, amountCents: 4900 });
         // Stripe bills calendar months: May 1 → June 1 (31 days). The first invoice brings the
         // exact end; it counts no second month on top of the completed session.
         const june1 = Date.UTC(2026, 5, 1);

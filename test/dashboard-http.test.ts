@@ -9,31 +9,7 @@ import { hashApiKey } from '../listener/cloud/api-keys.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { testDatabases } from './support/databases.ts';
 import { BIP84_ZPUB } from './support/listener.ts';
-
-const FORM = 'application/x-www-form-urlencoded';
-const cookieOf = (setCookies: string[], name: string) => setCookies.find((c) => c.startsWith(`${name}=`));
-const valueOf = (setCookie: string | undefined) => setCookie?.split(';')[0]!.split('=')[1];
-
-/** The sign-in form's token and its cookie, as a browser gets them. */
-async function loginForm(baseUrl: string) {
-  const response = await fetch(`${baseUrl}/dashboard/login`);
-  const html = await response.text();
-  return { csrf: /name="csrf" value="([^"]+)"/.exec(html)![1]!, cookie: `${LOGIN_COOKIE}=${valueOf(cookieOf(response.headers.getSetCookie(), LOGIN_COOKIE))}` };
-}
-
-async function signIn(baseUrl: string, apiKey: string): Promise<string> {
-  const form = await loginForm(baseUrl);
-  const response = await fetch(`${baseUrl}/dashboard/login`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie: form.cookie, 'content-type': FORM },
-    body: new URLSearchParams({ csrf: form.csrf, api_key: apiKey }),
-  });
-  assert.equal(response.status, 303);
-  return valueOf(cookieOf(response.headers.getSetCookie(), SESSION_COOKIE))!;
-}
-
-const open = (baseUrl: string, path: string, token: string) => fetch(`${baseUrl}${path}`, { headers: { cookie: `${SESSION_COOKIE}=${token}` }, redirect: 'manual' });
+import { cookieOf, FORM, loginForm, open, signIn } from './support/dashboard.ts';
 
 for (const database of testDatabases) describe(`dashboard sessions over HTTP (${database.name})`, { skip: database.skip }, () => {
   let cloud: RunningCloud;

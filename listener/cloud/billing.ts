@@ -5,12 +5,15 @@ import type { BillingCheckoutResponse } from '../../shared/index.ts';
 import type { Tables } from '../db/tables.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { findCardSubscription } from './card-subscription.ts';
 import { applyPaidPeriod, paidPlan, planOf, type PaidPlan, type PlanName, type PlanState } from './plans.ts';
 
 /** A card processor's hosted checkout (e.g. Stripe Checkout); the service never sees card data. */
 export interface CardProcessor {
   /** `checkoutId`: the processor's id for the page (e.g. a Stripe Checkout Session id), kept with the purchase. */
   createCheckout(request: { subscriptionId: string; merchantId: string; plan: PaidPlan; amountUsd: number }): Promise<{ url: string; checkoutId?: string }>;
+  /** A page of the processor's where the customer updates the card, changes plan or cancels (Stripe's billing portal). */
+  openPortal?(customerId: string): Promise<{ url: string }>;
 }
 
 /** Creates the operator-owned Base invoice that pays a plan; returns its id and hosted page. */
@@ -57,6 +60,18 @@ export async function startCheckout(deps: BillingDeps, merchantId: string, body:
     .values({ subscription_id: subscriptionId, merchant_id: merchantId, plan, method, amount_usd: amountUsd, invoice_id: invoiceId, provider_checkout_id: checkoutId, status: 'pending', created_at: now, applied_at: null })
     .execute();
   return { subscription_id: subscriptionId, method, plan, amount_usd: amountUsd, ...(invoiceId ? { invoice_id: invoiceId } : {}), checkout_url: checkoutUrl };
+}
+
+/** The processor's own page for the merchant's running card subscription (update the card, change plan, cancel). */
+export async function openCardPortal(deps: BillingDeps, merchantId: string): Promise<{ url: string }> {
+  const subscription = await findCardSubscription(deps.db, merchantId);
+  if (!deps.card?.openPortal || !subscription?.customerId) throw new ServiceError('method_unavailable', 'There is no card subscription to manage on this account.');
+  try {
+    return await deps.card.openPortal(subscription.customerId);
+  } catch (error) {
+    deps.logger.warn('card processor portal failed', { error: String(error), merchant_id: merchantId });
+    throw new ServiceError('card_provider_error', 'The card processor did not answer; retry later.');
+  }
 }
 
 /**

@@ -136,7 +136,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     invoiceRateLimit: config.invoiceRateLimit,
     signupRateLimit: config.signupRateLimit,
     stripeWebhook: stripe
-      ? (rawBody, signature) => receiveStripeWebhook({ db, stripe, webhookSecret: config.stripe!.webhookSecret, logger }, rawBody, signature, clock.now())
+      ? (rawBody, signature) => receiveStripeWebhook({ db, stripe, webhookSecret: config.stripe!.webhookSecret, priceIds: config.stripe!.priceIds, logger }, rawBody, signature, clock.now())
       : null,
     documents: { openapi: JSON.stringify(buildOpenApiDocument(), null, 2), llms: buildLlmsTxt() },
     async health() {

@@ -7,7 +7,8 @@ import { expireIfPending, findInvoice, type InvoiceRow } from '../invoices/invoi
 import type { InvoiceEngine } from '../invoices/invoice.service.ts';
 import { accountView } from './account-view.ts';
 import { newWebhookSecret } from './api-keys.ts';
-import { paymentMethods, startCheckout, type BillingDeps } from './billing.ts';
+import { openCardPortal, paymentMethods, startCheckout, type BillingDeps } from './billing.ts';
+import { findCardSubscription } from './card-subscription.ts';
 import type { CloudConfig } from './cloud-config.ts';
 import { checkoutView } from '../checkout/listener-checkout-source.ts';
 import { listEntry } from './invoice-views.ts';
@@ -136,6 +137,14 @@ export function createCloudService(deps: CloudServiceDeps) {
     },
 
     billingCheckout: (merchant: MerchantRow, body: unknown) => startCheckout({ db, ...deps.billing }, merchant.merchant_id, body, clock.now()),
+
+    /** The running card subscription, and whether the processor offers a page to manage it. */
+    async cardSubscription(merchant: MerchantRow) {
+      const subscription = await findCardSubscription(db, merchant.merchant_id);
+      return subscription && { ...subscription, manageable: Boolean(deps.billing.card?.openPortal && subscription.customerId) };
+    },
+
+    cardPortal: (merchant: MerchantRow) => openCardPortal({ db, ...deps.billing }, merchant.merchant_id),
   };
 }
 

@@ -52,6 +52,18 @@ export interface CloudSubscriptionsTable {
   status: string;
   created_at: number;
   applied_at: number | null;
+  /** Card: the Stripe customer, whose billing portal manages the card and the subscription. */
+  provider_customer_id: string | null;
+  /** Card: Stripe's subscription status as last reported (`active`, `past_due`, `unpaid`, …). */
+  provider_status: string | null;
+  /** Card: when the last applied `customer.subscription.updated` was created (epoch ms); older ones are stale. */
+  provider_updated_at: number | null;
+  /** Card: a cancellation Stripe has scheduled (epoch ms); null when none. */
+  cancels_at: number | null;
+  /** Card: the last failed charge not since followed by a paid invoice (epoch ms). */
+  payment_failed_at: number | null;
+  /** Card: when the last paid invoice was reported (epoch ms). */
+  last_paid_at: number | null;
 }
 
 export interface CloudTables {

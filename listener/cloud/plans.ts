@@ -68,6 +68,17 @@ export function applyCardPeriod(current: PlanState, bought: PaidPlan, paidUntil:
   return { plan: bought, expiresAt: keep ? running.expiresAt : until };
 }
 
+/**
+ * The plan after a card subscription moved from `from` to `to` (a change in Stripe's customer
+ * portal): the new plan runs for the time already paid, never longer, since a change pays nothing
+ * by itself (Stripe bills the difference on the next invoice). A plan not running on `from` at
+ * `at` (lapsed, or another plan bought since) is left as it is.
+ */
+export function switchCardPlan(current: PlanState, from: PaidPlan, to: PaidPlan, at: number): PlanState {
+  const running = effectivePlan(current, at);
+  return running.plan === from ? { plan: to, expiresAt: running.expiresAt } : current;
+}
+
 /** The usage month of an instant: calendar month in UTC, so the count restarts at 00:00 UTC on the 1st. */
 export function usageMonth(now: number): string {
   return new Date(now).toISOString().slice(0, 7);

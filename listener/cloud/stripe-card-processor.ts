@@ -48,5 +48,11 @@ export function createStripeCardProcessor(stripe: Stripe, settings: StripeChecko
       if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a url`);
       return { url: session.url, checkoutId: session.id };
     },
+
+    /** Stripe's billing portal, as the operator configured it in the Stripe dashboard; it returns the buyer to the dashboard. */
+    async openPortal(customerId) {
+      const session = await stripe.billingPortal.sessions.create({ customer: customerId, return_url: settings.cancelUrl });
+      return { url: session.url };
+    },
   };
 }

@@ -6,6 +6,7 @@ import { cloudAccountsMigration } from '../cloud/cloud.migration.ts';
 import { dashboardSessionsMigration } from '../cloud/dashboard/session.migration.ts';
 import { stripeBillingMigration } from '../cloud/stripe.migration.ts';
 import { rateWindowsMigration } from '../cloud/rate-windows.migration.ts';
+import { stripeSubscriptionStateMigration } from '../cloud/stripe-subscription.migration.ts';
 
 /**
  * Ordered, named migrations. Add a new entry for every schema change; never edit one that has
@@ -119,6 +120,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0005_dashboard_sessions': dashboardSessionsMigration,
     '0006_stripe_billing': stripeBillingMigration,
     '0007_cloud_rate_windows': rateWindowsMigration,
+    '0008_stripe_subscription_state': stripeSubscriptionStateMigration,
   };
 }
 

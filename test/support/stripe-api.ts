@@ -10,13 +10,15 @@ export interface RecordedStripeRequest {
 
 /**
  * A local stand-in for api.stripe.com that the official SDK talks to (its host/port/protocol
- * options): records each request and answers POST /v1/checkout/sessions with a Checkout Session
- * shaped like Stripe's documented object, or with Stripe's error envelope when `fail` is set.
+ * options): records each request and answers POST /v1/checkout/sessions with a Checkout Session and
+ * POST /v1/billing_portal/sessions with a billing portal session, shaped like Stripe's documented
+ * objects, or with Stripe's error envelope when `fail` is set.
  */
 export async function startStripeApi() {
   const requests: RecordedStripeRequest[] = [];
   const state = { fail: null as null | { status: number; message: string } };
   let sessions = 0;
+  let portalSessions = 0;
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -27,6 +29,25 @@ export async function startStripeApi() {
     if (state.fail) {
       res.statusCode = state.fail.status;
       res.end(JSON.stringify({ error: { type: 'invalid_request_error', code: 'resource_missing', message: state.fail.message } }));
+      return;
+    }
+    if (req.method === 'POST' && req.url === '/v1/billing_portal/sessions') {
+      const id = `bps_1Portal${String(++portalSessions).padStart(4, '0')}`;
+      res.end(
+        JSON.stringify({
+          id,
+          object: 'billing_portal.session',
+          configuration: 'bpc_1Default',
+          created: Math.floor(Date.now() / 1000),
+          customer: form.get('customer'),
+          flow: null,
+          livemode: false,
+          locale: null,
+          on_behalf_of: null,
+          return_url: form.get('return_url'),
+          url: `https://billing.stripe.com/p/session/test_${id}`,
+        }),
+      );
       return;
     }
     if (req.method !== 'POST' || req.url !== '/v1/checkout/sessions') {

@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import type { Account, InvoiceListEntry } from '../../../shared/index.ts';
 import { escapeHtml } from '../../checkout/page.ts';
 import type { DeliverySummary } from '../../webhooks/delivery-store.ts';
+import type { CardSubscription } from '../card-subscription.ts';
 import type { Plan } from '../plans.ts';
 
 type AccountView = z.infer<typeof Account>;
@@ -243,9 +244,39 @@ ${rows}
   );
 }
 
+export type CardSubscriptionPanel = CardSubscription & { manageable: boolean };
+
+/** The card subscription as Stripe last reported it: a declined charge, a scheduled end, and the way to fix either. */
+function cardSubscriptionHtml(frame: PageFrame, card: CardSubscriptionPanel, planExpiresAt: string | null, portalUrl: string | undefined): string {
+  const status = card.providerStatus && card.providerStatus !== 'active' ? ` Stripe reports it as <strong id="card-status">${e(card.providerStatus.replace('_', ' '))}</strong>.` : '';
+  const failed =
+    card.paymentFailedAt === null
+      ? ''
+      : `<p class="notice notice-error" role="alert" id="payment-failed">Payment failed: the card charge of ${utcMs(card.paymentFailedAt)} was declined. Update your card; Stripe retries the charge. ${
+          planExpiresAt ? `Your plan runs until ${utc(planExpiresAt)} unless a charge succeeds.` : 'Your plan has lapsed to Free until a charge succeeds.'
+        }</p>`;
+  const cancels = card.cancelsAt === null ? '' : `<p id="cancels-at">Cancelled: not renewed after ${utcMs(card.cancelsAt)}; the plan ends then.</p>`;
+  const manage = portalUrl
+    ? `<p><a id="portal-link" href="${e(portalUrl)}">Continue to Stripe to manage the card subscription</a></p>`
+    : card.manageable
+      ? `<form method="post" action="/dashboard/plan/card" class="stack">${csrfField(frame.csrf)}<button type="submit">Update card, change plan or cancel</button></form>`
+      : '';
+  return `<div class="card" id="card-subscription"><h2>Card subscription</h2>
+<p>${e(card.plan)}, billed monthly by card through Stripe.${status}</p>
+${failed}${cancels}${manage}</div>`;
+}
+
 export function renderPlan(
   frame: PageFrame,
-  options: { current: string; plans: readonly Plan[]; methods: readonly string[]; checkout?: { plan: string; amountUsd: number; url: string } },
+  options: {
+    current: string;
+    expiresAt: string | null;
+    plans: readonly Plan[];
+    methods: readonly string[];
+    checkout?: { plan: string; amountUsd: number; url: string };
+    card: CardSubscriptionPanel | null;
+    portalUrl?: string;
+  },
 ): string {
   const started = options.checkout
     ? `<div class="secret" role="status"><p><strong>Upgrade to ${e(options.checkout.plan)} started.</strong> Pay $${options.checkout.amountUsd} on the payment page; the plan starts when the payment confirms.</p>
@@ -272,6 +303,7 @@ export function renderPlan(
     '/dashboard/plan',
     'Plan',
     `${started}
+${options.card ? cardSubscriptionHtml(frame, options.card, options.expiresAt, options.portalUrl) : ''}
 <p>Current plan: <strong id="current-plan">${e(options.current)}</strong>. Payment methods on this service: ${e(available)}. No fee per transaction.</p>
 <div class="cards">
 ${cards}

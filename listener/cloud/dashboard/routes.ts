@@ -206,21 +206,52 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     show(ctx, renderKeys(frame(ctx), (await cloud.me(ctx.state.session.merchant)).api_keys));
   });
 
-  const planPage = async (ctx: Context, extra: { notice?: Notice; checkout?: { plan: string; amountUsd: number; url: string }; status?: number } = {}) => {
-    const account = await cloud.me(ctx.state.session.merchant);
+  const planPage = async (ctx: Context, extra: { notice?: Notice; checkout?: { plan: string; amountUsd: number; url: string }; portalUrl?: string; status?: number } = {}) => {
+    const merchant = ctx.state.session.merchant;
+    const [account, card] = await Promise.all([cloud.me(merchant), cloud.cardSubscription(merchant)]);
     const { payment_methods } = cloud.plans();
-    show(ctx, renderPlan(frame(ctx, extra.notice), { current: account.plan, plans: planCatalogue, methods: payment_methods, checkout: extra.checkout }), extra.status);
+    show(
+      ctx,
+      renderPlan(frame(ctx, extra.notice), {
+        current: account.plan,
+        expiresAt: account.plan_expires_at,
+        plans: planCatalogue,
+        methods: payment_methods,
+        checkout: extra.checkout,
+        card,
+        portalUrl: extra.portalUrl,
+      }),
+      extra.status,
+    );
   };
   router.get('/plan', signedIn, (ctx) => planPage(ctx));
-  router.post('/plan', signedIn, checkedForm, async (ctx) => {
-    try {
+  /** A plan form answers with the plan page: what the action returned, or its error as a notice. */
+  const planAction =
+    (act: (ctx: Context) => Promise<Parameters<typeof planPage>[1]>): Middleware =>
+    async (ctx) => {
+      try {
+        await planPage(ctx, await act(ctx));
+      } catch (error) {
+        if (!(error instanceof ServiceError)) throw error;
+        await planPage(ctx, { notice: noticeOf(error), status: errorCatalogue[error.code].status });
+      }
+    };
+  router.post(
+    '/plan',
+    signedIn,
+    checkedForm,
+    planAction(async (ctx) => {
       const started = await cloud.billingCheckout(ctx.state.session.merchant, { plan: ctx.state.form.plan, method: ctx.state.form.method });
-      await planPage(ctx, { checkout: { plan: started.plan, amountUsd: started.amount_usd, url: started.checkout_url } });
-    } catch (error) {
-      if (!(error instanceof ServiceError)) throw error;
-      await planPage(ctx, { notice: noticeOf(error), status: errorCatalogue[error.code].status });
-    }
-  });
+      return { checkout: { plan: started.plan, amountUsd: started.amount_usd, url: started.checkout_url } };
+    }),
+  );
+  // Answered with a link rather than a redirect: the page's CSP (form-action 'self') would block a form redirected to Stripe.
+  router.post(
+    '/plan/card',
+    signedIn,
+    checkedForm,
+    planAction(async (ctx) => ({ portalUrl: (await cloud.cardPortal(ctx.state.session.merchant)).url })),
+  );
 
   router.get('/{*rest}', (ctx) => show(ctx, renderMessagePage(css, 'Page not found', 'There is no dashboard page at this address.'), 404));
 
