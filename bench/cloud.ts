@@ -3,41 +3,26 @@
  * on SQLite with one instance and on Postgres with one and two instances (separate processes on
  * one database), side by side. Target: two instances on Postgres >= 1.6x one.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { progress, report, round } from './support/report.ts';
+import { freePort, startServer } from './support/server-process.ts';
 
 const ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
 const MERCHANTS = 100;
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const root = fileURLToPath(new URL('..', import.meta.url));
 
-function startCloudProcess(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'listener/cli/index.ts', 'start', '--cloud'], {
-      cwd: root,
-      env: { ...process.env, PORT: '0', DATABASE_URL: databaseUrl, CLOUD_INVOICE_RATE_LIMIT: 'off', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_WATCH: 'false', BTC_ESPLORA_URL: 'http://127.0.0.1:9/api' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const match = /"msg":"cloud started".*?"url":"([^"]+)"/.exec(out);
-      if (match) {
-        child.stdout!.removeAllListeners('data');
-        child.stdout!.resume();
-        resolve({ child, url: match[1] });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`cloud exited ${code}: ${out.slice(-500)}`)));
-  });
+async function startCloudProcess(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const env = { DATABASE_URL: databaseUrl, CLOUD_INVOICE_RATE_LIMIT: 'off', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_WATCH: 'false', BTC_ESPLORA_URL: 'http://127.0.0.1:9/api' };
+  const child = await startServer(['listener/cli/index.ts', 'start', '--cloud'], env, port, '/api/v1/health');
+  return { child, url: `http://127.0.0.1:${port}` };
 }
 
 async function signupAll(url: string): Promise<string[]> {

@@ -4,54 +4,20 @@
  * invoice needs (one BIP-32 child derivation, the address, one database insert). Also compares the
  * two SQLite drivers (better-sqlite3, sqlite3) on the same insert.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import sqlite3 from 'sqlite3';
 import { parseAccountKey, receiveAddress } from '../listener/btc/account-key.ts';
 import { progress, report, round } from './support/report.ts';
+import { freePort, startServer } from './support/server-process.ts';
 
 const ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const LOOP_MS = 3000;
-const root = fileURLToPath(new URL('..', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/**
- * Starts a server process on `port` with its stdout discarded (reading a log line per request
- * here would take CPU from the load generator) and waits until it answers HTTP.
- */
-async function startServer(args: string[], env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: root,
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let tries = 0; tries < 300; tries++) {
-    if (child.exitCode !== null) throw new Error(`${args[0]} exited with ${child.exitCode}`);
-    try {
-      await fetch(`http://127.0.0.1:${port}/health`);
-      return child;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  throw new Error(`${args[0]} did not answer on port ${port}`);
-}
 
 async function load(url: string) {
   const result = await autocannon({
