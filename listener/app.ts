@@ -5,7 +5,8 @@ import { buildLlmsTxt } from '../shared/llms.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
 import { chainSourceFor } from './btc/chain-source-factory.ts';
 import type { Fetch } from './btc/chain-source.ts';
-import { createReceiveAddressBook } from './btc/receive-address-book.ts';
+import { createReceiveAddressBook, startAddressDeriver } from './btc/receive-address-book.ts';
+import { peekNextChildIndex } from './invoices/invoice.repository.ts';
 import { createBtcWatcher, type BtcWatcher } from './btc/watcher.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { configSecrets, type Config } from './config.ts';
@@ -59,11 +60,14 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const database = deps.database ?? (await openDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true }));
   const startedAt = clock.now();
 
+  const deriver = config.btc ? startAddressDeriver(logger) : null;
   const btc = config.btc
     ? {
         accountKey: config.btc.accountKey,
         explorerUrl: config.btc.explorerUrl,
-        ...(await createReceiveAddressBook(database.db, config.merchantId, config.btc.accountKey, logger)),
+        ...createReceiveAddressBook(deriver!, config.btc.accountKey, {
+          nextIndex: await peekNextChildIndex(database.db, config.merchantId, 'btc', config.btc.accountKey.keyId),
+        }),
       }
     : null;
 
@@ -170,7 +174,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
         server.closeAllConnections();
       });
       await webhooks.stop();
-      btc?.close();
+      deriver?.close();
       await baseWatcher?.stop();
       if (!deps.database) await database.close();
       logger.info('listener stopped');

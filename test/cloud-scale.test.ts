@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { parseAccountKey, receiveAddress } from '../listener/btc/account-key.ts';
 import { electLeader } from '../listener/cloud/leader.ts';
 import { enqueueEvent } from '../listener/events/outbox.ts';
 import { silentLogger } from '../listener/log.ts';
@@ -42,8 +43,12 @@ describe('Cloud scale-out: two instances on one Postgres', { skip: postgres.skip
         Array.from({ length: 1000 }, (_, i) => postJson(`${(i % 2 ? one : two).url}/api/v1/invoice`, { amount_sats: 1000 + i }, key)),
       );
       assert.equal(more.filter((r) => r.status === 201).length, 1000);
-      const all = await one.database.db.selectFrom('invoices').select('child_index').where('merchant_id', '=', m.merchant_id).execute();
+      const all = await one.database.db.selectFrom('invoices').select(['child_index', 'receive_address']).where('merchant_id', '=', m.merchant_id).execute();
       assert.equal(new Set(all.map((r) => r.child_index)).size, 1500);
+      // Both instances serve addresses from pre-derived buffers: every one must be its index's own.
+      const accountKey = parseAccountKey(BIP84_ZPUB);
+      const wrong = all.filter((r) => r.receive_address !== receiveAddress(accountKey, r.child_index!));
+      assert.deepEqual(wrong, []);
       const usage2 = await one.database.db.selectFrom('cloud_usage').select('invoices').where('merchant_id', '=', m.merchant_id).executeTakeFirstOrThrow();
       assert.equal(Number(usage2.invoices), 1500);
 

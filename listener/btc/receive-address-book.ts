@@ -1,64 +1,103 @@
 import { Worker } from 'node:worker_threads';
-import type { Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
 import type { Logger } from '../log.ts';
-import { peekNextChildIndex } from '../invoices/invoice.repository.ts';
 import { receiveAddress, type AccountKey } from './account-key.ts';
-import type { DeriveResult, DeriveWorkerData } from './derive-worker.ts';
+import type { DeriveRequest, DeriveResult } from './derive-worker.ts';
+
+/** Derives receive addresses on a worker thread, for any number of wallet keys. */
+export interface AddressDeriver {
+  derive(key: AccountKey, from: number, count: number): Promise<string[]>;
+  close(): void;
+}
 
 export interface ReceiveAddressBook {
   addressAt(index: number): string;
   allocated(index: number): void;
-  close(): void;
 }
 
 /**
- * Keeps addresses of the next child indexes derived ahead of requests, on a worker thread, so a
+ * One worker thread for the whole process. If it fails, every pending and later request is
+ * refused, so address books fall back to deriving on request.
+ */
+export function startAddressDeriver(logger: Logger): AddressDeriver {
+  const worker = startTypeScriptWorker(new URL('./derive-worker.ts', import.meta.url));
+  worker.unref();
+  const pending = new Map<number, { resolve(addresses: string[]): void; reject(error: Error): void }>();
+  let nextId = 0;
+  let failure: Error | null = null;
+  const refuseAll = (error: Error) => {
+    failure = error;
+    for (const request of pending.values()) request.reject(error);
+    pending.clear();
+  };
+  const fail = (error: Error) => {
+    if (failure) return;
+    logger.warn('address pre-derivation worker failed; deriving on request instead', { error });
+    refuseAll(error);
+  };
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`derive worker exited with ${code}`)));
+  worker.on('message', ({ id, addresses }: DeriveResult) => {
+    pending.get(id)?.resolve(addresses);
+    pending.delete(id);
+  });
+  return {
+    derive(key, from, count) {
+      if (failure) return Promise.reject(failure);
+      const id = nextId++;
+      const { keyId, network, receiveChain } = key;
+      const request: DeriveRequest = { id, key: { keyId, network, publicKey: receiveChain.publicKey, chainCode: receiveChain.chainCode }, from, count };
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.postMessage(request);
+      });
+    },
+    close() {
+      if (!failure) refuseAll(new Error('derive worker closed'));
+      void worker.terminate();
+    },
+  };
+}
+
+/**
+ * Keeps addresses of the next child indexes of one wallet key derived ahead of requests, so a
  * request rarely pays for elliptic-curve work on the event loop. The buffer only answers "what
  * is the address of index i": which index an invoice gets is decided by the database alone, and a
- * miss is derived inline, so the buffer can never change an invoice's address.
+ * miss is derived inline, so the buffer can never change an invoice's address. With several
+ * instances on one database each sees only some indexes allocated; it derives ahead of the
+ * highest it saw and drops entries that fell more than `ahead` behind it.
  */
-export async function createReceiveAddressBook(
-  db: Kysely<Tables>,
-  merchantId: string,
+export function createReceiveAddressBook(
+  deriver: AddressDeriver,
   key: AccountKey,
-  logger: Logger,
-  options: { ahead?: number; batch?: number } = {},
-): Promise<ReceiveAddressBook> {
+  options: { nextIndex?: number; ahead?: number; batch?: number } = {},
+): ReceiveAddressBook {
   const ahead = options.ahead ?? 2048;
   const batch = options.batch ?? 256;
   const derived = new Map<number, string>();
-  let requestedUpTo = await peekNextChildIndex(db, merchantId, 'btc', key.keyId);
+  let highestAllocated = (options.nextIndex ?? 0) - 1;
+  let requestedUpTo = highestAllocated + 1;
   let inFlight = false;
+  let failed = false;
 
-  const workerData: DeriveWorkerData = {
-    publicKey: key.receiveChain.publicKey,
-    chainCode: key.receiveChain.chainCode,
-    network: key.network,
-  };
-  const worker = startTypeScriptWorker(new URL('./derive-worker.ts', import.meta.url), workerData);
-  worker.unref();
-  let workerFailed = false;
-  worker.on('error', (error) => {
-    workerFailed = true;
-    logger.warn('address pre-derivation worker failed; deriving on request instead', { error });
-  });
-
-  let highestAllocated = requestedUpTo - 1;
   const refill = () => {
-    if (inFlight || workerFailed || requestedUpTo - highestAllocated > ahead) return;
+    if (inFlight || failed || requestedUpTo - highestAllocated > ahead) return;
     inFlight = true;
-    worker.postMessage({ from: requestedUpTo, count: batch });
+    const from = requestedUpTo;
     requestedUpTo += batch;
+    deriver.derive(key, from, batch).then(
+      (addresses) => {
+        addresses.forEach((address, offset) => {
+          if (from + offset > highestAllocated) derived.set(from + offset, address);
+        });
+        inFlight = false;
+        refill();
+      },
+      () => {
+        failed = true;
+      },
+    );
   };
-  worker.on('message', ({ from, addresses }: DeriveResult) => {
-    addresses.forEach((address, offset) => {
-      if (from + offset > highestAllocated) derived.set(from + offset, address);
-    });
-    inFlight = false;
-    refill();
-  });
-  refill();
+  if (options.nextIndex !== undefined) refill();
 
   return {
     addressAt(index) {
@@ -70,10 +109,12 @@ export async function createReceiveAddressBook(
     allocated(index) {
       if (index > highestAllocated) highestAllocated = index;
       if (requestedUpTo <= highestAllocated) requestedUpTo = highestAllocated + 1;
+      // Entries come in index order, so the stale ones are at the front.
+      for (const stale of derived.keys()) {
+        if (stale >= highestAllocated - ahead) break;
+        derived.delete(stale);
+      }
       refill();
-    },
-    close() {
-      void worker.terminate();
     },
   };
 }
@@ -82,8 +123,8 @@ export async function createReceiveAddressBook(
  * Worker threads do not inherit tsx's loader, so the worker first registers it, then imports
  * the TypeScript module. Both are resolved here, so it works from any working directory.
  */
-function startTypeScriptWorker(module: URL, workerData: unknown): Worker {
+function startTypeScriptWorker(module: URL): Worker {
   const tsx = import.meta.resolve('tsx/esm/api');
   const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData });
+  return new Worker(bootstrap, { eval: true });
 }

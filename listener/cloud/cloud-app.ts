@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { serveHttp } from '../http/serve.ts';
 import { createInvoiceEngine } from '../invoices/invoice.service.ts';
+import { startAddressDeriver } from '../btc/receive-address-book.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { createDeliveryWorker } from '../webhooks/delivery-worker.ts';
 import { CLOUD_MERCHANTS_WITH_WEBHOOK } from '../webhooks/delivery-store.ts';
@@ -59,7 +60,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   const database = deps.database ?? (await openDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true }));
   const { db } = database;
   const engine = createInvoiceEngine({ db, clock, logger });
-  const receivers = createMerchantReceivers(config);
+  const deriver = startAddressDeriver(logger);
+  const receivers = createMerchantReceivers(config, deriver);
   const webhookPolicy = { resolve: deps.resolve ?? systemResolver, allowLoopback: config.webhookAllowLoopback };
 
   const cryptoInvoice: CreateBillingInvoice | null =
@@ -166,6 +168,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       await watchers.stop();
       clearTimeout(billingTimer);
       await delivery.stop();
+      deriver.close();
       sender?.close();
       if (!deps.database) await database.close();
       logger.info('cloud stopped');

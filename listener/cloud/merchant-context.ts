@@ -1,25 +1,32 @@
 import { createHash } from 'node:crypto';
 import { parseEvmAccountXpub } from '../base/keys.ts';
-import { parseAccountKey, receiveAddress } from '../btc/account-key.ts';
+import { parseAccountKey } from '../btc/account-key.ts';
+import { createReceiveAddressBook, type AddressDeriver } from '../btc/receive-address-book.ts';
 import type { MerchantContext } from '../invoices/invoice.service.ts';
 import type { CloudConfig } from './cloud-config.ts';
 import type { MerchantRow } from './merchant.repository.ts';
 
 type Receivers = Pick<MerchantContext, 'btc' | 'base'>;
 
+/** Per merchant key, a small buffer: the first invoice after a start derives inline, the next ones rarely. */
+const CLOUD_AHEAD = 64;
+const CLOUD_BATCH = 32;
+
 /**
  * Builds the engine's receive methods of a Cloud merchant from its stored public keys. Parsing a
  * key costs more than a request, so results are kept per merchant and key text (a changed key
- * makes a new entry); the cache is bounded.
+ * makes a new entry); the cache is bounded. Bitcoin addresses come from a per-key buffer filled by
+ * the instance's one derive worker.
  */
-export function createMerchantReceivers(config: CloudConfig, maxEntries = 10_000) {
+export function createMerchantReceivers(config: CloudConfig, deriver: AddressDeriver, maxEntries = 10_000) {
   const cache = new Map<string, Receivers>();
 
   function build(row: MerchantRow): Receivers {
     let btc: MerchantContext['btc'] = null;
     if (row.btc_xpub) {
       const accountKey = parseAccountKey(row.btc_xpub);
-      btc = { accountKey, explorerUrl: config.btc.explorerUrls[accountKey.network], addressAt: (index) => receiveAddress(accountKey, index) };
+      const addresses = createReceiveAddressBook(deriver, accountKey, { ahead: CLOUD_AHEAD, batch: CLOUD_BATCH });
+      btc = { accountKey, explorerUrl: config.btc.explorerUrls[accountKey.network], ...addresses };
     }
     let base: MerchantContext['base'] = null;
     if (config.base && (row.base_xpub || row.base_address)) {
