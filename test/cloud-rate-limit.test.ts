@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { manualClock } from '../listener/clock.ts';
 import { createSharedRateLimiter } from '../listener/cloud/shared-rate-limiter.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
-import { testDatabases } from './support/databases.ts';
+import { testDatabases, withFreshDatabase } from './support/databases.ts';
 import { BIP84_ZPUB, postJson } from './support/listener.ts';
 
 const T0 = Date.UTC(2026, 4, 1, 9);
@@ -13,9 +13,7 @@ const postgres = testDatabases.find((d) => d.name === 'postgres')!;
 for (const database of testDatabases) {
   describe(`shared sliding window on ${database.name}`, { skip: database.skip }, () => {
     it('60 per minute per key, Retry-After until the oldest leaves, other keys unaffected', async () => {
-      const created = await database.create();
-      const { db, close } = await created.open();
-      try {
+      await withFreshDatabase(database, async (db) => {
         const clock = manualClock(T0);
         const limiter = createSharedRateLimiter({ db, clock, name: 'invoice', config: PER_KEY });
         for (let i = 0; i < 60; i++) {
@@ -30,16 +28,11 @@ for (const database of testDatabases) {
         clock.set(T0 + 60_000);
         assert.equal(await limiter.take('key-a'), 0, 'exactly one slot frees when the oldest leaves');
         assert.ok((await limiter.take('key-a')) > 0, 'and only one');
-      } finally {
-        await close();
-        await created.drop();
-      }
+      });
     });
 
     it('a client window and the overall window: either full refuses, a refusal is not counted', async () => {
-      const created = await database.create();
-      const { db, close } = await created.open();
-      try {
+      await withFreshDatabase(database, async (db) => {
         const clock = manualClock(T0);
         const limiter = createSharedRateLimiter({ db, clock, name: 'signup', config: { perClient: 2, overall: 3 } });
         assert.equal(await limiter.take('10.0.0.1'), 0);
@@ -59,16 +52,11 @@ for (const database of testDatabases) {
             ['signup:10.0.0.3', 1],
           ],
         );
-      } finally {
-        await close();
-        await created.drop();
-      }
+      });
     });
 
     it('idle windows are swept, live ones kept', async () => {
-      const created = await database.create();
-      const { db, close } = await created.open();
-      try {
+      await withFreshDatabase(database, async (db) => {
         const clock = manualClock(T0);
         const limiter = createSharedRateLimiter({ db, clock, name: 'invoice', config: PER_KEY, sweepEvery: 5 });
         await limiter.take('idle-1');
@@ -79,10 +67,7 @@ for (const database of testDatabases) {
         await limiter.take('live');
         const left = await db.selectFrom('cloud_rate_windows').select('bucket').execute();
         assert.deepEqual(left.map((r) => r.bucket), ['invoice:live']);
-      } finally {
-        await close();
-        await created.drop();
-      }
+      });
     });
   });
 }

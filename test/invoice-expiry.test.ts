@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../listener/db/tables.ts';
 import { expireIfPending, findInvoice, insertInvoice, type InvoiceRow } from '../listener/invoices/invoice.repository.ts';
-import { testDatabases } from './support/databases.ts';
+import { testDatabases, withFreshDatabase } from './support/databases.ts';
 
 const MERCHANT = 'default';
 const USDC = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
@@ -67,9 +67,7 @@ async function statusAfterExpiryRead(db: Kysely<Tables>, invoice: InvoiceRow) {
 for (const database of testDatabases) {
   describe(`reading a Base invoice past expiry on ${database.name}`, { skip: database.skip }, () => {
     it('stays pending while a transfer mined before expiry confirms; expires without one or with one mined later', async () => {
-      const created = await database.create();
-      const { db, close } = await created.open();
-      try {
+      await withFreshDatabase(database, async (db) => {
         const paidInTime = baseInvoice({});
         const paidLate = baseInvoice({});
         const unpaid = baseInvoice({});
@@ -84,16 +82,11 @@ for (const database of testDatabases) {
         assert.equal(await statusAfterExpiryRead(db, paidLate), 'expired');
         assert.equal(await statusAfterExpiryRead(db, unpaid), 'expired');
         assert.equal(await statusAfterExpiryRead(db, otherToken), 'expired', 'a transfer of another token pays nothing');
-      } finally {
-        await close();
-        await created.drop();
-      }
+      });
     });
 
     it('fixed address: only a transfer of the invoice\'s exact amount keeps it pending', async () => {
-      const created = await database.create();
-      const { db, close } = await created.open();
-      try {
+      await withFreshDatabase(database, async (db) => {
         const shared = '0x00000000000000000000000000000000000000f1';
         const fixed = { receive_address: shared, child_index: null, derivation_path: null, key_id: null };
         const paid = baseInvoice({ ...fixed, amount_units: '25000017', nonce: 17 });
@@ -104,10 +97,7 @@ for (const database of testDatabases) {
 
         assert.equal(await statusAfterExpiryRead(db, paid), 'pending');
         assert.equal(await statusAfterExpiryRead(db, neighbour), 'expired', "another invoice's payment to the shared address keeps nothing open");
-      } finally {
-        await close();
-        await created.drop();
-      }
+      });
     });
   });
 }

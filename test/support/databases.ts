@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import type { Kysely } from 'kysely';
 import { openDatabase, type Database } from '../../listener/db/database.ts';
+import type { Tables } from '../../listener/db/tables.ts';
 import { tempSqliteUrl } from './listener.ts';
 
 export interface TestDatabase {
@@ -49,3 +51,15 @@ export const testDatabases: TestDatabase[] = [
     },
   },
 ];
+
+/** Runs `use` on a fresh, migrated database of this kind, then closes and drops it. */
+export async function withFreshDatabase<T>(kind: TestDatabase, use: (db: Kysely<Tables>) => Promise<T>): Promise<T> {
+  const created = await kind.create();
+  const { db, close } = await created.open();
+  try {
+    return await use(db);
+  } finally {
+    await close();
+    await created.drop();
+  }
+}
