@@ -20,6 +20,11 @@ const checkoutCoreShape = {
     .describe(
       'An addition to the spec\'s view: what the payer still has to send, in the same unit as `amount_btc` / `amount_usdc`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this.',
     ),
+  payment_seen: z
+    .boolean()
+    .describe(
+      'An addition to the spec\'s view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; Base: mined, `BASE_CONFIRMATIONS` blocks). The page then tells the payer not to pay again.',
+    ),
   server_time: dateTime().describe(
     "The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.",
   ),
@@ -31,11 +36,6 @@ export const BtcCheckoutView = z
     chain: z.literal('btc'),
     asset: z.literal('BTC'),
     amount_btc: z.string().describe('Exact decimal BTC amount to send, e.g. "0.00050000".'),
-    payment_seen: z
-      .boolean()
-      .describe(
-        'An addition to the spec\'s view: true when payments covering the amount are seen (mempool or blocks) while the status is still `pending`, waiting for confirmations (10-60 minutes on Bitcoin). The page then tells the payer not to pay again.',
-      ),
   })
   .strict()
   .meta({ id: 'BtcCheckoutView' });

@@ -18,7 +18,7 @@ const btcViewKeys = [
 ].sort();
 const baseViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
-  'verify_url', 'tx_url', 'server_time', 'amount_usdc', 'amount_usdc_units', 'amount_due', 'qr_uri',
+  'verify_url', 'tx_url', 'server_time', 'amount_usdc', 'amount_usdc_units', 'amount_due', 'payment_seen', 'qr_uri',
 ].sort();
 
 describe('checkout view and page of the listener', () => {
@@ -109,19 +109,26 @@ describe('checkout view and page of the listener', () => {
     assert.doesNotMatch(xpubPage, /Send exactly/);
   });
 
-  test('Base xpub, partly paid: the view owes the rest, the QR code and the page ask for the rest only', async () => {
-    const invoice = await create({ chain: 'base', amount_usd: 20 });
-    const { db } = listener.database;
+  /** A Transfer the Base watcher recorded (mined, not yet confirmed), written as it writes them. */
+  let logIndex = 0;
+  async function transferSeen(invoice: { qr_uri: string; receive_address: string }, value: string) {
     const token = /^ethereum:(0x[0-9a-fA-F]{40})@/.exec(invoice.qr_uri)![1];
-    await db
+    await listener.database.db
       .insertInto('base_transfers')
       .values({
-        merchant_id: 'default', tx_hash: `0x${'ab'.repeat(32)}`, log_index: 0, block_number: 7, block_hash: `0x${'cd'.repeat(32)}`,
+        merchant_id: 'default', tx_hash: `0x${'ab'.repeat(32)}`, log_index: logIndex++, block_number: 7, block_hash: `0x${'cd'.repeat(32)}`,
         block_time: clock.now(), token_address: token, from_address: `0x${'11'.repeat(20)}`, to_address: invoice.receive_address,
-        value: '7250000', state: 'seen', invoice_id: null, detected_at: clock.now(),
+        value, state: 'seen', invoice_id: null, detected_at: clock.now(),
       })
       .execute();
-    await db.updateTable('invoices').set({ status: 'partial' }).where('invoice_id', '=', invoice.invoice_id).execute();
+  }
+  const setStatus = (invoiceId: string, status: string) =>
+    listener.database.db.updateTable('invoices').set({ status }).where('invoice_id', '=', invoiceId).execute();
+
+  test('Base xpub, partly paid: the view owes the rest, the QR code and the page ask for the rest only; covered: do not pay again', async () => {
+    const invoice = await create({ chain: 'base', amount_usd: 20 });
+    await transferSeen(invoice, '7250000');
+    await setStatus(invoice.invoice_id, 'partial');
 
     const partial = await (await view(invoice.invoice_id)).json();
     CheckoutView.parse(partial);
@@ -133,6 +140,27 @@ describe('checkout view and page of the listener', () => {
     assert.match(page, /<code class="value" id="amount" aria-describedby="amount-note">12\.750000<\/code>/);
     assert.match(page, /Send the remaining 12\.750000 USDC to the same address\./);
     assert.match(page, /data-amount-due="12\.750000"/);
+    assert.equal(partial.payment_seen, false);
+
+    // The rest arrives (mined, confirmations pending): the watcher turns it back to pending.
+    await transferSeen(invoice, '12750000');
+    await setStatus(invoice.invoice_id, 'pending');
+    const covered = await (await view(invoice.invoice_id)).json();
+    assert.deepEqual([covered.status, covered.amount_due, covered.payment_seen], ['pending', '0.000000', true]);
+    const coveredPage = await (await fetch(`${listener.url}/pay/${invoice.invoice_id}`)).text();
+    assert.match(coveredPage, /data-state="seen"/);
+    assert.match(coveredPage, /the Base network is confirming it, which takes about a minute\. This page turns to Paid by itself\. Do not pay again\./);
+    assert.match(coveredPage, /<section class="pay" aria-label="Payment details" data-while-open hidden>/, 'no QR code invites a second payment');
+  });
+
+  test('Base fixed address: only a transfer of the exact amount reads as seen', async () => {
+    const first = await create({ chain: 'base', amount_usd: 5, asset: 'usdt' });
+    const second = await create({ chain: 'base', amount_usd: 5, asset: 'usdt' });
+    assert.notEqual(first.amount_usdc_units, second.amount_usdc_units);
+    await transferSeen(first, String(first.amount_usdc_units));
+    const [paid, other] = await Promise.all([first, second].map(async (i) => (await view(i.invoice_id)).json()));
+    assert.deepEqual([paid.payment_seen, paid.amount_due], [true, '0.000000']);
+    assert.deepEqual([other.payment_seen, other.amount_due], [false, second.amount_usdc], "another invoice's payment at the shared address is not this one's");
   });
 
   test('an invoice past its expiry reads as expired in the view and on the page', async () => {

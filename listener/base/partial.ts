@@ -51,18 +51,23 @@ export async function refreshPartialStatus(db: Kysely<Tables>, merchantId: strin
 }
 
 /**
- * Token units seen toward one xpub-mode invoice by the same rule as `refreshPartialStatus`:
- * transfers of its token to its address, mined no later than `expires_at`, any confirmations.
+ * Token units seen toward one invoice by the same rule as `refreshPartialStatus`: transfers of its
+ * token to its address, mined no later than `expires_at`, any confirmations. At a fixed address,
+ * which other invoices share, only a transfer of the invoice's exact amount counts.
  */
-export async function seenUnitsOf(db: Kysely<Tables>, invoice: Pick<InvoiceRow, 'merchant_id' | 'receive_address' | 'token_address' | 'expires_at'>): Promise<bigint> {
-  const rows = await db
+export async function seenUnitsOf(
+  db: Kysely<Tables>,
+  invoice: Pick<InvoiceRow, 'merchant_id' | 'receive_address' | 'token_address' | 'expires_at' | 'child_index' | 'amount_units'>,
+): Promise<bigint> {
+  let query = db
     .selectFrom('base_transfers')
     .select('value')
     .where('merchant_id', '=', invoice.merchant_id)
     .where('to_address', '=', invoice.receive_address)
     .where('token_address', '=', invoice.token_address)
     .where('block_time', '<=', invoice.expires_at)
-    .where('state', 'in', ['seen', 'applied'])
-    .execute();
+    .where('state', 'in', ['seen', 'applied']);
+  if (invoice.child_index === null) query = query.where('value', '=', invoice.amount_units).limit(1);
+  const rows = await query.execute();
   return rows.reduce((sum, row) => sum + BigInt(row.value), 0n);
 }

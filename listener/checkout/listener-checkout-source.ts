@@ -49,10 +49,9 @@ export async function checkoutView(db: Kysely<Tables>, row: InvoiceRow, context:
   return rowToCheckoutView(row, { ...context, paid: await paidSoFar(db, row) });
 }
 
-/** Fixed-address Base invoices are paid by one exact transfer or not at all: nothing is ever part-paid. */
 async function paidSoFar(db: Kysely<Tables>, row: InvoiceRow): Promise<bigint> {
   if (row.chain === 'btc') return BigInt(await seenSatsOf(db, row.merchant_id, row.invoice_id));
-  if (row.chain === 'base' && row.child_index !== null) return seenUnitsOf(db, row);
+  if (row.chain === 'base') return seenUnitsOf(db, row);
   return 0n;
 }
 
@@ -74,11 +73,11 @@ export function rowToCheckoutView(row: InvoiceRow, { shopName, explorers, now, p
   };
   // A part-paid invoice's QR code asks for the rest, so a payer who scans again does not overpay.
   const askFor = (amount: bigint, due: bigint) => (row.status === 'partial' ? due : amount);
+  // Confirmations take time: a payer whose payment is already seen must not be asked to pay again.
+  const seen = (due: bigint) => row.status === 'pending' && paid > 0n && due === 0n;
   if (row.chain === 'btc') {
     const sats = BigInt(row.amount_sats ?? 0);
     const due = stillDue(sats, paid);
-    // Bitcoin confirmations take minutes: a payer whose payment is already seen must not be asked to pay again.
-    const paymentSeen = row.status === 'pending' && paid > 0n && due === 0n;
     return {
       ...id,
       chain: 'btc',
@@ -86,7 +85,7 @@ export function rowToCheckoutView(row: InvoiceRow, { shopName, explorers, now, p
       ...common,
       amount_btc: satsToBtc(sats),
       amount_due: satsToBtc(due),
-      payment_seen: paymentSeen,
+      payment_seen: seen(due),
       qr_uri: bip21Uri(row.receive_address, satsToBtc(askFor(sats, due)), row.memo),
     };
   }
@@ -103,6 +102,7 @@ export function rowToCheckoutView(row: InvoiceRow, { shopName, explorers, now, p
       amount_usdc: unitsToDecimal(units),
       amount_usdc_units: Number(units),
       amount_due: unitsToDecimal(due),
+      payment_seen: seen(due),
       ...(row.nonce !== null ? { nonce: row.nonce } : {}),
       qr_uri: qrUri,
     };

@@ -21,9 +21,9 @@ function amountToSend(view: CheckoutView): string {
 /** Expiry as plain UTC for the page without JavaScript; the script replaces it with a countdown. */
 const utcMinute = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 
-/** Which status block shows: a pending Bitcoin invoice whose payment is seen has one of its own. */
+/** Which status block shows: a pending invoice whose payment is seen has one of its own. */
 type PageState = InvoiceStatus | 'seen';
-const pageState = (view: CheckoutView): PageState => (view.chain === 'btc' && view.payment_seen && view.status === 'pending' ? 'seen' : view.status);
+const pageState = (view: CheckoutView): PageState => (view.payment_seen && view.status === 'pending' ? 'seen' : view.status);
 /** States in which the page still asks for a payment (shows amount, address and QR code). */
 const payingStates: readonly PageState[] = ['pending', 'partial'];
 
@@ -41,7 +41,7 @@ function statusBlocks(view: CheckoutView): string {
     },
     seen: {
       title: 'Payment received',
-      body: '<p>Your payment is on its way: the Bitcoin network is confirming it, which usually takes 10 to 60 minutes. This page turns to Paid by itself. Do not pay again.</p>',
+      body: `<p>Your payment is on its way: ${view.chain === 'btc' ? 'the Bitcoin network is confirming it, which usually takes 10 to 60 minutes' : 'the Base network is confirming it, which takes about a minute'}. This page turns to Paid by itself. Do not pay again.</p>`,
     },
     confirmed: {
       title: 'Paid',
