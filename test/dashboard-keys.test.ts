@@ -224,7 +224,7 @@ for (const database of testDatabases) describe(`dashboard API keys (${database.n
     const post = (path: string, fields: Record<string, string>) =>
       fetch(`${cloud.url}${path}`, { method: 'POST', redirect: 'manual', headers: { cookie: `${SESSION_COOKIE}=${token}`, 'content-type': FORM }, body: new URLSearchParams(fields) });
     for (const csrf of [undefined, 'x'.repeat(43)]) {
-      const withToken = csrf === undefined ? {} : { csrf };
+      const withToken: Record<string, string> = csrf === undefined ? {} : { csrf };
       const issued = await post('/dashboard/keys', { ...withToken, label: 'forged' });
       assert.equal(issued.status, 403);
       const issuedHtml = await issued.text();
