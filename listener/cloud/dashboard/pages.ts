@@ -220,7 +220,7 @@ ${table}`,
   );
 }
 
-export type KeyView = AccountView['api_keys'][number];
+type KeyView = AccountView['api_keys'][number];
 /** A key just issued: the full key is in this one response only. */
 export interface IssuedKey {
   key: string;
@@ -233,7 +233,7 @@ const revokeHref = (prefix: string) => `/dashboard/keys/revoke?prefix=${encodeUR
 export function renderKeys(frame: PageFrame, keys: KeyView[], issued?: IssuedKey): string {
   const active = keys.filter((k) => !k.revoked).length;
   const shown = issued
-    ? `<div class="secret" role="status" id="issued-key"><p><strong>New API key “${e(issued.label)}”, shown once.</strong> Copy it now and keep it somewhere safe (a secret manager): it cannot be shown again, only its hash is stored. It works at once, on <code>/api/v1</code> and for signing in here.</p>
+    ? `<div class="secret" role="status"><p><strong>New API key “${e(issued.label)}”, shown once.</strong> Copy it now and keep it somewhere safe (a secret manager): it cannot be shown again, only its hash is stored. It works at once, on <code>/api/v1</code> and for signing in here.</p>
 <p><code id="new-key" class="copy">${e(issued.key)}</code></p></div>`
     : '';
   const action = (k: KeyView) => {
