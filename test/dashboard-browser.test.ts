@@ -208,6 +208,30 @@ describe('merchant dashboard in Chromium', { skip: chromiumMissing }, () => {
     await saveScreenshot(page, 'dashboard-keys');
   });
 
+  test('API keys: issue a key (shown once, works on the API at once), then revoke it after the confirm step', async () => {
+    await page.goto(`${cloud.url}/dashboard/keys`);
+    await page.getByLabel('Label').fill('deploy bot');
+    await page.getByRole('button', { name: 'Issue key' }).click();
+    const key = (await page.locator('#new-key').textContent())!;
+    assert.match(key, /^sk_[A-Za-z0-9_-]{43}$/);
+    assert.equal((await fetch(`${cloud.url}/api/v1/me`, { headers: { 'X-Service-Api-Key': key } })).status, 200);
+    await saveScreenshot(page, 'dashboard-keys-new-key');
+    await page.goto(`${cloud.url}/dashboard/keys`);
+    assert.equal(await page.locator('#new-key').count(), 0, 'shown once only');
+    assert.equal((await page.content()).includes(key), false);
+
+    const row = page.locator('#keys tbody tr', { hasText: 'deploy bot' });
+    assert.equal(await row.locator('td').first().textContent(), `${key.slice(0, 12)}…`);
+    await row.getByRole('link', { name: /^Revoke/ }).click();
+    assert.equal(await page.locator('h1').textContent(), 'Revoke API key');
+    await saveScreenshot(page, 'dashboard-keys-revoke');
+    await page.getByRole('button', { name: `Revoke ${key.slice(0, 12)}…` }).click();
+    assert.match((await page.getByRole('status').textContent())!, /is revoked: requests with it now get 401 unauthorized/);
+    assert.equal(await page.locator('#keys tbody tr', { hasText: 'deploy bot' }).locator('.status').textContent(), 'revoked');
+    assert.equal((await fetch(`${cloud.url}/api/v1/me`, { headers: { 'X-Service-Api-Key': key } })).status, 401);
+    assert.deepEqual(pageErrors, []);
+  });
+
   test('plan page: the catalogue, and an upgrade on a service without billing shows the readable method_unavailable message', async () => {
     await page.goto(`${cloud.url}/dashboard/plan`);
     assert.equal(await page.locator('#current-plan').textContent(), 'free');

@@ -12,6 +12,16 @@ export function newApiKey(): { key: string; hash: string; prefix: string } {
   return { key, hash: hashApiKey(key), prefix: key.slice(0, API_KEY_PREFIX_LENGTH) };
 }
 
+export const KEY_LABEL_MAX = 60;
+
+/** A key's label as typed (trimmed): 1-60 characters, no control characters; null when it is not one. */
+export function parseKeyLabel(text: unknown): string | null {
+  if (typeof text !== 'string') return null;
+  const label = text.trim();
+  const length = [...label].length;
+  return length >= 1 && length <= KEY_LABEL_MAX && !/\p{Cc}/u.test(label) ? label : null;
+}
+
 export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }

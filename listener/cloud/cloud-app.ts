@@ -137,6 +137,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     trustProxy: config.trustProxy,
     invoiceRateLimit: config.invoiceRateLimit,
     signupRateLimit: config.signupRateLimit,
+    signInRateLimit: config.signInRateLimit,
     stripeWebhook: stripe
       ? (rawBody, signature) => receiveStripeWebhook({ db, stripe, webhookSecret: config.stripe!.webhookSecret, priceIds: config.stripe!.priceIds, logger }, rawBody, signature, clock.now())
       : null,

@@ -17,6 +17,8 @@ export interface CloudConfig {
   invoiceRateLimit: number | null;
   /** POST /api/v1/signup per client IP and overall, per minute. */
   signupRateLimit: RateLimitConfig;
+  /** Dashboard sign-in attempts per client IP and overall, per minute; null = off. */
+  signInRateLimit: RateLimitConfig | null;
   /** Development/tests only: webhook URLs may be plain http to loopback (see webhook-target.ts). */
   webhookAllowLoopback: boolean;
   btc: { esploraUrls: Record<string, string>; explorerUrls: Record<string, string> };
@@ -54,6 +56,7 @@ const CloudEnv = z.object({
   CLOUD_CHECKOUT_BASE_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional()),
   CLOUD_INVOICE_RATE_LIMIT: z.preprocess(blank, z.union([z.literal('off'), z.coerce.number().int().min(1)]).default(60)),
   CLOUD_SIGNUP_RATE_LIMIT: z.preprocess(blank, z.string().default('5,60')),
+  CLOUD_SIGNIN_RATE_LIMIT: z.preprocess(blank, z.string().default('10,300')),
   CLOUD_WEBHOOK_ALLOW_LOOPBACK: flag,
   CLOUD_BILLING_MERCHANT_ID: z.preprocess(blank, z.string().optional()),
   CLOUD_WATCH: z.preprocess(blank, z.enum(['true', 'false', '1', '0']).default('true')).transform((v) => v === 'true' || v === '1'),
@@ -77,6 +80,13 @@ export function loadCloudConfig(env: Env): CloudConfig {
     signupRateLimit = parseRateLimit(raw.CLOUD_SIGNUP_RATE_LIMIT) ?? { perClient: Number.MAX_SAFE_INTEGER, overall: Number.MAX_SAFE_INTEGER };
   } catch (error) {
     problems.push(`CLOUD_SIGNUP_RATE_LIMIT ${(error as Error).message}`);
+  }
+
+  let signInRateLimit: RateLimitConfig | null = null;
+  try {
+    signInRateLimit = parseRateLimit(raw.CLOUD_SIGNIN_RATE_LIMIT);
+  } catch (error) {
+    problems.push(`CLOUD_SIGNIN_RATE_LIMIT ${(error as Error).message}`);
   }
 
   let base: CloudConfig['base'] = null;
@@ -103,6 +113,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
     checkoutBaseUrl: raw.CLOUD_CHECKOUT_BASE_URL ?? null,
     invoiceRateLimit: raw.CLOUD_INVOICE_RATE_LIMIT === 'off' ? null : raw.CLOUD_INVOICE_RATE_LIMIT,
     signupRateLimit,
+    signInRateLimit,
     webhookAllowLoopback: raw.CLOUD_WEBHOOK_ALLOW_LOOPBACK,
     btc: {
       esploraUrls: esplora

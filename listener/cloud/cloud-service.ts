@@ -6,14 +6,14 @@ import { ServiceError } from '../errors.ts';
 import { expireIfPending, findInvoice, type InvoiceRow } from '../invoices/invoice.repository.ts';
 import type { InvoiceEngine } from '../invoices/invoice.service.ts';
 import { accountView } from './account-view.ts';
-import { newWebhookSecret } from './api-keys.ts';
+import { newApiKey, newWebhookSecret } from './api-keys.ts';
 import { openCardPortal, paymentMethods, startCheckout, type BillingDeps } from './billing.ts';
 import { findCardSubscription } from './card-subscription.ts';
 import type { CloudConfig } from './cloud-config.ts';
 import { checkoutView } from '../checkout/listener-checkout-source.ts';
 import { listEntry } from './invoice-views.ts';
 import type { createMerchantReceivers } from './merchant-context.ts';
-import { findMerchant, listApiKeys, saveWebhook, type MerchantRow } from './merchant.repository.ts';
+import { findMerchant, insertApiKey, listApiKeys, revokeApiKey, saveWebhook, type MerchantRow } from './merchant.repository.ts';
 import { effectivePlan, planCatalogue, planOf, usageMonth, type PlanName } from './plans.ts';
 import { signup } from './signup.ts';
 import { countInvoice, invoicesThisMonth } from './usage.ts';
@@ -129,6 +129,21 @@ export function createCloudService(deps: CloudServiceDeps) {
     async resendDelivery(merchant: MerchantRow, eventId: string) {
       return (await resendDeliveries(db, merchant.merchant_id, { eventId }, clock.now())).length === 1;
     },
+
+    /**
+     * A new key with a label (checked by the caller, see parseKeyLabel), returned this once: only
+     * its hash is stored. Keys are named by prefix on the dashboard, so the prefix is unique per merchant.
+     */
+    async issueApiKey(merchant: MerchantRow, label: string) {
+      const taken = new Set((await listApiKeys(db, merchant.merchant_id)).map((row) => row.prefix));
+      let key = newApiKey();
+      while (taken.has(key.prefix)) key = newApiKey();
+      await insertApiKey(db, { key_hash: key.hash, merchant_id: merchant.merchant_id, prefix: key.prefix, label, revoked: 0, created_at: clock.now() });
+      return { key: key.key, prefix: key.prefix, label };
+    },
+
+    /** Revokes one of the merchant's own active keys by prefix (never the last one); its sessions end with it. */
+    revokeApiKey: (merchant: MerchantRow, prefix: string) => revokeApiKey(db, merchant.merchant_id, prefix),
 
     checkoutUrl,
 

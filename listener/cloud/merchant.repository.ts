@@ -40,6 +40,31 @@ export async function listApiKeys(db: Db, merchantId: string): Promise<ApiKeyRow
   return db.selectFrom('cloud_api_keys').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at').execute();
 }
 
+export async function insertApiKey(db: Db, key: ApiKeyRow): Promise<void> {
+  await db.insertInto('cloud_api_keys').values(key).execute();
+}
+
+export type RevokeOutcome = 'revoked' | 'not_found' | 'last_key';
+
+/**
+ * Revokes the merchant's active key with this prefix and ends the dashboard sessions opened with
+ * it. Never the last active key, so an account cannot lock itself out. The merchant's row is
+ * locked first (a no-op update: a Postgres row lock; SQLite runs one transaction at a time), so
+ * two revocations at once cannot each see the other's key still active and revoke both.
+ */
+export async function revokeApiKey(db: Db, merchantId: string, prefix: string): Promise<RevokeOutcome> {
+  return db.transaction().execute(async (trx) => {
+    await trx.updateTable('cloud_merchants').set((eb) => ({ merchant_id: eb.ref('merchant_id') })).where('merchant_id', '=', merchantId).execute();
+    const active = await trx.selectFrom('cloud_api_keys').select(['key_hash', 'prefix']).where('merchant_id', '=', merchantId).where('revoked', '=', 0).execute();
+    const target = active.find((key) => key.prefix === prefix);
+    if (!target) return 'not_found';
+    if (active.length === 1) return 'last_key';
+    await trx.updateTable('cloud_api_keys').set({ revoked: 1 }).where('key_hash', '=', target.key_hash).execute();
+    await trx.deleteFrom('cloud_dashboard_sessions').where('key_hash', '=', target.key_hash).execute();
+    return 'revoked';
+  });
+}
+
 export async function saveWebhook(db: Db, merchantId: string, url: string, secret: string): Promise<void> {
   await db.updateTable('cloud_merchants').set({ webhook_url: url, webhook_secret: secret }).where('merchant_id', '=', merchantId).execute();
 }

@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import type { Account, InvoiceListEntry } from '../../../shared/index.ts';
 import { escapeHtml } from '../../checkout/page.ts';
+import { KEY_LABEL_MAX } from '../api-keys.ts';
 import type { DeliverySummary } from '../../webhooks/delivery-store.ts';
 import type { CardSubscription } from '../card-subscription.ts';
 import type { Plan } from '../plans.ts';
@@ -219,7 +220,27 @@ ${table}`,
   );
 }
 
-export function renderKeys(frame: PageFrame, keys: AccountView['api_keys']): string {
+type KeyView = AccountView['api_keys'][number];
+/** A key just issued: the full key is in this one response only. */
+export interface IssuedKey {
+  key: string;
+  prefix: string;
+  label: string;
+}
+
+const revokeHref = (prefix: string) => `/dashboard/keys/revoke?prefix=${encodeURIComponent(prefix)}`;
+
+export function renderKeys(frame: PageFrame, keys: KeyView[], issued?: IssuedKey): string {
+  const active = keys.filter((k) => !k.revoked).length;
+  const shown = issued
+    ? `<div class="secret" role="status"><p><strong>New API key “${e(issued.label)}”, shown once.</strong> Copy it now and keep it somewhere safe (a secret manager): it cannot be shown again, only its hash is stored. It works at once, on <code>/api/v1</code> and for signing in here.</p>
+<p><code id="new-key" class="copy">${e(issued.key)}</code></p></div>`
+    : '';
+  const action = (k: KeyView) => {
+    if (k.revoked) return '';
+    if (active === 1) return '<span class="hint">your only active key</span>';
+    return `<a href="${e(revokeHref(k.prefix))}" aria-label="Revoke ${e(k.prefix)}… (${e(k.label)})">Revoke…</a>`;
+  };
   const rows = keys
     .map(
       (k) => `<tr>
@@ -227,6 +248,7 @@ export function renderKeys(frame: PageFrame, keys: AccountView['api_keys']): str
 <td data-label="Label">${e(k.label)}</td>
 <td data-label="Created">${utc(k.created_at)}</td>
 <td data-label="State">${k.revoked ? '<span class="status status-failed">revoked</span>' : '<span class="status status-confirmed">active</span>'}</td>
+<td>${action(k)}</td>
 </tr>`,
     )
     .join('\n');
@@ -234,13 +256,38 @@ export function renderKeys(frame: PageFrame, keys: AccountView['api_keys']): str
     frame,
     '/dashboard/keys',
     'API keys',
-    `<div class="scroll"><table id="keys">
-<thead><tr><th scope="col">Prefix</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col">State</th></tr></thead>
+    `${shown}
+<div class="scroll"><table id="keys">
+<thead><tr><th scope="col">Prefix</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
 </table></div>
-<p class="hint">Only the first characters of a key are kept for display; the full key was shown once, at sign-up.</p>`,
+<p class="hint">Only the first characters of a key are kept for display; the full key is shown once, when it is issued. To replace a leaked key, issue a new one, switch your programs to it, then revoke the old one. The last active key cannot be revoked.</p>
+<h2>Issue a new key</h2>
+<form method="post" action="/dashboard/keys" class="stack">
+${csrfField(frame.csrf)}
+<label for="label">Label</label>
+<input id="label" name="label" type="text" required maxlength="${KEY_LABEL_MAX}" spellcheck="false" placeholder="e.g. shop backend">
+<p class="hint">1-${KEY_LABEL_MAX} characters, to tell your keys apart.</p>
+<button type="submit">Issue key</button>
+</form>`,
+  );
+}
+
+/** The confirm step of a revocation: what stops working, and a way back. */
+export function renderRevokeKey(frame: PageFrame, key: KeyView): string {
+  return page(
+    frame,
+    '/dashboard/keys',
+    'Revoke API key',
+    `<p>Revoke the key <code>${e(key.prefix)}…</code> “${e(key.label)}”, created ${utc(key.created_at)}?</p>
+<p>From the next request on, every program still using it gets <code>401 unauthorized</code>, and dashboard sessions signed in with it end. This cannot be undone.</p>
+<form method="post" action="/dashboard/keys/revoke" class="stack">
+${csrfField(frame.csrf)}<input type="hidden" name="prefix" value="${e(key.prefix)}">
+<button type="submit" class="danger">Revoke ${e(key.prefix)}…</button>
+</form>
+<p><a href="/dashboard/keys">Cancel: keep the key</a></p>`,
   );
 }
 

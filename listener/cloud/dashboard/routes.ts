@@ -7,6 +7,7 @@ import { serveHashedAsset, setHtmlPageHeaders } from '../../checkout/routes.ts';
 import type { Clock } from '../../clock.ts';
 import { ServiceError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
+import { KEY_LABEL_MAX, parseKeyLabel } from '../api-keys.ts';
 import type { CloudService } from '../cloud-service.ts';
 import { planCatalogue } from '../plans.ts';
 import { readFormBody } from './form-body.ts';
@@ -16,8 +17,10 @@ import {
   renderMessagePage,
   renderOverview,
   renderPlan,
+  renderRevokeKey,
   renderSignIn,
   renderWebhooks,
+  type IssuedKey,
   type Notice,
   type PageFrame,
   type Stylesheet,
@@ -27,6 +30,8 @@ import { sameToken, SESSION_TTL_MS, type DashboardSession, type SessionStore } f
 export interface DashboardDeps {
   cloud: CloudService;
   sessions: SessionStore;
+  /** Sign-in attempts per client IP and overall, shared by every instance; null: not throttled. */
+  signInLimiter: { take(client: string): Promise<number> } | null;
   clock: Clock;
   logger: Logger;
 }
@@ -146,6 +151,15 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
       ctx.status = 403;
       return signInPage(ctx, { kind: 'error', text: 'The sign-in form expired or came from another site. Try again.' });
     }
+    // Every attempt counts, not only failed ones: the slot is taken before the key is looked up,
+    // so guesses sent in parallel cannot all pass while the window still looks open.
+    const retryAfterS = deps.signInLimiter ? await deps.signInLimiter.take(ctx.ip) : 0;
+    if (retryAfterS > 0) {
+      ((ctx.state.log as Logger | undefined) ?? deps.logger).warn('dashboard sign-in throttled', { ip: ctx.ip, retry_after_s: retryAfterS });
+      ctx.status = 429;
+      ctx.set('Retry-After', String(retryAfterS));
+      return signInPage(ctx, { kind: 'error', text: `Too many sign-in attempts from your network. Try again in ${retryAfterS} seconds.` });
+    }
     const started = form.api_key ? await sessions.signIn(form.api_key, clock.now()) : null;
     if (!started) {
       ctx.status = 401;
@@ -202,8 +216,46 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     });
   });
 
-  router.get('/keys', signedIn, async (ctx) => {
-    show(ctx, renderKeys(frame(ctx), (await cloud.me(ctx.state.session.merchant)).api_keys));
+  const keysPage = async (ctx: Context, extra: { notice?: Notice; issued?: IssuedKey; status?: number } = {}) => {
+    const { api_keys } = await cloud.me(ctx.state.session.merchant);
+    show(ctx, renderKeys(frame(ctx, extra.notice), api_keys, extra.issued), extra.status);
+  };
+  const keyNotFound = (prefix: string): Notice => ({ kind: 'error', text: `There is no active key ${prefix}… on this account.` });
+  const lastKey = (prefix: string): Notice => ({
+    kind: 'error',
+    text: `${prefix}… is your only active key, so it cannot be revoked: you would be locked out. Issue a new key first, then revoke this one.`,
+  });
+
+  router.get('/keys', signedIn, (ctx) => keysPage(ctx));
+  /** The new key is in this response only: a reload of /keys shows its prefix, never the key. */
+  router.post('/keys', signedIn, checkedForm, async (ctx) => {
+    const label = parseKeyLabel(ctx.state.form.label);
+    if (label === null) {
+      return keysPage(ctx, { notice: { kind: 'error', text: `A key label is 1-${KEY_LABEL_MAX} characters, without control characters. No key was issued.` }, status: 400 });
+    }
+    await keysPage(ctx, { issued: await cloud.issueApiKey(ctx.state.session.merchant, label) });
+  });
+  router.get('/keys/revoke', signedIn, async (ctx) => {
+    const prefix = typeof ctx.query.prefix === 'string' ? ctx.query.prefix : '';
+    const active = (await cloud.me(ctx.state.session.merchant)).api_keys.filter((k) => !k.revoked);
+    const key = active.find((k) => k.prefix === prefix);
+    if (!key) return keysPage(ctx, { notice: keyNotFound(prefix), status: 404 });
+    if (active.length === 1) return keysPage(ctx, { notice: lastKey(prefix), status: 409 });
+    show(ctx, renderRevokeKey(frame(ctx), key));
+  });
+  router.post('/keys/revoke', signedIn, checkedForm, async (ctx) => {
+    const prefix = ctx.state.form.prefix ?? '';
+    const outcome = await cloud.revokeApiKey(ctx.state.session.merchant, prefix);
+    if (outcome === 'not_found') return keysPage(ctx, { notice: keyNotFound(prefix), status: 404 });
+    if (outcome === 'last_key') return keysPage(ctx, { notice: lastKey(prefix), status: 409 });
+    if (!(await sessions.find(ctx.cookies.get(SESSION_COOKIE), clock.now()))) {
+      // This session was opened with the revoked key and ended with it.
+      setCookie(ctx, SESSION_COOKIE, '', 0);
+      return show(ctx, renderMessagePage(css, 'Signed out', `Key ${prefix}… is revoked. You signed in with it, so this session has ended: sign in with another active key.`));
+    }
+    await keysPage(ctx, {
+      notice: { kind: 'ok', text: `Key ${prefix}… is revoked: requests with it now get 401 unauthorized, and dashboard sessions signed in with it have ended.` },
+    });
   });
 
   const planPage = async (ctx: Context, extra: { notice?: Notice; checkout?: { plan: string; amountUsd: number; url: string }; portalUrl?: string; status?: number } = {}) => {

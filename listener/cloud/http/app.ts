@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import type { ErrorCode } from '../../../shared/index.ts';
+import type { RateLimitConfig } from '../../config.ts';
 import type { Logger } from '../../log.ts';
 import { errorMiddleware } from '../../http/error-middleware.ts';
 import { requestContext } from '../../http/request-context.ts';
@@ -8,6 +9,7 @@ import { checkoutRoutes } from '../../checkout/routes.ts';
 import { cloudRoutes, type CloudRouteDeps } from './routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { createSessionStore } from '../dashboard/session-store.ts';
+import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
 
 function fallbackCode(path: string, method: string): ErrorCode {
   if (method === 'POST' && path === '/api/v1/invoice') return 'create_failed';
@@ -15,7 +17,9 @@ function fallbackCode(path: string, method: string): ErrorCode {
   return 'internal_error';
 }
 
-export function createCloudHttpApp(deps: CloudRouteDeps & { logger: Logger; trustProxy: boolean; documents: { openapi: string; llms: string } }): Koa {
+export function createCloudHttpApp(
+  deps: CloudRouteDeps & { logger: Logger; trustProxy: boolean; signInRateLimit: RateLimitConfig | null; documents: { openapi: string; llms: string } },
+): Koa {
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   app.silent = true;
   const router = cloudRoutes(deps);
@@ -26,6 +30,7 @@ export function createCloudHttpApp(deps: CloudRouteDeps & { logger: Logger; trus
   // The hosted page behind `checkout_url`: the listener's page over Cloud's public view.
   const checkoutSource = { view: (invoiceId: string) => deps.cloud.checkout(invoiceId) };
   app.use(checkoutRoutes({ source: checkoutSource, logger: deps.logger, viewPrefix: '/api/v1/checkout' }).routes());
-  app.use(dashboardRoutes({ cloud: deps.cloud, sessions: createSessionStore(deps.db), clock: deps.clock, logger: deps.logger }).routes());
+  const signInLimiter = deps.signInRateLimit && createSharedRateLimiter({ db: deps.db, clock: deps.clock, name: 'dashboard-signin', config: deps.signInRateLimit });
+  app.use(dashboardRoutes({ cloud: deps.cloud, sessions: createSessionStore(deps.db), signInLimiter, clock: deps.clock, logger: deps.logger }).routes());
   return app;
 }
