@@ -25,7 +25,7 @@ const PG_INT8 = 20;
  */
 export async function openDatabase(
   url: string,
-  options: { logger?: Logger; poolSize?: number; /** Long-running servers: SQLite checkpoints off the event loop. */ backgroundCheckpoints?: boolean } = {},
+  options: { logger?: Logger; /** Long-running servers: SQLite checkpoints off the event loop. */ backgroundCheckpoints?: boolean } = {},
 ): Promise<Database> {
   let db: Kysely<Tables>;
   let dialect: Dialect;
@@ -43,7 +43,7 @@ export async function openDatabase(
   } else {
     const pool = new pg.Pool({
       connectionString: url,
-      max: options.poolSize ?? 10,
+      max: 10,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === PG_INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
@@ -68,11 +68,29 @@ export async function openDatabase(
   };
 }
 
+/**
+ * kysely's migrator reads the catalogue of every schema in the database (has_schema_privilege by
+ * name), which fails when another schema is dropped meanwhile: other deployments or test
+ * databases sharing the server. Migrations, and dropping a schema, hold this advisory lock.
+ */
+export const SCHEMA_CHANGE_LOCK = 7_318_402_951;
+
 export async function migrateToLatest(db: Kysely<Tables>, dialect: Dialect, logger?: Logger): Promise<void> {
-  // kysely looks for its bookkeeping tables in every schema unless told which one: name ours, or
-  // another schema's tables (other databases sharing the server) would be taken for this one's.
-  const migrationTableSchema =
-    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  if (dialect === 'sqlite') return migrateWith(db, dialect, undefined, logger);
+  await db.connection().execute(async (lockHolder) => {
+    await sql`select pg_advisory_lock(${sql.lit(SCHEMA_CHANGE_LOCK)})`.execute(lockHolder);
+    try {
+      // kysely looks for its bookkeeping tables in every schema unless told which one: name ours, or
+      // another schema's tables (other databases sharing the server) would be taken for this one's.
+      const schema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(lockHolder)).rows[0]?.schema;
+      await migrateWith(db, dialect, schema, logger);
+    } finally {
+      await sql`select pg_advisory_unlock(${sql.lit(SCHEMA_CHANGE_LOCK)})`.execute(lockHolder);
+    }
+  });
+}
+
+async function migrateWith(db: Kysely<Tables>, dialect: Dialect, migrationTableSchema: string | undefined, logger?: Logger): Promise<void> {
   const migrator = new Migrator({ db, provider: migrationProvider(dialect), migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   for (const result of results ?? []) {

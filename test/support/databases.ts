@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Kysely } from 'kysely';
-import { openDatabase, type Database } from '../../listener/db/database.ts';
+import { openDatabase, SCHEMA_CHANGE_LOCK, type Database } from '../../listener/db/database.ts';
 import type { Tables } from '../../listener/db/tables.ts';
 import { tempSqliteUrl } from './listener.ts';
 
@@ -44,6 +44,8 @@ export const testDatabases: TestDatabase[] = [
         async drop() {
           const client = new pg.Client({ connectionString: pgUrl });
           await client.connect();
+          // Not while a migration elsewhere reads every schema's catalogue (see SCHEMA_CHANGE_LOCK).
+          await client.query(`select pg_advisory_lock(${SCHEMA_CHANGE_LOCK})`);
           await client.query(`drop schema ${schema} cascade`);
           await client.end();
         },
