@@ -44,7 +44,7 @@ export function electLeader(options: {
     if (stopped) return;
     try {
       if (!client) {
-        const fresh = new pg.Client({ connectionString: options.databaseUrl });
+        const fresh = new pg.Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: 10_000 });
         fresh.on('error', () => {
           // The lock went with the connection: step down and compete again.
           if (client === fresh) client = null;
@@ -68,15 +68,17 @@ export function electLeader(options: {
       setLeading(false);
       await broken?.end().catch(() => undefined);
     }
-    if (!stopped) timer = setTimeout(attempt, retryMs);
+    if (!stopped) timer = setTimeout(() => void (inFlight = attempt()), retryMs);
   }
-  void attempt();
+  // stop() waits for an attempt under way, so none opens a connection (or wins the lock) after it.
+  let inFlight = attempt();
 
   return {
     isLeader: () => leading,
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      await inFlight;
       setLeading(false);
       await client?.end().catch(() => undefined);
       client = null;
