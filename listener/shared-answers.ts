@@ -7,7 +7,6 @@ export interface SharedAnswers<K, V> {
   has(key: K): boolean;
   /** Forgets every answer, including those still in flight: later callers load anew. */
   clear(): void;
-  readonly size: number;
 }
 
 /**
@@ -44,9 +43,6 @@ export function sharedAnswers<K, V>(options: { clock: Clock; maxAgeMs: number; m
     has: (key) => fresh(entries.get(key)),
     clear() {
       entries.clear();
-    },
-    get size() {
-      return entries.size;
     },
   };
 }

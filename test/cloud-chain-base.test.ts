@@ -6,7 +6,7 @@ import { ACCOUNT_PATH } from '../listener/base/keys.ts';
 import { manualClock } from '../listener/clock.ts';
 import type { RunningCloud } from '../listener/cloud/cloud-app.ts';
 import { startLocalEvm } from '../listener/sandbox/local-evm.ts';
-import { signupMerchant, startTestCloud } from './support/cloud.ts';
+import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { postJson } from './support/listener.ts';
 
 /** Longer than the shared RPC source's reuse window (1 s). */
@@ -42,13 +42,13 @@ async function measure(merchants: number): Promise<Record<string, number>> {
       deps: { clock, fetch: countingFetch, chainWatch: { basePollMs: 20, refreshMs: 20 } },
     });
     const { db } = cloud.database;
-    const invoices: { invoice_id: string; receive_address: string; amount_usdc_units: number }[] = [];
+    const invoices: { invoice_id: string; receive_address: string; amount_usdc_units: number; key: Record<string, string> }[] = [];
     for (let i = 0; i < merchants; i++) {
       const xpub = HDNodeWallet.fromSeed(randomBytes(32)).derivePath(ACCOUNT_PATH).neuter().extendedKey;
       const m = await signupMerchant(cloud.url, { base_xpub: xpub });
       const created = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'base', amount_usd: 2 }, { 'X-Service-Api-Key': m.api_key });
       assert.equal(created.status, 201, created.text);
-      invoices.push(created.json);
+      invoices.push({ ...created.json, key: { 'X-Service-Api-Key': m.api_key } });
     }
     const head = async () => Number(await evm.anvil.rpc<string>('eth_blockNumber'));
     const allAt = async (height: number) =>
@@ -67,7 +67,18 @@ async function measure(merchants: number): Promise<Record<string, number>> {
       (await db.selectFrom('base_transfers').select('invoice_id').where('to_address', '=', first.receive_address).execute()).length === 1,
     );
     await new Promise((r) => setTimeout(r, 200));
-    return Object.fromEntries(calls);
+    const counted = Object.fromEntries(calls);
+
+    // The second confirmation (BASE_CONFIRMATIONS=2) confirms the paid invoice, and only it.
+    await evm.anvil.mine(1);
+    clock.advance(PAST_REUSE_WINDOW_MS);
+    const status = async (invoice: (typeof invoices)[number]) =>
+      (await getJson(`${cloud!.url}/api/v1/invoice/${invoice.invoice_id}`, invoice.key)).json.status as string;
+    await until('the paid invoice reads confirmed', async () => (await status(first)) === 'confirmed');
+    for (const other of invoices.slice(1)) assert.equal(await status(other), 'pending');
+    const confirmed = await db.selectFrom('events').select('payload').where('type', '=', 'invoice.confirmed').execute();
+    assert.deepEqual(confirmed.map((e) => JSON.parse(e.payload).invoice_id), [first.invoice_id]);
+    return counted;
   } finally {
     await cloud?.stop();
     await evm.close();
@@ -75,7 +86,7 @@ async function measure(merchants: number): Promise<Record<string, number>> {
 }
 
 describe('Cloud Base watching: shared head and headers, however many merchants', { timeout: 90_000 }, () => {
-  it('1 vs 4 merchants: one new block costs one eth_blockNumber and the same headers; eth_getLogs stays one per merchant', async () => {
+  it('1 vs 4 merchants: one new block costs one eth_blockNumber and the same headers; eth_getLogs stays one per merchant; the paid xpub invoice confirms', async () => {
     const one = await measure(1);
     const four = await measure(4);
     console.log('base rpc calls per new block', JSON.stringify({ one, four }));

@@ -39,6 +39,8 @@ export function createCloudChainWatchers(deps: {
   basePollIntervalMs?: number;
 }) {
   const running = new Map<string, Running>();
+  let timer: NodeJS.Timeout | undefined;
+  let active = false;
   const btcSources = new Map<string, ChainSource>();
   const baseSources = new Map<string, RpcSource>();
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -60,8 +62,6 @@ export function createCloudChainWatchers(deps: {
     }
     return source;
   }
-  let timer: NodeJS.Timeout | undefined;
-  let active = false;
 
   async function refresh() {
     const merchants = await deps.db.selectFrom('cloud_merchants').selectAll().execute();
