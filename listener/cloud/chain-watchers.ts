@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
-import { createRpcSource } from '../base/rpc.ts';
+import { createRpcSource, type RpcSource } from '../base/rpc.ts';
+import { createSharedRpcSource } from '../base/shared-rpc-source.ts';
 import { createBaseWatcher } from '../base/watcher.ts';
 import { parseAccountKey } from '../btc/account-key.ts';
-import type { Fetch } from '../btc/chain-source.ts';
+import type { ChainSource, Fetch } from '../btc/chain-source.ts';
 import { createEsploraSource } from '../btc/esplora-source.ts';
+import { createSharedChainSource } from '../btc/shared-chain-source.ts';
 import { createBtcWatcher } from '../btc/watcher.ts';
 import type { Clock } from '../clock.ts';
 import type { Tables } from '../db/tables.ts';
@@ -19,6 +21,11 @@ interface Running {
  * The elected instance's chain watching: one Bitcoin and one Base watcher per merchant that has
  * that chain (the listener's watchers, scoped by merchant id), with merchants who signed up since
  * picked up every `refreshMs`. Confirmations and events go through the same code as the listener's.
+ *
+ * The watchers of one chain share one source per URL, which downloads each block and mempool
+ * transaction once and asks the tip (Base: head and headers) at most once per short window, so
+ * the chain traffic does not grow with the number of merchants. Each watcher keeps its own
+ * progress and reorg handling, so one merchant's failure or catch-up never holds back another.
  */
 export function createCloudChainWatchers(deps: {
   db: Kysely<Tables>;
@@ -29,10 +36,32 @@ export function createCloudChainWatchers(deps: {
   fetch: Fetch;
   refreshMs?: number;
   btcPollIntervalMs?: number;
+  basePollIntervalMs?: number;
 }) {
   const running = new Map<string, Running>();
   let timer: NodeJS.Timeout | undefined;
   let active = false;
+  const btcSources = new Map<string, ChainSource>();
+  const baseSources = new Map<string, RpcSource>();
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+  function btcSource(url: string): ChainSource {
+    let source = btcSources.get(url);
+    if (!source) {
+      source = createSharedChainSource(createEsploraSource({ baseUrl: url, fetch: deps.fetch }), { clock: deps.clock });
+      btcSources.set(url, source);
+    }
+    return source;
+  }
+
+  function baseSource(url: string): RpcSource {
+    let source = baseSources.get(url);
+    if (!source) {
+      source = createSharedRpcSource(createRpcSource(url, { fetch: deps.fetch, sleep }), { clock: deps.clock });
+      baseSources.set(url, source);
+    }
+    return source;
+  }
 
   async function refresh() {
     const merchants = await deps.db.selectFrom('cloud_merchants').selectAll().execute();
@@ -47,7 +76,7 @@ export function createCloudChainWatchers(deps: {
             db: deps.db,
             merchantId: merchant.merchant_id,
             keyId: accountKey.keyId,
-            source: createEsploraSource({ baseUrl: esplora, fetch: deps.fetch }),
+            source: btcSource(esplora),
             clock: deps.clock,
             logger: log,
             pollIntervalMs: deps.btcPollIntervalMs,
@@ -65,7 +94,8 @@ export function createCloudChainWatchers(deps: {
           logger: log.child({ chain: 'base' }),
           merchantId: merchant.merchant_id,
           base: base.base,
-          sources: base.base.rpcUrls.map((url) => createRpcSource(url, { fetch: deps.fetch, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) })),
+          sources: base.base.rpcUrls.map(baseSource),
+          pollIntervalMs: deps.basePollIntervalMs,
         });
         watcher.start();
         running.set(baseKey, watcher);
@@ -94,6 +124,9 @@ export function createCloudChainWatchers(deps: {
       const all = [...running.values()];
       running.clear();
       await Promise.all(all.map((w) => w.stop()));
+      // A later term as leader starts from fresh answers.
+      btcSources.clear();
+      baseSources.clear();
     },
   };
 }

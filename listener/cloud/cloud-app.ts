@@ -40,6 +40,8 @@ export interface CloudDeps {
   stripeApi?: { host: string; port: number; protocol: 'http' | 'https' };
   webhooks?: { send?: WebhookSender; timers?: Timers; concurrency?: number; pollIntervalMs?: number };
   leaderRetryMs?: number;
+  /** The leader's chain watching: poll intervals per chain, and how often new merchants are picked up. */
+  chainWatch?: { btcPollMs?: number; basePollMs?: number; refreshMs?: number };
   /** How often the leader applies confirmed plan purchases. */
   billingPollMs?: number;
 }
@@ -103,7 +105,17 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   });
   delivery.start();
 
-  const watchers = createCloudChainWatchers({ db, clock, logger, config, receivers, fetch: deps.fetch ?? fetch });
+  const watchers = createCloudChainWatchers({
+    db,
+    clock,
+    logger,
+    config,
+    receivers,
+    fetch: deps.fetch ?? fetch,
+    refreshMs: deps.chainWatch?.refreshMs,
+    btcPollIntervalMs: deps.chainWatch?.btcPollMs,
+    basePollIntervalMs: deps.chainWatch?.basePollMs,
+  });
   let billingTimer: NodeJS.Timeout | undefined;
   const billingLoop = async () => {
     if (config.billingMerchantId) {

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Logger } from '../log.ts';
 
-/** Arbitrary, fixed: the advisory lock all Cloud instances on one database compete for. */
+/** Arbitrary, fixed: seeds the advisory lock all Cloud instances on one database schema compete for. */
 export const CHAIN_WATCH_LOCK = 7_302_114_901;
 
 export interface LeaderElection {
@@ -44,7 +44,7 @@ export function electLeader(options: {
     if (stopped) return;
     try {
       if (!client) {
-        const fresh = new pg.Client({ connectionString: options.databaseUrl });
+        const fresh = new pg.Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: 10_000 });
         fresh.on('error', () => {
           // The lock went with the connection: step down and compete again.
           if (client === fresh) client = null;
@@ -54,7 +54,9 @@ export function electLeader(options: {
         client = fresh;
       }
       if (!leading) {
-        const { rows } = await client.query('select pg_try_advisory_lock($1) as won', [CHAIN_WATCH_LOCK]);
+        // Advisory locks are database-wide: keyed by schema, Cloud deployments that share a
+        // database in separate schemas (as the tests do) each elect their own leader.
+        const { rows } = await client.query('select pg_try_advisory_lock(hashtextextended(current_schema(), $1)) as won', [CHAIN_WATCH_LOCK]);
         if (rows[0].won) setLeading(true);
       } else {
         await client.query('select 1');
@@ -66,15 +68,17 @@ export function electLeader(options: {
       setLeading(false);
       await broken?.end().catch(() => undefined);
     }
-    if (!stopped) timer = setTimeout(attempt, retryMs);
+    if (!stopped) timer = setTimeout(() => void (inFlight = attempt()), retryMs);
   }
-  void attempt();
+  // stop() waits for an attempt under way, so none opens a connection (or wins the lock) after it.
+  let inFlight = attempt();
 
   return {
     isLeader: () => leading,
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      await inFlight;
       setLeading(false);
       await client?.end().catch(() => undefined);
       client = null;

@@ -15,6 +15,11 @@ export interface LocalChainServer {
   readonly controlUrl: string;
   /** Esplora and RPC requests answered so far (control calls not counted). */
   readonly requestCount: number;
+  /**
+   * Those requests by route, ids elided: `GET /api/block/:hash/raw`, `GET /api/block-height/:n`,
+   * `rpc getblock`. Bounded by the number of routes however long the server runs.
+   */
+  requestsByRoute(): Map<string, number>;
   /** While down, the Esplora and RPC endpoints answer 503 as an unreachable backend would. */
   setDown(down: boolean): void;
   close(): Promise<void>;
@@ -41,6 +46,11 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
   const expectedAuth = Buffer.from(`Basic ${Buffer.from(`${rpcUser}:${rpcPassword}`).toString('base64')}`);
   let down = false;
   let requestCount = 0;
+  const byRoute = new Map<string, number>();
+  const count = (route: string) => {
+    requestCount++;
+    byRoute.set(route, (byRoute.get(route) ?? 0) + 1);
+  };
 
   const server = createServer((req, res) => {
     readBody(req)
@@ -53,12 +63,12 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
     if (path.startsWith('/control/')) return control(req.method ?? 'GET', path.slice('/control/'.length), body, res);
     if (down) return send(res, 503, 'text/plain', 'Service Unavailable');
     if (path === '/api' || path.startsWith('/api/')) {
-      requestCount++;
+      count(`${req.method} ${routeOf(path)}`);
       const reply = esploraRequest(chain, req.method ?? 'GET', path.slice(4), body);
       return send(res, reply.status, reply.type, reply.body);
     }
     if (path === '/' && req.method === 'POST') {
-      requestCount++;
+      count(`rpc ${rpcMethods(body)}`);
       const given = Buffer.from(req.headers.authorization ?? '');
       if (given.length !== expectedAuth.length || !timingSafeEqual(given, expectedAuth)) {
         res.setHeader('WWW-Authenticate', 'Basic realm="jsonrpc"');
@@ -124,6 +134,7 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
     get requestCount() {
       return requestCount;
     },
+    requestsByRoute: () => new Map(byRoute),
     setDown(value: boolean) {
       down = value;
     },
@@ -133,6 +144,19 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
         server.closeAllConnections();
       }),
   };
+}
+
+function routeOf(path: string): string {
+  return path.replace(/\/[0-9a-f]{64}(?=\/|$)/g, '/:hash').replace(/\/\d+(?=\/|$)/g, '/:n');
+}
+
+function rpcMethods(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { method?: unknown } | { method?: unknown }[];
+    return (Array.isArray(parsed) ? parsed : [parsed]).map((call) => String(call.method)).join(',');
+  } catch {
+    return 'unparsable';
+  }
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

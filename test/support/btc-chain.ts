@@ -12,12 +12,18 @@ import { postJson, tempSqliteUrl } from './listener.ts';
 export type SourceKind = 'esplora' | 'bitcoin-core';
 export const sourceKinds: SourceKind[] = ['esplora', 'bitcoin-core'];
 
+/** A BIP-84 test-network account key (tpub) from a seed of 32 `seedByte`s: distinct keys for distinct merchants. */
+export function testAccountKey(seedByte: number): string {
+  return BIP32Factory(ecc).fromSeed(Buffer.alloc(32, seedByte), bitcoin.networks.testnet).derivePath("m/84'/1'/0'").neutered().toBase58();
+}
+
 /** A BIP-84 test-network account key (tpub) from a fixed seed, used on regtest. */
-export const REGTEST_TPUB = BIP32Factory(ecc)
-  .fromSeed(Buffer.alloc(32, 42), bitcoin.networks.testnet)
-  .derivePath("m/84'/1'/0'")
-  .neutered()
-  .toBase58();
+export const REGTEST_TPUB = testAccountKey(42);
+
+/** The local regtest chain pays by script: a Cloud tpub's testnet (tb1) address locks the same script as its regtest twin. */
+export function payeeOf(testnetAddress: string): { script: Uint8Array } {
+  return { script: bitcoin.address.toOutputScript(testnetAddress, bitcoin.networks.testnet) };
+}
 
 export interface BtcWatchContext {
   chain: LocalBtcChain;

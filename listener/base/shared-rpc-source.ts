@@ -1,0 +1,39 @@
+import type { Clock } from '../clock.ts';
+import { sharedAnswers } from '../shared-answers.ts';
+import type { RpcSource } from './rpc.ts';
+
+/**
+ * One RPC endpoint shared by many watchers (one per Cloud merchant). The calls whose answer does
+ * not depend on the merchant, the head number and blocks by number, are asked once per `maxAgeMs`
+ * however many watchers poll; blocks by number are forgotten whenever the head moves, so a reorg
+ * is seen within `maxAgeMs`. Everything else (eth_getLogs filtered by the merchant's recipients,
+ * receipts) passes straight through.
+ */
+export function createSharedRpcSource(inner: RpcSource, options: { clock: Clock; maxAgeMs?: number }): RpcSource {
+  const { clock } = options;
+  const maxAgeMs = options.maxAgeMs ?? 1_000;
+  const head = sharedAnswers<'head', unknown>({ clock, maxAgeMs, maxEntries: 1 });
+  const blocks = sharedAnswers<string, unknown>({ clock, maxAgeMs, maxEntries: 256 });
+  let lastHead: unknown = null;
+
+  return {
+    label: inner.label,
+    get requests() {
+      return inner.requests;
+    },
+    call<T>(method: string, params: unknown[]): Promise<T> {
+      if (method === 'eth_blockNumber') {
+        return head.get('head', async () => {
+          const number = await inner.call<unknown>(method, params);
+          if (number !== lastHead) blocks.clear();
+          lastHead = number;
+          return number;
+        }) as Promise<T>;
+      }
+      if (method === 'eth_getBlockByNumber') {
+        return blocks.get(JSON.stringify(params), () => inner.call<unknown>(method, params)) as Promise<T>;
+      }
+      return inner.call<T>(method, params);
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { HDNodeWallet } from 'ethers';
+import { ACCOUNT_PATH } from '../listener/base/keys.ts';
+import { manualClock } from '../listener/clock.ts';
+import type { RunningCloud } from '../listener/cloud/cloud-app.ts';
+import { startLocalEvm } from '../listener/sandbox/local-evm.ts';
+import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
+import { postJson } from './support/listener.ts';
+
+/** Longer than the shared RPC source's reuse window (1 s). */
+const PAST_REUSE_WINDOW_MS = 1_001;
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * A real Cloud leader with `merchants` Base xpub merchants against the local anvil node, its RPC
+ * calls counted by method through the injected fetch. The clock only moves when the test moves it
+ * (see cloud-chain-watch.test.ts): the calls counted are those one new block causes.
+ */
+async function measure(merchants: number): Promise<Record<string, number>> {
+  const evm = await startLocalEvm();
+  const clock = manualClock(Date.now());
+  const calls = new Map<string, number>();
+  const countingFetch: typeof fetch = (input, init) => {
+    const method = (JSON.parse(String(init?.body)) as { method: string }).method;
+    calls.set(method, (calls.get(method) ?? 0) + 1);
+    return fetch(input, init);
+  };
+  let cloud: RunningCloud | undefined;
+  try {
+    const { MERCHANT_BASE_XPUB: _throwaway, ...baseEnv } = evm.env;
+    cloud = await startTestCloud({
+      env: { ...baseEnv, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' },
+      deps: { clock, fetch: countingFetch, chainWatch: { basePollMs: 20, refreshMs: 20 } },
+    });
+    const { db } = cloud.database;
+    const invoices: { invoice_id: string; receive_address: string; amount_usdc_units: number; key: Record<string, string> }[] = [];
+    for (let i = 0; i < merchants; i++) {
+      const xpub = HDNodeWallet.fromSeed(randomBytes(32)).derivePath(ACCOUNT_PATH).neuter().extendedKey;
+      const m = await signupMerchant(cloud.url, { base_xpub: xpub });
+      const created = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'base', amount_usd: 2 }, { 'X-Service-Api-Key': m.api_key });
+      assert.equal(created.status, 201, created.text);
+      invoices.push({ ...created.json, key: { 'X-Service-Api-Key': m.api_key } });
+    }
+    const head = async () => Number(await evm.anvil.rpc<string>('eth_blockNumber'));
+    const allAt = async (height: number) =>
+      (await db.selectFrom('base_blocks').select('merchant_id').distinct().where('block_number', '=', height).execute()).length === merchants;
+    const startHead = await head();
+    await until('every merchant scanned to the head', () => allAt(startHead));
+    await new Promise((r) => setTimeout(r, 200));
+
+    calls.clear();
+    const [first] = invoices;
+    await evm.usdc.transfer(first.receive_address, BigInt(first.amount_usdc_units), 0);
+    clock.advance(PAST_REUSE_WINDOW_MS);
+    const paidHead = await head();
+    await until('every merchant scanned the payment block', () => allAt(paidHead));
+    await until('the payment is recorded for its merchant', async () =>
+      (await db.selectFrom('base_transfers').select('invoice_id').where('to_address', '=', first.receive_address).execute()).length === 1,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const counted = Object.fromEntries(calls);
+
+    // The second confirmation (BASE_CONFIRMATIONS=2) confirms the paid invoice, and only it.
+    await evm.anvil.mine(1);
+    clock.advance(PAST_REUSE_WINDOW_MS);
+    const status = async (invoice: (typeof invoices)[number]) =>
+      (await getJson(`${cloud!.url}/api/v1/invoice/${invoice.invoice_id}`, invoice.key)).json.status as string;
+    await until('the paid invoice reads confirmed', async () => (await status(first)) === 'confirmed');
+    for (const other of invoices.slice(1)) assert.equal(await status(other), 'pending');
+    const confirmed = await db.selectFrom('events').select('payload').where('type', '=', 'invoice.confirmed').execute();
+    assert.deepEqual(confirmed.map((e) => JSON.parse(e.payload).invoice_id), [first.invoice_id]);
+    return counted;
+  } finally {
+    await cloud?.stop();
+    await evm.close();
+  }
+}
+
+describe('Cloud Base watching: shared head and headers, however many merchants', { timeout: 90_000 }, () => {
+  it('1 vs 4 merchants: one new block costs one eth_blockNumber and the same headers; eth_getLogs stays one per merchant; the paid xpub invoice confirms', async () => {
+    const one = await measure(1);
+    const four = await measure(4);
+    console.log('base rpc calls per new block', JSON.stringify({ one, four }));
+    for (const [name, counts, n] of [
+      ['1 merchant', one, 1],
+      ['4 merchants', four, 4],
+    ] as const) {
+      assert.equal(counts.eth_blockNumber, 1, `${name}: ${JSON.stringify(counts)}`);
+      assert.equal(counts.eth_getLogs, n, `${name}: filtered by each merchant's addresses`);
+      // The last scanned block (reorg check) and the new one, each once.
+      assert.ok(counts.eth_getBlockByNumber <= 2, `${name}: ${JSON.stringify(counts)}`);
+    }
+  });
+});

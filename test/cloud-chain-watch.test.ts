@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { manualClock } from '../listener/clock.ts';
+import type { RunningCloud } from '../listener/cloud/cloud-app.ts';
+import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
+import { startLocalChainServer, type LocalChainServer } from '../listener/sandbox/local-chain-server.ts';
+import { payeeOf, testAccountKey } from './support/btc-chain.ts';
+import { signupMerchant, startTestCloud } from './support/cloud.ts';
+import { postJson } from './support/listener.ts';
+
+/** Longer than the shared source's reuse window (2 s): the watchers' next passes ask the chain again. */
+const PAST_REUSE_WINDOW_MS = 2_001;
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function diff(before: Map<string, number>, after: Map<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [route, n] of after) if (n !== (before.get(route) ?? 0)) out[route] = n - (before.get(route) ?? 0);
+  return out;
+}
+
+const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+
+interface Measured {
+  mempoolTx: Record<string, number>;
+  newBlock: Record<string, number>;
+}
+
+/**
+ * A real Cloud leader (SQLite: it always leads) with `merchants` merchants, each with a Bitcoin
+ * invoice, watching the local regtest Esplora. The clock only moves when the test moves it, so
+ * every answer the shared source may reuse stays reusable until then: the requests counted per
+ * step are those the step caused, however often the watchers (every 20 ms) poll meanwhile.
+ */
+async function measure(merchants: number): Promise<Measured> {
+  const clock = manualClock(Date.UTC(2026, 0, 1));
+  const chain = new LocalBtcChain({ now: clock.now });
+  const server: LocalChainServer = await startLocalChainServer(chain);
+  let cloud: RunningCloud | undefined;
+  try {
+    cloud = await startTestCloud({
+      env: { BTC_ESPLORA_URL: server.esploraUrl, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' },
+      deps: { clock, chainWatch: { btcPollMs: 20, refreshMs: 20 } },
+    });
+    const { db } = cloud.database;
+    const invoices: { invoice_id: string; receive_address: string }[] = [];
+    for (let i = 0; i < merchants; i++) {
+      const m = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(i + 1) });
+      const created = await postJson(`${cloud.url}/api/v1/invoice`, { amount_sats: 50_000 }, { 'X-Service-Api-Key': m.api_key });
+      assert.equal(created.status, 201, created.text);
+      invoices.push(created.json);
+    }
+    const tipProcessedByAll = async () => {
+      const rows = await db.selectFrom('btc_blocks').select(['merchant_id', 'height']).where('height', '=', chain.tip.height).execute();
+      return rows.length === merchants;
+    };
+    const paymentsIn = (status: string) => async () =>
+      (await db.selectFrom('btc_payments').select('invoice_id').where('status', '=', status).execute()).length === merchants;
+    await until('every merchant watches from the tip', tipProcessedByAll);
+    // The watchers poll on: let them settle on the answers they reuse before counting.
+    await new Promise((r) => setTimeout(r, 200));
+
+    // One transaction pays every merchant's invoice: each watcher must see its own output.
+    let before = server.requestsByRoute();
+    chain.pay(invoices.map((invoice) => ({ ...payeeOf(invoice.receive_address), value: 50_000n })));
+    clock.advance(PAST_REUSE_WINDOW_MS);
+    await until('every merchant saw its payment in the mempool', paymentsIn('mempool'));
+    await new Promise((r) => setTimeout(r, 200));
+    const mempoolTx = diff(before, server.requestsByRoute());
+
+    before = server.requestsByRoute();
+    chain.mine(1);
+    clock.advance(PAST_REUSE_WINDOW_MS);
+    await until('every merchant processed the new block', async () => (await tipProcessedByAll()) && (await paymentsIn('block')()));
+    await new Promise((r) => setTimeout(r, 200));
+    const newBlock = diff(before, server.requestsByRoute());
+
+    for (const invoice of invoices) {
+      const row = await db.selectFrom('invoices').select('status').where('invoice_id', '=', invoice.invoice_id).executeTakeFirstOrThrow();
+      assert.equal(row.status, 'confirmed');
+    }
+    return { mempoolTx, newBlock };
+  } finally {
+    await cloud?.stop();
+    await server.close();
+  }
+}
+
+describe('Cloud chain watching: one download per block, however many merchants', () => {
+  it('1 vs 5 merchants: each block and each mempool transaction is downloaded once; tip, hash and mempool polls do not grow', async () => {
+    const one = await measure(1);
+    const five = await measure(5);
+    console.log('esplora requests per step', JSON.stringify({ one, five }));
+    for (const [name, m] of [
+      ['1 merchant', one],
+      ['5 merchants', five],
+    ] as const) {
+      assert.equal(m.mempoolTx['GET /api/tx/:hash/hex'], 1, `${name}: the new transaction is downloaded once`);
+      assert.equal(m.mempoolTx['GET /api/block/:hash/raw'], undefined, `${name}: no block downloaded without a new block`);
+      assert.equal(m.mempoolTx['GET /api/mempool/txids'], 1, `${name}: the mempool list is read once`);
+      assert.equal(m.newBlock['GET /api/block/:hash/raw'], 1, `${name}: the new block is downloaded once`);
+      assert.equal(m.newBlock['GET /api/tx/:hash/hex'], undefined, `${name}: the mined transaction is not downloaded again`);
+      assert.equal(m.newBlock['GET /api/mempool/txids'], 1, `${name}: the mempool list is read once`);
+      // tip height twice (before the scan, and after the mempool list for the left-the-mempool check),
+      // the last processed and the new block's hash once each; a pass that straddles the clock step
+      // may save one of these, never add one.
+      assert.ok(m.mempoolTx['GET /api/blocks/tip/height'] <= 2, `${name}: ${JSON.stringify(m.mempoolTx)}`);
+      assert.ok(total(m.mempoolTx) <= 5, `${name}: ${JSON.stringify(m.mempoolTx)}`);
+      assert.ok(m.newBlock['GET /api/blocks/tip/height'] <= 2, `${name}: ${JSON.stringify(m.newBlock)}`);
+      assert.ok(m.newBlock['GET /api/block-height/:n'] <= 2, `${name}: ${JSON.stringify(m.newBlock)}`);
+      assert.ok(total(m.newBlock) <= 6, `${name}: ${JSON.stringify(m.newBlock)}`);
+    }
+  });
+});
