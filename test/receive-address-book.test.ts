@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { parseAccountKey, receiveAddress, type AccountKey } from '../listener/btc/account-key.ts';
-import { createReceiveAddressBook, startAddressDeriver, type AddressDeriver } from '../listener/btc/receive-address-book.ts';
+import { createReceiveAddressBook, onDemandAddresses, startAddressDeriver, type AddressDeriver } from '../listener/btc/receive-address-book.ts';
 import { silentLogger } from '../listener/log.ts';
 
 const fixtures = JSON.parse(readFileSync(new URL('./fixtures/bip84.json', import.meta.url), 'utf8'));
@@ -57,7 +57,7 @@ describe('receive addresses derived ahead on a worker thread', () => {
     await until(() => deriver.requests.some((r) => r.from >= 24));
   });
 
-  it('Cloud: books of several merchants share the worker, each gets its own key\'s addresses; stale entries are dropped', async () => {
+  it('Cloud on SQLite: books of several merchants share the worker, each gets its own key\'s addresses; stale entries are dropped', async () => {
     const deriver = recording(worker);
     const first = createReceiveAddressBook(deriver, mainnet, { ahead: 4, batch: 4 });
     const second = createReceiveAddressBook(deriver, testnet, { ahead: 4, batch: 4 });
@@ -74,6 +74,17 @@ describe('receive addresses derived ahead on a worker thread', () => {
     assert.equal(first.addressAt(101), receiveAddress(mainnet, 101));
   });
 
+  it('Cloud on Postgres: one address at a time on the worker, nothing derived ahead', async () => {
+    const deriver = recording(worker);
+    const addresses = onDemandAddresses(deriver, testnet);
+    assert.equal(await addresses.addressAt(0), fixtures.valid[2].addresses[0]);
+    assert.equal(await addresses.addressAt(7), receiveAddress(testnet, 7));
+    assert.deepEqual(deriver.requests, [
+      { keyId: testnet.keyId, from: 0, count: 1 },
+      { keyId: testnet.keyId, from: 7, count: 1 },
+    ]);
+  });
+
   it('a failed worker: books derive on request and stay right', async () => {
     const broken = startAddressDeriver(silentLogger);
     broken.close();
@@ -81,5 +92,6 @@ describe('receive addresses derived ahead on a worker thread', () => {
     const book = createReceiveAddressBook(broken, mainnet, { nextIndex: 0 });
     book.allocated(0);
     assert.deepEqual([book.addressAt(0), book.addressAt(1)], fixtures.valid[0].addresses);
+    assert.equal(await onDemandAddresses(broken, mainnet).addressAt(1), fixtures.valid[0].addresses[1]);
   });
 });

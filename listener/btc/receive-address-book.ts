@@ -62,9 +62,9 @@ export function startAddressDeriver(logger: Logger): AddressDeriver {
  * Keeps addresses of the next child indexes of one wallet key derived ahead of requests, so a
  * request rarely pays for elliptic-curve work on the event loop. The buffer only answers "what
  * is the address of index i": which index an invoice gets is decided by the database alone, and a
- * miss is derived inline, so the buffer can never change an invoice's address. With several
- * instances on one database each sees only some indexes allocated; it derives ahead of the
- * highest it saw and drops entries that fell more than `ahead` behind it.
+ * miss is derived inline, so the buffer can never change an invoice's address. Without
+ * `nextIndex` it starts deriving at the first allocation. Entries that fell more than `ahead`
+ * behind the highest allocated index (taken by another process) are dropped.
  */
 export function createReceiveAddressBook(
   deriver: AddressDeriver,
@@ -116,6 +116,21 @@ export function createReceiveAddressBook(
       }
       refill();
     },
+  };
+}
+
+/**
+ * Each address derived on the worker thread when it is needed, nothing ahead: for instances that
+ * share one database, where each sees only some of a key's indexes and a buffer ahead of them
+ * would derive every index on every instance. A failed worker means inline derivation.
+ */
+export function onDemandAddresses(deriver: AddressDeriver, key: AccountKey): { addressAt(index: number): Promise<string> } {
+  return {
+    addressAt: (index) =>
+      deriver.derive(key, index, 1).then(
+        ([address]) => address!,
+        () => receiveAddress(key, index),
+      ),
   };
 }
 

@@ -63,7 +63,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   const { db } = database;
   const engine = createInvoiceEngine({ db, clock, logger });
   const deriver = startAddressDeriver(logger);
-  const receivers = createMerchantReceivers(config, deriver);
+  const receivers = createMerchantReceivers(config, deriver, database.dialect === 'postgres');
   const webhookPolicy = { resolve: deps.resolve ?? systemResolver, allowLoopback: config.webhookAllowLoopback };
 
   const cryptoInvoice: CreateBillingInvoice | null =

@@ -1,32 +1,34 @@
 import { createHash } from 'node:crypto';
 import { parseEvmAccountXpub } from '../base/keys.ts';
-import { parseAccountKey } from '../btc/account-key.ts';
-import { createReceiveAddressBook, type AddressDeriver } from '../btc/receive-address-book.ts';
+import { parseAccountKey, type AccountKey } from '../btc/account-key.ts';
+import { createReceiveAddressBook, onDemandAddresses, type AddressDeriver } from '../btc/receive-address-book.ts';
 import type { MerchantContext } from '../invoices/invoice.service.ts';
 import type { CloudConfig } from './cloud-config.ts';
 import type { MerchantRow } from './merchant.repository.ts';
 
 type Receivers = Pick<MerchantContext, 'btc' | 'base'>;
 
-/** Per merchant key, a small buffer: the first invoice after a start derives inline, the next ones rarely. */
+/** SQLite (one instance): per merchant key, a small buffer; the first invoice after a start derives inline. */
 const CLOUD_AHEAD = 64;
 const CLOUD_BATCH = 32;
 
 /**
  * Builds the engine's receive methods of a Cloud merchant from its stored public keys. Parsing a
  * key costs more than a request, so results are kept per merchant and key text (a changed key
- * makes a new entry); the cache is bounded. Bitcoin addresses come from a per-key buffer filled by
- * the instance's one derive worker.
+ * makes a new entry); the cache is bounded. Bitcoin addresses come from the instance's one derive
+ * worker: buffered ahead per key on SQLite; on Postgres, which several instances share, one at a
+ * time when needed (a buffer per instance would derive every index on every instance).
  */
-export function createMerchantReceivers(config: CloudConfig, deriver: AddressDeriver, maxEntries = 10_000) {
+export function createMerchantReceivers(config: CloudConfig, deriver: AddressDeriver, sharedDatabase: boolean, maxEntries = 10_000) {
   const cache = new Map<string, Receivers>();
+  const addressesOf = (key: AccountKey) =>
+    sharedDatabase ? onDemandAddresses(deriver, key) : createReceiveAddressBook(deriver, key, { ahead: CLOUD_AHEAD, batch: CLOUD_BATCH });
 
   function build(row: MerchantRow): Receivers {
     let btc: MerchantContext['btc'] = null;
     if (row.btc_xpub) {
       const accountKey = parseAccountKey(row.btc_xpub);
-      const addresses = createReceiveAddressBook(deriver, accountKey, { ahead: CLOUD_AHEAD, batch: CLOUD_BATCH });
-      btc = { accountKey, explorerUrl: config.btc.explorerUrls[accountKey.network], ...addresses };
+      btc = { accountKey, explorerUrl: config.btc.explorerUrls[accountKey.network], ...addressesOf(accountKey) };
     }
     let base: MerchantContext['base'] = null;
     if (config.base && (row.base_xpub || row.base_address)) {

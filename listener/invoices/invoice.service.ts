@@ -16,8 +16,8 @@ import { allocateChildIndex, expireIfPending, findInvoice, insertInvoice, type I
 export interface BtcReceiver {
   accountKey: AccountKey;
   explorerUrl: string;
-  /** Address of receive-chain child `index`; may be served from a pre-derived buffer. */
-  addressAt(index: number): string;
+  /** Address of receive-chain child `index`; may be served from a pre-derived buffer or a worker thread. */
+  addressAt(index: number): string | Promise<string>;
   /** Told after each allocation, so a buffer can derive ahead of the next request. */
   allocated?(index: number): void;
 }
@@ -63,7 +63,7 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
         chain: 'btc',
         asset: 'BTC',
         network: btc.accountKey.network,
-        receive_address: btc.addressAt(index),
+        receive_address: await btc.addressAt(index),
         child_index: index,
         derivation_path: derivationPath(btc.accountKey, index),
         key_id: btc.accountKey.keyId,
