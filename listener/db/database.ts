@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, sql, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, Migrator, sql, PostgresDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../log.ts';
 import { migrationProvider } from './migrations.ts';
+import { fairSqliteDialect } from './fair-sqlite-dialect.ts';
 import { startBackgroundCheckpoints } from './sqlite-checkpointer.ts';
 import type { Tables } from './tables.ts';
 
@@ -38,7 +39,7 @@ export async function openDatabase(
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     if (options.backgroundCheckpoints && path !== ':memory:') checkpoints = startBackgroundCheckpoints(sqlite, path, options.logger);
-    db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    db = new Kysely<Tables>({ dialect: fairSqliteDialect(withStatementCache(sqlite)) });
     dialect = 'sqlite';
   } else {
     const pool = new pg.Pool({
