@@ -9,10 +9,10 @@ import {
 } from 'kysely';
 
 /**
- * kysely's SQLite dialect with a first-come, first-served connection. SQLite has one connection;
- * kysely's own driver wakes every waiting query on each release to race for it again, so with 50
- * requests in flight each query cost 50 wake-ups and a late query could overtake early ones (the
- * tail of `create-invoice` latency). Here the connection goes to the longest waiter.
+ * kysely's SQLite dialect with a queue for its one connection. kysely's own driver wakes every
+ * waiting query on each release, and all but one go back to waiting: with 50 requests in flight
+ * that is about 50 wake-ups per query. Here a release hands the connection to the longest waiter
+ * only (measured: 13-16% more `POST /invoice` per second at 50 connections).
  */
 export function fairSqliteDialect(database: SqliteDatabase): Dialect {
   return {
