@@ -41,27 +41,9 @@ export function createCloudChainWatchers(deps: {
   const running = new Map<string, Running>();
   let timer: NodeJS.Timeout | undefined;
   let active = false;
-  const btcSources = new Map<string, ChainSource>();
-  const baseSources = new Map<string, RpcSource>();
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-  function btcSource(url: string): ChainSource {
-    let source = btcSources.get(url);
-    if (!source) {
-      source = createSharedChainSource(createEsploraSource({ baseUrl: url, fetch: deps.fetch }), { clock: deps.clock });
-      btcSources.set(url, source);
-    }
-    return source;
-  }
-
-  function baseSource(url: string): RpcSource {
-    let source = baseSources.get(url);
-    if (!source) {
-      source = createSharedRpcSource(createRpcSource(url, { fetch: deps.fetch, sleep }), { clock: deps.clock });
-      baseSources.set(url, source);
-    }
-    return source;
-  }
+  const btcSources = onePerUrl<ChainSource>((url) => createSharedChainSource(createEsploraSource({ baseUrl: url, fetch: deps.fetch }), { clock: deps.clock }));
+  const baseSources = onePerUrl<RpcSource>((url) => createSharedRpcSource(createRpcSource(url, { fetch: deps.fetch, sleep }), { clock: deps.clock }));
 
   async function refresh() {
     const merchants = await deps.db.selectFrom('cloud_merchants').selectAll().execute();
@@ -76,7 +58,7 @@ export function createCloudChainWatchers(deps: {
             db: deps.db,
             merchantId: merchant.merchant_id,
             keyId: accountKey.keyId,
-            source: btcSource(esplora),
+            source: btcSources.get(esplora),
             clock: deps.clock,
             logger: log,
             pollIntervalMs: deps.btcPollIntervalMs,
@@ -94,7 +76,7 @@ export function createCloudChainWatchers(deps: {
           logger: log.child({ chain: 'base' }),
           merchantId: merchant.merchant_id,
           base: base.base,
-          sources: base.base.rpcUrls.map(baseSource),
+          sources: base.base.rpcUrls.map((url) => baseSources.get(url)),
           pollIntervalMs: deps.basePollIntervalMs,
         });
         watcher.start();
@@ -128,5 +110,21 @@ export function createCloudChainWatchers(deps: {
       btcSources.clear();
       baseSources.clear();
     },
+  };
+}
+
+/** One source per URL, made on first use and shared by every watcher of that URL until cleared. */
+function onePerUrl<T>(create: (url: string) => T) {
+  const made = new Map<string, T>();
+  return {
+    get(url: string): T {
+      let source = made.get(url);
+      if (!source) {
+        source = create(url);
+        made.set(url, source);
+      }
+      return source;
+    },
+    clear: () => made.clear(),
   };
 }
