@@ -83,7 +83,11 @@ function schemaComponents(): JsonObject {
   // zod puts an id'd schema missing from the registry under `__shared`, a ref that no OpenAPI tool resolves.
   const unlisted = Object.keys((schemas.__shared as JsonObject | undefined)?.$defs ?? {});
   if (unlisted.length) throw new Error(`add to componentSchemas: ${unlisted.join(', ')}`);
-  for (const schema of Object.values(schemas)) delete (schema as JsonObject).$schema;
+  // `uri` sets each `$id` to its ref, a fragment that JSON Schema 2020-12 forbids in `$id`: components need none.
+  for (const schema of Object.values(schemas)) {
+    delete (schema as JsonObject).$schema;
+    delete (schema as JsonObject).$id;
+  }
   return schemas;
 }
 
