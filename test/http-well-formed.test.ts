@@ -12,7 +12,7 @@ const LONE_SURROGATE_MEMO = '{"chain":"btc","amount_sats":1000,"memo":"a\\ud800b
 const INVALID_UTF8_BODY = Buffer.concat([Buffer.from('{"chain":"btc","amount_sats":1000,"memo":"a'), Buffer.from([0xff]), Buffer.from('b"}')]);
 
 async function postBytes(url: string, body: Buffer, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: new Uint8Array(body) });
   const text = await response.text();
   return { status: response.status, headers: response.headers, json: JSON.parse(text) };
 }

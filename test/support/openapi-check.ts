@@ -87,12 +87,12 @@ export async function exchange(
   baseUrl: string,
   method: string,
   path: string,
-  options: { headers?: Record<string, string>; body?: string | Buffer } = {},
+  options: { headers?: Record<string, string>; body?: string | Uint8Array } = {},
 ): Promise<Answer & { json(): any }> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
-    body: options.body,
+    body: typeof options.body === 'string' ? options.body : options.body && new Uint8Array(options.body),
   });
   const body = await response.text();
   return { method, path, status: response.status, contentType: response.headers.get('content-type') ?? '', body, json: () => JSON.parse(body) };
