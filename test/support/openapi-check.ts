@@ -41,16 +41,22 @@ export function responseChecker(document: JsonObject) {
   }));
   const covered = new Set<string>();
 
-  function operationOf(method: string, path: string) {
+  function find(method: string, path: string) {
     const pathname = path.split('?')[0];
     const match = templates.find(({ pattern }) => pattern.test(pathname));
     const operation = match && document.paths[match.template][method.toLowerCase()];
-    if (!operation) throw new Error(`${method} ${pathname} is not an operation of the document`);
-    return { template: match.template, operation };
+    return operation ? { template: match.template, operation } : undefined;
+  }
+
+  function operationOf(method: string, path: string) {
+    const found = find(method, path);
+    if (!found) throw new Error(`${method} ${path.split('?')[0]} is not an operation of the document`);
+    return found;
   }
 
   return {
     covered,
+    isOperation: (method: string, path: string) => find(method, path) !== undefined,
     /** Throws with the schema errors when the answer does not match the document. */
     check(answer: Answer): void {
       const { template, operation } = operationOf(answer.method, answer.path);
@@ -82,16 +88,17 @@ export function responseChecker(document: JsonObject) {
   };
 }
 
-/** Sends a request and returns the answer in the shape `responseChecker` reads. */
+/** Sends a request and returns the answer in the shape `responseChecker` reads; a body is JSON unless `bare`. */
 export async function exchange(
   baseUrl: string,
   method: string,
   path: string,
-  options: { headers?: Record<string, string>; body?: string | Uint8Array } = {},
+  options: { headers?: Record<string, string>; body?: string | Uint8Array; bare?: boolean } = {},
 ): Promise<Answer & { json(): any }> {
+  const jsonBody = options.body !== undefined && !options.bare;
   const response = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+    headers: { ...(jsonBody ? { 'content-type': 'application/json' } : {}), ...options.headers },
     body: typeof options.body === 'string' ? options.body : options.body && new Uint8Array(options.body),
   });
   const body = await response.text();
