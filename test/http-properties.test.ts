@@ -4,6 +4,7 @@
  * PROPERTY_SEED=<seed> PROPERTY_RUNS=<n> node --import tsx --test test/http-properties.test.ts
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
@@ -165,6 +166,38 @@ async function runSurface(baseUrl: string, surface: Surface, db: Kysely<any>, ch
   return sent;
 }
 
+/** Writes raw bytes, half-closes, and returns everything the server sent before closing. */
+function rawExchange(url: string, request: Buffer): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(request));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error)));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+  });
+}
+
+const headerValue = fc.oneof(
+  fc.string({ unit: 'binary-ascii', maxLength: 40 }),
+  fc.uint8Array({ maxLength: 20 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
+  fc.integer({ min: 1, max: 24_000 }).map((size) => 'v'.repeat(size)),
+);
+
+/** Requests as bytes on the wire: any method token, target and header lines, malformed framing included. */
+const rawRequest = fc
+  .record({
+    method: fc.oneof(fc.constantFrom('GET', 'POST', 'HEAD', 'OPTIONS', 'CONNECT', 'PRI'), fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 8 })),
+    target: fc.oneof(fc.constantFrom('/health', '/invoice', '/invoice/x', '*', 'http://a/health', ''), idSegment.map((id) => `/invoice/${id}`), fc.string({ unit: 'binary', maxLength: 30 })),
+    version: fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/1.1 ', 'FOO'),
+    headers: fc.array(fc.tuple(fc.oneof(fc.constantFrom('Host', 'Content-Length', 'Transfer-Encoding', 'X-Service-Api-Key', 'Content-Type'), fc.string({ unit: 'binary-ascii', maxLength: 12 })), headerValue), { maxLength: 5 }),
+    body: fc.uint8Array({ maxLength: 40 }),
+  })
+  .map(({ method, target, version, headers, body }) => {
+    const head = `${method} ${target} ${version}\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}Connection: close\r\n\r\n`;
+    return Buffer.concat([Buffer.from(head, 'utf8'), Buffer.from(body)]);
+  });
+
 describe(`HTTP surface properties (seed ${SEED}, ${RUNS} runs each)`, () => {
   let listener: RunningListener;
   let cloud: RunningCloud;
@@ -202,6 +235,27 @@ describe(`HTTP surface properties (seed ${SEED}, ${RUNS} runs each)`, () => {
       check,
     );
     assert.equal(sent, RUNS);
+  });
+
+  it('raw requests on the wire: every answer is well-formed HTTP, never a 5xx, and an error carries the envelope', async () => {
+    await fc.assert(
+      fc.asyncProperty(rawRequest, async (request) => {
+        const answer = await rawExchange(listener.url, request);
+        // A request cut short by the client's half-close may get no answer at all; anything sent must be HTTP.
+        if (answer === '') return;
+        const where = `${request.toString('latin1').slice(0, 160)} → ${answer.slice(0, 200)}`;
+        const status = /^HTTP\/1\.[01] (\d{3}) /.exec(answer);
+        assert.ok(status, where);
+        assert.ok(Number(status[1]) < 500, where);
+        const [head, ...rest] = answer.split('\r\n\r\n');
+        if (Number(status[1]) >= 400 && !/^HEAD /.test(request.toString('latin1'))) {
+          assert.match(head, /\r\ncontent-type: application\/json/i, where);
+          const code = JSON.parse(rest.join('\r\n\r\n')).error.code as ErrorCode;
+          assert.equal(errorCatalogue[code]?.status, Number(status[1]), where);
+        }
+      }),
+      { seed: SEED, numRuns: Math.ceil(RUNS / 2) },
+    );
   });
 
   it('Cloud: the same invariants on every /api/v1 route, keyed or not; usage counts only created invoices', async () => {

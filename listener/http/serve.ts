@@ -27,7 +27,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
 
 /** Serves a Koa app on host:port (0 = a free port) and returns the server and its URL. */
 export async function serveHttp(app: Koa, port: number, host: string): Promise<{ server: Server; url: string }> {
-  const server = createServer(app.callback());
+  // The app answers a missing Host itself (see wellFormedRequest), in the envelope; Node's answer has no body.
+  const server = createServer({ requireHostHeader: false }, app.callback());
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {

@@ -36,10 +36,12 @@ export function decodeUrlComponent(text: string, what: string): string {
 }
 
 /**
- * Refuses a path or query string whose percent-escapes are not well-formed UTF-8. The router and
- * Koa's query parser would otherwise keep the raw text or substitute U+FFFD without a word.
+ * Refuses an HTTP/1.1 request without Host (RFC 9112 requires the 400), and a path or query string
+ * whose percent-escapes are not well-formed UTF-8: the router and Koa's query parser would otherwise
+ * keep the raw text or substitute U+FFFD without a word.
  */
-export const wellFormedUrl: Middleware = async (ctx, next) => {
+export const wellFormedRequest: Middleware = async (ctx, next) => {
+  if (ctx.req.httpVersion === '1.1' && ctx.req.headers.host === undefined) throw new ServiceError('bad_body', 'An HTTP/1.1 request needs a Host header.');
   decodeUrlComponent(ctx.path, 'path');
   for (const pair of ctx.querystring.split('&')) decodeUrlComponent(pair, 'query string');
   await next();
