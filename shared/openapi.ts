@@ -368,6 +368,7 @@ export function buildOpenApiDocument(): JsonObject {
             '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
             '404': { description: 'No such invoice: an HTML page saying so.', content: { 'text/html': { schema: { type: 'string' } } } },
             '500': { description: 'The invoice could not be read: an HTML page asking to reload.', content: { 'text/html': { schema: { type: 'string' } } } },
+            ...errorResponses([]),
           },
         },
       },
@@ -382,14 +383,14 @@ export function buildOpenApiDocument(): JsonObject {
         get: {
           operationId: 'getOpenApi',
           summary: 'This document',
-          responses: { '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
+          responses: { '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } }, ...errorResponses([]) },
         },
       },
       '/llms.txt': {
         get: {
           operationId: 'getLlmsTxt',
           summary: 'Plain-text summary of the API for language models (llmstxt.org format)',
-          responses: { '200': { description: 'Markdown text.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+          responses: { '200': { description: 'Markdown text.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses([]) },
         },
       },
       ...cloudPaths(createErrors),

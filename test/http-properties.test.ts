@@ -4,7 +4,6 @@
  * PROPERTY_SEED=<seed> PROPERTY_RUNS=<n> node --import tsx --test test/http-properties.test.ts
  */
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
@@ -14,6 +13,7 @@ import { errorCatalogue, type ErrorCode } from '../shared/index.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { BIP84_ZPUB, startTestListener } from './support/listener.ts';
 import { dereferenced, exchange, responseChecker, type Answer } from './support/openapi-check.ts';
+import { rawExchange } from './support/raw-http.ts';
 
 const SEED = Number(process.env.PROPERTY_SEED ?? 14_2026);
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 250);
@@ -164,18 +164,6 @@ async function runSurface(baseUrl: string, surface: Surface, db: Kysely<any>, ch
     { seed: SEED, numRuns: RUNS },
   );
   return sent;
-}
-
-/** Writes raw bytes, half-closes, and returns everything the server sent before closing. */
-function rawExchange(url: string, request: Buffer): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.end(request));
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error)));
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
-  });
 }
 
 const headerValue = fc.oneof(

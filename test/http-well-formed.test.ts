@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { RunningListener } from '../listener/app.ts';
 import type { RunningCloud } from '../listener/cloud/cloud-app.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { BIP84_ZPUB, postJson, startTestListener } from './support/listener.ts';
+import { rawExchange } from './support/raw-http.ts';
+import { stripeEnv } from './support/stripe-events.ts';
 
 /** A JSON body spelling an unpaired surrogate as an escape: valid JSON, not storable text. */
 const LONE_SURROGATE_MEMO = '{"chain":"btc","amount_sats":1000,"memo":"a\\ud800b"}';
@@ -15,18 +16,6 @@ async function postBytes(url: string, body: Buffer, headers: Record<string, stri
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: new Uint8Array(body) });
   const text = await response.text();
   return { status: response.status, headers: response.headers, json: JSON.parse(text) };
-}
-
-/** Sends raw bytes over TCP and returns the whole answer (the server closes the connection). */
-function rawExchange(url: string, request: string): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(request));
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  });
 }
 
 function assertEnvelopeAnswer(raw: string, status: number, code: string) {
@@ -79,9 +68,11 @@ describe('well-formed Unicode and HTTP at the edge: listener', () => {
     assertEnvelopeAnswer(await rawExchange(listener.url, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`), 431, 'headers_too_large');
   });
 
-  it('a request that is not HTTP gets 400 bad_body in the envelope instead of a bare status line', async () => {
+  it('a request that is not HTTP, or HTTP/1.1 without Host, gets 400 bad_body in the envelope instead of a bare status line', async () => {
     assertEnvelopeAnswer(await rawExchange(listener.url, 'HELLO\r\n\r\n'), 400, 'bad_body');
     assertEnvelopeAnswer(await rawExchange(listener.url, 'GET /health HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n'), 400, 'bad_body');
+    assertEnvelopeAnswer(await rawExchange(listener.url, 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n'), 400, 'bad_body');
+    assert.match(await rawExchange(listener.url, 'GET /health HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 200 /, 'HTTP/1.0 needs no Host');
   });
 });
 
@@ -132,6 +123,18 @@ describe('well-formed Unicode at the edge: Cloud', () => {
     });
     assert.equal(response.status, 400);
     assert.match(await response.text(), /bad_body/);
+  });
+
+  it('a Stripe webhook body that is not UTF-8 is 400 bad_body before any signature check', async () => {
+    const billing = await startTestCloud({ env: stripeEnv });
+    try {
+      const refused = await postBytes(`${billing.url}/api/v1/billing/stripe-webhook`, INVALID_UTF8_BODY, { 'Stripe-Signature': 't=1,v1=00' });
+      assert.equal(refused.status, 400);
+      assert.equal(refused.json.error.code, 'bad_body');
+      assert.match(refused.json.error.message, /UTF-8/, 'refused for its bytes, not for its signature');
+    } finally {
+      await billing.stop();
+    }
   });
 
   it('an oversized request line on Cloud gets 431 headers_too_large in the envelope', async () => {
