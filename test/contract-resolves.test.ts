@@ -248,13 +248,28 @@ describe('real answers of every Cloud operation and documented status match the 
     }
   });
 
-  it('covers every documented Cloud status but the ones no test can reach', () => {
-    const unreachable = [
-      // Exhausting the 9,999 nonces of one amount on Cloud (4 digits, not configurable) is not a test;
-      // the same 503 capacity envelope is checked on the listener with one nonce digit.
-      'POST /api/v1/invoice 503',
-    ];
-    const documented = check.documented((template) => template.startsWith('/api/v1'));
-    assert.deepEqual([...check.covered].sort(), documented.filter((entry) => !unreachable.includes(entry)).sort());
+  it('a fixed-address merchant whose nonces of an amount are all held: 503 capacity', async () => {
+    const fixed = await startTestCloud({ env: { BASE_RPC_URL: 'http://127.0.0.1:9' } });
+    try {
+      const merchant = await signupMerchant(fixed.url, { base_address: FIXED_ADDRESS });
+      // The 9,999 nonces of $2.00 (four nonce digits) held by earlier invoices, as the lease table keeps them.
+      const leases = Array.from({ length: 9_999 }, (_, i) => ({
+        merchant_id: merchant.merchant_id,
+        base_units: '2000000',
+        nonce: i + 1,
+        invoice_id: `inv_held_${i + 1}`,
+        reserved_until: Date.now() + 3_600_000,
+      }));
+      for (let i = 0; i < leases.length; i += 500) await fixed.database.db.insertInto('base_nonce_leases').values(leases.slice(i, i + 500)).execute();
+      const key = { 'X-Service-Api-Key': merchant.api_key };
+      const exhausted = await send('POST', api('/invoice'), { headers: key, body: '{"chain":"base","amount_usd":2}' }, fixed.url);
+      assert.equal(exhausted.json().error.code, 'capacity', exhausted.body);
+    } finally {
+      await fixed.stop();
+    }
+  });
+
+  it('covers every documented Cloud status', () => {
+    assert.deepEqual([...check.covered].sort(), check.documented((template) => template.startsWith('/api/v1')).sort());
   });
 });
