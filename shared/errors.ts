@@ -8,7 +8,7 @@ export const errorCatalogue = {
   bad_body: {
     status: 400,
     description:
-      'The body is not valid JSON, is larger than 16 KB, is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1).',
+      'The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.',
   },
   invalid_amount: {
     status: 400,
@@ -65,6 +65,11 @@ export const errorCatalogue = {
     description: 'Webhook receiver: `X-Service-Timestamp` is more than five minutes ahead of the receiver clock.',
   },
   not_found: { status: 404, description: 'No such invoice or route.' },
+  headers_too_large: {
+    status: 431,
+    description:
+      'The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed.',
+  },
   rate_limited: {
     status: 429,
     description: 'Too many invoice requests; the `Retry-After` header says how many seconds to wait.',
@@ -81,17 +86,17 @@ export const errorCatalogue = {
 export type ErrorCode = keyof typeof errorCatalogue;
 export const errorCodes = Object.keys(errorCatalogue) as [ErrorCode, ...ErrorCode[]];
 
-export const ErrorEnvelope = z
+export const ErrorDetail = z
   .object({
-    error: z
-      .object({
-        code: z.enum(errorCodes).describe('Stable, machine-readable code: branch on this.'),
-        message: z.string().describe('Human-readable; may change, never branch on it.'),
-        plan: z.string().optional().describe('plan_limit_reached only: the current plan.'),
-        limit: z.number().int().optional().describe('plan_limit_reached only: the monthly cap.'),
-        used: z.number().int().optional().describe('plan_limit_reached only: invoices created this month.'),
-      })
-      .meta({ id: 'ErrorDetail' }),
+    code: z.enum(errorCodes).describe('Stable, machine-readable code: branch on this.'),
+    message: z.string().describe('Human-readable; may change, never branch on it.'),
+    plan: z.string().optional().describe('plan_limit_reached only: the current plan.'),
+    limit: z.number().int().optional().describe('plan_limit_reached only: the monthly cap.'),
+    used: z.number().int().optional().describe('plan_limit_reached only: invoices created this month.'),
   })
+  .meta({ id: 'ErrorDetail' });
+
+export const ErrorEnvelope = z
+  .object({ error: ErrorDetail })
   .meta({ id: 'ErrorEnvelope', description: 'Every non-2xx answer carries this envelope.' });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;

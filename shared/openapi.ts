@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { BaseCheckoutView, BtcCheckoutView, CheckoutView } from './checkout.ts';
-import { ErrorEnvelope, errorCatalogue, type ErrorCode } from './errors.ts';
-import { Health } from './health.ts';
+import { ErrorDetail, ErrorEnvelope, errorCatalogue, type ErrorCode } from './errors.ts';
+import { BaseHealth, Health } from './health.ts';
 import {
   BaseFixedInvoiceCreated,
   BaseInvoice,
@@ -32,7 +32,9 @@ import { InvoiceConfirmedEvent, PaymentOrphanEvent, webhookHeaders, webhookVerif
 
 type JsonObject = Record<string, unknown>;
 
+/** Every schema with an id reachable from these must be listed too: each lands in components/schemas. */
 const componentSchemas = [
+  ErrorDetail,
   ErrorEnvelope,
   InvoiceStatus,
   CreateInvoiceRequest,
@@ -43,6 +45,7 @@ const componentSchemas = [
   BaseFixedInvoiceCreated,
   CreatedInvoice,
   StoredInvoice,
+  BaseHealth,
   Health,
   BtcCheckoutView,
   BaseCheckoutView,
@@ -77,7 +80,14 @@ function schemaComponents(): JsonObject {
     io: 'input',
     uri: (id) => `#/components/schemas/${id}`,
   });
-  for (const schema of Object.values(schemas)) delete (schema as JsonObject).$schema;
+  // zod puts an id'd schema missing from the registry under `__shared`, a ref that no OpenAPI tool resolves.
+  const unlisted = Object.keys((schemas.__shared as JsonObject | undefined)?.$defs ?? {});
+  if (unlisted.length) throw new Error(`add to componentSchemas: ${unlisted.join(', ')}`);
+  // `uri` sets each `$id` to its ref, a fragment that JSON Schema 2020-12 forbids in `$id`: components need none.
+  for (const schema of Object.values(schemas)) {
+    delete (schema as JsonObject).$schema;
+    delete (schema as JsonObject).$id;
+  }
   return schemas;
 }
 
@@ -96,10 +106,13 @@ function errorResponse(codes: ErrorCode[]): JsonObject {
   };
 }
 
-/** Groups codes by their HTTP status into OpenAPI responses. */
+/** Any request can get these at the edge, before its route runs: a malformed URL or body, oversized headers. */
+const edgeCodes: ErrorCode[] = ['bad_body', 'headers_too_large'];
+
+/** Groups codes (plus the edge codes) by their HTTP status into OpenAPI responses. */
 function errorResponses(codes: ErrorCode[]): JsonObject {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) {
+  for (const code of new Set([...edgeCodes, ...codes])) {
     const status = errorCatalogue[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -355,6 +368,7 @@ export function buildOpenApiDocument(): JsonObject {
             '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
             '404': { description: 'No such invoice: an HTML page saying so.', content: { 'text/html': { schema: { type: 'string' } } } },
             '500': { description: 'The invoice could not be read: an HTML page asking to reload.', content: { 'text/html': { schema: { type: 'string' } } } },
+            ...errorResponses([]),
           },
         },
       },
@@ -369,14 +383,14 @@ export function buildOpenApiDocument(): JsonObject {
         get: {
           operationId: 'getOpenApi',
           summary: 'This document',
-          responses: { '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
+          responses: { '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } }, ...errorResponses([]) },
         },
       },
       '/llms.txt': {
         get: {
           operationId: 'getLlmsTxt',
           summary: 'Plain-text summary of the API for language models (llmstxt.org format)',
-          responses: { '200': { description: 'Markdown text.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+          responses: { '200': { description: 'Markdown text.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses([]) },
         },
       },
       ...cloudPaths(createErrors),

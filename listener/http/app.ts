@@ -6,6 +6,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { errorMiddleware } from './error-middleware.ts';
 import { requestContext } from './request-context.ts';
+import { wellFormedRequest } from './well-formed.ts';
 import { listenerRoutes, type RouteDeps } from './routes.ts';
 
 export interface HttpAppDeps extends RouteDeps {
@@ -28,6 +29,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   const router = listenerRoutes(deps);
   app.use(requestContext(deps.logger, deps.clock));
   app.use(errorMiddleware(deps.logger, fallbackCode));
+  app.use(wellFormedRequest);
   app.use(router.routes());
   app.use(checkoutRoutes({ source: deps.checkout, logger: deps.logger }).routes());
   return app;

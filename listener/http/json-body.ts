@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { ServiceError } from '../errors.ts';
+import { holdsMalformedString } from './well-formed.ts';
 
 export const MAX_BODY_BYTES = 16 * 1024;
 
@@ -10,14 +11,23 @@ export const MAX_BODY_BYTES = 16 * 1024;
 export async function readJsonBody(ctx: Context): Promise<unknown> {
   const text = await readBodyText(ctx);
   ctx.state.rawBody = text;
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new ServiceError('bad_body', 'The body is not valid JSON.');
   }
+  // JSON may spell an unpaired surrogate as `\ud800`; no database or UTF-8 writer can store it.
+  if (holdsMalformedString(body)) throw new ServiceError('bad_body', 'A string in the body is not well-formed Unicode (unpaired surrogate).');
+  return body;
 }
 
-/** The request body as UTF-8 text, refused (bad_body) beyond `maxBytes` (16 KB) whatever Content-Length claims. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The request body as UTF-8 text, refused (bad_body) beyond `maxBytes` (16 KB) whatever Content-Length
+ * claims, or when its bytes are not well-formed UTF-8 (never silently turned into U+FFFD).
+ */
 export async function readBodyText(ctx: Context, maxBytes = MAX_BODY_BYTES): Promise<string> {
   const declared = Number(ctx.get('Content-Length') || 0);
   if (declared > maxBytes) throw tooLarge(maxBytes);
@@ -28,7 +38,11 @@ export async function readBodyText(ctx: Context, maxBytes = MAX_BODY_BYTES): Pro
     if (size > maxBytes) throw tooLarge(maxBytes);
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  try {
+    return strictUtf8.decode(Buffer.concat(chunks));
+  } catch {
+    throw new ServiceError('bad_body', 'The body is not well-formed UTF-8.');
+  }
 }
 
 function tooLarge(maxBytes: number) {

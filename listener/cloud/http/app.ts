@@ -4,6 +4,7 @@ import type { RateLimitConfig } from '../../config.ts';
 import type { Logger } from '../../log.ts';
 import { errorMiddleware } from '../../http/error-middleware.ts';
 import { requestContext } from '../../http/request-context.ts';
+import { wellFormedRequest } from '../../http/well-formed.ts';
 import { documentRoutes } from '../../http/serve.ts';
 import { checkoutRoutes } from '../../checkout/routes.ts';
 import { cloudRoutes, type CloudRouteDeps } from './routes.ts';
@@ -26,6 +27,7 @@ export function createCloudHttpApp(
   documentRoutes(router, deps.documents);
   app.use(requestContext(deps.logger, deps.clock));
   app.use(errorMiddleware(deps.logger, fallbackCode));
+  app.use(wellFormedRequest);
   app.use(router.routes());
   // The hosted page behind `checkout_url`: the listener's page over Cloud's public view.
   const checkoutSource = { view: (invoiceId: string) => deps.cloud.checkout(invoiceId) };

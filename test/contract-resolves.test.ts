@@ -1,0 +1,275 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { startListener, type RunningListener } from '../listener/app.ts';
+import type { RunningCloud } from '../listener/cloud/cloud-app.ts';
+import { loadConfig } from '../listener/config.ts';
+import { openDatabase } from '../listener/db/database.ts';
+import { silentLogger } from '../listener/log.ts';
+import { signupMerchant, startTestCloud } from './support/cloud.ts';
+import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, startTestListener, tempSqliteUrl } from './support/listener.ts';
+import { dereferenced, exchange, responseChecker, strictAjv } from './support/openapi-check.ts';
+
+const committed = JSON.parse(readFileSync(new URL('../openapi/openapi.json', import.meta.url), 'utf8'));
+const FIXED_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const LISTENER_KEY = 'listener-test-key-0123456789';
+const OVERLONG_ID = 'x'.repeat(20_000);
+
+function assertFullyResolves(document: Record<string, unknown>) {
+  const text = JSON.stringify(document);
+  assert.ok(!text.includes('"$ref"'), 'no $ref is left after dereferencing');
+}
+
+describe('the contract resolves everywhere', () => {
+  it('the committed openapi.json validates and dereferences fully with swagger-parser', async () => {
+    assertFullyResolves(await dereferenced(committed));
+  });
+
+  it('every component schema compiles under JSON Schema 2020-12 (Ajv strict) with plain #/components/schemas refs', async () => {
+    const refs = JSON.stringify(committed).match(/"\$ref":"[^"]*"/g) ?? [];
+    for (const ref of refs) assert.match(ref, /^"\$ref":"#\/components\/schemas\/[A-Za-z]+"$/);
+    const ajv = strictAjv();
+    ajv.addKeyword({ keyword: 'components' });
+    ajv.addSchema({ $id: 'https://contract.invalid/openapi.json', components: committed.components });
+    for (const id of Object.keys(committed.components.schemas)) ajv.compile({ $ref: `https://contract.invalid/openapi.json#/components/schemas/${id}` });
+    // Each schema on its own too: the resource above does not validate `$id` or keywords inside `components`.
+    const standalone = strictAjv();
+    for (const schema of Object.values((await dereferenced(committed)).components.schemas)) standalone.compile(schema as object);
+    const broken = strictAjv();
+    broken.addKeyword({ keyword: 'components' });
+    broken.addSchema({ $id: 'https://broken.invalid/openapi.json', components: { schemas: { X: { type: 'object', properties: { a: { $ref: '#/components/schemas/__shared#/$defs/Y' } } } } } });
+    assert.throws(() => broken.compile({ $ref: 'https://broken.invalid/openapi.json#/components/schemas/X' }), /resolve reference/, 'the check catches an unresolvable ref');
+  });
+
+  it('the listener and Cloud serve that document, and it dereferences fully', async () => {
+    const listener = await startTestListener();
+    const cloud = await startTestCloud();
+    try {
+      for (const url of [`${listener.url}/openapi.json`, `${cloud.url}/api/v1/openapi.json`]) {
+        const served = await (await fetch(url)).json();
+        assert.deepEqual(served, committed, url);
+        assertFullyResolves(await dereferenced(served));
+      }
+    } finally {
+      await Promise.all([listener.stop(), cloud.stop()]);
+    }
+  });
+});
+
+/** Starts a listener over a database the test can close, to produce the storage-failure answers. */
+async function listenerOverClosableDatabase() {
+  const database = await openDatabase(tempSqliteUrl(), { logger: silentLogger });
+  const listener = await startTestListener({ database });
+  return { listener, database };
+}
+
+describe('real answers of every listener operation and documented status match the served document', () => {
+  let check: ReturnType<typeof responseChecker>;
+  const listeners: RunningListener[] = [];
+
+  before(async () => {
+    const probe = await startTestListener();
+    listeners.push(probe);
+    check = responseChecker(await dereferenced(await (await fetch(`${probe.url}/openapi.json`)).json()));
+  });
+  after(() => Promise.all(listeners.map((listener) => listener.stop())));
+
+  const send = async (url: string, method: string, path: string, options: Parameters<typeof exchange>[3] = {}) => {
+    const answer = await exchange(url, method, path, options);
+    check.check(answer);
+    return answer;
+  };
+
+  it('Bitcoin listener with an API key: success, refusals, oversized headers, documents', async () => {
+    const listener = await startTestListener({ env: { SERVICE_API_KEY: LISTENER_KEY } });
+    listeners.push(listener);
+    const key = { 'X-Service-Api-Key': LISTENER_KEY };
+    const url = listener.url;
+    const created = await send(url, 'POST', '/invoice', { headers: key, body: '{"chain":"btc","amount_sats":1000,"memo":"x"}' });
+    assert.equal(created.status, 201);
+    const id = created.json().invoice_id;
+    for (const body of ['{', '{"chain":"btc","amount_sats":-1}', '{"chain":"doge","amount_sats":1}', '{"chain":"base","amount_usd":1}']) {
+      assert.equal((await send(url, 'POST', '/invoice', { headers: key, body })).status, 400, body);
+    }
+    assert.equal((await send(url, 'POST', '/invoice', { body: '{"chain":"btc","amount_sats":1000}' })).status, 401);
+    assert.equal((await send(url, 'POST', '/invoice?x=%ff', { headers: key, body: '{}' })).status, 400);
+    assert.equal((await send(url, 'POST', `/invoice?${OVERLONG_ID}`, { headers: key, body: '{}' })).status, 431);
+    for (const route of ['/invoice', '/checkout']) {
+      assert.equal((await send(url, 'GET', `${route}/${id}`)).status, 200);
+      assert.equal((await send(url, 'GET', `${route}/missing`)).status, 404);
+      assert.equal((await send(url, 'GET', `${route}/%ff`)).status, 400);
+      assert.equal((await send(url, 'GET', `${route}/${OVERLONG_ID}`)).status, 431);
+    }
+    assert.equal((await send(url, 'GET', '/pay/missing')).status, 404);
+    assert.equal((await send(url, 'GET', '/health')).status, 200);
+    assert.equal((await send(url, 'GET', '/health?%ff')).status, 400);
+    assert.equal((await send(url, 'GET', `/health?${OVERLONG_ID}`)).status, 431);
+    for (const path of ['/openapi.json', '/llms.txt', `/pay/${id}`]) {
+      assert.equal((await send(url, 'GET', path)).status, 200, path);
+      assert.equal((await send(url, 'GET', `${path}?%ff`)).status, 400, path);
+      assert.equal((await send(url, 'GET', `${path}?${OVERLONG_ID}`)).status, 431, path);
+    }
+  });
+
+  it('Base fixed-address listener: chain and asset refusals, 503 capacity, then 429 rate_limited', async () => {
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: tempSqliteUrl(),
+      MERCHANT_BASE_ADDRESS: FIXED_ADDRESS,
+      MERCHANT_EVM_TOKENS: 'usdt',
+      BASE_RPC_URL: 'http://127.0.0.1:9',
+      SERVICE_RATE_LIMIT: '12',
+    });
+    const listener = await startListener(config, { logger: silentLogger, baseOptions: { nonceDigits: 1 } });
+    listeners.push(listener);
+    const post = (body: string) => send(listener.url, 'POST', '/invoice', { body });
+    assert.equal((await post('{"chain":"btc","amount_sats":1000}')).json().error.code, 'chain_disabled');
+    assert.equal((await post('{"chain":"base","amount_usd":1,"asset":"usdc"}')).json().error.code, 'asset_disabled');
+    // One nonce digit: an amount has nine nonces, the tenth invoice of it finds none.
+    for (let i = 0; i < 9; i++) assert.equal((await post('{"chain":"base","amount_usd":2,"asset":"usdt"}')).status, 201);
+    assert.equal((await post('{"chain":"base","amount_usd":2,"asset":"usdt"}')).status, 503);
+    const limited = await post('{"chain":"base","amount_usd":3,"asset":"usdt"}');
+    assert.equal(limited.status, 429);
+  });
+
+  it('a listener whose database fails: 500 create_failed and lookup_failed, the checkout page asks to reload', async () => {
+    const { listener, database } = await listenerOverClosableDatabase();
+    listeners.push(listener);
+    await database.close();
+    assert.equal((await send(listener.url, 'POST', '/invoice', { body: '{"chain":"btc","amount_sats":1000}' })).json().error.code, 'create_failed');
+    assert.equal((await send(listener.url, 'GET', '/invoice/any')).json().error.code, 'lookup_failed');
+    assert.equal((await send(listener.url, 'GET', '/checkout/any')).json().error.code, 'lookup_failed');
+    assert.equal((await send(listener.url, 'GET', '/pay/any')).status, 500);
+  });
+
+  it('covers every documented listener status but the one no input can reach', () => {
+    const unreachable = [
+      // /health reports a failing database as `ok: false` with 200; 500 is only for a bug.
+      'GET /health 500',
+    ];
+    const documented = check.documented((template) => !template.startsWith('/api/v1'));
+    assert.deepEqual([...check.covered].sort(), documented.filter((entry) => !unreachable.includes(entry)).sort());
+  });
+});
+
+describe('real answers of every Cloud operation and documented status match the served document', () => {
+  let check: ReturnType<typeof responseChecker>;
+  let cloud: RunningCloud;
+  let failCard = false;
+  const api = (path: string) => `/api/v1${path}`;
+  const send = async (method: string, path: string, options: Parameters<typeof exchange>[3] = {}, url = cloud.url) => {
+    const answer = await exchange(url, method, path, options);
+    check.check(answer);
+    return answer;
+  };
+
+  before(async () => {
+    cloud = await startTestCloud({
+      env: { CLOUD_SIGNUP_RATE_LIMIT: '4,1000', CLOUD_CHECKOUT_BASE_URL: 'https://pay.example.com' },
+      deps: {
+        card: {
+          async createCheckout({ subscriptionId }) {
+            if (failCard) throw new Error('processor down');
+            return { url: `https://checkout.processor.example/c/${subscriptionId}` };
+          },
+        },
+      },
+    });
+    check = responseChecker(await dereferenced(await (await fetch(`${cloud.url}/api/v1/openapi.json`)).json()));
+  });
+  after(() => cloud.stop());
+
+  it('every keyed and public route: success, refusals, oversized headers, plan limit and rate limit', async () => {
+    const signup = (body: string) => send('POST', api('/signup'), { body });
+    const first = await signup(`{"email":"a@example.com","shop_name":"Shop A","btc_xpub":"${BIP84_ZPUB}"}`);
+    assert.equal(first.status, 201, first.body);
+    const key = { 'X-Service-Api-Key': first.json().api_key };
+    assert.equal((await signup('{"email":"nope","shop_name":"Shop B"}')).status, 400);
+    assert.equal((await signup(`{"email":"a@example.com","shop_name":"Shop A","btc_xpub":"${BIP84_ZPUB}"}`)).status, 409);
+    assert.equal((await send('POST', api(`/signup?${OVERLONG_ID}`), { body: '{}' })).status, 431);
+    assert.equal((await signup('{}')).status, 400);
+    assert.equal((await signup('{}')).status, 429);
+
+    for (const path of ['/me', '/invoices', '/plans', '/health']) {
+      assert.equal((await send('GET', api(path), { headers: key })).status, 200, path);
+      assert.equal((await send('GET', api(`${path}?%ff`), { headers: key })).status, 400, path);
+      assert.equal((await send('GET', api(`${path}?${OVERLONG_ID}`), { headers: key })).status, 431, path);
+    }
+    for (const path of ['/me', '/invoices']) assert.equal((await send('GET', api(path))).status, 401, path);
+
+    assert.equal((await send('POST', api('/webhook'), { headers: key, body: '{"webhook_url":"https://hooks.example.com/w"}' })).status, 200);
+    assert.equal((await send('POST', api('/webhook'), { headers: key, body: '{"webhook_url":"http://hooks.example.com/w"}' })).status, 400);
+    assert.equal((await send('POST', api('/webhook'), { body: '{}' })).status, 401);
+    assert.equal((await send('POST', api(`/webhook?${OVERLONG_ID}`), { headers: key, body: '{}' })).status, 431);
+
+    const billing = (body: string) => send('POST', api('/billing/checkout'), { headers: key, body });
+    assert.equal((await billing('{"plan":"pro","method":"card"}')).status, 200);
+    assert.equal((await billing('{"plan":"gold"}')).status, 400);
+    assert.equal((await billing('{"plan":"pro","method":"crypto"}')).status, 409);
+    failCard = true;
+    assert.equal((await billing('{"plan":"pro","method":"card"}')).status, 502);
+    assert.equal((await send('POST', api('/billing/checkout'), { body: '{}' })).status, 401);
+    assert.equal((await send('POST', api(`/billing/checkout?${OVERLONG_ID}`), { headers: key, body: '{}' })).status, 431);
+
+    const create = (body = '{"chain":"btc","amount_sats":1000}') => send('POST', api('/invoice'), { headers: key, body });
+    const created = await create();
+    assert.equal(created.status, 201, created.body);
+    const id = created.json().invoice_id;
+    assert.equal((await create('{"chain":"base","amount_usd":1}')).status, 400);
+    assert.equal((await send('POST', api('/invoice'), { body: '{}' })).status, 401);
+    assert.equal((await send('POST', api(`/invoice?${OVERLONG_ID}`), { headers: key, body: '{}' })).status, 431);
+    for (const path of ['/invoice', '/checkout']) {
+      assert.equal((await send('GET', api(`${path}/${id}`), { headers: key })).status, 200, path);
+      assert.equal((await send('GET', api(`${path}/missing`), { headers: key })).status, 404, path);
+      assert.equal((await send('GET', api(`${path}/%ff`), { headers: key })).status, 400, path);
+      assert.equal((await send('GET', api(`${path}/${OVERLONG_ID}`), { headers: key })).status, 431, path);
+    }
+    assert.equal((await send('GET', api(`/invoice/${id}`))).status, 401);
+
+    // Free plan: 50 invoices a month, then 402; the per-key window (60 a minute) then answers 429.
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) statuses.push((await create()).status);
+    assert.equal(statuses.filter((status) => status === 201).length, 49, 'one invoice was made above');
+    assert.ok(statuses.slice(49).every((status) => status === 402 || status === 429), String(statuses));
+    assert.ok(statuses.includes(402) && statuses.includes(429), String(statuses));
+  });
+
+  it('a Cloud whose database fails: 500 create_failed and lookup_failed', async () => {
+    const database = await openDatabase(tempSqliteUrl(), { logger: silentLogger });
+    const failing = await startTestCloud({ env: { DATABASE_URL: 'sqlite::memory:' }, deps: { database } });
+    try {
+      await database.close();
+      const key = { 'X-Service-Api-Key': 'sk_any' };
+      assert.equal((await send('POST', api('/invoice'), { headers: key, body: '{"chain":"btc","amount_sats":1}' }, failing.url)).json().error.code, 'create_failed');
+      assert.equal((await send('GET', api('/invoice/any'), { headers: key }, failing.url)).json().error.code, 'lookup_failed');
+    } finally {
+      await failing.stop();
+    }
+  });
+
+  it('a fixed-address merchant whose nonces of an amount are all held: 503 capacity', async () => {
+    const fixed = await startTestCloud({ env: { BASE_RPC_URL: 'http://127.0.0.1:9' } });
+    try {
+      const merchant = await signupMerchant(fixed.url, { base_address: FIXED_ADDRESS });
+      // The 9,999 nonces of $2.00 (four nonce digits) held by earlier invoices, as the lease table keeps them.
+      const leases = Array.from({ length: 9_999 }, (_, i) => ({
+        merchant_id: merchant.merchant_id,
+        base_units: '2000000',
+        nonce: i + 1,
+        invoice_id: `inv_held_${i + 1}`,
+        reserved_until: Date.now() + 3_600_000,
+      }));
+      for (let i = 0; i < leases.length; i += 500) await fixed.database.db.insertInto('base_nonce_leases').values(leases.slice(i, i + 500)).execute();
+      const key = { 'X-Service-Api-Key': merchant.api_key };
+      const exhausted = await send('POST', api('/invoice'), { headers: key, body: '{"chain":"base","amount_usd":2}' }, fixed.url);
+      assert.equal(exhausted.json().error.code, 'capacity', exhausted.body);
+    } finally {
+      await fixed.stop();
+    }
+  });
+
+  it('covers every documented Cloud status', () => {
+    assert.deepEqual([...check.covered].sort(), check.documented((template) => template.startsWith('/api/v1')).sort());
+  });
+});
