@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createRpcSource } from '../listener/base/rpc.ts';
-import { systemClock } from '../listener/clock.ts';
+import { RpcError, createRpcSource } from '../listener/base/rpc.ts';
+import { createSharedRpcSource } from '../listener/base/shared-rpc-source.ts';
+import { manualClock, systemClock } from '../listener/clock.ts';
 import { budgetedFetch, createRequestBudget, sourceLabel, type RequestBudget } from '../listener/net/request-budget.ts';
 import { ACCOUNT_XPUB, FIXED_ADDRESS, baseServices, startBaseTestChain, type BaseTestChain } from './helpers/base-chain.ts';
 import { startPublicRpcProxy, type PublicProviderRules, type PublicRpcProxy } from './helpers/public-rpc-proxy.ts';
@@ -19,7 +20,7 @@ function budgetedSource(url: string) {
     sleep,
     attempts: 6,
     backoffMs: 10,
-    onBatchRefused: (label) => refusals.push(label),
+    logger: { warn: (_message, fields) => refusals.push(String((fields as { source: string }).source)) },
   });
   return { source, budget, refusals };
 }
@@ -97,5 +98,24 @@ for (const kind of testDatabases) describe(`Base against a public-provider-shape
       assert.ok(second.counts.http429 > 0, 'the second source did answer 429');
       assertPolite(scanning, a.budget);
       assertPolite(second, b.budget);
+    }));
+
+  test("Cloud's shared source: the head comes from its cache, the other calls go to the node as one batch", { timeout: TEST_TIMEOUT_MS }, () =>
+    withChain(async (_chain, proxied) => {
+      const proxy = await proxied({});
+      const shared = createSharedRpcSource(budgetedSource(proxy.url).source, { clock: manualClock() });
+      const head = await shared.call<string>('eth_blockNumber', []);
+      const before = proxy.counts.requests;
+      const answers = await shared.batch([
+        { method: 'eth_blockNumber', params: [] },
+        { method: 'eth_getTransactionReceipt', params: [`0x${'00'.repeat(32)}`] },
+        { method: 'eth_getBalance', params: [FIXED_ADDRESS, 'latest'] },
+        { method: 'eth_getBalance', params: ['not an address', 'latest'] },
+      ]);
+      assert.equal(answers[0], head, 'the head is the cached one');
+      assert.equal(answers[1], null, 'an unknown transaction has no receipt');
+      assert.equal(answers[2], '0x0');
+      assert.ok(answers[3] instanceof RpcError, "one call's error is that call's answer, not the batch's failure");
+      assert.deepEqual([proxy.counts.requests - before, proxy.counts.batches], [1, 1]);
     }));
 });

@@ -1,3 +1,5 @@
+import type { Logger } from '../log.ts';
+
 /** A failure the node reported in a JSON-RPC error object: retrying the same call will not help. */
 export class RpcError extends Error {
   constructor(
@@ -50,7 +52,7 @@ export interface RpcOptions {
   /** Calls per batch request: providers cap batch size (Alchemy 1,000; some public endpoints far less). */
   maxBatch?: number;
   /** Told once when the node refuses batches. */
-  onBatchRefused?: (label: string, reason: string) => void;
+  logger?: Pick<Logger, 'warn'>;
 }
 
 interface RpcReply {
@@ -123,7 +125,7 @@ export function createRpcSource(url: string, options: RpcOptions): RpcSource {
 
   function refuse(reason: string) {
     batchesRefused = true;
-    options.onBatchRefused?.(label, reason);
+    options.logger?.warn('base: RPC source refuses JSON-RPC batches; single calls from now on', { source: label, reason });
   }
 
   /** One batch request; null when the node refused it as a batch (then remembered). */

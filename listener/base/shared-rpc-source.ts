@@ -25,7 +25,9 @@ export function createSharedRpcSource(inner: RpcSource, options: { clock: Clock;
       // Shared answers are served (or fetched once) one by one; the rest go to the node as one batch.
       const passing = calls.filter((c) => !SHARED_METHODS.has(c.method));
       const passed = passing.length ? await inner.batch(passing) : [];
-      return Promise.all(calls.map((c) => (SHARED_METHODS.has(c.method) ? source.call(c.method, c.params).catch((e: unknown) => rejectUnlessRpcError(e)) : passed.shift())));
+      return Promise.all(
+        calls.map((c) => (SHARED_METHODS.has(c.method) ? source.call(c.method, c.params).catch(rpcErrorAsAnswer) : passed.shift())),
+      );
     },
     call<T>(method: string, params: unknown[]): Promise<T> {
       if (method === 'eth_blockNumber') {
@@ -47,7 +49,8 @@ export function createSharedRpcSource(inner: RpcSource, options: { clock: Clock;
 
 const SHARED_METHODS = new Set(['eth_blockNumber', 'eth_getBlockByNumber']);
 
-function rejectUnlessRpcError(error: unknown): RpcError {
+/** In a batch an RpcError is one call's answer; anything else fails the batch. */
+function rpcErrorAsAnswer(error: unknown): RpcError {
   if (error instanceof RpcError) return error;
   throw error;
 }

@@ -52,7 +52,14 @@ export function createCloudChainWatchers(deps: {
     createSharedChainSource(createEsploraSource({ baseUrl: url, fetch: budgets.fetchFor(deps.fetch, 'btc', url) }), { clock: deps.clock }),
   );
   const baseSources = onePerUrl<RpcSource>((url) =>
-    createSharedRpcSource(createRpcSource(url, { fetch: budgets.fetchFor(deps.fetch, 'base', url), sleep }), { clock: deps.clock }),
+    createSharedRpcSource(
+      createRpcSource(url, {
+        fetch: budgets.fetchFor(deps.fetch, 'base', url),
+        sleep,
+        logger: deps.logger,
+      }),
+      { clock: deps.clock },
+    ),
   );
 
   async function refresh() {
