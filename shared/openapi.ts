@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { BaseCheckoutView, BtcCheckoutView, CheckoutView } from './checkout.ts';
 import { ErrorDetail, ErrorEnvelope, errorCatalogue, type ErrorCode } from './errors.ts';
-import { BaseHealth, Health } from './health.ts';
+import { BaseHealth, ChainSourceBudget, Health } from './health.ts';
 import {
   BaseFixedInvoiceCreated,
   BaseInvoice,
@@ -46,6 +46,7 @@ const componentSchemas = [
   CreatedInvoice,
   StoredInvoice,
   BaseHealth,
+  ChainSourceBudget,
   Health,
   BtcCheckoutView,
   BaseCheckoutView,
