@@ -126,6 +126,22 @@ for (const database of testDatabases) {
       }
     });
 
+    it('merchants who registered one fixed Base address never hold the same exact amount at once', async () => {
+      const store = await database.create();
+      const cloud = await startTestCloud({ env: { ...CLOUD_ENV, DATABASE_URL: store.url } });
+      try {
+        const merchants = [await signupMerchant(cloud.url, { base_address: BASE_ADDRESS }), await signupMerchant(cloud.url, { base_address: BASE_ADDRESS })];
+        const results = await Promise.all(Array.from({ length: 40 }, (_, i) => createOn(cloud, merchants[i % 2].api_key, { chain: 'base', amount_usd: 7 })));
+        assertAllCreated(results);
+        assert.ok(results.every((r) => r.json.receive_address === BASE_ADDRESS));
+        const nonces = results.map((r) => r.json.nonce as number).sort((a, b) => a - b);
+        assert.deepEqual(nonces, Array.from({ length: 40 }, (_, i) => i + 1), 'one transfer can match one invoice only');
+      } finally {
+        await cloud.stop();
+        await store.drop();
+      }
+    });
+
     it('the database refuses a second invoice with an address already handed out, to any merchant', async () => {
       const store = await database.create();
       const cloud = await startTestCloud({ env: { ...CLOUD_ENV, DATABASE_URL: store.url } });

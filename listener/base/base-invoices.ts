@@ -116,7 +116,7 @@ async function createFixedInvoice(deps: BaseInvoiceDeps, common: Common) {
       key_id: null,
       expires_at: expiresAt,
     };
-    const nonce = await leaseNonce(trx, deps.merchantId, baseUnits, digits, invoice.invoice_id, now, expiresAt + quarantineMs);
+    const nonce = await leaseNonce(trx, invoice.receive_address, baseUnits, digits, invoice.invoice_id, now, expiresAt + quarantineMs);
     if (nonce === null) return null;
     const full: InvoiceRow = { ...invoice, nonce, amount_units: (baseUnits + BigInt(nonce)).toString() };
     await insertInvoice(trx, full);
@@ -131,13 +131,14 @@ async function createFixedInvoice(deps: BaseInvoiceDeps, common: Common) {
 }
 
 /**
- * Reserves the lowest free nonce of `baseUnits`. The upsert only takes over a row whose
- * reservation has lapsed, and the primary key makes two concurrent requests for the same nonce
- * collide in the database, so an exact amount is never held by two invoices at once.
+ * Reserves the lowest free nonce of `baseUnits` at `address`. The upsert only takes over a row
+ * whose reservation has lapsed, and the primary key makes two concurrent requests for the same
+ * nonce collide in the database, so an exact amount at an address is never held by two invoices at
+ * once, even of two merchants who registered the same fixed address.
  */
 async function leaseNonce(
   trx: Transaction<Tables>,
-  merchantId: string,
+  address: string,
   baseUnits: bigint,
   digits: number,
   invoiceId: string,
@@ -147,7 +148,7 @@ async function leaseNonce(
   const held = await trx
     .selectFrom('base_nonce_leases')
     .select('nonce')
-    .where('merchant_id', '=', merchantId)
+    .where('address', '=', address)
     .where('base_units', '=', baseUnits.toString())
     .where('reserved_until', '>', now)
     .execute();
@@ -155,10 +156,10 @@ async function leaseNonce(
   for (const nonce of freeNonces(baseUnits, digits, reserved)) {
     const taken = await trx
       .insertInto('base_nonce_leases')
-      .values({ merchant_id: merchantId, base_units: baseUnits.toString(), nonce, invoice_id: invoiceId, reserved_until: reservedUntil })
+      .values({ address, base_units: baseUnits.toString(), nonce, invoice_id: invoiceId, reserved_until: reservedUntil })
       .onConflict((oc) =>
         oc
-          .columns(['merchant_id', 'base_units', 'nonce'])
+          .columns(['address', 'base_units', 'nonce'])
           .doUpdateSet({ invoice_id: invoiceId, reserved_until: reservedUntil })
           .where('base_nonce_leases.reserved_until', '<=', now),
       )
