@@ -8,11 +8,7 @@ import type { Kysely, Migration } from 'kysely';
  */
 export const nonceLeasesByAddressMigration: Migration = {
   async up(db: Kysely<any>) {
-    const leases = await db
-      .selectFrom('base_nonce_leases')
-      .innerJoin('invoices', 'invoices.invoice_id', 'base_nonce_leases.invoice_id')
-      .select(['invoices.receive_address as address', 'base_nonce_leases.base_units', 'base_nonce_leases.nonce', 'base_nonce_leases.invoice_id', 'base_nonce_leases.reserved_until'])
-      .execute();
+    const leases = await leasesOwnedBy(db, 'invoices.receive_address as address');
     const kept = new Map<string, (typeof leases)[number]>();
     for (const lease of leases) {
       const id = `${lease.address}\n${lease.base_units}\n${lease.nonce}`;
@@ -26,16 +22,21 @@ export const nonceLeasesByAddressMigration: Migration = {
 
   /** Back to per-merchant leases, each taking its invoice's merchant. */
   async down(db: Kysely<any>) {
-    const leases = await db
-      .selectFrom('base_nonce_leases')
-      .innerJoin('invoices', 'invoices.invoice_id', 'base_nonce_leases.invoice_id')
-      .select(['invoices.merchant_id', 'base_nonce_leases.base_units', 'base_nonce_leases.nonce', 'base_nonce_leases.invoice_id', 'base_nonce_leases.reserved_until'])
-      .execute();
+    const leases = await leasesOwnedBy(db, 'invoices.merchant_id');
     await db.schema.dropTable('base_nonce_leases').execute();
     await createLeases(db, 'merchant_id');
     for (const lease of leases) await db.insertInto('base_nonce_leases').values(lease).execute();
   },
 };
+
+/** The current leases, each with the column of its invoice that will own it. */
+function leasesOwnedBy(db: Kysely<any>, owner: 'invoices.receive_address as address' | 'invoices.merchant_id') {
+  return db
+    .selectFrom('base_nonce_leases')
+    .innerJoin('invoices', 'invoices.invoice_id', 'base_nonce_leases.invoice_id')
+    .select([owner, 'base_nonce_leases.base_units', 'base_nonce_leases.nonce', 'base_nonce_leases.invoice_id', 'base_nonce_leases.reserved_until'])
+    .execute();
+}
 
 async function createLeases(db: Kysely<any>, owner: 'address' | 'merchant_id') {
   await db.schema
