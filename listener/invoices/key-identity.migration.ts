@@ -88,15 +88,13 @@ export const keyIdentityMigration: Migration = {
       .where(sql.ref('child_index'), 'is not', null)
       .where(sql.ref('address_duplicate_of'), 'is', null)
       .execute();
-    // The gap report: the key's highest index, and the merchants holding the key.
-    await db.schema.createIndex('invoices_key_child').on('invoices').columns(['chain', 'key_id', 'child_index']).execute();
-    await db.schema.createIndex('invoices_key_merchant').on('invoices').columns(['chain', 'key_id', 'merchant_id']).execute();
+    // The gap report: the merchants holding a key, and each one's highest index of it.
+    await db.schema.createIndex('invoices_key_holder').on('invoices').columns(['chain', 'key_id', 'merchant_id', 'child_index']).execute();
   },
 
   /** Back to one counter per merchant and key, each continuing after the highest index it holds. */
   async down(db: Kysely<any>) {
-    await db.schema.dropIndex('invoices_key_merchant').execute();
-    await db.schema.dropIndex('invoices_key_child').execute();
+    await db.schema.dropIndex('invoices_key_holder').execute();
     await db.schema.dropIndex('invoices_address_unique').execute();
     await db.schema.dropTable('address_counters').execute();
     await db.schema
