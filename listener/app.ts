@@ -6,7 +6,7 @@ import { buildOpenApiDocument } from '../shared/openapi.ts';
 import { chainSourceFor } from './btc/chain-source-factory.ts';
 import type { Fetch } from './btc/chain-source.ts';
 import { createReceiveAddressBook, startAddressDeriver } from './btc/receive-address-book.ts';
-import { peekNextChildIndex } from './invoices/invoice.repository.ts';
+import { adoptKeyIdentity, peekNextChildIndex } from './invoices/invoice.repository.ts';
 import { createBtcWatcher, type BtcWatcher } from './btc/watcher.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { configSecrets, type Config } from './config.ts';
@@ -60,6 +60,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
   const database = deps.database ?? (await openDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true }));
   const startedAt = clock.now();
+  const baseXpub = config.base?.xpub;
+  if (baseXpub?.legacyKeyId) await adoptKeyIdentity(database.db, 'base', baseXpub.legacyKeyId, baseXpub.keyId);
 
   const deriver = config.btc ? startAddressDeriver(logger) : null;
   const btc = config.btc
@@ -67,7 +69,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
         accountKey: config.btc.accountKey,
         explorerUrl: config.btc.explorerUrl,
         ...createReceiveAddressBook(deriver!, config.btc.accountKey, {
-          nextIndex: await peekNextChildIndex(database.db, config.merchantId, 'btc', config.btc.accountKey.keyId),
+          nextIndex: await peekNextChildIndex(database.db, 'btc', config.btc.accountKey.keyId),
         }),
       }
     : null;

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../shared/index.ts';
+import { errorCatalogue, type ErrorCode } from '../shared/index.ts';
 
 /** An expected failure with a stable contract code; the HTTP edge renders it as the error envelope. */
 export class ServiceError extends Error {
@@ -10,4 +10,12 @@ export class ServiceError extends Error {
     super(message);
     this.name = 'ServiceError';
   }
+}
+
+/**
+ * Whether a request that threw this was answered 5xx: the service failed, not the client, so the
+ * request gives back what it took (a rate-limit slot).
+ */
+export function isServiceFailure(error: unknown): boolean {
+  return !(error instanceof ServiceError) || errorCatalogue[error.code].status >= 500;
 }

@@ -150,10 +150,11 @@ describe('Cloud /api/v1', () => {
     assert.ok(!listB.json.invoices.some((i: { invoice_id: string }) => i.invoice_id === created.json.invoice_id));
     const meB = await getJson(api('/me'), keyB());
     assert.equal(meB.json.merchant_id, b.merchant_id);
-    // B's own sequence of the same key starts at 0: indexes are per merchant.
+    // B registered the same key: it draws from the key's one sequence, never A's address (README "Invariants").
     const own = await postJson(api('/invoice'), { amount_sats: 3000 }, keyB());
     assert.equal(own.json.merchant_id, b.merchant_id);
-    assert.equal(own.json.child_index, 0);
+    assert.ok(own.json.child_index > created.json.child_index);
+    assert.notEqual(own.json.receive_address, created.json.receive_address);
   });
 
   it('GET /invoices: most recent first, limit default 25 and clamped to 1-100', async () => {

@@ -34,6 +34,7 @@ function baseInvoice(overrides: Partial<InvoiceRow>): InvoiceRow {
     token_address: USDC,
     nonce: null,
     amount_usd: '25',
+    address_duplicate_of: null,
     ...overrides,
   };
 }

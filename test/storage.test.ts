@@ -34,22 +34,23 @@ function row(overrides: Partial<InvoiceRow>): InvoiceRow {
     expires_at: 1_800_000_000_000,
     created_at: 1_700_000_000_000,
     updated_at: 1_700_000_000_000,
+    address_duplicate_of: null,
     ...overrides,
   };
 }
 
 for (const database of testDatabases) {
   describe(`storage on ${database.name}`, { skip: database.skip }, () => {
-    it('allocates indexes per merchant and per wallet key, starting at 0', async () => {
+    it('allocates indexes per wallet key, whichever merchant asks, starting at 0', async () => {
       const store = await database.create();
       const { db, close } = await store.open();
       try {
-        assert.equal(await peekNextChildIndex(db, 'm1', 'btc', 'k1'), 0);
-        assert.equal(await allocateChildIndex(db, 'm1', 'btc', 'k1'), 0);
-        assert.equal(await allocateChildIndex(db, 'm1', 'btc', 'k1'), 1);
-        assert.equal(await allocateChildIndex(db, 'm2', 'btc', 'k1'), 0, 'another merchant has its own sequence');
-        assert.equal(await allocateChildIndex(db, 'm1', 'btc', 'k2'), 0, 'a new wallet key starts again');
-        assert.equal(await peekNextChildIndex(db, 'm1', 'btc', 'k1'), 2);
+        assert.equal(await peekNextChildIndex(db, 'btc', 'k1'), 0);
+        assert.equal(await allocateChildIndex(db, 'btc', 'k1'), 0);
+        assert.equal(await allocateChildIndex(db, 'btc', 'k1'), 1);
+        assert.equal(await allocateChildIndex(db, 'btc', 'k2'), 0, 'a new wallet key starts again');
+        assert.equal(await allocateChildIndex(db, 'base', 'k1'), 0, 'each chain has its own sequences');
+        assert.equal(await peekNextChildIndex(db, 'btc', 'k1'), 2);
       } finally {
         await close();
         await store.drop();
@@ -62,11 +63,11 @@ for (const database of testDatabases) {
       try {
         await assert.rejects(
           db.transaction().execute(async (trx) => {
-            await allocateChildIndex(trx, 'm1', 'btc', 'k1');
+            await allocateChildIndex(trx, 'btc', 'k1');
             throw new Error('insert failed');
           }),
         );
-        assert.equal(await allocateChildIndex(db, 'm1', 'btc', 'k1'), 0);
+        assert.equal(await allocateChildIndex(db, 'btc', 'k1'), 0);
       } finally {
         await close();
         await store.drop();
@@ -80,7 +81,11 @@ for (const database of testDatabases) {
         await insertInvoice(db, row({}));
         assert.deepEqual(await findInvoice(db, 'm1', 'inv_1'), row({}));
         assert.equal(await findInvoice(db, 'm2', 'inv_1'), undefined);
-        await assert.rejects(insertInvoice(db, row({ invoice_id: 'inv_2' })), 'the same wallet index is refused twice');
+        await assert.rejects(insertInvoice(db, row({ invoice_id: 'inv_2', merchant_id: 'm2' })), 'an address is refused twice, even to another merchant');
+        // Fixed-address invoices share their one address by design (the amount tells them apart).
+        const fixed = { chain: 'base', network: '8453', receive_address: '0xfixed', child_index: null, key_id: null };
+        await insertInvoice(db, row({ ...fixed, invoice_id: 'inv_fixed_1', nonce: 1 }));
+        await insertInvoice(db, row({ ...fixed, invoice_id: 'inv_fixed_2', nonce: 2 }));
       } finally {
         await close();
         await store.drop();
@@ -91,9 +96,9 @@ for (const database of testDatabases) {
       const store = await database.create();
       const { db, close } = await store.open();
       try {
-        await insertInvoice(db, row({ invoice_id: 'a', child_index: 1, expires_at: 100 }));
-        await insertInvoice(db, row({ invoice_id: 'b', child_index: 2, expires_at: 100, status: 'confirmed' }));
-        await insertInvoice(db, row({ invoice_id: 'c', child_index: 3, expires_at: 500 }));
+        await insertInvoice(db, row({ invoice_id: 'a', child_index: 1, receive_address: 'bc1qa', expires_at: 100 }));
+        await insertInvoice(db, row({ invoice_id: 'b', child_index: 2, receive_address: 'bc1qb', expires_at: 100, status: 'confirmed' }));
+        await insertInvoice(db, row({ invoice_id: 'c', child_index: 3, receive_address: 'bc1qc', expires_at: 500 }));
         for (const id of ['a', 'b', 'c']) await expireIfPending(db, 'm1', id, 200);
         await expireIfPending(db, 'm2', 'a', 200);
         assert.equal((await findInvoice(db, 'm1', 'a'))?.status, 'expired');

@@ -54,7 +54,7 @@ await source.block((await source.blockHash(tip))!, tip);
 const fetchParseMs = performance.now() - fetchStarted;
 
 const gapStarted = performance.now();
-await computeGapReport(database.db, 'bench', 'bench');
+await computeGapReport(database.db, 'bench');
 const gapMs = performance.now() - gapStarted;
 
 const count = async (table: 'invoices' | 'events') => {

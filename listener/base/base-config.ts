@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { KeyError, parseChecksummedAddress, parseEvmAccountXpub, type EvmAccountKey } from './keys.ts';
+import { KeyError, parseChecksummedAddress, parseEvmAccountXpub, textKeyId, type EvmAccountKey } from './keys.ts';
 import { DEFAULT_EVM_TOKENS, parseEvmTokens, type TokenSymbol } from './tokens.ts';
 
 /**
@@ -21,7 +20,8 @@ export interface BaseConfig {
   rpcUrls: string[];
   confirmations: number;
   tokens: Map<TokenSymbol, string>;
-  xpub: { key: EvmAccountKey; keyId: string } | null;
+  /** `legacyKeyId`: the id this key's invoices were stored under before migration 0009, adopted at start. */
+  xpub: { key: EvmAccountKey; keyId: string; legacyKeyId?: string } | null;
   fixedAddress: string | null;
   explorerUrl: string;
 }
@@ -63,7 +63,8 @@ export function parseBaseConfig(env: BaseEnv, problems: string[]): BaseConfig | 
   let xpub: BaseConfig['xpub'] = null;
   if (xpubText) {
     try {
-      xpub = { key: parseEvmAccountXpub(xpubText), keyId: createHash('sha256').update(xpubText).digest('hex').slice(0, 16) };
+      const key = parseEvmAccountXpub(xpubText);
+      xpub = { key, keyId: key.keyId, legacyKeyId: textKeyId(xpubText) };
     } catch (error) {
       if (!(error instanceof KeyError)) throw error;
       problems.push(`MERCHANT_BASE_XPUB ${error.message}`);

@@ -70,15 +70,17 @@ function baseRow(deps: BaseInvoiceDeps, common: Common, now: number): Omit<Invoi
     paid_at: null,
     created_at: now,
     updated_at: now,
+    address_duplicate_of: null,
   };
 }
 
 async function createXpubInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRequest, common: Common) {
   const xpub = deps.base.xpub!;
   const now = deps.clock.now();
-  const row = await deps.db.transaction().execute(async (trx) => {
+  // The response is built before the commit, so nothing it could throw leaves a stored invoice behind.
+  return deps.db.transaction().execute(async (trx) => {
     await deps.beforeInsert?.(trx);
-    const index = await allocateChildIndex(trx, deps.merchantId, 'base', xpub.keyId);
+    const index = await allocateChildIndex(trx, 'base', xpub.keyId);
     const address = xpub.key.address(index);
     // Payments to the fixed address settle fixed-address invoices, so it can never be an xpub invoice's too.
     if (address === deps.base.fixedAddress) throw new Error(`MERCHANT_BASE_ADDRESS is child ${index} of MERCHANT_BASE_XPUB; refusing to use it for an xpub invoice`);
@@ -93,9 +95,8 @@ async function createXpubInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRe
       expires_at: now + (request.expires_in ?? DEFAULT_EXPIRES_IN_S) * 1000,
     };
     await insertInvoice(trx, invoice);
-    return invoice;
+    return rowToCreatedBaseXpubInvoice(invoice, deps.base.chainId, deps.base.explorerUrl);
   });
-  return rowToCreatedBaseXpubInvoice(row, deps.base.chainId, deps.base.explorerUrl);
 }
 
 async function createFixedInvoice(deps: BaseInvoiceDeps, common: Common) {
@@ -105,7 +106,7 @@ async function createFixedInvoice(deps: BaseInvoiceDeps, common: Common) {
   if (baseUnits + BigInt(maxNonce(digits)) > MAX_TOKEN_UNITS) throw new ServiceError('invalid_amount', 'amount_usd is too large');
   const now = deps.clock.now();
   const expiresAt = now + FIXED_INVOICE_LIFETIME_MS;
-  const row = await deps.db.transaction().execute(async (trx) => {
+  const created = await deps.db.transaction().execute(async (trx) => {
     await deps.beforeInsert?.(trx);
     const invoice: Omit<InvoiceRow, 'nonce' | 'amount_units'> = {
       ...baseRow(deps, common, now),
@@ -115,28 +116,29 @@ async function createFixedInvoice(deps: BaseInvoiceDeps, common: Common) {
       key_id: null,
       expires_at: expiresAt,
     };
-    const nonce = await leaseNonce(trx, deps.merchantId, baseUnits, digits, invoice.invoice_id, now, expiresAt + quarantineMs);
+    const nonce = await leaseNonce(trx, invoice.receive_address, baseUnits, digits, invoice.invoice_id, now, expiresAt + quarantineMs);
     if (nonce === null) return null;
     const full: InvoiceRow = { ...invoice, nonce, amount_units: (baseUnits + BigInt(nonce)).toString() };
     await insertInvoice(trx, full);
-    return full;
+    return rowToCreatedBaseFixedInvoice(full, deps.base.chainId);
   });
-  if (!row) {
+  if (!created) {
     throw new ServiceError('capacity', 'Every nonce for this amount is reserved by open or recently ended invoices; retry shortly or vary the amount by a cent.', {
       retryAfterS: 60,
     });
   }
-  return rowToCreatedBaseFixedInvoice(row, deps.base.chainId);
+  return created;
 }
 
 /**
- * Reserves the lowest free nonce of `baseUnits`. The upsert only takes over a row whose
- * reservation has lapsed, and the primary key makes two concurrent requests for the same nonce
- * collide in the database, so an exact amount is never held by two invoices at once.
+ * Reserves the lowest free nonce of `baseUnits` at `address`. The upsert only takes over a row
+ * whose reservation has lapsed, and the primary key makes two concurrent requests for the same
+ * nonce collide in the database, so an exact amount at an address is never held by two invoices at
+ * once, even of two merchants who registered the same fixed address.
  */
 async function leaseNonce(
   trx: Transaction<Tables>,
-  merchantId: string,
+  address: string,
   baseUnits: bigint,
   digits: number,
   invoiceId: string,
@@ -146,7 +148,7 @@ async function leaseNonce(
   const held = await trx
     .selectFrom('base_nonce_leases')
     .select('nonce')
-    .where('merchant_id', '=', merchantId)
+    .where('address', '=', address)
     .where('base_units', '=', baseUnits.toString())
     .where('reserved_until', '>', now)
     .execute();
@@ -154,10 +156,10 @@ async function leaseNonce(
   for (const nonce of freeNonces(baseUnits, digits, reserved)) {
     const taken = await trx
       .insertInto('base_nonce_leases')
-      .values({ merchant_id: merchantId, base_units: baseUnits.toString(), nonce, invoice_id: invoiceId, reserved_until: reservedUntil })
+      .values({ address, base_units: baseUnits.toString(), nonce, invoice_id: invoiceId, reserved_until: reservedUntil })
       .onConflict((oc) =>
         oc
-          .columns(['merchant_id', 'base_units', 'nonce'])
+          .columns(['address', 'base_units', 'nonce'])
           .doUpdateSet({ invoice_id: invoiceId, reserved_until: reservedUntil })
           .where('base_nonce_leases.reserved_until', '<=', now),
       )

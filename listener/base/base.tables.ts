@@ -1,9 +1,11 @@
 /**
  * Fixed-address amount reservations: (base_units, nonce) is the exact amount of one invoice and
- * stays reserved until `reserved_until` (its expiry plus the quarantine).
+ * stays reserved until `reserved_until` (its expiry plus the quarantine). Keyed by the receive
+ * address, not the merchant: merchants who registered the same fixed address never hold the same
+ * exact amount at once, so one transfer can match one invoice only.
  */
 export interface BaseNonceLeasesTable {
-  merchant_id: string;
+  address: string;
   /** The rounded amount in token units, as text. */
   base_units: string;
   nonce: number;

@@ -1,4 +1,5 @@
-import { getAddress, HDNodeVoidWallet, HDNodeWallet } from 'ethers';
+import { createHash } from 'node:crypto';
+import { getAddress, getBytes, HDNodeVoidWallet, HDNodeWallet } from 'ethers';
 
 /** The merchant's EVM account key sits at m/44'/60'/0'; invoice addresses are its children 0/i. */
 export const ACCOUNT_PATH = "m/44'/60'/0'";
@@ -7,6 +8,12 @@ const ACCOUNT_DEPTH = 3;
 export class KeyError extends Error {}
 
 export interface EvmAccountKey {
+  /**
+   * What the key is (a hash of its public key and chain code), whatever its text: the same key
+   * exported with other metadata (parent fingerprint, child number) gives the same addresses and
+   * so the same id, and shares one index sequence.
+   */
+  keyId: string;
   /** EIP-55 checksummed address of external child `index` (path 0/index under the account). */
   address(index: number): string;
   derivationPath(index: number): string;
@@ -31,9 +38,15 @@ export function parseEvmAccountXpub(extendedKey: string): EvmAccountKey {
   }
   const external = node.deriveChild(0);
   return {
+    keyId: createHash('sha256').update(getBytes(node.publicKey)).update(getBytes(node.chainCode)).digest('hex').slice(0, 16),
     address: (index) => getAddress(external.deriveChild(index).address),
     derivationPath: (index) => `${ACCOUNT_PATH}/0/${index}`,
   };
+}
+
+/** The key id used before migration 0009: a hash of the key's text, so two texts of one key had two ids. */
+export function textKeyId(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
 /**

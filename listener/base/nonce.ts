@@ -9,7 +9,7 @@
  * 12.340417. Nonce 0 is never used, so a payer who rounds to the cent pays no invoice (orphan).
  * Limits: one rounded amount has 9,999 nonces; an invoice holds its amount from creation until
  * its expiry plus the quarantine, so at most 9,999 invoices of the same cent amount can be
- * reserved at once per merchant (503 `capacity` beyond that). The reservation spans both
+ * reserved at once per receive address (503 `capacity` beyond that). The reservation spans both
  * tokens, so paying USDT for a USDC invoice's amount can never pay a different invoice.
  */
 export const DEFAULT_NONCE_DIGITS = 4;

@@ -11,27 +11,38 @@ import type { Logger } from '../log.ts';
  * matter are those below the highest allocated index: a wallet scanning from 0 with gap limit G
  * reaches index i only if fewer than G unused indexes precede it in a row.
  *
- * Two queries: the highest allocated index is one step down the child-index unique index, and the
- * longest run between used indexes is one window pass over the used ones only (one per paid
+ * The report is about the key, as the wallet sees it: merchants who registered the same key share
+ * one index sequence (README "Invariants"), so a merchant's own indexes need not be contiguous, and
+ * the indexes and payments of every merchant holding the key count. Anyone holding the key sees
+ * those payments on chain anyway.
+ *
+ * Two small queries, each a few steps down one index: the merchants holding the key are found by
+ * skipping through it (one step per merchant) with each one's highest index; then the longest run
+ * between used indexes is one window pass over those merchants' payments only (one per paid
  * invoice), never over every invoice.
  */
-export async function computeGapReport(db: Kysely<Tables>, merchantId: string, keyId: string): Promise<BtcGapReport> {
-  const allocated = await db
-    .selectFrom('invoices')
-    .select((eb) => eb.fn.max('child_index').as('highest'))
-    .where('merchant_id', '=', merchantId)
-    .where('chain', '=', 'btc')
-    .where('key_id', '=', keyId)
-    .executeTakeFirst();
-  const highest = allocated?.highest ?? null;
-  if (highest === null) return { highest_child_index: null, highest_paid_child_index: null, longest_unused_run: 0, wallet_gap_limit: 1 };
+export async function computeGapReport(db: Kysely<Tables>, keyId: string): Promise<BtcGapReport> {
+  const { rows: holders } = await sql<{ merchant_id: string; highest: number | null }>`
+    with recursive holders(merchant_id) as (
+      select min(merchant_id) from invoices where chain = 'btc' and key_id = ${keyId}
+      union all
+      select (select min(merchant_id) from invoices where chain = 'btc' and key_id = ${keyId} and merchant_id > h.merchant_id)
+      from holders h where h.merchant_id is not null
+    )
+    select h.merchant_id,
+      (select max(child_index) from invoices where chain = 'btc' and key_id = ${keyId} and merchant_id = h.merchant_id) as highest
+    from holders h where h.merchant_id is not null
+  `.execute(db);
+  const allocated = holders.filter((holder) => holder.highest !== null).map((holder) => Number(holder.highest));
+  if (allocated.length === 0) return { highest_child_index: null, highest_paid_child_index: null, longest_unused_run: 0, wallet_gap_limit: 1 };
+  const highest = Math.max(...allocated);
 
   const { rows } = await sql<{ highest_paid: number | null; longest_between: number | null }>`
     with used as (
       select distinct i.child_index as idx
       from btc_payments p
       join invoices i on i.invoice_id = p.invoice_id and i.merchant_id = p.merchant_id
-      where p.merchant_id = ${merchantId} and p.status <> 'gone'
+      where p.merchant_id in (${sql.join(holders.map((holder) => holder.merchant_id))}) and p.status <> 'gone'
         and i.chain = 'btc' and i.key_id = ${keyId} and i.child_index is not null
     )
     select max(idx) as highest_paid, max(idx - prev - 1) as longest_between
@@ -52,14 +63,14 @@ const REPEAT_WARNING_MS = 3_600_000;
  * limit: when it first passes 20 (or at start), then again at most hourly while it keeps changing,
  * so a merchant creating many unpaid invoices is told without a warning on every pass.
  */
-export function createGapMonitor(deps: { db: Kysely<Tables>; merchantId: string; keyId: string; clock: Clock; logger: Logger }) {
-  const { db, merchantId, keyId, clock, logger } = deps;
+export function createGapMonitor(deps: { db: Kysely<Tables>; keyId: string; clock: Clock; logger: Logger }) {
+  const { db, keyId, clock, logger } = deps;
   let report: BtcGapReport | null = null;
   let lastWarning: { at: number; limit: number } | null = null;
   return {
     current: () => report,
     async refresh(): Promise<BtcGapReport> {
-      report = await computeGapReport(db, merchantId, keyId);
+      report = await computeGapReport(db, keyId);
       const limit = report.wallet_gap_limit;
       if (limit <= DEFAULT_WALLET_GAP_LIMIT) {
         lastWarning = null;

@@ -75,7 +75,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
   let stopped = true;
   let wake: (() => void) | null = null;
   let loopDone: Promise<void> = Promise.resolve();
-  const gap = createGapMonitor({ db, merchantId, keyId, clock, logger: log });
+  const gap = createGapMonitor({ db, keyId, clock, logger: log });
   // The gap only moves when invoices are added or payments appear or vanish.
   let gapStale = true;
 

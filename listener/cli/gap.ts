@@ -36,7 +36,7 @@ async function reportFromDatabase(): Promise<BtcGapReport> {
   if (!config.btc) throw new Error('Bitcoin is not configured (MERCHANT_BTC_XPUB is unset): there is no address gap to report.');
   const database = await openDatabase(config.databaseUrl);
   try {
-    return await computeGapReport(database.db, config.merchantId, config.btc.accountKey.keyId);
+    return await computeGapReport(database.db, config.btc.accountKey.keyId);
   } finally {
     await database.close();
   }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { parseEvmAccountXpub } from '../base/keys.ts';
 import { parseAccountKey, type AccountKey } from '../btc/account-key.ts';
 import { createReceiveAddressBook, onDemandAddresses, type AddressDeriver } from '../btc/receive-address-book.ts';
@@ -21,8 +20,19 @@ const CLOUD_BATCH = 32;
  */
 export function createMerchantReceivers(config: CloudConfig, deriver: AddressDeriver, sharedDatabase: boolean, maxEntries = 10_000) {
   const cache = new Map<string, Receivers>();
-  const addressesOf = (key: AccountKey) =>
-    sharedDatabase ? onDemandAddresses(deriver, key) : createReceiveAddressBook(deriver, key, { ahead: CLOUD_AHEAD, batch: CLOUD_BATCH });
+  // One buffer per key, not per merchant: merchants who registered the same key draw from one sequence.
+  const books = new Map<string, ReturnType<typeof createReceiveAddressBook>>();
+  const bookOf = (key: AccountKey) => {
+    const bookKey = `${key.network}:${key.keyId}`;
+    let book = books.get(bookKey);
+    if (!book) {
+      book = createReceiveAddressBook(deriver, key, { ahead: CLOUD_AHEAD, batch: CLOUD_BATCH });
+      if (books.size >= maxEntries) books.delete(books.keys().next().value!);
+      books.set(bookKey, book);
+    }
+    return book;
+  };
+  const addressesOf = (key: AccountKey) => (sharedDatabase ? onDemandAddresses(deriver, key) : bookOf(key));
 
   function build(row: MerchantRow): Receivers {
     let btc: MerchantContext['btc'] = null;
@@ -32,9 +42,8 @@ export function createMerchantReceivers(config: CloudConfig, deriver: AddressDer
     }
     let base: MerchantContext['base'] = null;
     if (config.base && (row.base_xpub || row.base_address)) {
-      const xpub = row.base_xpub
-        ? { key: parseEvmAccountXpub(row.base_xpub), keyId: createHash('sha256').update(row.base_xpub).digest('hex').slice(0, 16) }
-        : null;
+      const key = row.base_xpub ? parseEvmAccountXpub(row.base_xpub) : null;
+      const xpub = key && { key, keyId: key.keyId };
       const tokens = new Map(config.base.tokens);
       // USDT is served in fixed-address mode only.
       if (!row.base_address) tokens.delete('usdt');

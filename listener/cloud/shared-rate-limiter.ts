@@ -24,14 +24,17 @@ export function createSharedRateLimiter(deps: { db: Kysely<Tables>; clock: Clock
   const { db, clock, name, config } = deps;
   const sweepEvery = deps.sweepEvery ?? DEFAULT_SWEEP_EVERY;
   let takesSinceSweep = 0;
+  const bucketsOf = (client: string): Bucket[] => {
+    const buckets: Bucket[] = [{ id: `${name}:${client}`, limit: config.perClient }];
+    if (config.overall < Number.MAX_SAFE_INTEGER) buckets.push({ id: `${name}:*`, limit: config.overall });
+    return buckets.sort((a, b) => (a.id < b.id ? -1 : 1));
+  };
 
   return {
     /** Returns seconds to wait, or 0 when the request may go ahead (and is then counted). */
     async take(client: string): Promise<number> {
       const now = clock.now();
-      const buckets: Bucket[] = [{ id: `${name}:${client}`, limit: config.perClient }];
-      if (config.overall < Number.MAX_SAFE_INTEGER) buckets.push({ id: `${name}:*`, limit: config.overall });
-      buckets.sort((a, b) => (a.id < b.id ? -1 : 1));
+      const buckets = bucketsOf(client);
 
       const waitMs = await db.transaction().execute(async (trx) => {
         const windows = [];
@@ -53,6 +56,18 @@ export function createSharedRateLimiter(deps: { db: Kysely<Tables>; clock: Clock
         await db.deleteFrom('cloud_rate_windows').where('last_hit_at', '<=', now - WINDOW_MS).execute();
       }
       return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / 1000)) : 0;
+    },
+
+    /** Gives back the newest slot of `client` (and overall), for a request the service failed (a 5xx). */
+    async release(client: string): Promise<void> {
+      const now = clock.now();
+      await db.transaction().execute(async (trx) => {
+        for (const bucket of bucketsOf(client)) {
+          const hits = await lockedHits(trx, bucket.id, now);
+          hits.pop();
+          await trx.updateTable('cloud_rate_windows').set({ hits: hits.join(',') }).where('bucket', '=', bucket.id).execute();
+        }
+      });
     },
   };
 }

@@ -7,6 +7,8 @@ import { dashboardSessionsMigration } from '../cloud/dashboard/session.migration
 import { stripeBillingMigration } from '../cloud/stripe.migration.ts';
 import { rateWindowsMigration } from '../cloud/rate-windows.migration.ts';
 import { stripeSubscriptionStateMigration } from '../cloud/stripe-subscription.migration.ts';
+import { keyIdentityMigration } from '../invoices/key-identity.migration.ts';
+import { nonceLeasesByAddressMigration } from '../base/nonce-leases.migration.ts';
 
 /**
  * Ordered, named migrations. Add a new entry for every schema change; never edit one that has
@@ -121,6 +123,8 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0006_stripe_billing': stripeBillingMigration,
     '0007_cloud_rate_windows': rateWindowsMigration,
     '0008_stripe_subscription_state': stripeSubscriptionStateMigration,
+    '0009_key_identity': keyIdentityMigration,
+    '0010_nonce_leases_by_address': nonceLeasesByAddressMigration,
   };
 }
 

@@ -31,10 +31,15 @@ export interface InvoicesTable {
   nonce: number | null;
   /** Base only: the USD amount exactly as requested (decimal text). */
   amount_usd: string | null;
+  /**
+   * Set by migration 0009 only: the earlier invoice that was given the same address before
+   * addresses were unique across merchants. Null on every invoice created since.
+   */
+  address_duplicate_of: string | null;
 }
 
+/** The next child index of each wallet key, whichever merchants registered it. */
 export interface AddressCountersTable {
-  merchant_id: string;
   chain: string;
   key_id: string;
   next_index: number;

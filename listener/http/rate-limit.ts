@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Clock } from '../clock.ts';
 import type { RateLimitConfig } from '../config.ts';
-import { ServiceError } from '../errors.ts';
+import { isServiceFailure, ServiceError } from '../errors.ts';
 
 const WINDOW_MS = 60_000;
 
@@ -22,6 +22,11 @@ export class SlidingWindow {
 
   record(now: number) {
     this.hits.push(now);
+  }
+
+  /** Gives back the newest slot taken. */
+  release() {
+    this.hits.pop();
   }
 
   get empty() {
@@ -51,6 +56,12 @@ export function createRateLimiter(config: RateLimitConfig, clock: Clock) {
       }
       return 0;
     },
+
+    /** Gives back a slot `take` let through, for a request the service failed (a 5xx). */
+    release(client: string) {
+      perClient.get(client)?.release();
+      overall.release();
+    },
   };
 }
 
@@ -58,10 +69,16 @@ export function rateLimit(config: RateLimitConfig | null, clock: Clock): Middlew
   if (config === null) return (_ctx, next) => next();
   const limiter = createRateLimiter(config, clock);
   return async (ctx, next) => {
-    const retryAfterS = limiter.take(ctx.ip);
+    const client = ctx.ip;
+    const retryAfterS = limiter.take(client);
     if (retryAfterS > 0) {
       throw new ServiceError('rate_limited', `Too many invoice requests; retry in ${retryAfterS} s.`, { retryAfterS });
     }
-    await next();
+    try {
+      await next();
+    } catch (error) {
+      if (isServiceFailure(error)) limiter.release(client);
+      throw error;
+    }
   };
 }

@@ -5,32 +5,44 @@ type Db = Kysely<Tables> | Transaction<Tables>;
 export type InvoiceRow = Selectable<InvoicesTable>;
 
 /**
- * Hands out the next child index of a wallet key. The upsert is one statement, so two requests can
- * never get the same index; run it in the transaction that inserts the invoice, so a failed insert
- * rolls the counter back and no index is skipped.
+ * Hands out the next child index of a wallet key. The sequence belongs to the key, not to a
+ * merchant: every merchant that registered the same key (in any encoding) draws from it, so an
+ * address is never handed out twice. The upsert is one statement, so two requests can never get
+ * the same index; run it in the transaction that inserts the invoice, so a failed insert rolls the
+ * counter back and no index is skipped.
  */
-export async function allocateChildIndex(trx: Db, merchantId: string, chain: string, keyId: string): Promise<number> {
+export async function allocateChildIndex(trx: Db, chain: string, keyId: string): Promise<number> {
   const row = await trx
     .insertInto('address_counters')
-    .values({ merchant_id: merchantId, chain, key_id: keyId, next_index: 1 })
-    .onConflict((oc) =>
-      oc.columns(['merchant_id', 'chain', 'key_id']).doUpdateSet((eb) => ({ next_index: eb('address_counters.next_index', '+', 1) })),
-    )
+    .values({ chain, key_id: keyId, next_index: 1 })
+    .onConflict((oc) => oc.columns(['chain', 'key_id']).doUpdateSet((eb) => ({ next_index: eb('address_counters.next_index', '+', 1) })))
     .returning('next_index')
     .executeTakeFirstOrThrow();
   return row.next_index - 1;
 }
 
 /** The index the next allocation will return, for pre-deriving addresses ahead of requests. */
-export async function peekNextChildIndex(db: Db, merchantId: string, chain: string, keyId: string): Promise<number> {
-  const row = await db
-    .selectFrom('address_counters')
-    .select('next_index')
-    .where('merchant_id', '=', merchantId)
-    .where('chain', '=', chain)
-    .where('key_id', '=', keyId)
-    .executeTakeFirst();
+export async function peekNextChildIndex(db: Db, chain: string, keyId: string): Promise<number> {
+  const row = await db.selectFrom('address_counters').select('next_index').where('chain', '=', chain).where('key_id', '=', keyId).executeTakeFirst();
   return row?.next_index ?? 0;
+}
+
+/**
+ * Moves invoices stored under a key's old id (one derived from its text, before migration 0009)
+ * to the key's identity, and continues its sequence after both. Idempotent: a no-op once done.
+ */
+export async function adoptKeyIdentity(db: Kysely<Tables>, chain: string, legacyKeyId: string, keyId: string): Promise<void> {
+  if (legacyKeyId === keyId) return;
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable('invoices').set({ key_id: keyId }).where('chain', '=', chain).where('key_id', '=', legacyKeyId).execute();
+    const legacy = await trx.deleteFrom('address_counters').where('chain', '=', chain).where('key_id', '=', legacyKeyId).returning('next_index').executeTakeFirst();
+    if (!legacy) return;
+    await trx
+      .insertInto('address_counters')
+      .values({ chain, key_id: keyId, next_index: legacy.next_index })
+      .onConflict((oc) => oc.columns(['chain', 'key_id']).doUpdateSet({ next_index: legacy.next_index }).where('address_counters.next_index', '<', legacy.next_index))
+      .execute();
+  });
 }
 
 export async function insertInvoice(trx: Db, row: InvoiceRow): Promise<void> {

@@ -54,9 +54,10 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
     const { merchantId } = merchant;
     const now = clock.now();
     const expiresInS = request.expires_in ?? DEFAULT_EXPIRES_IN_S;
-    const row = await db.transaction().execute(async (trx) => {
+    // The response is built before the commit: whatever fails, the index goes back with the row.
+    const created = await db.transaction().execute(async (trx) => {
       await merchant.beforeInsert?.(trx);
-      const index = await allocateChildIndex(trx, merchantId, 'btc', btc.accountKey.keyId);
+      const index = await allocateChildIndex(trx, 'btc', btc.accountKey.keyId);
       const invoice: InvoiceRow = {
         invoice_id: newInvoiceId(),
         merchant_id: merchantId,
@@ -79,12 +80,13 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
         expires_at: now + expiresInS * 1000,
         created_at: now,
         updated_at: now,
+        address_duplicate_of: null,
       };
       await insertInvoice(trx, invoice);
-      return invoice;
+      return rowToCreatedBtcInvoice(invoice, btc.explorerUrl);
     });
-    btc.allocated?.(row.child_index ?? 0);
-    return rowToCreatedBtcInvoice(row, btc.explorerUrl);
+    btc.allocated?.(created.child_index ?? 0);
+    return created;
   }
 
   /** Reads an invoice row; a pending one past its expiry is flipped to expired on the way. */

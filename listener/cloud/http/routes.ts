@@ -4,7 +4,7 @@ import type { CloudHealth } from '../../../shared/index.ts';
 import type * as z from 'zod';
 import type { Clock } from '../../clock.ts';
 import type { RateLimitConfig } from '../../config.ts';
-import { ServiceError } from '../../errors.ts';
+import { isServiceFailure, ServiceError } from '../../errors.ts';
 import { readBodyText, readJsonBody } from '../../http/json-body.ts';
 import type { CloudService } from '../cloud-service.ts';
 import { STRIPE_WEBHOOK_MAX_BYTES, type StripeEventOutcome } from '../stripe-webhook.ts';
@@ -37,9 +37,17 @@ function limited(
   if (config === null) return (_ctx, next) => next();
   const limiter = createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config });
   return async (ctx, next) => {
-    const retryAfterS = await limiter.take(keyOf(ctx));
+    const client = keyOf(ctx);
+    const retryAfterS = await limiter.take(client);
     if (retryAfterS > 0) throw new ServiceError('rate_limited', `Too many ${what}; retry in ${retryAfterS} s.`, { retryAfterS });
-    await next();
+    try {
+      await next();
+    } catch (error) {
+      // A request the service failed (5xx) gives its slot back; refusals (4xx) count, as the spec's window
+      // counts requests. A database that failed the request may fail this too: the slot then stays taken.
+      if (isServiceFailure(error)) await limiter.release(client).catch(() => undefined);
+      throw error;
+    }
   };
 }
 
