@@ -129,6 +129,8 @@ describe('real answers of every listener operation and documented status match t
     // One nonce digit: an amount has nine nonces, the tenth invoice of it finds none.
     for (let i = 0; i < 9; i++) assert.equal((await post('{"chain":"base","amount_usd":2,"asset":"usdt"}')).status, 201);
     assert.equal((await post('{"chain":"base","amount_usd":2,"asset":"usdt"}')).status, 503);
+    // A request the service fails (5xx) gives its slot back: the twelfth slot is still free.
+    assert.equal((await post('{"chain":"base","amount_usd":3,"asset":"usdt"}')).status, 201);
     const limited = await post('{"chain":"base","amount_usd":3,"asset":"usdt"}');
     assert.equal(limited.status, 429);
   });
@@ -254,7 +256,7 @@ describe('real answers of every Cloud operation and documented status match the 
       const merchant = await signupMerchant(fixed.url, { base_address: FIXED_ADDRESS });
       // The 9,999 nonces of $2.00 (four nonce digits) held by earlier invoices, as the lease table keeps them.
       const leases = Array.from({ length: 9_999 }, (_, i) => ({
-        merchant_id: merchant.merchant_id,
+        address: FIXED_ADDRESS,
         base_units: '2000000',
         nonce: i + 1,
         invoice_id: `inv_held_${i + 1}`,
