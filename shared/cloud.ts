@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { WatcherProblem } from './health.ts';
 import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoiceCreated, InvoiceStatus } from './invoice.ts';
 
 const dateTime = () => z.iso.datetime();
@@ -109,5 +110,13 @@ export const CloudCreatedInvoice = z
   .meta({ id: 'CloudCreatedInvoice', description: 'POST /api/v1/invoice: the listener invoice plus checkout_url.' });
 
 export const CloudHealth = z
-  .object({ ok: z.boolean(), service: z.string(), ts: dateTime() })
+  .object({
+    ok: z.boolean().describe('True when the database answers and no chain watcher of this instance has a problem.'),
+    service: z.string(),
+    ts: dateTime(),
+    problems: z
+      .array(WatcherProblem)
+      .optional()
+      .describe('Chain watchers stalled or failing for several poll intervals, per chain and kind, with how many merchants; empty when none (an instance that is not the elected watcher has none).'),
+  })
   .meta({ id: 'CloudHealth', description: 'GET /api/v1/health.' });

@@ -161,7 +161,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       } catch {
         ok = false;
       }
-      return { ok, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString() };
+      const problems = watchers.problems();
+      return { ok: ok && problems.length === 0, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), problems };
     },
   });
   const { server, url } = await serveHttp(app, config.port, config.host);

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 export type ProxyMode =
   | { kind: 'pass' }
   | { kind: 'down' }
+  /** Holds every request unanswered until `release()`: a node that hangs. */
+  | { kind: 'hold' }
   | { kind: 'lag'; blocks: number }
   /** Answers null to the first `times` receipt requests of each transaction, as a node that has not mined it yet. */
   | { kind: 'unmined-receipts'; times: number };
@@ -17,6 +19,8 @@ export interface RpcProxy {
   url: string;
   mode: ProxyMode;
   requests: number;
+  /** Answers the held requests and passes everything through again. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -26,7 +30,17 @@ export interface RpcProxy {
  * Lagging means it reports an older head and does not yet know receipts above it.
  */
 export async function startRpcProxy(target: string): Promise<RpcProxy> {
-  const proxy: RpcProxy = { url: '', mode: { kind: 'pass' }, requests: 0, close: async () => {} };
+  const held: Array<() => void> = [];
+  const proxy: RpcProxy = {
+    url: '',
+    mode: { kind: 'pass' },
+    requests: 0,
+    release() {
+      proxy.mode = { kind: 'pass' };
+      for (const answer of held.splice(0)) answer();
+    },
+    close: async () => {},
+  };
   const forward = async (body: unknown) => {
     const response = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     return (await response.json()) as { result?: unknown; id: unknown; jsonrpc: string };
@@ -35,6 +49,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     proxy.requests++;
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (proxy.mode.kind === 'hold') await new Promise<void>((resolve) => held.push(resolve));
     if (proxy.mode.kind === 'down') {
       res.writeHead(503).end('down');
       return;

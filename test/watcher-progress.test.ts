@@ -1,0 +1,89 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startListener } from '../listener/app.ts';
+import { manualClock } from '../listener/clock.ts';
+import { loadConfig } from '../listener/config.ts';
+import { silentLogger } from '../listener/log.ts';
+import { stallAfterMs } from '../listener/watch-progress.ts';
+import { Health } from '../shared/index.ts';
+import { ACCOUNT_XPUB, startBaseTestChain } from './helpers/base-chain.ts';
+import { startRpcProxy } from './helpers/rpc-proxy.ts';
+import { waitForWatcher } from './support/wait-for-watcher.ts';
+
+const POLL_MS = 100;
+
+test('/health: a Base watcher stuck on a source that holds its answers is "stalled" (ok false), one whose source is down is "failing", and both clear when the source answers', { timeout: 120_000 }, async () => {
+  const chain = await startBaseTestChain();
+  const proxy = await startRpcProxy(chain.anvil.url);
+  const clock = manualClock(Date.now());
+  const listener = await startListener(
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: chain.databaseUrl,
+      MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
+      MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
+      BASE_RPC_URL: proxy.url,
+      BASE_CHAIN_ID: String(chain.anvil.chainId),
+    }),
+    { clock, logger: silentLogger, baseOptions: { pollIntervalMs: POLL_MS } },
+  );
+  const health = async () => {
+    const response = await fetch(`${listener.url}/health`);
+    assert.equal(response.status, 200, 'GET /health answers 200 whatever it says (spec)');
+    return Health.parse(await response.json());
+  };
+  const until = (what: string, done: (h: Health) => boolean) => waitForWatcher(what, health, done, { watcher: health, timeoutMs: 60_000 });
+  try {
+    const first = await until('a first successful pass', (h) => h.base?.progress?.last_success_at != null);
+    assert.equal(first.ok, true);
+    assert.deepEqual(first.problems, []);
+
+    proxy.mode = { kind: 'hold' };
+    const stuck = await until('a pass blocked on the held source', (h) => h.base?.progress?.step === 'asking the RPC sources for the head');
+    assert.equal(stuck.ok, true, 'a step under way for less than the limit is no problem');
+    clock.advance(stallAfterMs(POLL_MS) + 1_000);
+    const stalled = await health();
+    assert.equal(stalled.ok, false);
+    assert.equal(stalled.problems?.length, 1);
+    assert.equal(stalled.problems![0].component, 'base');
+    assert.equal(stalled.problems![0].kind, 'stalled');
+    assert.match(stalled.problems![0].reason, /^step "asking the RPC sources for the head" under way for 12\d s$/);
+    assert.equal(stalled.problems![0].since, stuck.base!.progress!.step_since);
+
+    proxy.release();
+    const resumed = await until('a pass finished after the source answered', (h) => Date.parse(h.base?.progress?.last_success_at ?? '') === clock.now());
+    assert.equal(resumed.ok, true);
+    assert.deepEqual(resumed.problems, []);
+
+    proxy.mode = { kind: 'down' };
+    const failed = await until('a failed pass', (h) => h.base?.progress?.failing_since != null);
+    assert.equal(failed.ok, true, 'failing for less than the limit is no problem');
+    assert.match(failed.base!.progress!.last_error!, /no Base RPC source answers/);
+    clock.advance(stallAfterMs(POLL_MS) + 1_000);
+    // Right after the jump the step under way looks old too; the next step shows what it is.
+    const failing = await until('the watcher reported failing', (h) => h.problems?.[0]?.kind === 'failing');
+    assert.equal(failing.ok, false);
+    assert.equal(failing.problems![0].since, failed.base!.progress!.failing_since);
+    assert.match(failing.problems![0].reason, /^every pass fails: no Base RPC source answers/);
+
+    proxy.mode = { kind: 'pass' };
+    const recovered = await until('recovery after the source returns', (h) => h.ok);
+    assert.equal(recovered.base!.progress!.failing_since, null);
+    assert.equal(recovered.base!.progress!.last_error, null);
+  } finally {
+    proxy.release();
+    await listener.stop();
+    await proxy.close();
+    await chain.close();
+  }
+});
+
+test('waitForWatcher fails with the watcher state, not a bare timeout', async () => {
+  await assert.rejects(
+    waitForWatcher('an invoice confirmed', () => 'pending', (status) => status === 'confirmed', {
+      watcher: () => ({ step: 'following blocks', last_block_height: 7 }),
+      timeoutMs: 100,
+    }),
+    (error: Error) => /an invoice confirmed: not reached after 100 ms/.test(error.message) && /"pending"/.test(error.message) && /"step": "following blocks"/.test(error.message),
+  );
+});
