@@ -35,8 +35,8 @@ done
 
 repo="$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)"
 commit="$(git -C "$repo" rev-parse "$ref")" || exit 2
-# .ci/run expects ../shared beside the clone (the spec and style guide).
-shared="$(realpath "$repo/../shared" 2>/dev/null || true)"
+# .ci/run expects ../shared beside the clone (the spec and style guide); SHARED_DIR names it otherwise.
+shared="$(realpath "${SHARED_DIR:-$repo/../shared}" 2>/dev/null || true)"
 workdir="$(mktemp -d "${TMPDIR:-/tmp}/ci-under-load.XXXXXX")"
 [ -n "$shared" ] && [ -d "$shared" ] && ln -s "$shared" "$workdir/shared"
 
