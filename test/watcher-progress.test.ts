@@ -5,10 +5,32 @@ import { manualClock } from '../listener/clock.ts';
 import { loadConfig } from '../listener/config.ts';
 import { silentLogger } from '../listener/log.ts';
 import { stallAfterMs } from '../listener/watch-progress.ts';
+import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
+import { startLocalChainServer } from '../listener/sandbox/local-chain-server.ts';
 import { Health } from '../shared/index.ts';
 import { ACCOUNT_XPUB, startBaseTestChain } from './helpers/base-chain.ts';
 import { startRpcProxy } from './helpers/rpc-proxy.ts';
+import { REGTEST_TPUB } from './support/btc-chain.ts';
+import { tempSqliteUrl } from './support/listener.ts';
 import { waitForWatcher } from './support/wait-for-watcher.ts';
+
+/** The network seen by a watcher: real requests to the local chain, held back while `holding`. */
+function heldFetch() {
+  let holding = false;
+  const held: Array<() => void> = [];
+  return {
+    fetch: (async (input, init) => {
+      if (holding) await new Promise<void>((resolve) => held.push(resolve));
+      return fetch(input, init);
+    }) as typeof fetch,
+    hold: () => (holding = true),
+    release() {
+      holding = false;
+      for (const answer of held.splice(0)) answer();
+    },
+    held: () => held.length,
+  };
+}
 
 const POLL_MS = 100;
 
@@ -86,4 +108,42 @@ test('waitForWatcher fails with the watcher state, not a bare timeout', async ()
     }),
     (error: Error) => /an invoice confirmed: not reached after 100 ms/.test(error.message) && /"pending"/.test(error.message) && /"step": "following blocks"/.test(error.message),
   );
+});
+
+test('/health: a Bitcoin watcher whose source holds its answers is "stalled"; stopped during that pass, it stops when the pass ends, not a poll interval later', { timeout: 60_000 }, async () => {
+  const clock = manualClock(Date.UTC(2026, 0, 1));
+  const server = await startLocalChainServer(new LocalBtcChain({ now: clock.now }));
+  const network = heldFetch();
+  const pollIntervalMs = 3_600_000;
+  network.hold();
+  const listener = await startListener(
+    loadConfig({ PORT: '0', DATABASE_URL: tempSqliteUrl(), MERCHANT_BTC_XPUB: REGTEST_TPUB, BTC_NETWORK: 'regtest', BTC_ESPLORA_URL: server.esploraUrl }),
+    { clock, logger: silentLogger, fetch: network.fetch, btcPollIntervalMs: pollIntervalMs },
+  );
+  let stopped = false;
+  try {
+    const health = async () => Health.parse(await (await fetch(`${listener.url}/health`)).json());
+    const stuck = await waitForWatcher('the first pass blocked on the held source', health, (h) => h.btc_progress?.step === 'following blocks' && network.held() > 0, {
+      watcher: health,
+    });
+    assert.equal(stuck.ok, true);
+    clock.advance(stallAfterMs(pollIntervalMs, 60_000) + 1_000);
+    const stalled = await health();
+    assert.equal(stalled.ok, false);
+    assert.deepEqual(
+      stalled.problems?.map((p) => [p.component, p.kind, p.since]),
+      [['btc', 'stalled', stuck.btc_progress!.step_since]],
+    );
+    assert.match(stalled.problems![0].reason, /^step "following blocks" under way for \d+ s$/);
+
+    const stopping = listener.stop().then(() => (stopped = true));
+    network.release();
+    const limit = new Promise((resolve) => setTimeout(resolve, 10_000).unref());
+    await Promise.race([stopping, limit]);
+    assert.equal(stopped, true, 'stop() returned once the pass under way ended');
+  } finally {
+    network.release();
+    if (!stopped) await listener.stop();
+    await server.close();
+  }
 });

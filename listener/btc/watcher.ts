@@ -261,6 +261,8 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
         sourceError = error instanceof Error ? error.message : String(error);
         log.warn('btc watcher pass failed; retrying', { error: sourceError, attempt: failures });
       }
+      // stop() during the pass found no wait to cut short: without this the loop would sleep a whole interval first.
+      if (stopped) break;
       const wait = failures ? Math.min(maxBackoffMs, 1_000 * 2 ** (failures - 1)) : pollIntervalMs;
       progress.step('waiting for the next poll');
       await new Promise<void>((resolve) => {
