@@ -7,10 +7,11 @@ import { silentLogger } from '../listener/log.ts';
 import { stallAfterMs } from '../listener/watch-progress.ts';
 import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer } from '../listener/sandbox/local-chain-server.ts';
-import { Health } from '../shared/index.ts';
+import { CloudHealth, Health } from '../shared/index.ts';
 import { ACCOUNT_XPUB, startBaseTestChain } from './helpers/base-chain.ts';
 import { startRpcProxy } from './helpers/rpc-proxy.ts';
-import { REGTEST_TPUB } from './support/btc-chain.ts';
+import { REGTEST_TPUB, testAccountKey } from './support/btc-chain.ts';
+import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { tempSqliteUrl } from './support/listener.ts';
 import { waitForWatcher } from './support/wait-for-watcher.ts';
 
@@ -144,6 +145,50 @@ test('/health: a Bitcoin watcher whose source holds its answers is "stalled"; st
   } finally {
     network.release();
     if (!stopped) await listener.stop();
+    await server.close();
+  }
+});
+
+test("Cloud /api/v1/health: a merchant's Bitcoin watcher failing against a down source turns ok false, counted per chain without naming the merchant; ok again when the source returns", { timeout: 120_000 }, async () => {
+  const clock = manualClock(Date.UTC(2026, 0, 1));
+  const server = await startLocalChainServer(new LocalBtcChain({ now: clock.now }));
+  const cloud = await startTestCloud({
+    env: { BTC_ESPLORA_URL: server.esploraUrl, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off' },
+    deps: { clock, chainWatch: { btcPollMs: 20, refreshMs: 20 } },
+  });
+  try {
+    const merchant = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(7) });
+    const key = `btc:${merchant.merchant_id}`;
+    const progress = () => (cloud.watcherStates()[key] as { btc_progress?: { last_success_at: string | null; failing_since: string | null } } | undefined)?.btc_progress;
+    const health = async () => {
+      const response = await fetch(`${cloud.url}/api/v1/health`);
+      assert.equal(response.status, 200);
+      return CloudHealth.parse(await response.json());
+    };
+    const until = <T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean) =>
+      waitForWatcher(what, read, done, { watcher: () => cloud.watcherStates(), timeoutMs: 60_000 });
+
+    await until("the merchant's watcher passed once", progress, (p) => p?.last_success_at != null);
+    assert.deepEqual(await health().then((h) => [h.ok, h.problems]), [true, []]);
+
+    server.setDown(true);
+    clock.advance(2_001); // past the shared source's reuse window: the next pass asks the source
+    const failed = await until('a failed pass', progress, (p) => p?.failing_since != null);
+    clock.advance(stallAfterMs(20, 60_000) + 1_000);
+    const failing = await until('/api/v1/health reports the failing watcher', health, (h) => h.problems?.[0]?.kind === 'failing');
+    assert.equal(failing.ok, false);
+    assert.equal(failing.problems!.length, 1);
+    assert.equal(failing.problems![0].component, 'btc');
+    assert.equal(failing.problems![0].since, failed!.failing_since);
+    assert.match(failing.problems![0].reason, /^1 of 1 merchant watchers; first: every pass fails: /);
+    assert.doesNotMatch(JSON.stringify(failing), new RegExp(merchant.merchant_id), 'a public route names no merchant');
+
+    server.setDown(false);
+    clock.advance(2_001);
+    const back = await until('/api/v1/health ok again', health, (h) => h.ok);
+    assert.deepEqual(back.problems, []);
+  } finally {
+    await cloud.stop();
     await server.close();
   }
 });

@@ -17,6 +17,7 @@ import type { createMerchantReceivers } from './merchant-context.ts';
 interface Running {
   stop(): Promise<void>;
   problem(): WatcherProblem | null;
+  status(): object;
 }
 
 /**
@@ -96,6 +97,10 @@ export function createCloudChainWatchers(deps: {
   return {
     get count() {
       return running.size;
+    },
+    /** Each watcher's status and progress by `chain:merchant_id` (never the key it watches), for tests' failure messages. */
+    states(): Record<string, object> {
+      return Object.fromEntries([...running].map(([key, watcher]) => [key.split(':').slice(0, 2).join(':'), watcher.status()]));
     },
     /**
      * One problem per chain and kind, for the public /api/v1/health: how many merchant watchers

@@ -51,6 +51,8 @@ export interface RunningCloud {
   server: Server;
   database: Database;
   isLeader(): boolean;
+  /** This instance's chain watchers (none unless it leads): status and progress by `chain:merchant_id`. */
+  watcherStates(): Record<string, object>;
   stop(): Promise<void>;
 }
 
@@ -173,6 +175,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     server,
     database,
     isLeader: () => leader.isLeader(),
+    watcherStates: () => watchers.states(),
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
