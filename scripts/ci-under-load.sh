@@ -42,7 +42,10 @@ workdir="$(mktemp -d "${TMPDIR:-/tmp}/ci-under-load.XXXXXX")"
 
 node -e 'for(;;){}' &
 busy=$!
-trap 'kill "$busy" 2>/dev/null' EXIT
+run_group=""
+# Interrupted: stop the busy process and the run under way (its own process group: npm, node, anvil).
+trap 'kill "$busy" 2>/dev/null; [ -n "$run_group" ] && kill -- -"$run_group" 2>/dev/null' EXIT
+trap 'exit 130' INT TERM
 echo "$(date -Is) commit $commit, $runs runs, busy process $busy, $(nproc) cores" | tee -a "$log"
 
 failed=0 passed=0
@@ -50,8 +53,11 @@ for k in $(seq 1 "$runs"); do
   clone="$workdir/run$k"
   git clone -q --no-local "$repo" "$clone" && git -C "$clone" checkout -q "$commit" || exit 2
   start=$(date +%s)
-  (cd "$clone" && .ci/run) >"$log.run$k" 2>&1
+  (cd "$clone" && exec setsid .ci/run) >"$log.run$k" 2>&1 &
+  run_group=$!
+  wait "$run_group"
   code=$?
+  run_group=""
   seconds=$(( $(date +%s) - start ))
   tests=$(grep -E '^# (pass|fail|cancelled) ' "$log.run$k" | tr '\n' ' ')
   if [ "$code" -eq 0 ]; then verdict=PASS; passed=$((passed + 1)); else verdict=FAIL; failed=$((failed + 1)); fi
