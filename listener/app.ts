@@ -130,8 +130,10 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       logger.warn('health: database check failed', { error });
     }
     const baseStatus = baseWatcher?.status();
+    const problems = [btcWatcher?.problem(), baseWatcher?.problem()].filter((p) => p != null);
     return {
-      ok,
+      ok: ok && problems.length === 0,
+      problems,
       ...idleChainStatus(),
       // Bitcoin's watcher when Bitcoin is configured, else Base's: see README, GET /health.
       ...(btcWatcher?.status() ?? (baseStatus ? baseChainStatus(baseStatus) : {})),

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ChainSourceBudget } from './health.ts';
+import { ChainSourceBudget, WatcherProblem } from './health.ts';
 import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoiceCreated, InvoiceStatus } from './invoice.ts';
 
 const dateTime = () => z.iso.datetime();
@@ -111,12 +111,16 @@ export const CloudCreatedInvoice = z
 
 export const CloudHealth = z
   .object({
-    ok: z.boolean(),
+    ok: z.boolean().describe('True when the database answers and no chain watcher of this instance has a problem.'),
     service: z.string(),
     ts: dateTime(),
     chain_sources: z
       .array(ChainSourceBudget)
       .optional()
       .describe('Per chain source URL this instance watches (shared by all merchants): requests made, 429s received, when the next request is allowed.'),
+    problems: z
+      .array(WatcherProblem)
+      .optional()
+      .describe('Chain watchers stalled or failing for several poll intervals, per chain and kind, with how many merchants; empty when none (an instance that is not the elected watcher has none).'),
   })
   .meta({ id: 'CloudHealth', description: 'GET /api/v1/health.' });

@@ -1,6 +1,33 @@
 import * as z from 'zod';
 import { AssetId } from './assets.ts';
 
+export const WatcherProgress = z
+  .object({
+    last_success_at: z.iso.datetime().nullable().describe('When the last pass over the chain finished without error; null before the first.'),
+    step: z.string().describe('The step under way (e.g. "following blocks"), or "waiting for the next poll" between passes.'),
+    step_since: z.iso.datetime().describe('When that step began.'),
+    last_error: z.string().nullable().describe("The last pass's error; null once a pass succeeds again."),
+    failing_since: z.iso.datetime().nullable().describe('Since when every pass has failed; null while passes succeed.'),
+  })
+  .meta({ id: 'WatcherProgress', description: 'What a chain watcher is doing.' });
+
+export const WatcherProblem = z
+  .object({
+    component: z.string().describe('The watcher: `btc` or `base` (Cloud: the chain, for every merchant watcher of it).'),
+    kind: z
+      .enum(['stalled', 'failing'])
+      .describe(
+        '`stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns.',
+      ),
+    reason: z.string().describe('Human-readable: the step and for how long, or the last error.'),
+    since: z.iso.datetime().describe('When the stuck step began, or when the passes started failing.'),
+  })
+  .meta({
+    id: 'WatcherProblem',
+    description:
+      'A chain watcher that has made no progress for several poll intervals (at least 2 minutes). A slow or rate-limited source whose answers still arrive is not a problem.',
+  });
+
 export const BaseHealth = z
   .object({
     rpc_sources: z.number().int().describe('Independent JSON-RPC sources configured in BASE_RPC_URL.'),
@@ -13,6 +40,7 @@ export const BaseHealth = z
     head_block_height: z.number().int().nullable().describe('Chain head reported by the scanning source.'),
     watched_addresses: z.number().int(),
     awaiting_second_source: z.number().int().describe('Fixed-address payments matched but not yet reported by a second source.'),
+    progress: WatcherProgress.optional().describe('What the Base watcher is doing.'),
   })
   .meta({ id: 'BaseHealth' });
 
@@ -61,7 +89,13 @@ export const ChainSourceBudget = z
 
 export const Health = z
   .object({
-    ok: z.boolean().describe('True when the listener serves requests and its database answers.'),
+    ok: z
+      .boolean()
+      .describe('True when the listener serves requests, its database answers and no chain watcher has a problem (see `problems`).'),
+    problems: z
+      .array(WatcherProblem)
+      .optional()
+      .describe('Why `ok` is false because of a chain watcher: stalled or failing for several poll intervals. Empty when none.'),
     ws_connected: z.boolean().describe('Whether the chain source push connection (WebSocket) is up.'),
     subscribed_count: z
       .number()
@@ -76,6 +110,7 @@ export const Health = z
       .nullable()
       .optional()
       .describe('Last error of the Bitcoin chain source while it keeps failing (retried with backoff); null when healthy.'),
+    btc_progress: WatcherProgress.optional().describe('What the Bitcoin watcher is doing (when Bitcoin is watched).'),
     btc_gap: BtcGapReport.optional().describe(
       'Address gap of the Bitcoin wallet key (when Bitcoin is watched): what gap limit the merchant wallet needs to show every payment.',
     ),

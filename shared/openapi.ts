@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { BaseCheckoutView, BtcCheckoutView, CheckoutView } from './checkout.ts';
 import { ErrorDetail, ErrorEnvelope, errorCatalogue, type ErrorCode } from './errors.ts';
-import { BaseHealth, ChainSourceBudget, Health } from './health.ts';
+import { BaseHealth, ChainSourceBudget, Health, WatcherProblem, WatcherProgress } from './health.ts';
 import {
   BaseFixedInvoiceCreated,
   BaseInvoice,
@@ -47,6 +47,8 @@ const componentSchemas = [
   StoredInvoice,
   BaseHealth,
   ChainSourceBudget,
+  WatcherProgress,
+  WatcherProblem,
   Health,
   BtcCheckoutView,
   BaseCheckoutView,

@@ -9,6 +9,7 @@ import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, Health } from '../shar
 import { ACCOUNT_XPUB, FIXED_ADDRESS, startBaseTestChain } from './helpers/base-chain.ts';
 import { startRpcProxy } from './helpers/rpc-proxy.ts';
 import { testDatabases } from './support/databases.ts';
+import { waitForWatcher } from './support/wait-for-watcher.ts';
 import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, postJson, tempSqliteUrl } from './support/listener.ts';
 
 for (const kind of testDatabases) {
@@ -89,11 +90,12 @@ for (const kind of testDatabases) {
       clock.set(Date.now());
       await chain.usdc.transfer(payable.receive_address, 20_000_000n);
       await chain.anvil.mine(2);
-      let status = '';
-      for (let i = 0; i < 100 && status !== 'confirmed'; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        status = (await (await fetch(`${listener.url}/invoice/${payable.invoice_id}`)).json()).status;
-      }
+      const status = await waitForWatcher(
+        'the payment confirmed by the running watcher',
+        async () => (await (await fetch(`${listener.url}/invoice/${payable.invoice_id}`)).json()).status,
+        (s) => s === 'confirmed',
+        { watcher: async () => ({ health: await (await fetch(`${listener.url}/health`)).json(), tip: await chain.anvil.rpc('eth_blockNumber') }), timeoutMs: 30_000 },
+      );
       assert.equal(status, 'confirmed');
       const health = Health.parse(await (await fetch(`${listener.url}/health`)).json());
       assert.equal(health.base?.rpc_sources, 2);
@@ -165,11 +167,11 @@ test('Base settings: disabled chain, disabled asset, single source warning in /h
     );
     try {
       await postJson(`${both.url}/invoice`, { chain: 'base', amount_usd: 5 });
-      let health = Health.parse(await (await fetch(`${both.url}/health`)).json());
-      for (let i = 0; i < 100 && !(health.base?.watched_addresses && health.base.last_block_height); i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        health = Health.parse(await (await fetch(`${both.url}/health`)).json());
-      }
+      const read = async () => Health.parse(await (await fetch(`${both.url}/health`)).json());
+      const health = await waitForWatcher('the Base watcher watching the invoice', read, (h) => Boolean(h.base?.watched_addresses && h.base.last_block_height), {
+        watcher: read,
+        timeoutMs: 30_000,
+      });
       assert.equal(health.base?.watched_addresses, 1);
       assert.ok(health.base?.last_block_height);
       assert.equal(health.last_block_height, null, "Bitcoin's: its source never answered");

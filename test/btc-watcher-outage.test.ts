@@ -1,23 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sourceKinds, startBtcWatchContext } from './support/btc-chain.ts';
-
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last value ${JSON.stringify(value)}`);
-    await sleep(25);
-  }
-}
+import { waitForWatcher } from './support/wait-for-watcher.ts';
 
 for (const kind of sourceKinds) {
   test(`${kind} source down for a while, then back: retried, shown in /health, payment confirmed`, async () => {
     const ctx = await startBtcWatchContext(kind, { pollIntervalMs: 50 });
     try {
       const health = async () => (await fetch(`${ctx.listener.url}/health`)).json();
+      // On timeout: the listener's /health, with the Bitcoin watcher's step, progress and error.
+      const waitFor = <T>(what: string, read: () => Promise<T>, done: (value: T) => boolean) =>
+        waitForWatcher(what, read, done, { watcher: health, timeoutMs: 10_000 });
       const invoice = await ctx.createInvoice(30_000);
       await waitFor('the invoice to be watched', health, (h) => h.subscribed_count === 1);
 

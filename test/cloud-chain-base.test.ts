@@ -8,17 +8,11 @@ import type { RunningCloud } from '../listener/cloud/cloud-app.ts';
 import { startLocalEvm } from '../listener/sandbox/local-evm.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { postJson } from './support/listener.ts';
+import { waitForWatcher } from './support/wait-for-watcher.ts';
 
 /** Longer than the shared RPC source's reuse window (1 s). */
 const PAST_REUSE_WINDOW_MS = 1_001;
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /**
  * A real Cloud leader with `merchants` Base xpub merchants against the local anvil node, its RPC
@@ -51,6 +45,8 @@ async function measure(merchants: number): Promise<Record<string, number>> {
       invoices.push({ ...created.json, key: { 'X-Service-Api-Key': m.api_key } });
     }
     const head = async () => Number(await evm.anvil.rpc<string>('eth_blockNumber'));
+    const watchers = async () => ({ tip: await head(), watchers: cloud!.watcherStates() });
+    const until = (what: string, check: () => Promise<boolean>) => waitForWatcher(what, check, Boolean, { watcher: watchers, timeoutMs: 20_000 });
     const allAt = async (height: number) =>
       (await db.selectFrom('base_blocks').select('merchant_id').distinct().where('block_number', '=', height).execute()).length === merchants;
     const startHead = await head();

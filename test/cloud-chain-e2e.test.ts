@@ -9,18 +9,10 @@ import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { testDatabases } from './support/databases.ts';
 import { postJson } from './support/listener.ts';
 import { startScriptedReceiver } from './support/scripted-receiver.ts';
+import { waitForWatcher } from './support/wait-for-watcher.ts';
 
 const postgres = testDatabases.find((d) => d.name === 'postgres')!;
 
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what} (last: ${JSON.stringify(value)})`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('Cloud chain watching end to end: two instances on one Postgres', { skip: postgres.skip }, () => {
   it("a paid Bitcoin invoice confirms on both instances with one signed webhook to its merchant only; after the leader stops, the other instance watches and confirms the next", async () => {
@@ -46,6 +38,11 @@ describe('Cloud chain watching end to end: two instances on one Postgres', { ski
         },
       });
     const instances: RunningCloud[] = [];
+    const until = <T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000) =>
+      waitForWatcher(what, read, done, {
+        watcher: () => ({ tip: chain.tip.height, instances: instances.map((cloud) => ({ leader: cloud.isLeader(), watchers: cloud.watcherStates() })) }),
+        timeoutMs,
+      });
     try {
       instances.push(await start());
       await until('the first instance leads', async () => instances[0].isLeader(), Boolean);

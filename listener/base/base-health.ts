@@ -33,5 +33,6 @@ export function baseHealth(status: BaseWatcherStatus): z.infer<typeof BaseHealth
     head_block_height: status.head_block_height,
     watched_addresses: status.watched_addresses,
     awaiting_second_source: status.awaiting_second_source,
+    progress: status.progress,
   };
 }

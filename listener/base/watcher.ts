@@ -8,6 +8,7 @@ import { RpcUnavailableError, type RpcSource } from './rpc.ts';
 import { refreshPartialStatus } from './partial.ts';
 import { OPEN, settleTransfers } from './settlement.ts';
 import { assetOf } from './tokens.ts';
+import { createWatchProgress, stallAfterMs, watcherProblem, type WatcherProgress } from '../watch-progress.ts';
 
 export interface BaseWatcherDeps {
   db: Kysely<Tables>;
@@ -26,6 +27,8 @@ export interface BaseWatcherDeps {
   initialLookback?: number;
   /** Blocks of processed range ends kept for finding a reorg's common ancestor. */
   keepBlocks?: number;
+  /** No progress for this long is a problem on /health (default: stallAfterMs of the poll interval). */
+  stallAfterMs?: number;
 }
 
 export interface BaseWatcherStatus {
@@ -39,6 +42,7 @@ export interface BaseWatcherStatus {
   awaiting_second_source: number;
   last_tick_at: string | null;
   last_error: string | null;
+  progress: WatcherProgress;
 }
 
 export interface TickResult {
@@ -60,9 +64,11 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
   const maxBlockRange = deps.maxBlockRange ?? 2_000;
   const initialLookback = deps.initialLookback ?? 1_800;
   const keepBlocks = deps.keepBlocks ?? 256;
+  const stallLimitMs = deps.stallAfterMs ?? stallAfterMs(pollIntervalMs);
+  const progress = createWatchProgress(deps.clock);
   const tokens = [...base.tokens.values()];
   const assetByToken = new Map([...base.tokens].map(([symbol, address]) => [address, assetOf(symbol)]));
-  const status: BaseWatcherStatus = {
+  const status: Omit<BaseWatcherStatus, 'progress'> = {
     sources: deps.sources.length,
     sources_up: 0,
     fixed_address_confirming: base.fixedAddress === null || deps.sources.length >= 2,
@@ -175,8 +181,22 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     return header;
   }
 
+  /** One pass; its progress (success, failure, the step under way) is what /health reports. */
   async function tick(): Promise<TickResult | null> {
+    try {
+      const result = await pass();
+      progress.succeeded();
+      return result;
+    } catch (error) {
+      progress.failed(error);
+      throw error;
+    }
+  }
+
+  async function pass(): Promise<TickResult | null> {
+    progress.step('asking the RPC sources for the head');
     const { scanner, head, others } = await pickScanner();
+    progress.step('reading blocks and Transfer logs');
     status.head_block_height = head;
     let last = await lastProcessed();
     if (!last) {
@@ -232,6 +252,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
       status.last_block_height = last.block_number;
       status.last_block_hash = last.block_hash;
     }
+    progress.step('settling transfers');
     status.awaiting_second_source = await settleTransfers(
       { db, clock: deps.clock, logger, merchantId, fixedAddress: base.fixedAddress, confirmations: base.confirmations, assetByToken },
       head,
@@ -276,6 +297,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
       }
       if (!running) break;
       if (!behind) {
+        progress.step('waiting for the next poll');
         await new Promise<void>((resolve) => {
           wake = resolve;
           timer = setTimeout(resolve, pollIntervalMs);
@@ -287,7 +309,9 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
 
   return {
     tick,
-    status: (): BaseWatcherStatus => ({ ...status }),
+    status: (): BaseWatcherStatus => ({ ...status, progress: progress.current() }),
+    /** Stalled or failing for longer than the limit, at the clock's now; null when progressing. */
+    problem: () => watcherProblem('base', progress.current(), deps.clock.now(), stallLimitMs),
     start() {
       if (running) return;
       running = true;

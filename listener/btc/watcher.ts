@@ -18,6 +18,7 @@ import type { ChainSource, SourceTx } from './chain-source.ts';
 import { createGapMonitor } from './gap-report.ts';
 import { outputScriptHex } from './output-script.ts';
 import { settleInvoices } from './settlement.ts';
+import { createWatchProgress, stallAfterMs, watcherProblem, type WatcherProgress } from '../watch-progress.ts';
 
 export interface BtcWatcherDeps {
   db: Kysely<Tables>;
@@ -33,6 +34,8 @@ export interface BtcWatcherDeps {
   maxBackoffMs?: number;
   /** Mempool transactions fetched per pass; the rest wait for the next pass (or their block). */
   mempoolFetchLimit?: number;
+  /** No progress for this long is a problem on /health (default: stallAfterMs of the poll interval and backoff). */
+  stallAfterMs?: number;
 }
 
 export interface BtcWatcherStatus {
@@ -43,6 +46,7 @@ export interface BtcWatcherStatus {
   btc_source: ChainSource['kind'];
   btc_source_error: string | null;
   btc_gap?: BtcGapReport;
+  btc_progress: WatcherProgress;
 }
 
 /** How many processed block hashes are kept to find a fork point; deeper reorgs rescan from the oldest. */
@@ -63,6 +67,8 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
   const maxBackoffMs = deps.maxBackoffMs ?? 60_000;
   const mempoolFetchLimit = deps.mempoolFetchLimit ?? 2_000;
   const log = logger.child({ component: 'btc-watcher', source: source.kind });
+  const progress = createWatchProgress(clock);
+  const stallLimitMs = deps.stallAfterMs ?? stallAfterMs(pollIntervalMs, maxBackoffMs);
 
   /** Output script (hex) → invoice id. */
   const watched = new Map<string, string>();
@@ -210,15 +216,23 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
 
   /** One full pass: new invoices, new blocks (with reorg handling), mempool, then invoice states. */
   async function pass(): Promise<void> {
-    await refreshWatchSet();
     try {
+      progress.step('refreshing the watched addresses');
+      await refreshWatchSet();
+      progress.step('following blocks');
       const tip = await followBlocks();
+      progress.step('following the mempool');
       await followMempool(tip);
+      progress.step('settling invoices');
       const last = await lastProcessedBlock(db, merchantId);
       if (last) {
         lastBlockHeight = last.height;
         await settleInvoices(db, merchantId, last.height, clock.now(), log);
       }
+      progress.succeeded();
+    } catch (error) {
+      progress.failed(error);
+      throw error;
     } finally {
       // Needs only the database: kept current (new invoices widen the gap) even while the source is down.
       if (gapStale) {
@@ -247,7 +261,10 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
         sourceError = error instanceof Error ? error.message : String(error);
         log.warn('btc watcher pass failed; retrying', { error: sourceError, attempt: failures });
       }
+      // stop() during the pass found no wait to cut short: without this the loop would sleep a whole interval first.
+      if (stopped) break;
       const wait = failures ? Math.min(maxBackoffMs, 1_000 * 2 ** (failures - 1)) : pollIntervalMs;
+      progress.step('waiting for the next poll');
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
         wake = () => {
@@ -281,8 +298,11 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
         btc_source: source.kind,
         btc_source_error: sourceError,
         ...(gap.current() ? { btc_gap: gap.current()! } : {}),
+        btc_progress: progress.current(),
       };
     },
+    /** Stalled or failing for longer than the limit, at the clock's now; null when progressing. */
+    problem: () => watcherProblem('btc', progress.current(), clock.now(), stallLimitMs),
   };
 }
 

@@ -11,11 +11,14 @@ import type { Clock } from '../clock.ts';
 import type { Tables } from '../db/tables.ts';
 import type { Logger } from '../log.ts';
 import type { SourceBudgets } from '../net/source-budgets.ts';
+import type { WatcherProblem } from '../watch-progress.ts';
 import type { CloudConfig } from './cloud-config.ts';
 import type { createMerchantReceivers } from './merchant-context.ts';
 
 interface Running {
   stop(): Promise<void>;
+  problem(): WatcherProblem | null;
+  status(): object;
 }
 
 /**
@@ -111,6 +114,31 @@ export function createCloudChainWatchers(deps: {
   return {
     get count() {
       return running.size;
+    },
+    /** Each watcher's status and progress by `chain:merchant_id` (never the key it watches), for tests' failure messages. */
+    states(): Record<string, object> {
+      return Object.fromEntries([...running].map(([key, watcher]) => [key.split(':').slice(0, 2).join(':'), watcher.status()]));
+    },
+    /**
+     * One problem per chain and kind, for the public /api/v1/health: how many merchant watchers
+     * have it (never which merchants), the first one's reason, and the earliest since.
+     */
+    problems(): WatcherProblem[] {
+      const grouped = new Map<string, WatcherProblem[]>();
+      for (const watcher of running.values()) {
+        const problem = watcher.problem();
+        if (problem) grouped.set(`${problem.component}:${problem.kind}`, [...(grouped.get(`${problem.component}:${problem.kind}`) ?? []), problem]);
+      }
+      return [...grouped.values()].map((same) => {
+        const component = same[0].component;
+        const watchers = [...running.keys()].filter((key) => key.startsWith(`${component}:`)).length;
+        return {
+          component,
+          kind: same[0].kind,
+          reason: `${same.length} of ${watchers} merchant watchers; first: ${same[0].reason}`,
+          since: same.map((p) => p.since).sort()[0],
+        };
+      });
     },
     start() {
       if (active) return;

@@ -52,6 +52,8 @@ export interface RunningCloud {
   server: Server;
   database: Database;
   isLeader(): boolean;
+  /** This instance's chain watchers (none unless it leads): status and progress by `chain:merchant_id`. */
+  watcherStates(): Record<string, object>;
   stop(): Promise<void>;
 }
 
@@ -164,7 +166,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       } catch {
         ok = false;
       }
-      return { ok, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), chain_sources: budgets.stats() };
+      const problems = watchers.problems();
+      return { ok: ok && problems.length === 0, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), chain_sources: budgets.stats(), problems };
     },
   });
   const { server, url } = await serveHttp(app, config.port, config.host);
@@ -175,6 +178,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     server,
     database,
     isLeader: () => leader.isLeader(),
+    watcherStates: () => watchers.states(),
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

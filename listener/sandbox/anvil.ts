@@ -55,7 +55,25 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   // the process can still exit, and the 'exit' handler then stops the node.
   child.unref();
   for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref?(): void } | null)?.unref?.();
-  const url = `http://127.0.0.1:${port}`;
+  const client = anvilClient(`http://127.0.0.1:${port}`, chainId);
+  return {
+    ...client,
+    stop: async () => {
+      client.provider.destroy();
+      process.off('exit', killOnExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      // A node too busy to honour SIGTERM must still never outlive its owner.
+      const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(force);
+    },
+  };
+}
+
+/** A client of an anvil node at `url` (or of a proxy in front of one); stopping the node is not its job. */
+export function anvilClient(url: string, chainId: number): Omit<Anvil, 'stop'> {
   // ethers waits 5 minutes for an answer by default; a local node answers in milliseconds.
   const request = new FetchRequest(url);
   request.timeout = 30_000;
@@ -69,17 +87,6 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
     signer: (index = 0) => provider.getSigner(index),
     mine: async (blocks = 1) => {
       await rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
-    },
-    stop: async () => {
-      provider.destroy();
-      process.off('exit', killOnExit);
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      // A node too busy to honour SIGTERM must still never outlive its owner.
-      const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(force);
     },
   };
 }

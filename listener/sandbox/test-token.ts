@@ -17,21 +17,20 @@ export interface TestToken {
  * Deploys the 6-decimal TestToken from account 0, which holds the supply (10^9 tokens), and gives
  * accounts 1..fundAccounts 10^7 tokens each so payments can come from several senders.
  */
-export async function deployTestToken(anvil: Anvil, symbol = 'USDC', options: { fundAccounts?: number } = {}): Promise<TestToken> {
+export async function deployTestToken(anvil: Omit<Anvil, 'stop'>, symbol = 'USDC', options: { fundAccounts?: number } = {}): Promise<TestToken> {
   const deployer = await anvil.signer(0);
   const factory = new ContractFactory(TEST_TOKEN.abi as never, TEST_TOKEN.bytecode, deployer);
   const deployed = await factory.deploy(`Test ${symbol}`, symbol, 10n ** 15n);
-  await deployed.waitForDeployment();
+  await minedReceipt(anvil, deployed.deploymentTransaction()!.hash);
   const address = await deployed.getAddress();
   for (let i = 1; i <= (options.fundAccounts ?? 0); i++) {
     const tx = await (deployed.connect(deployer) as Contract).getFunction('transfer')(await (await anvil.signer(i)).getAddress(), 10n ** 13n);
-    await tx.wait();
+    await minedReceipt(anvil, tx.hash);
   }
   const at = async (from: number) => new Contract(address, TEST_TOKEN.abi as never, await anvil.signer(from));
-  const mined = async (tx: { wait(): Promise<{ hash: string; blockNumber: number } | null> }) => {
-    const receipt = await tx.wait();
-    if (!receipt) throw new Error('transaction not mined');
-    return { txHash: receipt.hash, blockNumber: receipt.blockNumber };
+  const mined = async (tx: { hash: string }) => {
+    const receipt = await minedReceipt(anvil, tx.hash);
+    return { txHash: receipt.transactionHash, blockNumber: Number(receipt.blockNumber) };
   };
   return {
     address,
@@ -39,4 +38,33 @@ export async function deployTestToken(anvil: Anvil, symbol = 'USDC', options: { 
     transferMany: async (to, units, from = 0) => mined(await (await at(from)).getFunction('transferMany')(to, units)),
     balanceOf: async (owner) => (await (await at(0)).getFunction('balanceOf')(owner)) as bigint,
   };
+}
+
+interface Receipt {
+  transactionHash: string;
+  blockNumber: string;
+  status: string;
+}
+
+/**
+ * The receipt of `hash` once the node has mined it, asked of the node until it is there. Not
+ * ethers' `wait()`: that one can take a "not mined yet" answer from a node whose auto-miner runs
+ * a moment late (a loaded machine), then wait for a block newer than the transaction's, which an
+ * auto-mining node with nothing else to mine never makes (test/base-test-token-mined.test.ts).
+ */
+export async function minedReceipt(anvil: Pick<Anvil, 'rpc'>, hash: string, options: { withinMs?: number; everyMs?: number } = {}): Promise<Receipt> {
+  const { withinMs = 30_000, everyMs = 25 } = options;
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const receipt = await anvil.rpc<Receipt | null>('eth_getTransactionReceipt', [hash]);
+    if (receipt) {
+      if (receipt.status !== '0x1') throw new Error(`transaction ${hash} reverted`);
+      return receipt;
+    }
+    if (Date.now() > deadline) {
+      const head = Number(await anvil.rpc<string>('eth_blockNumber'));
+      throw new Error(`transaction ${hash} is not mined after ${withinMs} ms; the node's head is block ${head}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
 }

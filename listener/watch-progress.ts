@@ -1,0 +1,80 @@
+import type { Clock } from './clock.ts';
+
+/** What one chain watcher is doing, as /health reports it. */
+export interface WatcherProgress {
+  /** When the last pass over the chain finished without error; null before the first. */
+  last_success_at: string | null;
+  /** The step under way (a pass's step, or `waiting` between passes), and since when. */
+  step: string;
+  step_since: string;
+  /** The last pass's error; null once a pass succeeds again. */
+  last_error: string | null;
+  /** Since when every pass has failed; null while passes succeed. */
+  failing_since: string | null;
+}
+
+/**
+ * A watcher that makes no progress, told apart by why: `stalled` when one step (a request, a
+ * database call, the wait between passes) has been under way too long, so the watcher is stuck
+ * and will not recover by itself; `failing` when it keeps trying and every pass fails, as against
+ * a source that is down (it catches up once the source returns). A source that is slow or rate
+ * limited but answers in the end is neither: its passes still succeed.
+ */
+export interface WatcherProblem {
+  component: string;
+  kind: 'stalled' | 'failing';
+  reason: string;
+  since: string;
+}
+
+/** Progress of one watcher, reported step by step by the watcher itself. */
+export function createWatchProgress(clock: Clock) {
+  let lastSuccessAt: number | null = null;
+  let step = 'starting';
+  let stepSince = clock.now();
+  let lastError: string | null = null;
+  let failingSince: number | null = null;
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+  return {
+    step(name: string) {
+      step = name;
+      stepSince = clock.now();
+    },
+    succeeded() {
+      lastSuccessAt = clock.now();
+      lastError = null;
+      failingSince = null;
+    },
+    failed(error: unknown) {
+      lastError = error instanceof Error ? error.message : String(error);
+      failingSince ??= clock.now();
+    },
+    current(): WatcherProgress {
+      return { last_success_at: iso(lastSuccessAt), step, step_since: iso(stepSince)!, last_error: lastError, failing_since: iso(failingSince) };
+    },
+  };
+}
+
+export type WatchProgress = ReturnType<typeof createWatchProgress>;
+
+/**
+ * How long a watcher may go without progress before /health reports it: several poll intervals,
+ * and never less than two minutes, since one request to a slow source may take its timeout
+ * several times over with retries before the pass fails and counts.
+ */
+export function stallAfterMs(pollIntervalMs: number, maxBackoffMs = 0): number {
+  return Math.max(5 * pollIntervalMs, 2 * maxBackoffMs, 120_000);
+}
+
+/** The watcher's problem at `now`, if it has one: a step under way too long, or failing too long. */
+export function watcherProblem(component: string, progress: WatcherProgress, now: number, limitMs: number): WatcherProblem | null {
+  const stepMs = now - Date.parse(progress.step_since);
+  if (stepMs > limitMs) {
+    return { component, kind: 'stalled', reason: `step "${progress.step}" under way for ${Math.round(stepMs / 1000)} s`, since: progress.step_since };
+  }
+  if (progress.failing_since !== null && now - Date.parse(progress.failing_since) > limitMs) {
+    return { component, kind: 'failing', reason: `every pass fails: ${progress.last_error}`, since: progress.failing_since };
+  }
+  return null;
+}
