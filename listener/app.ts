@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Health } from '../shared/index.ts';
 import { buildLlmsTxt } from '../shared/llms.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
-import { chainSourceFor } from './btc/chain-source-factory.ts';
+import { btcWatchingFor } from './btc/chain-source-factory.ts';
 import type { Fetch } from './btc/chain-source.ts';
 import { createReceiveAddressBook, startAddressDeriver } from './btc/receive-address-book.ts';
 import { peekNextChildIndex } from './invoices/invoice.repository.ts';
@@ -71,15 +71,15 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       }
     : null;
 
-  const btcSource = config.btc ? chainSourceFor(config.btc, deps.fetch ?? fetch) : null;
-  if (config.btc && !btcSource) logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
+  const btcWatching = config.btc ? btcWatchingFor(config.btc, { fetch: deps.fetch ?? fetch, clock, logger }) : null;
+  if (config.btc && !btcWatching) logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
   const btcWatcher =
-    btcSource && config.btc
+    btcWatching && config.btc
       ? createBtcWatcher({
           db: database.db,
           merchantId: config.merchantId,
           keyId: config.btc.accountKey.keyId,
-          source: btcSource,
+          ...btcWatching,
           clock,
           logger,
           pollIntervalMs: deps.btcPollIntervalMs,
@@ -169,6 +169,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     btcWatcher,
     async stop() {
       await btcWatcher?.stop();
+      btcWatching?.socket?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
