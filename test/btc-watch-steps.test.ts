@@ -114,3 +114,57 @@ test('address mode: a payment that left the mempool no longer counts (seen by re
     await ctx.close();
   }
 });
+
+/** Requests the chain server answered since `before`, by route kind. */
+function requestsSince(ctx: BtcWatchContext, before: Map<string, number>) {
+  const by = (pattern: RegExp) =>
+    [...ctx.server.requestsByRoute()].filter(([route]) => pattern.test(route)).reduce((sum, [route, n]) => sum + n - (before.get(route) ?? 0), 0);
+  return { total: by(/./), rawBlocks: by(/\/block\/:hash\/raw$/), addressPages: by(/\/txs\/chain/) };
+}
+
+for (const mode of ['address', 'full'] as const) {
+  test(`${mode} mode: catch-up after a stop of 30 blocks confirms the payment made meanwhile, counted once`, async (t) => {
+    const env = mode === 'address' ? { BTC_ESPLORA_SELF_HOSTED: 'false', BTC_ESPLORA_WS_URL: 'off' } : {};
+    const ctx = await startBtcWatchContext('esplora', { env });
+    try {
+      await ctx.sync();
+      const paidInvoice = await ctx.createInvoice(500_000); // 3 confirmations
+      const others = [await ctx.createInvoice(10_000), await ctx.createInvoice(20_000)];
+      await ctx.sync();
+      await ctx.listener.stop();
+
+      ctx.chain.mine(3);
+      const txid = ctx.chain.pay([{ address: paidInvoice.receive_address, value: 500_000n }]);
+      const payHeight = ctx.chain.mine(1)[0].height;
+      ctx.chain.mine(26);
+      const before = ctx.server.requestsByRoute();
+      await ctx.restart();
+      await ctx.sync();
+
+      const paid = await ctx.invoice(paidInvoice.invoice_id);
+      assert.equal(paid.status, 'confirmed');
+      assert.equal(paid.tx_hash, txid);
+      const [event] = (await ctx.events('invoice.confirmed')).filter((e) => e.invoice_id === paidInvoice.invoice_id);
+      assert.equal(event.confirmations, ctx.chain.tip.height - payHeight + 1, 'confirmations counted from the block of the transaction');
+      for (const other of others) assert.equal((await ctx.invoice(other.invoice_id)).status, 'pending');
+      const used = requestsSince(ctx, before);
+      t.diagnostic(`30 blocks behind, 3 open invoices, ${mode}: ${used.total} requests, ${used.rawBlocks} raw blocks, ${used.addressPages} address pages`);
+      if (mode === 'address') {
+        assert.equal(used.rawBlocks, 2, 'only the block holding the payment, and the tip');
+        assert.equal(used.addressPages, 3, 'one page of confirmed transactions per payable invoice');
+        assert.ok(used.total <= 15, `${used.total} requests (with the live polls of the two open invoices)`);
+      } else {
+        assert.equal(used.rawBlocks, 30, 'a full scan reads every block');
+      }
+
+      // The blocks read later (and the reorg check on them) never credit it twice.
+      ctx.chain.mine(1);
+      await ctx.sync();
+      const rows = await paymentsOf(ctx, paidInvoice.invoice_id);
+      assert.deepEqual(rows.map((r) => [r.txid, r.status, Number(r.block_height)]), [[txid, 'block', payHeight]]);
+      assert.equal((await ctx.events('invoice.confirmed')).filter((e) => e.invoice_id === paidInvoice.invoice_id).length, 1);
+    } finally {
+      await ctx.close();
+    }
+  });
+}
