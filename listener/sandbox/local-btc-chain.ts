@@ -1,29 +1,14 @@
 import * as bitcoin from 'bitcoinjs-lib';
+import type { ChainBlock, ChainEvent, EsploraChain, KnownTx, ScriptHistory } from './esplora-api.ts';
 import { RegtestWallet, type Utxo } from './regtest-wallet.ts';
 
-export interface ChainBlock {
-  hash: string;
-  height: number;
-  block: bitcoin.Block;
-  raw: Uint8Array;
-  txids: string[];
-  /** Header time, epoch seconds. */
-  time: number;
-}
+export type { ChainBlock, KnownTx } from './esplora-api.ts';
 
 interface UtxoEntry {
   value: bigint;
   script: Uint8Array;
   height: number | null;
   coinbase: boolean;
-}
-
-export interface KnownTx {
-  tx: bitcoin.Transaction;
-  txid: string;
-  /** Height of the active-chain block holding it, or null while in the mempool. */
-  height: number | null;
-  fee: bigint;
 }
 
 export interface ReorgOptions {
@@ -52,7 +37,7 @@ const hashToId = (hash: Uint8Array) => Buffer.from(hash).reverse().toString('hex
  * Esplora or Core RPC) parses exactly what a real node would serve. Consensus rules beyond spending
  * existing unspent outputs are not enforced; it exists for tests and the sandbox.
  */
-export class LocalBtcChain {
+export class LocalBtcChain implements EsploraChain {
   readonly wallet: RegtestWallet;
   readonly network = bitcoin.networks.regtest;
   private readonly now: () => number;
@@ -63,6 +48,7 @@ export class LocalBtcChain {
   private utxos = new Map<string, UtxoEntry>();
   private walletUtxos = new Map<string, Utxo>();
   private coinbaseNonce = 0;
+  private readonly listeners = new Set<(event: ChainEvent) => void>();
 
   constructor(options: { wallet?: RegtestWallet; now?: () => number } = {}) {
     this.wallet = options.wallet ?? new RegtestWallet();
@@ -96,8 +82,26 @@ export class LocalBtcChain {
     return [...this.mempool];
   }
 
-  allTxs(): IterableIterator<KnownTx> {
-    return this.txs.values();
+  /** Scans every transaction: the sandbox chain is small, so it keeps no address index. */
+  scriptHistory(script: Uint8Array): ScriptHistory {
+    const target = Buffer.from(script);
+    const touches = (known: KnownTx) =>
+      known.tx.outs.some((out) => target.equals(out.script)) ||
+      known.tx.ins.some((input) => {
+        const prev = this.txs.get(hashToId(input.hash))?.tx.outs[input.index];
+        return prev !== undefined && target.equals(prev.script);
+      });
+    const matching = [...this.txs.values()].filter(touches);
+    const position = (known: KnownTx) => this.active[known.height!].txids.indexOf(known.txid);
+    return {
+      mempool: matching.filter((k) => k.height === null).reverse(),
+      confirmed: matching.filter((k) => k.height !== null).sort((a, b) => b.height! - a.height! || position(b) - position(a)),
+    };
+  }
+
+  subscribe(listener: (event: ChainEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   outputSpentBy(txid: string, vout: number): boolean {
@@ -124,6 +128,7 @@ export class LocalBtcChain {
     if (this.txs.has(txid)) return txid;
     this.accept(tx, null);
     this.mempool.push(txid);
+    this.emit({ type: 'mempool', tx: this.txs.get(txid)! });
     return txid;
   }
 
@@ -154,6 +159,10 @@ export class LocalBtcChain {
       if (tx.ins.every((input) => this.utxos.has(outpointKey(hashToId(input.hash), input.index)))) this.broadcast(tx);
     }
     return this.mine(options.blocks ?? depth + 1, options.includeMempool ?? true);
+  }
+
+  private emit(event: ChainEvent): void {
+    for (const listener of this.listeners) listener(event);
   }
 
   private scriptOf(payee: Payee): Uint8Array {
@@ -250,6 +259,7 @@ export class LocalBtcChain {
     this.byHash.set(chainBlock.hash, chainBlock);
     this.accept(coinbase, height);
     for (const tx of txs) this.confirm(tx.getId(), height);
+    this.emit({ type: 'block', block: chainBlock });
     return chainBlock;
   }
 
