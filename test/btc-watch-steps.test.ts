@@ -124,7 +124,7 @@ function requestsSince(ctx: BtcWatchContext, before: Map<string, number>) {
 
 for (const mode of ['address', 'full'] as const) {
   test(`${mode} mode: catch-up after a stop of 30 blocks confirms the payment made meanwhile, counted once`, async (t) => {
-    const env = mode === 'address' ? { BTC_ESPLORA_SELF_HOSTED: 'false', BTC_ESPLORA_WS_URL: 'off' } : {};
+    const env: Record<string, string> = mode === 'address' ? { BTC_ESPLORA_SELF_HOSTED: 'false', BTC_ESPLORA_WS_URL: 'off' } : {};
     const ctx = await startBtcWatchContext('esplora', { env });
     try {
       await ctx.sync();

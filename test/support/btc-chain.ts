@@ -6,7 +6,7 @@ import { manualClock } from '../../listener/clock.ts';
 import { loadConfig } from '../../listener/config.ts';
 import { silentLogger, type Logger } from '../../listener/log.ts';
 import { LocalBtcChain } from '../../listener/sandbox/local-btc-chain.ts';
-import { startLocalChainServer, type LocalChainServer } from '../../listener/sandbox/local-chain-server.ts';
+import { startLocalChainServer, type LocalChainServer, type LocalChainServerOptions } from '../../listener/sandbox/local-chain-server.ts';
 import { postJson, tempSqliteUrl } from './listener.ts';
 
 export type SourceKind = 'esplora' | 'bitcoin-core';
@@ -47,11 +47,18 @@ export interface BtcWatchContext {
  */
 export async function startBtcWatchContext(
   kind: SourceKind,
-  options: { pollIntervalMs?: number; logger?: Logger; databaseUrl?: string; fetch?: typeof fetch; env?: Record<string, string> } = {},
+  options: {
+    pollIntervalMs?: number;
+    logger?: Logger;
+    databaseUrl?: string;
+    fetch?: typeof fetch;
+    env?: Record<string, string>;
+    server?: LocalChainServerOptions;
+  } = {},
 ): Promise<BtcWatchContext> {
   const clock = manualClock(Date.UTC(2026, 0, 1));
   const chain = new LocalBtcChain({ now: clock.now });
-  const server = await startLocalChainServer(chain);
+  const server = await startLocalChainServer(chain, options.server);
   const databaseUrl = options.databaseUrl ?? tempSqliteUrl();
   const config = loadConfig({
     PORT: '0',
