@@ -15,8 +15,8 @@ export const DEFAULT_MAX_TRACKED_ADDRESSES = 100;
 export interface SocketSubscriber {
   /** Newly seen unconfirmed transactions of its addresses (and ones the server says left the mempool). */
   onTransactions(added: AddressTx[], removed: string[]): void;
-  /** A new block was announced: read the chain now rather than at the next poll. */
-  onBlock(): void;
+  /** A new block was announced (its height when the server says): read the chain now rather than at the next poll. */
+  onBlock(height: number | null): void;
   /** Addresses just subscribed (after a connect or a change): anything they received before is not pushed. */
   onSubscribed(addresses: string[]): void;
 }
@@ -131,7 +131,10 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
     } catch {
       return;
     }
-    if (message.block) for (const member of members) member.subscriber.onBlock();
+    if (message.block) {
+      const height = (message.block as { height?: unknown }).height;
+      for (const member of members) member.subscriber.onBlock(Number.isSafeInteger(height) ? (height as number) : null);
+    }
     const error = message['track-addresses-error'];
     if (typeof error === 'string') {
       const stated = Number(/maximum of (\d+)/.exec(error)?.[1]);
@@ -195,7 +198,7 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
       ws.send(JSON.stringify({ action: 'want', data: ['blocks'] }));
       subscribe();
       // A block mined while we were away: let the watchers look now.
-      for (const member of members) member.subscriber.onBlock();
+      for (const member of members) member.subscriber.onBlock(null);
       pingTimer = setInterval(() => {
         if (clock.now() - lastHeardAt > idleTimeoutMs) ws.terminate();
         else ws.send(JSON.stringify({ action: 'ping' }));

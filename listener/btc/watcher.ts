@@ -84,6 +84,8 @@ const WATCH_PAGE = 5_000;
 const MEMPOOL_BATCH = 100;
 /** Open invoices followed live at most; older ones still confirm from their block. */
 const LIVE_ADDRESSES = 10_000;
+/** How soon the chain is read again when the socket announced a block the source does not show yet. */
+const ANNOUNCED_RETRY_MS = 1_000;
 /** Esplora pages an address's confirmed transactions 25 at a time. */
 const CHAIN_PAGE = 25;
 
@@ -116,6 +118,8 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
   const polledAt = new Map<string, number>();
   const urgentPolls = new Set<string>();
   let blockAnnounced = true;
+  /** Highest block height the socket announced: until the source's tip reaches it, the chain is read again soon. */
+  let announcedHeight = -1;
   let lastTipCheckAt = Number.NEGATIVE_INFINITY;
   let subscription: SocketSubscription | null = null;
   let lastEventAt: number | null = null;
@@ -278,7 +282,8 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
         log.info('btc catch-up progress', { height, tip, remaining: tip - height });
       }
     }
-    blockAnnounced = false;
+    // The socket can run ahead of the HTTP API behind it: look again shortly until the tip catches up.
+    blockAnnounced = tip < announcedHeight;
     return tip;
   }
 
@@ -434,8 +439,10 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
         await settle();
       }).catch((error) => log.warn('btc socket payment could not be recorded; the next poll or block finds it', { error: String(error) }));
     },
-    onBlock() {
+    onBlock(height: number | null) {
       blockAnnounced = true;
+      if (height !== null) announcedHeight = Math.max(announcedHeight, height);
+      source.forgetTip?.();
       wake?.();
     },
     onSubscribed(addresses: string[]) {
@@ -456,8 +463,8 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
         sourceError = error instanceof Error ? error.message : String(error);
         log.warn('btc watcher pass failed; retrying', { error: sourceError, attempt: failures });
       }
-      const wait = failures ? Math.min(maxBackoffMs, 1_000 * 2 ** (failures - 1)) : pollIntervalMs;
-      if (!failures && blockAnnounced && deps.socket?.connected) continue;
+      const announced = !failures && blockAnnounced && deps.socket?.connected;
+      const wait = failures ? Math.min(maxBackoffMs, 1_000 * 2 ** (failures - 1)) : announced ? Math.min(pollIntervalMs, ANNOUNCED_RETRY_MS) : pollIntervalMs;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
         wake = () => {
