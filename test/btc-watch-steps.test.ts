@@ -79,6 +79,9 @@ test('address mode without a socket: the open invoice is polled by address, neve
     await ctx.sync();
     assert.deepEqual((await paymentsOf(ctx, invoice.invoice_id)).map((r) => [r.txid, r.status]), [[txid, 'mempool']]);
     assert.equal((await ctx.invoice(invoice.invoice_id)).status, 'partial');
+    ctx.chain.mine(1);
+    await ctx.sync();
+    assert.equal((await ctx.invoice(invoice.invoice_id)).status, 'partial');
     const second = ctx.chain.pay([{ address: invoice.receive_address, value: 35_000n }]);
     ctx.chain.mine(1);
     await ctx.sync();
