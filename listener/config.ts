@@ -5,6 +5,7 @@ import { BtcNetwork } from '../shared/index.ts';
 import { baseSettingNames, parseBaseConfig, type BaseConfig } from './base/base-config.ts';
 import { DEFAULT_MAX_TRACKED_ADDRESSES, mempoolSocketUrl } from './btc/mempool-socket.ts';
 import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from './btc/account-key.ts';
+import { budgetSettingNames, budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from './net/source-budgets.ts';
 
 export type Env = Record<string, string | undefined>;
 
@@ -37,6 +38,8 @@ export interface Config {
   nodeEnv: string;
   /** Shown to payers on the checkout page. */
   shopName: string;
+  /** Request budget of each chain source (README "Request budgets"). */
+  sourceBudgets: BudgetSettings;
 }
 
 export class ConfigError extends Error {
@@ -67,6 +70,7 @@ export const settingNames = [
   'SERVICE_WEBHOOK_SECRET',
   'NODE_ENV',
   'SHOP_NAME',
+  ...budgetSettingNames,
   ...baseSettingNames,
 ] as const;
 
@@ -150,6 +154,7 @@ const EnvSchema = z.object({
   SERVICE_WEBHOOK_SECRET: optionalText,
   NODE_ENV: z.preprocess(blankToUndefined, z.string().default('development')),
   SHOP_NAME: z.preprocess(blankToUndefined, z.string().trim().min(2, 'must be 2-80 characters').max(80, 'must be 2-80 characters').default('Shop')),
+  ...budgetSettingsSchema,
 });
 
 /**
@@ -228,6 +233,7 @@ export function loadConfig(env: Env): Config {
     webhook,
     nodeEnv: raw.NODE_ENV,
     shopName: raw.SHOP_NAME,
+    sourceBudgets: budgetSettingsFrom(raw),
   };
 }
 

@@ -12,6 +12,7 @@ import { createBtcWatcher } from '../btc/watcher.ts';
 import type { Clock } from '../clock.ts';
 import type { Tables } from '../db/tables.ts';
 import type { Logger } from '../log.ts';
+import type { SourceBudgets } from '../net/source-budgets.ts';
 import type { CloudConfig } from './cloud-config.ts';
 import type { createMerchantReceivers } from './merchant-context.ts';
 
@@ -38,6 +39,8 @@ export function createCloudChainWatchers(deps: {
   config: CloudConfig;
   receivers: ReturnType<typeof createMerchantReceivers>;
   fetch: Fetch;
+  /** Request budgets per source URL (made by the caller, so its /health can show them). */
+  budgets: SourceBudgets;
   refreshMs?: number;
   btcPollIntervalMs?: number;
   basePollIntervalMs?: number;
@@ -46,16 +49,21 @@ export function createCloudChainWatchers(deps: {
   let timer: NodeJS.Timeout | undefined;
   let active = false;
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  // Budgets sit below the shared caches: one per URL for all merchants, and they outlive a term as
+  // leader, so a new term cannot reopen a Retry-After window.
+  const budgets = deps.budgets;
   const btc = deps.config.btc;
   const btcSources = onePerUrl<BtcWatching>((url) => {
-    const esplora = createEsploraSource({ baseUrl: url, fetch: deps.fetch });
+    const esplora = createEsploraSource({ baseUrl: url, fetch: budgets.fetchFor(deps.fetch, 'btc', url, btc.esploraSelfHosted) });
     const source = createSharedChainSource(esplora, { clock: deps.clock });
     if (btc.esploraSelfHosted) return { source, mode: 'full' };
     const wsUrl = btc.wsUrl === 'off' ? null : (btc.wsUrl ?? mempoolSocketUrl(url));
     const socket = wsUrl ? createMempoolSocket({ url: wsUrl, clock: deps.clock, logger: deps.logger, maxAddresses: btc.wsMaxAddresses }) : null;
     return { source, mode: 'address', addresses: esplora, socket };
   });
-  const baseSources = onePerUrl<RpcSource>((url) => createSharedRpcSource(createRpcSource(url, { fetch: deps.fetch, sleep }), { clock: deps.clock }));
+  const baseSources = onePerUrl<RpcSource>((url) =>
+    createSharedRpcSource(createRpcSource(url, { fetch: budgets.fetchFor(deps.fetch, 'base', url), sleep }), { clock: deps.clock }),
+  );
 
   async function refresh() {
     const merchants = await deps.db.selectFrom('cloud_merchants').selectAll().execute();

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { parseBaseConfig, type BaseConfig } from '../base/base-config.ts';
 import { ConfigError, parseRateLimit, type Env, type RateLimitConfig } from '../config.ts';
 import { DEFAULT_MAX_TRACKED_ADDRESSES } from '../btc/mempool-socket.ts';
+import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../net/source-budgets.ts';
 
 /** The EVM zero address stands in for a merchant's own receive setting while the shared Base settings are checked. */
 const PLACEHOLDER_ADDRESS = '0x0000000000000000000000000000000000000000';
@@ -39,6 +40,8 @@ export interface CloudConfig {
   watch: boolean;
   /** Card plans through Stripe Checkout; null: card billing off (409 method_unavailable). */
   stripe: StripeConfig | null;
+  /** Request budget of each chain source URL, shared by all merchants (README "Request budgets"). */
+  sourceBudgets: BudgetSettings;
 }
 
 export interface StripeConfig {
@@ -79,6 +82,7 @@ const CloudEnv = z.object({
   STRIPE_CANCEL_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).optional()),
   STRIPE_PRICE_STARTER: z.preprocess(blank, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
   STRIPE_PRICE_PRO: z.preprocess(blank, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
+  ...budgetSettingsSchema,
 });
 
 export function loadCloudConfig(env: Env): CloudConfig {
@@ -145,6 +149,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
     billingMerchantId: raw.CLOUD_BILLING_MERCHANT_ID ?? null,
     watch: raw.CLOUD_WATCH,
     stripe,
+    sourceBudgets: budgetSettingsFrom(raw),
   };
 }
 
