@@ -84,6 +84,8 @@ const WATCH_PAGE = 5_000;
 const MEMPOOL_BATCH = 100;
 /** Open invoices followed live at most; older ones still confirm from their block. */
 const LIVE_ADDRESSES = 10_000;
+/** A fresh invoice's address is polled this long after creation at the earliest, and about as often in its first minute. */
+const MIN_POLL_GAP_MS = 10_000;
 /** How soon the chain is read again when the socket announced a block the source does not show yet. */
 const ANNOUNCED_RETRY_MS = 1_000;
 /** Esplora pages an address's confirmed transactions 25 at a time. */
@@ -350,7 +352,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     const candidates = open
       .filter((o) => !tracked.has(o.address) || urgentPolls.has(o.address))
       .map((o) => ({ address: o.address, createdAt: o.createdAt, polledAt: polledAt.get(o.address) ?? null, urgent: urgentPolls.has(o.address) }));
-    const chosen = addressesToPoll(candidates, clock.now(), addressPollsPerPass, pollIntervalMs);
+    const chosen = addressesToPoll(candidates, clock.now(), addressPollsPerPass, MIN_POLL_GAP_MS);
     if (!chosen.length) return;
     const unconfirmed = await mempoolPaymentsByInvoice(db, merchantId);
     const invoiceOf = new Map(open.map((o) => [o.address, o.invoiceId]));
