@@ -20,7 +20,7 @@ if (process.argv.includes('--help')) {
   process.stdout.write(
     'Usage: npm run bench -- mainnet-shape\n\nSettings (environment): BENCH_DURATION_S (measured seconds per mode, default 120), ' +
       'BENCH_BLOCK_INTERVAL_S (seconds between blocks, default 25), BENCH_INVOICES (open invoices, default 1000), ' +
-      'BENCH_MEMPOOL (mempool transactions, default 100000), BENCH_RATE_LIMIT=off (no 429s)\n',
+      'BENCH_MEMPOOL (mempool transactions, default 100000), BENCH_RATE_LIMIT=off (no 429s), BENCH_WS_MAX_ADDRESSES (tracked-address limit per socket, default 100)\n',
   );
   process.exit(0);
 }
@@ -32,6 +32,8 @@ const INVOICES = Number(process.env.BENCH_INVOICES ?? 1_000);
 const MEMPOOL = Number(process.env.BENCH_MEMPOOL ?? 100_000);
 // `off` measures what a client asks for when nothing stops it.
 const RATE_LIMIT = process.env.BENCH_RATE_LIMIT === 'off' ? null : { ratePerSecond: 10, burst: 20 };
+// mempool.space does not publish its tracked-address limit; 100 is its backend's sample config.
+const WS_MAX_ADDRESSES = Number(process.env.BENCH_WS_MAX_ADDRESSES ?? 100);
 const TX_PER_SECOND = 7;
 const PAYMENT_SATS = 50_000; // below 0.001 BTC: one confirmation
 const REAL_BLOCK_MINUTES = 10;
@@ -40,6 +42,15 @@ const POLL_MS = 250;
 const TARGETS = { requests_per_min: 30, bytes_over_blocks: 1.1, seen_after_s_ws: 5, seen_after_s_no_ws: 60, confirm_after_block_s: 10, requests_in_retry_after: 0 };
 
 type Mode = 'ws' | 'no_ws';
+
+// An interrupted run must not leave a listener polling behind it.
+const listeners = new Set<ChildProcess>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const child of listeners) child.kill('SIGTERM');
+    process.exit(130);
+  });
+}
 
 interface ModeResult {
   mode: Mode;
@@ -80,7 +91,7 @@ async function createInvoices(url: string, count: number): Promise<{ id: string;
 
 async function runMode(chain: MainnetShapedChain, mode: Mode): Promise<ModeResult> {
   const label = `[${mode === 'ws' ? 'WebSocket up' : 'WebSocket refused'}]`;
-  const simulator = await startMainnetSimulator(chain, RATE_LIMIT ?? { ratePerSecond: Infinity, burst: Infinity });
+  const simulator = await startMainnetSimulator(chain, { ...(RATE_LIMIT ?? { ratePerSecond: Infinity, burst: Infinity }), maxTrackedAddresses: WS_MAX_ADDRESSES });
   simulator.refuseSockets(mode === 'no_ws');
   const dir = mkdtempSync(join(tmpdir(), 'bench-mainnet-'));
   const port = await freePort();
@@ -90,6 +101,7 @@ async function runMode(chain: MainnetShapedChain, mode: Mode): Promise<ModeResul
     { MERCHANT_BTC_XPUB: ZPUB, BTC_ESPLORA_URL: simulator.esploraUrl, SERVICE_RATE_LIMIT: 'off', DATABASE_URL: `sqlite:${join(dir, 'service.db')}` },
     port,
   );
+  listeners.add(child);
   const url = `http://127.0.0.1:${port}`;
   const ticks: NodeJS.Timeout[] = [];
   try {
@@ -156,6 +168,7 @@ async function runMode(chain: MainnetShapedChain, mode: Mode): Promise<ModeResul
     for (const tick of ticks) clearInterval(tick);
     child.kill('SIGTERM');
     await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+    listeners.delete(child);
     await simulator.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -190,7 +203,7 @@ const [ws, noWs] = results;
 const perMin = (r: ModeResult) => ({ requests: r.stats.requests / r.minutes, mb: mb(r.stats.bytes) / r.minutes });
 const rawBlockMbPerMin = (r: ModeResult) => mb(r.blocks.reduce((sum, b) => sum + b.bytes, 0)) / r.minutes;
 const seconds = (value: number | null) => (value === null ? 'never' : `${value.toFixed(1)} s`);
-const lines = ['', `mainnet-shape: ${INVOICES.toLocaleString('en')} open invoices, ${MEMPOOL.toLocaleString('en')}-transaction mempool, ${TX_PER_SECOND} tx/s, a ~${mb(chain.blockBytes).toFixed(1)} MB block every ${BLOCK_INTERVAL_S} s, ${RATE_LIMIT ? 'limit 10 requests/s (burst 20)' : 'NO rate limit'}, ${DURATION_S} s per mode`, ''];
+const lines = ['', `mainnet-shape: ${INVOICES.toLocaleString('en')} open invoices, ${MEMPOOL.toLocaleString('en')}-transaction mempool, ${TX_PER_SECOND} tx/s, a ~${mb(chain.blockBytes).toFixed(1)} MB block every ${BLOCK_INTERVAL_S} s, ${RATE_LIMIT ? 'limit 10 requests/s (burst 20)' : 'NO rate limit'}, WebSocket limit ${WS_MAX_ADDRESSES} tracked addresses, ${DURATION_S} s per mode`, ''];
 for (const r of results) {
   const rate = perMin(r);
   const day = perDay(r);

@@ -13,6 +13,7 @@ import { MEMPOOL_SOCKET_PATH, refuseUpgrade, routeOf, send } from '../../listene
 import { createMempoolSocket } from '../../listener/sandbox/mempool-socket.ts';
 
 export interface SimulatorOptions {
+  /** Infinity: no limit at all. */
   ratePerSecond?: number;
   burst?: number;
   maxTrackedAddresses?: number;
@@ -74,6 +75,7 @@ export async function startMainnetSimulator(chain: EsploraChain, options: Simula
 
   /** Takes a token, or answers how long until one is there. */
   function admit(now: number): { ok: true } | { ok: false; waitMs: number } {
+    if (rate === Infinity) return { ok: true };
     tokens = Math.min(burst, tokens + ((now - refilledAt) / 1000) * rate);
     refilledAt = now;
     if (now < retryAfterUntil) counts.insideRetryAfter++;
