@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Health } from '../shared/index.ts';
 import { buildLlmsTxt } from '../shared/llms.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
-import { chainSourceFor } from './btc/chain-source-factory.ts';
+import { btcWatchingFor } from './btc/chain-source-factory.ts';
 import type { Fetch } from './btc/chain-source.ts';
 import { createReceiveAddressBook, startAddressDeriver } from './btc/receive-address-book.ts';
 import { peekNextChildIndex } from './invoices/invoice.repository.ts';
@@ -20,6 +20,7 @@ import { createListenerCheckoutSource } from './checkout/listener-checkout-sourc
 import { serveHttp } from './http/serve.ts';
 import { createInvoiceService } from './invoices/invoice.service.ts';
 import { createLogger, type Logger } from './log.ts';
+import { createSourceBudgets } from './net/source-budgets.ts';
 import { countDeliveries } from './webhooks/delivery-store.ts';
 import { startWebhookDelivery, type WebhookDeliveryDeps } from './webhooks/start-delivery.ts';
 
@@ -71,15 +72,26 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       }
     : null;
 
-  const btcSource = config.btc ? chainSourceFor(config.btc, deps.fetch ?? fetch) : null;
-  if (config.btc && !btcSource) logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
+  const budgets = createSourceBudgets({ settings: config.sourceBudgets });
+  const networkFetch = deps.fetch ?? fetch;
+  // The source btcWatchingFor picks: Bitcoin Core (the merchant's own node) over Esplora.
+  const btcUrl = config.btc ? (config.btc.rpcUrl ?? config.btc.esploraUrl) : null;
+  const btcWatching =
+    config.btc && btcUrl
+      ? btcWatchingFor(config.btc, {
+          fetch: budgets.fetchFor(networkFetch, 'btc', btcUrl, btcUrl === config.btc.rpcUrl || config.btc.esploraSelfHosted),
+          clock,
+          logger,
+        })
+      : null;
+  if (config.btc && !btcWatching) logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
   const btcWatcher =
-    btcSource && config.btc
+    btcWatching && config.btc
       ? createBtcWatcher({
           db: database.db,
           merchantId: config.merchantId,
           keyId: config.btc.accountKey.keyId,
-          source: btcSource,
+          ...btcWatching,
           clock,
           logger,
           pollIntervalMs: deps.btcPollIntervalMs,
@@ -94,7 +106,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
         merchantId: config.merchantId,
         base: config.base,
         sources: config.base.rpcUrls.map((url) =>
-          createRpcSource(url, { fetch: deps.fetch ?? fetch, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) }),
+          createRpcSource(url, { fetch: budgets.fetchFor(networkFetch, 'base', url), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) }),
         ),
         pollIntervalMs: deps.baseOptions?.pollIntervalMs,
       })
@@ -127,6 +139,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       webhooks: webhookCounts,
       enabled_assets: enabledAssets(config),
       ...(baseStatus ? { base: baseHealth(baseStatus) } : {}),
+      chain_sources: budgets.stats(),
     };
   };
 
@@ -169,6 +182,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     btcWatcher,
     async stop() {
       await btcWatcher?.stop();
+      btcWatching?.socket?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ChainSourceBudget } from './health.ts';
 import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoiceCreated, InvoiceStatus } from './invoice.ts';
 
 const dateTime = () => z.iso.datetime();
@@ -109,5 +110,13 @@ export const CloudCreatedInvoice = z
   .meta({ id: 'CloudCreatedInvoice', description: 'POST /api/v1/invoice: the listener invoice plus checkout_url.' });
 
 export const CloudHealth = z
-  .object({ ok: z.boolean(), service: z.string(), ts: dateTime() })
+  .object({
+    ok: z.boolean(),
+    service: z.string(),
+    ts: dateTime(),
+    chain_sources: z
+      .array(ChainSourceBudget)
+      .optional()
+      .describe('Per chain source URL this instance watches (shared by all merchants): requests made, 429s received, when the next request is allowed.'),
+  })
   .meta({ id: 'CloudHealth', description: 'GET /api/v1/health.' });

@@ -47,6 +47,18 @@ export const BtcGapReport = z
   );
 export type BtcGapReport = z.infer<typeof BtcGapReport>;
 
+export const ChainSourceBudget = z
+  .object({
+    label: z.string().describe('The source: scheme, host and port of its URL (never a path, which may hold an API key).'),
+    requests: z.number().int().describe('Requests sent to this source since start (each retry counts).'),
+    http_429: z.number().int().describe('HTTP 429 (Too Many Requests) answers received since start.'),
+    next_request_at: z.iso
+      .datetime()
+      .nullable()
+      .describe('When the next request is allowed (request budget empty, or a Retry-After or backoff window open); null when one may go now.'),
+  })
+  .meta({ id: 'ChainSourceBudget', description: 'Request budget of one chain source (README "Request budgets").' });
+
 export const Health = z
   .object({
     ok: z.boolean().describe('True when the listener serves requests and its database answers.'),
@@ -79,6 +91,10 @@ export const Health = z
       .optional()
       .describe('Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it.'),
     base: BaseHealth.optional().describe('Present when Base is configured.'),
+    chain_sources: z
+      .array(ChainSourceBudget)
+      .optional()
+      .describe('Per chain source (Esplora, Bitcoin Core, each Base RPC URL): requests made, 429s received, when the next request is allowed.'),
   })
   .meta({ id: 'Health', description: 'GET /health. Further fields may be added; never rely on their absence.' });
 export type Health = z.infer<typeof Health>;

@@ -45,7 +45,8 @@ async function measure(merchants: number): Promise<Measured> {
   let cloud: RunningCloud | undefined;
   try {
     cloud = await startTestCloud({
-      env: { BTC_ESPLORA_URL: server.esploraUrl, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' },
+      // The full scan's sharing is measured here; address-scoped watching in cloud-chain-address.test.ts.
+      env: { BTC_ESPLORA_URL: server.esploraUrl, BTC_ESPLORA_SELF_HOSTED: 'true', CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' },
       deps: { clock, chainWatch: { btcPollMs: 20, refreshMs: 20 } },
     });
     const { db } = cloud.database;

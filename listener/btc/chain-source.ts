@@ -32,6 +32,8 @@ export interface ChainSource {
   mempoolTxids(): Promise<string[]>;
   /** The given mempool transactions; ones that left the mempool meanwhile are omitted. */
   transactions(txids: string[]): Promise<SourceTx[]>;
+  /** A new block was announced (WebSocket): a source that reuses its tip answer asks again next time. */
+  forgetTip?(): void;
 }
 
 /** A backend that could not answer (network, HTTP status, malformed reply). Safe to log: never carries credentials. */

@@ -43,6 +43,7 @@ export function createSharedChainSource(inner: ChainSource, options: SharedChain
         return height;
       }),
     blockHash: (height) => hashes.get(height, () => inner.blockHash(height)),
+    forgetTip: () => tip.clear(),
     block: (hash, height) => blocks.get(hash, () => inner.block(hash, height)),
     mempoolTxids: () =>
       mempool.get('mempool', async () => {

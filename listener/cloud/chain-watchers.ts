@@ -3,13 +3,16 @@ import { createRpcSource, type RpcSource } from '../base/rpc.ts';
 import { createSharedRpcSource } from '../base/shared-rpc-source.ts';
 import { createBaseWatcher } from '../base/watcher.ts';
 import { parseAccountKey } from '../btc/account-key.ts';
-import type { ChainSource, Fetch } from '../btc/chain-source.ts';
+import type { BtcWatching } from '../btc/chain-source-factory.ts';
+import type { Fetch } from '../btc/chain-source.ts';
 import { createEsploraSource } from '../btc/esplora-source.ts';
+import { createMempoolSocket, mempoolSocketUrl } from '../btc/mempool-socket.ts';
 import { createSharedChainSource } from '../btc/shared-chain-source.ts';
 import { createBtcWatcher } from '../btc/watcher.ts';
 import type { Clock } from '../clock.ts';
 import type { Tables } from '../db/tables.ts';
 import type { Logger } from '../log.ts';
+import type { SourceBudgets } from '../net/source-budgets.ts';
 import type { CloudConfig } from './cloud-config.ts';
 import type { createMerchantReceivers } from './merchant-context.ts';
 
@@ -26,6 +29,8 @@ interface Running {
  * transaction once and asks the tip (Base: head and headers) at most once per short window, so
  * the chain traffic does not grow with the number of merchants. Each watcher keeps its own
  * progress and reorg handling, so one merchant's failure or catch-up never holds back another.
+ * With a third-party Esplora (address-scoped watching) the watchers of a URL also share one
+ * mempool.space WebSocket, which tracks the merchants' newest open invoices in turn up to its limit.
  */
 export function createCloudChainWatchers(deps: {
   db: Kysely<Tables>;
@@ -34,6 +39,8 @@ export function createCloudChainWatchers(deps: {
   config: CloudConfig;
   receivers: ReturnType<typeof createMerchantReceivers>;
   fetch: Fetch;
+  /** Request budgets per source URL (made by the caller, so its /health can show them). */
+  budgets: SourceBudgets;
   refreshMs?: number;
   btcPollIntervalMs?: number;
   basePollIntervalMs?: number;
@@ -42,8 +49,21 @@ export function createCloudChainWatchers(deps: {
   let timer: NodeJS.Timeout | undefined;
   let active = false;
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-  const btcSources = onePerUrl<ChainSource>((url) => createSharedChainSource(createEsploraSource({ baseUrl: url, fetch: deps.fetch }), { clock: deps.clock }));
-  const baseSources = onePerUrl<RpcSource>((url) => createSharedRpcSource(createRpcSource(url, { fetch: deps.fetch, sleep }), { clock: deps.clock }));
+  // Budgets sit below the shared caches: one per URL for all merchants, and they outlive a term as
+  // leader, so a new term cannot reopen a Retry-After window.
+  const budgets = deps.budgets;
+  const btc = deps.config.btc;
+  const btcSources = onePerUrl<BtcWatching>((url) => {
+    const esplora = createEsploraSource({ baseUrl: url, fetch: budgets.fetchFor(deps.fetch, 'btc', url, btc.esploraSelfHosted) });
+    const source = createSharedChainSource(esplora, { clock: deps.clock });
+    if (btc.esploraSelfHosted) return { source, mode: 'full' };
+    const wsUrl = btc.wsUrl === 'off' ? null : (btc.wsUrl ?? mempoolSocketUrl(url));
+    const socket = wsUrl ? createMempoolSocket({ url: wsUrl, clock: deps.clock, logger: deps.logger, maxAddresses: btc.wsMaxAddresses }) : null;
+    return { source, mode: 'address', addresses: esplora, socket };
+  });
+  const baseSources = onePerUrl<RpcSource>((url) =>
+    createSharedRpcSource(createRpcSource(url, { fetch: budgets.fetchFor(deps.fetch, 'base', url), sleep }), { clock: deps.clock }),
+  );
 
   async function refresh() {
     const merchants = await deps.db.selectFrom('cloud_merchants').selectAll().execute();
@@ -58,7 +78,7 @@ export function createCloudChainWatchers(deps: {
             db: deps.db,
             merchantId: merchant.merchant_id,
             keyId: accountKey.keyId,
-            source: btcSources.get(esplora),
+            ...btcSources.get(esplora),
             clock: deps.clock,
             logger: log,
             pollIntervalMs: deps.btcPollIntervalMs,
@@ -106,7 +126,7 @@ export function createCloudChainWatchers(deps: {
       const all = [...running.values()];
       running.clear();
       await Promise.all(all.map((w) => w.stop()));
-      // A later term as leader starts from fresh answers.
+      // A later term as leader starts from fresh answers (and sockets: each closed with its last watcher).
       btcSources.clear();
       baseSources.clear();
     },

@@ -5,6 +5,7 @@ import { buildLlmsTxt } from '../../shared/llms.ts';
 import { buildOpenApiDocument } from '../../shared/openapi.ts';
 import type { Fetch } from '../btc/chain-source.ts';
 import { systemClock, type Clock } from '../clock.ts';
+import { createSourceBudgets } from '../net/source-budgets.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { serveHttp } from '../http/serve.ts';
 import { createInvoiceEngine } from '../invoices/invoice.service.ts';
@@ -105,6 +106,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   });
   delivery.start();
 
+  const budgets = createSourceBudgets({ settings: config.sourceBudgets });
   const watchers = createCloudChainWatchers({
     db,
     clock,
@@ -112,6 +114,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     config,
     receivers,
     fetch: deps.fetch ?? fetch,
+    budgets,
     refreshMs: deps.chainWatch?.refreshMs,
     btcPollIntervalMs: deps.chainWatch?.btcPollMs,
     basePollIntervalMs: deps.chainWatch?.basePollMs,
@@ -161,7 +164,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       } catch {
         ok = false;
       }
-      return { ok, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString() };
+      return { ok, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), chain_sources: budgets.stats() };
     },
   });
   const { server, url } = await serveHttp(app, config.port, config.host);

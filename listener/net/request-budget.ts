@@ -1,0 +1,162 @@
+import type { Clock } from '../clock.ts';
+
+export interface RequestBudgetOptions {
+  /** For logs and /health: scheme://host[:port] only, never a path (hosted providers put API keys there) nor credentials. */
+  label: string;
+  /** Token bucket refill, requests per second. */
+  ratePerSec: number;
+  /** Bucket size: requests that may go at once after a quiet spell. */
+  burst: number;
+  clock: Clock;
+  sleep: (ms: number) => Promise<void>;
+  /** Jitter source in [0, 1). */
+  random?: () => number;
+  /** First backoff step after a 429 without a usable Retry-After; doubles on each further one. */
+  baseBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** A Retry-After longer than this is cut to it, so a misconfigured server cannot park the listener for days. */
+  maxRetryAfterMs?: number;
+}
+
+export interface RequestBudgetStats {
+  label: string;
+  /** Requests let through since start. */
+  requests: number;
+  /** HTTP 429 answers received since start. */
+  http_429: number;
+  /** ISO time before which no request may go; null when one may go now. */
+  next_request_at: string | null;
+}
+
+export interface RequestBudget {
+  /** Waits for a token and for any Retry-After or backoff window; callers are served in order. */
+  acquire(): Promise<void>;
+  /** After each response: 429 (and 503 with Retry-After) opens a window; any other answer ends the backoff streak. */
+  record(status: number, retryAfter: string | null): void;
+  stats(): RequestBudgetStats;
+}
+
+const DELTA_SECONDS = /^\d+$/;
+
+/**
+ * Milliseconds to wait from `now` according to a Retry-After value (RFC 9110 §10.2.3: delta-seconds
+ * or an HTTP-date); null when absent or unreadable. A date in the past means no wait.
+ */
+export function retryAfterMs(value: string | null, now: number): number | null {
+  if (value === null) return null;
+  const text = value.trim();
+  if (DELTA_SECONDS.test(text)) return Number(text) * 1000;
+  // An HTTP-date always names the day or month in letters; without this check Date.parse reads "12" as a year.
+  if (!/[a-z]/i.test(text)) return null;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, at - now);
+}
+
+/**
+ * A token bucket with a shared pause window, one per chain source. Every caller, not only the one
+ * that got the 429, waits out the window: public services count the whole client, and a request
+ * sent inside the window is what gets an IP banned.
+ */
+export function createRequestBudget(options: RequestBudgetOptions): RequestBudget {
+  const { label, ratePerSec, burst, clock, sleep } = options;
+  if (!(ratePerSec > 0) || !(burst >= 1)) throw new Error(`request budget ${label}: rate and burst must be positive`);
+  const random = options.random ?? Math.random;
+  const baseBackoffMs = options.baseBackoffMs ?? 1_000;
+  const maxBackoffMs = options.maxBackoffMs ?? 60_000;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 3_600_000;
+  const msPerToken = 1000 / ratePerSec;
+
+  let tokens = burst;
+  let refilledAt = clock.now();
+  let pausedUntil = 0;
+  let streak = 0;
+  let requests = 0;
+  let http429 = 0;
+  const waiting: Array<() => void> = [];
+  let serving = false;
+
+  function refill(now: number): void {
+    if (now > refilledAt) {
+      tokens = Math.min(burst, tokens + (now - refilledAt) / msPerToken);
+      refilledAt = now;
+    }
+  }
+
+  /** Milliseconds until a request may go: 0 when a token is ready and no window is open. */
+  function waitMs(now: number): number {
+    refill(now);
+    const forToken = tokens >= 1 ? 0 : Math.ceil((1 - tokens) * msPerToken);
+    return Math.max(forToken, pausedUntil - now);
+  }
+
+  // One loop serves the queue head at a time, so callers go in arrival order and a window opened
+  // while the loop sleeps is seen before the next request goes.
+  async function serve(): Promise<void> {
+    serving = true;
+    try {
+      while (waiting.length > 0) {
+        const wait = waitMs(clock.now());
+        if (wait > 0) {
+          await sleep(wait);
+          continue;
+        }
+        tokens -= 1;
+        requests++;
+        waiting.shift()!();
+      }
+    } finally {
+      serving = false;
+    }
+  }
+
+  return {
+    acquire() {
+      return new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        if (!serving) void serve();
+      });
+    },
+    record(status, retryAfter) {
+      const now = clock.now();
+      const pausing = status === 429 || (status === 503 && retryAfter !== null);
+      if (status === 429) http429++;
+      if (!pausing) {
+        if (status < 500) streak = 0;
+        return;
+      }
+      const told = retryAfterMs(retryAfter, now);
+      let pauseMs: number;
+      if (told !== null) {
+        pauseMs = Math.min(told, maxRetryAfterMs);
+      } else {
+        // Answers to requests already in flight when the window opened do not lengthen the streak.
+        if (now >= pausedUntil) streak++;
+        const ceiling = Math.min(maxBackoffMs, baseBackoffMs * 2 ** (Math.max(streak, 1) - 1));
+        pauseMs = Math.floor(random() * ceiling);
+      }
+      pausedUntil = Math.max(pausedUntil, now + pauseMs);
+    },
+    stats() {
+      const now = clock.now();
+      const wait = waitMs(now);
+      return { label, requests, http_429: http429, next_request_at: wait > 0 ? new Date(now + wait).toISOString() : null };
+    },
+  };
+}
+
+/** A fetch that goes through the budget: every request acquires first and records its response. */
+export function budgetedFetch(fetch: typeof globalThis.fetch, budget: RequestBudget): typeof globalThis.fetch {
+  return async (input, init) => {
+    await budget.acquire();
+    const response = await fetch(input, init);
+    budget.record(response.status, response.headers.get('retry-after'));
+    return response;
+  };
+}
+
+/** The label a budget may show: scheme, host and port of a URL, never its path, query or credentials. */
+export function sourceLabel(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.protocol}//${parsed.host}`;
+}
