@@ -146,7 +146,9 @@ export async function startMainnetSimulator(chain: EsploraChain, options: Simula
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    // A loopback address other than 127.0.0.1, so the listener takes it for a public service (whose
+    // request budget and watching mode it then uses) rather than a node of its own.
+    server.listen(0, '127.0.0.2', () => resolve());
   });
   const { address, port } = server.address() as AddressInfo;
   return {
