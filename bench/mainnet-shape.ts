@@ -43,8 +43,11 @@ const TARGETS = { requests_per_min: 30, bytes_over_blocks: 1.1, seen_after_s_ws:
 
 type Mode = 'ws' | 'no_ws';
 
-// An interrupted run must not leave a listener polling behind it.
+// An interrupted or crashed run must not leave a listener polling behind it.
 const listeners = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of listeners) child.kill('SIGTERM');
+});
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     for (const child of listeners) child.kill('SIGTERM');

@@ -4,6 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as bitcoin from 'bitcoinjs-lib';
+import { WebSocket } from 'ws';
 import { MainnetShapedChain } from '../bench/support/mainnet-chain.ts';
 import { startMainnetSimulator, type MainnetSimulator } from '../bench/support/mainnet-simulator.ts';
 import { parseRawBlock } from '../listener/btc/raw-block.ts';
@@ -34,6 +35,19 @@ test('blocks and transactions are real serialisations: the watcher parser and bi
   assert.equal(chain.mempoolCount, 2_000, 'the mempool is topped back up after the block');
   const source = createEsploraSource({ baseUrl: simulator.esploraUrl, fetch });
   assert.equal(await source.tipHeight(), block.height);
+});
+
+test('the WebSocket serves the chain too: want blocks answers the blocks there are (the chain starts at height 900,000)', async () => {
+  const socket = new WebSocket(`${simulator.esploraUrl.replace(/^http/, 'ws')}/v1/ws`);
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  const reply = new Promise<{ blocks: { height: number }[] }>((resolve) => socket.once('message', (data) => resolve(JSON.parse(data.toString()))));
+  socket.send(JSON.stringify({ action: 'want', data: ['blocks'] }));
+  const { blocks } = await reply;
+  socket.close();
+  assert.deepEqual(
+    blocks.map((b) => b.height),
+    Array.from({ length: chain.tip.height - 900_000 + 1 }, (_, i) => 900_000 + i),
+  );
 });
 
 test('past the burst: 429 with Retry-After as seconds, as an HTTP-date, or absent; requests inside the window are counted', async () => {
