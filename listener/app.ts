@@ -106,7 +106,11 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
         merchantId: config.merchantId,
         base: config.base,
         sources: config.base.rpcUrls.map((url) =>
-          createRpcSource(url, { fetch: budgets.fetchFor(networkFetch, 'base', url), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) }),
+          createRpcSource(url, {
+            fetch: budgets.fetchFor(networkFetch, 'base', url),
+            sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+            logger,
+          }),
         ),
         pollIntervalMs: deps.baseOptions?.pollIntervalMs,
       })

@@ -37,13 +37,31 @@ export async function headNumber(source: RpcSource): Promise<number> {
   return Number(await source.call<string>('eth_blockNumber', []));
 }
 
-export async function blockHeader(source: RpcSource, number: number): Promise<BlockHeader | null> {
-  const block = await source.call<{ number: string; hash: string; parentHash: string; timestamp: string } | null>(
-    'eth_getBlockByNumber',
-    [toHex(number), false],
-  );
+interface RawHeader {
+  number: string;
+  hash: string;
+  parentHash: string;
+  timestamp: string;
+}
+
+function toHeader(block: RawHeader | null): BlockHeader | null {
   if (!block) return null;
   return { number: Number(block.number), hash: block.hash, parentHash: block.parentHash, time: Number(block.timestamp) * 1000 };
+}
+
+export async function blockHeader(source: RpcSource, number: number): Promise<BlockHeader | null> {
+  return toHeader(await source.call<RawHeader | null>('eth_getBlockByNumber', [toHex(number), false]));
+}
+
+/** Headers of several blocks in one batch where the node takes batches; null for a block it does not have. */
+export async function blockHeaders(source: RpcSource, numbers: number[]): Promise<Map<number, BlockHeader | null>> {
+  const answers = await source.batch(numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [toHex(n), false] })));
+  const headers = new Map<number, BlockHeader | null>();
+  for (const [i, answer] of answers.entries()) {
+    if (answer instanceof RpcError) throw answer;
+    headers.set(numbers[i], toHeader(answer as RawHeader | null));
+  }
+  return headers;
 }
 
 export interface TransferFilter {
@@ -59,36 +77,94 @@ export interface TransferFilter {
 
 /**
  * Transfer logs of the given tokens to the given recipients, with one eth_getLogs call per
- * chunk of recipients and block range: the number of calls does not grow with the number of
- * transfers or invoices beyond one call per chunk. A range the node refuses (too many results
- * or too wide) is halved until it passes.
+ * chunk of recipients and block range, sent as one batch where the node takes batches: the
+ * number of calls does not grow with the number of transfers or invoices beyond one call per
+ * chunk. A range the provider refuses for its size is split (see logsSplitting).
  */
 export async function transferLogs(source: RpcSource, filter: TransferFilter): Promise<TransferLog[]> {
-  const logs: TransferLog[] = [];
-  if (filter.recipients.length === 0 || filter.tokens.length === 0) return logs;
+  if (filter.recipients.length === 0 || filter.tokens.length === 0) return [];
+  const queries: LogQuery[] = [];
   for (let i = 0; i < filter.recipients.length; i += filter.recipientsPerCall) {
     const topics = filter.recipients.slice(i, i + filter.recipientsPerCall).map((a) => zeroPadValue(a, 32));
     for (let from = filter.fromBlock; from <= filter.toBlock; from += filter.maxBlockRange) {
-      const to = Math.min(filter.toBlock, from + filter.maxBlockRange - 1);
-      logs.push(...(await logsSplitting(source, [...filter.tokens], topics, from, to)));
+      queries.push({ tokens: [...filter.tokens], recipientTopics: topics, from, to: Math.min(filter.toBlock, from + filter.maxBlockRange - 1) });
     }
+  }
+  const answers = await source.batch(queries.map(getLogsCall));
+  const logs: TransferLog[] = [];
+  for (const [i, answer] of answers.entries()) {
+    logs.push(...(answer instanceof RpcError ? await afterRefusal(source, queries[i], answer) : decodeTransfers(answer as RawLog[])));
   }
   return logs;
 }
 
-async function logsSplitting(source: RpcSource, tokens: string[], recipientTopics: string[], from: number, to: number): Promise<TransferLog[]> {
+interface LogQuery {
+  tokens: string[];
+  recipientTopics: string[];
+  from: number;
+  to: number;
+}
+
+function getLogsCall(q: LogQuery) {
+  return {
+    method: 'eth_getLogs',
+    params: [{ address: q.tokens, topics: [TRANSFER_TOPIC, null, q.recipientTopics], fromBlock: toHex(q.from), toBlock: toHex(q.to) }],
+  };
+}
+
+function decodeTransfers(raw: RawLog[]): TransferLog[] {
+  return raw.filter((log) => !log.removed && log.topics.length === 3).map(decodeTransfer);
+}
+
+/**
+ * How public providers refuse an eth_getLogs query for its size, in their own words: Infura
+ * (-32005 "query returned more than 10000 results. Try with this block range [0x…, 0x…]", -32602
+ * "range 1000000 exceeds limit of 10000"), Alchemy ("Log response size exceeded…", "You can make
+ * eth_getLogs requests with up to a 500 block range… this block range should work: [0x…, 0x…]"),
+ * QuickNode ("eth_getLogs and eth_newFilter are limited to a 10,000 blocks range"), and other
+ * nodes ("query returned more than 10000 results", "block range too high", "block range is too
+ * wide (maximum 1024)", "block range is bigger than maxBlockRange").
+ */
+const LOG_LIMIT = [
+  /returned more than [\d,]+ results/i,
+  /response size/i,
+  /block range/i,
+  /blocks range/i,
+  /range \d+ exceeds limit/i,
+  /too many (results|logs|blocks)/i,
+  /limit exceeded/i,
+];
+const LIMIT_EXCEEDED = -32005;
+
+export function isLogLimitError(error: RpcError): boolean {
+  return error.code === LIMIT_EXCEEDED || LOG_LIMIT.some((pattern) => pattern.test(error.message));
+}
+
+/** The end block of the range the provider suggests ("[0xfrom, 0xto]"), when it starts where we asked and is narrower. */
+function suggestedEnd(error: RpcError, from: number, to: number): number | null {
+  const match = /\[\s*(0x[0-9a-f]+)\s*,\s*(0x[0-9a-f]+)\s*\]/i.exec(error.message);
+  if (!match) return null;
+  const [start, end] = [Number(match[1]), Number(match[2])];
+  return start === from && end >= from && end < to ? end : null;
+}
+
+/**
+ * A query refused for its size is split, at the end the provider suggests or else in halves,
+ * down to single blocks; any other error is the caller's (the watcher retries next poll).
+ */
+async function afterRefusal(source: RpcSource, q: LogQuery, error: RpcError): Promise<TransferLog[]> {
+  if (!isLogLimitError(error) || q.from === q.to) throw error;
+  const end = suggestedEnd(error, q.from, q.to) ?? Math.floor((q.from + q.to) / 2);
+  return [...(await logsSplitting(source, { ...q, to: end })), ...(await logsSplitting(source, { ...q, from: end + 1 }))];
+}
+
+async function logsSplitting(source: RpcSource, q: LogQuery): Promise<TransferLog[]> {
+  const call = getLogsCall(q);
   try {
-    const raw = await source.call<RawLog[]>('eth_getLogs', [
-      { address: tokens, topics: [TRANSFER_TOPIC, null, recipientTopics], fromBlock: toHex(from), toBlock: toHex(to) },
-    ]);
-    return raw.filter((log) => !log.removed && log.topics.length === 3).map(decodeTransfer);
+    return decodeTransfers(await source.call<RawLog[]>(call.method, call.params));
   } catch (error) {
-    if (!(error instanceof RpcError) || from === to) throw error;
-    const middle = Math.floor((from + to) / 2);
-    return [
-      ...(await logsSplitting(source, tokens, recipientTopics, from, middle)),
-      ...(await logsSplitting(source, tokens, recipientTopics, middle + 1, to)),
-    ];
+    if (!(error instanceof RpcError)) throw error;
+    return afterRefusal(source, q, error);
   }
 }
 

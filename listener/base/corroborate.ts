@@ -1,6 +1,6 @@
 import { getAddress } from 'ethers';
-import { TRANSFER_TOPIC, headNumber, type RawLog } from './chain.ts';
-import type { RpcSource } from './rpc.ts';
+import { TRANSFER_TOPIC, type RawLog } from './chain.ts';
+import { RpcError, type RpcSource } from './rpc.ts';
 
 export interface ObservedTransfer {
   txHash: string;
@@ -26,14 +26,18 @@ interface Receipt {
  */
 export async function sourceConfirms(source: RpcSource, transfer: ObservedTransfer, confirmations: number): Promise<boolean> {
   try {
-    const receipt = await source.call<Receipt | null>('eth_getTransactionReceipt', [transfer.txHash]);
+    // Receipt and head in one request where the source takes batches.
+    const [receipt, headHex] = (await source.batch([
+      { method: 'eth_getTransactionReceipt', params: [transfer.txHash] },
+      { method: 'eth_blockNumber', params: [] },
+    ])) as [Receipt | null | RpcError, string | RpcError];
+    if (receipt instanceof RpcError || headHex instanceof RpcError) return false;
     if (!receipt || receipt.status !== '0x1' || receipt.blockHash !== transfer.blockHash) return false;
     const log = receipt.logs.find((l) => Number(l.logIndex) === transfer.logIndex);
     if (!log || log.topics[0] !== TRANSFER_TOPIC || log.topics.length !== 3) return false;
     if (getAddress(log.address) !== transfer.token) return false;
     if (getAddress(`0x${log.topics[2].slice(-40)}`) !== transfer.to || BigInt(log.data) !== transfer.value) return false;
-    const head = await headNumber(source);
-    return head - Number(receipt.blockNumber) + 1 >= confirmations;
+    return Number(headHex) - Number(receipt.blockNumber) + 1 >= confirmations;
   } catch {
     return false;
   }

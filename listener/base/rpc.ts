@@ -1,3 +1,5 @@
+import type { Logger } from '../log.ts';
+
 /** A failure the node reported in a JSON-RPC error object: retrying the same call will not help. */
 export class RpcError extends Error {
   constructor(
@@ -11,43 +13,152 @@ export class RpcError extends Error {
 /** The node could not be reached or answered garbage, even after retries. */
 export class RpcUnavailableError extends Error {}
 
+/** A non-2xx HTTP answer; 429 and 503 windows are the request budget's to wait out. */
+class HttpStatusError extends RpcUnavailableError {
+  constructor(
+    readonly status: number,
+    label: string,
+  ) {
+    super(`${label} answered HTTP ${status}`);
+  }
+}
+
+export interface RpcCall {
+  method: string;
+  params: unknown[];
+}
+
 export interface RpcSource {
   /** For logs: scheme, host and port only (URLs of hosted providers often embed an API key). */
   readonly label: string;
   call<T>(method: string, params: unknown[]): Promise<T>;
+  /**
+   * Several calls in one JSON-RPC batch where the node accepts batches, else one by one. Each
+   * entry is the call's result or its RpcError, in order; transport failures throw.
+   */
+  batch(calls: RpcCall[]): Promise<Array<unknown | RpcError>>;
   /** Requests sent so far (each retry counts), for health and the benchmark. */
   readonly requests: number;
 }
 
 export interface RpcOptions {
+  /** Network access; in the listener, a fetch through this URL's request budget. */
   fetch: typeof globalThis.fetch;
   sleep: (ms: number) => Promise<void>;
   /** Attempts per call for transport failures (network, HTTP 429/5xx, timeout). */
   attempts?: number;
   backoffMs?: number;
   timeoutMs?: number;
+  /** Calls per batch request: providers cap batch size (Alchemy 1,000; some public endpoints far less). */
+  maxBatch?: number;
+  /** Told once when the node refuses batches. */
+  logger?: Pick<Logger, 'warn'>;
 }
 
+interface RpcReply {
+  id?: unknown;
+  result?: unknown;
+  error?: { code: number; message: string };
+}
+
+/** Busy, rate-limited or down: worth another attempt. Other 4xx answers will not change. */
+const isTransient = (status: number) => status === 408 || status === 429 || status >= 500;
+
+/** HTTP statuses with which providers refuse a batch body (as opposed to being busy or down). */
+const BATCH_REFUSED_STATUS = new Set([400, 405, 413, 415, 422, 501]);
+
 export function createRpcSource(url: string, options: RpcOptions): RpcSource {
-  const { fetch, sleep, attempts = 4, backoffMs = 250, timeoutMs = 10_000 } = options;
+  const { fetch, sleep, attempts = 4, backoffMs = 250, timeoutMs = 10_000, maxBatch = 20 } = options;
   const parsed = new URL(url);
   const label = `${parsed.protocol}//${parsed.host}`;
   let requests = 0;
   let nextId = 1;
+  // Remembered for the life of the source: a provider that refuses batches keeps refusing them.
+  let batchesRefused = false;
 
-  async function once<T>(method: string, params: unknown[]): Promise<T> {
+  async function post(body: unknown): Promise<unknown> {
     requests++;
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
+      body: JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
     });
-    if (!response.ok) throw new RpcUnavailableError(`${label} answered HTTP ${response.status}`);
-    const body = (await response.json()) as { result?: T; error?: { code: number; message: string } };
-    if (body.error) throw new RpcError(body.error.code, body.error.message);
-    if (!('result' in body)) throw new RpcUnavailableError(`${label} answered without a result`);
-    return body.result as T;
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new HttpStatusError(response.status, label);
+    }
+    try {
+      return await response.json();
+    } catch {
+      throw new RpcUnavailableError(`${label} answered a body that is not JSON`);
+    }
+  }
+
+  /** Retries transport failures; a 429's Retry-After (or backoff) is waited out by the budget inside `fetch`. */
+  async function withRetries<T>(what: string, send: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send();
+      } catch (error) {
+        if (error instanceof RpcError || (error instanceof HttpStatusError && !isTransient(error.status))) throw error;
+        if (attempt >= attempts) throw new RpcUnavailableError(`${label} ${what} failed ${attempts} times: ${(error as Error).message}`);
+        if (!(error instanceof HttpStatusError && error.status === 429)) await sleep(backoffMs * 2 ** (attempt - 1));
+      }
+    }
+  }
+
+  const request = (call: RpcCall) => ({ jsonrpc: '2.0', id: nextId++, method: call.method, params: call.params });
+
+  function resultOf(reply: RpcReply): unknown {
+    if (reply.error) return new RpcError(reply.error.code, reply.error.message);
+    if (!('result' in reply)) throw new RpcUnavailableError(`${label} answered without a result`);
+    return reply.result;
+  }
+
+  async function call<T>(method: string, params: unknown[]): Promise<T> {
+    const reply = (await withRetries(method, () => post(request({ method, params })))) as RpcReply;
+    const result = resultOf(reply);
+    if (result instanceof RpcError) throw result;
+    return result as T;
+  }
+
+  function refuse(reason: string) {
+    batchesRefused = true;
+    options.logger?.warn('base: RPC source refuses JSON-RPC batches; single calls from now on', { source: label, reason });
+  }
+
+  /** One batch request; null when the node refused it as a batch (then remembered). */
+  async function batchOnce(calls: RpcCall[]): Promise<unknown[] | null> {
+    const requestsOut = calls.map(request);
+    let replies: unknown;
+    try {
+      replies = await withRetries('batch', () => post(requestsOut));
+    } catch (error) {
+      if (!(error instanceof HttpStatusError && BATCH_REFUSED_STATUS.has(error.status))) throw error;
+      refuse(`HTTP ${error.status}`);
+      return null;
+    }
+    // A refusal comes back as one error object, or as an array that does not answer each call.
+    if (!Array.isArray(replies)) {
+      refuse((replies as RpcReply)?.error?.message ?? 'not an array');
+      return null;
+    }
+    const byId = new Map((replies as RpcReply[]).map((reply) => [reply?.id, reply]));
+    if (requestsOut.some((r) => !byId.has(r.id))) {
+      refuse('a call went unanswered');
+      return null;
+    }
+    return requestsOut.map((r) => resultOf(byId.get(r.id)!));
+  }
+
+  async function single(c: RpcCall): Promise<unknown> {
+    try {
+      return await call(c.method, c.params);
+    } catch (error) {
+      if (error instanceof RpcError) return error;
+      throw error;
+    }
   }
 
   return {
@@ -55,18 +166,21 @@ export function createRpcSource(url: string, options: RpcOptions): RpcSource {
     get requests() {
       return requests;
     },
-    async call<T>(method: string, params: unknown[]): Promise<T> {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await once<T>(method, params);
-        } catch (error) {
-          if (error instanceof RpcError) throw error;
-          if (attempt >= attempts) {
-            throw new RpcUnavailableError(`${label} ${method} failed ${attempts} times: ${(error as Error).message}`);
-          }
-          await sleep(backoffMs * 2 ** (attempt - 1));
-        }
+    call,
+    async batch(calls) {
+      if (calls.length === 1 || batchesRefused) {
+        const results: unknown[] = [];
+        for (const c of calls) results.push(await single(c));
+        return results;
       }
+      const results: unknown[] = [];
+      for (let i = 0; i < calls.length; i += maxBatch) {
+        const chunk = calls.slice(i, i + maxBatch);
+        const answered = batchesRefused ? null : await batchOnce(chunk);
+        if (answered) results.push(...answered);
+        else for (const c of chunk) results.push(await single(c));
+      }
+      return results;
     },
   };
 }

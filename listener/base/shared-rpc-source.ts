@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import { sharedAnswers } from '../shared-answers.ts';
-import type { RpcSource } from './rpc.ts';
+import { RpcError, type RpcSource } from './rpc.ts';
 
 /**
  * One RPC endpoint shared by many watchers (one per Cloud merchant). The calls whose answer does
@@ -16,10 +16,18 @@ export function createSharedRpcSource(inner: RpcSource, options: { clock: Clock;
   const blocks = sharedAnswers<string, unknown>({ clock, maxAgeMs, maxEntries: 256 });
   let lastHead: unknown = null;
 
-  return {
+  const source: RpcSource = {
     label: inner.label,
     get requests() {
       return inner.requests;
+    },
+    async batch(calls) {
+      // Shared answers are served (or fetched once) one by one; the rest go to the node as one batch.
+      const passing = calls.filter((c) => !SHARED_METHODS.has(c.method));
+      const passed = passing.length ? await inner.batch(passing) : [];
+      return Promise.all(
+        calls.map((c) => (SHARED_METHODS.has(c.method) ? source.call(c.method, c.params).catch(rpcErrorAsAnswer) : passed.shift())),
+      );
     },
     call<T>(method: string, params: unknown[]): Promise<T> {
       if (method === 'eth_blockNumber') {
@@ -36,4 +44,13 @@ export function createSharedRpcSource(inner: RpcSource, options: { clock: Clock;
       return inner.call<T>(method, params);
     },
   };
+  return source;
+}
+
+const SHARED_METHODS = new Set(['eth_blockNumber', 'eth_getBlockByNumber']);
+
+/** In a batch an RpcError is one call's answer; anything else fails the batch. */
+function rpcErrorAsAnswer(error: unknown): RpcError {
+  if (error instanceof RpcError) return error;
+  throw error;
 }

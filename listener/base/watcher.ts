@@ -3,7 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Tables } from '../db/tables.ts';
 import type { Logger } from '../log.ts';
 import type { BaseConfig } from './base-config.ts';
-import { blockHeader, headNumber, transferLogs, type BlockHeader, type TransferLog } from './chain.ts';
+import { blockHeader, blockHeaders, headNumber, transferLogs, type BlockHeader, type TransferLog } from './chain.ts';
 import { RpcUnavailableError, type RpcSource } from './rpc.ts';
 import { refreshPartialStatus } from './partial.ts';
 import { OPEN, settleTransfers } from './settlement.ts';
@@ -248,9 +248,11 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
    * hash must still be the node's, or the chain moved during the scan.
    */
   async function blockTimes(source: RpcSource, logs: TransferLog[], to: number): Promise<Map<number, BlockHeader>> {
-    const numbers = new Set([...logs.map((l) => l.blockNumber), to]);
     const headers = new Map<number, BlockHeader>();
-    for (const number of numbers) headers.set(number, await headerOrThrow(source, number));
+    for (const [number, header] of await blockHeaders(source, [...new Set([...logs.map((l) => l.blockNumber), to])])) {
+      if (!header) throw new ChainMovedError(`block ${number} is not available`);
+      headers.set(number, header);
+    }
     for (const log of logs) {
       if (headers.get(log.blockNumber)!.hash !== log.blockHash) throw new ChainMovedError(`block ${log.blockNumber} changed during the scan`);
     }

@@ -62,7 +62,14 @@ export function createCloudChainWatchers(deps: {
     return { source, mode: 'address', addresses: esplora, socket };
   });
   const baseSources = onePerUrl<RpcSource>((url) =>
-    createSharedRpcSource(createRpcSource(url, { fetch: budgets.fetchFor(deps.fetch, 'base', url), sleep }), { clock: deps.clock }),
+    createSharedRpcSource(
+      createRpcSource(url, {
+        fetch: budgets.fetchFor(deps.fetch, 'base', url),
+        sleep,
+        logger: deps.logger,
+      }),
+      { clock: deps.clock },
+    ),
   );
 
   async function refresh() {

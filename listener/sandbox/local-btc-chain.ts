@@ -1,4 +1,5 @@
 import * as bitcoin from 'bitcoinjs-lib';
+import { assembleBlock, coinbaseTransaction } from './block-builder.ts';
 import type { ChainBlock, ChainEvent, EsploraChain, KnownTx, ScriptHistory } from './esplora-api.ts';
 import { RegtestWallet, type Utxo } from './regtest-wallet.ts';
 
@@ -22,10 +23,8 @@ export interface ReorgOptions {
 
 export type Payee = { address: string } | { script: Uint8Array };
 
-const REGTEST_BITS = 0x207fffff;
 const COINBASE_MATURITY = 100;
 const HALVING_INTERVAL = 150; // regtest
-const WITNESS_COMMIT_HEADER = Uint8Array.from([0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed]);
 const DEFAULT_FEE = 1_000n;
 
 const outpointKey = (txid: string, vout: number) => `${txid}:${vout}`;
@@ -232,20 +231,10 @@ export class LocalBtcChain implements EsploraChain {
   private mineBlock(txs: bitcoin.Transaction[]): ChainBlock {
     const height = this.active.length;
     const fees = txs.reduce((sum, tx) => sum + this.txs.get(tx.getId())!.fee, 0n);
-    const coinbase = this.coinbase(height, subsidy(height) + fees);
+    const coinbase = coinbaseTransaction(height, ++this.coinbaseNonce, this.wallet.script, subsidy(height) + fees);
     const all = [coinbase, ...txs];
-    // Coinbase wtxid counts as zero, so the commitment can be computed before it is written in.
-    const witnessRoot = bitcoin.Block.calculateMerkleRoot(all, true);
-    coinbase.outs[1].script = Buffer.concat([WITNESS_COMMIT_HEADER, witnessRoot]);
-
-    const block = new bitcoin.Block();
-    block.version = 0x20000000;
-    block.prevHash = height === 0 ? new Uint8Array(32) : Buffer.from(this.tip.hash, 'hex').reverse();
-    block.merkleRoot = bitcoin.Block.calculateMerkleRoot(all);
-    block.timestamp = Math.max(Math.floor(this.now() / 1000), height === 0 ? 0 : this.tip.time + 1);
-    block.bits = REGTEST_BITS;
-    block.transactions = all;
-    while (!block.checkProofOfWork()) block.nonce++;
+    const prevHash = height === 0 ? new Uint8Array(32) : Buffer.from(this.tip.hash, 'hex').reverse();
+    const block = assembleBlock(all, prevHash, Math.max(Math.floor(this.now() / 1000), height === 0 ? 0 : this.tip.time + 1));
 
     const chainBlock: ChainBlock = {
       hash: block.getId(),
@@ -261,21 +250,6 @@ export class LocalBtcChain implements EsploraChain {
     for (const tx of txs) this.confirm(tx.getId(), height);
     this.emit({ type: 'block', block: chainBlock });
     return chainBlock;
-  }
-
-  private coinbase(height: number, value: bigint): bitcoin.Transaction {
-    const tx = new bitcoin.Transaction();
-    tx.version = 2;
-    // BIP-34 height push, then a counter so a fork's coinbase at the same height gets a new txid.
-    const scriptSig = bitcoin.script.compile([
-      bitcoin.script.number.encode(height),
-      bitcoin.script.number.encode(++this.coinbaseNonce),
-    ]);
-    tx.addInput(new Uint8Array(32), 0xffffffff, 0xffffffff, scriptSig);
-    tx.setWitness(0, [new Uint8Array(32)]);
-    tx.addOutput(this.wallet.script, value);
-    tx.addOutput(new Uint8Array(38), 0n);
-    return tx;
   }
 }
 

@@ -176,7 +176,8 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
   };
 }
 
-function routeOf(path: string): string {
+/** A path with its ids elided, for counting requests by route. */
+export function routeOf(path: string): string {
   return path.replace(/\/[0-9a-f]{64}(?=\/|$)/g, '/:hash').replace(/\/\d+(?=\/|$)/g, '/:n');
 }
 
@@ -208,7 +209,7 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string | Uint8Array): void {
+export function send(res: ServerResponse, status: number, type: string, body: string | Uint8Array): void {
   res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }

@@ -66,7 +66,8 @@ export function createMempoolSocket(chain: EsploraChain, options: MempoolSocketO
   const recentBlocks = () => {
     const blocks: unknown[] = [];
     for (let height = Math.max(0, chain.tip.height - initialBlocks + 1); height <= chain.tip.height; height++) {
-      blocks.push(socketBlockJson(chain, chain.blockAt(height)!));
+      const block = chain.blockAt(height);
+      if (block) blocks.push(socketBlockJson(chain, block));
     }
     return blocks;
   };

@@ -29,14 +29,19 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       res.writeHead(503).end('down');
       return;
     }
-    const request = JSON.parse(Buffer.concat(chunks).toString()) as { method: string };
-    const answer = await forward(request);
-    if (proxy.mode.kind === 'lag') {
-      const head = Number((await forward({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] })).result) - proxy.mode.blocks;
-      if (request.method === 'eth_blockNumber') answer.result = `0x${head.toString(16)}`;
-      const receipt = answer.result as { blockNumber?: string } | null;
-      if (request.method === 'eth_getTransactionReceipt' && receipt && Number(receipt.blockNumber) > head) answer.result = null;
-    }
+    const body = JSON.parse(Buffer.concat(chunks).toString()) as { method: string } | Array<{ method: string }>;
+    const answerOne = async (request: { method: string }) => {
+      const answer = await forward(request);
+      if (proxy.mode.kind === 'lag') {
+        const head = Number((await forward({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] })).result) - proxy.mode.blocks;
+        if (request.method === 'eth_blockNumber') answer.result = `0x${head.toString(16)}`;
+        const receipt = answer.result as { blockNumber?: string } | null;
+        if (request.method === 'eth_getTransactionReceipt' && receipt && Number(receipt.blockNumber) > head) answer.result = null;
+      }
+      return answer;
+    };
+    // A JSON-RPC batch lags call by call, like a node that is behind.
+    const answer = Array.isArray(body) ? await Promise.all(body.map(answerOne)) : await answerOne(body);
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
