@@ -26,6 +26,8 @@ export interface SourceBlock {
 export interface ChainSource {
   readonly kind: 'esplora' | 'bitcoin-core';
   tipHeight(): Promise<number>;
+  /** Hash of the active chain's tip: one small request tells a watcher at the tip that nothing happened. */
+  tipHash(): Promise<string>;
   /** Hash of the active-chain block at `height`, or null above the tip. */
   blockHash(height: number): Promise<string | null>;
   block(hash: string, height: number): Promise<SourceBlock>;

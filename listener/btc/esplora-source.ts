@@ -56,6 +56,11 @@ export function createEsploraSource(options: EsploraSourceOptions): EsploraSourc
       if (!Number.isSafeInteger(height)) throw new ChainSourceError('esplora', 'tip height is not an integer');
       return height;
     },
+    async tipHash() {
+      const hash = (await required('/blocks/tip/hash', (r) => r.text())).trim();
+      if (!/^[0-9a-f]{64}$/.test(hash)) throw new ChainSourceError('esplora', 'tip hash is not a block hash');
+      return hash;
+    },
     async blockHash(height) {
       return getText(`/block-height/${height}`);
     },

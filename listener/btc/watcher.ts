@@ -246,9 +246,14 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
   }
 
   async function followBlocks(): Promise<number> {
-    const tip = heard(await source.tipHeight());
-    lastTipCheckAt = clock.now();
     let last = await lastProcessedBlock(db, merchantId);
+    lastTipCheckAt = clock.now();
+    // Still at our last block (the usual answer between blocks): one request, no reorg to look for.
+    if (last && heard(await source.tipHash()) === last.hash) {
+      blockAnnounced = last.height < announcedHeight;
+      return last.height;
+    }
+    const tip = heard(await source.tipHeight());
     if (last && heard(await source.blockHash(last.height)) !== last.hash) {
       const fork = await findForkPoint(last.height - 1);
       log.warn('btc reorg: rolling back to the fork point and rescanning', { from_height: last.height, fork_height: fork });
