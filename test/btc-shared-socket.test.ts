@@ -29,7 +29,7 @@ async function setup(maxTrackedAddresses: number) {
   const database: Database = await openDatabase(tempSqliteUrl());
   const esplora = createEsploraSource({ baseUrl: server.esploraUrl, fetch });
   const source = createSharedChainSource(esplora, { clock });
-  const socket = createMempoolSocket({ url: server.websocketUrl, clock, logger: silentLogger });
+  const socket = createMempoolSocket({ url: server.websocketUrl, clock, logger: silentLogger, maxConnections: 1 });
   const watchers = new Map<string, BtcWatcher>();
   let created = 0;
 

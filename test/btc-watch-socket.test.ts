@@ -83,7 +83,11 @@ test('socket drops and reconnects while payments arrive: none missed, none count
 });
 
 test('tracked-address limit reached: the server says its maximum, the newest invoices are tracked, the rest polled', async () => {
-  const ctx = await startBtcWatchContext('esplora', { env: ADDRESS_MODE, server: { maxTrackedAddresses: 2 }, pollIntervalMs: 1_000 });
+  const ctx = await startBtcWatchContext('esplora', {
+    env: { ...ADDRESS_MODE, BTC_WS_MAX_CONNECTIONS: '1' },
+    server: { maxTrackedAddresses: 2 },
+    pollIntervalMs: 1_000,
+  });
   try {
     const oldest = await ctx.createInvoice(10_000);
     ctx.clock.advance(1_000);
@@ -104,6 +108,24 @@ test('tracked-address limit reached: the server says its maximum, the newest inv
     assert.deepEqual((await paymentsOf(ctx, oldest.invoice_id)).map((r) => r.txid), [toOldest], 'polled');
     assert.deepEqual((await paymentsOf(ctx, newest.invoice_id)).map((r) => r.txid), [toNewest]);
     assert.deepEqual(await paymentsOf(ctx, middle.invoice_id), []);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('beyond one connection\'s limit more connections track the rest, up to BTC_WS_MAX_CONNECTIONS', async () => {
+  const ctx = await startBtcWatchContext('esplora', { env: { ...ADDRESS_MODE, BTC_WS_MAX_CONNECTIONS: '2' }, server: { maxTrackedAddresses: 2 } });
+  try {
+    const invoices: Array<{ invoice_id: string; receive_address: string }> = [];
+    for (let i = 0; i < 5; i++) invoices.push(await ctx.createInvoice(10_000 + i));
+    await ctx.sync();
+    await waitFor(ctx, 'four addresses tracked on two connections', () => health(ctx), (h) => h.ws_connected && h.btc_watch.ws_tracked === 4);
+    assert.equal(ctx.server.socket.clientCount, 2);
+    await ctx.sync();
+    // The second-newest invoice is on the second connection: its payment is pushed there.
+    const txid = ctx.chain.pay([{ address: invoices[3].receive_address, value: 10_003n }]);
+    const [row] = await waitFor(ctx, 'the push on the second connection', () => paymentsOf(ctx, invoices[3].invoice_id), (rows) => rows.length === 1);
+    assert.equal(row.txid, txid);
   } finally {
     await ctx.close();
   }

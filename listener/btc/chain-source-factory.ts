@@ -20,6 +20,6 @@ export function btcWatchingFor(btc: NonNullable<Config['btc']>, deps: { fetch: F
   if (!btc.esploraUrl) return null;
   const esplora = createEsploraSource({ baseUrl: btc.esploraUrl, fetch: deps.fetch });
   if (btc.esploraSelfHosted) return { source: esplora, mode: 'full' };
-  const socket = btc.wsUrl ? createMempoolSocket({ url: btc.wsUrl, clock: deps.clock, logger: deps.logger, maxAddresses: btc.wsMaxAddresses }) : null;
+  const socket = btc.wsUrl ? createMempoolSocket({ url: btc.wsUrl, clock: deps.clock, logger: deps.logger, maxAddresses: btc.wsMaxAddresses, maxConnections: btc.wsMaxConnections }) : null;
   return { source: esplora, mode: 'address', addresses: esplora, socket };
 }

@@ -10,6 +10,8 @@ import { parseEsploraTx, type AddressTx } from './address-source.ts';
  * server states in its `track-addresses-error`.
  */
 export const DEFAULT_MAX_TRACKED_ADDRESSES = 100;
+/** Connections per source at most: 1,000 open invoices tracked at mempool's usual limit of 100. */
+export const DEFAULT_MAX_CONNECTIONS = 10;
 
 /** One watcher's share of a socket: the addresses it wants tracked, and what it hears back. */
 export interface SocketSubscriber {
@@ -34,6 +36,8 @@ export interface MempoolSocketOptions {
   clock: Clock;
   logger: Logger;
   maxAddresses?: number;
+  /** Connections at most, each tracking up to `maxAddresses`. */
+  maxConnections?: number;
   /** Longest wait between reconnect attempts. */
   maxBackoffMs?: number;
   /** Seconds of silence (no message, no pong) after which the connection is presumed dead. */
@@ -51,12 +55,14 @@ export function mempoolSocketUrl(esploraUrl: string): string {
 }
 
 /**
- * One mempool.space WebSocket (`/api/v1/ws`) shared by every watcher of a source: it asks for
- * blocks (`want`) and tracks the union of the subscribers' addresses (`track-addresses`), up to the
- * server's limit, taking each subscriber's most important addresses in turn so one merchant with
- * many invoices cannot crowd out another. It reconnects with exponential backoff and jitter and
- * subscribes again; what was pushed while it was down is not replayed, so subscribers poll the
- * addresses `onSubscribed` names once.
+ * mempool.space WebSockets (`/api/v1/ws`) shared by every watcher of a source. The first connection
+ * asks for blocks (`want`); together the connections track the union of the subscribers' addresses
+ * (`track-addresses`), the server's limit per connection, up to `maxConnections` connections (the
+ * limit is per connection, so 1,000 open invoices at mempool's usual 100 take 10). Addresses are
+ * taken from each subscriber's most important in turn, so one merchant with many invoices cannot
+ * crowd out another. Each connection reconnects with exponential backoff and jitter and subscribes
+ * again; what was pushed while it was down is not replayed, so subscribers poll the addresses
+ * `onSubscribed` names once.
  */
 export function createMempoolSocket(options: MempoolSocketOptions) {
   const { clock, logger } = options;
@@ -64,6 +70,7 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
   const random = options.random ?? Math.random;
   const maxBackoffMs = options.maxBackoffMs ?? 60_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 90_000;
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const connect = options.connect ?? ((url: string) => new WebSocket(url, { handshakeTimeout: 15_000 }));
   let maxAddresses = options.maxAddresses ?? DEFAULT_MAX_TRACKED_ADDRESSES;
 
@@ -72,29 +79,38 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
     wanted: readonly string[];
     tracked: Set<string>;
   }
+  interface Connection {
+    index: number;
+    ws: WebSocket | null;
+    open: boolean;
+    failures: number;
+    /** The addresses this connection should track, and what it last sent. */
+    share: string[];
+    sentKey: string;
+    retryTimer?: NodeJS.Timeout;
+    pingTimer?: NodeJS.Timeout;
+    lastHeardAt: number;
+  }
   const members = new Set<Member>();
-  let socket: WebSocket | null = null;
-  let open = false;
+  const connections: Connection[] = [];
   let closed = true;
-  let failures = 0;
-  let retryTimer: NodeJS.Timeout | undefined;
-  let pingTimer: NodeJS.Timeout | undefined;
-  let lastHeardAt = 0;
-  let sentKey = '';
   let lastError: string | null = null;
 
-  function chooseTracked(): Map<Member, Set<string>> {
-    const chosen = new Map<Member, Set<string>>([...members].map((m) => [m, new Set<string>()]));
+  /** The union of the members' wanted addresses, one from each in turn, as many as the connections can hold. */
+  function chooseTracked(): string[] {
+    const chosen: string[] = [];
     const taken = new Set<string>();
-    for (let rank = 0; taken.size < maxAddresses; rank++) {
+    const room = maxAddresses * maxConnections;
+    for (let rank = 0; chosen.length < room; rank++) {
       let any = false;
       for (const member of members) {
         const address = member.wanted[rank];
         if (address === undefined) continue;
         any = true;
-        if (taken.size >= maxAddresses) break;
+        if (chosen.length >= room) break;
+        if (taken.has(address)) continue;
         taken.add(address);
-        chosen.get(member)!.add(address);
+        chosen.push(address);
       }
       if (!any) break;
     }
@@ -102,29 +118,35 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
   }
 
   function subscribe(): void {
-    if (!open || !socket) return;
+    if (closed) return;
     const chosen = chooseTracked();
-    const all = new Set<string>();
-    for (const addresses of chosen.values()) for (const a of addresses) all.add(a);
-    const key = [...all].sort().join(',');
-    if (key !== sentKey) {
-      socket.send(JSON.stringify({ 'track-addresses': [...all] }));
-      sentKey = key;
+    const needed = Math.max(1, Math.ceil(chosen.length / maxAddresses));
+    while (connections.length < needed) {
+      const connection: Connection = { index: connections.length, ws: null, open: false, failures: 0, share: [], sentKey: '', lastHeardAt: 0 };
+      connections.push(connection);
+      start(connection);
     }
-    for (const [member, addresses] of chosen) {
-      const fresh = [...addresses].filter((a) => !member.tracked.has(a));
-      member.tracked = addresses;
+    const live = new Set<string>();
+    connections.forEach((connection, i) => {
+      connection.share = chosen.slice(i * maxAddresses, (i + 1) * maxAddresses);
+      if (!connection.open || !connection.ws) return;
+      const key = connection.share.join(',');
+      if (key !== connection.sentKey) {
+        connection.ws.send(JSON.stringify({ 'track-addresses': connection.share }));
+        connection.sentKey = key;
+      }
+      for (const address of connection.share) live.add(address);
+    });
+    for (const member of members) {
+      const now = new Set(member.wanted.filter((a) => live.has(a)));
+      const fresh = [...now].filter((a) => !member.tracked.has(a));
+      member.tracked = now;
       if (fresh.length) member.subscriber.onSubscribed(fresh);
     }
   }
 
-  function dropTracked(): void {
-    for (const member of members) member.tracked = new Set();
-    sentKey = '';
-  }
-
-  function onMessage(data: WebSocket.RawData): void {
-    lastHeardAt = clock.now();
+  function onMessage(connection: Connection, data: WebSocket.RawData): void {
+    connection.lastHeardAt = clock.now();
     let message: Record<string, unknown>;
     try {
       message = JSON.parse(data.toString());
@@ -139,9 +161,9 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
     if (typeof error === 'string') {
       const stated = Number(/maximum of (\d+)/.exec(error)?.[1]);
       const next = Number.isSafeInteger(stated) && stated > 0 ? stated : Math.max(1, Math.floor(maxAddresses / 2));
-      log.warn('mempool socket refused the tracked addresses; tracking fewer', { error, max_addresses: next });
+      log.warn('mempool socket refused the tracked addresses; tracking fewer per connection', { error, max_addresses: next });
       maxAddresses = next;
-      dropTracked();
+      for (const c of connections) c.sentKey = '';
       subscribe();
     }
     const byAddress = message['multi-address-transactions'];
@@ -169,60 +191,76 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
     }
   }
 
-  function scheduleReconnect(): void {
+  function scheduleReconnect(connection: Connection): void {
     if (closed) return;
-    failures++;
-    const base = Math.min(maxBackoffMs, 1_000 * 2 ** (failures - 1));
-    const wait = Math.round(base / 2 + (random() * base) / 2);
-    retryTimer = setTimeout(start, wait);
+    connection.failures++;
+    const base = Math.min(maxBackoffMs, 1_000 * 2 ** (connection.failures - 1));
+    connection.retryTimer = setTimeout(() => start(connection), Math.round(base / 2 + (random() * base) / 2));
   }
 
-  function start(): void {
+  function start(connection: Connection): void {
     if (closed) return;
     let ws: WebSocket;
     try {
       ws = connect(options.url);
     } catch (error) {
       lastError = error instanceof Error ? error.message : String(error);
-      scheduleReconnect();
+      scheduleReconnect(connection);
       return;
     }
-    socket = ws;
+    connection.ws = ws;
     ws.on('open', () => {
-      if (socket !== ws) return;
-      open = true;
-      failures = 0;
+      if (connection.ws !== ws) return;
+      connection.open = true;
+      connection.failures = 0;
+      connection.lastHeardAt = clock.now();
       lastError = null;
-      lastHeardAt = clock.now();
-      log.info('mempool socket connected', { url: options.url });
-      ws.send(JSON.stringify({ action: 'want', data: ['blocks'] }));
+      log.info('mempool socket connected', { url: options.url, connection: connection.index });
+      if (connection.index === 0) ws.send(JSON.stringify({ action: 'want', data: ['blocks'] }));
       subscribe();
       // A block mined while we were away: let the watchers look now.
-      for (const member of members) member.subscriber.onBlock(null);
-      pingTimer = setInterval(() => {
-        if (clock.now() - lastHeardAt > idleTimeoutMs) ws.terminate();
+      if (connection.index === 0) for (const member of members) member.subscriber.onBlock(null);
+      connection.pingTimer = setInterval(() => {
+        if (clock.now() - connection.lastHeardAt > idleTimeoutMs) ws.terminate();
         else ws.send(JSON.stringify({ action: 'ping' }));
       }, Math.max(1_000, Math.floor(idleTimeoutMs / 3)));
     });
-    ws.on('message', onMessage);
+    ws.on('message', (data) => onMessage(connection, data));
     ws.on('error', (error) => {
       lastError = error.message;
     });
     ws.on('close', () => {
-      if (socket !== ws) return;
-      clearInterval(pingTimer);
-      const wasOpen = open;
-      open = false;
-      socket = null;
-      dropTracked();
-      if (wasOpen) log.warn('mempool socket closed; reconnecting', { url: options.url });
-      scheduleReconnect();
+      if (connection.ws !== ws) return;
+      clearInterval(connection.pingTimer);
+      const wasOpen = connection.open;
+      connection.open = false;
+      connection.ws = null;
+      connection.sentKey = '';
+      if (wasOpen) log.warn('mempool socket closed; reconnecting', { url: options.url, connection: connection.index });
+      subscribe();
+      scheduleReconnect(connection);
     });
   }
 
+  function shutdown(): void {
+    closed = true;
+    for (const connection of connections.splice(0)) {
+      clearTimeout(connection.retryTimer);
+      clearInterval(connection.pingTimer);
+      const ws = connection.ws;
+      connection.ws = null;
+      connection.open = false;
+      ws?.removeAllListeners('close');
+      ws?.on('error', () => {});
+      ws?.terminate();
+    }
+    for (const member of members) member.tracked = new Set();
+  }
+
   return {
+    /** The first connection, which announces blocks, is open. */
     get connected() {
-      return open;
+      return connections[0]?.open ?? false;
     },
     get maxAddresses() {
       return maxAddresses;
@@ -233,17 +271,15 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
     subscribe(subscriber: SocketSubscriber): SocketSubscription {
       const member: Member = { subscriber, wanted: [], tracked: new Set() };
       members.add(member);
-      if (closed) {
-        closed = false;
-        start();
-      }
+      closed = false;
+      subscribe();
       return {
         update(addresses) {
           const changed = addresses.length !== member.wanted.length || addresses.some((a, i) => member.wanted[i] !== a);
           member.wanted = [...addresses];
           if (changed) subscribe();
         },
-        tracked: () => (open ? member.tracked : new Set<string>()),
+        tracked: () => member.tracked,
         close() {
           members.delete(member);
           if (members.size === 0) shutdown();
@@ -253,19 +289,6 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
     },
     close: shutdown,
   };
-
-  function shutdown(): void {
-    closed = true;
-    clearTimeout(retryTimer);
-    clearInterval(pingTimer);
-    const ws = socket;
-    socket = null;
-    open = false;
-    dropTracked();
-    ws?.removeAllListeners('close');
-    ws?.on('error', () => {});
-    ws?.terminate();
-  }
 }
 
 export type MempoolSocket = ReturnType<typeof createMempoolSocket>;

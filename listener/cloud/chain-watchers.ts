@@ -58,7 +58,7 @@ export function createCloudChainWatchers(deps: {
     const source = createSharedChainSource(esplora, { clock: deps.clock });
     if (btc.esploraSelfHosted) return { source, mode: 'full' };
     const wsUrl = btc.wsUrl === 'off' ? null : (btc.wsUrl ?? mempoolSocketUrl(url));
-    const socket = wsUrl ? createMempoolSocket({ url: wsUrl, clock: deps.clock, logger: deps.logger, maxAddresses: btc.wsMaxAddresses }) : null;
+    const socket = wsUrl ? createMempoolSocket({ url: wsUrl, clock: deps.clock, logger: deps.logger, maxAddresses: btc.wsMaxAddresses, maxConnections: btc.wsMaxConnections }) : null;
     return { source, mode: 'address', addresses: esplora, socket };
   });
   const baseSources = onePerUrl<RpcSource>((url) =>

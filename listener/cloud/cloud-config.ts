@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { parseBaseConfig, type BaseConfig } from '../base/base-config.ts';
 import { ConfigError, parseRateLimit, type Env, type RateLimitConfig } from '../config.ts';
-import { DEFAULT_MAX_TRACKED_ADDRESSES } from '../btc/mempool-socket.ts';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../net/source-budgets.ts';
 
 /** The EVM zero address stands in for a merchant's own receive setting while the shared Base settings are checked. */
@@ -31,6 +31,7 @@ export interface CloudConfig {
     /** BTC_ESPLORA_WS_URL: the WebSocket of BTC_ESPLORA_URL when not derived from it; 'off': poll only. */
     wsUrl: string | null;
     wsMaxAddresses: number;
+    wsMaxConnections: number;
   };
   /** Shared Base settings (chain, RPC, tokens, explorer); each merchant adds its xpub or address. Null: Base off. */
   base: Omit<BaseConfig, 'xpub' | 'fixedAddress'> | null;
@@ -76,6 +77,7 @@ const CloudEnv = z.object({
   BTC_ESPLORA_SELF_HOSTED: flag,
   BTC_ESPLORA_WS_URL: z.preprocess(blank, z.union([z.literal('off'), z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL, or off' })]).optional()),
   BTC_WS_MAX_ADDRESSES: z.preprocess(blank, z.coerce.number().int().min(1).max(100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
+  BTC_WS_MAX_CONNECTIONS: z.preprocess(blank, z.coerce.number().int().min(1).max(100).default(DEFAULT_MAX_CONNECTIONS)),
   STRIPE_SECRET_KEY: z.preprocess(blank, z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_…, sk_live_…)').optional()),
   STRIPE_WEBHOOK_SECRET: z.preprocess(blank, z.string().regex(/^whsec_\S+$/, 'must be a Stripe webhook signing secret (whsec_…)').optional()),
   STRIPE_SUCCESS_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).optional()),
@@ -144,6 +146,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
       esploraSelfHosted: raw.BTC_ESPLORA_SELF_HOSTED,
       wsUrl: raw.BTC_ESPLORA_WS_URL ?? null,
       wsMaxAddresses: raw.BTC_WS_MAX_ADDRESSES,
+      wsMaxConnections: raw.BTC_WS_MAX_CONNECTIONS,
     },
     base,
     billingMerchantId: raw.CLOUD_BILLING_MERCHANT_ID ?? null,
