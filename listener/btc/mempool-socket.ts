@@ -19,8 +19,11 @@ export interface SocketSubscriber {
   onTransactions(added: AddressTx[], removed: string[]): void;
   /** A new block was announced (its height when the server says): read the chain now rather than at the next poll. */
   onBlock(height: number | null): void;
-  /** Addresses just subscribed (after a connect or a change): anything they received before is not pushed. */
-  onSubscribed(addresses: string[]): void;
+  /**
+   * Addresses just tracked: anything they received before was not pushed (the server does not
+   * acknowledge a subscription either). `resumed`: tracked before, then lost with a connection.
+   */
+  onSubscribed(addresses: string[], resumed: boolean): void;
 }
 
 export interface SocketSubscription {
@@ -78,6 +81,8 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
     subscriber: SocketSubscriber;
     wanted: readonly string[];
     tracked: Set<string>;
+    /** Tracked at some point: losing and regaining one leaves a gap nothing was pushed in. */
+    everTracked: Set<string>;
   }
   interface Connection {
     index: number;
@@ -120,7 +125,8 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
   function subscribe(): void {
     if (closed) return;
     const chosen = chooseTracked();
-    const needed = Math.max(1, Math.ceil(chosen.length / maxAddresses));
+    // More connections only once the first is up: a server refusing sockets is retried by one, not ten.
+    const needed = connections[0]?.open ? Math.min(maxConnections, Math.max(1, Math.ceil(chosen.length / maxAddresses))) : 1;
     while (connections.length < needed) {
       const connection: Connection = { index: connections.length, ws: null, open: false, failures: 0, share: [], sentKey: '', lastHeardAt: 0 };
       connections.push(connection);
@@ -141,7 +147,13 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
       const now = new Set(member.wanted.filter((a) => live.has(a)));
       const fresh = [...now].filter((a) => !member.tracked.has(a));
       member.tracked = now;
-      if (fresh.length) member.subscriber.onSubscribed(fresh);
+      const wanted = new Set(member.wanted);
+      for (const address of member.everTracked) if (!wanted.has(address)) member.everTracked.delete(address);
+      const resumed = fresh.filter((a) => member.everTracked.has(a));
+      const first = fresh.filter((a) => !member.everTracked.has(a));
+      for (const address of first) member.everTracked.add(address);
+      if (resumed.length) member.subscriber.onSubscribed(resumed, true);
+      if (first.length) member.subscriber.onSubscribed(first, false);
     }
   }
 
@@ -269,7 +281,7 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
       return lastError;
     },
     subscribe(subscriber: SocketSubscriber): SocketSubscription {
-      const member: Member = { subscriber, wanted: [], tracked: new Set() };
+      const member: Member = { subscriber, wanted: [], tracked: new Set(), everTracked: new Set() };
       members.add(member);
       closed = false;
       subscribe();

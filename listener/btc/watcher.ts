@@ -84,6 +84,8 @@ const WATCH_PAGE = 5_000;
 const MEMPOOL_BATCH = 100;
 /** Open invoices followed live at most; older ones still confirm from their block. */
 const LIVE_ADDRESSES = 10_000;
+/** Subscribed on the socket for the first time at this age or older: no poll (a payment before it is found in its block). */
+const FIRST_POLL_MAX_AGE_MS = 2 * 60_000;
 /** A fresh invoice's address is polled this long after creation at the earliest, and about as often in its first minute. */
 const MIN_POLL_GAP_MS = 10_000;
 /** How soon the chain is read again when the socket announced a block the source does not show yet. */
@@ -119,6 +121,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
   /** Address mode: when each address was last polled, and those to poll once whatever their turn. */
   const polledAt = new Map<string, number>();
   const urgentPolls = new Set<string>();
+  const firstPolls = new Set<string>();
   let blockAnnounced = true;
   /** Highest block height the socket announced: until the source's tip reaches it, the chain is read again soon. */
   let announcedHeight = -1;
@@ -363,6 +366,11 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     const open = await openInvoiceAddresses(db, merchantId, clock.now(), LIVE_ADDRESSES);
     subscription?.update(open.map((o) => o.address));
     const tracked = subscription?.tracked() ?? new Set<string>();
+    // A newly subscribed address is polled once if its invoice is young enough to have been paid
+    // just before the server took the subscription; after a drop, every re-subscribed one is.
+    for (const o of open) {
+      if (firstPolls.delete(o.address) && clock.now() - o.createdAt < FIRST_POLL_MAX_AGE_MS) urgentPolls.add(o.address);
+    }
     const candidates = open
       .filter((o) => !tracked.has(o.address) || urgentPolls.has(o.address))
       .map((o) => ({ address: o.address, createdAt: o.createdAt, polledAt: polledAt.get(o.address) ?? null, urgent: urgentPolls.has(o.address) }));
@@ -462,8 +470,8 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
       source.forgetTip?.();
       wake?.();
     },
-    onSubscribed(addresses: string[]) {
-      for (const address of addresses) urgentPolls.add(address);
+    onSubscribed(addresses: string[], resumed: boolean) {
+      for (const address of addresses) (resumed ? urgentPolls : firstPolls).add(address);
     },
   };
 
