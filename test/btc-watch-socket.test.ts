@@ -117,14 +117,16 @@ test('beyond one connection\'s limit more connections track the rest, up to BTC_
   const ctx = await startBtcWatchContext('esplora', { env: { ...ADDRESS_MODE, BTC_WS_MAX_CONNECTIONS: '2' }, server: { maxTrackedAddresses: 2 } });
   try {
     const invoices: Array<{ invoice_id: string; receive_address: string }> = [];
-    for (let i = 0; i < 5; i++) invoices.push(await ctx.createInvoice(10_000 + i));
+    for (let i = 0; i < 5; i++) {
+      invoices.push(await ctx.createInvoice(10_000 + i));
+      ctx.clock.advance(1_000); // newest first is then well defined: [4, 3] on the first connection, [2, 1] on the second
+    }
     await ctx.sync();
     await waitFor(ctx, 'four addresses tracked on two connections', () => health(ctx), (h) => h.ws_connected && h.btc_watch.ws_tracked === 4);
     assert.equal(ctx.server.socket.clientCount, 2);
     await ctx.sync();
-    // The second-newest invoice is on the second connection: its payment is pushed there.
-    const txid = ctx.chain.pay([{ address: invoices[3].receive_address, value: 10_003n }]);
-    const [row] = await waitFor(ctx, 'the push on the second connection', () => paymentsOf(ctx, invoices[3].invoice_id), (rows) => rows.length === 1);
+    const txid = ctx.chain.pay([{ address: invoices[1].receive_address, value: 10_001n }]);
+    const [row] = await waitFor(ctx, 'the push on the second connection', () => paymentsOf(ctx, invoices[1].invoice_id), (rows) => rows.length === 1);
     assert.equal(row.txid, txid);
   } finally {
     await ctx.close();
