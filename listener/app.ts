@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Health } from '../shared/index.ts';
 import { buildLlmsTxt } from '../shared/llms.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
-import { chainSourceFor } from './btc/chain-source-factory.ts';
+import { btcWatchingFor } from './btc/chain-source-factory.ts';
 import type { Fetch } from './btc/chain-source.ts';
 import { createReceiveAddressBook, startAddressDeriver } from './btc/receive-address-book.ts';
 import { adoptKeyIdentity, peekNextChildIndex } from './invoices/invoice.repository.ts';
@@ -76,18 +76,24 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
 
   const budgets = createSourceBudgets({ settings: config.sourceBudgets });
   const networkFetch = deps.fetch ?? fetch;
-  // The source chainSourceFor picks: Bitcoin Core (the merchant's own node) over Esplora.
+  // The source btcWatchingFor picks: Bitcoin Core (the merchant's own node) over Esplora.
   const btcUrl = config.btc ? (config.btc.rpcUrl ?? config.btc.esploraUrl) : null;
-  const btcSource =
-    config.btc && btcUrl ? chainSourceFor(config.btc, budgets.fetchFor(networkFetch, 'btc', btcUrl, btcUrl === config.btc.rpcUrl)) : null;
-  if (config.btc && !btcSource) logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
+  const btcWatching =
+    config.btc && btcUrl
+      ? btcWatchingFor(config.btc, {
+          fetch: budgets.fetchFor(networkFetch, 'btc', btcUrl, btcUrl === config.btc.rpcUrl || config.btc.esploraSelfHosted),
+          clock,
+          logger,
+        })
+      : null;
+  if (config.btc && !btcWatching) logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
   const btcWatcher =
-    btcSource && config.btc
+    btcWatching && config.btc
       ? createBtcWatcher({
           db: database.db,
           merchantId: config.merchantId,
           keyId: config.btc.accountKey.keyId,
-          source: btcSource,
+          ...btcWatching,
           clock,
           logger,
           pollIntervalMs: deps.btcPollIntervalMs,
@@ -184,6 +190,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     btcWatcher,
     async stop() {
       await btcWatcher?.stop();
+      btcWatching?.socket?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -3,6 +3,7 @@ import { parseEnv } from 'node:util';
 import * as z from 'zod';
 import { BtcNetwork } from '../shared/index.ts';
 import { baseSettingNames, parseBaseConfig, type BaseConfig } from './base/base-config.ts';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES, mempoolSocketUrl } from './btc/mempool-socket.ts';
 import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from './btc/account-key.ts';
 import { budgetSettingNames, budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from './net/source-budgets.ts';
 
@@ -18,7 +19,18 @@ export interface Config {
   host: string;
   databaseUrl: string;
   merchantId: string;
-  btc: { accountKey: AccountKey; esploraUrl: string | null; explorerUrl: string; rpcUrl: string | null } | null;
+  btc: {
+    accountKey: AccountKey;
+    esploraUrl: string | null;
+    explorerUrl: string;
+    rpcUrl: string | null;
+    /** BTC_ESPLORA_SELF_HOSTED: the Esplora is yours, so the whole mempool is scanned rather than the invoices' addresses. */
+    esploraSelfHosted: boolean;
+    /** mempool.space WebSocket for address-scoped watching; null: poll the addresses only. */
+    wsUrl: string | null;
+    wsMaxAddresses: number;
+    wsMaxConnections: number;
+  } | null;
   base: BaseConfig | null;
   apiKey: string | null;
   rateLimit: RateLimitConfig | null;
@@ -48,6 +60,10 @@ export const settingNames = [
   'BTC_ESPLORA_URL',
   'BTC_RPC_URL',
   'BTC_EXPLORER_URL',
+  'BTC_ESPLORA_SELF_HOSTED',
+  'BTC_ESPLORA_WS_URL',
+  'BTC_WS_MAX_ADDRESSES',
+  'BTC_WS_MAX_CONNECTIONS',
   'SERVICE_API_KEY',
   'SERVICE_RATE_LIMIT',
   'TRUST_PROXY',
@@ -126,6 +142,13 @@ const EnvSchema = z.object({
   BTC_ESPLORA_URL: httpUrl,
   BTC_RPC_URL: httpUrl,
   BTC_EXPLORER_URL: httpUrl,
+  BTC_ESPLORA_SELF_HOSTED: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')),
+  BTC_ESPLORA_WS_URL: z.preprocess(
+    blankToUndefined,
+    z.union([z.literal('off'), z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL, or off' })]).optional(),
+  ),
+  BTC_WS_MAX_ADDRESSES: z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
+  BTC_WS_MAX_CONNECTIONS: z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(100).default(DEFAULT_MAX_CONNECTIONS)),
   SERVICE_API_KEY: z.preprocess(blankToUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
   SERVICE_RATE_LIMIT: z.preprocess(blankToUndefined, z.string().default('30,300')),
   TRUST_PROXY: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')),
@@ -161,11 +184,16 @@ export function loadConfig(env: Env): Config {
   if (raw.MERCHANT_BTC_XPUB) {
     try {
       const accountKey = parseAccountKey(raw.MERCHANT_BTC_XPUB, raw.BTC_NETWORK);
+      const esploraUrl = raw.BTC_ESPLORA_URL ?? defaultEsplora[accountKey.network] ?? null;
       btc = {
         accountKey,
-        esploraUrl: raw.BTC_ESPLORA_URL ?? defaultEsplora[accountKey.network] ?? null,
+        esploraUrl,
         explorerUrl: raw.BTC_EXPLORER_URL ?? defaultExplorer[accountKey.network],
         rpcUrl: raw.BTC_RPC_URL ?? null,
+        esploraSelfHosted: raw.BTC_ESPLORA_SELF_HOSTED === 'true' || raw.BTC_ESPLORA_SELF_HOSTED === '1',
+        wsUrl: raw.BTC_ESPLORA_WS_URL === 'off' ? null : (raw.BTC_ESPLORA_WS_URL ?? (esploraUrl ? mempoolSocketUrl(esploraUrl) : null)),
+        wsMaxAddresses: raw.BTC_WS_MAX_ADDRESSES,
+        wsMaxConnections: raw.BTC_WS_MAX_CONNECTIONS,
       };
     } catch (error) {
       if (!(error instanceof AccountKeyError)) throw error;

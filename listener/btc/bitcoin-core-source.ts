@@ -73,6 +73,7 @@ export function createBitcoinCoreSource(options: BitcoinCoreSourceOptions): Chai
   return {
     kind: 'bitcoin-core',
     tipHeight: () => must<number>('getblockcount', []),
+    tipHash: () => must<string>('getbestblockhash', []),
     blockHash: (height) => call<string>('getblockhash', [height], [OUT_OF_RANGE]),
     async block(hash, height) {
       const hex = await must<string>('getblock', [hash, 0]);

@@ -196,7 +196,7 @@ export function toPaymentView(row: BtcPaymentRow): PaymentView {
 export async function lastProcessedBlock(db: Db, merchantId: string) {
   return db
     .selectFrom('btc_blocks')
-    .select(['height', 'hash'])
+    .select(['height', 'hash', 'processed_at'])
     .where('merchant_id', '=', merchantId)
     .orderBy('height', 'desc')
     .limit(1)
@@ -220,4 +220,75 @@ export async function recordProcessedBlock(trx: Db, merchantId: string, block: {
     .onConflict((oc) => oc.columns(['merchant_id', 'height']).doUpdateSet({ hash: block.hash, processed_at: now }))
     .execute();
   await trx.deleteFrom('btc_blocks').where('merchant_id', '=', merchantId).where('height', '<=', block.height - keep).execute();
+}
+
+/** Unconfirmed payments of these transactions that the source says left the mempool; returns how many transactions. */
+export async function markGone(db: Db, merchantId: string, txids: readonly string[]): Promise<number> {
+  let count = 0;
+  for (const chunk of chunks([...new Set(txids)])) {
+    const rows = await db
+      .updateTable('btc_payments')
+      .set({ status: 'gone' })
+      .where('merchant_id', '=', merchantId)
+      .where('status', '=', 'mempool')
+      .where('txid', 'in', chunk)
+      .returning('txid')
+      .execute();
+    count += new Set(rows.map((r) => r.txid)).size;
+  }
+  return count;
+}
+
+export interface OpenAddress {
+  invoiceId: string;
+  address: string;
+  createdAt: number;
+}
+
+/**
+ * Bitcoin invoices that can still be paid in time (pending or partial, not past expiry), newest
+ * first: the addresses address-scoped watching follows live. Bounded by `limit`.
+ */
+export async function openInvoiceAddresses(db: Db, merchantId: string, now: number, limit: number): Promise<OpenAddress[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .select(['invoice_id', 'receive_address', 'created_at'])
+    .where('merchant_id', '=', merchantId)
+    .where('chain', '=', 'btc')
+    .where('status', 'in', ['pending', 'partial'])
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .orderBy('invoice_id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ invoiceId: r.invoice_id, address: r.receive_address, createdAt: Number(r.created_at) }));
+}
+
+/**
+ * Invoices a payment during downtime could still settle: open ones, and expired ones whose expiry
+ * came after `since` (a payment first seen before expiry confirms late). Confirmed invoices and
+ * ones expired before the gap are left to the blocks read whole.
+ */
+export async function invoicesPayableSince(db: Db, merchantId: string, since: number): Promise<OpenAddress[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .select(['invoice_id', 'receive_address', 'created_at'])
+    .where('merchant_id', '=', merchantId)
+    .where('chain', '=', 'btc')
+    .where((eb) => eb.or([eb('status', 'in', ['pending', 'partial']), eb.and([eb('status', '=', 'expired'), eb('expires_at', '>', since)])]))
+    .execute();
+  return rows.map((r) => ({ invoiceId: r.invoice_id, address: r.receive_address, createdAt: Number(r.created_at) }));
+}
+
+/** Transactions of unconfirmed payments, by invoice. */
+export async function mempoolPaymentsByInvoice(db: Db, merchantId: string): Promise<Map<string, string[]>> {
+  const rows = await db
+    .selectFrom('btc_payments')
+    .select(['invoice_id', 'txid'])
+    .where('merchant_id', '=', merchantId)
+    .where('status', '=', 'mempool')
+    .execute();
+  const byInvoice = new Map<string, string[]>();
+  for (const row of rows) byInvoice.set(row.invoice_id, [...(byInvoice.get(row.invoice_id) ?? []), row.txid]);
+  return byInvoice;
 }

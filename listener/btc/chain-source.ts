@@ -26,12 +26,16 @@ export interface SourceBlock {
 export interface ChainSource {
   readonly kind: 'esplora' | 'bitcoin-core';
   tipHeight(): Promise<number>;
+  /** Hash of the active chain's tip: one small request tells a watcher at the tip that nothing happened. */
+  tipHash(): Promise<string>;
   /** Hash of the active-chain block at `height`, or null above the tip. */
   blockHash(height: number): Promise<string | null>;
   block(hash: string, height: number): Promise<SourceBlock>;
   mempoolTxids(): Promise<string[]>;
   /** The given mempool transactions; ones that left the mempool meanwhile are omitted. */
   transactions(txids: string[]): Promise<SourceTx[]>;
+  /** A new block was announced (WebSocket): a source that reuses its tip answer asks again next time. */
+  forgetTip?(): void;
 }
 
 /** A backend that could not answer (network, HTTP status, malformed reply). Safe to log: never carries credentials. */

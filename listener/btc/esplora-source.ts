@@ -1,3 +1,4 @@
+import { parseEsploraTx, type AddressSource } from './address-source.ts';
 import { ChainSourceError, type ChainSource, type Fetch, type SourceBlock, type SourceTx } from './chain-source.ts';
 import { parseRawBlock, parseRawTx } from './raw-block.ts';
 
@@ -10,8 +11,10 @@ export interface EsploraSourceOptions {
   concurrency?: number;
 }
 
+export type EsploraSource = ChainSource & AddressSource;
+
 /** Esplora HTTP API (Blockstream esplora, mempool.space, or a self-hosted instance). */
-export function createEsploraSource(options: EsploraSourceOptions): ChainSource {
+export function createEsploraSource(options: EsploraSourceOptions): EsploraSource {
   const base = options.baseUrl.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? 15_000;
   const concurrency = options.concurrency ?? 8;
@@ -53,6 +56,11 @@ export function createEsploraSource(options: EsploraSourceOptions): ChainSource 
       if (!Number.isSafeInteger(height)) throw new ChainSourceError('esplora', 'tip height is not an integer');
       return height;
     },
+    async tipHash() {
+      const hash = (await required('/blocks/tip/hash', (r) => r.text())).trim();
+      if (!/^[0-9a-f]{64}$/.test(hash)) throw new ChainSourceError('esplora', 'tip hash is not a block hash');
+      return hash;
+    },
     async blockHash(height) {
       return getText(`/block-height/${height}`);
     },
@@ -76,6 +84,12 @@ export function createEsploraSource(options: EsploraSourceOptions): ChainSource 
         for (const hex of batch) if (hex) found.push(parseRawTx(hex));
       }
       return found;
+    },
+    async addressTxs(address, page, lastSeenTxid) {
+      const path = `/address/${encodeURIComponent(address)}/txs${page === 'all' ? '' : `/${page}`}${lastSeenTxid ? `/${lastSeenTxid}` : ''}`;
+      const txs = await required(path, (r) => r.json());
+      if (!Array.isArray(txs)) throw new ChainSourceError('esplora', 'address transactions is not an array');
+      return txs.map(parseEsploraTx);
     },
   };
 }

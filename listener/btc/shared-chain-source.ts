@@ -27,6 +27,7 @@ export function createSharedChainSource(inner: ChainSource, options: SharedChain
   const { clock } = options;
   const maxAgeMs = options.maxAgeMs ?? 2_000;
   const tip = sharedAnswers<'tip', number>({ clock, maxAgeMs, maxEntries: 1 });
+  const tipHash = sharedAnswers<'tip', string>({ clock, maxAgeMs, maxEntries: 1 });
   const hashes = sharedAnswers<number, string | null>({ clock, maxAgeMs, maxEntries: 256 });
   const mempool = sharedAnswers<'mempool', string[]>({ clock, maxAgeMs, maxEntries: 1 });
   const blocks = sharedAnswers<string, SourceBlock>({ clock, maxAgeMs: Infinity, maxEntries: options.maxBlocks ?? 16 });
@@ -42,12 +43,18 @@ export function createSharedChainSource(inner: ChainSource, options: SharedChain
         lastTip = height;
         return height;
       }),
+    tipHash: () => tipHash.get('tip', () => inner.tipHash()),
     blockHash: (height) => hashes.get(height, () => inner.blockHash(height)),
+    forgetTip: () => {
+      tip.clear();
+      tipHash.clear();
+    },
     block: (hash, height) => blocks.get(hash, () => inner.block(hash, height)),
     mempoolTxids: () =>
       mempool.get('mempool', async () => {
         const txids = await inner.mempoolTxids();
         tip.clear();
+        tipHash.clear();
         return txids;
       }),
     async transactions(txids) {

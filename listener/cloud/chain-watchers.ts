@@ -3,8 +3,10 @@ import { createRpcSource, type RpcSource } from '../base/rpc.ts';
 import { createSharedRpcSource } from '../base/shared-rpc-source.ts';
 import { createBaseWatcher } from '../base/watcher.ts';
 import { parseAccountKey } from '../btc/account-key.ts';
-import type { ChainSource, Fetch } from '../btc/chain-source.ts';
+import type { BtcWatching } from '../btc/chain-source-factory.ts';
+import type { Fetch } from '../btc/chain-source.ts';
 import { createEsploraSource } from '../btc/esplora-source.ts';
+import { createMempoolSocket, mempoolSocketUrl } from '../btc/mempool-socket.ts';
 import { createSharedChainSource } from '../btc/shared-chain-source.ts';
 import { createBtcWatcher } from '../btc/watcher.ts';
 import type { Clock } from '../clock.ts';
@@ -30,6 +32,8 @@ interface Running {
  * transaction once and asks the tip (Base: head and headers) at most once per short window, so
  * the chain traffic does not grow with the number of merchants. Each watcher keeps its own
  * progress and reorg handling, so one merchant's failure or catch-up never holds back another.
+ * With a third-party Esplora (address-scoped watching) the watchers of a URL also share one
+ * mempool.space WebSocket, which tracks the merchants' newest open invoices in turn up to its limit.
  */
 export function createCloudChainWatchers(deps: {
   db: Kysely<Tables>;
@@ -51,9 +55,15 @@ export function createCloudChainWatchers(deps: {
   // Budgets sit below the shared caches: one per URL for all merchants, and they outlive a term as
   // leader, so a new term cannot reopen a Retry-After window.
   const budgets = deps.budgets;
-  const btcSources = onePerUrl<ChainSource>((url) =>
-    createSharedChainSource(createEsploraSource({ baseUrl: url, fetch: budgets.fetchFor(deps.fetch, 'btc', url) }), { clock: deps.clock }),
-  );
+  const btc = deps.config.btc;
+  const btcSources = onePerUrl<BtcWatching>((url) => {
+    const esplora = createEsploraSource({ baseUrl: url, fetch: budgets.fetchFor(deps.fetch, 'btc', url, btc.esploraSelfHosted) });
+    const source = createSharedChainSource(esplora, { clock: deps.clock });
+    if (btc.esploraSelfHosted) return { source, mode: 'full' };
+    const wsUrl = btc.wsUrl === 'off' ? null : (btc.wsUrl ?? mempoolSocketUrl(url));
+    const socket = wsUrl ? createMempoolSocket({ url: wsUrl, clock: deps.clock, logger: deps.logger, maxAddresses: btc.wsMaxAddresses, maxConnections: btc.wsMaxConnections }) : null;
+    return { source, mode: 'address', addresses: esplora, socket };
+  });
   const baseSources = onePerUrl<RpcSource>((url) =>
     createSharedRpcSource(
       createRpcSource(url, {
@@ -78,7 +88,7 @@ export function createCloudChainWatchers(deps: {
             db: deps.db,
             merchantId: merchant.merchant_id,
             keyId: accountKey.keyId,
-            source: btcSources.get(esplora),
+            ...btcSources.get(esplora),
             clock: deps.clock,
             logger: log,
             pollIntervalMs: deps.btcPollIntervalMs,
@@ -151,7 +161,7 @@ export function createCloudChainWatchers(deps: {
       const all = [...running.values()];
       running.clear();
       await Promise.all(all.map((w) => w.stop()));
-      // A later term as leader starts from fresh answers.
+      // A later term as leader starts from fresh answers (and sockets: each closed with its last watcher).
       btcSources.clear();
       baseSources.clear();
     },

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { parseBaseConfig, type BaseConfig } from '../base/base-config.ts';
 import { ConfigError, parseRateLimit, type Env, type RateLimitConfig } from '../config.ts';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../net/source-budgets.ts';
 
 /** The EVM zero address stands in for a merchant's own receive setting while the shared Base settings are checked. */
@@ -22,7 +23,16 @@ export interface CloudConfig {
   signInRateLimit: RateLimitConfig | null;
   /** Development/tests only: webhook URLs may be plain http to loopback (see webhook-target.ts). */
   webhookAllowLoopback: boolean;
-  btc: { esploraUrls: Record<string, string>; explorerUrls: Record<string, string> };
+  btc: {
+    esploraUrls: Record<string, string>;
+    explorerUrls: Record<string, string>;
+    /** BTC_ESPLORA_SELF_HOSTED: scan the whole mempool rather than the merchants' open invoices' addresses. */
+    esploraSelfHosted: boolean;
+    /** BTC_ESPLORA_WS_URL: the WebSocket of BTC_ESPLORA_URL when not derived from it; 'off': poll only. */
+    wsUrl: string | null;
+    wsMaxAddresses: number;
+    wsMaxConnections: number;
+  };
   /** Shared Base settings (chain, RPC, tokens, explorer); each merchant adds its xpub or address. Null: Base off. */
   base: Omit<BaseConfig, 'xpub' | 'fixedAddress'> | null;
   /** The operator's own Cloud merchant: plan purchases are invoices it owns. Null: crypto billing off. */
@@ -64,6 +74,10 @@ const CloudEnv = z.object({
   CLOUD_BILLING_MERCHANT_ID: z.preprocess(blank, z.string().optional()),
   CLOUD_WATCH: z.preprocess(blank, z.enum(['true', 'false', '1', '0']).default('true')).transform((v) => v === 'true' || v === '1'),
   BTC_ESPLORA_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional()),
+  BTC_ESPLORA_SELF_HOSTED: flag,
+  BTC_ESPLORA_WS_URL: z.preprocess(blank, z.union([z.literal('off'), z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL, or off' })]).optional()),
+  BTC_WS_MAX_ADDRESSES: z.preprocess(blank, z.coerce.number().int().min(1).max(100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
+  BTC_WS_MAX_CONNECTIONS: z.preprocess(blank, z.coerce.number().int().min(1).max(100).default(DEFAULT_MAX_CONNECTIONS)),
   STRIPE_SECRET_KEY: z.preprocess(blank, z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_…, sk_live_…)').optional()),
   STRIPE_WEBHOOK_SECRET: z.preprocess(blank, z.string().regex(/^whsec_\S+$/, 'must be a Stripe webhook signing secret (whsec_…)').optional()),
   STRIPE_SUCCESS_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).optional()),
@@ -129,6 +143,10 @@ export function loadCloudConfig(env: Env): CloudConfig {
         signet: 'https://mempool.space/signet',
         regtest: 'http://127.0.0.1:8787/explorer',
       },
+      esploraSelfHosted: raw.BTC_ESPLORA_SELF_HOSTED,
+      wsUrl: raw.BTC_ESPLORA_WS_URL ?? null,
+      wsMaxAddresses: raw.BTC_WS_MAX_ADDRESSES,
+      wsMaxConnections: raw.BTC_WS_MAX_CONNECTIONS,
     },
     base,
     billingMerchantId: raw.CLOUD_BILLING_MERCHANT_ID ?? null,

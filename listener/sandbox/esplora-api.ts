@@ -1,5 +1,49 @@
 import * as bitcoin from 'bitcoinjs-lib';
-import type { ChainBlock, KnownTx, LocalBtcChain } from './local-btc-chain.ts';
+
+export interface ChainBlock {
+  hash: string;
+  height: number;
+  block: bitcoin.Block;
+  raw: Uint8Array;
+  txids: string[];
+  /** Header time, epoch seconds. */
+  time: number;
+}
+
+export interface KnownTx {
+  tx: bitcoin.Transaction;
+  txid: string;
+  /** Height of the active-chain block holding it, or null while in the mempool. */
+  height: number | null;
+  fee: bigint;
+}
+
+/** Transactions paying or spending one output script, newest first, as Esplora orders address history. */
+export interface ScriptHistory {
+  mempool: KnownTx[];
+  confirmed: KnownTx[];
+}
+
+export type ChainEvent = { type: 'mempool'; tx: KnownTx } | { type: 'block'; block: ChainBlock };
+
+/**
+ * What the Esplora and mempool.space WebSocket APIs read of a chain. Both the sandbox's regtest
+ * chain and the benchmark's mainnet-shaped chain implement it, so both serve one protocol code.
+ */
+export interface EsploraChain {
+  readonly network: bitcoin.Network;
+  readonly tip: ChainBlock;
+  blockAt(height: number): ChainBlock | undefined;
+  blockByHash(hash: string): ChainBlock | undefined;
+  isActive(block: ChainBlock): boolean;
+  tx(txid: string): KnownTx | undefined;
+  mempoolTxids(): string[];
+  scriptHistory(script: Uint8Array): ScriptHistory;
+  /** Accepts a transaction into the mempool and returns its txid; throws when its inputs are unknown or spent. */
+  broadcast(tx: bitcoin.Transaction): string;
+  /** Calls `listener` on every transaction entering the mempool and every block connected; returns the unsubscribe. */
+  subscribe(listener: (event: ChainEvent) => void): () => void;
+}
 
 export interface ApiReply {
   status: number;
@@ -10,12 +54,15 @@ export interface ApiReply {
 const text = (body: string, status = 200): ApiReply => ({ status, type: 'text/plain', body });
 const json = (value: unknown): ApiReply => ({ status: 200, type: 'application/json', body: JSON.stringify(value) });
 const HEX64 = /^[0-9a-f]{64}$/;
+/** Esplora's page sizes (electrs rest.rs: MAX_MEMPOOL_TXS, CHAIN_TXS_PER_PAGE). */
+const MEMPOOL_TXS_PER_PAGE = 50;
+const CHAIN_TXS_PER_PAGE = 25;
 
 /**
  * The subset of the Esplora HTTP API (Blockstream esplora API.md; also served by mempool.space under
  * /api) that the listener reads, answered from the local chain in the same shapes and status codes.
  */
-export function esploraRequest(chain: LocalBtcChain, method: string, path: string, body: string): ApiReply {
+export function esploraRequest(chain: EsploraChain, method: string, path: string, body: string): ApiReply {
   const parts = path.split('/').filter(Boolean);
   const [head, id, tail, extra] = parts;
   if (method === 'POST' && head === 'tx' && parts.length === 1) return broadcast(chain, body.trim());
@@ -46,12 +93,12 @@ export function esploraRequest(chain: LocalBtcChain, method: string, path: strin
     if (tail === 'status') return json(txStatus(chain, known));
     return text('Not found', 404);
   }
-  if (head === 'address' && tail === 'txs' && parts.length <= 5) return addressTxs(chain, id, extra, parts[4]);
+  if (head === 'address' && id !== undefined && tail === 'txs') return addressTxs(chain, id, parts.slice(3));
   if (head === 'mempool' && id === 'txids' && parts.length === 2) return json(chain.mempoolTxids());
   return text('Not found', 404);
 }
 
-function broadcast(chain: LocalBtcChain, hex: string): ApiReply {
+function broadcast(chain: EsploraChain, hex: string): ApiReply {
   let tx: bitcoin.Transaction;
   try {
     tx = bitcoin.Transaction.fromHex(hex);
@@ -65,7 +112,7 @@ function broadcast(chain: LocalBtcChain, hex: string): ApiReply {
   }
 }
 
-function blockJson(chain: LocalBtcChain, block: ChainBlock) {
+export function blockJson(chain: EsploraChain, block: ChainBlock) {
   const b = block.block;
   return {
     id: block.hash,
@@ -85,20 +132,20 @@ function blockJson(chain: LocalBtcChain, block: ChainBlock) {
   };
 }
 
-function blockStatus(chain: LocalBtcChain, block: ChainBlock) {
+function blockStatus(chain: EsploraChain, block: ChainBlock) {
   const inBest = chain.isActive(block);
   return inBest
     ? { in_best_chain: true, height: block.height, next_best: chain.blockAt(block.height + 1)?.hash ?? null }
     : { in_best_chain: false };
 }
 
-function txStatus(chain: LocalBtcChain, known: KnownTx) {
+function txStatus(chain: EsploraChain, known: KnownTx) {
   if (known.height === null) return { confirmed: false };
   const block = chain.blockAt(known.height)!;
   return { confirmed: true, block_height: block.height, block_hash: block.hash, block_time: block.time };
 }
 
-function outputJson(chain: LocalBtcChain, out: bitcoin.TxOutput) {
+function outputJson(chain: EsploraChain, out: bitcoin.TxOutput) {
   let address: string | undefined;
   try {
     address = bitcoin.address.fromOutputScript(out.script, chain.network);
@@ -122,7 +169,7 @@ function scriptType(script: Uint8Array): string {
   return 'unknown';
 }
 
-function txJson(chain: LocalBtcChain, known: KnownTx) {
+export function txJson(chain: EsploraChain, known: KnownTx) {
   const tx = known.tx;
   const coinbase = tx.isCoinbase();
   return {
@@ -151,29 +198,42 @@ function txJson(chain: LocalBtcChain, known: KnownTx) {
   };
 }
 
-/** Newest first, as Esplora pages them: `/txs` (mempool then confirmed), `/txs/mempool`, `/txs/chain[/:last_seen]`. */
-function addressTxs(chain: LocalBtcChain, address: string, which: string | undefined, lastSeen: string | undefined): ApiReply {
-  if (which !== undefined && which !== 'chain' && which !== 'mempool') return text('Not found', 404);
-  let script: Buffer;
+/**
+ * Newest first, as Esplora pages them: `/txs` (up to 50 mempool then the first 25 confirmed),
+ * `/txs/mempool` (up to 50), `/txs/chain[/:last_seen_txid]` (25 a page after the last one seen; an
+ * unknown last_seen gives an empty page, a malformed one is ignored, as electrs does).
+ */
+function addressTxs(chain: EsploraChain, address: string, rest: string[]): ApiReply {
+  const [which, lastSeen, ...extra] = rest;
+  const known = which === undefined || (which === 'mempool' && lastSeen === undefined) || (which === 'chain' && extra.length === 0);
+  if (!known) return text('Not found', 404);
+  let script: Uint8Array;
   try {
-    script = Buffer.from(bitcoin.address.toOutputScript(address, chain.network));
+    script = bitcoin.address.toOutputScript(address, chain.network);
   } catch {
-    return text(`Invalid Bitcoin address`, 400);
+    return text(isAddressOfAnotherNetwork(address) ? 'Address on invalid network' : 'Invalid Bitcoin address', 400);
   }
-  const touches = (known: KnownTx) =>
-    known.tx.outs.some((out) => script.equals(out.script)) ||
-    known.tx.ins.some((input) => {
-      const prev = chain.tx(Buffer.from(input.hash).reverse().toString('hex'));
-      return prev !== undefined && script.equals(prev.tx.outs[input.index]?.script ?? new Uint8Array());
-    });
-  const matching = [...chain.allTxs()].filter(touches);
-  const mempool = matching.filter((k) => k.height === null).reverse();
-  const confirmed = matching.filter((k) => k.height !== null).sort((a, b) => b.height! - a.height!);
+  const history = chain.scriptHistory(script);
   let page: KnownTx[];
-  if (which === 'mempool') page = mempool.slice(0, 50);
-  else if (which === 'chain') {
-    const from = lastSeen ? confirmed.findIndex((k) => k.txid === lastSeen) : -1;
-    page = confirmed.slice(from + 1, from + 26);
-  } else page = [...mempool.slice(0, 50), ...confirmed.slice(0, 25)];
+  if (which === 'mempool') page = history.mempool.slice(0, MEMPOOL_TXS_PER_PAGE);
+  else if (which === 'chain') page = confirmedPage(history.confirmed, lastSeen);
+  else page = [...history.mempool.slice(0, MEMPOOL_TXS_PER_PAGE), ...history.confirmed.slice(0, CHAIN_TXS_PER_PAGE)];
   return json(page.map((k) => txJson(chain, k)));
+}
+
+function confirmedPage(confirmed: KnownTx[], lastSeen: string | undefined): KnownTx[] {
+  if (lastSeen === undefined || !HEX64.test(lastSeen)) return confirmed.slice(0, CHAIN_TXS_PER_PAGE);
+  const at = confirmed.findIndex((k) => k.txid === lastSeen);
+  return at === -1 ? [] : confirmed.slice(at + 1, at + 1 + CHAIN_TXS_PER_PAGE);
+}
+
+function isAddressOfAnotherNetwork(address: string): boolean {
+  return [bitcoin.networks.bitcoin, bitcoin.networks.testnet, bitcoin.networks.regtest].some((network) => {
+    try {
+      bitcoin.address.toOutputScript(address, network);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }

@@ -1,29 +1,15 @@
 import * as bitcoin from 'bitcoinjs-lib';
+import { assembleBlock, coinbaseTransaction } from './block-builder.ts';
+import type { ChainBlock, ChainEvent, EsploraChain, KnownTx, ScriptHistory } from './esplora-api.ts';
 import { RegtestWallet, type Utxo } from './regtest-wallet.ts';
 
-export interface ChainBlock {
-  hash: string;
-  height: number;
-  block: bitcoin.Block;
-  raw: Uint8Array;
-  txids: string[];
-  /** Header time, epoch seconds. */
-  time: number;
-}
+export type { ChainBlock, KnownTx } from './esplora-api.ts';
 
 interface UtxoEntry {
   value: bigint;
   script: Uint8Array;
   height: number | null;
   coinbase: boolean;
-}
-
-export interface KnownTx {
-  tx: bitcoin.Transaction;
-  txid: string;
-  /** Height of the active-chain block holding it, or null while in the mempool. */
-  height: number | null;
-  fee: bigint;
 }
 
 export interface ReorgOptions {
@@ -37,10 +23,8 @@ export interface ReorgOptions {
 
 export type Payee = { address: string } | { script: Uint8Array };
 
-const REGTEST_BITS = 0x207fffff;
 const COINBASE_MATURITY = 100;
 const HALVING_INTERVAL = 150; // regtest
-const WITNESS_COMMIT_HEADER = Uint8Array.from([0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed]);
 const DEFAULT_FEE = 1_000n;
 
 const outpointKey = (txid: string, vout: number) => `${txid}:${vout}`;
@@ -52,7 +36,7 @@ const hashToId = (hash: Uint8Array) => Buffer.from(hash).reverse().toString('hex
  * Esplora or Core RPC) parses exactly what a real node would serve. Consensus rules beyond spending
  * existing unspent outputs are not enforced; it exists for tests and the sandbox.
  */
-export class LocalBtcChain {
+export class LocalBtcChain implements EsploraChain {
   readonly wallet: RegtestWallet;
   readonly network = bitcoin.networks.regtest;
   private readonly now: () => number;
@@ -63,6 +47,7 @@ export class LocalBtcChain {
   private utxos = new Map<string, UtxoEntry>();
   private walletUtxos = new Map<string, Utxo>();
   private coinbaseNonce = 0;
+  private readonly listeners = new Set<(event: ChainEvent) => void>();
 
   constructor(options: { wallet?: RegtestWallet; now?: () => number } = {}) {
     this.wallet = options.wallet ?? new RegtestWallet();
@@ -96,8 +81,26 @@ export class LocalBtcChain {
     return [...this.mempool];
   }
 
-  allTxs(): IterableIterator<KnownTx> {
-    return this.txs.values();
+  /** Scans every transaction: the sandbox chain is small, so it keeps no address index. */
+  scriptHistory(script: Uint8Array): ScriptHistory {
+    const target = Buffer.from(script);
+    const touches = (known: KnownTx) =>
+      known.tx.outs.some((out) => target.equals(out.script)) ||
+      known.tx.ins.some((input) => {
+        const prev = this.txs.get(hashToId(input.hash))?.tx.outs[input.index];
+        return prev !== undefined && target.equals(prev.script);
+      });
+    const matching = [...this.txs.values()].filter(touches);
+    const position = (known: KnownTx) => this.active[known.height!].txids.indexOf(known.txid);
+    return {
+      mempool: matching.filter((k) => k.height === null).reverse(),
+      confirmed: matching.filter((k) => k.height !== null).sort((a, b) => b.height! - a.height! || position(b) - position(a)),
+    };
+  }
+
+  subscribe(listener: (event: ChainEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   outputSpentBy(txid: string, vout: number): boolean {
@@ -124,6 +127,7 @@ export class LocalBtcChain {
     if (this.txs.has(txid)) return txid;
     this.accept(tx, null);
     this.mempool.push(txid);
+    this.emit({ type: 'mempool', tx: this.txs.get(txid)! });
     return txid;
   }
 
@@ -154,6 +158,10 @@ export class LocalBtcChain {
       if (tx.ins.every((input) => this.utxos.has(outpointKey(hashToId(input.hash), input.index)))) this.broadcast(tx);
     }
     return this.mine(options.blocks ?? depth + 1, options.includeMempool ?? true);
+  }
+
+  private emit(event: ChainEvent): void {
+    for (const listener of this.listeners) listener(event);
   }
 
   private scriptOf(payee: Payee): Uint8Array {
@@ -223,20 +231,10 @@ export class LocalBtcChain {
   private mineBlock(txs: bitcoin.Transaction[]): ChainBlock {
     const height = this.active.length;
     const fees = txs.reduce((sum, tx) => sum + this.txs.get(tx.getId())!.fee, 0n);
-    const coinbase = this.coinbase(height, subsidy(height) + fees);
+    const coinbase = coinbaseTransaction(height, ++this.coinbaseNonce, this.wallet.script, subsidy(height) + fees);
     const all = [coinbase, ...txs];
-    // Coinbase wtxid counts as zero, so the commitment can be computed before it is written in.
-    const witnessRoot = bitcoin.Block.calculateMerkleRoot(all, true);
-    coinbase.outs[1].script = Buffer.concat([WITNESS_COMMIT_HEADER, witnessRoot]);
-
-    const block = new bitcoin.Block();
-    block.version = 0x20000000;
-    block.prevHash = height === 0 ? new Uint8Array(32) : Buffer.from(this.tip.hash, 'hex').reverse();
-    block.merkleRoot = bitcoin.Block.calculateMerkleRoot(all);
-    block.timestamp = Math.max(Math.floor(this.now() / 1000), height === 0 ? 0 : this.tip.time + 1);
-    block.bits = REGTEST_BITS;
-    block.transactions = all;
-    while (!block.checkProofOfWork()) block.nonce++;
+    const prevHash = height === 0 ? new Uint8Array(32) : Buffer.from(this.tip.hash, 'hex').reverse();
+    const block = assembleBlock(all, prevHash, Math.max(Math.floor(this.now() / 1000), height === 0 ? 0 : this.tip.time + 1));
 
     const chainBlock: ChainBlock = {
       hash: block.getId(),
@@ -250,22 +248,8 @@ export class LocalBtcChain {
     this.byHash.set(chainBlock.hash, chainBlock);
     this.accept(coinbase, height);
     for (const tx of txs) this.confirm(tx.getId(), height);
+    this.emit({ type: 'block', block: chainBlock });
     return chainBlock;
-  }
-
-  private coinbase(height: number, value: bigint): bitcoin.Transaction {
-    const tx = new bitcoin.Transaction();
-    tx.version = 2;
-    // BIP-34 height push, then a counter so a fork's coinbase at the same height gets a new txid.
-    const scriptSig = bitcoin.script.compile([
-      bitcoin.script.number.encode(height),
-      bitcoin.script.number.encode(++this.coinbaseNonce),
-    ]);
-    tx.addInput(new Uint8Array(32), 0xffffffff, 0xffffffff, scriptSig);
-    tx.setWitness(0, [new Uint8Array(32)]);
-    tx.addOutput(this.wallet.script, value);
-    tx.addOutput(new Uint8Array(38), 0n);
-    return tx;
   }
 }
 

@@ -1,14 +1,20 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { timingSafeEqual } from 'node:crypto';
 import { coreRpcRequest } from './core-rpc-api.ts';
 import { esploraRequest } from './esplora-api.ts';
 import type { LocalBtcChain } from './local-btc-chain.ts';
+import { createMempoolSocket, type MempoolSocket } from './mempool-socket.ts';
 
 export interface LocalChainServer {
   readonly chain: LocalBtcChain;
   /** Base URL of the Esplora API, like https://mempool.space/api. */
   readonly esploraUrl: string;
+  /** The mempool.space WebSocket API, like wss://mempool.space/api/v1/ws: `${esploraUrl}/v1/ws` as ws://. */
+  readonly websocketUrl: string;
+  /** The WebSocket side: open connections, messages pushed, and `dropAll()` to cut them. */
+  readonly socket: MempoolSocket;
   /** Bitcoin Core JSON-RPC URL with its credentials, as BTC_RPC_URL takes it. */
   readonly rpcUrl: string;
   /** Base URL of the control endpoints (pay, mine, reorg, outage). */
@@ -20,8 +26,10 @@ export interface LocalChainServer {
    * `rpc getblock`. Bounded by the number of routes however long the server runs.
    */
   requestsByRoute(): Map<string, number>;
-  /** While down, the Esplora and RPC endpoints answer 503 as an unreachable backend would. */
+  /** While down, the Esplora and RPC endpoints answer 503 as an unreachable backend would, and the WebSocket is refused. */
   setDown(down: boolean): void;
+  /** While refused, WebSocket upgrades answer 503 (a proxy without WebSocket support); HTTP is unaffected. */
+  refuseSockets(refused: boolean): void;
   close(): Promise<void>;
 }
 
@@ -32,19 +40,25 @@ export interface LocalChainServerOptions {
   rpcPassword?: string;
   /** More POST control actions by name (the sandbox's Base node); a rejection answers 400 with its message. */
   extraControl?: Record<string, (input: Record<string, unknown>) => Promise<unknown>>;
+  /** `track-addresses` limit per WebSocket connection (see createMempoolSocket). */
+  maxTrackedAddresses?: number;
 }
 
 const MAX_BODY = 4 * 1024 * 1024;
+export const MEMPOOL_SOCKET_PATH = '/api/v1/ws';
 
 /**
- * Serves a LocalBtcChain over HTTP: Esplora under /api, Bitcoin Core JSON-RPC at POST / (basic auth),
- * and JSON control endpoints under /control for tests and the sandbox CLI.
+ * Serves a LocalBtcChain over HTTP: Esplora under /api, the mempool.space WebSocket API at
+ * /api/v1/ws, Bitcoin Core JSON-RPC at POST / (basic auth), and JSON control endpoints under
+ * /control for tests and the sandbox CLI.
  */
 export async function startLocalChainServer(chain: LocalBtcChain, options: LocalChainServerOptions = {}): Promise<LocalChainServer> {
   const rpcUser = options.rpcUser ?? 'sandbox';
   const rpcPassword = options.rpcPassword ?? 'sandbox';
   const expectedAuth = Buffer.from(`Basic ${Buffer.from(`${rpcUser}:${rpcPassword}`).toString('base64')}`);
   let down = false;
+  let socketsRefused = false;
+  const socket = createMempoolSocket(chain, { maxTrackedAddresses: options.maxTrackedAddresses });
   let requestCount = 0;
   const byRoute = new Map<string, number>();
   const count = (route: string) => {
@@ -112,11 +126,19 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
       }
       case 'outage':
         down = Boolean(input.down);
+        if (down) socket.dropAll();
         return ok({ down });
       default:
         return send(res, 404, 'text/plain', 'Not found');
     }
   }
+
+  server.on('upgrade', (req: IncomingMessage, stream: Duplex, head: Buffer) => {
+    const path = new URL(req.url ?? '/', 'http://local').pathname;
+    if (path !== MEMPOOL_SOCKET_PATH) return refuseUpgrade(stream, 404, 'Not Found');
+    if (down || socketsRefused) return refuseUpgrade(stream, 503, 'Service Unavailable');
+    socket.handleUpgrade(req, stream, head);
+  });
 
   // Outlive clients' idle sockets, so a pooled connection is never closed just as it is reused.
   server.keepAliveTimeout = 65_000;
@@ -129,6 +151,8 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
   return {
     chain,
     esploraUrl: `${base}/api`,
+    websocketUrl: `ws://${address}:${port}${MEMPOOL_SOCKET_PATH}`,
+    socket,
     rpcUrl: `http://${encodeURIComponent(rpcUser)}:${encodeURIComponent(rpcPassword)}@${address}:${port}/`,
     controlUrl: `${base}/control`,
     get requestCount() {
@@ -137,16 +161,23 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
     requestsByRoute: () => new Map(byRoute),
     setDown(value: boolean) {
       down = value;
+      if (down) socket.dropAll();
+    },
+    refuseSockets(refused: boolean) {
+      socketsRefused = refused;
+      if (refused) socket.dropAll();
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        socket.close();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),
   };
 }
 
-function routeOf(path: string): string {
+/** A path with its ids elided, for counting requests by route. */
+export function routeOf(path: string): string {
   return path.replace(/\/[0-9a-f]{64}(?=\/|$)/g, '/:hash').replace(/\/\d+(?=\/|$)/g, '/:n');
 }
 
@@ -157,6 +188,11 @@ function rpcMethods(body: string): string {
   } catch {
     return 'unparsable';
   }
+}
+
+/** Answers an upgrade request with a plain HTTP status, as a server or proxy refusing WebSockets does. */
+export function refuseUpgrade(stream: Duplex, status: number, reason: string): void {
+  stream.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -173,7 +209,7 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string | Uint8Array): void {
+export function send(res: ServerResponse, status: number, type: string, body: string | Uint8Array): void {
   res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }

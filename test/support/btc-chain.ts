@@ -6,7 +6,7 @@ import { manualClock } from '../../listener/clock.ts';
 import { loadConfig } from '../../listener/config.ts';
 import { silentLogger, type Logger } from '../../listener/log.ts';
 import { LocalBtcChain } from '../../listener/sandbox/local-btc-chain.ts';
-import { startLocalChainServer, type LocalChainServer } from '../../listener/sandbox/local-chain-server.ts';
+import { startLocalChainServer, type LocalChainServer, type LocalChainServerOptions } from '../../listener/sandbox/local-chain-server.ts';
 import { postJson, tempSqliteUrl } from './listener.ts';
 
 export type SourceKind = 'esplora' | 'bitcoin-core';
@@ -47,11 +47,18 @@ export interface BtcWatchContext {
  */
 export async function startBtcWatchContext(
   kind: SourceKind,
-  options: { pollIntervalMs?: number; logger?: Logger; databaseUrl?: string } = {},
+  options: {
+    pollIntervalMs?: number;
+    logger?: Logger;
+    databaseUrl?: string;
+    fetch?: typeof fetch;
+    env?: Record<string, string>;
+    server?: LocalChainServerOptions;
+  } = {},
 ): Promise<BtcWatchContext> {
   const clock = manualClock(Date.UTC(2026, 0, 1));
   const chain = new LocalBtcChain({ now: clock.now });
-  const server = await startLocalChainServer(chain);
+  const server = await startLocalChainServer(chain, options.server);
   const databaseUrl = options.databaseUrl ?? tempSqliteUrl();
   const config = loadConfig({
     PORT: '0',
@@ -59,9 +66,12 @@ export async function startBtcWatchContext(
     MERCHANT_BTC_XPUB: REGTEST_TPUB,
     BTC_NETWORK: 'regtest',
     SERVICE_RATE_LIMIT: 'off',
-    ...(kind === 'esplora' ? { BTC_ESPLORA_URL: server.esploraUrl } : { BTC_RPC_URL: server.rpcUrl }),
+    // The local chain is the test's own: a full scan unless a test asks for address-scoped watching.
+    ...(kind === 'esplora' ? { BTC_ESPLORA_URL: server.esploraUrl, BTC_ESPLORA_SELF_HOSTED: 'true' } : { BTC_RPC_URL: server.rpcUrl }),
+    ...options.env,
   });
-  const start = () => startListener(config, { clock, logger: options.logger ?? silentLogger, btcPollIntervalMs: options.pollIntervalMs ?? 3_600_000 });
+  const start = () =>
+    startListener(config, { clock, logger: options.logger ?? silentLogger, btcPollIntervalMs: options.pollIntervalMs ?? 3_600_000, fetch: options.fetch });
 
   const context: BtcWatchContext = {
     chain,
