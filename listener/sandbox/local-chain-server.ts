@@ -178,7 +178,9 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
 
 /** A path with its ids elided, for counting requests by route. */
 export function routeOf(path: string): string {
-  return path.replace(/\/[0-9a-f]{64}(?=\/|$)/g, '/:hash').replace(/\/\d+(?=\/|$)/g, '/:n');
+  return path
+    .replace(/\/address\/[^/]+/, '/address/:address')
+    .replace(/\/[0-9a-f]{64}(?=\/|$)/g, '/:hash').replace(/\/\d+(?=\/|$)/g, '/:n');
 }
 
 function rpcMethods(body: string): string {
