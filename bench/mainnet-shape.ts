@@ -22,7 +22,7 @@ if (process.argv.includes('--help')) {
     'Usage: npm run bench -- mainnet-shape\n\nSettings (environment): BENCH_DURATION_S (measured seconds per mode, default 150), ' +
       'BENCH_HOLD_S (seconds the payment stays out of blocks, default 65), ' +
       'BENCH_BLOCK_INTERVAL_S (seconds between blocks, default 25), BENCH_INVOICES (open invoices, default 1000), ' +
-      'BENCH_MEMPOOL (mempool transactions, default 100000), BENCH_RATE_LIMIT=off (no 429s), BENCH_WS_MAX_ADDRESSES (tracked-address limit per socket, default 100)\n',
+      'BENCH_MEMPOOL (mempool transactions, default 100000), BENCH_RATE_LIMIT=off (no 429s), BENCH_WS_MAX_ADDRESSES (tracked-address limit per socket, default 100; when set, also given to the listener as BTC_WS_MAX_ADDRESSES)\n',
   );
   process.exit(0);
 }
@@ -106,7 +106,14 @@ async function runMode(chain: MainnetShapedChain, mode: Mode): Promise<ModeResul
   progress(`${label} starting the listener against the simulator…`);
   const child = await startServer(
     ['listener/cli/index.ts', 'start'],
-    { MERCHANT_BTC_XPUB: ZPUB, BTC_ESPLORA_URL: simulator.esploraUrl, SERVICE_RATE_LIMIT: 'off', DATABASE_URL: `sqlite:${join(dir, 'service.db')}` },
+    {
+      MERCHANT_BTC_XPUB: ZPUB,
+      BTC_ESPLORA_URL: simulator.esploraUrl,
+      SERVICE_RATE_LIMIT: 'off',
+      DATABASE_URL: `sqlite:${join(dir, 'service.db')}`,
+      // A service's limit is told to the listener as an operator would; otherwise it keeps its default.
+      ...(process.env.BENCH_WS_MAX_ADDRESSES ? { BTC_WS_MAX_ADDRESSES: String(WS_MAX_ADDRESSES) } : {}),
+    },
     port,
   );
   listeners.add(child);
