@@ -76,6 +76,19 @@ export const Health = z
       .nullable()
       .optional()
       .describe('Last error of the Bitcoin chain source while it keeps failing (retried with backoff); null when healthy.'),
+    btc_watch: z
+      .object({
+        mode: z
+          .enum(['full', 'address'])
+          .describe('`full`: every new mempool transaction is read (your own node, or an Esplora declared self-hosted); `address`: only the open invoices\' addresses, over the mempool.space WebSocket or polled (a third-party Esplora).'),
+        ws_tracked: z.number().int().describe('Addresses the WebSocket tracks now (0 while it is down or in `full` mode); the rest of the open invoices are polled.'),
+        live_error: z
+          .string()
+          .nullable()
+          .describe('Last error of the best-effort step (mempool scan or address polls) while it keeps failing; blocks and confirmations go on regardless.'),
+      })
+      .optional()
+      .describe('How the Bitcoin watcher follows unconfirmed payments (when Bitcoin is watched).'),
     btc_gap: BtcGapReport.optional().describe(
       'Address gap of the Bitcoin wallet key (when Bitcoin is watched): what gap limit the merchant wallet needs to show every payment.',
     ),

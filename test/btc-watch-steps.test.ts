@@ -76,6 +76,7 @@ test('address mode without a socket: the open invoice is polled by address, neve
     await ctx.sync(); // the start-up pass is over: the fresh invoice's first poll is this test's
     const invoice = await ctx.createInvoice(60_000);
     const txid = ctx.chain.pay([{ address: invoice.receive_address, value: 25_000n }]);
+    ctx.clock.advance(10_000); // a fresh invoice's first poll
     await ctx.sync();
     assert.deepEqual((await paymentsOf(ctx, invoice.invoice_id)).map((r) => [r.txid, r.status]), [[txid, 'mempool']]);
     assert.equal((await ctx.invoice(invoice.invoice_id)).status, 'partial');
@@ -106,6 +107,7 @@ test('address mode: a payment that left the mempool no longer counts (seen by re
     await ctx.sync();
     const invoice = await ctx.createInvoice(70_000);
     const txid = ctx.chain.pay([{ address: invoice.receive_address, value: 30_000n }]);
+    ctx.clock.advance(10_000);
     await ctx.sync();
     assert.equal((await ctx.invoice(invoice.invoice_id)).status, 'partial');
     ctx.chain.reorg(1, { drop: [txid], includeMempool: false });

@@ -84,6 +84,8 @@ const WATCH_PAGE = 5_000;
 const MEMPOOL_BATCH = 100;
 /** Open invoices followed live at most; older ones still confirm from their block. */
 const LIVE_ADDRESSES = 10_000;
+/** A fresh invoice's address is polled this long after creation at the earliest, and about as often in its first minute. */
+const MIN_POLL_GAP_MS = 10_000;
 /** How soon the chain is read again when the socket announced a block the source does not show yet. */
 const ANNOUNCED_RETRY_MS = 1_000;
 /** Esplora pages an address's confirmed transactions 25 at a time. */
@@ -132,6 +134,12 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
   const gap = createGapMonitor({ db, merchantId, keyId, clock, logger: log });
   // The gap only moves when invoices are added or payments appear or vanish.
   let gapStale = true;
+  /** The live step recorded or dropped an unconfirmed payment: invoice states may move (partial). */
+  let liveChanged = false;
+
+  /** 1, 2, 4 … s up to `maxBackoffMs` after the n-th failure in a row. */
+  const backoffMs = (failures: number) => Math.min(maxBackoffMs, 1_000 * 2 ** (failures - 1));
+  const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
   const heard = <T>(value: T): T => {
     lastEventAt = clock.now();
@@ -291,6 +299,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     if (!found.length) return;
     await recordInMempool(db, merchantId, found, clock.now());
     gapStale = true;
+    liveChanged = true;
     log.info(`btc payments seen ${what}`, { outputs: found.length });
   }
 
@@ -323,16 +332,18 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
       const left = await markLeftMempool(db, merchantId, current);
       if (left) {
         gapStale = true;
+        liveChanged = true;
         log.warn('btc payments left the mempool unconfirmed', { transactions: left });
       }
     }
   }
 
-  async function recordPushed(txs: AddressTx[], removed: string[]): Promise<void> {
-    await recordSeen(matches(txs.filter((tx) => tx.blockHeight === null)), 'by the socket');
+  async function recordUnconfirmed(txs: AddressTx[], removed: string[], what: string): Promise<void> {
+    await recordSeen(matches(txs.filter((tx) => tx.blockHeight === null)), what);
     const gone = await markGone(db, merchantId, removed);
     if (gone) {
       gapStale = true;
+      liveChanged = true;
       log.warn('btc payments left the mempool unconfirmed', { transactions: gone });
     }
   }
@@ -350,7 +361,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     const candidates = open
       .filter((o) => !tracked.has(o.address) || urgentPolls.has(o.address))
       .map((o) => ({ address: o.address, createdAt: o.createdAt, polledAt: polledAt.get(o.address) ?? null, urgent: urgentPolls.has(o.address) }));
-    const chosen = addressesToPoll(candidates, clock.now(), addressPollsPerPass, pollIntervalMs);
+    const chosen = addressesToPoll(candidates, clock.now(), addressPollsPerPass, MIN_POLL_GAP_MS);
     if (!chosen.length) return;
     const unconfirmed = await mempoolPaymentsByInvoice(db, merchantId);
     const invoiceOf = new Map(open.map((o) => [o.address, o.invoiceId]));
@@ -360,7 +371,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
       polledAt.set(address, clock.now());
       urgentPolls.delete(address);
       const listed = new Set(txs.map((tx) => tx.txid));
-      await recordPushed(txs, known.length ? known.filter((txid) => !listed.has(txid)) : []);
+      await recordUnconfirmed(txs, known.length ? known.filter((txid) => !listed.has(txid)) : [], 'by address poll');
     }
     for (const address of polledAt.keys()) if (!invoiceOf.has(address)) polledAt.delete(address);
   }
@@ -376,8 +387,8 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
       liveFailures = 0;
     } catch (error) {
       liveFailures++;
-      liveError = error instanceof Error ? error.message : String(error);
-      const wait = Math.min(maxBackoffMs, 1_000 * 2 ** (liveFailures - 1));
+      liveError = messageOf(error);
+      const wait = backoffMs(liveFailures);
       liveRetryAt = clock.now() + wait;
       log.warn('btc live step failed; blocks and settlement go on', { error: liveError, attempt: liveFailures, retry_in_ms: wait });
     }
@@ -410,8 +421,9 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     }
     try {
       await settle();
+      liveChanged = false;
       await followLive(tip);
-      await settle();
+      if (liveChanged) await settle();
     } finally {
       // Needs only the database: kept current (new invoices widen the gap) even while the source is down.
       if (gapStale) {
@@ -435,7 +447,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     onTransactions(txs: AddressTx[], removed: string[]) {
       serially(async () => {
         heard(null);
-        await recordPushed(txs, removed);
+        await recordUnconfirmed(txs, removed, 'by the socket');
         await settle();
       }).catch((error) => log.warn('btc socket payment could not be recorded; the next poll or block finds it', { error: String(error) }));
     },
@@ -460,11 +472,11 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
         failures = 0;
       } catch (error) {
         failures++;
-        sourceError = error instanceof Error ? error.message : String(error);
+        sourceError = messageOf(error);
         log.warn('btc watcher pass failed; retrying', { error: sourceError, attempt: failures });
       }
       const announced = !failures && blockAnnounced && deps.socket?.connected;
-      const wait = failures ? Math.min(maxBackoffMs, 1_000 * 2 ** (failures - 1)) : announced ? Math.min(pollIntervalMs, ANNOUNCED_RETRY_MS) : pollIntervalMs;
+      const wait = failures ? backoffMs(failures) : announced ? Math.min(pollIntervalMs, ANNOUNCED_RETRY_MS) : pollIntervalMs;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
         wake = () => {
