@@ -176,6 +176,12 @@ test('Base settings: disabled chain, disabled asset, single source warning in /h
       assert.equal(health.subscribed_count, both.btcWatcher!.status().subscribed_count);
       assert.equal(health.subscribed_count, 0, 'no Bitcoin invoice yet');
       assert.deepEqual(health.enabled_assets, ['btc', 'usdc-base']);
+      // One request budget per source, labelled without the path; Base's has served the watcher.
+      const sources = new Map(health.chain_sources?.map((s) => [s.label, s]));
+      assert.deepEqual([...sources.keys()].sort(), [new URL(NO_CHAIN_ESPLORA_URL).origin, new URL(chain.anvil.url).origin].sort());
+      const baseSource = sources.get(new URL(chain.anvil.url).origin)!;
+      assert.ok(baseSource.requests > 0);
+      assert.equal(baseSource.http_429, 0);
     } finally {
       await both.stop();
     }

@@ -68,7 +68,8 @@ export function createSourceBudgets(deps: {
   random?: () => number;
 }) {
   const clock = deps.clock ?? systemClock;
-  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  // Unref: a request waiting out a long Retry-After window must not hold a stopping process open.
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()));
   const made = new Map<string, RequestBudget>();
   return {
     /** The budget of `url`, made on first use; `own` marks a source that is the merchant's (Bitcoin Core, a self-hosted Esplora). */
