@@ -165,7 +165,7 @@ export async function startMainnetSimulator(chain: EsploraChain, options: Simula
         socketMessages: socket.sent.messages - socketBaseline.messages,
         tooManyRequests: counts.tooManyRequests,
         insideRetryAfter: counts.insideRetryAfter,
-        byRoute: new Map(counts.byRoute),
+        byRoute: new Map([...counts.byRoute].map(([route, count]) => [route, { ...count }])),
       };
     },
     resetStats() {
