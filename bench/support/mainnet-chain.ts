@@ -109,8 +109,8 @@ export class MainnetShapedChain implements EsploraChain {
   private readonly txs = new Map<string, StoredTx>();
   /** Mempool txids in arrival order (a Map keeps insertion order). */
   private readonly mempool = new Map<string, StoredTx>();
-  /** Broadcast transactions: mined first, as a high fee would have them. */
-  private priority: string[] = [];
+  /** Broadcast transactions: mined first (as a high fee would have them), not before `notBefore`. */
+  private priority: { txid: string; notBefore: number }[] = [];
   /**
    * Output script (hex) → txids, for broadcast transactions only: background transactions pay fresh
    * random scripts, which no address route or tracked address can ask for.
@@ -171,11 +171,11 @@ export class MainnetShapedChain implements EsploraChain {
     };
   }
 
-  broadcast(tx: bitcoin.Transaction): string {
+  broadcast(tx: bitcoin.Transaction, notBefore = 0): string {
     const txid = tx.getId();
     if (this.txs.has(txid)) return txid;
     this.add(txid, { raw: Buffer.from(tx.toBuffer()), fee: 0n, height: null });
-    this.priority.push(txid);
+    this.priority.push({ txid, notBefore });
     for (const out of tx.outs) {
       const key = Buffer.from(out.script).toString('hex');
       this.scriptIndex.set(key, [...(this.scriptIndex.get(key) ?? []), txid]);
@@ -184,10 +184,13 @@ export class MainnetShapedChain implements EsploraChain {
     return txid;
   }
 
-  /** Broadcasts a transaction paying `value` sats to `address`, from a made-up input. */
-  pay(address: string, value: bigint): string {
+  /**
+   * Broadcasts a transaction paying `value` sats to `address`, from a made-up input; no block takes
+   * it before `notBefore` (epoch ms), as when a low fee keeps a payment waiting.
+   */
+  pay(address: string, value: bigint, notBefore = 0): string {
     const { raw } = syntheticTransaction({ script: bitcoin.address.toOutputScript(address, this.network), value });
-    return this.broadcast(bitcoin.Transaction.fromBuffer(raw));
+    return this.broadcast(bitcoin.Transaction.fromBuffer(raw), notBefore);
   }
 
   /** `count` new transactions arrive in the mempool, each announced to subscribers. */
@@ -228,8 +231,9 @@ export class MainnetShapedChain implements EsploraChain {
       fees += stored.fee;
       this.mempool.delete(txid);
     };
-    for (const txid of this.priority) take(txid);
-    this.priority = [];
+    const now = Date.now();
+    for (const { txid, notBefore } of this.priority) if (notBefore <= now) take(txid);
+    this.priority = this.priority.filter(({ notBefore }) => notBefore > now);
     for (const txid of this.mempool.keys()) {
       if (size >= this.blockBytes) break;
       take(txid);

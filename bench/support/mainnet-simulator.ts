@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { esploraRequest, type EsploraChain } from '../../listener/sandbox/esplora-api.ts';
-import { MEMPOOL_SOCKET_PATH, refuseUpgrade, routeOf, send } from '../../listener/sandbox/local-chain-server.ts';
+import { closeChainServer, MEMPOOL_SOCKET_PATH, refuseUpgrade, routeOf, send } from '../../listener/sandbox/local-chain-server.ts';
 import { createMempoolSocket } from '../../listener/sandbox/mempool-socket.ts';
 
 export interface SimulatorOptions {
@@ -165,7 +165,7 @@ export async function startMainnetSimulator(chain: EsploraChain, options: Simula
         socketMessages: socket.sent.messages - socketBaseline.messages,
         tooManyRequests: counts.tooManyRequests,
         insideRetryAfter: counts.insideRetryAfter,
-        byRoute: new Map(counts.byRoute),
+        byRoute: new Map([...counts.byRoute].map(([route, count]) => [route, { ...count }])),
       };
     },
     resetStats() {
@@ -176,11 +176,6 @@ export async function startMainnetSimulator(chain: EsploraChain, options: Simula
       socketsRefused = refused;
       if (refused) socket.dropAll();
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        socket.close();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    close: () => closeChainServer(server, socket),
   };
 }

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { timingSafeEqual } from 'node:crypto';
@@ -167,18 +167,24 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
       socketsRefused = refused;
       if (refused) socket.dropAll();
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        socket.close();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    close: () => closeChainServer(server, socket),
   };
+}
+
+/** Stops the WebSocket side and the HTTP server, cutting kept-alive connections. */
+export function closeChainServer(server: Server, socket: MempoolSocket): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    socket.close();
+    server.close((error) => (error ? reject(error) : resolve()));
+    server.closeAllConnections();
+  });
 }
 
 /** A path with its ids elided, for counting requests by route. */
 export function routeOf(path: string): string {
-  return path.replace(/\/[0-9a-f]{64}(?=\/|$)/g, '/:hash').replace(/\/\d+(?=\/|$)/g, '/:n');
+  return path
+    .replace(/\/address\/[^/]+/, '/address/:address')
+    .replace(/\/[0-9a-f]{64}(?=\/|$)/g, '/:hash').replace(/\/\d+(?=\/|$)/g, '/:n');
 }
 
 function rpcMethods(body: string): string {
