@@ -16,7 +16,8 @@ const BTC_KEY = parseAccountKey(BIP84_ZPUB);
 const wallet = HDNodeWallet.fromPhrase('test test test test test test test test test test test junk', undefined, "m/44'/60'/0'");
 const BASE_XPUB = wallet.neuter().extendedKey;
 const BASE_KEY = parseEvmAccountXpub(BASE_XPUB);
-const BASE_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+/** Of another account than BASE_KEY's (its child 1, 0x7099…79C8, would be skipped by BASE_KEY's invoices). */
+const BASE_ADDRESS = '0x8C8d35429F74ec245F8Ef2f4Fd1e551cFF97d650';
 /** No chain is watched in these tests (CLOUD_WATCH=false); Base just has to be configured. */
 const CLOUD_ENV = { CLOUD_SIGNUP_RATE_LIMIT: '1000,1000', CLOUD_INVOICE_RATE_LIMIT: 'off', BASE_RPC_URL: 'http://127.0.0.1:9' };
 
