@@ -52,18 +52,18 @@ export const baseAddressClaimsMigration: Migration = {
     await db
       .insertInto('base_address_claims')
       .columns(['address', 'kind'])
-      .expression((eb: any) =>
+      .expression((eb) =>
         eb.selectFrom('invoices').select(['receive_address', eb.val('derived').as('kind')]).where('chain', '=', 'base').where('child_index', 'is not', null).distinct(),
       )
-      .onConflict((oc: any) => oc.column('address').doNothing())
+      .onConflict((oc) => oc.column('address').doNothing())
       .execute();
     await db
       .insertInto('base_address_claims')
       .columns(['address', 'kind'])
-      .expression((eb: any) =>
+      .expression((eb) =>
         eb.selectFrom('cloud_merchants').select(['base_address', eb.val('fixed').as('kind')]).where('base_address', 'is not', null).where('base_xpub', 'is', null).distinct(),
       )
-      .onConflict((oc: any) => oc.column('address').doNothing())
+      .onConflict((oc) => oc.column('address').doNothing())
       .execute();
   },
   async down(db: Kysely<any>) {
