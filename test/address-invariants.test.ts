@@ -7,6 +7,7 @@ import { parseEvmAccountXpub } from '../listener/base/keys.ts';
 import { parseAccountKey, receiveAddress } from '../listener/btc/account-key.ts';
 import type { RunningCloud } from '../listener/cloud/cloud-app.ts';
 import type { Database } from '../listener/db/database.ts';
+import { createLogger } from '../listener/log.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { testDatabases } from './support/databases.ts';
 import { BIP84_ZPUB, postJson, startTestListener } from './support/listener.ts';
@@ -15,7 +16,8 @@ const BTC_KEY = parseAccountKey(BIP84_ZPUB);
 const wallet = HDNodeWallet.fromPhrase('test test test test test test test test test test test junk', undefined, "m/44'/60'/0'");
 const BASE_XPUB = wallet.neuter().extendedKey;
 const BASE_KEY = parseEvmAccountXpub(BASE_XPUB);
-const BASE_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+/** Of another account than BASE_KEY's (its child 1, 0x7099…79C8, would be skipped by BASE_KEY's invoices). */
+const BASE_ADDRESS = '0x8C8d35429F74ec245F8Ef2f4Fd1e551cFF97d650';
 /** No chain is watched in these tests (CLOUD_WATCH=false); Base just has to be configured. */
 const CLOUD_ENV = { CLOUD_SIGNUP_RATE_LIMIT: '1000,1000', CLOUD_INVOICE_RATE_LIMIT: 'off', BASE_RPC_URL: 'http://127.0.0.1:9' };
 
@@ -158,6 +160,103 @@ for (const database of testDatabases) {
         assert.deepEqual(holders, [{ merchant_id: a.merchant_id }]);
       } finally {
         await cloud.stop();
+        await store.drop();
+      }
+    });
+  });
+
+  describe(`a fixed Base address is never a derived invoice's address, on ${database.name}`, { skip: database.skip }, () => {
+    const fixedRegistrations = (cloud: RunningCloud) =>
+      cloud.database.db.selectFrom('cloud_merchants').select('base_address').where('base_address', 'is not', null).execute();
+
+    it("signup with an address a derived invoice already holds is refused with invalid_address, and stores nothing", async () => {
+      const store = await database.create();
+      const cloud = await startTestCloud({ env: { ...CLOUD_ENV, DATABASE_URL: store.url } });
+      try {
+        const owner = await signupMerchant(cloud.url, { base_xpub: BASE_XPUB });
+        const held = await createOn(cloud, owner.api_key, { chain: 'base', amount_usd: 5 });
+        assert.equal(held.status, 201, held.text);
+        const squat = await postJson(`${cloud.url}/api/v1/signup`, { email: `squat-${Date.now()}@example.com`, shop_name: 'Squat', base_address: held.json.receive_address });
+        assert.equal(squat.status, 400, squat.text);
+        assert.equal(squat.json.error.code, 'invalid_address');
+        assert.ok(!squat.text.includes(BASE_XPUB), 'no key in the answer');
+        assert.deepEqual(await fixedRegistrations(cloud), [], 'no account was stored');
+      } finally {
+        await cloud.stop();
+        await store.drop();
+      }
+    });
+
+    it("a future child registered as a fixed address is skipped for good, and the skip is logged without the key", async () => {
+      const store = await database.create();
+      const lines: string[] = [];
+      const cloud = await startTestCloud({ env: { ...CLOUD_ENV, DATABASE_URL: store.url }, deps: { logger: createLogger({ write: (line) => lines.push(line) }) } });
+      try {
+        const squatter = await signupMerchant(cloud.url, { base_address: BASE_KEY.address(1) });
+        const owner = await signupMerchant(cloud.url, { base_xpub: BASE_XPUB });
+        const created = [];
+        for (let i = 0; i < 3; i++) created.push(await createOn(cloud, owner.api_key, { chain: 'base', amount_usd: 5 }));
+        assertAllCreated(created);
+        assert.deepEqual(created.map((r) => r.json.child_index), [0, 2, 3], 'index 1 is the fixed address: skipped');
+        for (const r of created) assert.equal(r.json.receive_address, BASE_KEY.address(r.json.child_index));
+        const skip = lines.find((line) => line.includes('skipped'));
+        assert.ok(skip, 'the skip is logged');
+        assert.equal(JSON.parse(skip).child_index, 1);
+        assert.ok(!lines.some((line) => line.includes(BASE_XPUB)), 'no key in the log');
+        // The squatter's own invoices at its address still work: the address is its fixed one, nobody else's.
+        const fixed = await createOn(cloud, squatter.api_key, { chain: 'base', amount_usd: 5 });
+        assert.equal(fixed.status, 201, fixed.text);
+        assert.equal(fixed.json.receive_address, BASE_KEY.address(1));
+      } finally {
+        await cloud.stop();
+        await store.drop();
+      }
+    });
+
+    it('a fixed address that became a derived invoice\'s (a lost race, an older account) gets base_disabled and stores nothing', async () => {
+      const store = await database.create();
+      const cloud = await startTestCloud({ env: { ...CLOUD_ENV, DATABASE_URL: store.url } });
+      try {
+        const owner = await signupMerchant(cloud.url, { base_xpub: BASE_XPUB });
+        const fixed = await signupMerchant(cloud.url, { base_address: BASE_ADDRESS });
+        const held = await createOn(cloud, owner.api_key, { chain: 'base', amount_usd: 5 });
+        assert.equal(held.status, 201, held.text);
+        // What the race (or an account stored before the claims) leaves: the registration names the derived address.
+        await cloud.database.db.updateTable('cloud_merchants').set({ base_address: held.json.receive_address }).where('merchant_id', '=', fixed.merchant_id).execute();
+        const refused = await createOn(cloud, fixed.api_key, { chain: 'base', amount_usd: 5 });
+        assert.equal(refused.status, 400, refused.text);
+        assert.equal(refused.json.error.code, 'base_disabled');
+        const stored = await cloud.database.db.selectFrom('invoices').select('invoice_id').where('merchant_id', '=', fixed.merchant_id).execute();
+        assert.deepEqual(stored, [], 'no fixed-address invoice at the derived address');
+        assert.deepEqual(await cloud.database.db.selectFrom('base_nonce_leases').select('nonce').execute(), [], 'no nonce leased');
+      } finally {
+        await cloud.stop();
+        await store.drop();
+      }
+    });
+
+    it('signups of fixed addresses racing derived invoices over the same addresses: each address goes to one side only', async () => {
+      const store = await database.create();
+      const instances = [await startTestCloud({ env: { ...CLOUD_ENV, DATABASE_URL: store.url } })];
+      if (database.name === 'postgres') instances.push(await startTestCloud({ env: { ...CLOUD_ENV, DATABASE_URL: store.url } }));
+      try {
+        const owner = await signupMerchant(instances[0].url, { base_xpub: BASE_XPUB });
+        await upgradeToPro(instances[0], owner.merchant_id);
+        const count = 30;
+        const invoices = Array.from({ length: count }, (_, i) => createOn(instances[i % instances.length], owner.api_key, { chain: 'base', amount_usd: 5 }));
+        const signups = Array.from({ length: count }, (_, i) =>
+          postJson(`${instances[(i + 1) % instances.length].url}/api/v1/signup`, { email: `race${i}-${Date.now()}@example.com`, shop_name: 'Race', base_address: BASE_KEY.address(i) }),
+        );
+        const [created, registered] = await Promise.all([Promise.all(invoices), Promise.all(signups)]);
+        assertAllCreated(created);
+        for (const r of registered) assert.ok(r.status === 201 || (r.status === 400 && r.json.error.code === 'invalid_address'), r.text);
+        const derived = new Set(created.map((r) => r.json.receive_address as string));
+        const fixed = (await fixedRegistrations(instances[0])).map((row) => row.base_address);
+        assert.equal(fixed.length, registered.filter((r) => r.status === 201).length);
+        assert.deepEqual(fixed.filter((address) => derived.has(address!)), [], 'no address is both');
+        assert.equal(new Set(created.map((r) => r.json.child_index)).size, count);
+      } finally {
+        for (const instance of instances) await instance.stop();
         await store.drop();
       }
     });

@@ -27,14 +27,14 @@ function reencoded(extendedKey: string, edit: (payload: Buffer) => void): string
 const BTC_XPUB_FORM = reencoded(BIP84_ZPUB, (p) => p.writeUInt32BE(0x0488b21e, 0));
 const BASE_XPUB_OTHER_TEXT = reencoded(BASE_XPUB, (p) => p.writeUInt32BE(0xdeadbeef, 5));
 
-/** A database as the release before 0009 left it: migrated up to 0008 only. */
-async function openOldSchema(kind: TestDatabase['name'], url: string): Promise<Kysely<any>> {
+/** A database as an older release left it: by default the one before 0009 (migrated up to 0008 only). */
+async function openOldSchema(kind: TestDatabase['name'], url: string, lastMigration = LAST_OLD_MIGRATION): Promise<Kysely<any>> {
   const db =
     kind === 'sqlite'
       ? new Kysely<any>({ dialect: new SqliteDialect({ database: new SQLite(url.slice('sqlite:'.length)) }) })
       : new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) });
   const schema = kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema : undefined;
-  const { error } = await new Migrator({ db, provider: migrationProvider(kind), migrationTableSchema: schema }).migrateTo(LAST_OLD_MIGRATION);
+  const { error } = await new Migrator({ db, provider: migrationProvider(kind), migrationTableSchema: schema }).migrateTo(lastMigration);
   if (error) throw error;
   return db;
 }
@@ -183,6 +183,56 @@ for (const database of testDatabases) {
         }
       }
       await store.drop();
+    });
+  });
+
+  describe(`migration 0011 (Base address claims) on ${database.name}`, { skip: database.skip }, () => {
+    it('fixed addresses registered before it: one a derived invoice already held is refused, a future child is skipped', async () => {
+      const store = await database.create();
+      const keys = { owner: newApiKey(), heldFixed: newApiKey(), futureFixed: newApiKey() };
+      const old = await openOldSchema(database.name, store.url, '0010_nonce_leases_by_address');
+      try {
+        const merchant = (id: keyof typeof keys, base: { base_xpub?: string; base_address?: string }) => ({
+          merchant_id: id, email: `${id}@example.com`, shop_name: id, btc_xpub: null, base_xpub: null, base_address: null, ...base, plan: 'pro', plan_expires_at: Date.now() + 86_400_000, created_at: 1,
+        });
+        await old
+          .insertInto('cloud_merchants')
+          .values([merchant('owner', { base_xpub: BASE_XPUB }), merchant('heldFixed', { base_address: BASE_KEY.address(0) }), merchant('futureFixed', { base_address: BASE_KEY.address(2) })])
+          .execute();
+        await old
+          .insertInto('cloud_api_keys')
+          .values(Object.entries(keys).map(([id, k]) => ({ key_hash: k.hash, merchant_id: id, prefix: k.prefix, label: 'default', revoked: 0, created_at: 1 })))
+          .execute();
+        const held = range(2).map((index) => ({ ...oldInvoiceRow({ merchant: 'owner', chain: 'base', index, keyId: BASE_KEY.keyId, createdAt: 1_000 + index }), address_duplicate_of: null }));
+        await old.insertInto('invoices').values(held).execute();
+        await old.insertInto('address_counters').values({ chain: 'base', key_id: BASE_KEY.keyId, next_index: 2 }).execute();
+      } finally {
+        await old.destroy();
+      }
+
+      const cloud = await startTestCloud({ env: { DATABASE_URL: store.url, CLOUD_INVOICE_RATE_LIMIT: 'off', BASE_RPC_URL: 'http://127.0.0.1:9' } });
+      try {
+        const claims = await cloud.database.db.selectFrom('base_address_claims').selectAll().orderBy('address').execute();
+        const expected = [
+          { address: BASE_KEY.address(0), kind: 'derived' },
+          { address: BASE_KEY.address(1), kind: 'derived' },
+          { address: BASE_KEY.address(2), kind: 'fixed' },
+        ].sort((a, b) => (a.address < b.address ? -1 : 1));
+        assert.deepEqual(claims, expected, 'derived invoices keep their addresses; the free fixed one is claimed');
+        const create = (key: string) => postJson(`${cloud.url}/api/v1/invoice`, { chain: 'base', amount_usd: 5 }, { 'X-Service-Api-Key': key });
+        const refused = await create(keys.heldFixed.key);
+        assert.equal(refused.status, 400, refused.text);
+        assert.equal(refused.json.error.code, 'base_disabled');
+        const next = await create(keys.owner.key);
+        assert.equal(next.status, 201, next.text);
+        assert.equal(next.json.child_index, 3, 'index 2 is a registered fixed address: skipped');
+        const fixed = await create(keys.futureFixed.key);
+        assert.equal(fixed.status, 201, fixed.text);
+        assert.equal(fixed.json.receive_address, BASE_KEY.address(2));
+      } finally {
+        await cloud.stop();
+        await store.drop();
+      }
     });
   });
 }

@@ -3,7 +3,9 @@ import { DEFAULT_EXPIRES_IN_S, type CreateInvoiceRequest } from '../../shared/in
 import type { Clock } from '../clock.ts';
 import type { Tables } from '../db/tables.ts';
 import { ServiceError } from '../errors.ts';
+import type { Logger } from '../log.ts';
 import { allocateChildIndex, insertInvoice, type InvoiceRow } from '../invoices/invoice.repository.ts';
+import { claimDerivedAddress, claimOf } from './address-claims.ts';
 import { AmountError, MAX_TOKEN_UNITS, usdTextToUnits } from './amount.ts';
 import type { BaseConfig } from './base-config.ts';
 import { rowToCreatedBaseFixedInvoice, rowToCreatedBaseXpubInvoice } from './base-invoice.mapper.ts';
@@ -13,6 +15,7 @@ import { assetOf, type TokenSymbol } from './tokens.ts';
 export interface BaseInvoiceDeps {
   db: Kysely<Tables>;
   clock: Clock;
+  logger: Logger;
   merchantId: string;
   base: BaseConfig;
   newInvoiceId: () => string;
@@ -80,10 +83,7 @@ async function createXpubInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRe
   // The response is built before the commit, so nothing it could throw leaves a stored invoice behind.
   return deps.db.transaction().execute(async (trx) => {
     await deps.beforeInsert?.(trx);
-    const index = await allocateChildIndex(trx, 'base', xpub.keyId);
-    const address = xpub.key.address(index);
-    // Payments to the fixed address settle fixed-address invoices, so it can never be an xpub invoice's too.
-    if (address === deps.base.fixedAddress) throw new Error(`MERCHANT_BASE_ADDRESS is child ${index} of MERCHANT_BASE_XPUB; refusing to use it for an xpub invoice`);
+    const { index, address } = await allocateUnclaimedAddress(deps, trx, xpub);
     const invoice: InvoiceRow = {
       ...baseRow(deps, common, now),
       receive_address: address,
@@ -99,6 +99,22 @@ async function createXpubInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRe
   });
 }
 
+/**
+ * The next child of the key whose address nobody registered as a fixed address. A registered one
+ * is skipped for good (the counter has moved past it): payments to it settle fixed-address
+ * invoices, so it can never be an xpub invoice's too. Refusing instead would let anyone who
+ * registers a future child of someone's key as a fixed address stop that key's invoices.
+ */
+async function allocateUnclaimedAddress(deps: BaseInvoiceDeps, trx: Transaction<Tables>, xpub: NonNullable<BaseConfig['xpub']>) {
+  for (;;) {
+    const index = await allocateChildIndex(trx, 'base', xpub.keyId);
+    const address = xpub.key.address(index);
+    if (address === deps.base.fixedAddress) throw new Error(`MERCHANT_BASE_ADDRESS is child ${index} of MERCHANT_BASE_XPUB; refusing to use it for an xpub invoice`);
+    if (await claimDerivedAddress(trx, address)) return { index, address };
+    deps.logger.warn('base child index skipped: its address is a registered fixed address', { child_index: index, address });
+  }
+}
+
 async function createFixedInvoice(deps: BaseInvoiceDeps, common: Common) {
   const digits = deps.nonceDigits ?? DEFAULT_NONCE_DIGITS;
   const quarantineMs = deps.quarantineMs ?? NONCE_QUARANTINE_MS;
@@ -108,6 +124,10 @@ async function createFixedInvoice(deps: BaseInvoiceDeps, common: Common) {
   const expiresAt = now + FIXED_INVOICE_LIFETIME_MS;
   const created = await deps.db.transaction().execute(async (trx) => {
     await deps.beforeInsert?.(trx);
+    // Registered before the claims existed, or a signup that lost a race: the address is a derived invoice's.
+    if ((await claimOf(trx, deps.base.fixedAddress!)) === 'derived') {
+      throw new ServiceError('base_disabled', 'The fixed Base receive address of this account is an address derived for another invoice; Base invoices need another receive address.');
+    }
     const invoice: Omit<InvoiceRow, 'nonce' | 'amount_units'> = {
       ...baseRow(deps, common, now),
       receive_address: deps.base.fixedAddress!,

@@ -41,7 +41,14 @@ export interface BaseBlocksTable {
   block_time: number;
 }
 
+/** See address-claims.ts: which kind of receive method owns a Base address. */
+export interface BaseAddressClaimsTable {
+  address: string;
+  kind: string;
+}
+
 export interface BaseTables {
+  base_address_claims: BaseAddressClaimsTable;
   base_nonce_leases: BaseNonceLeasesTable;
   base_transfers: BaseTransfersTable;
   base_blocks: BaseBlocksTable;

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { claimFixedAddress } from '../base/address-claims.ts';
 import type { Tables } from '../db/tables.ts';
 import type { CloudApiKeysTable, CloudMerchantsTable } from './cloud.tables.ts';
 
@@ -6,19 +7,31 @@ type Db = Kysely<Tables>;
 export type MerchantRow = Selectable<CloudMerchantsTable>;
 export type ApiKeyRow = Selectable<CloudApiKeysTable>;
 
-/** Inserts the account and its first key together; false when the email is already taken. */
-export async function insertMerchant(db: Db, merchant: MerchantRow, key: ApiKeyRow): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const inserted = await trx
-      .insertInto('cloud_merchants')
-      .values(merchant)
-      .onConflict((oc) => oc.column('email').doNothing())
-      .returning('merchant_id')
-      .executeTakeFirst();
-    if (!inserted) return false;
-    await trx.insertInto('cloud_api_keys').values(key).execute();
-    return true;
-  });
+/** Thrown inside the signup transaction so that the merchant row goes back with it. */
+class FixedAddressDerived extends Error {}
+
+/**
+ * Inserts the account, its first key and the claim on its fixed Base address together:
+ * 'email_taken' and 'address_derived' (a derived invoice holds the fixed address) store nothing.
+ */
+export async function insertMerchant(db: Db, merchant: MerchantRow, key: ApiKeyRow): Promise<'inserted' | 'email_taken' | 'address_derived'> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('cloud_merchants')
+        .values(merchant)
+        .onConflict((oc) => oc.column('email').doNothing())
+        .returning('merchant_id')
+        .executeTakeFirst();
+      if (!inserted) return 'email_taken';
+      if (merchant.base_address && !merchant.base_xpub && !(await claimFixedAddress(trx, merchant.base_address))) throw new FixedAddressDerived();
+      await trx.insertInto('cloud_api_keys').values(key).execute();
+      return 'inserted';
+    });
+  } catch (error) {
+    if (error instanceof FixedAddressDerived) return 'address_derived';
+    throw error;
+  }
 }
 
 /** The merchant owning an unrevoked key with this hash. */

@@ -103,7 +103,8 @@ export async function signup(deps: { db: Kysely<Tables>; clock: Clock; webhookPo
     },
     { key_hash: key.hash, merchant_id: merchantId, prefix: key.prefix, label: 'default', revoked: 0, created_at: now },
   );
-  if (!stored) throw new ServiceError('email_taken', 'An account with this email exists.');
+  if (stored === 'email_taken') throw new ServiceError('email_taken', 'An account with this email exists.');
+  if (stored === 'address_derived') throw new ServiceError('invalid_address', 'base_address is already the receive address of a derived-address invoice; register another address.');
   return {
     merchant_id: merchantId,
     plan: 'free',

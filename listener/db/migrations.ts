@@ -9,6 +9,7 @@ import { rateWindowsMigration } from '../cloud/rate-windows.migration.ts';
 import { stripeSubscriptionStateMigration } from '../cloud/stripe-subscription.migration.ts';
 import { keyIdentityMigration } from '../invoices/key-identity.migration.ts';
 import { nonceLeasesByAddressMigration } from '../base/nonce-leases.migration.ts';
+import { baseAddressClaimsMigration } from '../base/address-claims.ts';
 
 /**
  * Ordered, named migrations. Add a new entry for every schema change; never edit one that has
@@ -125,6 +126,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0008_stripe_subscription_state': stripeSubscriptionStateMigration,
     '0009_key_identity': keyIdentityMigration,
     '0010_nonce_leases_by_address': nonceLeasesByAddressMigration,
+    '0011_base_address_claims': baseAddressClaimsMigration,
   };
 }
 

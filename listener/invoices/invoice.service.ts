@@ -26,7 +26,7 @@ export interface BtcReceiver {
 export interface MerchantContext {
   merchantId: string;
   btc: BtcReceiver | null;
-  base?: Omit<BaseInvoiceDeps, 'db' | 'clock' | 'merchantId' | 'newInvoiceId' | 'beforeInsert'> | null;
+  base?: Omit<BaseInvoiceDeps, 'db' | 'clock' | 'logger' | 'merchantId' | 'newInvoiceId' | 'beforeInsert'> | null;
   /**
    * Runs inside the transaction that stores the invoice, before the insert: a throw (a plan cap)
    * rolls back the index allocation and stores nothing.
@@ -114,7 +114,7 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
       try {
         if (request.chain === 'base') {
           const amountText = (rawBody && topLevelNumberText(rawBody, 'amount_usd')) ?? String(request.amount_usd);
-          const baseDeps = { db, clock, merchantId: merchant.merchantId, newInvoiceId, beforeInsert: merchant.beforeInsert, ...merchant.base! };
+          const baseDeps = { db, clock, logger, merchantId: merchant.merchantId, newInvoiceId, beforeInsert: merchant.beforeInsert, ...merchant.base! };
           return await createBaseInvoice(baseDeps, request, amountText);
         }
         return await createBtc(merchant, request, merchant.btc!);

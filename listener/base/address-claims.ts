@@ -1,0 +1,72 @@
+import type { Kysely, Migration, Transaction } from 'kysely';
+import type { Tables } from '../db/tables.ts';
+
+type Db = Kysely<Tables> | Transaction<Tables>;
+
+/**
+ * Who a Base address belongs to: a fixed address registered by merchants ('fixed', shared by all
+ * who registered it) or one derived invoice ('derived'). The primary key is the judge: whichever
+ * claims an address first keeps it, on every instance at once, so one transfer can never settle
+ * a fixed-address invoice and a derived one (README "Invariants").
+ */
+export type AddressClaim = 'fixed' | 'derived';
+
+/** Claims `address` as a derived invoice's; false when it is already claimed (a registered fixed address). */
+export async function claimDerivedAddress(trx: Db, address: string): Promise<boolean> {
+  const claimed = await trx
+    .insertInto('base_address_claims')
+    .values({ address, kind: 'derived' })
+    .onConflict((oc) => oc.column('address').doNothing())
+    .returning('address')
+    .executeTakeFirst();
+  return claimed !== undefined;
+}
+
+/** Claims `address` as a fixed receive address (shared by whoever registers it); false when a derived invoice holds it. */
+export async function claimFixedAddress(trx: Db, address: string): Promise<boolean> {
+  await trx
+    .insertInto('base_address_claims')
+    .values({ address, kind: 'fixed' })
+    .onConflict((oc) => oc.column('address').doNothing())
+    .execute();
+  return (await claimOf(trx, address)) === 'fixed';
+}
+
+export async function claimOf(db: Db, address: string): Promise<AddressClaim | undefined> {
+  const row = await db.selectFrom('base_address_claims').select('kind').where('address', '=', address).executeTakeFirst();
+  return row?.kind as AddressClaim | undefined;
+}
+
+/**
+ * Existing addresses claimed: derived invoices' first (each already unique), then registered
+ * fixed addresses where no derived invoice holds them. A fixed address that already is a derived
+ * invoice's stays registered, but its fixed-address invoices are refused from now on.
+ */
+export const baseAddressClaimsMigration: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('base_address_claims')
+      .addColumn('address', 'text', (c) => c.primaryKey())
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .execute();
+    await db
+      .insertInto('base_address_claims')
+      .columns(['address', 'kind'])
+      .expression((eb) =>
+        eb.selectFrom('invoices').select(['receive_address', eb.val('derived').as('kind')]).where('chain', '=', 'base').where('child_index', 'is not', null).distinct(),
+      )
+      .onConflict((oc) => oc.column('address').doNothing())
+      .execute();
+    await db
+      .insertInto('base_address_claims')
+      .columns(['address', 'kind'])
+      .expression((eb) =>
+        eb.selectFrom('cloud_merchants').select(['base_address', eb.val('fixed').as('kind')]).where('base_address', 'is not', null).where('base_xpub', 'is', null).distinct(),
+      )
+      .onConflict((oc) => oc.column('address').doNothing())
+      .execute();
+  },
+  async down(db: Kysely<any>) {
+    await db.schema.dropTable('base_address_claims').execute();
+  },
+};
