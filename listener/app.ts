@@ -9,9 +9,10 @@ import { createReceiveAddressBook, startAddressDeriver } from './btc/receive-add
 import { adoptKeyIdentity, peekNextChildIndex } from './invoices/invoice.repository.ts';
 import { createBtcWatcher, type BtcWatcher } from './btc/watcher.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { configSecrets, type Config } from './config.ts';
+import { ConfigError, configSecrets, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { enabledAssets } from './enabled-assets.ts';
+import { claimOwnFixedAddress } from './base/address-claims.ts';
 import { baseChainStatus, baseHealth } from './base/base-health.ts';
 import { createRpcSource } from './base/rpc.ts';
 import { createBaseWatcher } from './base/watcher.ts';
@@ -62,6 +63,11 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const startedAt = clock.now();
   const baseXpub = config.base?.xpub;
   if (baseXpub?.legacyKeyId) await adoptKeyIdentity(database.db, 'base', baseXpub.legacyKeyId, baseXpub.keyId);
+  const fixedAddressProblem = config.base?.fixedAddress ? await claimOwnFixedAddress(database.db, config.base.fixedAddress) : null;
+  if (fixedAddressProblem) {
+    if (!deps.database) await database.close();
+    throw new ConfigError([fixedAddressProblem]);
+  }
 
   const deriver = config.btc ? startAddressDeriver(logger) : null;
   const btc = config.btc

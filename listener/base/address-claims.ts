@@ -32,6 +32,26 @@ export async function claimFixedAddress(trx: Db, address: string): Promise<boole
   return (await claimOf(trx, address)) === 'fixed';
 }
 
+/**
+ * Claims the self-hosted listener's MERCHANT_BASE_ADDRESS at start, so no xpub invoice can get it
+ * (one reaching it skips that index). Returns why the listener must not start when a stored
+ * derived invoice already has it (a database from before the claims, or an address changed to
+ * one an invoice was given): a payment there would settle that invoice and a fixed-address one.
+ */
+export async function claimOwnFixedAddress(db: Kysely<Tables>, address: string): Promise<string | null> {
+  if (await claimFixedAddress(db, address)) return null;
+  const holder = await db
+    .selectFrom('invoices')
+    .select(['invoice_id', 'derivation_path'])
+    .where('chain', '=', 'base')
+    .where('receive_address', '=', address)
+    .where('child_index', 'is not', null)
+    .orderBy('created_at')
+    .executeTakeFirst();
+  const invoice = holder ? `invoice ${holder.invoice_id} (${holder.derivation_path})` : 'a derived-address invoice';
+  return `MERCHANT_BASE_ADDRESS is already the receive address of ${invoice}: a payment there would settle it and a fixed-address invoice at once. Set an address no invoice was given (another account or wallet)`;
+}
+
 export async function claimOf(db: Db, address: string): Promise<AddressClaim | undefined> {
   const row = await db.selectFrom('base_address_claims').select('kind').where('address', '=', address).executeTakeFirst();
   return row?.kind as AddressClaim | undefined;

@@ -122,8 +122,10 @@ function integerSetting(name: string, value: string | undefined, fallback: numbe
 
 /**
  * Children of the xpub checked against the fixed address at start: BIP-44's gap limit, the
- * addresses a wallet shows first (MetaMask's first account is child 0). Later children are
- * caught when an invoice would get one (base-invoices.ts).
+ * addresses a wallet shows first (MetaMask's first account is child 0), so the likely mistake is
+ * told at once. The database claim (address-claims.ts) only keeps this listener's invoices off the
+ * fixed address: the same key registered elsewhere (a Cloud account, another listener's database)
+ * would hand it out there. A later child is skipped when an invoice reaches it (base-invoices.ts).
  */
 export const FIXED_ADDRESS_CHECKED_CHILDREN = 20;
 

@@ -100,16 +100,17 @@ async function createXpubInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRe
 }
 
 /**
- * The next child of the key whose address nobody registered as a fixed address. A registered one
+ * The next child of the key whose address nobody registered as a fixed address (a Cloud
+ * merchant's, or the listener's own MERCHANT_BASE_ADDRESS, claimed at start). A registered one
  * is skipped for good (the counter has moved past it): payments to it settle fixed-address
  * invoices, so it can never be an xpub invoice's too. Refusing instead would let anyone who
- * registers a future child of someone's key as a fixed address stop that key's invoices.
+ * registers a future child of someone's key as a fixed address stop that key's invoices, and
+ * would stop the listener's own xpub invoices for good once they reached its fixed address.
  */
 async function allocateUnclaimedAddress(deps: BaseInvoiceDeps, trx: Transaction<Tables>, xpub: NonNullable<BaseConfig['xpub']>) {
   for (;;) {
     const index = await allocateChildIndex(trx, 'base', xpub.keyId);
     const address = xpub.key.address(index);
-    if (address === deps.base.fixedAddress) throw new Error(`MERCHANT_BASE_ADDRESS is child ${index} of MERCHANT_BASE_XPUB; refusing to use it for an xpub invoice`);
     if (await claimDerivedAddress(trx, address)) return { index, address };
     deps.logger.warn('base child index skipped: its address is a registered fixed address', { child_index: index, address });
   }
