@@ -1,4 +1,5 @@
 import type { Logger } from '../log.ts';
+import { sourceLabel } from '../net/request-budget.ts';
 
 /** A failure the node reported in a JSON-RPC error object: retrying the same call will not help. */
 export class RpcError extends Error {
@@ -69,8 +70,7 @@ const BATCH_REFUSED_STATUS = new Set([400, 405, 413, 415, 422, 501]);
 
 export function createRpcSource(url: string, options: RpcOptions): RpcSource {
   const { fetch, sleep, attempts = 4, backoffMs = 250, timeoutMs = 10_000, maxBatch = 20 } = options;
-  const parsed = new URL(url);
-  const label = `${parsed.protocol}//${parsed.host}`;
+  const label = sourceLabel(url);
   let requests = 0;
   let nextId = 1;
   // Remembered for the life of the source: a provider that refuses batches keeps refusing them.
