@@ -21,7 +21,7 @@ const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?
 async function startCloudProcess(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const env = { DATABASE_URL: databaseUrl, CLOUD_INVOICE_RATE_LIMIT: 'off', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_WATCH: 'false', BTC_ESPLORA_URL: 'http://127.0.0.1:9/api' };
-  const child = await startServer(['listener/cli/index.ts', 'start', '--cloud'], env, port, '/api/v1/health');
+  const child = await startServer(['bin/cli.ts', 'start', '--cloud'], env, port, '/api/v1/health');
   return { child, url: `http://127.0.0.1:${port}` };
 }
 

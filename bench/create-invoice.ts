@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import sqlite3 from 'sqlite3';
-import { parseAccountKey, receiveAddress } from '../listener/btc/account-key.ts';
+import { parseAccountKey, receiveAddress } from '../core/btc/account-key.ts';
 import { progress, report, round } from './support/report.ts';
 import { freePort, startServer } from './support/server-process.ts';
 
@@ -84,7 +84,7 @@ const drivers = await driverInserts();
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-listener-'));
 progress('listener POST /invoice at 50 connections…');
 const listenerPort = await freePort();
-const listener = await startServer(['listener/cli/index.ts', 'start'], {
+const listener = await startServer(['bin/cli.ts', 'start'], {
   MERCHANT_BTC_XPUB: ZPUB,
   SERVICE_RATE_LIMIT: 'off',
   // No chain here: the watcher polls a refused loopback port instead of a public explorer.

@@ -105,7 +105,7 @@ async function runMode(chain: MainnetShapedChain, mode: Mode): Promise<ModeResul
   const port = await freePort();
   progress(`${label} starting the listener against the simulator…`);
   const child = await startServer(
-    ['listener/cli/index.ts', 'start'],
+    ['bin/cli.ts', 'start'],
     {
       MERCHANT_BTC_XPUB: ZPUB,
       BTC_ESPLORA_URL: simulator.esploraUrl,

@@ -4,12 +4,12 @@
  * Transfers (one transferMany transaction). Run: npx tsx bench/watch-base.ts
  */
 import { Wallet } from 'ethers';
-import { manualClock } from '../listener/clock.ts';
-import { createRpcSource, type RpcSource } from '../listener/base/rpc.ts';
-import { createBaseWatcher } from '../listener/base/watcher.ts';
+import { manualClock } from '../core/clock.ts';
+import { createRpcSource, type RpcSource } from '../core/base/rpc.ts';
+import { createBaseWatcher } from '../core/base/watcher.ts';
 import { ACCOUNT_XPUB, FIXED_ADDRESS, MERCHANT, baseServices, startBaseTestChain } from '../test/helpers/base-chain.ts';
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
-import { silentLogger } from '../listener/log.ts';
+import { silentLogger } from '../core/log.ts';
 
 const BLOCKS = 5;
 const TRANSFERS_PER_BLOCK = 500;

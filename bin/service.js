@@ -3,4 +3,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../listener/cli/index.ts');
+await import('./cli.ts');

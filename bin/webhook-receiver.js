@@ -4,4 +4,4 @@ import { register } from 'tsx/esm/api';
 
 register();
 process.argv.splice(2, 0, 'webhook-receiver');
-await import('../listener/cli/index.ts');
+await import('./cli.ts');

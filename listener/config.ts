@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import * as z from 'zod';
 import { BtcNetwork } from '../shared/index.ts';
-import { baseSettingNames, parseBaseConfig, type BaseConfig } from './base/base-config.ts';
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES, mempoolSocketUrl } from './btc/mempool-socket.ts';
-import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from './btc/account-key.ts';
-import { budgetSettingNames, budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from './net/source-budgets.ts';
+import { baseSettingNames, parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES, mempoolSocketUrl } from '../core/btc/mempool-socket.ts';
+import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from '../core/btc/account-key.ts';
+import { budgetSettingNames, budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
 export type Env = Record<string, string | undefined>;
 

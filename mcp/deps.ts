@@ -1,4 +1,4 @@
-import type { Logger } from '../listener/log.ts';
+import type { Logger } from '../core/log.ts';
 import type { ListenerClient } from './listener-client.ts';
 
 /** Everything the MCP server touches outside itself, injected by the entry point (or a test). */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { CreatedInvoice, ErrorEnvelope, Health, StoredInvoice } from '../shared/index.ts';
-import type { Logger } from '../listener/log.ts';
+import type { Logger } from '../core/log.ts';
 
 /**
  * A failure as a tool reports it: the listener's stable code, or one of the client's own

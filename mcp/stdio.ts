@@ -1,5 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createLogger } from '../listener/log.ts';
+import { createLogger } from '../core/log.ts';
 import { loadMcpConfig } from './config.ts';
 import { createListenerClient } from './listener-client.ts';
 import { renderQrPng } from './qr.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AmountError, unitsToDecimal, usdTextToUnits } from '../listener/base/amount.ts';
-import { topLevelNumberText } from '../listener/json-number-text.ts';
+import { AmountError, unitsToDecimal, usdTextToUnits } from '../core/base/amount.ts';
+import { topLevelNumberText } from '../core/json-number-text.ts';
 
 const exact: [string, bigint, string][] = [
   ['12.34', 12_340_000n, 'plain cents'],

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'eth-url-parser';
-import { erc20TransferUri } from '../listener/base/eip681.ts';
+import { erc20TransferUri } from '../core/base/eip681.ts';
 
 test('the EIP-681 URI parses back with an independent parser (eth-url-parser)', () => {
   const uri = erc20TransferUri('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 8453, '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', 12_340_417n);

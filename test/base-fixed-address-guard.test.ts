@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
 import { HDNodeWallet } from 'ethers';
-import { claimOf } from '../listener/base/address-claims.ts';
+import { claimOf } from '../core/base/address-claims.ts';
 import { ConfigError, loadConfig } from '../listener/config.ts';
-import { createLogger } from '../listener/log.ts';
+import { createLogger } from '../core/log.ts';
 import { ACCOUNT_XPUB } from './helpers/base-chain.ts';
 import { testDatabases } from './support/databases.ts';
 import { postJson, startTestListener } from './support/listener.ts';

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HDNodeWallet } from 'ethers';
-import { KeyError, parseChecksummedAddress, parseEvmAccountXpub } from '../listener/base/keys.ts';
-import { parseEvmTokens } from '../listener/base/tokens.ts';
+import { KeyError, parseChecksummedAddress, parseEvmAccountXpub } from '../core/base/keys.ts';
+import { parseEvmTokens } from '../core/base/tokens.ts';
 
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const JUNK = 'test test test test test test test test test test test junk';

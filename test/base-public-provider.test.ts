@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { RpcError, createRpcSource } from '../listener/base/rpc.ts';
-import { createSharedRpcSource } from '../listener/base/shared-rpc-source.ts';
-import { manualClock, systemClock } from '../listener/clock.ts';
-import { budgetedFetch, createRequestBudget, sourceLabel, type RequestBudget } from '../listener/net/request-budget.ts';
+import { RpcError, createRpcSource } from '../core/base/rpc.ts';
+import { createSharedRpcSource } from '../core/base/shared-rpc-source.ts';
+import { manualClock, systemClock } from '../core/clock.ts';
+import { budgetedFetch, createRequestBudget, sourceLabel, type RequestBudget } from '../core/net/request-budget.ts';
 import { ACCOUNT_XPUB, FIXED_ADDRESS, baseServices, startBaseTestChain, type BaseTestChain } from './helpers/base-chain.ts';
 import { startPublicRpcProxy, type PublicProviderRules, type PublicRpcProxy } from './helpers/public-rpc-proxy.ts';
 import { testDatabases } from './support/databases.ts';

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { manualClock } from '../listener/clock.ts';
+import { manualClock } from '../core/clock.ts';
 import { ACCOUNT_XPUB, FIXED_ADDRESS, baseServices, startBaseTestChain, type BaseTestChain } from './helpers/base-chain.ts';
 import { startRpcProxy } from './helpers/rpc-proxy.ts';
 import { testDatabases } from './support/databases.ts';
@@ -289,7 +289,7 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
         if (calls > 0) getLogsRequests++;
         return fetch(input, init);
       };
-      const { createRpcSource } = await import('../listener/base/rpc.ts');
+      const { createRpcSource } = await import('../core/base/rpc.ts');
       const source = createRpcSource(chain.anvil.url, { fetch: counting, sleep: async () => {} });
       const { create, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), { sources: [source], recipientsPerCall: 2 });
       await watcher.tick();

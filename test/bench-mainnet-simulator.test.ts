@@ -7,8 +7,8 @@ import * as bitcoin from 'bitcoinjs-lib';
 import { WebSocket } from 'ws';
 import { MainnetShapedChain } from '../bench/support/mainnet-chain.ts';
 import { startMainnetSimulator, type MainnetSimulator } from '../bench/support/mainnet-simulator.ts';
-import { parseRawBlock } from '../listener/btc/raw-block.ts';
-import { createEsploraSource } from '../listener/btc/esplora-source.ts';
+import { parseRawBlock } from '../core/btc/raw-block.ts';
+import { createEsploraSource } from '../core/btc/esplora-source.ts';
 
 let chain: MainnetShapedChain;
 let simulator: MainnetSimulator;

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { derivationPath, parseAccountKey, receiveAddress, containsExtendedPrivateKey } from '../listener/btc/account-key.ts';
-import { satsToBtc } from '../listener/btc/amount.ts';
-import { bip21Uri } from '../listener/btc/bip21.ts';
+import { derivationPath, parseAccountKey, receiveAddress, containsExtendedPrivateKey } from '../core/btc/account-key.ts';
+import { satsToBtc } from '../core/btc/amount.ts';
+import { bip21Uri } from '../core/btc/bip21.ts';
 
 const fixtures = JSON.parse(readFileSync(new URL('./fixtures/bip84.json', import.meta.url), 'utf8'));
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addressesToPoll, type PollCandidate } from '../listener/btc/address-poll-order.ts';
+import { addressesToPoll, type PollCandidate } from '../core/btc/address-poll-order.ts';
 
 const MIN = 60_000;
 const now = 10 * 60 * MIN;

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import * as bitcoin from 'bitcoinjs-lib';
 import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from '../listener/sandbox/local-chain-server.ts';
-import { createEsploraSource } from '../listener/btc/esplora-source.ts';
-import { createBitcoinCoreSource } from '../listener/btc/bitcoin-core-source.ts';
-import { ChainSourceError, type ChainSource } from '../listener/btc/chain-source.ts';
+import { createEsploraSource } from '../core/btc/esplora-source.ts';
+import { createBitcoinCoreSource } from '../core/btc/bitcoin-core-source.ts';
+import { ChainSourceError, type ChainSource } from '../core/btc/chain-source.ts';
 
 const regtest = bitcoin.networks.regtest;
 const payeeScript = bitcoin.payments.p2wpkh({ hash: Buffer.alloc(20, 7), network: regtest }).output!;

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
-import { outputScriptHex } from '../listener/btc/output-script.ts';
+import { outputScriptHex } from '../core/btc/output-script.ts';
 
 test('output scripts of addresses: BIP-173 and BIP-350 vectors, and the same as bitcoinjs for every kind', () => {
   const main = bitcoin.networks.bitcoin;

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as bitcoin from 'bitcoinjs-lib';
 import { randomBytes } from 'node:crypto';
-import { parseRawBlock, parseRawTx } from '../listener/btc/raw-block.ts';
+import { parseRawBlock, parseRawTx } from '../core/btc/raw-block.ts';
 import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
 
 // The mainnet genesis block, byte for byte (header, one coinbase transaction).

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as bitcoin from 'bitcoinjs-lib';
-import { ChainSourceError } from '../listener/btc/chain-source.ts';
-import { createEsploraSource } from '../listener/btc/esplora-source.ts';
-import { createSharedChainSource } from '../listener/btc/shared-chain-source.ts';
-import { manualClock } from '../listener/clock.ts';
+import { ChainSourceError } from '../core/btc/chain-source.ts';
+import { createEsploraSource } from '../core/btc/esplora-source.ts';
+import { createSharedChainSource } from '../core/btc/shared-chain-source.ts';
+import { manualClock } from '../core/clock.ts';
 import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from '../listener/sandbox/local-chain-server.ts';
 

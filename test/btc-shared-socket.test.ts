@@ -4,21 +4,21 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
-import { createEsploraSource } from '../listener/btc/esplora-source.ts';
-import { createMempoolSocket } from '../listener/btc/mempool-socket.ts';
-import { createSharedChainSource } from '../listener/btc/shared-chain-source.ts';
-import { createBtcWatcher, type BtcWatcher } from '../listener/btc/watcher.ts';
-import { manualClock } from '../listener/clock.ts';
-import { openDatabase, type Database } from '../listener/db/database.ts';
-import { insertInvoice } from '../listener/invoices/invoice.repository.ts';
-import { silentLogger } from '../listener/log.ts';
+import { createEsploraSource } from '../core/btc/esplora-source.ts';
+import { createMempoolSocket } from '../core/btc/mempool-socket.ts';
+import { createSharedChainSource } from '../core/btc/shared-chain-source.ts';
+import { createBtcWatcher, type BtcWatcher } from '../core/btc/watcher.ts';
+import { manualClock } from '../core/clock.ts';
+import { openDatabase, type Database } from '../core/db/database.ts';
+import { insertInvoice } from '../core/invoices/invoice.repository.ts';
+import { silentLogger } from '../core/log.ts';
 import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from '../listener/sandbox/local-chain-server.ts';
 import { tempSqliteUrl } from './support/listener.ts';
 
 /**
  * Cloud's arrangement without Cloud: several merchants' watchers on one shared source and one
- * mempool.space socket (listener/cloud/chain-watchers.ts wires the same parts). The local chain is
+ * mempool.space socket (cloud/chain-watchers.ts wires the same parts). The local chain is
  * regtest, whose addresses Cloud's testnet keys cannot have, so the merchants' invoices are written
  * directly with regtest addresses.
  */

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { manualClock } from '../listener/clock.ts';
+import { manualClock } from '../core/clock.ts';
 import { ConfigError, loadConfig } from '../listener/config.ts';
 import type { RunningListener } from '../listener/app.ts';
 import { CHECKOUT_CSP } from '../listener/checkout/routes.ts';

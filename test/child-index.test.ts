@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseAccountKey, receiveAddress } from '../listener/btc/account-key.ts';
+import { parseAccountKey, receiveAddress } from '../core/btc/account-key.ts';
 import { BIP84_ZPUB, postJson, startTestListener } from './support/listener.ts';
 import { testDatabases } from './support/databases.ts';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RunningCloud } from '../listener/cloud/cloud-app.ts';
+import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer } from '../listener/sandbox/local-chain-server.ts';
-import { verifyWebhook } from '../listener/webhooks/signature.ts';
+import { verifyWebhook } from '../core/webhooks/signature.ts';
 import { payeeOf, testAccountKey } from './support/btc-chain.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { testDatabases } from './support/databases.ts';

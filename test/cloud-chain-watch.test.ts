@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { manualClock } from '../listener/clock.ts';
-import type { RunningCloud } from '../listener/cloud/cloud-app.ts';
+import { manualClock } from '../core/clock.ts';
+import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from '../listener/sandbox/local-chain-server.ts';
 import { payeeOf, testAccountKey } from './support/btc-chain.ts';

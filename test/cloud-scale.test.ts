@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseAccountKey, receiveAddress } from '../listener/btc/account-key.ts';
-import { electLeader } from '../listener/cloud/leader.ts';
-import { enqueueEvent } from '../listener/events/outbox.ts';
-import { silentLogger } from '../listener/log.ts';
+import { parseAccountKey, receiveAddress } from '../core/btc/account-key.ts';
+import { electLeader } from '../cloud/leader.ts';
+import { enqueueEvent } from '../core/events/outbox.ts';
+import { silentLogger } from '../core/log.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { testDatabases } from './support/databases.ts';
 import { BIP84_ZPUB, postJson } from './support/listener.ts';

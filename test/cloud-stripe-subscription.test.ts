@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { manualClock } from '../listener/clock.ts';
-import type { RunningCloud } from '../listener/cloud/cloud-app.ts';
-import { cloudSecrets, loadCloudConfig } from '../listener/cloud/cloud-config.ts';
-import { CARD_GRACE_MS, switchCardPlan } from '../listener/cloud/plans.ts';
-import { planOfStripePrice } from '../listener/cloud/stripe-price-plan.ts';
-import { createLogger } from '../listener/log.ts';
+import { manualClock } from '../core/clock.ts';
+import type { RunningCloud } from '../cloud/cloud-app.ts';
+import { cloudSecrets, loadCloudConfig } from '../cloud/cloud-config.ts';
+import { CARD_GRACE_MS, switchCardPlan } from '../cloud/plans.ts';
+import { planOfStripePrice } from '../cloud/stripe-price-plan.ts';
+import { createLogger } from '../core/log.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { testDatabases } from './support/databases.ts';
 import { open, postForm, signIn } from './support/dashboard.ts';

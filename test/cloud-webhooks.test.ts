@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isPublicAddress } from '../listener/cloud/public-address.ts';
-import { checkWebhookUrl, type Resolver } from '../listener/cloud/webhook-target.ts';
-import { enqueueEvent } from '../listener/events/outbox.ts';
-import { verifyWebhook } from '../listener/webhooks/index.ts';
+import { isPublicAddress } from '../cloud/public-address.ts';
+import { checkWebhookUrl, type Resolver } from '../cloud/webhook-target.ts';
+import { enqueueEvent } from '../core/events/outbox.ts';
+import { verifyWebhook } from '../core/webhooks/index.ts';
 import { startTestCloud, signupMerchant } from './support/cloud.ts';
 import { BIP84_ZPUB, postJson } from './support/listener.ts';
 import { startScriptedReceiver } from './support/scripted-receiver.ts';

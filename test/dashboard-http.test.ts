@@ -1,11 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import type { RunningCloud } from '../listener/cloud/cloud-app.ts';
-import { manualClock } from '../listener/clock.ts';
-import { DASHBOARD_CSP, LOGIN_COOKIE, SESSION_COOKIE } from '../listener/cloud/dashboard/routes.ts';
-import { SESSION_TTL_MS } from '../listener/cloud/dashboard/session-store.ts';
-import { hashApiKey } from '../listener/cloud/api-keys.ts';
+import type { RunningCloud } from '../cloud/cloud-app.ts';
+import { manualClock } from '../core/clock.ts';
+import { DASHBOARD_CSP, LOGIN_COOKIE, SESSION_COOKIE } from '../cloud/dashboard/routes.ts';
+import { SESSION_TTL_MS } from '../cloud/dashboard/session-store.ts';
+import { hashApiKey } from '../cloud/api-keys.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { testDatabases } from './support/databases.ts';
 import { BIP84_ZPUB } from './support/listener.ts';

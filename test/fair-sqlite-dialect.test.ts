@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { Kysely } from 'kysely';
-import { fairSqliteDialect } from '../listener/db/fair-sqlite-dialect.ts';
+import { fairSqliteDialect } from '../core/db/fair-sqlite-dialect.ts';
 
 interface Db {
   log: { n: number; source: string };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BtcInvoice, BtcInvoiceCreated, ErrorEnvelope, Health, errorCatalogue } from '../shared/index.ts';
 import type { RunningListener } from '../listener/app.ts';
-import { manualClock } from '../listener/clock.ts';
+import { manualClock } from '../core/clock.ts';
 import { postJson, startTestListener } from './support/listener.ts';
 
 const API_KEY = 'test-api-key-0123456789abcdef';

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
 import type { RunningListener } from '../listener/app.ts';
-import type { RunningCloud } from '../listener/cloud/cloud-app.ts';
+import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { errorCatalogue, type ErrorCode } from '../shared/index.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { BIP84_ZPUB, startTestListener } from './support/listener.ts';

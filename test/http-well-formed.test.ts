@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningListener } from '../listener/app.ts';
-import type { RunningCloud } from '../listener/cloud/cloud-app.ts';
+import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { BIP84_ZPUB, postJson, startTestListener } from './support/listener.ts';
 import { rawExchange } from './support/raw-http.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
-import type { Tables } from '../listener/db/tables.ts';
-import { expireIfPending, findInvoice, insertInvoice, type InvoiceRow } from '../listener/invoices/invoice.repository.ts';
+import type { Tables } from '../core/db/tables.ts';
+import { expireIfPending, findInvoice, insertInvoice, type InvoiceRow } from '../core/invoices/invoice.repository.ts';
 import { testDatabases, withFreshDatabase } from './support/databases.ts';
 
 const MERCHANT = 'default';

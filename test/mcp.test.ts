@@ -9,7 +9,7 @@ import { PNG } from 'pngjs';
 import * as z from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { silentLogger } from '../listener/log.ts';
+import { silentLogger } from '../core/log.ts';
 import { createListenerClient } from '../mcp/listener-client.ts';
 import { createServer as createMcpServer } from '../mcp/server.ts';
 import { API_VERSION, BtcInvoice, BtcInvoiceCreated, CreateInvoiceRequest } from '../shared/index.ts';

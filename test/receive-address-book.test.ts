@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
-import { parseAccountKey, receiveAddress, type AccountKey } from '../listener/btc/account-key.ts';
-import { createReceiveAddressBook, onDemandAddresses, startAddressDeriver, type AddressDeriver } from '../listener/btc/receive-address-book.ts';
-import { silentLogger } from '../listener/log.ts';
+import { parseAccountKey, receiveAddress, type AccountKey } from '../core/btc/account-key.ts';
+import { createReceiveAddressBook, onDemandAddresses, startAddressDeriver, type AddressDeriver } from '../core/btc/receive-address-book.ts';
+import { silentLogger } from '../core/log.ts';
 
 const fixtures = JSON.parse(readFileSync(new URL('./fixtures/bip84.json', import.meta.url), 'utf8'));
 const mainnet = parseAccountKey(fixtures.valid[0].key);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { manualClock } from '../listener/clock.ts';
+import { manualClock } from '../core/clock.ts';
 import { ConfigError, loadConfig } from '../listener/config.ts';
-import { budgetedFetch, createRequestBudget, retryAfterMs, sourceLabel, type RequestBudgetOptions } from '../listener/net/request-budget.ts';
-import { DEFAULT_BUDGETS, budgetLimitsFor, createSourceBudgets } from '../listener/net/source-budgets.ts';
+import { budgetedFetch, createRequestBudget, retryAfterMs, sourceLabel, type RequestBudgetOptions } from '../core/net/request-budget.ts';
+import { DEFAULT_BUDGETS, budgetLimitsFor, createSourceBudgets } from '../core/net/source-budgets.ts';
 
 const START = Date.UTC(2026, 0, 1);
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { startBackgroundCheckpoints } from '../listener/db/sqlite-checkpointer.ts';
+import { startBackgroundCheckpoints } from '../core/db/sqlite-checkpointer.ts';
 
 function walDatabase() {
   const path = join(mkdtempSync(join(tmpdir(), 'checkpoints-')), 'service.db');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { enqueueEvent } from '../listener/events/outbox.ts';
+import { enqueueEvent } from '../core/events/outbox.ts';
 import {
   allocateChildIndex,
   expireIfPending,
@@ -8,7 +8,7 @@ import {
   insertInvoice,
   peekNextChildIndex,
   type InvoiceRow,
-} from '../listener/invoices/invoice.repository.ts';
+} from '../core/invoices/invoice.repository.ts';
 import { testDatabases } from './support/databases.ts';
 
 function row(overrides: Partial<InvoiceRow>): InvoiceRow {

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startListener } from '../listener/app.ts';
-import { manualClock } from '../listener/clock.ts';
+import { manualClock } from '../core/clock.ts';
 import { loadConfig } from '../listener/config.ts';
-import { silentLogger } from '../listener/log.ts';
-import { stallAfterMs } from '../listener/watch-progress.ts';
+import { silentLogger } from '../core/log.ts';
+import { stallAfterMs } from '../core/watch-progress.ts';
 import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer } from '../listener/sandbox/local-chain-server.ts';
 import { CloudHealth, Health } from '../shared/index.ts';

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openDatabase } from '../listener/db/database.ts';
-import { enqueueEvent } from '../listener/events/outbox.ts';
+import { openDatabase } from '../core/db/database.ts';
+import { enqueueEvent } from '../core/events/outbox.ts';
 import { runCli } from './support/process.ts';
 
 const merchantId = 'm_cli';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { signWebhook } from '../listener/webhooks/index.ts';
+import { signWebhook } from '../core/webhooks/index.ts';
 import { spawnTs, type Child } from './support/child.ts';
 import { runCli } from './support/process.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { signWebhook, verifyWebhook } from '../listener/webhooks/index.ts';
+import { signWebhook, verifyWebhook } from '../core/webhooks/index.ts';
 
 const secret = 'whsec_test_vector_secret';
 const now = 1_750_000_000_000;

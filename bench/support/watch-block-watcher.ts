@@ -6,14 +6,14 @@
  * parent counts the source requests of the pass alone), then on 'more' measures the floor figures
  * and answers 'result'.
  */
-import type { ChainSource } from '../../listener/btc/chain-source.ts';
-import { createBitcoinCoreSource } from '../../listener/btc/bitcoin-core-source.ts';
-import { createEsploraSource } from '../../listener/btc/esplora-source.ts';
-import { computeGapReport } from '../../listener/btc/gap-report.ts';
-import { createBtcWatcher } from '../../listener/btc/watcher.ts';
-import { systemClock } from '../../listener/clock.ts';
-import { openDatabase } from '../../listener/db/database.ts';
-import { silentLogger } from '../../listener/log.ts';
+import type { ChainSource } from '../../core/btc/chain-source.ts';
+import { createBitcoinCoreSource } from '../../core/btc/bitcoin-core-source.ts';
+import { createEsploraSource } from '../../core/btc/esplora-source.ts';
+import { computeGapReport } from '../../core/btc/gap-report.ts';
+import { createBtcWatcher } from '../../core/btc/watcher.ts';
+import { systemClock } from '../../core/clock.ts';
+import { openDatabase } from '../../core/db/database.ts';
+import { silentLogger } from '../../core/log.ts';
 
 export interface WatcherStart {
   kind: ChainSource['kind'];

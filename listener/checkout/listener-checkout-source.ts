@@ -1,15 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { CheckoutView } from '../../shared/checkout.ts';
-import { unitsToDecimal } from '../base/amount.ts';
-import { erc20TransferUri } from '../base/eip681.ts';
-import { satsToBtc } from '../btc/amount.ts';
-import { bip21Uri } from '../btc/bip21.ts';
-import { seenUnitsOf } from '../base/partial.ts';
-import { seenSatsOf } from '../btc/btc-payment.repository.ts';
-import type { Clock } from '../clock.ts';
-import type { Tables } from '../db/tables.ts';
-import type { InvoiceService } from '../invoices/invoice.service.ts';
-import type { InvoiceRow } from '../invoices/invoice.repository.ts';
+import { unitsToDecimal } from '../../core/base/amount.ts';
+import { erc20TransferUri } from '../../core/base/eip681.ts';
+import { satsToBtc } from '../../core/btc/amount.ts';
+import { bip21Uri } from '../../core/btc/bip21.ts';
+import { seenUnitsOf } from '../../core/base/partial.ts';
+import { seenSatsOf } from '../../core/btc/btc-payment.repository.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { Tables } from '../../core/db/tables.ts';
+import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
+import type { InvoiceRow } from '../../core/invoices/invoice.repository.ts';
 import type { CheckoutSource } from './checkout-source.ts';
 
 export interface ListenerCheckoutDeps {

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { ServiceError } from '../errors.ts';
-import type { Logger } from '../log.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 import { loadCheckoutAssets, type CheckoutAsset } from './assets.ts';
 import type { CheckoutSource } from './checkout-source.ts';
 import { renderCheckoutErrorPage, renderCheckoutPage, type PageAssets } from './page.ts';

@@ -1,7 +1,7 @@
 import { loadConfig, readEnvironment } from '../config.ts';
-import { openDatabase } from '../db/database.ts';
-import { systemClock } from '../clock.ts';
-import { listAttempts, listDeliveries, resendDeliveries, type DeliverySummary } from '../webhooks/delivery-store.ts';
+import { openDatabase } from '../../core/db/database.ts';
+import { systemClock } from '../../core/clock.ts';
+import { listAttempts, listDeliveries, resendDeliveries, type DeliverySummary } from '../../core/webhooks/delivery-store.ts';
 import type { Command } from './command.ts';
 
 const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());

@@ -1,7 +1,7 @@
 import { BtcGapReport, DEFAULT_WALLET_GAP_LIMIT } from '../../shared/index.ts';
-import { computeGapReport } from '../btc/gap-report.ts';
+import { computeGapReport } from '../../core/btc/gap-report.ts';
 import { loadConfig, readEnvironment } from '../config.ts';
-import { openDatabase } from '../db/database.ts';
+import { openDatabase } from '../../core/db/database.ts';
 import type { Command } from './command.ts';
 
 export function formatGapReport(report: BtcGapReport): string {

@@ -4,11 +4,10 @@ import { gapCommand } from './gap.ts';
 import { healthcheckCommand } from './healthcheck.ts';
 import { initCommand } from './init.ts';
 import { mineCommand, payCommand } from './sandbox-commands.ts';
-import { startCommand } from './start.ts';
+import { startCommand, type Editions } from './start.ts';
 import { webhookReceiverCommand } from './webhook-receiver.ts';
 
-const commands: Command[] = [
-  startCommand,
+const listenerCommands: Command[] = [
   initCommand,
   healthcheckCommand,
   gapCommand,
@@ -18,7 +17,7 @@ const commands: Command[] = [
   mineCommand,
 ];
 
-function usage(): string {
+function usage(commands: Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return `Usage: service <command> [options]
 
@@ -29,15 +28,17 @@ Run "service <command> --help" for a command's options.
 `;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** Runs `service <command>`; the entry point (bin/cli.ts) passes the editions it was built with. */
+export async function main(argv: string[], editions: Editions): Promise<number> {
+  const commands = [startCommand(editions), ...listenerCommands];
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(usage());
+    process.stdout.write(usage(commands));
     return name ? 0 : 1;
   }
   const command = commands.find((c) => c.name === name);
   if (!command) {
-    process.stderr.write(`Unknown command "${name}".\n\n${usage()}`);
+    process.stderr.write(`Unknown command "${name}".\n\n${usage(commands)}`);
     return 1;
   }
   try {
@@ -47,5 +48,3 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
 }
-
-process.exitCode = await main(process.argv.slice(2));

@@ -1,4 +1,4 @@
-import { AmountError, unitsToDecimal, usdTextToUnits } from '../base/amount.ts';
+import { AmountError, unitsToDecimal, usdTextToUnits } from '../../core/base/amount.ts';
 import { readEnvironment } from '../config.ts';
 import { sandboxChainUrl } from '../sandbox/sandbox.ts';
 import type { Command } from './command.ts';

@@ -2,9 +2,13 @@ import { startListener } from '../app.ts';
 import { ConfigError, loadConfig, readEnvironment } from '../config.ts';
 import { startSandbox, wantsSandbox, type Sandbox } from '../sandbox/sandbox.ts';
 import type { Command } from './command.ts';
-import { runCloud } from './start-cloud.ts';
 
-export const startCommand: Command = {
+/** The editions `service start` can run besides the listener; Cloud's is given by the entry point. */
+export interface Editions {
+  runCloud?: () => Promise<number>;
+}
+
+export const startCommand = (editions: Editions): Command => ({
   name: 'start',
   summary: 'Start the listener (settings from the environment and ./.env)',
   usage: `
@@ -17,7 +21,11 @@ Stops cleanly on SIGINT/SIGTERM.
   --cloud   start the multi-tenant Cloud API under /api/v1 instead (settings: README, Cloud)`,
   options: { cloud: { type: 'boolean' } },
   async run({ values }) {
-    if (values.cloud) return runCloud();
+    if (values.cloud) {
+      if (editions.runCloud) return editions.runCloud();
+      process.stderr.write('This program was built without the Cloud edition.\n');
+      return 1;
+    }
     let config;
     let env = readEnvironment(process.env);
     let sandbox: Sandbox | null = null;
@@ -46,7 +54,7 @@ Stops cleanly on SIGINT/SIGTERM.
     await sandbox?.close();
     return 0;
   },
-};
+});
 
 function sandboxBanner(sandbox: Sandbox, url: string): string {
   const create = (body: string) => `curl -s -X POST ${url}/invoice -H 'content-type: application/json' -d '${body}'`;

@@ -1,5 +1,5 @@
-import { systemClock } from '../clock.ts';
-import { formatReceivedWebhook, startWebhookReceiver } from '../webhooks/receiver.ts';
+import { systemClock } from '../../core/clock.ts';
+import { formatReceivedWebhook, startWebhookReceiver } from '../../core/webhooks/receiver.ts';
 import type { Command } from './command.ts';
 
 export const webhookReceiverCommand: Command = {

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { ServiceError } from '../errors.ts';
+import { ServiceError } from '../../core/errors.ts';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 

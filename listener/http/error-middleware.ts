@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { errorCatalogue, type ErrorCode, type ErrorEnvelope } from '../../shared/index.ts';
-import { ServiceError } from '../errors.ts';
-import type { Logger } from '../log.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 
 export function renderError(ctx: { status: number; body: unknown; set(name: string, value: string): void }, code: ErrorCode, message: string) {
   ctx.status = errorCatalogue[code].status;

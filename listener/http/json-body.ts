@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { ServiceError } from '../errors.ts';
+import { ServiceError } from '../../core/errors.ts';
 import { holdsMalformedString } from './well-formed.ts';
 
 export const MAX_BODY_BYTES = 16 * 1024;

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../../core/clock.ts';
 import type { RateLimitConfig } from '../config.ts';
-import { isServiceFailure, ServiceError } from '../errors.ts';
+import { isServiceFailure, ServiceError } from '../../core/errors.ts';
 
 const WINDOW_MS = 60_000;
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { Clock } from '../clock.ts';
-import type { Logger } from '../log.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/log.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 

@@ -1,11 +1,11 @@
 import Router from '@koa/router';
 import type { Health } from '../../shared/index.ts';
-import type { InvoiceService } from '../invoices/invoice.service.ts';
+import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
 import { requireApiKey } from './api-key.ts';
 import { readJsonBody } from './json-body.ts';
 import { documentRoutes } from './serve.ts';
 import { rateLimit } from './rate-limit.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../../core/clock.ts';
 import type { RateLimitConfig } from '../config.ts';
 
 export interface RouteDeps {

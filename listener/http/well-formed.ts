@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { ServiceError } from '../errors.ts';
+import { ServiceError } from '../../core/errors.ts';
 
 /** With the `u` flag a surrogate pair is one code point, so only an unpaired surrogate is in category Cs. */
 const UNPAIRED_SURROGATE = /\p{Cs}/u;

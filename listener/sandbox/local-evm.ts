@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { HDNodeWallet } from 'ethers';
-import { ACCOUNT_PATH, parseEvmAccountXpub } from '../base/keys.ts';
+import { ACCOUNT_PATH, parseEvmAccountXpub } from '../../core/base/keys.ts';
 import type { Env } from '../config.ts';
 import { startAnvil, type Anvil } from './anvil.ts';
 import { deployTestToken, type TestToken } from './test-token.ts';

@@ -1,11 +1,11 @@
 import { HDNodeWallet } from 'ethers';
-import { systemClock, type Clock } from '../../listener/clock.ts';
-import type { Database } from '../../listener/db/database.ts';
-import { parseBaseConfig, type BaseConfig } from '../../listener/base/base-config.ts';
-import { createRpcSource, type RpcSource } from '../../listener/base/rpc.ts';
-import { createBaseWatcher } from '../../listener/base/watcher.ts';
-import { createInvoiceService } from '../../listener/invoices/invoice.service.ts';
-import { silentLogger } from '../../listener/log.ts';
+import { systemClock, type Clock } from '../../core/clock.ts';
+import type { Database } from '../../core/db/database.ts';
+import { parseBaseConfig, type BaseConfig } from '../../core/base/base-config.ts';
+import { createRpcSource, type RpcSource } from '../../core/base/rpc.ts';
+import { createBaseWatcher } from '../../core/base/watcher.ts';
+import { createInvoiceService } from '../../core/invoices/invoice.service.ts';
+import { silentLogger } from '../../core/log.ts';
 import { testDatabases, type TestDatabase } from '../support/databases.ts';
 import { startAnvil, type Anvil } from '../../listener/sandbox/anvil.ts';
 import { deployTestToken, type TestToken } from '../../listener/sandbox/test-token.ts';

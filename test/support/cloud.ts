@@ -1,7 +1,7 @@
-import { startCloud, type CloudDeps, type RunningCloud } from '../../listener/cloud/cloud-app.ts';
-import { loadCloudConfig } from '../../listener/cloud/cloud-config.ts';
+import { startCloud, type CloudDeps, type RunningCloud } from '../../cloud/cloud-app.ts';
+import { loadCloudConfig } from '../../cloud/cloud-config.ts';
 import type { Env } from '../../listener/config.ts';
-import { silentLogger } from '../../listener/log.ts';
+import { silentLogger } from '../../core/log.ts';
 import { NO_CHAIN_ESPLORA_URL, postJson, tempSqliteUrl } from './listener.ts';
 
 /** A real Cloud instance on a random loopback port; a fresh SQLite file unless told otherwise. */

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Kysely } from 'kysely';
-import { openDatabase, SCHEMA_CHANGE_LOCK, type Database } from '../../listener/db/database.ts';
-import type { Tables } from '../../listener/db/tables.ts';
+import { openDatabase, SCHEMA_CHANGE_LOCK, type Database } from '../../core/db/database.ts';
+import type { Tables } from '../../core/db/tables.ts';
 import { tempSqliteUrl } from './listener.ts';
 
 export interface TestDatabase {

@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startListener, type RunningListener } from '../../listener/app.ts';
-import type { Clock } from '../../listener/clock.ts';
+import type { Clock } from '../../core/clock.ts';
 import { loadConfig, type Env } from '../../listener/config.ts';
-import type { Database } from '../../listener/db/database.ts';
-import { silentLogger, type Logger } from '../../listener/log.ts';
+import type { Database } from '../../core/db/database.ts';
+import { silentLogger, type Logger } from '../../core/log.ts';
 
 export const BIP84_ZPUB =
   'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';

@@ -1,5 +1,5 @@
-import { manualClock } from '../../listener/clock.ts';
-import type { Timers } from '../../listener/webhooks/timers.ts';
+import { manualClock } from '../../core/clock.ts';
+import type { Timers } from '../../core/webhooks/timers.ts';
 
 /** A clock and timers moved together by hand: `advance` fires every wait that falls due. */
 export function manualTime(start?: number) {

@@ -1,0 +1,185 @@
+import type { Kysely } from 'kysely';
+import { createRpcSource, type RpcSource } from '../core/base/rpc.ts';
+import { createSharedRpcSource } from '../core/base/shared-rpc-source.ts';
+import { createBaseWatcher } from '../core/base/watcher.ts';
+import { parseAccountKey } from '../core/btc/account-key.ts';
+import type { BtcWatching } from '../core/btc/chain-source-factory.ts';
+import type { Fetch } from '../core/btc/chain-source.ts';
+import { createEsploraSource } from '../core/btc/esplora-source.ts';
+import { createMempoolSocket, mempoolSocketUrl } from '../core/btc/mempool-socket.ts';
+import { createSharedChainSource } from '../core/btc/shared-chain-source.ts';
+import { createBtcWatcher } from '../core/btc/watcher.ts';
+import type { Clock } from '../core/clock.ts';
+import type { Tables } from '../core/db/tables.ts';
+import type { Logger } from '../core/log.ts';
+import type { SourceBudgets } from '../core/net/source-budgets.ts';
+import type { WatcherProblem } from '../core/watch-progress.ts';
+import type { CloudConfig } from './cloud-config.ts';
+import type { createMerchantReceivers } from './merchant-context.ts';
+
+interface Running {
+  stop(): Promise<void>;
+  problem(): WatcherProblem | null;
+  status(): object;
+}
+
+/**
+ * The elected instance's chain watching: one Bitcoin and one Base watcher per merchant that has
+ * that chain (the listener's watchers, scoped by merchant id), with merchants who signed up since
+ * picked up every `refreshMs`. Confirmations and events go through the same code as the listener's.
+ *
+ * The watchers of one chain share one source per URL, which downloads each block and mempool
+ * transaction once and asks the tip (Base: head and headers) at most once per short window, so
+ * the chain traffic does not grow with the number of merchants. Each watcher keeps its own
+ * progress and reorg handling, so one merchant's failure or catch-up never holds back another.
+ * With a third-party Esplora (address-scoped watching) the watchers of a URL also share one
+ * mempool.space WebSocket, which tracks the merchants' newest open invoices in turn up to its limit.
+ */
+export function createCloudChainWatchers(deps: {
+  db: Kysely<Tables>;
+  clock: Clock;
+  logger: Logger;
+  config: CloudConfig;
+  receivers: ReturnType<typeof createMerchantReceivers>;
+  fetch: Fetch;
+  /** Request budgets per source URL (made by the caller, so its /health can show them). */
+  budgets: SourceBudgets;
+  refreshMs?: number;
+  btcPollIntervalMs?: number;
+  basePollIntervalMs?: number;
+}) {
+  const running = new Map<string, Running>();
+  let timer: NodeJS.Timeout | undefined;
+  let active = false;
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  // Budgets sit below the shared caches: one per URL for all merchants, and they outlive a term as
+  // leader, so a new term cannot reopen a Retry-After window.
+  const budgets = deps.budgets;
+  const btc = deps.config.btc;
+  const btcSources = onePerUrl<BtcWatching>((url) => {
+    const esplora = createEsploraSource({ baseUrl: url, fetch: budgets.fetchFor(deps.fetch, 'btc', url, btc.esploraSelfHosted) });
+    const source = createSharedChainSource(esplora, { clock: deps.clock });
+    if (btc.esploraSelfHosted) return { source, mode: 'full' };
+    const wsUrl = btc.wsUrl === 'off' ? null : (btc.wsUrl ?? mempoolSocketUrl(url));
+    const socket = wsUrl ? createMempoolSocket({ url: wsUrl, clock: deps.clock, logger: deps.logger, maxAddresses: btc.wsMaxAddresses, maxConnections: btc.wsMaxConnections }) : null;
+    return { source, mode: 'address', addresses: esplora, socket };
+  });
+  const baseSources = onePerUrl<RpcSource>((url) =>
+    createSharedRpcSource(
+      createRpcSource(url, {
+        fetch: budgets.fetchFor(deps.fetch, 'base', url),
+        sleep,
+        logger: deps.logger,
+      }),
+      { clock: deps.clock },
+    ),
+  );
+
+  async function refresh() {
+    const merchants = await deps.db.selectFrom('cloud_merchants').selectAll().execute();
+    for (const merchant of merchants) {
+      const log = deps.logger.child({ merchant_id: merchant.merchant_id });
+      const btcKey = `btc:${merchant.merchant_id}:${merchant.btc_xpub}`;
+      if (merchant.btc_xpub && !running.has(btcKey)) {
+        const accountKey = parseAccountKey(merchant.btc_xpub);
+        const esplora = deps.config.btc.esploraUrls[accountKey.network];
+        if (esplora) {
+          const watcher = createBtcWatcher({
+            db: deps.db,
+            merchantId: merchant.merchant_id,
+            keyId: accountKey.keyId,
+            ...btcSources.get(esplora),
+            clock: deps.clock,
+            logger: log,
+            pollIntervalMs: deps.btcPollIntervalMs,
+          });
+          watcher.start();
+          running.set(btcKey, watcher);
+        }
+      }
+      const baseKey = `base:${merchant.merchant_id}:${merchant.base_xpub}:${merchant.base_address}`;
+      const base = deps.receivers.receivers(merchant).base;
+      if (base && !running.has(baseKey)) {
+        const watcher = createBaseWatcher({
+          db: deps.db,
+          clock: deps.clock,
+          logger: log.child({ chain: 'base' }),
+          merchantId: merchant.merchant_id,
+          base: base.base,
+          sources: base.base.rpcUrls.map((url) => baseSources.get(url)),
+          pollIntervalMs: deps.basePollIntervalMs,
+        });
+        watcher.start();
+        running.set(baseKey, watcher);
+      }
+    }
+  }
+
+  const loop = async () => {
+    if (!active) return;
+    await refresh().catch((error) => deps.logger.warn('chain watcher refresh failed', { error: String(error) }));
+    if (active) timer = setTimeout(loop, deps.refreshMs ?? 30_000);
+  };
+
+  return {
+    get count() {
+      return running.size;
+    },
+    /** Each watcher's status and progress by `chain:merchant_id` (never the key it watches), for tests' failure messages. */
+    states(): Record<string, object> {
+      return Object.fromEntries([...running].map(([key, watcher]) => [key.split(':').slice(0, 2).join(':'), watcher.status()]));
+    },
+    /**
+     * One problem per chain and kind, for the public /api/v1/health: how many merchant watchers
+     * have it (never which merchants), the first one's reason, and the earliest since.
+     */
+    problems(): WatcherProblem[] {
+      const grouped = new Map<string, WatcherProblem[]>();
+      for (const watcher of running.values()) {
+        const problem = watcher.problem();
+        if (problem) grouped.set(`${problem.component}:${problem.kind}`, [...(grouped.get(`${problem.component}:${problem.kind}`) ?? []), problem]);
+      }
+      return [...grouped.values()].map((same) => {
+        const component = same[0].component;
+        const watchers = [...running.keys()].filter((key) => key.startsWith(`${component}:`)).length;
+        return {
+          component,
+          kind: same[0].kind,
+          reason: `${same.length} of ${watchers} merchant watchers; first: ${same[0].reason}`,
+          since: same.map((p) => p.since).sort()[0],
+        };
+      });
+    },
+    start() {
+      if (active) return;
+      active = true;
+      void loop();
+    },
+    async stop() {
+      active = false;
+      clearTimeout(timer);
+      const all = [...running.values()];
+      running.clear();
+      await Promise.all(all.map((w) => w.stop()));
+      // A later term as leader starts from fresh answers (and sockets: each closed with its last watcher).
+      btcSources.clear();
+      baseSources.clear();
+    },
+  };
+}
+
+/** One source per URL, made on first use and shared by every watcher of that URL until cleared. */
+function onePerUrl<T>(create: (url: string) => T) {
+  const made = new Map<string, T>();
+  return {
+    get(url: string): T {
+      let source = made.get(url);
+      if (!source) {
+        source = create(url);
+        made.set(url, source);
+      }
+      return source;
+    },
+    clear: () => made.clear(),
+  };
+}

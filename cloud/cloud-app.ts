@@ -1,0 +1,197 @@
+import type { Server } from 'node:http';
+import { sql } from 'kysely';
+import Stripe from 'stripe';
+import { buildLlmsTxt } from '../shared/llms.ts';
+import { buildOpenApiDocument } from '../shared/openapi.ts';
+import type { Fetch } from '../core/btc/chain-source.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
+import { createSourceBudgets } from '../core/net/source-budgets.ts';
+import { openDatabase, type Database } from '../core/db/database.ts';
+import { serveHttp } from '../listener/http/serve.ts';
+import { createInvoiceEngine } from '../core/invoices/invoice.service.ts';
+import { startAddressDeriver } from '../core/btc/receive-address-book.ts';
+import { createLogger, type Logger } from '../core/log.ts';
+import { createDeliveryWorker } from '../core/webhooks/delivery-worker.ts';
+import { CLOUD_MERCHANTS_WITH_WEBHOOK } from '../core/webhooks/delivery-store.ts';
+import { createHttpSender, type WebhookSender } from '../core/webhooks/http-sender.ts';
+import { DEFAULT_DELIVERY_CONCURRENCY, DEFAULT_POLL_INTERVAL_MS } from '../core/webhooks/start-delivery.ts';
+import { realTimers, type Timers } from '../core/webhooks/timers.ts';
+import { applyConfirmedPurchases, type CardProcessor, type CreateBillingInvoice } from './billing.ts';
+import { createCloudChainWatchers } from './chain-watchers.ts';
+import { cloudSecrets, type CloudConfig } from './cloud-config.ts';
+import { createCloudService } from './cloud-service.ts';
+import { createCloudHttpApp } from './http/app.ts';
+import { electLeader } from './leader.ts';
+import { createMerchantReceivers } from './merchant-context.ts';
+import { createStripeCardProcessor } from './stripe-card-processor.ts';
+import { receiveStripeWebhook } from './stripe-webhook.ts';
+import { findMerchant } from './merchant.repository.ts';
+import { cloudDeliveryTarget } from './webhook-delivery.ts';
+import { systemResolver, type Resolver } from './webhook-target.ts';
+
+export interface CloudDeps {
+  clock?: Clock;
+  logger?: Logger;
+  database?: Database;
+  fetch?: Fetch;
+  /** DNS for webhook hosts; tests make names resolve where they like. */
+  resolve?: Resolver;
+  card?: CardProcessor | null;
+  /** Where the Stripe SDK sends API requests (tests: a local stand-in for api.stripe.com). */
+  stripeApi?: { host: string; port: number; protocol: 'http' | 'https' };
+  webhooks?: { send?: WebhookSender; timers?: Timers; concurrency?: number; pollIntervalMs?: number };
+  leaderRetryMs?: number;
+  /** The leader's chain watching: poll intervals per chain, and how often new merchants are picked up. */
+  chainWatch?: { btcPollMs?: number; basePollMs?: number; refreshMs?: number };
+  /** How often the leader applies confirmed plan purchases. */
+  billingPollMs?: number;
+}
+
+export interface RunningCloud {
+  url: string;
+  server: Server;
+  database: Database;
+  isLeader(): boolean;
+  /** This instance's chain watchers (none unless it leads): status and progress by `chain:merchant_id`. */
+  watcherStates(): Record<string, object>;
+  stop(): Promise<void>;
+}
+
+export const CLOUD_SERVICE_NAME = 'service-cloud';
+
+export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Promise<RunningCloud> {
+  const clock = deps.clock ?? systemClock;
+  const logger = deps.logger ?? createLogger({ clock, fields: { mode: 'cloud' }, secrets: cloudSecrets(config) });
+  const database = deps.database ?? (await openDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true }));
+  const { db } = database;
+  const engine = createInvoiceEngine({ db, clock, logger });
+  const deriver = startAddressDeriver(logger);
+  const receivers = createMerchantReceivers(config, deriver, database.dialect === 'postgres');
+  const webhookPolicy = { resolve: deps.resolve ?? systemResolver, allowLoopback: config.webhookAllowLoopback };
+
+  const cryptoInvoice: CreateBillingInvoice | null =
+    config.billingMerchantId && config.checkoutBaseUrl
+      ? async (amountUsd) => {
+          const operator = await findMerchant(db, config.billingMerchantId!);
+          if (!operator) throw new Error('CLOUD_BILLING_MERCHANT_ID is not a Cloud merchant');
+          const raw = JSON.stringify({ chain: 'base', amount_usd: amountUsd });
+          const invoice = await engine.create({ merchantId: operator.merchant_id, ...receivers.receivers(operator) }, JSON.parse(raw), raw);
+          return { invoiceId: invoice.invoice_id, checkoutUrl: `${config.checkoutBaseUrl}/pay/${invoice.invoice_id}` };
+        }
+      : null;
+
+  const stripe = config.stripe ? new Stripe(config.stripe.secretKey, { ...deps.stripeApi, maxNetworkRetries: 1, timeout: 20_000 }) : null;
+  const card = deps.card ?? (stripe ? createStripeCardProcessor(stripe, config.stripe!) : null);
+
+  const cloud = createCloudService({
+    db,
+    clock,
+    config,
+    engine,
+    receivers,
+    webhookPolicy,
+    billing: { logger, cryptoInvoice, card },
+  });
+
+  const concurrency = deps.webhooks?.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY;
+  const sender = deps.webhooks?.send ? null : createHttpSender({ maxSockets: concurrency });
+  const delivery = createDeliveryWorker({
+    db,
+    merchantId: CLOUD_MERCHANTS_WITH_WEBHOOK,
+    target: cloudDeliveryTarget(db, webhookPolicy),
+    clock,
+    timers: deps.webhooks?.timers ?? realTimers,
+    send: deps.webhooks?.send ?? sender!,
+    logger: logger.child({ component: 'webhooks' }),
+    concurrency,
+    pollIntervalMs: deps.webhooks?.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+  });
+  delivery.start();
+
+  const budgets = createSourceBudgets({ settings: config.sourceBudgets });
+  const watchers = createCloudChainWatchers({
+    db,
+    clock,
+    logger,
+    config,
+    receivers,
+    fetch: deps.fetch ?? fetch,
+    budgets,
+    refreshMs: deps.chainWatch?.refreshMs,
+    btcPollIntervalMs: deps.chainWatch?.btcPollMs,
+    basePollIntervalMs: deps.chainWatch?.basePollMs,
+  });
+  let billingTimer: NodeJS.Timeout | undefined;
+  const billingLoop = async () => {
+    if (config.billingMerchantId) {
+      await applyConfirmedPurchases(db, config.billingMerchantId, clock.now()).catch((error) =>
+        logger.warn('applying plan purchases failed', { error: String(error) }),
+      );
+    }
+    billingTimer = setTimeout(billingLoop, deps.billingPollMs ?? 5_000);
+  };
+  const leader = electLeader({
+    databaseUrl: config.databaseUrl,
+    dialect: database.dialect,
+    logger,
+    retryMs: deps.leaderRetryMs,
+    onChange(leading) {
+      if (leading) {
+        if (config.watch) watchers.start();
+        void billingLoop();
+      } else {
+        void watchers.stop();
+        clearTimeout(billingTimer);
+      }
+    },
+  });
+
+  const app = createCloudHttpApp({
+    cloud,
+    db,
+    clock,
+    logger,
+    trustProxy: config.trustProxy,
+    invoiceRateLimit: config.invoiceRateLimit,
+    signupRateLimit: config.signupRateLimit,
+    signInRateLimit: config.signInRateLimit,
+    stripeWebhook: stripe
+      ? (rawBody, signature) => receiveStripeWebhook({ db, stripe, webhookSecret: config.stripe!.webhookSecret, priceIds: config.stripe!.priceIds, logger }, rawBody, signature, clock.now())
+      : null,
+    documents: { openapi: JSON.stringify(buildOpenApiDocument(), null, 2), llms: buildLlmsTxt() },
+    async health() {
+      let ok = true;
+      try {
+        await sql`select 1`.execute(db);
+      } catch {
+        ok = false;
+      }
+      const problems = watchers.problems();
+      return { ok: ok && problems.length === 0, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), chain_sources: budgets.stats(), problems };
+    },
+  });
+  const { server, url } = await serveHttp(app, config.port, config.host);
+  logger.info('cloud started', { url, database: database.dialect, hosted_checkout: config.checkoutBaseUrl ?? 'off' });
+
+  return {
+    url,
+    server,
+    database,
+    isLeader: () => leader.isLeader(),
+    watcherStates: () => watchers.states(),
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await leader.stop();
+      await watchers.stop();
+      clearTimeout(billingTimer);
+      await delivery.stop();
+      deriver.close();
+      sender?.close();
+      if (!deps.database) await database.close();
+      logger.info('cloud stopped');
+    },
+  };
+}

@@ -1,0 +1,177 @@
+import * as z from 'zod';
+import { parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
+import { ConfigError, parseRateLimit, type Env, type RateLimitConfig } from '../listener/config.ts';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
+import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
+
+/** The EVM zero address stands in for a merchant's own receive setting while the shared Base settings are checked. */
+const PLACEHOLDER_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+export interface CloudConfig {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  trustProxy: boolean;
+  nodeEnv: string;
+  /** `<base>/pay/<invoice_id>` is each invoice's hosted page; null = hosted checkout off. */
+  checkoutBaseUrl: string | null;
+  /** Per API key, POST /api/v1/invoice per minute; null = off (benchmarks only). */
+  invoiceRateLimit: number | null;
+  /** POST /api/v1/signup per client IP and overall, per minute. */
+  signupRateLimit: RateLimitConfig;
+  /** Dashboard sign-in attempts per client IP and overall, per minute; null = off. */
+  signInRateLimit: RateLimitConfig | null;
+  /** Development/tests only: webhook URLs may be plain http to loopback (see webhook-target.ts). */
+  webhookAllowLoopback: boolean;
+  btc: {
+    esploraUrls: Record<string, string>;
+    explorerUrls: Record<string, string>;
+    /** BTC_ESPLORA_SELF_HOSTED: scan the whole mempool rather than the merchants' open invoices' addresses. */
+    esploraSelfHosted: boolean;
+    /** BTC_ESPLORA_WS_URL: the WebSocket of BTC_ESPLORA_URL when not derived from it; 'off': poll only. */
+    wsUrl: string | null;
+    wsMaxAddresses: number;
+    wsMaxConnections: number;
+  };
+  /** Shared Base settings (chain, RPC, tokens, explorer); each merchant adds its xpub or address. Null: Base off. */
+  base: Omit<BaseConfig, 'xpub' | 'fixedAddress'> | null;
+  /** The operator's own Cloud merchant: plan purchases are invoices it owns. Null: crypto billing off. */
+  billingMerchantId: string | null;
+  /** Whether this instance runs chain watchers when elected (false: serve HTTP and deliver only). */
+  watch: boolean;
+  /** Card plans through Stripe Checkout; null: card billing off (409 method_unavailable). */
+  stripe: StripeConfig | null;
+  /** Request budget of each chain source URL, shared by all merchants (README "Request budgets"). */
+  sourceBudgets: BudgetSettings;
+}
+
+export interface StripeConfig {
+  secretKey: string;
+  webhookSecret: string;
+  successUrl: string;
+  cancelUrl: string;
+  /** Stripe Price ids per plan; without one a plan is billed from the catalogue price (price_data). */
+  priceIds: { starter?: string; pro?: string };
+}
+
+const blank = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+const flag = z.preprocess(blank, z.enum(['true', 'false', '1', '0']).default('false')).transform((v) => v === 'true' || v === '1');
+
+const CloudEnv = z.object({
+  PORT: z.preprocess(blank, z.coerce.number().int().min(0).max(65535).default(8788)),
+  HOST: z.preprocess(blank, z.string().default('127.0.0.1')),
+  DATABASE_URL: z.preprocess(
+    blank,
+    z.string().regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:<path> or postgres://…').default('sqlite:./data/cloud.db'),
+  ),
+  TRUST_PROXY: flag,
+  NODE_ENV: z.preprocess(blank, z.string().default('development')),
+  CLOUD_CHECKOUT_BASE_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional()),
+  CLOUD_INVOICE_RATE_LIMIT: z.preprocess(blank, z.union([z.literal('off'), z.coerce.number().int().min(1)]).default(60)),
+  CLOUD_SIGNUP_RATE_LIMIT: z.preprocess(blank, z.string().default('5,60')),
+  CLOUD_SIGNIN_RATE_LIMIT: z.preprocess(blank, z.string().default('10,300')),
+  CLOUD_WEBHOOK_ALLOW_LOOPBACK: flag,
+  CLOUD_BILLING_MERCHANT_ID: z.preprocess(blank, z.string().optional()),
+  CLOUD_WATCH: z.preprocess(blank, z.enum(['true', 'false', '1', '0']).default('true')).transform((v) => v === 'true' || v === '1'),
+  BTC_ESPLORA_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional()),
+  BTC_ESPLORA_SELF_HOSTED: flag,
+  BTC_ESPLORA_WS_URL: z.preprocess(blank, z.union([z.literal('off'), z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL, or off' })]).optional()),
+  BTC_WS_MAX_ADDRESSES: z.preprocess(blank, z.coerce.number().int().min(1).max(100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
+  BTC_WS_MAX_CONNECTIONS: z.preprocess(blank, z.coerce.number().int().min(1).max(100).default(DEFAULT_MAX_CONNECTIONS)),
+  STRIPE_SECRET_KEY: z.preprocess(blank, z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_…, sk_live_…)').optional()),
+  STRIPE_WEBHOOK_SECRET: z.preprocess(blank, z.string().regex(/^whsec_\S+$/, 'must be a Stripe webhook signing secret (whsec_…)').optional()),
+  STRIPE_SUCCESS_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).optional()),
+  STRIPE_CANCEL_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).optional()),
+  STRIPE_PRICE_STARTER: z.preprocess(blank, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
+  STRIPE_PRICE_PRO: z.preprocess(blank, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
+  ...budgetSettingsSchema,
+});
+
+export function loadCloudConfig(env: Env): CloudConfig {
+  const problems: string[] = [];
+  const parsed = CloudEnv.safeParse(env);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`));
+  const raw = parsed.data;
+
+  let signupRateLimit: RateLimitConfig = { perClient: 5, overall: 60 };
+  try {
+    signupRateLimit = parseRateLimit(raw.CLOUD_SIGNUP_RATE_LIMIT) ?? { perClient: Number.MAX_SAFE_INTEGER, overall: Number.MAX_SAFE_INTEGER };
+  } catch (error) {
+    problems.push(`CLOUD_SIGNUP_RATE_LIMIT ${(error as Error).message}`);
+  }
+
+  let signInRateLimit: RateLimitConfig | null = null;
+  try {
+    signInRateLimit = parseRateLimit(raw.CLOUD_SIGNIN_RATE_LIMIT);
+  } catch (error) {
+    problems.push(`CLOUD_SIGNIN_RATE_LIMIT ${(error as Error).message}`);
+  }
+
+  let base: CloudConfig['base'] = null;
+  if (env.BASE_RPC_URL?.trim()) {
+    const parsedBase = parseBaseConfig({ ...env, MERCHANT_BASE_XPUB: undefined, MERCHANT_BASE_ADDRESS: PLACEHOLDER_ADDRESS }, problems);
+    if (parsedBase) {
+      const { xpub: _xpub, fixedAddress: _fixed, ...shared } = parsedBase;
+      base = shared;
+    }
+  }
+  if (raw.NODE_ENV === 'production' && raw.CLOUD_WEBHOOK_ALLOW_LOOPBACK) {
+    problems.push('CLOUD_WEBHOOK_ALLOW_LOOPBACK is for development only and is refused with NODE_ENV=production');
+  }
+  const stripe = parseStripe(raw, problems);
+  if (problems.length) throw new ConfigError(problems);
+
+  const esplora = raw.BTC_ESPLORA_URL;
+  return {
+    port: raw.PORT,
+    host: raw.HOST,
+    databaseUrl: raw.DATABASE_URL,
+    trustProxy: raw.TRUST_PROXY,
+    nodeEnv: raw.NODE_ENV,
+    checkoutBaseUrl: raw.CLOUD_CHECKOUT_BASE_URL ?? null,
+    invoiceRateLimit: raw.CLOUD_INVOICE_RATE_LIMIT === 'off' ? null : raw.CLOUD_INVOICE_RATE_LIMIT,
+    signupRateLimit,
+    signInRateLimit,
+    webhookAllowLoopback: raw.CLOUD_WEBHOOK_ALLOW_LOOPBACK,
+    btc: {
+      esploraUrls: esplora
+        ? { mainnet: esplora, testnet: esplora, signet: esplora, regtest: esplora }
+        : { mainnet: 'https://mempool.space/api', testnet: 'https://mempool.space/testnet/api', signet: 'https://mempool.space/signet/api' },
+      explorerUrls: {
+        mainnet: 'https://mempool.space',
+        testnet: 'https://mempool.space/testnet',
+        signet: 'https://mempool.space/signet',
+        regtest: 'http://127.0.0.1:8787/explorer',
+      },
+      esploraSelfHosted: raw.BTC_ESPLORA_SELF_HOSTED,
+      wsUrl: raw.BTC_ESPLORA_WS_URL ?? null,
+      wsMaxAddresses: raw.BTC_WS_MAX_ADDRESSES,
+      wsMaxConnections: raw.BTC_WS_MAX_CONNECTIONS,
+    },
+    base,
+    billingMerchantId: raw.CLOUD_BILLING_MERCHANT_ID ?? null,
+    watch: raw.CLOUD_WATCH,
+    stripe,
+    sourceBudgets: budgetSettingsFrom(raw),
+  };
+}
+
+/** Settings that must never reach a log line (the logger scrubs them). */
+export function cloudSecrets(config: CloudConfig): string[] {
+  return config.stripe ? [config.stripe.secretKey, config.stripe.webhookSecret] : [];
+}
+
+/** STRIPE_SECRET_KEY turns card billing on; it then needs the webhook secret and both return URLs. */
+function parseStripe(raw: z.infer<typeof CloudEnv>, problems: string[]): StripeConfig | null {
+  if (!raw.STRIPE_SECRET_KEY) return null;
+  const missing = (['STRIPE_WEBHOOK_SECRET', 'STRIPE_SUCCESS_URL', 'STRIPE_CANCEL_URL'] as const).filter((name) => !raw[name]);
+  for (const name of missing) problems.push(`${name} is required when STRIPE_SECRET_KEY is set`);
+  if (missing.length) return null;
+  return {
+    secretKey: raw.STRIPE_SECRET_KEY,
+    webhookSecret: raw.STRIPE_WEBHOOK_SECRET!,
+    successUrl: raw.STRIPE_SUCCESS_URL!,
+    cancelUrl: raw.STRIPE_CANCEL_URL!,
+    priceIds: { starter: raw.STRIPE_PRICE_STARTER, pro: raw.STRIPE_PRICE_PRO },
+  };
+}

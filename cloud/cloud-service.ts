@@ -1,0 +1,166 @@
+import type { Kysely } from 'kysely';
+import { INVOICE_LIST_DEFAULT, INVOICE_LIST_MAX } from '../shared/index.ts';
+import type { Clock } from '../core/clock.ts';
+import type { Tables } from '../core/db/tables.ts';
+import { ServiceError } from '../core/errors.ts';
+import { expireIfPending, findInvoice, type InvoiceRow } from '../core/invoices/invoice.repository.ts';
+import type { InvoiceEngine } from '../core/invoices/invoice.service.ts';
+import { accountView } from './account-view.ts';
+import { newApiKey, newWebhookSecret } from './api-keys.ts';
+import { openCardPortal, paymentMethods, startCheckout, type BillingDeps } from './billing.ts';
+import { findCardSubscription } from './card-subscription.ts';
+import type { CloudConfig } from './cloud-config.ts';
+import { checkoutView } from '../listener/checkout/listener-checkout-source.ts';
+import { listEntry } from './invoice-views.ts';
+import type { createMerchantReceivers } from './merchant-context.ts';
+import { findMerchant, insertApiKey, listApiKeys, revokeApiKey, saveWebhook, type MerchantRow } from './merchant.repository.ts';
+import { effectivePlan, planCatalogue, planOf, usageMonth, type PlanName } from './plans.ts';
+import { signup } from './signup.ts';
+import { countInvoice, invoicesThisMonth } from './usage.ts';
+import { checkWebhookUrl, type WebhookTargetPolicy } from './webhook-target.ts';
+import { listDeliveries, resendDeliveries } from '../core/webhooks/delivery-store.ts';
+
+export interface CloudServiceDeps {
+  db: Kysely<Tables>;
+  clock: Clock;
+  config: CloudConfig;
+  engine: InvoiceEngine;
+  receivers: ReturnType<typeof createMerchantReceivers>;
+  webhookPolicy: WebhookTargetPolicy;
+  billing: Omit<BillingDeps, 'db'>;
+}
+
+/** `limit` of GET /invoices: default 25, anything else clamped to 1-100 (non-numbers read as the default). */
+export function clampListLimit(text: unknown): number {
+  const n = typeof text === 'string' && /^-?\d+$/.test(text.trim()) ? Number(text) : INVOICE_LIST_DEFAULT;
+  return Math.min(INVOICE_LIST_MAX, Math.max(1, n));
+}
+
+export function createCloudService(deps: CloudServiceDeps) {
+  const { db, clock, config, engine } = deps;
+  const checkoutUrl = (invoiceId: string) => (config.checkoutBaseUrl ? `${config.checkoutBaseUrl}/pay/${invoiceId}` : null);
+  const planNow = (row: MerchantRow) =>
+    effectivePlan({ plan: row.plan as PlanName, expiresAt: row.plan_expires_at === null ? null : Number(row.plan_expires_at) }, clock.now()).plan;
+
+  async function setWebhook(merchant: MerchantRow, body: unknown) {
+    const url = (body as { webhook_url?: unknown } | null)?.webhook_url;
+    const target = await checkWebhookUrl(url, deps.webhookPolicy);
+    const secret = newWebhookSecret();
+    await saveWebhook(db, merchant.merchant_id, target.url.href, secret);
+    return { webhook_url: target.url.href, webhook_secret: secret };
+  }
+
+  return {
+    signup: (body: unknown) => signup({ db, clock, webhookPolicy: deps.webhookPolicy }, body),
+
+    async me(merchant: MerchantRow) {
+      const now = clock.now();
+      const fresh = (await findMerchant(db, merchant.merchant_id)) ?? merchant;
+      const [keys, used] = await Promise.all([listApiKeys(db, merchant.merchant_id), invoicesThisMonth(db, merchant.merchant_id, usageMonth(now))]);
+      return accountView(fresh, keys, used, now);
+    },
+
+    async listInvoices(merchant: MerchantRow, limitText: unknown) {
+      const read = () =>
+        db
+          .selectFrom('invoices')
+          .selectAll()
+          .where('merchant_id', '=', merchant.merchant_id)
+          .orderBy('created_at', 'desc')
+          .orderBy('invoice_id', 'desc')
+          .limit(clampListLimit(limitText))
+          .execute();
+      const now = clock.now();
+      let rows = await read();
+      const lapsed = rows.filter((row) => row.status === 'pending' && Number(row.expires_at) <= now);
+      if (lapsed.length) {
+        for (const row of lapsed) await expireIfPending(db, merchant.merchant_id, row.invoice_id, now);
+        rows = await read();
+      }
+      return { invoices: rows.map(listEntry) };
+    },
+
+    async createInvoice(merchant: MerchantRow, body: unknown, rawBody: string) {
+      const plan = planNow(merchant);
+      const limit = planOf(plan).invoices_per_month;
+      const month = usageMonth(clock.now());
+      const invoice = await engine.create(
+        { merchantId: merchant.merchant_id, ...deps.receivers.receivers(merchant), beforeInsert: (trx) => countInvoice(trx, merchant.merchant_id, month, plan, limit) },
+        body,
+        rawBody,
+      );
+      const url = checkoutUrl(invoice.invoice_id);
+      return url ? { ...invoice, checkout_url: url } : invoice;
+    },
+
+    getInvoice: (merchant: MerchantRow, invoiceId: string) => engine.get(merchant.merchant_id, invoiceId),
+
+    /** Public: any merchant's invoice by id, display fields only. */
+    async checkout(invoiceId: string) {
+      let row: InvoiceRow | undefined = await db.selectFrom('invoices').selectAll().where('invoice_id', '=', invoiceId).executeTakeFirst();
+      const owner = row && (await findMerchant(db, row.merchant_id));
+      if (!row || !owner) throw new ServiceError('not_found', 'No such invoice.');
+      const now = clock.now();
+      if (row.status === 'pending' && Number(row.expires_at) <= now) {
+        await expireIfPending(db, row.merchant_id, invoiceId, now);
+        row = (await findInvoice(db, row.merchant_id, invoiceId))!;
+      }
+      const explorers = {
+        btc: config.btc.explorerUrls[row.network ?? 'mainnet'] ?? null,
+        base: config.base?.explorerUrl ?? 'https://basescan.org',
+      };
+      return checkoutView(db, row, { shopName: owner.shop_name, explorers, now });
+    },
+
+    setWebhook,
+
+    /** A new signing secret for the saved URL (the URL is checked again); the old secret stops at once. */
+    async rotateWebhookSecret(merchant: MerchantRow) {
+      const fresh = await findMerchant(db, merchant.merchant_id);
+      if (!fresh?.webhook_url) throw new ServiceError('invalid_webhook_url', 'Save a webhook URL first.');
+      return setWebhook(fresh, { webhook_url: fresh.webhook_url });
+    },
+
+    /** The latest webhook deliveries of the merchant, newest first. */
+    recentDeliveries: (merchant: MerchantRow, limit = 20) =>
+      listDeliveries(db, merchant.merchant_id, ['pending', 'delivered', 'failed'], { newest: limit }),
+
+    /** One more attempt of a delivered or failed event, now; false when there is no such event to re-send. */
+    async resendDelivery(merchant: MerchantRow, eventId: string) {
+      return (await resendDeliveries(db, merchant.merchant_id, { eventId }, clock.now())).length === 1;
+    },
+
+    /**
+     * A new key with a label (checked by the caller, see parseKeyLabel), returned this once: only
+     * its hash is stored. Keys are named by prefix on the dashboard, so the prefix is unique per merchant.
+     */
+    async issueApiKey(merchant: MerchantRow, label: string) {
+      const taken = new Set((await listApiKeys(db, merchant.merchant_id)).map((row) => row.prefix));
+      let key = newApiKey();
+      while (taken.has(key.prefix)) key = newApiKey();
+      await insertApiKey(db, { key_hash: key.hash, merchant_id: merchant.merchant_id, prefix: key.prefix, label, revoked: 0, created_at: clock.now() });
+      return { key: key.key, prefix: key.prefix, label };
+    },
+
+    /** Revokes one of the merchant's own active keys by prefix (never the last one); its sessions end with it. */
+    revokeApiKey: (merchant: MerchantRow, prefix: string) => revokeApiKey(db, merchant.merchant_id, prefix),
+
+    checkoutUrl,
+
+    plans() {
+      return { plans: [...planCatalogue], payment_methods: paymentMethods(deps.billing), transaction_fee: 0 };
+    },
+
+    billingCheckout: (merchant: MerchantRow, body: unknown) => startCheckout({ db, ...deps.billing }, merchant.merchant_id, body, clock.now()),
+
+    /** The running card subscription, and whether the processor offers a page to manage it. */
+    async cardSubscription(merchant: MerchantRow) {
+      const subscription = await findCardSubscription(db, merchant.merchant_id);
+      return subscription && { ...subscription, manageable: Boolean(deps.billing.card?.openPortal && subscription.customerId) };
+    },
+
+    cardPortal: (merchant: MerchantRow) => openCardPortal({ db, ...deps.billing }, merchant.merchant_id),
+  };
+}
+
+export type CloudService = ReturnType<typeof createCloudService>;

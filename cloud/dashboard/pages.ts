@@ -1,0 +1,359 @@
+import type * as z from 'zod';
+import type { Account, InvoiceListEntry } from '../../shared/index.ts';
+import { escapeHtml } from '../../listener/checkout/page.ts';
+import { KEY_LABEL_MAX } from '../api-keys.ts';
+import type { DeliverySummary } from '../../core/webhooks/delivery-store.ts';
+import type { CardSubscription } from '../card-subscription.ts';
+import type { Plan } from '../plans.ts';
+
+type AccountView = z.infer<typeof Account>;
+type InvoiceEntry = z.infer<typeof InvoiceListEntry>;
+
+export interface Stylesheet {
+  url: string;
+  integrity: string;
+}
+
+/** What every signed-in page needs: the stylesheet, the shop, the form token, and an optional notice. */
+export interface PageFrame {
+  css: Stylesheet;
+  shopName: string;
+  csrf: string;
+  notice?: Notice;
+}
+
+export type Notice = { kind: 'error' | 'ok'; text: string };
+
+const e = escapeHtml;
+/** "2026-11-22 23:07 UTC": minutes are enough on a dashboard, and no script converts time zones. */
+const utc = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '—');
+const utcMs = (ms: number | null) => (ms === null ? '—' : utc(new Date(ms).toISOString()));
+
+export const dashboardNav = [
+  ['/dashboard', 'Overview'],
+  ['/dashboard/invoices', 'Invoices'],
+  ['/dashboard/webhooks', 'Webhooks'],
+  ['/dashboard/keys', 'API keys'],
+  ['/dashboard/plan', 'Plan'],
+] as const;
+
+function document(title: string, css: Stylesheet, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${e(title)} · Service dashboard</title>
+<link rel="stylesheet" href="${e(css.url)}" integrity="${css.integrity}">
+</head>
+<body>
+${body}
+</body>
+</html>
+`;
+}
+
+const csrfField = (csrf: string) => `<input type="hidden" name="csrf" value="${e(csrf)}">`;
+
+function noticeHtml(notice: Notice | undefined): string {
+  if (!notice) return '';
+  return notice.kind === 'error'
+    ? `<p class="notice notice-error" role="alert">${e(notice.text)}</p>`
+    : `<p class="notice notice-ok" role="status">${e(notice.text)}</p>`;
+}
+
+/** A signed-in page: navigation, sign-out form, heading, notice, content. */
+function page(frame: PageFrame, path: string, title: string, content: string): string {
+  const links = dashboardNav
+    .map(([href, label]) => `<a href="${href}"${href === path ? ' aria-current="page"' : ''}>${label}</a>`)
+    .join('\n');
+  return document(
+    title,
+    frame.css,
+    `<header class="top">
+<p class="brand">${e(frame.shopName)}</p>
+<nav aria-label="Dashboard">
+${links}
+</nav>
+<form method="post" action="/dashboard/logout" class="signout">${csrfField(frame.csrf)}<button type="submit">Sign out</button></form>
+</header>
+<main>
+<h1>${e(title)}</h1>
+${noticeHtml(frame.notice)}
+${content}
+</main>`,
+  );
+}
+
+export function renderSignIn(options: { css: Stylesheet; csrf: string; notice?: Notice }): string {
+  return document(
+    'Sign in',
+    options.css,
+    `<main class="narrow">
+<h1>Sign in</h1>
+${noticeHtml(options.notice)}
+<form method="post" action="/dashboard/login" class="stack">
+${csrfField(options.csrf)}
+<label for="api_key">API key</label>
+<input id="api_key" name="api_key" type="password" autocomplete="current-password" required spellcheck="false" placeholder="sk_…">
+<p class="hint">The key you got at sign-up (<code>POST /api/v1/signup</code>). No password, no wallet: the key is your login. It is not kept in the browser; a session cookie is.</p>
+<button type="submit">Sign in</button>
+</form>
+</main>`,
+  );
+}
+
+/** A full page for a failure outside any signed-in page (expired form, unexpected error). */
+export function renderMessagePage(css: Stylesheet, title: string, message: string): string {
+  return document(
+    title,
+    css,
+    `<main class="narrow">
+<h1>${e(title)}</h1>
+<p class="notice notice-error" role="alert">${e(message)}</p>
+<p><a href="/dashboard">Back to the dashboard</a></p>
+</main>`,
+  );
+}
+
+export function renderOverview(frame: PageFrame, account: AccountView): string {
+  const { invoices_this_month: used, monthly_limit: limit } = account.usage;
+  const chains = account.chains
+    .map((c) => `<li><strong>${c.chain === 'btc' ? 'Bitcoin' : 'Base'}</strong>: ${c.mode === 'xpub' ? `xpub <code>${e(c.xpub ?? '')}</code>` : `fixed address <code>${e(c.fixed_address ?? '')}</code>`}</li>`)
+    .join('\n');
+  return page(
+    frame,
+    '/dashboard',
+    'Overview',
+    `<dl class="cards">
+<div class="card"><dt>Plan</dt><dd id="plan">${e(account.plan)}${account.plan_expires_at ? ` <span class="hint">until ${utc(account.plan_expires_at)}</span>` : ''}</dd></div>
+<div class="card"><dt>Invoices this month</dt><dd><span id="usage">${used} of ${limit}</span>
+<meter min="0" max="${limit}" value="${used}" aria-label="Invoices used this month">${used} of ${limit}</meter></dd></div>
+<div class="card"><dt>Webhook</dt><dd>${account.webhook_url ? `<code>${e(account.webhook_url)}</code>` : 'none saved'}</dd></div>
+</dl>
+<h2>Chains and modes</h2>
+<ul id="chains">
+${chains}
+</ul>
+<p class="hint">Merchant id <code>${e(account.merchant_id)}</code> · ${e(account.email)} · since ${utc(account.created_at)}</p>`,
+  );
+}
+
+export function renderInvoices(frame: PageFrame, invoices: InvoiceEntry[], checkoutUrl: (id: string) => string | null): string {
+  if (invoices.length === 0) return page(frame, '/dashboard/invoices', 'Invoices', '<p>No invoices yet. Create them with <code>POST /api/v1/invoice</code>.</p>');
+  const rows = invoices
+    .map((invoice) => {
+      const url = checkoutUrl(invoice.invoice_id);
+      return `<tr>
+<td data-label="Invoice"><code>${e(invoice.invoice_id)}</code></td>
+<td data-label="Status"><span class="status status-${e(invoice.status)}">${e(invoice.status)}</span></td>
+<td class="num" data-label="Amount">${e(invoice.amount)} ${e(invoice.asset)}</td>
+<td data-label="Created">${utc(invoice.created_at)}</td>
+<td data-label="Payer's page">${url ? `<a href="${e(url)}">Checkout page</a>` : '<span class="hint">hosted checkout off</span>'}</td>
+</tr>`;
+    })
+    .join('\n');
+  return page(
+    frame,
+    '/dashboard/invoices',
+    'Invoices',
+    `<div class="scroll"><table id="invoices">
+<caption>Latest ${invoices.length} invoices, newest first</caption>
+<thead><tr><th scope="col">Invoice</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Created</th><th scope="col">Payer's page</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table></div>`,
+  );
+}
+
+export function renderWebhooks(frame: PageFrame, options: { webhookUrl: string | null; deliveries: DeliverySummary[]; newSecret?: string }): string {
+  const secret = options.newSecret
+    ? `<div class="secret" role="status"><p><strong>New signing secret, shown once.</strong> Store it now; the previous secret no longer verifies.</p>
+<p><code id="new-secret">${e(options.newSecret)}</code></p></div>`
+    : '';
+  const rotate = options.webhookUrl
+    ? `<form method="post" action="/dashboard/webhooks/rotate" class="inline">${csrfField(frame.csrf)}<button type="submit">Rotate secret</button></form>`
+    : '';
+  const rows = options.deliveries
+    .map(
+      (d) => `<tr>
+<td data-label="Event"><code>${e(d.eventId)}</code></td>
+<td data-label="Type">${e(d.type)}</td>
+<td data-label="Status"><span class="status status-${d.status}">${d.status}</span></td>
+<td class="num" data-label="Attempts">${d.attempts}</td>
+<td data-label="Last answer">${d.lastHttpStatus ?? '—'}${d.lastError ? ` <span class="hint">${e(d.lastError)}</span>` : ''}</td>
+<td data-label="Last attempt">${utcMs(d.lastAttemptAt)}</td>
+<td>${
+        d.status === 'pending'
+          ? '<span class="hint">queued</span>'
+          : `<form method="post" action="/dashboard/webhooks/resend" class="inline">${csrfField(frame.csrf)}<input type="hidden" name="event_id" value="${e(d.eventId)}"><button type="submit">Re-send</button></form>`
+      }</td>
+</tr>`,
+    )
+    .join('\n');
+  const table = options.deliveries.length
+    ? `<div class="scroll"><table id="deliveries">
+<caption>Latest deliveries, newest first</caption>
+<thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Last attempt</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table></div>`
+    : '<p>No deliveries yet.</p>';
+  return page(
+    frame,
+    '/dashboard/webhooks',
+    'Webhooks',
+    `${secret}
+<form method="post" action="/dashboard/webhooks" class="stack">
+${csrfField(frame.csrf)}
+<label for="webhook_url">Webhook URL</label>
+<input id="webhook_url" name="webhook_url" type="url" inputmode="url" required value="${e(options.webhookUrl ?? '')}" placeholder="https://example.com/hooks/service">
+<p class="hint">https on the default port, public addresses only. Saving issues a new signing secret.</p>
+<button type="submit">Save</button>
+</form>
+${rotate}
+<h2>Recent deliveries</h2>
+${table}`,
+  );
+}
+
+type KeyView = AccountView['api_keys'][number];
+/** A key just issued: the full key is in this one response only. */
+export interface IssuedKey {
+  key: string;
+  prefix: string;
+  label: string;
+}
+
+const revokeHref = (prefix: string) => `/dashboard/keys/revoke?prefix=${encodeURIComponent(prefix)}`;
+
+export function renderKeys(frame: PageFrame, keys: KeyView[], issued?: IssuedKey): string {
+  const active = keys.filter((k) => !k.revoked).length;
+  const shown = issued
+    ? `<div class="secret" role="status"><p><strong>New API key “${e(issued.label)}”, shown once.</strong> Copy it now and keep it somewhere safe (a secret manager): it cannot be shown again, only its hash is stored. It works at once, on <code>/api/v1</code> and for signing in here.</p>
+<p><code id="new-key" class="copy">${e(issued.key)}</code></p></div>`
+    : '';
+  const action = (k: KeyView) => {
+    if (k.revoked) return '';
+    if (active === 1) return '<span class="hint">your only active key</span>';
+    return `<a href="${e(revokeHref(k.prefix))}" aria-label="Revoke ${e(k.prefix)}… (${e(k.label)})">Revoke…</a>`;
+  };
+  const rows = keys
+    .map(
+      (k) => `<tr>
+<td data-label="Prefix"><code>${e(k.prefix)}…</code></td>
+<td data-label="Label">${e(k.label)}</td>
+<td data-label="Created">${utc(k.created_at)}</td>
+<td data-label="State">${k.revoked ? '<span class="status status-failed">revoked</span>' : '<span class="status status-confirmed">active</span>'}</td>
+<td>${action(k)}</td>
+</tr>`,
+    )
+    .join('\n');
+  return page(
+    frame,
+    '/dashboard/keys',
+    'API keys',
+    `${shown}
+<div class="scroll"><table id="keys">
+<thead><tr><th scope="col">Prefix</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table></div>
+<p class="hint">Only the first characters of a key are kept for display; the full key is shown once, when it is issued. To replace a leaked key, issue a new one, switch your programs to it, then revoke the old one. The last active key cannot be revoked.</p>
+<h2>Issue a new key</h2>
+<form method="post" action="/dashboard/keys" class="stack">
+${csrfField(frame.csrf)}
+<label for="label">Label</label>
+<input id="label" name="label" type="text" required maxlength="${KEY_LABEL_MAX}" spellcheck="false" placeholder="e.g. shop backend">
+<p class="hint">1-${KEY_LABEL_MAX} characters, to tell your keys apart.</p>
+<button type="submit">Issue key</button>
+</form>`,
+  );
+}
+
+/** The confirm step of a revocation: what stops working, and a way back. */
+export function renderRevokeKey(frame: PageFrame, key: KeyView): string {
+  return page(
+    frame,
+    '/dashboard/keys',
+    'Revoke API key',
+    `<p>Revoke the key <code>${e(key.prefix)}…</code> “${e(key.label)}”, created ${utc(key.created_at)}?</p>
+<p>From the next request on, every program still using it gets <code>401 unauthorized</code>, and dashboard sessions signed in with it end. This cannot be undone.</p>
+<form method="post" action="/dashboard/keys/revoke" class="stack">
+${csrfField(frame.csrf)}<input type="hidden" name="prefix" value="${e(key.prefix)}">
+<button type="submit" class="danger">Revoke ${e(key.prefix)}…</button>
+</form>
+<p><a href="/dashboard/keys">Cancel: keep the key</a></p>`,
+  );
+}
+
+export type CardSubscriptionPanel = CardSubscription & { manageable: boolean };
+
+/** The card subscription as Stripe last reported it: a declined charge, a scheduled end, and the way to fix either. */
+function cardSubscriptionHtml(frame: PageFrame, card: CardSubscriptionPanel, planExpiresAt: string | null, portalUrl: string | undefined): string {
+  const status = card.providerStatus && card.providerStatus !== 'active' ? ` Stripe reports it as <strong id="card-status">${e(card.providerStatus.replace('_', ' '))}</strong>.` : '';
+  const failed =
+    card.paymentFailedAt === null
+      ? ''
+      : `<p class="notice notice-error" role="alert" id="payment-failed">Payment failed: the card charge of ${utcMs(card.paymentFailedAt)} was declined. Update your card; Stripe retries the charge. ${
+          planExpiresAt ? `Your plan runs until ${utc(planExpiresAt)} unless a charge succeeds.` : 'Your plan has lapsed to Free until a charge succeeds.'
+        }</p>`;
+  const cancels = card.cancelsAt === null ? '' : `<p id="cancels-at">Cancelled: not renewed after ${utcMs(card.cancelsAt)}; the plan ends then.</p>`;
+  const manage = portalUrl
+    ? `<p><a id="portal-link" href="${e(portalUrl)}">Continue to Stripe to manage the card subscription</a></p>`
+    : card.manageable
+      ? `<form method="post" action="/dashboard/plan/card" class="stack">${csrfField(frame.csrf)}<button type="submit">Update card, change plan or cancel</button></form>`
+      : '';
+  return `<div class="card" id="card-subscription"><h2>Card subscription</h2>
+<p>${e(card.plan)}, billed monthly by card through Stripe.${status}</p>
+${failed}${cancels}${manage}</div>`;
+}
+
+export function renderPlan(
+  frame: PageFrame,
+  options: {
+    current: string;
+    expiresAt: string | null;
+    plans: readonly Plan[];
+    methods: readonly string[];
+    checkout?: { plan: string; amountUsd: number; url: string };
+    card: CardSubscriptionPanel | null;
+    portalUrl?: string;
+  },
+): string {
+  const started = options.checkout
+    ? `<div class="secret" role="status"><p><strong>Upgrade to ${e(options.checkout.plan)} started.</strong> Pay $${options.checkout.amountUsd} on the payment page; the plan starts when the payment confirms.</p>
+<p><a id="pay-link" href="${e(options.checkout.url)}">Continue to the payment page</a></p></div>`
+    : '';
+  const methods = ['crypto', 'card'];
+  const cards = options.plans
+    .map((plan) => {
+      const upgrade =
+        plan.plan === 'free' || plan.plan === options.current
+          ? plan.plan === options.current
+            ? '<p><strong>Your plan</strong></p>'
+            : ''
+          : `<form method="post" action="/dashboard/plan" class="stack">${csrfField(frame.csrf)}<input type="hidden" name="plan" value="${plan.plan}">
+<label for="method-${plan.plan}">Pay with</label>
+<select id="method-${plan.plan}" name="method">${methods.map((m) => `<option value="${m}">${m === 'crypto' ? 'Crypto (USDC on Base)' : 'Card'}</option>`).join('')}</select>
+<button type="submit">Upgrade to ${plan.plan}</button></form>`;
+      return `<div class="card plan-${plan.plan}"><h2>${plan.plan}</h2><p><strong>$${plan.price_usd_per_month}</strong> a month · ${plan.invoices_per_month} invoices a month</p>${upgrade}</div>`;
+    })
+    .join('\n');
+  const available = options.methods.length ? options.methods.join(' and ') : 'none (ask the operator)';
+  return page(
+    frame,
+    '/dashboard/plan',
+    'Plan',
+    `${started}
+${options.card ? cardSubscriptionHtml(frame, options.card, options.expiresAt, options.portalUrl) : ''}
+<p>Current plan: <strong id="current-plan">${e(options.current)}</strong>. Payment methods on this service: ${e(available)}. No fee per transaction.</p>
+<div class="cards">
+${cards}
+</div>`,
+  );
+}

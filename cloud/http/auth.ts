@@ -1,0 +1,23 @@
+import type { Middleware } from 'koa';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../core/db/tables.ts';
+import { ServiceError } from '../../core/errors.ts';
+import { hashApiKey } from '../api-keys.ts';
+import { merchantByKeyHash } from '../merchant.repository.ts';
+
+/**
+ * Resolves `X-Service-Api-Key` to its merchant (by the key's SHA-256, the only form stored) and
+ * puts the merchant and key hash on `ctx.state`: every keyed route works on that merchant only.
+ */
+export function requireMerchantKey(db: Kysely<Tables>): Middleware {
+  return async (ctx, next) => {
+    const key = ctx.get('X-Service-Api-Key');
+    const keyHash = key ? hashApiKey(key) : null;
+    const merchant = keyHash ? await merchantByKeyHash(db, keyHash) : undefined;
+    if (!merchant) throw new ServiceError('unauthorized', 'Missing or invalid API key (X-Service-Api-Key).');
+    ctx.state.merchant = merchant;
+    ctx.state.keyHash = keyHash;
+    ctx.state.log = ctx.state.log?.child({ merchant_id: merchant.merchant_id });
+    await next();
+  };
+}

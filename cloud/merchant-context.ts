@@ -1,0 +1,67 @@
+import { parseEvmAccountXpub } from '../core/base/keys.ts';
+import { parseAccountKey, type AccountKey } from '../core/btc/account-key.ts';
+import { createReceiveAddressBook, onDemandAddresses, type AddressDeriver } from '../core/btc/receive-address-book.ts';
+import type { MerchantContext } from '../core/invoices/invoice.service.ts';
+import type { CloudConfig } from './cloud-config.ts';
+import type { MerchantRow } from './merchant.repository.ts';
+
+type Receivers = Pick<MerchantContext, 'btc' | 'base'>;
+
+/** SQLite (one instance): per merchant key, a small buffer; the first invoice after a start derives inline. */
+const CLOUD_AHEAD = 64;
+const CLOUD_BATCH = 32;
+
+/**
+ * Builds the engine's receive methods of a Cloud merchant from its stored public keys. Parsing a
+ * key costs more than a request, so results are kept per merchant and key text (a changed key
+ * makes a new entry); the cache is bounded. Bitcoin addresses come from the instance's one derive
+ * worker: buffered ahead per key on SQLite; on Postgres, which several instances share, one at a
+ * time when needed (a buffer per instance would derive every index on every instance).
+ */
+export function createMerchantReceivers(config: CloudConfig, deriver: AddressDeriver, sharedDatabase: boolean, maxEntries = 10_000) {
+  const cache = new Map<string, Receivers>();
+  // One buffer per key, not per merchant: merchants who registered the same key draw from one sequence.
+  const books = new Map<string, ReturnType<typeof createReceiveAddressBook>>();
+  const bookOf = (key: AccountKey) => {
+    const bookKey = `${key.network}:${key.keyId}`;
+    let book = books.get(bookKey);
+    if (!book) {
+      book = createReceiveAddressBook(deriver, key, { ahead: CLOUD_AHEAD, batch: CLOUD_BATCH });
+      if (books.size >= maxEntries) books.delete(books.keys().next().value!);
+      books.set(bookKey, book);
+    }
+    return book;
+  };
+  const addressesOf = (key: AccountKey) => (sharedDatabase ? onDemandAddresses(deriver, key) : bookOf(key));
+
+  function build(row: MerchantRow): Receivers {
+    let btc: MerchantContext['btc'] = null;
+    if (row.btc_xpub) {
+      const accountKey = parseAccountKey(row.btc_xpub);
+      btc = { accountKey, explorerUrl: config.btc.explorerUrls[accountKey.network], ...addressesOf(accountKey) };
+    }
+    let base: MerchantContext['base'] = null;
+    if (config.base && (row.base_xpub || row.base_address)) {
+      const key = row.base_xpub ? parseEvmAccountXpub(row.base_xpub) : null;
+      const xpub = key && { key, keyId: key.keyId };
+      const tokens = new Map(config.base.tokens);
+      // USDT is served in fixed-address mode only.
+      if (!row.base_address) tokens.delete('usdt');
+      base = { base: { ...config.base, tokens, xpub, fixedAddress: row.base_xpub ? null : row.base_address } };
+    }
+    return { btc, base };
+  }
+
+  return {
+    receivers(row: MerchantRow): Receivers {
+      const cacheKey = `${row.merchant_id}\n${row.btc_xpub}\n${row.base_xpub}\n${row.base_address}`;
+      let entry = cache.get(cacheKey);
+      if (!entry) {
+        entry = build(row);
+        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
+        cache.set(cacheKey, entry);
+      }
+      return entry;
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import type { LookupFunction } from 'node:net';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../core/db/tables.ts';
+import { ServiceError } from '../core/errors.ts';
+import type { DeliveryTarget } from '../core/webhooks/delivery-worker.ts';
+import { findMerchant } from './merchant.repository.ts';
+import { checkWebhookUrl, type ResolvedAddress, type WebhookTargetPolicy } from './webhook-target.ts';
+
+/** A DNS replacement that always answers the address already checked: no second lookup to rebind. */
+export function pinnedLookup(address: ResolvedAddress): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address: address.address, family: address.family }]);
+    else callback(null, address.address, address.family);
+  }) as LookupFunction;
+}
+
+/**
+ * Each Cloud delivery goes to the merchant's saved URL, signed with its current secret. The URL is
+ * checked again (resolved, every address public) right before the attempt and the connection is
+ * pinned to the checked address; a URL that no longer passes fails the attempt, which is retried
+ * on the normal schedule.
+ */
+export function cloudDeliveryTarget(db: Kysely<Tables>, policy: WebhookTargetPolicy): (merchantId: string) => Promise<DeliveryTarget> {
+  return async (merchantId) => {
+    const merchant = await findMerchant(db, merchantId);
+    if (!merchant?.webhook_url || !merchant.webhook_secret) return { error: 'no webhook URL saved' };
+    try {
+      const target = await checkWebhookUrl(merchant.webhook_url, policy);
+      return { url: target.url, secret: merchant.webhook_secret, lookup: pinnedLookup(target.address) };
+    } catch (error) {
+      if (error instanceof ServiceError) return { error: `refused before sending: ${error.message}` };
+      throw error;
+    }
+  };
+}

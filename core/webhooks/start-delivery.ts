@@ -1,0 +1,51 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../../listener/config.ts';
+import type { Tables } from '../db/tables.ts';
+import type { Logger } from '../log.ts';
+import { createDeliveryWorker } from './delivery-worker.ts';
+import { createHttpSender, type WebhookSender } from './http-sender.ts';
+import { realTimers, type Timers } from './timers.ts';
+
+/** Overrides for tests and benchmarks. */
+export interface WebhookDeliveryDeps {
+  timers?: Timers;
+  send?: WebhookSender;
+  concurrency?: number;
+  pollIntervalMs?: number;
+}
+
+export const DEFAULT_DELIVERY_CONCURRENCY = 16;
+export const DEFAULT_POLL_INTERVAL_MS = 250;
+
+/**
+ * Starts the delivery worker when a webhook URL is configured. Without one, events still go into
+ * the outbox and stay queued, to be sent once a URL is set.
+ */
+export function startWebhookDelivery(
+  options: { config: Config; db: Kysely<Tables>; clock: Clock; logger: Logger } & WebhookDeliveryDeps,
+): { stop(): Promise<void> } {
+  const { config } = options;
+  if (!config.webhook) return { stop: async () => {} };
+  const concurrency = options.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY;
+  const sender = options.send ? null : createHttpSender({ maxSockets: concurrency });
+  const worker = createDeliveryWorker({
+    db: options.db,
+    merchantId: config.merchantId,
+    url: new URL(config.webhook.url),
+    secret: config.webhook.secret,
+    clock: options.clock,
+    timers: options.timers ?? realTimers,
+    send: options.send ?? sender!,
+    logger: options.logger.child({ component: 'webhooks' }),
+    concurrency,
+    pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+  });
+  worker.start();
+  return {
+    async stop() {
+      await worker.stop();
+      sender?.close();
+    },
+  };
+}

@@ -1,6 +1,0 @@
-/**
- * Public entry for merchants' own servers: verify a delivery from the listener.
- * `import { verifyWebhook } from '<this repo>/listener/webhooks/index.ts'`.
- */
-export { signWebhook, verifyWebhook } from './signature.ts';
-export type { RawBody, WebhookHeaderSource, WebhookVerification } from './signature.ts';

@@ -1,0 +1,172 @@
+/**
+ * Checks the layout against the architecture: every import between the project's own files,
+ * static or dynamic, is resolved and held against the layer table below. Prints the import
+ * cycles between files and the imports that run against the layers; exits 1 when there is any.
+ *
+ *   npx tsx scripts/layers.ts [--json]
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Which top-level folders each folder may import from (itself always). */
+const allowedImports: Record<string, string[]> = {
+  shared: [],
+  core: ['shared'],
+  mcp: ['shared', 'core'],
+  listener: ['shared', 'core', 'mcp'],
+  cloud: ['shared', 'core', 'mcp', 'listener'],
+  bench: ['shared', 'core', 'mcp', 'listener', 'cloud'],
+  scripts: ['shared', 'core', 'mcp', 'listener', 'cloud'],
+  bin: ['shared', 'core', 'mcp', 'listener', 'cloud'],
+};
+
+/**
+ * Inside the core the engine sees chains only through the adapter interface, and one chain's
+ * adapter knows nothing of another's.
+ */
+const coreFolderRules: Record<string, string[]> = {
+  invoices: ['btc', 'base'],
+  btc: ['base'],
+  base: ['btc'],
+  db: ['invoices', 'btc', 'base', 'webhooks', 'events'],
+  net: ['invoices', 'btc', 'base', 'webhooks', 'events', 'db'],
+};
+
+const sourceExtensions = ['.ts', '.js'];
+
+export interface LayerReport {
+  files: number;
+  imports: number;
+  cycles: string[][];
+  violations: { from: string; to: string; rule: string }[];
+}
+
+function sourceFiles(dir: string): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) found.push(...sourceFiles(path));
+    else if (sourceExtensions.some((ext) => name.endsWith(ext)) && !name.endsWith('.d.ts')) found.push(path);
+  }
+  return found;
+}
+
+const importPattern = /(?:^|[^.\w])(?:import|export)\s*(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/gm;
+
+function importedFiles(file: string, known: Set<string>): string[] {
+  const text = readFileSync(file, 'utf8');
+  const targets: string[] = [];
+  for (const match of text.matchAll(importPattern)) {
+    const specifier = match[1] ?? match[2];
+    const target = resolve(dirname(file), specifier);
+    const candidates = [target, target.replace(/\.js$/, '.ts'), `${target}.ts`, join(target, 'index.ts')];
+    const hit = candidates.find((candidate) => known.has(candidate));
+    if (hit) targets.push(hit);
+  }
+  return targets;
+}
+
+function topFolder(path: string): string {
+  return path.split('/')[0];
+}
+
+function ruleBroken(from: string, to: string): string | undefined {
+  const fromTop = topFolder(from);
+  const toTop = topFolder(to);
+  if (fromTop !== toTop) {
+    const allowed = allowedImports[fromTop];
+    if (allowed && !allowed.includes(toTop)) return `${fromTop}/ may not import ${toTop}/`;
+    return undefined;
+  }
+  if (fromTop !== 'core') return undefined;
+  const fromFolder = from.split('/')[1];
+  const toFolder = to.split('/')[1];
+  if (fromFolder === toFolder) return undefined;
+  if (coreFolderRules[fromFolder]?.includes(toFolder)) return `core/${fromFolder}/ may not import core/${toFolder}/`;
+  return undefined;
+}
+
+/** Tarjan's strongly connected components; a component of two or more files is a cycle. */
+function cyclesOf(graph: Map<string, string[]>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, counter);
+    low.set(node, counter);
+    counter += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) components.push(component.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return components;
+}
+
+export function checkLayers(): LayerReport {
+  const roots = Object.keys(allowedImports).filter((dir) => {
+    try {
+      return statSync(join(root, dir)).isDirectory();
+    } catch {
+      return false;
+    }
+  });
+  const files = roots.flatMap((dir) => sourceFiles(join(root, dir)));
+  const known = new Set(files);
+  const graph = new Map<string, string[]>();
+  const violations: LayerReport['violations'] = [];
+  let imports = 0;
+  for (const file of files) {
+    const from = relative(root, file);
+    const targets = importedFiles(file, known).map((target) => relative(root, target));
+    imports += targets.length;
+    graph.set(from, targets);
+    for (const to of targets) {
+      const rule = ruleBroken(from, to);
+      if (rule) violations.push({ from, to, rule });
+    }
+  }
+  return { files: files.length, imports, cycles: cyclesOf(graph), violations };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--help')) {
+    console.log('Usage: tsx scripts/layers.ts [--json]\nLists import cycles between files and imports that run against the layers; exits 1 if any.');
+    process.exit(0);
+  }
+  const report = checkLayers();
+  if (process.argv.includes('--json')) {
+    console.log(JSON.stringify(report, null, 2));
+  } else {
+    console.log(`${report.files} files, ${report.imports} imports between them`);
+    console.log(`import cycles: ${report.cycles.length}`);
+    for (const cycle of report.cycles) console.log(`  ${cycle.join(' <-> ')}`);
+    console.log(`imports against the layers: ${report.violations.length}`);
+    for (const v of report.violations) console.log(`  ${v.from} -> ${v.to}  (${v.rule})`);
+  }
+  process.exit(report.cycles.length + report.violations.length > 0 ? 1 : 0);
+}
