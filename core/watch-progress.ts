@@ -41,14 +41,19 @@ export function createWatchProgress(clock: Clock) {
       step = name;
       stepSince = clock.now();
     },
-    succeeded() {
-      lastSuccessAt = clock.now();
-      lastError = null;
-      failingSince = null;
-    },
-    failed(error: unknown) {
-      lastError = error instanceof Error ? error.message : String(error);
-      failingSince ??= clock.now();
+    /** Runs one pass and records how it ended: a success, or a failure (rethrown). */
+    async track<T>(pass: () => Promise<T>): Promise<T> {
+      try {
+        const result = await pass();
+        lastSuccessAt = clock.now();
+        lastError = null;
+        failingSince = null;
+        return result;
+      } catch (error) {
+        lastError = error instanceof Error ? error.message : String(error);
+        failingSince ??= clock.now();
+        throw error;
+      }
     },
     current(): WatcherProgress {
       return { last_success_at: iso(lastSuccessAt), step, step_since: iso(stepSince)!, last_error: lastError, failing_since: iso(failingSince) };

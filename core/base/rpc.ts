@@ -1,4 +1,5 @@
 import type { Logger } from '../log.ts';
+import { exponentialBackoffMs } from '../net/backoff.ts';
 import { sourceLabel } from '../net/request-budget.ts';
 
 /** A failure the node reported in a JSON-RPC error object: retrying the same call will not help. */
@@ -103,7 +104,7 @@ export function createRpcSource(url: string, options: RpcOptions): RpcSource {
       } catch (error) {
         if (error instanceof RpcError || (error instanceof HttpStatusError && !isTransient(error.status))) throw error;
         if (attempt >= attempts) throw new RpcUnavailableError(`${label} ${what} failed ${attempts} times: ${(error as Error).message}`);
-        if (!(error instanceof HttpStatusError && error.status === 429)) await sleep(backoffMs * 2 ** (attempt - 1));
+        if (!(error instanceof HttpStatusError && error.status === 429)) await sleep(exponentialBackoffMs(attempt, backoffMs, Number.POSITIVE_INFINITY));
       }
     }
   }

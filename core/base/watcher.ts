@@ -8,6 +8,7 @@ import { RpcUnavailableError, type RpcSource } from './rpc.ts';
 import { refreshPartialStatus } from './partial.ts';
 import { OPEN, settleTransfers } from './settlement.ts';
 import { assetOf } from './tokens.ts';
+import { createPollLoop } from '../poll-loop.ts';
 import { createWatchProgress, stallAfterMs, watcherProblem, type WatcherProgress } from '../watch-progress.ts';
 
 export interface BaseWatcherDeps {
@@ -182,16 +183,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
   }
 
   /** One pass; its progress (success, failure, the step under way) is what /health reports. */
-  async function tick(): Promise<TickResult | null> {
-    try {
-      const result = await pass();
-      progress.succeeded();
-      return result;
-    } catch (error) {
-      progress.failed(error);
-      throw error;
-    }
-  }
+  const tick = () => progress.track(pass);
 
   async function pass(): Promise<TickResult | null> {
     progress.step('asking the RPC sources for the head');
@@ -280,32 +272,16 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     return headers;
   }
 
-  let running = false;
-  let loop: Promise<void> | null = null;
-  let timer: NodeJS.Timeout | null = null;
-  let wake: (() => void) | null = null;
-
-  async function run() {
-    while (running) {
-      let behind = false;
-      try {
-        const result = await tick();
-        behind = result !== null && result.to < result.head;
-      } catch (error) {
-        status.last_error = (error as Error).message;
-        logger.warn('base: watcher tick failed; retrying', { error: (error as Error).message });
-      }
-      if (!running) break;
-      if (!behind) {
-        progress.step('waiting for the next poll');
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          timer = setTimeout(resolve, pollIntervalMs);
-        });
-        wake = null;
-      }
-    }
-  }
+  const loop = createPollLoop({
+    pass: tick,
+    progress,
+    failed(error) {
+      status.last_error = (error as Error).message;
+      logger.warn('base: watcher tick failed; retrying', { error: (error as Error).message });
+    },
+    // Still behind the head after a full block range: the next range at once.
+    waitMs: (_failures, result) => (result && result.to < result.head ? null : pollIntervalMs),
+  });
 
   return {
     tick,
@@ -313,21 +289,15 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     /** Stalled or failing for longer than the limit, at the clock's now; null when progressing. */
     problem: () => watcherProblem('base', progress.current(), deps.clock.now(), stallLimitMs),
     start() {
-      if (running) return;
-      running = true;
+      if (loop.running) return;
       if (!status.fixed_address_confirming) {
         logger.warn(
           'base: BASE_RPC_URL has a single source, so fixed-address invoices stay pending: a fixed-address payment needs two independent RPC sources to confirm. Add a second URL.',
         );
       }
-      loop = run();
+      loop.start();
     },
-    async stop() {
-      running = false;
-      if (timer) clearTimeout(timer);
-      wake?.();
-      await loop;
-    },
+    stop: () => loop.stop(),
   };
 }
 

@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
+import { exponentialBackoffMs } from '../net/backoff.ts';
 import { parseEsploraTx, type AddressTx } from './address-source.ts';
 
 /**
@@ -206,7 +207,7 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
   function scheduleReconnect(connection: Connection): void {
     if (closed) return;
     connection.failures++;
-    const base = Math.min(maxBackoffMs, 1_000 * 2 ** (connection.failures - 1));
+    const base = exponentialBackoffMs(connection.failures, 1_000, maxBackoffMs);
     connection.retryTimer = setTimeout(() => start(connection), Math.round(base / 2 + (random() * base) / 2));
   }
 

@@ -25,6 +25,8 @@ import { createGapMonitor } from './gap-report.ts';
 import type { MempoolSocket, SocketSubscription } from './mempool-socket.ts';
 import { outputScriptHex } from './output-script.ts';
 import { settleInvoices } from './settlement.ts';
+import { exponentialBackoffMs } from '../net/backoff.ts';
+import { createPollLoop } from '../poll-loop.ts';
 import { createWatchProgress, stallAfterMs, watcherProblem, type WatcherProgress } from '../watch-progress.ts';
 
 export interface BtcWatcherDeps {
@@ -137,9 +139,6 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
   let lastBlockHeight: number | null = null;
   let sourceError: string | null = null;
   let running: Promise<void> = Promise.resolve();
-  let stopped = true;
-  let wake: (() => void) | null = null;
-  let loopDone: Promise<void> = Promise.resolve();
   const gap = createGapMonitor({ db, keyId, clock, logger: log });
   // The gap only moves when invoices are added or payments appear or vanish.
   let gapStale = true;
@@ -147,7 +146,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
   let liveChanged = false;
 
   /** 1, 2, 4 … s up to `maxBackoffMs` after the n-th failure in a row. */
-  const backoffMs = (failures: number) => Math.min(maxBackoffMs, 1_000 * 2 ** (failures - 1));
+  const backoffMs = (failures: number) => exponentialBackoffMs(failures, 1_000, maxBackoffMs);
   const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
   const heard = <T>(value: T): T => {
@@ -429,32 +428,32 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
    * then the best-effort live step and settlement again. A failed block step is thrown (the loop
    * backs off) only after the live step and settlement had their turn.
    */
-  async function pass(): Promise<void> {
+  async function passSteps(): Promise<void> {
+    progress.step('refreshing the watched addresses');
+    await refreshWatchSet();
+    let tip: number | null = null;
+    let blockError: unknown = null;
     try {
-      progress.step('refreshing the watched addresses');
-      await refreshWatchSet();
-      let tip: number | null = null;
-      let blockError: unknown = null;
-      try {
-        progress.step('following blocks');
-        if (blocksDue()) tip = await followBlocks();
-      } catch (error) {
-        blockError = error;
-      }
+      progress.step('following blocks');
+      if (blocksDue()) tip = await followBlocks();
+    } catch (error) {
+      blockError = error;
+    }
+    progress.step('settling invoices');
+    await settle();
+    liveChanged = false;
+    progress.step(mode === 'address' ? 'following the open invoices\' addresses' : 'following the mempool');
+    await followLive(tip);
+    if (liveChanged) {
       progress.step('settling invoices');
       await settle();
-      liveChanged = false;
-      progress.step(mode === 'address' ? 'following the open invoices\' addresses' : 'following the mempool');
-      await followLive(tip);
-      if (liveChanged) {
-        progress.step('settling invoices');
-        await settle();
-      }
-      if (blockError) throw blockError;
-      progress.succeeded();
-    } catch (error) {
-      progress.failed(error);
-      throw error;
+    }
+    if (blockError) throw blockError;
+  }
+
+  async function pass(): Promise<void> {
+    try {
+      await progress.track(passSteps);
     } finally {
       // Needs only the database: kept current (new invoices widen the gap) even while the source is down.
       if (gapStale) {
@@ -485,55 +484,41 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
       blockAnnounced = true;
       if (height !== null) announcedHeight = Math.max(announcedHeight, height);
       source.forgetTip?.();
-      wake?.();
+      loop.wake();
     },
     onSubscribed(addresses: string[], resumed: boolean) {
       for (const address of addresses) (resumed ? urgentPolls : firstPolls).add(address);
     },
   };
 
-  async function loop(): Promise<void> {
-    let failures = 0;
-    while (!stopped) {
-      try {
-        await syncOnce();
-        if (sourceError) log.info('btc source recovered');
-        sourceError = null;
-        failures = 0;
-      } catch (error) {
-        failures++;
-        sourceError = messageOf(error);
-        log.warn('btc watcher pass failed; retrying', { error: sourceError, attempt: failures });
-      }
-      // stop() during the pass found no wait to cut short: without this the loop would sleep a whole interval first.
-      if (stopped) break;
-      const announced = !failures && blockAnnounced && deps.socket?.connected;
-      const wait = failures ? backoffMs(failures) : announced ? Math.min(pollIntervalMs, ANNOUNCED_RETRY_MS) : pollIntervalMs;
-      progress.step('waiting for the next poll');
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = null;
-    }
-  }
+  const loop = createPollLoop({
+    pass: syncOnce,
+    progress,
+    succeeded() {
+      if (sourceError) log.info('btc source recovered');
+      sourceError = null;
+    },
+    failed(error, failures) {
+      sourceError = messageOf(error);
+      log.warn('btc watcher pass failed; retrying', { error: sourceError, attempt: failures });
+    },
+    waitMs(failures) {
+      if (failures) return backoffMs(failures);
+      return blockAnnounced && deps.socket?.connected ? Math.min(pollIntervalMs, ANNOUNCED_RETRY_MS) : pollIntervalMs;
+    },
+  });
 
   return {
     syncOnce,
     start() {
-      if (!stopped) return;
-      stopped = false;
+      if (loop.running) return;
       if (mode === 'address' && deps.socket) subscription = deps.socket.subscribe(subscriber);
-      loopDone = loop();
+      loop.start();
     },
     async stop() {
-      stopped = true;
+      const loopDone = loop.stop();
       subscription?.close();
       subscription = null;
-      wake?.();
       await loopDone;
       await running;
     },

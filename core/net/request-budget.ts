@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import { exponentialBackoffMs } from './backoff.ts';
 
 export interface RequestBudgetOptions {
   /** For logs and /health: scheme://host[:port] only, never a path (hosted providers put API keys there) nor credentials. */
@@ -132,7 +133,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
       } else {
         // Answers to requests already in flight when the window opened do not lengthen the streak.
         if (now >= pausedUntil) streak++;
-        const ceiling = Math.min(maxBackoffMs, baseBackoffMs * 2 ** (Math.max(streak, 1) - 1));
+        const ceiling = exponentialBackoffMs(Math.max(streak, 1), baseBackoffMs, maxBackoffMs);
         pauseMs = Math.floor(random() * ceiling);
       }
       pausedUntil = Math.max(pausedUntil, now + pauseMs);
