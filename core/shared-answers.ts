@@ -46,3 +46,34 @@ export function sharedAnswers<K, V>(options: { clock: Clock; maxAgeMs: number; m
     },
   };
 }
+
+export interface SharedChainAnswers<H, K, V> {
+  /** The chain's head (tip height, block number), shared like any answer; a fresh one that moved forgets every `atHeight` answer. */
+  head(load: () => Promise<H>): Promise<H>;
+  /** An answer that holds only while the chain below the head stays as it is (a block hash by height, a block by number). */
+  atHeight(key: K, load: () => Promise<V>): Promise<V>;
+  /** Forgets the head (and one in flight): the next caller reads it anew. */
+  forgetHead(): void;
+}
+
+/**
+ * One chain endpoint's head and its answers by height, shared by every watcher of it. Answers by
+ * height are forgotten whenever the head moves, so a reorg is seen within `maxAgeMs`.
+ */
+export function sharedChainAnswers<H, K, V>(options: { clock: Clock; maxAgeMs: number }): SharedChainAnswers<H, K, V> {
+  const { clock, maxAgeMs } = options;
+  const head = sharedAnswers<'head', H>({ clock, maxAgeMs, maxEntries: 1 });
+  const byHeight = sharedAnswers<K, V>({ clock, maxAgeMs, maxEntries: 256 });
+  let lastHead: H | null = null;
+  return {
+    head: (load) =>
+      head.get('head', async () => {
+        const current = await load();
+        if (current !== lastHead) byHeight.clear();
+        lastHead = current;
+        return current;
+      }),
+    atHeight: (key, load) => byHeight.get(key, load),
+    forgetHead: () => head.clear(),
+  };
+}

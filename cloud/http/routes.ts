@@ -4,8 +4,9 @@ import type { CloudHealth } from '../../shared/index.ts';
 import type * as z from 'zod';
 import type { Clock } from '../../core/clock.ts';
 import type { RateLimitConfig } from '../../listener/config.ts';
-import { isServiceFailure, ServiceError } from '../../core/errors.ts';
+import { ServiceError } from '../../core/errors.ts';
 import { readBodyText, readJsonBody } from '../../listener/http/json-body.ts';
+import { limitRequests } from '../../listener/http/rate-limit.ts';
 import type { CloudService } from '../cloud-service.ts';
 import { STRIPE_WEBHOOK_MAX_BYTES, type StripeEventOutcome } from '../stripe-webhook.ts';
 import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
@@ -35,20 +36,7 @@ function limited(
   what: string,
 ): Middleware {
   if (config === null) return (_ctx, next) => next();
-  const limiter = createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config });
-  return async (ctx, next) => {
-    const client = keyOf(ctx);
-    const retryAfterS = await limiter.take(client);
-    if (retryAfterS > 0) throw new ServiceError('rate_limited', `Too many ${what}; retry in ${retryAfterS} s.`, { retryAfterS });
-    try {
-      await next();
-    } catch (error) {
-      // A request the service failed (5xx) gives its slot back; refusals (4xx) count, as the spec's window
-      // counts requests. A database that failed the request may fail this too: the slot then stays taken.
-      if (isServiceFailure(error)) await limiter.release(client).catch(() => undefined);
-      throw error;
-    }
-  };
+  return limitRequests(createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config }), keyOf, what);
 }
 
 export function cloudRoutes(deps: CloudRouteDeps): Router {

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import { sharedAnswers } from '../shared-answers.ts';
+import { sharedChainAnswers } from '../shared-answers.ts';
 import { RpcError, type RpcSource } from './rpc.ts';
 
 /**
@@ -12,9 +12,7 @@ import { RpcError, type RpcSource } from './rpc.ts';
 export function createSharedRpcSource(inner: RpcSource, options: { clock: Clock; maxAgeMs?: number }): RpcSource {
   const { clock } = options;
   const maxAgeMs = options.maxAgeMs ?? 1_000;
-  const head = sharedAnswers<'head', unknown>({ clock, maxAgeMs, maxEntries: 1 });
-  const blocks = sharedAnswers<string, unknown>({ clock, maxAgeMs, maxEntries: 256 });
-  let lastHead: unknown = null;
+  const chain = sharedChainAnswers<unknown, string, unknown>({ clock, maxAgeMs });
 
   const source: RpcSource = {
     label: inner.label,
@@ -30,16 +28,9 @@ export function createSharedRpcSource(inner: RpcSource, options: { clock: Clock;
       );
     },
     call<T>(method: string, params: unknown[]): Promise<T> {
-      if (method === 'eth_blockNumber') {
-        return head.get('head', async () => {
-          const number = await inner.call<unknown>(method, params);
-          if (number !== lastHead) blocks.clear();
-          lastHead = number;
-          return number;
-        }) as Promise<T>;
-      }
+      if (method === 'eth_blockNumber') return chain.head(() => inner.call<unknown>(method, params)) as Promise<T>;
       if (method === 'eth_getBlockByNumber') {
-        return blocks.get(JSON.stringify(params), () => inner.call<unknown>(method, params)) as Promise<T>;
+        return chain.atHeight(JSON.stringify(params), () => inner.call<unknown>(method, params)) as Promise<T>;
       }
       return inner.call<T>(method, params);
     },

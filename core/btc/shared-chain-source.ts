@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import { sharedAnswers } from '../shared-answers.ts';
+import { sharedAnswers, sharedChainAnswers } from '../shared-answers.ts';
 import type { ChainSource, SourceBlock, SourceTx } from './chain-source.ts';
 
 export interface SharedChainSourceOptions {
@@ -26,35 +26,27 @@ export interface SharedChainSourceOptions {
 export function createSharedChainSource(inner: ChainSource, options: SharedChainSourceOptions): ChainSource {
   const { clock } = options;
   const maxAgeMs = options.maxAgeMs ?? 2_000;
-  const tip = sharedAnswers<'tip', number>({ clock, maxAgeMs, maxEntries: 1 });
+  const chain = sharedChainAnswers<number, number, string | null>({ clock, maxAgeMs });
   const tipHash = sharedAnswers<'tip', string>({ clock, maxAgeMs, maxEntries: 1 });
-  const hashes = sharedAnswers<number, string | null>({ clock, maxAgeMs, maxEntries: 256 });
   const mempool = sharedAnswers<'mempool', string[]>({ clock, maxAgeMs, maxEntries: 1 });
   const blocks = sharedAnswers<string, SourceBlock>({ clock, maxAgeMs: Infinity, maxEntries: options.maxBlocks ?? 16 });
   const txs = sharedAnswers<string, SourceTx>({ clock, maxAgeMs: Infinity, maxEntries: options.maxTxs ?? 20_000 });
-  let lastTip: number | null = null;
+  const forgetTip = () => {
+    chain.forgetHead();
+    tipHash.clear();
+  };
 
   return {
     kind: inner.kind,
-    tipHeight: () =>
-      tip.get('tip', async () => {
-        const height = await inner.tipHeight();
-        if (height !== lastTip) hashes.clear();
-        lastTip = height;
-        return height;
-      }),
+    tipHeight: () => chain.head(() => inner.tipHeight()),
     tipHash: () => tipHash.get('tip', () => inner.tipHash()),
-    blockHash: (height) => hashes.get(height, () => inner.blockHash(height)),
-    forgetTip: () => {
-      tip.clear();
-      tipHash.clear();
-    },
+    blockHash: (height) => chain.atHeight(height, () => inner.blockHash(height)),
+    forgetTip,
     block: (hash, height) => blocks.get(hash, () => inner.block(hash, height)),
     mempoolTxids: () =>
       mempool.get('mempool', async () => {
         const txids = await inner.mempoolTxids();
-        tip.clear();
-        tipHash.clear();
+        forgetTip();
         return txids;
       }),
     async transactions(txids) {

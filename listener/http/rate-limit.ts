@@ -2,83 +2,31 @@ import type { Middleware } from 'koa';
 import type { Clock } from '../../core/clock.ts';
 import type { RateLimitConfig } from '../config.ts';
 import { isServiceFailure, ServiceError } from '../../core/errors.ts';
-
-const WINDOW_MS = 60_000;
+import { createRateLimiter, memoryWindows, type RateLimiter } from './sliding-window.ts';
 
 /**
- * An exact sliding window: the times of the requests let through in the last minute. A request
- * is refused when either its client's or the overall window is full; Retry-After says when the
- * oldest of the full window leaves it.
+ * Refuses a request with `rate_limited` (and Retry-After) while `limiter` says its key must wait;
+ * `what` names the requests in the message. A request the service failed (5xx) gives its slot back;
+ * refusals (4xx) count, as the spec's window counts requests.
  */
-export class SlidingWindow {
-  private readonly hits: number[] = [];
-  constructor(readonly limit: number) {}
-
-  /** Milliseconds until a slot frees, or 0 if there is room now. */
-  waitMs(now: number): number {
-    while (this.hits.length && this.hits[0] <= now - WINDOW_MS) this.hits.shift();
-    return this.hits.length < this.limit ? 0 : this.hits[0] + WINDOW_MS - now;
-  }
-
-  record(now: number) {
-    this.hits.push(now);
-  }
-
-  /** Gives back the newest slot taken. */
-  release() {
-    this.hits.pop();
-  }
-
-  get empty() {
-    return this.hits.length === 0;
-  }
-}
-
-export function createRateLimiter(config: RateLimitConfig, clock: Clock) {
-  const overall = new SlidingWindow(config.overall);
-  const perClient = new Map<string, SlidingWindow>();
-
-  return {
-    /** Returns seconds to wait, or 0 when the request may go ahead (and is then counted). */
-    take(client: string): number {
-      const now = clock.now();
-      let window = perClient.get(client);
-      if (!window) {
-        window = new SlidingWindow(config.perClient);
-        perClient.set(client, window);
-      }
-      const wait = Math.max(window.waitMs(now), overall.waitMs(now));
-      if (wait > 0) return Math.max(1, Math.ceil(wait / 1000));
-      window.record(now);
-      overall.record(now);
-      if (perClient.size > 10_000) {
-        for (const [key, w] of perClient) if (w.waitMs(now) === 0 && w.empty) perClient.delete(key);
-      }
-      return 0;
-    },
-
-    /** Gives back a slot `take` let through, for a request the service failed (a 5xx). */
-    release(client: string) {
-      perClient.get(client)?.release();
-      overall.release();
-    },
-  };
-}
-
-export function rateLimit(config: RateLimitConfig | null, clock: Clock): Middleware {
-  if (config === null) return (_ctx, next) => next();
-  const limiter = createRateLimiter(config, clock);
+export function limitRequests(limiter: RateLimiter, keyOf: (ctx: Parameters<Middleware>[0]) => string, what: string): Middleware {
   return async (ctx, next) => {
-    const client = ctx.ip;
-    const retryAfterS = limiter.take(client);
-    if (retryAfterS > 0) {
-      throw new ServiceError('rate_limited', `Too many invoice requests; retry in ${retryAfterS} s.`, { retryAfterS });
-    }
+    const client = keyOf(ctx);
+    const retryAfterS = await limiter.take(client);
+    if (retryAfterS > 0) throw new ServiceError('rate_limited', `Too many ${what}; retry in ${retryAfterS} s.`, { retryAfterS });
     try {
       await next();
     } catch (error) {
-      if (isServiceFailure(error)) limiter.release(client);
+      // A store that failed the request (a database) may fail this too: the slot then stays taken.
+      if (isServiceFailure(error)) await limiter.release(client).catch(() => undefined);
       throw error;
     }
   };
+}
+
+/** The listener's invoice requests, per client IP and overall, counted in this process. */
+export function rateLimit(config: RateLimitConfig | null, clock: Clock): Middleware {
+  if (config === null) return (_ctx, next) => next();
+  const limiter = createRateLimiter({ store: memoryWindows(), clock, name: 'invoice', config });
+  return limitRequests(limiter, (ctx) => ctx.ip, 'invoice requests');
 }
