@@ -7,7 +7,8 @@ import type { Logger } from '../../core/log.ts';
 import { errorMiddleware } from './error-middleware.ts';
 import { requestContext } from './request-context.ts';
 import { wellFormedRequest } from './well-formed.ts';
-import { listenerRoutes, type RouteDeps } from './routes.ts';
+import { listenerHandlers, type RouteDeps } from './routes.ts';
+import { tableRouter } from './route-table.ts';
 
 export interface HttpAppDeps extends RouteDeps {
   logger: Logger;
@@ -26,11 +27,12 @@ function fallbackCode(path: string, method: string): ErrorCode {
 export function createHttpApp(deps: HttpAppDeps): Koa {
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   app.silent = true;
-  const router = listenerRoutes(deps);
+  const checkout = checkoutRoutes({ source: deps.checkout, logger: deps.logger });
+  const router = tableRouter('listener', { ...listenerHandlers(deps), getCheckoutView: checkout.view, getCheckoutPage: checkout.page });
   app.use(requestContext(deps.logger, deps.clock));
   app.use(errorMiddleware(deps.logger, fallbackCode));
   app.use(wellFormedRequest);
   app.use(router.routes());
-  app.use(checkoutRoutes({ source: deps.checkout, logger: deps.logger }).routes());
+  app.use(checkout.assets.routes());
   return app;
 }
