@@ -13,7 +13,7 @@ import {
   WebhookSettingRequest,
   WebhookSettingResponse,
 } from './cloud.ts';
-import type { ErrorCode } from './errors.ts';
+import { errorCatalogue, type ErrorCode } from './errors.ts';
 import { Health } from './health.ts';
 import { CreatedInvoice, CreateInvoiceRequest, StoredInvoice } from './invoice.ts';
 
@@ -22,7 +22,7 @@ export type Surface = 'listener' | 'cloud';
 
 /**
  * Who may call: anyone; anyone, or a key when the listener has one set (`SERVICE_API_KEY`);
- * only a merchant's key (Cloud), which makes `unauthorized` one of the route's answers.
+ * only a merchant's key (Cloud). Both keyed kinds make `unauthorized` one of the route's answers.
  */
 export type RouteAuth = 'public' | 'listener-key' | 'merchant-key';
 
@@ -313,3 +313,6 @@ export const routeTable: readonly Route[] = [
 
 /** The routes one edition serves. */
 export const routesOf = (surface: Surface): Route[] => routeTable.filter((route) => route.surfaces.includes(surface));
+
+/** What an unexpected failure inside a route answers: the 500 code the route documents, else `internal_error`. */
+export const failureCode = (route: Route): ErrorCode => route.errors.find((code) => errorCatalogue[code].status === 500) ?? 'internal_error';

@@ -5,7 +5,8 @@ import { describe, it } from 'node:test';
 import Koa from 'koa';
 import type { RouterMiddleware } from '@koa/router';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
-import { routeTable, routesOf, type Surface } from '../shared/routes.ts';
+import { errorCatalogue } from '../shared/errors.ts';
+import { failureCode, routeTable, routesOf, type Surface } from '../shared/routes.ts';
 import { koaPath, tableRouter, type RouteHandlers } from '../listener/http/route-table.ts';
 
 const answer: RouterMiddleware = (ctx) => {
@@ -33,6 +34,18 @@ describe('one route table feeds the routers and the document', () => {
       routeTable.filter((route) => route.unlisted).map((route) => route.operationId),
       ['cloudStripeWebhook'],
     );
+  });
+
+  it('an unexpected failure answers the one 500 code its route documents, else internal_error', () => {
+    for (const route of routeTable) assert.ok(route.errors.filter((code) => errorCatalogue[code].status === 500).length <= 1, route.operationId);
+    const byId = (id: string) => routeTable.find((route) => route.operationId === id)!;
+    assert.equal(failureCode(byId('createInvoice')), 'create_failed');
+    assert.equal(failureCode(byId('cloudCreateInvoice')), 'create_failed');
+    assert.equal(failureCode(byId('getInvoice')), 'lookup_failed');
+    assert.equal(failureCode(byId('getCheckoutView')), 'lookup_failed');
+    assert.equal(failureCode(byId('cloudGetInvoice')), 'lookup_failed');
+    assert.equal(failureCode(byId('cloudCheckoutView')), 'internal_error');
+    assert.equal(failureCode(byId('cloudMe')), 'internal_error');
   });
 
   it('turns OpenAPI path templates into the router syntax', () => {

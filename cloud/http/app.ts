@@ -1,5 +1,4 @@
 import Koa from 'koa';
-import type { ErrorCode } from '../../shared/index.ts';
 import type { RateLimitConfig } from '../../listener/config.ts';
 import type { Logger } from '../../core/log.ts';
 import { errorMiddleware } from '../../listener/http/error-middleware.ts';
@@ -13,12 +12,6 @@ import { dashboardRoutes } from '../dashboard/routes.ts';
 import { createSessionStore } from '../dashboard/session-store.ts';
 import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
 
-function fallbackCode(path: string, method: string): ErrorCode {
-  if (method === 'POST' && path === '/api/v1/invoice') return 'create_failed';
-  if (method === 'GET' && path.startsWith('/api/v1/invoice/')) return 'lookup_failed';
-  return 'internal_error';
-}
-
 export function createCloudHttpApp(
   deps: CloudRouteDeps & { logger: Logger; trustProxy: boolean; signInRateLimit: RateLimitConfig | null; documents: { openapi: string; llms: string } },
 ): Koa {
@@ -30,7 +23,7 @@ export function createCloudHttpApp(
   const documents = documentHandlers(deps.documents);
   const router = tableRouter('cloud', { ...cloudHandlers(deps), cloudOpenApi: documents.openapi, cloudLlmsTxt: documents.llms, getCheckoutPage: checkout.page });
   app.use(requestContext(deps.logger, deps.clock));
-  app.use(errorMiddleware(deps.logger, fallbackCode));
+  app.use(errorMiddleware(deps.logger));
   app.use(wellFormedRequest);
   app.use(router.routes());
   app.use(checkoutPreflight().routes());

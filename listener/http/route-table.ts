@@ -1,5 +1,5 @@
 import Router, { type RouterMiddleware } from '@koa/router';
-import { routesOf, type Surface } from '../../shared/routes.ts';
+import { failureCode, routesOf, type Surface } from '../../shared/routes.ts';
 
 /** The middleware answering one table route (checks first, the handler last), keyed by its operation id. */
 export type RouteHandlers = Record<string, RouterMiddleware | readonly RouterMiddleware[]>;
@@ -18,10 +18,20 @@ export function checkHandlers(surface: Surface, operationIds: readonly string[])
   }
 }
 
-/** A router serving every route of the surface's table with its handler; throws at start when the two differ. */
+/**
+ * A router serving every route of the surface's table with its handler; throws at start when the two
+ * differ. Each route first notes on `ctx.state.failureCode` what an unexpected failure in it answers.
+ */
 export function tableRouter(surface: Surface, handlers: RouteHandlers): Router {
   checkHandlers(surface, Object.keys(handlers));
   const router = new Router();
-  for (const route of routesOf(surface)) router[route.method](koaPath(route.path), ...[handlers[route.operationId]].flat());
+  for (const route of routesOf(surface)) {
+    const code = failureCode(route);
+    const noteFailureCode: RouterMiddleware = (ctx, next) => {
+      ctx.state.failureCode = code;
+      return next();
+    };
+    router[route.method](koaPath(route.path), noteFailureCode, ...[handlers[route.operationId]].flat());
+  }
   return router;
 }
