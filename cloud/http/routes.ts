@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { routeTable } from '../../shared/routes.ts';
 import { koaPath, type RouteHandlers } from '../../listener/http/route-table.ts';
 import type { Middleware } from 'koa';
 import type { CloudHealth } from '../../shared/index.ts';
@@ -62,7 +63,8 @@ const openCors: Middleware = async (ctx, next) => {
 
 /** The browser's CORS preflight of the public checkout view: plumbing of that route, not an operation. */
 export function checkoutPreflight(): Router {
-  return new Router().options(koaPath('/api/v1/checkout/{id}'), openCors, (ctx) => {
+  const { path } = routeTable.find((route) => route.operationId === 'cloudCheckoutView')!;
+  return new Router().options(koaPath(path), openCors, (ctx) => {
     ctx.status = 204;
   });
 }
