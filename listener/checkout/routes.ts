@@ -10,8 +10,6 @@ import { renderQrSvg } from './qr-svg.ts';
 export interface CheckoutRouteOptions {
   source: CheckoutSource;
   logger: Logger;
-  /** The HTML page is `${pagePrefix}/:id`, its files `${pagePrefix}/assets/…`. */
-  pagePrefix?: string;
   /** The JSON view the page polls is `${viewPrefix}/:id` (Cloud: `/api/v1/checkout`). */
   viewPrefix?: string;
 }
@@ -63,7 +61,8 @@ export interface CheckoutRoutes {
 
 /** The hosted checkout page, its JSON view and its static files, over any CheckoutSource. */
 export function checkoutRoutes(options: CheckoutRouteOptions): CheckoutRoutes {
-  const pagePrefix = options.pagePrefix ?? '/pay';
+  // Beside the page, which the route table puts at `/pay/{id}`.
+  const pagePrefix = '/pay';
   const viewPrefix = options.viewPrefix ?? '/checkout';
   const assets = loadCheckoutAssets();
   const pageAssets: PageAssets = {
