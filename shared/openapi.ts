@@ -13,6 +13,7 @@ import {
   InvoiceStatus,
   StoredInvoice,
 } from './invoice.ts';
+import { routeTable, type Route, type RouteContent } from './routes.ts';
 import { API_VERSION } from './version.ts';
 import {
   Account,
@@ -132,13 +133,6 @@ function errorResponses(codes: ErrorCode[]): JsonObject {
   return responses;
 }
 
-const invoiceIdParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'The invoice id.' };
-
-const jsonBody = (schemaId: string, description: string) => ({
-  description,
-  content: { 'application/json': { schema: ref(schemaId) } },
-});
-
 function webhookOperation(eventName: string, schemaId: string, summary: string): JsonObject {
   const rejected = errorResponse([...webhookVerificationCodes]);
   const header = (name: string, description: string, schema: JsonObject) => ({
@@ -182,130 +176,61 @@ function webhookOperation(eventName: string, schemaId: string, summary: string):
   };
 }
 
-/** One Cloud operation: tagged, keyed or public, with its body, answer and error codes. */
-function cloudOperation(spec: {
-  id: string;
-  summary: string;
-  description?: string;
-  keyed: boolean;
-  request?: string;
-  response: [status: string, schemaId: string, description: string];
-  errors: ErrorCode[];
-  parameters?: JsonObject[];
-}): JsonObject {
-  const errors: ErrorCode[] = spec.keyed ? ['unauthorized', ...spec.errors] : spec.errors;
+const jsonRef = (schema: z.ZodType): JsonObject => {
+  const id = z.globalRegistry.get(schema)?.id;
+  if (!id) throw new Error('a JSON body of the route table needs a schema with .meta({ id })');
+  return ref(id);
+};
+
+function content(body: RouteContent): JsonObject {
+  return { [body.mediaType]: { schema: 'schema' in body ? jsonRef(body.schema) : body.jsonSchema } };
+}
+
+/**
+ * Merchant-keyed routes need the key; the listener's create takes one when the listener has one.
+ * Cloud operations state even an empty requirement; the listener's public ones inherit the top-level `[]`.
+ */
+function security(route: Route, cloudOnly: boolean): JsonObject {
+  if (route.auth === 'merchant-key') return { security: [{ ApiKey: [] }] };
+  if (route.auth === 'listener-key') return { security: [{ ApiKey: [] }, {}] };
+  return cloudOnly ? { security: [] } : {};
+}
+
+function operation(route: Route): JsonObject {
+  const templated = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+  const pathParameters = (route.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
+  if (templated.join() !== pathParameters.join()) throw new Error(`${route.operationId}: path parameters ${pathParameters.join()} differ from ${route.path}`);
+  const cloudOnly = !route.surfaces.includes('listener');
+  const errors: ErrorCode[] = route.auth === 'public' ? [...route.errors] : ['unauthorized', ...route.errors];
+  const responses = Object.fromEntries(
+    Object.entries(route.responses).map(([status, response]) => [status, { description: response.description, content: content(response.content) }]),
+  );
   return {
-    operationId: spec.id,
-    tags: ['Cloud'],
-    summary: spec.summary,
-    ...(spec.description ? { description: spec.description } : {}),
-    security: spec.keyed ? [{ ApiKey: [] }] : [],
-    ...(spec.parameters ? { parameters: spec.parameters } : {}),
-    ...(spec.request ? { requestBody: { required: true, content: { 'application/json': { schema: ref(spec.request) } } } } : {}),
-    responses: { [spec.response[0]]: jsonBody(spec.response[1], spec.response[2]), ...errorResponses(errors) },
+    operationId: route.operationId,
+    ...(cloudOnly ? { tags: ['Cloud'] } : {}),
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    ...security(route, cloudOnly),
+    ...(route.parameters
+      ? { parameters: route.parameters.map((p) => ({ name: p.name, in: p.in, required: p.required, schema: p.jsonSchema, description: p.description })) }
+      : {}),
+    ...(route.request ? { requestBody: { required: true, content: { 'application/json': { schema: jsonRef(route.request) } } } } : {}),
+    responses: { ...responses, ...errorResponses(errors) },
   };
 }
 
-/** Cloud (`/api/v1`): the multi-tenant variant; the same invoice bodies and fields as the listener. */
-function cloudPaths(createErrors: ErrorCode[]): JsonObject {
-  return {
-    '/api/v1/signup': {
-      post: cloudOperation({
-        id: 'cloudSignup',
-        summary: 'Create a Cloud account (Free plan)',
-        description: 'Throttled per client IP. `api_key` and `webhook_secret` are shown once; only a hash of the key is stored.',
-        keyed: false,
-        request: 'SignupRequest',
-        response: ['201', 'SignupResponse', 'The account id and its API key.'],
-        errors: ['bad_body', 'invalid_email', 'invalid_shop_name', 'no_receive_method', 'private_key_rejected', 'invalid_xpub', 'invalid_address', 'invalid_webhook_url', 'email_taken', 'rate_limited'],
-      }),
-    },
-    '/api/v1/me': { get: cloudOperation({ id: 'cloudMe', summary: 'The account of the API key', keyed: true, response: ['200', 'Account', 'No secrets.'], errors: [] }) },
-    '/api/v1/invoices': {
-      get: cloudOperation({
-        id: 'cloudListInvoices',
-        summary: "The merchant's invoices, most recent first",
-        keyed: true,
-        parameters: [{ name: 'limit', in: 'query', required: false, schema: { type: 'integer', default: 25 }, description: 'Clamped to 1-100.' }],
-        response: ['200', 'InvoiceList', 'Most recent first.'],
-        errors: [],
-      }),
-    },
-    '/api/v1/webhook': {
-      post: cloudOperation({
-        id: 'cloudSetWebhook',
-        summary: 'Save the webhook URL; issues a fresh signing secret',
-        description: 'https, default port, host resolving only to public addresses (checked now and before every delivery). The previous secret stops signing.',
-        keyed: true,
-        request: 'WebhookSettingRequest',
-        response: ['200', 'WebhookSettingResponse', 'The saved URL and the new secret (shown once).'],
-        errors: ['bad_body', 'invalid_webhook_url'],
-      }),
-    },
-    '/api/v1/plans': {
-      get: cloudOperation({ id: 'cloudPlans', summary: 'Plan catalogue', keyed: false, response: ['200', 'PlanCatalogue', 'Plans, payment methods, transaction fee (0).'], errors: [] }),
-    },
-    '/api/v1/billing/checkout': {
-      post: cloudOperation({
-        id: 'cloudBillingCheckout',
-        summary: 'Buy or renew a plan',
-        description: '`crypto`: a Base stablecoin invoice whose hosted page is `checkout_url`; once it confirms the plan runs 30 days (a renewal of the same plan adds to the remaining time). `card`: a card processor page.',
-        keyed: true,
-        request: 'BillingCheckoutRequest',
-        response: ['200', 'BillingCheckoutResponse', 'Where to pay.'],
-        errors: ['bad_body', 'unknown_plan', 'method_unavailable', 'card_provider_error'],
-      }),
-    },
-    '/api/v1/invoice': {
-      post: cloudOperation({
-        id: 'cloudCreateInvoice',
-        summary: 'Create a pending invoice for the key\'s merchant',
-        description: 'Same body as the listener POST /invoice. Rate limited per API key (60/min sliding window); 402 at the plan\'s monthly cap.',
-        keyed: true,
-        request: 'CreateInvoiceRequest',
-        response: ['201', 'CloudCreatedInvoice', 'The invoice plus checkout_url when hosted checkout is enabled.'],
-        errors: [...createErrors.filter((code) => code !== 'unauthorized'), 'plan_limit_reached'],
-      }),
-    },
-    '/api/v1/invoice/{id}': {
-      get: cloudOperation({
-        id: 'cloudGetInvoice',
-        summary: "Read one of the merchant's invoices",
-        description: "Another merchant's invoice answers 404 `not_found`, exactly like a missing one.",
-        keyed: true,
-        parameters: [invoiceIdParameter],
-        response: ['200', 'StoredInvoice', 'The stored invoice.'],
-        errors: ['not_found', 'lookup_failed'],
-      }),
-    },
-    '/api/v1/checkout/{id}': {
-      get: cloudOperation({
-        id: 'cloudCheckoutView',
-        summary: 'Public display view of an invoice (CORS open)',
-        keyed: false,
-        parameters: [invoiceIdParameter],
-        response: ['200', 'CheckoutView', 'Display-only fields.'],
-        errors: ['not_found'],
-      }),
-    },
-    '/api/v1/health': { get: cloudOperation({ id: 'cloudHealth', summary: 'Cloud liveness', keyed: false, response: ['200', 'CloudHealth', '{ok, service, ts}.'], errors: [] }) },
-  };
+/** The document's paths: every listed route of the table, grouped by path template. */
+function tablePaths(): JsonObject {
+  const paths: Record<string, JsonObject> = {};
+  for (const route of routeTable) {
+    if (route.unlisted) continue;
+    paths[route.path] = { ...paths[route.path], [route.method]: operation(route) };
+  }
+  return paths;
 }
 
 /** The listener API as an OpenAPI 3.1 document, generated from the zod contract. */
 export function buildOpenApiDocument(): JsonObject {
-  const createErrors: ErrorCode[] = [
-    'bad_body',
-    'invalid_amount',
-    'unsupported_chain',
-    'chain_disabled',
-    'base_disabled',
-    'asset_disabled',
-    'unauthorized',
-    'rate_limited',
-    'create_failed',
-    'capacity',
-  ];
   return {
     openapi: '3.1.0',
     info: {
@@ -319,85 +244,7 @@ export function buildOpenApiDocument(): JsonObject {
     servers: [{ url: 'http://127.0.0.1:8787', description: 'Self-hosted listener (default address); Cloud paths start with /api/v1' }],
     tags: [{ name: 'Cloud', description: 'Hosted multi-tenant variant (`service start --cloud`), early access. Every keyed request is scoped to the merchant owning the key.' }],
     security: [],
-    paths: {
-      '/invoice': {
-        post: {
-          operationId: 'createInvoice',
-          summary: 'Create a pending invoice',
-          description:
-            'Requires `X-Service-Api-Key` when the listener has `SERVICE_API_KEY` set. Rate limited per client IP and overall (default 30/min and 300/min).',
-          security: [{ ApiKey: [] }, {}],
-          requestBody: { required: true, content: { 'application/json': { schema: ref('CreateInvoiceRequest') } } },
-          responses: {
-            '201': jsonBody('CreatedInvoice', 'The invoice, in the Bitcoin or Base shape.'),
-            ...errorResponses(createErrors),
-          },
-        },
-      },
-      '/invoice/{id}': {
-        get: {
-          operationId: 'getInvoice',
-          summary: 'Read a stored invoice',
-          description:
-            'No key required. A pending invoice past `expires_at` reads as `expired`. Use it to refresh a checkout page or reconcile after a missed webhook; poll sparingly.',
-          parameters: [invoiceIdParameter],
-          responses: {
-            '200': jsonBody('StoredInvoice', 'The stored invoice.'),
-            ...errorResponses(['not_found', 'lookup_failed']),
-          },
-        },
-      },
-      '/checkout/{id}': {
-        get: {
-          operationId: 'getCheckoutView',
-          summary: "An invoice's checkout view (what its payment page shows)",
-          description:
-            'No key; public and CORS-open, like Cloud `GET /api/v1/checkout/{id}`. Display-only fields: never an xpub, secret, key or email. A pending invoice past `expires_at` reads as `expired`. The checkout page polls it every 5 s until the status is final.',
-          parameters: [invoiceIdParameter],
-          responses: {
-            '200': jsonBody('CheckoutView', 'The checkout view, in the Bitcoin or Base shape.'),
-            ...errorResponses(['not_found', 'lookup_failed']),
-          },
-        },
-      },
-      '/pay/{id}': {
-        get: {
-          operationId: 'getCheckoutPage',
-          summary: 'Hosted checkout page of an invoice (HTML, for the payer)',
-          description:
-            "Shop name, exact amount, address with copy buttons, the QR code of `qr_uri` (SVG made by the service), a countdown to expiry and the live status. Give the payer this link. Served with a strict Content-Security-Policy (only this origin's own script, stylesheet and JSON).",
-          parameters: [invoiceIdParameter],
-          responses: {
-            '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
-            '404': { description: 'No such invoice: an HTML page saying so.', content: { 'text/html': { schema: { type: 'string' } } } },
-            '500': { description: 'The invoice could not be read: an HTML page asking to reload.', content: { 'text/html': { schema: { type: 'string' } } } },
-            ...errorResponses([]),
-          },
-        },
-      },
-      '/health': {
-        get: {
-          operationId: 'getHealth',
-          summary: 'Liveness and chain-watcher state',
-          responses: { '200': jsonBody('Health', 'Health object.'), ...errorResponses(['internal_error']) },
-        },
-      },
-      '/openapi.json': {
-        get: {
-          operationId: 'getOpenApi',
-          summary: 'This document',
-          responses: { '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } }, ...errorResponses([]) },
-        },
-      },
-      '/llms.txt': {
-        get: {
-          operationId: 'getLlmsTxt',
-          summary: 'Plain-text summary of the API for language models (llmstxt.org format)',
-          responses: { '200': { description: 'Markdown text.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses([]) },
-        },
-      },
-      ...cloudPaths(createErrors),
-    },
+    paths: tablePaths(),
     webhooks: {
       'invoice.confirmed': webhookOperation('invoice.confirmed', 'InvoiceConfirmedEvent', 'An invoice reached its required confirmations'),
       'payment.orphan': webhookOperation('payment.orphan', 'PaymentOrphanEvent', 'A transfer matched no open invoice'),

@@ -193,7 +193,7 @@ describe('real answers of every Cloud operation and documented status match the 
     assert.equal((await signup('{}')).status, 400);
     assert.equal((await signup('{}')).status, 429);
 
-    for (const path of ['/me', '/invoices', '/plans', '/health']) {
+    for (const path of ['/me', '/invoices', '/plans', '/health', '/openapi.json', '/llms.txt']) {
       assert.equal((await send('GET', api(path), { headers: key })).status, 200, path);
       assert.equal((await send('GET', api(`${path}?%ff`), { headers: key })).status, 400, path);
       assert.equal((await send('GET', api(`${path}?${OVERLONG_ID}`), { headers: key })).status, 431, path);

@@ -1,37 +1,33 @@
 import Koa from 'koa';
-import type { ErrorCode } from '../../shared/index.ts';
 import type { RateLimitConfig } from '../../listener/config.ts';
 import type { Logger } from '../../core/log.ts';
 import { errorMiddleware } from '../../listener/http/error-middleware.ts';
 import { requestContext } from '../../listener/http/request-context.ts';
 import { wellFormedRequest } from '../../listener/http/well-formed.ts';
-import { documentRoutes } from '../../listener/http/serve.ts';
+import { documentHandlers } from '../../listener/http/serve.ts';
+import { tableRouter } from '../../listener/http/route-table.ts';
 import { checkoutRoutes } from '../../listener/checkout/routes.ts';
-import { cloudRoutes, type CloudRouteDeps } from './routes.ts';
+import { checkoutPreflight, cloudHandlers, type CloudRouteDeps } from './routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { createSessionStore } from '../dashboard/session-store.ts';
 import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
-
-function fallbackCode(path: string, method: string): ErrorCode {
-  if (method === 'POST' && path === '/api/v1/invoice') return 'create_failed';
-  if (method === 'GET' && path.startsWith('/api/v1/invoice/')) return 'lookup_failed';
-  return 'internal_error';
-}
 
 export function createCloudHttpApp(
   deps: CloudRouteDeps & { logger: Logger; trustProxy: boolean; signInRateLimit: RateLimitConfig | null; documents: { openapi: string; llms: string } },
 ): Koa {
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   app.silent = true;
-  const router = cloudRoutes(deps);
-  documentRoutes(router, deps.documents);
-  app.use(requestContext(deps.logger, deps.clock));
-  app.use(errorMiddleware(deps.logger, fallbackCode));
-  app.use(wellFormedRequest);
-  app.use(router.routes());
   // The hosted page behind `checkout_url`: the listener's page over Cloud's public view.
   const checkoutSource = { view: (invoiceId: string) => deps.cloud.checkout(invoiceId) };
-  app.use(checkoutRoutes({ source: checkoutSource, logger: deps.logger, viewPrefix: '/api/v1/checkout' }).routes());
+  const checkout = checkoutRoutes({ source: checkoutSource, logger: deps.logger, viewPrefix: '/api/v1/checkout' });
+  const documents = documentHandlers(deps.documents);
+  const router = tableRouter('cloud', { ...cloudHandlers(deps), cloudOpenApi: documents.openapi, cloudLlmsTxt: documents.llms, getCheckoutPage: checkout.page });
+  app.use(requestContext(deps.logger, deps.clock));
+  app.use(errorMiddleware(deps.logger));
+  app.use(wellFormedRequest);
+  app.use(router.routes());
+  app.use(checkoutPreflight().routes());
+  app.use(checkout.assets.routes());
   const signInLimiter = deps.signInRateLimit && createSharedRateLimiter({ db: deps.db, clock: deps.clock, name: 'dashboard-signin', config: deps.signInRateLimit });
   app.use(dashboardRoutes({ cloud: deps.cloud, sessions: createSessionStore(deps.db), signInLimiter, clock: deps.clock, logger: deps.logger }).routes());
   return app;

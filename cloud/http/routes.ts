@@ -1,4 +1,6 @@
 import Router from '@koa/router';
+import { routeTable } from '../../shared/routes.ts';
+import { koaPath, type RouteHandlers } from '../../listener/http/route-table.ts';
 import type { Middleware } from 'koa';
 import type { CloudHealth } from '../../shared/index.ts';
 import type * as z from 'zod';
@@ -39,8 +41,24 @@ function limited(
   return limitRequests(createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config }), keyOf, what);
 }
 
-export function cloudRoutes(deps: CloudRouteDeps): Router {
-  const router = new Router({ prefix: '/api/v1' });
+/** Anyone's page may read the public checkout view: it holds display fields only. */
+const openCors: Middleware = async (ctx, next) => {
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.set('Access-Control-Allow-Methods', 'GET, OPTIONS');
+  ctx.set('Access-Control-Allow-Headers', 'Content-Type');
+  await next();
+};
+
+/** The browser's CORS preflight of the public checkout view: plumbing of that route, not an operation. */
+export function checkoutPreflight(): Router {
+  const { path } = routeTable.find((route) => route.operationId === 'cloudCheckoutView')!;
+  return new Router().options(koaPath(path), openCors, (ctx) => {
+    ctx.status = 204;
+  });
+}
+
+/** Cloud's `/api/v1` routes by operation id (the documents and the checkout page are added by the app). */
+export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
   const keyed = requireMerchantKey(deps.db);
   const perKey = limited(
     deps,
@@ -52,55 +70,72 @@ export function cloudRoutes(deps: CloudRouteDeps): Router {
   const perIp = limited(deps, 'signup', deps.signupRateLimit, (ctx) => ctx.ip, 'signups');
   const { cloud } = deps;
 
-  router.post('/signup', perIp, async (ctx) => {
-    const body = await readJsonBody(ctx);
-    ctx.status = 201;
-    ctx.body = await cloud.signup(body);
-  });
-  router.get('/me', keyed, async (ctx) => {
-    ctx.body = await cloud.me(ctx.state.merchant);
-  });
-  router.get('/invoices', keyed, async (ctx) => {
-    ctx.body = await cloud.listInvoices(ctx.state.merchant, ctx.query.limit);
-  });
-  router.post('/webhook', keyed, async (ctx) => {
-    ctx.body = await cloud.setWebhook(ctx.state.merchant, await readJsonBody(ctx));
-  });
-  router.get('/plans', (ctx) => {
-    ctx.body = cloud.plans();
-  });
-  router.post('/billing/checkout', keyed, async (ctx) => {
-    ctx.body = await cloud.billingCheckout(ctx.state.merchant, await readJsonBody(ctx));
-  });
-  router.post('/billing/stripe-webhook', async (ctx) => {
-    if (!deps.stripeWebhook) throw new ServiceError('method_unavailable', 'Card payments are not set up on this service.');
-    // Verified over the exact bytes Stripe signed, so the body is read raw, never re-serialised.
-    const rawBody = await readBodyText(ctx, STRIPE_WEBHOOK_MAX_BYTES);
-    ctx.body = { received: true, outcome: await deps.stripeWebhook(rawBody, ctx.get('Stripe-Signature')) };
-  });
-  router.post('/invoice', keyed, perKey, async (ctx) => {
-    const body = await readJsonBody(ctx);
-    ctx.status = 201;
-    ctx.body = await cloud.createInvoice(ctx.state.merchant, body, ctx.state.rawBody as string);
-  });
-  router.get('/invoice/:id', keyed, async (ctx) => {
-    ctx.body = await cloud.getInvoice(ctx.state.merchant, ctx.params.id);
-  });
-  const openCors: Middleware = async (ctx, next) => {
-    ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('Access-Control-Allow-Methods', 'GET, OPTIONS');
-    ctx.set('Access-Control-Allow-Headers', 'Content-Type');
-    await next();
+  return {
+    cloudSignup: [
+      perIp,
+      async (ctx) => {
+        const body = await readJsonBody(ctx);
+        ctx.status = 201;
+        ctx.body = await cloud.signup(body);
+      },
+    ],
+    cloudMe: [
+      keyed,
+      async (ctx) => {
+        ctx.body = await cloud.me(ctx.state.merchant);
+      },
+    ],
+    cloudListInvoices: [
+      keyed,
+      async (ctx) => {
+        ctx.body = await cloud.listInvoices(ctx.state.merchant, ctx.query.limit);
+      },
+    ],
+    cloudSetWebhook: [
+      keyed,
+      async (ctx) => {
+        ctx.body = await cloud.setWebhook(ctx.state.merchant, await readJsonBody(ctx));
+      },
+    ],
+    cloudPlans: (ctx) => {
+      ctx.body = cloud.plans();
+    },
+    cloudBillingCheckout: [
+      keyed,
+      async (ctx) => {
+        ctx.body = await cloud.billingCheckout(ctx.state.merchant, await readJsonBody(ctx));
+      },
+    ],
+    cloudStripeWebhook: async (ctx) => {
+      if (!deps.stripeWebhook) throw new ServiceError('method_unavailable', 'Card payments are not set up on this service.');
+      // Verified over the exact bytes Stripe signed, so the body is read raw, never re-serialised.
+      const rawBody = await readBodyText(ctx, STRIPE_WEBHOOK_MAX_BYTES);
+      ctx.body = { received: true, outcome: await deps.stripeWebhook(rawBody, ctx.get('Stripe-Signature')) };
+    },
+    cloudCreateInvoice: [
+      keyed,
+      perKey,
+      async (ctx) => {
+        const body = await readJsonBody(ctx);
+        ctx.status = 201;
+        ctx.body = await cloud.createInvoice(ctx.state.merchant, body, ctx.state.rawBody as string);
+      },
+    ],
+    cloudGetInvoice: [
+      keyed,
+      async (ctx) => {
+        ctx.body = await cloud.getInvoice(ctx.state.merchant, ctx.params.id!);
+      },
+    ],
+    cloudCheckoutView: [
+      openCors,
+      async (ctx) => {
+        ctx.body = await cloud.checkout(ctx.params.id!);
+      },
+    ],
+    cloudHealth: async (ctx) => {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = await deps.health();
+    },
   };
-  router.options('/checkout/:id', openCors, (ctx) => {
-    ctx.status = 204;
-  });
-  router.get('/checkout/:id', openCors, async (ctx) => {
-    ctx.body = await cloud.checkout(ctx.params.id);
-  });
-  router.get('/health', async (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = await deps.health();
-  });
-  return router;
 }

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context } from 'koa';
 import { ServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
@@ -10,8 +10,6 @@ import { renderQrSvg } from './qr-svg.ts';
 export interface CheckoutRouteOptions {
   source: CheckoutSource;
   logger: Logger;
-  /** The HTML page is `${pagePrefix}/:id`, its files `${pagePrefix}/assets/…`. */
-  pagePrefix?: string;
   /** The JSON view the page polls is `${viewPrefix}/:id` (Cloud: `/api/v1/checkout`). */
   viewPrefix?: string;
 }
@@ -52,9 +50,19 @@ export function serveHashedAsset(ctx: Context, asset: CheckoutAsset) {
   ctx.body = asset.body;
 }
 
-/** The hosted checkout page, its JSON view and its two static files, over any CheckoutSource. */
-export function checkoutRoutes(options: CheckoutRouteOptions): Router {
-  const pagePrefix = options.pagePrefix ?? '/pay';
+export interface CheckoutRoutes {
+  /** The JSON view the page polls (table route `getCheckoutView` on the listener). */
+  view: RouterMiddleware;
+  /** The HTML page (table route `getCheckoutPage`). */
+  page: RouterMiddleware;
+  /** The page's two static files and the favicon: not API, so outside the route table. */
+  assets: Router;
+}
+
+/** The hosted checkout page, its JSON view and its static files, over any CheckoutSource. */
+export function checkoutRoutes(options: CheckoutRouteOptions): CheckoutRoutes {
+  // Beside the page, which the route table puts at `/pay/{id}`.
+  const pagePrefix = '/pay';
   const viewPrefix = options.viewPrefix ?? '/checkout';
   const assets = loadCheckoutAssets();
   const pageAssets: PageAssets = {
@@ -64,42 +72,42 @@ export function checkoutRoutes(options: CheckoutRouteOptions): Router {
     jsIntegrity: assets.js.integrity,
   };
   const byName = new Map([assets.css, assets.js].map((asset) => [asset.name, asset]));
-  const router = new Router();
+  const assetRouter = new Router();
 
-  router.get(`${viewPrefix}/:id`, async (ctx) => {
-    ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = await options.source.view(ctx.params.id!);
-  });
-
-  router.get(`${pagePrefix}/assets/:file`, (ctx) => {
+  assetRouter.get(`${pagePrefix}/assets/:file`, (ctx) => {
     const asset = byName.get(ctx.params.file!);
     if (asset) serveHashedAsset(ctx, asset);
   });
 
   // Browsers ask for it with every page: an empty answer keeps a 404 out of the payer's console.
-  router.get('/favicon.ico', (ctx) => {
+  assetRouter.get('/favicon.ico', (ctx) => {
     ctx.status = 204;
     ctx.set('Cache-Control', 'public, max-age=86400');
   });
 
-  router.get(`${pagePrefix}/:id`, async (ctx) => {
-    setPageHeaders(ctx);
-    try {
-      const view = await options.source.view(ctx.params.id!);
-      const qrSvg = await renderQrSvg(view.qr_uri);
-      ctx.body = renderCheckoutPage(view, { viewUrl: `${viewPrefix}/${encodeURIComponent(view.invoice_id)}`, qrSvg, assets: pageAssets });
-    } catch (error) {
-      if (error instanceof ServiceError && error.code === 'not_found') {
-        ctx.status = 404;
-        ctx.body = renderCheckoutErrorPage('Invoice not found', 'There is no invoice at this address. Check the link you were given.', pageAssets);
-        return;
+  return {
+    assets: assetRouter,
+    async view(ctx) {
+      ctx.set('Access-Control-Allow-Origin', '*');
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = await options.source.view(ctx.params.id!);
+    },
+    async page(ctx) {
+      setPageHeaders(ctx);
+      try {
+        const view = await options.source.view(ctx.params.id!);
+        const qrSvg = await renderQrSvg(view.qr_uri);
+        ctx.body = renderCheckoutPage(view, { viewUrl: `${viewPrefix}/${encodeURIComponent(view.invoice_id)}`, qrSvg, assets: pageAssets });
+      } catch (error) {
+        if (error instanceof ServiceError && error.code === 'not_found') {
+          ctx.status = 404;
+          ctx.body = renderCheckoutErrorPage('Invoice not found', 'There is no invoice at this address. Check the link you were given.', pageAssets);
+          return;
+        }
+        if (!(error instanceof ServiceError)) ((ctx.state.log as Logger | undefined) ?? options.logger).error('checkout page failed', { error, stack: (error as Error)?.stack });
+        ctx.status = 500;
+        ctx.body = renderCheckoutErrorPage('Invoice unavailable', 'This invoice cannot be shown right now. Reload the page in a moment.', pageAssets);
       }
-      if (!(error instanceof ServiceError)) ((ctx.state.log as Logger | undefined) ?? options.logger).error('checkout page failed', { error, stack: (error as Error)?.stack });
-      ctx.status = 500;
-      ctx.body = renderCheckoutErrorPage('Invoice unavailable', 'This invoice cannot be shown right now. Reload the page in a moment.', pageAssets);
-    }
-  });
-
-  return router;
+    },
+  };
 }

@@ -1,5 +1,4 @@
 import Koa from 'koa';
-import type { ErrorCode } from '../../shared/index.ts';
 import type { CheckoutSource } from '../checkout/checkout-source.ts';
 import { checkoutRoutes } from '../checkout/routes.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -7,7 +6,8 @@ import type { Logger } from '../../core/log.ts';
 import { errorMiddleware } from './error-middleware.ts';
 import { requestContext } from './request-context.ts';
 import { wellFormedRequest } from './well-formed.ts';
-import { listenerRoutes, type RouteDeps } from './routes.ts';
+import { listenerHandlers, type RouteDeps } from './routes.ts';
+import { tableRouter } from './route-table.ts';
 
 export interface HttpAppDeps extends RouteDeps {
   logger: Logger;
@@ -16,21 +16,15 @@ export interface HttpAppDeps extends RouteDeps {
   checkout: CheckoutSource;
 }
 
-/** Which generic code an unexpected failure gets, by the operation it interrupted. */
-function fallbackCode(path: string, method: string): ErrorCode {
-  if (method === 'POST' && path === '/invoice') return 'create_failed';
-  if (method === 'GET' && (path.startsWith('/invoice/') || path.startsWith('/checkout/'))) return 'lookup_failed';
-  return 'internal_error';
-}
-
 export function createHttpApp(deps: HttpAppDeps): Koa {
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   app.silent = true;
-  const router = listenerRoutes(deps);
+  const checkout = checkoutRoutes({ source: deps.checkout, logger: deps.logger });
+  const router = tableRouter('listener', { ...listenerHandlers(deps), getCheckoutView: checkout.view, getCheckoutPage: checkout.page });
   app.use(requestContext(deps.logger, deps.clock));
-  app.use(errorMiddleware(deps.logger, fallbackCode));
+  app.use(errorMiddleware(deps.logger));
   app.use(wellFormedRequest);
   app.use(router.routes());
-  app.use(checkoutRoutes({ source: deps.checkout, logger: deps.logger }).routes());
+  app.use(checkout.assets.routes());
   return app;
 }

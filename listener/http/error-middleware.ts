@@ -11,9 +11,10 @@ export function renderError(ctx: { status: number; body: unknown; set(name: stri
 
 /**
  * Renders every failure as the contract's error envelope. Unexpected errors are logged with their
- * details and answered with a generic code: no stack trace ever reaches a client.
+ * details and answered with a generic code, the one the route noted (see tableRouter): no stack
+ * trace ever reaches a client.
  */
-export function errorMiddleware(logger: Logger, fallbackCode: (path: string, method: string) => ErrorCode): Middleware {
+export function errorMiddleware(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -27,7 +28,7 @@ export function errorMiddleware(logger: Logger, fallbackCode: (path: string, met
       }
       const log = (ctx.state.log as Logger | undefined) ?? logger;
       log.error('unhandled request error', { error, stack: (error as Error)?.stack });
-      renderError(ctx, fallbackCode(ctx.path, ctx.method), 'Internal error.');
+      renderError(ctx, (ctx.state.failureCode as ErrorCode | undefined) ?? 'internal_error', 'Internal error.');
     }
   };
 }

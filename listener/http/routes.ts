@@ -1,10 +1,10 @@
-import Router from '@koa/router';
 import type { Health } from '../../shared/index.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
 import { requireApiKey } from './api-key.ts';
 import { readJsonBody } from './json-body.ts';
-import { documentRoutes } from './serve.ts';
+import { documentHandlers } from './serve.ts';
 import { rateLimit } from './rate-limit.ts';
+import type { RouteHandlers } from './route-table.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { RateLimitConfig } from '../config.ts';
 
@@ -17,25 +17,27 @@ export interface RouteDeps {
   clock: Clock;
 }
 
-export function listenerRoutes(deps: RouteDeps): Router {
-  const router = new Router();
-
-  router.post('/invoice', rateLimit(deps.rateLimit, deps.clock), requireApiKey(deps.apiKey), async (ctx) => {
-    const body = await readJsonBody(ctx);
-    ctx.status = 201;
-    ctx.body = await deps.invoices.create(body, ctx.state.rawBody as string);
-  });
-
-  router.get('/invoice/:id', async (ctx) => {
-    ctx.body = await deps.invoices.get(ctx.params.id);
-  });
-
-  router.get('/health', async (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = await deps.health();
-  });
-
-  documentRoutes(router, deps.documents);
-
-  return router;
+/** The listener's own API routes by operation id (the checkout's come from the checkout module). */
+export function listenerHandlers(deps: RouteDeps): RouteHandlers {
+  const documents = documentHandlers(deps.documents);
+  return {
+    createInvoice: [
+      rateLimit(deps.rateLimit, deps.clock),
+      requireApiKey(deps.apiKey),
+      async (ctx) => {
+        const body = await readJsonBody(ctx);
+        ctx.status = 201;
+        ctx.body = await deps.invoices.create(body, ctx.state.rawBody as string);
+      },
+    ],
+    getInvoice: async (ctx) => {
+      ctx.body = await deps.invoices.get(ctx.params.id!);
+    },
+    getHealth: async (ctx) => {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = await deps.health();
+    },
+    getOpenApi: documents.openapi,
+    getLlmsTxt: documents.llms,
+  };
 }

@@ -1,7 +1,7 @@
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type Router from '@koa/router';
 import type Koa from 'koa';
+import type { Middleware } from 'koa';
 import { errorCatalogue, type ErrorCode, type ErrorEnvelope } from '../../shared/index.ts';
 
 /**
@@ -40,14 +40,16 @@ export async function serveHttp(app: Koa, port: number, host: string): Promise<{
   return { server, url: `http://${shown}:${address.port}` };
 }
 
-/** GET openapi.json and llms.txt on a router (under its prefix). */
-export function documentRoutes(router: Router, documents: { openapi: string; llms: string }): void {
-  router.get('/openapi.json', (ctx) => {
-    ctx.type = 'application/json';
-    ctx.body = documents.openapi;
-  });
-  router.get('/llms.txt', (ctx) => {
-    ctx.type = 'text/plain; charset=utf-8';
-    ctx.body = documents.llms;
-  });
+/** The handlers of the two documents, openapi.json and llms.txt, served as generated. */
+export function documentHandlers(documents: { openapi: string; llms: string }): { openapi: Middleware; llms: Middleware } {
+  return {
+    openapi: (ctx) => {
+      ctx.type = 'application/json';
+      ctx.body = documents.openapi;
+    },
+    llms: (ctx) => {
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = documents.llms;
+    },
+  };
 }
