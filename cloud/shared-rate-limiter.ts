@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../core/clock.ts';
 import type { RateLimitConfig } from '../listener/config.ts';
-import type { Tables } from '../core/db/tables.ts';
+import type { CloudTables } from './cloud.tables.ts';
 
 const WINDOW_MS = 60_000;
 /** Idle windows are deleted once every this many requests an instance lets through or refuses. */
@@ -20,7 +20,7 @@ interface Bucket {
  * taking the last slot are counted one after the other. Buckets are locked in name order, so two
  * requests that need the same pair never wait on each other crosswise.
  */
-export function createSharedRateLimiter(deps: { db: Kysely<Tables>; clock: Clock; name: string; config: RateLimitConfig; sweepEvery?: number }) {
+export function createSharedRateLimiter(deps: { db: Kysely<CloudTables>; clock: Clock; name: string; config: RateLimitConfig; sweepEvery?: number }) {
   const { db, clock, name, config } = deps;
   const sweepEvery = deps.sweepEvery ?? DEFAULT_SWEEP_EVERY;
   let takesSinceSweep = 0;
@@ -73,7 +73,7 @@ export function createSharedRateLimiter(deps: { db: Kysely<Tables>; clock: Clock
 }
 
 /** The bucket's times still inside the window, oldest first; its row is locked until the transaction ends. */
-async function lockedHits(trx: Transaction<Tables>, bucket: string, now: number): Promise<number[]> {
+async function lockedHits(trx: Transaction<CloudTables>, bucket: string, now: number): Promise<number[]> {
   const row = await trx
     .insertInto('cloud_rate_windows')
     .values({ bucket, hits: '', last_hit_at: now })

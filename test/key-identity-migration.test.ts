@@ -8,7 +8,7 @@ import pg from 'pg';
 import { parseEvmAccountXpub, textKeyId } from '../core/base/keys.ts';
 import { derivationPath, parseAccountKey, receiveAddress } from '../core/btc/account-key.ts';
 import { newApiKey } from '../cloud/api-keys.ts';
-import { migrationProvider } from '../core/db/migrations.ts';
+import { cloudSchema } from '../cloud/cloud.schema.ts';
 import { startTestCloud } from './support/cloud.ts';
 import { testDatabases, type TestDatabase } from './support/databases.ts';
 import { BIP84_ZPUB, postJson, startTestListener } from './support/listener.ts';
@@ -34,7 +34,7 @@ async function openOldSchema(kind: TestDatabase['name'], url: string, lastMigrat
       ? new Kysely<any>({ dialect: new SqliteDialect({ database: new SQLite(url.slice('sqlite:'.length)) }) })
       : new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) });
   const schema = kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema : undefined;
-  const { error } = await new Migrator({ db, provider: migrationProvider(kind), migrationTableSchema: schema }).migrateTo(lastMigration);
+  const { error } = await new Migrator({ db, provider: { getMigrations: async () => cloudSchema.migrations(kind) }, migrationTableSchema: schema }).migrateTo(lastMigration);
   if (error) throw error;
   return db;
 }
