@@ -24,8 +24,8 @@ const PG_INT8 = 20;
 
 /**
  * Opens `sqlite:<path>` (better-sqlite3, WAL) or `postgres://…` (pg pool) and migrates it to the
- * latest schema of the edition (`Tables` is that schema's type). Epoch-ms columns are bigint in Postgres; they fit a JS number, so int8 is parsed
- * as one instead of pg's default string.
+ * latest `schema` of an edition (`Tables` is that schema's type). Epoch-ms columns are bigint in
+ * Postgres; they fit a JS number, so int8 is parsed as one instead of pg's default string.
  */
 export async function openDatabase<Tables>(
   url: string,
