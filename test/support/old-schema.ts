@@ -1,7 +1,8 @@
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { cloudSchema } from '../../cloud/cloud.schema.ts';
+import { migrateToLatest, type Dialect } from '../../core/db/migrate.ts';
 import type { TestDatabase } from './databases.ts';
 
 /**
@@ -13,10 +14,9 @@ export async function openOldSchema(kind: TestDatabase['name'], url: string, las
   const db =
     kind === 'sqlite'
       ? new Kysely<any>({ dialect: new SqliteDialect({ database: new SQLite(url.slice('sqlite:'.length)) }) })
-      : new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) });
-  const schema = kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema : undefined;
-  const { error } = await new Migrator({ db, provider: { getMigrations: async () => cloudSchema.migrations(kind) }, migrationTableSchema: schema }).migrateTo(lastMigration);
-  if (error) throw error;
+      : new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }) });
+  const upTo = (dialect: Dialect) => Object.fromEntries(Object.entries(cloudSchema.migrations(dialect)).filter(([name]) => name <= lastMigration));
+  await migrateToLatest(db, kind, { migrations: upTo, retired: [] });
   return db;
 }
 
