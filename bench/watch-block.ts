@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as bitcoin from 'bitcoinjs-lib';
 import type { ChainSource } from '../core/btc/chain-source.ts';
-import { openDatabase } from '../core/db/database.ts';
+import { openCoreDatabase } from '../core/schema.ts';
 import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer } from '../listener/sandbox/local-chain-server.ts';
 import { progress, report, round } from './support/report.ts';
@@ -36,7 +36,7 @@ const server = await startLocalChainServer(chain);
 async function prepareInvoices(open: number, paid: number): Promise<{ url: string; dir: string; addresses: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-watch-'));
   const url = `sqlite:${join(dir, 'service.db')}`;
-  const database = await openDatabase(url);
+  const database = await openCoreDatabase(url);
   // Watched scripts are what matters to the lookup; random key hashes stand in for derived addresses.
   const addresses: string[] = [];
   const now = Date.now();

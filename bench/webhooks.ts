@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../core/clock.ts';
-import { openDatabase } from '../core/db/database.ts';
+import { openCoreDatabase } from '../core/schema.ts';
 import { enqueueEvent } from '../core/events/outbox.ts';
 import { silentLogger } from '../core/log.ts';
 import { countDeliveries } from '../core/webhooks/delivery-store.ts';
@@ -83,7 +83,7 @@ async function bareLoop(url: URL): Promise<number> {
 }
 
 async function workerRun(url: URL, dir: string): Promise<number> {
-  const database = await openDatabase(`sqlite:${join(dir, 'bench.db')}`);
+  const database = await openCoreDatabase(`sqlite:${join(dir, 'bench.db')}`);
   for (let i = 0; i < EVENTS; i += 1_000) {
     await database.db.transaction().execute(async (trx) => {
       for (let j = i; j < Math.min(i + 1_000, EVENTS); j++) await enqueueEvent(trx, { merchantId, payload: payload(j), createdAt: Date.now() });
@@ -93,7 +93,7 @@ async function workerRun(url: URL, dir: string): Promise<number> {
   const sender = createHttpSender({ maxSockets: IN_FLIGHT });
   const worker = createDeliveryWorker({
     db: database.db,
-    merchantId,
+    scope: { merchantId },
     url,
     secret,
     clock: systemClock,

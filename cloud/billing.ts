@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type * as z from 'zod';
 import type { BillingCheckoutResponse } from '../shared/index.ts';
-import type { Tables } from '../core/db/tables.ts';
+import type { CloudTables } from './cloud.tables.ts';
 import { ServiceError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import { findCardSubscription } from './card-subscription.ts';
@@ -20,7 +20,7 @@ export interface CardProcessor {
 export type CreateBillingInvoice = (amountUsd: number) => Promise<{ invoiceId: string; checkoutUrl: string }>;
 
 export interface BillingDeps {
-  db: Kysely<Tables>;
+  db: Kysely<CloudTables>;
   logger: Logger;
   /** null: crypto billing is not set up (no operator merchant or no hosted checkout). */
   cryptoInvoice: CreateBillingInvoice | null;
@@ -78,7 +78,7 @@ export async function openCardPortal(deps: BillingDeps, merchantId: string): Pro
  * Applies plan purchases whose operator invoice has confirmed: each exactly once (the guarded
  * status update), in the same transaction as the plan change, on whichever instance gets there.
  */
-export async function applyConfirmedPurchases(db: Kysely<Tables>, billingMerchantId: string, now: number): Promise<number> {
+export async function applyConfirmedPurchases(db: Kysely<CloudTables>, billingMerchantId: string, now: number): Promise<number> {
   const due = await db
     .selectFrom('cloud_subscriptions')
     .innerJoin('invoices', 'invoices.invoice_id', 'cloud_subscriptions.invoice_id')
@@ -106,7 +106,7 @@ export async function applyConfirmedPurchases(db: Kysely<Tables>, billingMerchan
 }
 
 /** Sets the merchant's plan to `next(current)`; call inside the transaction that records the payment. */
-export async function updateMerchantPlan(trx: Kysely<Tables>, merchantId: string, next: (current: PlanState) => PlanState): Promise<void> {
+export async function updateMerchantPlan(trx: Kysely<CloudTables>, merchantId: string, next: (current: PlanState) => PlanState): Promise<void> {
   const merchant = await trx.selectFrom('cloud_merchants').select(['plan', 'plan_expires_at']).where('merchant_id', '=', merchantId).executeTakeFirstOrThrow();
   const plan = next({ plan: merchant.plan as PlanName, expiresAt: merchant.plan_expires_at === null ? null : Number(merchant.plan_expires_at) });
   await trx.updateTable('cloud_merchants').set({ plan: plan.plan, plan_expires_at: plan.expiresAt }).where('merchant_id', '=', merchantId).execute();

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Tables } from '../core/db/tables.ts';
+import type { CloudTables } from './cloud.tables.ts';
 
 /** What the dashboard shows of a merchant's running card subscription (not part of GET /me, whose fields the spec fixes). */
 export interface CardSubscription {
@@ -17,7 +17,7 @@ export interface CardSubscription {
 const ms = (value: number | null) => (value === null ? null : Number(value));
 
 /** The merchant's latest card purchase that Stripe has not ended, if any. */
-export async function findCardSubscription(db: Kysely<Tables>, merchantId: string): Promise<CardSubscription | null> {
+export async function findCardSubscription(db: Kysely<CloudTables>, merchantId: string): Promise<CardSubscription | null> {
   const row = await db
     .selectFrom('cloud_subscriptions')
     .select(['plan', 'provider_status', 'payment_failed_at', 'cancels_at', 'provider_customer_id'])

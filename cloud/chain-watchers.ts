@@ -10,7 +10,7 @@ import { createMempoolSocket, mempoolSocketUrl } from '../core/btc/mempool-socke
 import { createSharedChainSource } from '../core/btc/shared-chain-source.ts';
 import { createBtcWatcher } from '../core/btc/watcher.ts';
 import type { Clock } from '../core/clock.ts';
-import type { Tables } from '../core/db/tables.ts';
+import type { CloudTables } from './cloud.tables.ts';
 import type { Logger } from '../core/log.ts';
 import type { SourceBudgets } from '../core/net/source-budgets.ts';
 import type { WatcherProblem } from '../core/watch-progress.ts';
@@ -36,7 +36,7 @@ interface Running {
  * mempool.space WebSocket, which tracks the merchants' newest open invoices in turn up to its limit.
  */
 export function createCloudChainWatchers(deps: {
-  db: Kysely<Tables>;
+  db: Kysely<CloudTables>;
   clock: Clock;
   logger: Logger;
   config: CloudConfig;

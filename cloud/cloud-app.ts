@@ -6,13 +6,12 @@ import { buildOpenApiDocument } from '../shared/openapi.ts';
 import type { Fetch } from '../core/btc/chain-source.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { createSourceBudgets } from '../core/net/source-budgets.ts';
-import { openDatabase, type Database } from '../core/db/database.ts';
+import type { Database } from '../core/db/database.ts';
 import { serveHttp } from '../listener/http/serve.ts';
 import { createInvoiceEngine } from '../core/invoices/invoice.service.ts';
 import { startAddressDeriver } from '../core/btc/receive-address-book.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import { createDeliveryWorker } from '../core/webhooks/delivery-worker.ts';
-import { CLOUD_MERCHANTS_WITH_WEBHOOK } from '../core/webhooks/delivery-store.ts';
 import { createHttpSender, type WebhookSender } from '../core/webhooks/http-sender.ts';
 import { DEFAULT_DELIVERY_CONCURRENCY, DEFAULT_POLL_INTERVAL_MS } from '../core/webhooks/start-delivery.ts';
 import { realTimers, type Timers } from '../core/webhooks/timers.ts';
@@ -26,13 +25,15 @@ import { createMerchantReceivers } from './merchant-context.ts';
 import { createStripeCardProcessor } from './stripe-card-processor.ts';
 import { receiveStripeWebhook } from './stripe-webhook.ts';
 import { findMerchant } from './merchant.repository.ts';
-import { cloudDeliveryTarget } from './webhook-delivery.ts';
+import { cloudClaimScope, cloudDeliveryTarget } from './webhook-delivery.ts';
+import { openCloudDatabase } from './cloud.schema.ts';
+import type { CloudTables } from './cloud.tables.ts';
 import { systemResolver, type Resolver } from './webhook-target.ts';
 
 export interface CloudDeps {
   clock?: Clock;
   logger?: Logger;
-  database?: Database;
+  database?: Database<CloudTables>;
   fetch?: Fetch;
   /** DNS for webhook hosts; tests make names resolve where they like. */
   resolve?: Resolver;
@@ -50,7 +51,7 @@ export interface CloudDeps {
 export interface RunningCloud {
   url: string;
   server: Server;
-  database: Database;
+  database: Database<CloudTables>;
   isLeader(): boolean;
   /** This instance's chain watchers (none unless it leads): status and progress by `chain:merchant_id`. */
   watcherStates(): Record<string, object>;
@@ -62,7 +63,7 @@ export const CLOUD_SERVICE_NAME = 'service-cloud';
 export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Promise<RunningCloud> {
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger({ clock, fields: { mode: 'cloud' }, secrets: cloudSecrets(config) });
-  const database = deps.database ?? (await openDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true }));
+  const database = deps.database ?? (await openCloudDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true }));
   const { db } = database;
   const engine = createInvoiceEngine({ db, clock, logger });
   const deriver = startAddressDeriver(logger);
@@ -97,7 +98,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   const sender = deps.webhooks?.send ? null : createHttpSender({ maxSockets: concurrency });
   const delivery = createDeliveryWorker({
     db,
-    merchantId: CLOUD_MERCHANTS_WITH_WEBHOOK,
+    scope: cloudClaimScope,
     target: cloudDeliveryTarget(db, webhookPolicy),
     clock,
     timers: deps.webhooks?.timers ?? realTimers,

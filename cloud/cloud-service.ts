@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { INVOICE_LIST_DEFAULT, INVOICE_LIST_MAX } from '../shared/index.ts';
 import type { Clock } from '../core/clock.ts';
-import type { Tables } from '../core/db/tables.ts';
+import type { CloudTables } from './cloud.tables.ts';
 import { ServiceError } from '../core/errors.ts';
 import { expireIfPending, findInvoice, type InvoiceRow } from '../core/invoices/invoice.repository.ts';
 import type { InvoiceEngine } from '../core/invoices/invoice.service.ts';
@@ -21,7 +21,7 @@ import { checkWebhookUrl, type WebhookTargetPolicy } from './webhook-target.ts';
 import { listDeliveries, resendDeliveries } from '../core/webhooks/delivery-store.ts';
 
 export interface CloudServiceDeps {
-  db: Kysely<Tables>;
+  db: Kysely<CloudTables>;
   clock: Clock;
   config: CloudConfig;
   engine: InvoiceEngine;

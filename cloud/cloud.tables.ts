@@ -1,3 +1,4 @@
+import type { CoreTables } from '../core/schema.ts';
 import type { DashboardSessionsTable } from './dashboard/session.tables.ts';
 
 /** A Cloud account. Only public receive material is stored: never a private key. */
@@ -66,7 +67,8 @@ export interface CloudSubscriptionsTable {
   last_paid_at: number | null;
 }
 
-export interface CloudTables {
+/** Cloud's database: the core's tables and its own. */
+export interface CloudTables extends CoreTables {
   cloud_merchants: CloudMerchantsTable;
   cloud_api_keys: CloudApiKeysTable;
   cloud_usage: CloudUsageTable;

@@ -1,9 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
 import { claimFixedAddress } from '../core/base/address-claims.ts';
-import type { Tables } from '../core/db/tables.ts';
+import type { CloudTables } from './cloud.tables.ts';
 import type { CloudApiKeysTable, CloudMerchantsTable } from './cloud.tables.ts';
 
-type Db = Kysely<Tables>;
+type Db = Kysely<CloudTables>;
 export type MerchantRow = Selectable<CloudMerchantsTable>;
 export type ApiKeyRow = Selectable<CloudApiKeysTable>;
 

@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.ts';
 import type { RateLimitConfig } from '../listener/config.ts';
-import type { Tables } from '../core/db/tables.ts';
+import type { CloudTables } from './cloud.tables.ts';
 import { createRateLimiter, type RateLimiter, type WindowStore } from '../listener/http/sliding-window.ts';
 
 /**
  * The sliding windows kept in the database every Cloud instance shares, so N instances together let
  * through the configured number per minute, not N times it.
  */
-export function createSharedRateLimiter(deps: { db: Kysely<Tables>; clock: Clock; name: string; config: RateLimitConfig; sweepEvery?: number }): RateLimiter {
+export function createSharedRateLimiter(deps: { db: Kysely<CloudTables>; clock: Clock; name: string; config: RateLimitConfig; sweepEvery?: number }): RateLimiter {
   return createRateLimiter({ ...deps, store: databaseWindows(deps.db) });
 }
 
@@ -17,7 +17,7 @@ export function createSharedRateLimiter(deps: { db: Kysely<Tables>; clock: Clock
  * locks it (Postgres row lock; SQLite runs one transaction at a time), so two instances taking the
  * last slot are counted one after the other.
  */
-function databaseWindows(db: Kysely<Tables>): WindowStore {
+function databaseWindows(db: Kysely<CloudTables>): WindowStore {
   return {
     async update(buckets, change) {
       await db.transaction().execute(async (trx) => {

@@ -5,7 +5,7 @@ import { SHOP_NAME_MAX, SHOP_NAME_MIN } from '../shared/index.ts';
 import { KeyError, parseChecksummedAddress, parseEvmAccountXpub } from '../core/base/keys.ts';
 import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey } from '../core/btc/account-key.ts';
 import type { Clock } from '../core/clock.ts';
-import type { Tables } from '../core/db/tables.ts';
+import type { CloudTables } from './cloud.tables.ts';
 import { ServiceError } from '../core/errors.ts';
 import { newApiKey, newWebhookSecret } from './api-keys.ts';
 import { insertMerchant } from './merchant.repository.ts';
@@ -33,7 +33,7 @@ export interface SignupResult {
  * Validates a signup in the order of the spec's codes and stores the account. A private key in
  * any field stops everything before anything else is judged, and is never echoed or stored.
  */
-export async function signup(deps: { db: Kysely<Tables>; clock: Clock; webhookPolicy: WebhookTargetPolicy }, body: unknown): Promise<SignupResult> {
+export async function signup(deps: { db: Kysely<CloudTables>; clock: Clock; webhookPolicy: WebhookTargetPolicy }, body: unknown): Promise<SignupResult> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ServiceError('bad_body', 'The body must be a JSON object.');
   const fields = body as Record<string, unknown>;
   for (const value of Object.values(fields)) {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type Stripe from 'stripe';
-import type { Tables } from '../core/db/tables.ts';
+import type { CloudTables } from './cloud.tables.ts';
 import { ServiceError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import { updateMerchantPlan } from './billing.ts';
@@ -15,7 +15,7 @@ const SIGNATURE_TOLERANCE_S = 300;
 
 /** What applying an event needs: the database, the configured Price ids (to read a plan change), and a log. */
 export interface StripeEventDeps {
-  db: Kysely<Tables>;
+  db: Kysely<CloudTables>;
   priceIds: Partial<Record<PaidPlan, string>>;
   logger: Logger;
 }
@@ -75,7 +75,7 @@ export async function applyStripeEvent(deps: StripeEventDeps, event: Stripe.Even
 const idOf = (ref: string | { id: string } | null | undefined) => (typeof ref === 'string' ? ref : (ref?.id ?? null));
 
 /** The first month: the session our checkout opened is paid; its Stripe subscription is remembered for renewals. */
-async function startCardPlan(trx: Kysely<Tables>, session: Stripe.Checkout.Session, paidAt: number): Promise<boolean> {
+async function startCardPlan(trx: Kysely<CloudTables>, session: Stripe.Checkout.Session, paidAt: number): Promise<boolean> {
   const purchaseId = session.client_reference_id;
   const stripeSubscription = idOf(session.subscription);
   if (session.mode !== 'subscription' || session.payment_status !== 'paid' || !purchaseId || !stripeSubscription) return false;
@@ -100,7 +100,7 @@ async function startCardPlan(trx: Kysely<Tables>, session: Stripe.Checkout.Sessi
  * the end of the billed period (plus grace). Setting an end rather than adding a month means the
  * first invoice, which checkout.session.completed already counted, adds nothing.
  */
-async function renewCardPlan(trx: Kysely<Tables>, invoice: Stripe.Invoice, paidAt: number): Promise<boolean> {
+async function renewCardPlan(trx: Kysely<CloudTables>, invoice: Stripe.Invoice, paidAt: number): Promise<boolean> {
   const purchase = await appliedPurchaseOfInvoice(trx, invoice);
   if (!purchase) return false;
   const periodEnds = (invoice.lines?.data ?? []).map((line) => line.period?.end ?? 0).filter((end) => end > 0);
@@ -122,7 +122,7 @@ async function renewCardPlan(trx: Kysely<Tables>, invoice: Stripe.Invoice, paidA
  * to the end of the period already paid plus the grace, and a successful retry renews it as any
  * payment does. The failure is kept for the dashboard until a later payment.
  */
-async function recordFailedCharge(trx: Kysely<Tables>, invoice: Stripe.Invoice, failedAt: number): Promise<StripeEventOutcome> {
+async function recordFailedCharge(trx: Kysely<CloudTables>, invoice: Stripe.Invoice, failedAt: number): Promise<StripeEventOutcome> {
   const purchase = await appliedPurchaseOfInvoice(trx, invoice);
   if (!purchase) return 'ignored';
   // Stripe does not promise order: a failure delivered after a later payment is already settled.
@@ -132,7 +132,7 @@ async function recordFailedCharge(trx: Kysely<Tables>, invoice: Stripe.Invoice, 
 }
 
 /** The applied card purchase a subscription invoice belongs to. */
-async function appliedPurchaseOfInvoice(trx: Kysely<Tables>, invoice: Stripe.Invoice) {
+async function appliedPurchaseOfInvoice(trx: Kysely<CloudTables>, invoice: Stripe.Invoice) {
   if (!invoice.billing_reason?.startsWith('subscription')) return undefined;
   // Webhook endpoints on API versions before 2025-03-31 put the subscription on the invoice itself.
   const legacy = (invoice as unknown as { subscription?: string | { id: string } | null }).subscription;
@@ -140,7 +140,7 @@ async function appliedPurchaseOfInvoice(trx: Kysely<Tables>, invoice: Stripe.Inv
   return stripeSubscription ? appliedPurchase(trx, stripeSubscription) : undefined;
 }
 
-function appliedPurchase(trx: Kysely<Tables>, stripeSubscription: string) {
+function appliedPurchase(trx: Kysely<CloudTables>, stripeSubscription: string) {
   return trx
     .selectFrom('cloud_subscriptions')
     .select(['subscription_id', 'merchant_id', 'plan', 'provider_updated_at', 'payment_failed_at', 'last_paid_at'])
@@ -183,7 +183,7 @@ async function updateCardSubscription(deps: StripeEventDeps, event: Stripe.Custo
 }
 
 /** Cancelled or unpaid to the end: the card plan stops now and the merchant is back on Free. */
-async function endCardPlan(trx: Kysely<Tables>, stripeSubscription: string): Promise<boolean> {
+async function endCardPlan(trx: Kysely<CloudTables>, stripeSubscription: string): Promise<boolean> {
   const purchase = await trx
     .updateTable('cloud_subscriptions')
     .set({ status: 'ended' })

@@ -1,9 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Tables } from '../core/db/tables.ts';
+import type { CloudTables } from './cloud.tables.ts';
 import { ServiceError } from '../core/errors.ts';
 import type { PlanName } from './plans.ts';
 
-type Db = Kysely<Tables> | Transaction<Tables>;
+type Db = Kysely<CloudTables> | Transaction<CloudTables>;
 
 /**
  * Counts one invoice against the month's cap, inside the invoice's own transaction. The upsert's

@@ -10,7 +10,7 @@ import { adoptKeyIdentity, peekNextChildIndex } from '../core/invoices/invoice.r
 import { createBtcWatcher, type BtcWatcher } from '../core/btc/watcher.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { ConfigError, configSecrets, type Config } from './config.ts';
-import { openDatabase, type Database } from '../core/db/database.ts';
+import { openCoreDatabase, type CoreDatabase } from '../core/schema.ts';
 import { enabledAssets } from './enabled-assets.ts';
 import { claimOwnFixedAddress } from '../core/base/address-claims.ts';
 import { baseChainStatus, baseHealth } from '../core/base/base-health.ts';
@@ -28,7 +28,7 @@ import { startWebhookDelivery, type WebhookDeliveryDeps } from '../core/webhooks
 export interface ListenerDeps {
   clock?: Clock;
   logger?: Logger;
-  database?: Database;
+  database?: CoreDatabase;
   /** Network access of the chain sources. */
   fetch?: Fetch;
   btcPollIntervalMs?: number;
@@ -40,7 +40,7 @@ export interface ListenerDeps {
 export interface RunningListener {
   url: string;
   server: Server;
-  database: Database;
+  database: CoreDatabase;
   btcWatcher: BtcWatcher | null;
   stop(): Promise<void>;
 }
@@ -59,7 +59,7 @@ const idleChainStatus = (): ChainStatus => ({ ws_connected: false, subscribed_co
 export async function startListener(config: Config, deps: ListenerDeps = {}): Promise<RunningListener> {
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
-  const database = deps.database ?? (await openDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true }));
+  const database = deps.database ?? (await openCoreDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true }));
   const startedAt = clock.now();
   const baseXpub = config.base?.xpub;
   if (baseXpub?.legacyKeyId) await adoptKeyIdentity(database.db, 'base', baseXpub.legacyKeyId, baseXpub.keyId);

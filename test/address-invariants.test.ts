@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { parseEvmAccountXpub } from '../core/base/keys.ts';
 import { parseAccountKey, receiveAddress } from '../core/btc/account-key.ts';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
-import type { Database } from '../core/db/database.ts';
+import type { CoreDatabase } from '../core/schema.ts';
 import { createLogger } from '../core/log.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { testDatabases } from './support/databases.ts';
@@ -40,7 +40,7 @@ const BTC_XPUB_FORM = withVersion(BIP84_ZPUB, 0x0488b21e);
 const BASE_XPUB_OTHER_TEXT = withOtherMetadata(BASE_XPUB);
 
 /** Makes the database itself refuse some invoice inserts: a real storage failure, whatever the service checked before. */
-async function failInsertsOf(database: Database, condition: { memo: string; amountUsd: string }): Promise<void> {
+async function failInsertsOf(database: CoreDatabase, condition: { memo: string; amountUsd: string }): Promise<void> {
   const when = sql`new.memo = ${sql.lit(condition.memo)} or new.amount_usd = ${sql.lit(condition.amountUsd)}`;
   if (database.dialect === 'sqlite') {
     await sql`create trigger injected_failure before insert on invoices when ${when} begin select raise(abort, 'injected storage failure'); end`.execute(database.db);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { computeGapReport } from '../core/btc/gap-report.ts';
-import type { Tables } from '../core/db/tables.ts';
+import type { CoreTables } from '../core/schema.ts';
 import { createLogger } from '../core/log.ts';
 import { REGTEST_TPUB, startBtcWatchContext, type BtcWatchContext } from './support/btc-chain.ts';
 import { testDatabases } from './support/databases.ts';
@@ -136,7 +136,7 @@ for (const database of testDatabases) {
     const created = await database.create();
     const opened = await created.open();
     try {
-      const db: Kysely<Tables> = opened.db;
+      const db: Kysely<CoreTables> = opened.db;
       // A fixed pseudo-random pattern: which indexes are paid, and whether a payment vanished.
       let seed = 7;
       const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;

@@ -9,7 +9,7 @@ import { createMempoolSocket } from '../core/btc/mempool-socket.ts';
 import { createSharedChainSource } from '../core/btc/shared-chain-source.ts';
 import { createBtcWatcher, type BtcWatcher } from '../core/btc/watcher.ts';
 import { manualClock } from '../core/clock.ts';
-import { openDatabase, type Database } from '../core/db/database.ts';
+import { openCoreDatabase, type CoreDatabase } from '../core/schema.ts';
 import { insertInvoice } from '../core/invoices/invoice.repository.ts';
 import { silentLogger } from '../core/log.ts';
 import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
@@ -26,7 +26,7 @@ async function setup(maxTrackedAddresses: number) {
   const clock = manualClock(Date.UTC(2026, 0, 1));
   const chain = new LocalBtcChain({ now: clock.now });
   const server: LocalChainServer = await startLocalChainServer(chain, { maxTrackedAddresses });
-  const database: Database = await openDatabase(tempSqliteUrl());
+  const database: CoreDatabase = await openCoreDatabase(tempSqliteUrl());
   const esplora = createEsploraSource({ baseUrl: server.esploraUrl, fetch });
   const source = createSharedChainSource(esplora, { clock });
   const socket = createMempoolSocket({ url: server.websocketUrl, clock, logger: silentLogger, maxConnections: 1 });

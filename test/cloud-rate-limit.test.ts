@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { manualClock } from '../core/clock.ts';
 import { createSharedRateLimiter } from '../cloud/shared-rate-limiter.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
-import { testDatabases, withFreshDatabase } from './support/databases.ts';
+import { testDatabases, withFreshCloudDatabase } from './support/databases.ts';
 import { BIP84_ZPUB, postJson } from './support/listener.ts';
 
 const T0 = Date.UTC(2026, 4, 1, 9);
@@ -13,7 +13,7 @@ const postgres = testDatabases.find((d) => d.name === 'postgres')!;
 for (const database of testDatabases) {
   describe(`shared sliding window on ${database.name}`, { skip: database.skip }, () => {
     it('60 per minute per key, Retry-After until the oldest leaves, other keys unaffected', async () => {
-      await withFreshDatabase(database, async (db) => {
+      await withFreshCloudDatabase(database, async (db) => {
         const clock = manualClock(T0);
         const limiter = createSharedRateLimiter({ db, clock, name: 'invoice', config: PER_KEY });
         for (let i = 0; i < 60; i++) {
@@ -32,7 +32,7 @@ for (const database of testDatabases) {
     });
 
     it('a client window and the overall window: either full refuses, a refusal is not counted', async () => {
-      await withFreshDatabase(database, async (db) => {
+      await withFreshCloudDatabase(database, async (db) => {
         const clock = manualClock(T0);
         const limiter = createSharedRateLimiter({ db, clock, name: 'signup', config: { perClient: 2, overall: 3 } });
         assert.equal(await limiter.take('10.0.0.1'), 0);
@@ -56,7 +56,7 @@ for (const database of testDatabases) {
     });
 
     it('idle windows are swept, live ones kept', async () => {
-      await withFreshDatabase(database, async (db) => {
+      await withFreshCloudDatabase(database, async (db) => {
         const clock = manualClock(T0);
         const limiter = createSharedRateLimiter({ db, clock, name: 'invoice', config: PER_KEY, sweepEvery: 5 });
         await limiter.take('idle-1');
@@ -75,8 +75,8 @@ for (const database of testDatabases) {
 describe('the per-key window across two instances on one Postgres', { skip: postgres.skip }, () => {
   it('two limiters on separate connection pools let exactly 60 of 150 concurrent requests through', async () => {
     const created = await postgres.create();
-    const first = await created.open();
-    const second = await created.open();
+    const first = await created.openCloud();
+    const second = await created.openCloud();
     try {
       const clock = manualClock(T0);
       const limiters = [first, second].map(({ db }) => createSharedRateLimiter({ db, clock, name: 'invoice', config: PER_KEY }));

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { startListener, type RunningListener } from '../listener/app.ts';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { loadConfig } from '../listener/config.ts';
-import { openDatabase } from '../core/db/database.ts';
+import { openCoreDatabase } from '../core/schema.ts';
 import { silentLogger } from '../core/log.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, startTestListener, tempSqliteUrl } from './support/listener.ts';
@@ -58,7 +58,7 @@ describe('the contract resolves everywhere', () => {
 
 /** Starts a listener over a database the test can close, to produce the storage-failure answers. */
 async function listenerOverClosableDatabase() {
-  const database = await openDatabase(tempSqliteUrl(), { logger: silentLogger });
+  const database = await openCoreDatabase(tempSqliteUrl(), { logger: silentLogger });
   const listener = await startTestListener({ database });
   return { listener, database };
 }
@@ -238,7 +238,7 @@ describe('real answers of every Cloud operation and documented status match the 
   });
 
   it('a Cloud whose database fails: 500 create_failed and lookup_failed', async () => {
-    const database = await openDatabase(tempSqliteUrl(), { logger: silentLogger });
+    const database = await openCoreDatabase(tempSqliteUrl(), { logger: silentLogger });
     const failing = await startTestCloud({ env: { DATABASE_URL: 'sqlite::memory:' }, deps: { database } });
     try {
       await database.close();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
-import type { Tables } from '../core/db/tables.ts';
+import type { CoreTables } from '../core/schema.ts';
 import { expireIfPending, findInvoice, insertInvoice, type InvoiceRow } from '../core/invoices/invoice.repository.ts';
 import { testDatabases, withFreshDatabase } from './support/databases.ts';
 
@@ -39,7 +39,7 @@ function baseInvoice(overrides: Partial<InvoiceRow>): InvoiceRow {
   };
 }
 
-async function recordTransfer(db: Kysely<Tables>, to: string, value: string, blockTime: number, token = USDC) {
+async function recordTransfer(db: Kysely<CoreTables>, to: string, value: string, blockTime: number, token = USDC) {
   await db
     .insertInto('base_transfers')
     .values({
@@ -60,7 +60,7 @@ async function recordTransfer(db: Kysely<Tables>, to: string, value: string, blo
     .execute();
 }
 
-async function statusAfterExpiryRead(db: Kysely<Tables>, invoice: InvoiceRow) {
+async function statusAfterExpiryRead(db: Kysely<CoreTables>, invoice: InvoiceRow) {
   await expireIfPending(db, MERCHANT, invoice.invoice_id, AFTER);
   return (await findInvoice(db, MERCHANT, invoice.invoice_id))!.status;
 }

@@ -1,22 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import bs58check from 'bs58check';
-import SQLite from 'better-sqlite3';
 import { HDNodeWallet } from 'ethers';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
 import { parseEvmAccountXpub, textKeyId } from '../core/base/keys.ts';
 import { derivationPath, parseAccountKey, receiveAddress } from '../core/btc/account-key.ts';
 import { newApiKey } from '../cloud/api-keys.ts';
-import { migrationProvider } from '../core/db/migrations.ts';
 import { startTestCloud } from './support/cloud.ts';
-import { testDatabases, type TestDatabase } from './support/databases.ts';
+import { testDatabases } from './support/databases.ts';
+import { openOldSchema } from './support/old-schema.ts';
 import { BIP84_ZPUB, postJson, startTestListener } from './support/listener.ts';
 
 const BTC_KEY = parseAccountKey(BIP84_ZPUB);
 const BASE_XPUB = HDNodeWallet.fromPhrase('test test test test test test test test test test test junk', undefined, "m/44'/60'/0'").neuter().extendedKey;
 const BASE_KEY = parseEvmAccountXpub(BASE_XPUB);
-const LAST_OLD_MIGRATION = '0008_stripe_subscription_state';
 const FIXED_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
 function reencoded(extendedKey: string, edit: (payload: Buffer) => void): string {
@@ -26,18 +22,6 @@ function reencoded(extendedKey: string, edit: (payload: Buffer) => void): string
 }
 const BTC_XPUB_FORM = reencoded(BIP84_ZPUB, (p) => p.writeUInt32BE(0x0488b21e, 0));
 const BASE_XPUB_OTHER_TEXT = reencoded(BASE_XPUB, (p) => p.writeUInt32BE(0xdeadbeef, 5));
-
-/** A database as an older release left it: by default the one before 0009 (migrated up to 0008 only). */
-async function openOldSchema(kind: TestDatabase['name'], url: string, lastMigration = LAST_OLD_MIGRATION): Promise<Kysely<any>> {
-  const db =
-    kind === 'sqlite'
-      ? new Kysely<any>({ dialect: new SqliteDialect({ database: new SQLite(url.slice('sqlite:'.length)) }) })
-      : new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) });
-  const schema = kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema : undefined;
-  const { error } = await new Migrator({ db, provider: migrationProvider(kind), migrationTableSchema: schema }).migrateTo(lastMigration);
-  if (error) throw error;
-  return db;
-}
 
 interface OldInvoice {
   merchant: string;

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openDatabase } from '../core/db/database.ts';
+import { openCoreDatabase } from '../core/schema.ts';
 import { enqueueEvent } from '../core/events/outbox.ts';
 import { INTERRUPTED_ERROR, listAttempts, listDeliveries } from '../core/webhooks/delivery-store.ts';
 import { CLAIM_GRACE_MS } from '../core/webhooks/schedule.ts';
@@ -44,7 +44,7 @@ describe('kill -9 of the listener mid-delivery', () => {
   };
 
   it('restarts and delivers the event as attempt 2 with the same id and body', async () => {
-    const seed = await openDatabase(databaseUrl());
+    const seed = await openCoreDatabase(databaseUrl());
     const eventId = await enqueueEvent(seed.db, {
       merchantId,
       createdAt: Date.now(),
@@ -68,7 +68,7 @@ describe('kill -9 of the listener mid-delivery', () => {
     first.child.kill('SIGKILL');
     assert.equal(await exited, 'SIGKILL');
 
-    const db = await openDatabase(databaseUrl());
+    const db = await openCoreDatabase(databaseUrl());
     const [claimed] = await listDeliveries(db.db, merchantId);
     assert.equal(claimed.attempts, 1, 'attempt 1 was stored before the request went out');
     assert.equal(claimed.nextAttemptAt, claimed.lastAttemptAt! + WEBHOOK_ACK_TIMEOUT_MS + CLAIM_GRACE_MS + 1_000);
@@ -93,7 +93,7 @@ describe('kill -9 of the listener mid-delivery', () => {
     assert.equal(retry.body.toString('utf8'), body);
     assert.equal(verifyWebhook(retry.body, retry.headers, secret).ok, true);
 
-    const after = await openDatabase(databaseUrl());
+    const after = await openCoreDatabase(databaseUrl());
     const attempts = await listAttempts(after.db, merchantId, eventId);
     assert.deepEqual(attempts.map((a) => [a.attempt, a.http_status, a.error]), [[1, null, INTERRUPTED_ERROR], [2, 200, null]]);
     assert.equal((await listDeliveries(after.db, merchantId, ['delivered']))[0].eventId, eventId);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openDatabase } from '../core/db/database.ts';
+import { openCoreDatabase } from '../core/schema.ts';
 import { enqueueEvent } from '../core/events/outbox.ts';
 import { runCli } from './support/process.ts';
 
@@ -21,7 +21,7 @@ describe('service deliveries (real process)', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'deliveries-cli-'));
-    const { db, close } = await openDatabase(env().DATABASE_URL);
+    const { db, close } = await openCoreDatabase(env().DATABASE_URL);
     const payload = {
       event: 'payment.orphan' as const,
       chain: 'base' as const,
@@ -56,7 +56,7 @@ describe('service deliveries (real process)', () => {
     const { code, out } = await run('resend', '--all-failed');
     assert.equal(code, 0);
     assert.equal(out, `Queued for re-send: ${failedId}\n`);
-    const { db, close } = await openDatabase(env().DATABASE_URL);
+    const { db, close } = await openCoreDatabase(env().DATABASE_URL);
     const row = await db.selectFrom('events').select(['delivery_status', 'delivery_attempts', 'delivery_max_attempts']).where('event_id', '=', failedId).executeTakeFirstOrThrow();
     await close();
     assert.deepEqual(row, { delivery_status: 'pending', delivery_attempts: 10, delivery_max_attempts: 11 });

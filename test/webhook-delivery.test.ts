@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { WEBHOOK_ACK_TIMEOUT_MS, webhookRetryDelaysMs, type InvoiceConfirmedEvent } from '../shared/index.ts';
-import type { Database } from '../core/db/database.ts';
+import type { CoreDatabase } from '../core/schema.ts';
 import { enqueueEvent } from '../core/events/outbox.ts';
 import { silentLogger } from '../core/log.ts';
 import { countDeliveries, INTERRUPTED_ERROR, listAttempts, listDeliveries, resendDeliveries } from '../core/webhooks/delivery-store.ts';
@@ -31,7 +31,7 @@ const confirmed = (invoiceId: string): InvoiceConfirmedEvent => ({
 });
 
 for (const kind of testDatabases) describe(`webhook delivery worker (${kind.name})`, { skip: kind.skip }, () => {
-  let database: Database;
+  let database: CoreDatabase;
   let drop: () => Promise<void>;
   let time: ReturnType<typeof manualTime>;
   let receiver: Awaited<ReturnType<typeof startScriptedReceiver>>;
@@ -60,7 +60,7 @@ for (const kind of testDatabases) describe(`webhook delivery worker (${kind.name
   function newWorker(overrides: Partial<Parameters<typeof createDeliveryWorker>[0]> = {}) {
     return createDeliveryWorker({
       db: database.db,
-      merchantId,
+      scope: { merchantId },
       url: new URL(receiver.url),
       secret,
       clock: time.clock,

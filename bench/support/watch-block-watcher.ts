@@ -12,7 +12,7 @@ import { createEsploraSource } from '../../core/btc/esplora-source.ts';
 import { computeGapReport } from '../../core/btc/gap-report.ts';
 import { createBtcWatcher } from '../../core/btc/watcher.ts';
 import { systemClock } from '../../core/clock.ts';
-import { openDatabase } from '../../core/db/database.ts';
+import { openCoreDatabase } from '../../core/schema.ts';
 import { silentLogger } from '../../core/log.ts';
 
 export interface WatcherStart {
@@ -32,7 +32,7 @@ const next = () => new Promise<unknown>((resolve) => process.once('message', res
 
 const start = (await next()) as WatcherStart;
 const rssIdleMb = mb(process.memoryUsage().rss);
-const database = await openDatabase(start.databaseUrl);
+const database = await openCoreDatabase(start.databaseUrl);
 const source =
   start.kind === 'esplora' ? createEsploraSource({ baseUrl: start.url, fetch }) : createBitcoinCoreSource({ url: start.url, fetch });
 const watcher = createBtcWatcher({ db: database.db, merchantId: 'bench', keyId: 'bench', source, clock: systemClock, logger: silentLogger });

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Tables } from '../../core/db/tables.ts';
+import type { CloudTables } from '../cloud.tables.ts';
 import { hashApiKey } from '../api-keys.ts';
 import { merchantByKeyHash, type MerchantRow } from '../merchant.repository.ts';
 
@@ -31,7 +31,7 @@ export interface DashboardSession {
   csrf: string;
 }
 
-export function createSessionStore(db: Kysely<Tables>) {
+export function createSessionStore(db: Kysely<CloudTables>) {
   return {
     /** Signs in with an API key: a new session for its merchant (its expired ones swept), or null for an unknown or revoked key. */
     async signIn(apiKey: string, now: number): Promise<{ token: string; merchant: MerchantRow } | null> {

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Kysely } from 'kysely';
-import type { Tables } from '../../core/db/tables.ts';
+import type { CloudTables } from '../cloud.tables.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { hashApiKey } from '../api-keys.ts';
 import { merchantByKeyHash } from '../merchant.repository.ts';
@@ -9,7 +9,7 @@ import { merchantByKeyHash } from '../merchant.repository.ts';
  * Resolves `X-Service-Api-Key` to its merchant (by the key's SHA-256, the only form stored) and
  * puts the merchant and key hash on `ctx.state`: every keyed route works on that merchant only.
  */
-export function requireMerchantKey(db: Kysely<Tables>): Middleware {
+export function requireMerchantKey(db: Kysely<CloudTables>): Middleware {
   return async (ctx, next) => {
     const key = ctx.get('X-Service-Api-Key');
     const keyHash = key ? hashApiKey(key) : null;

@@ -14,11 +14,11 @@ import { STRIPE_WEBHOOK_MAX_BYTES, type StripeEventOutcome } from '../stripe-web
 import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
 import { requireMerchantKey } from './auth.ts';
 import type { Kysely } from 'kysely';
-import type { Tables } from '../../core/db/tables.ts';
+import type { CloudTables } from '../cloud.tables.ts';
 
 export interface CloudRouteDeps {
   cloud: CloudService;
-  db: Kysely<Tables>;
+  db: Kysely<CloudTables>;
   clock: Clock;
   health: () => Promise<z.infer<typeof CloudHealth>>;
   invoiceRateLimit: number | null;

@@ -1,7 +1,7 @@
-import type { Kysely, Migration, Transaction } from 'kysely';
-import type { Tables } from '../db/tables.ts';
+import type { Kysely, Transaction } from 'kysely';
+import type { CoreTables } from '../schema.ts';
 
-type Db = Kysely<Tables> | Transaction<Tables>;
+type Db = Kysely<CoreTables> | Transaction<CoreTables>;
 
 /**
  * Who a Base address belongs to: a fixed address registered by merchants ('fixed', shared by all
@@ -38,7 +38,7 @@ export async function claimFixedAddress(trx: Db, address: string): Promise<boole
  * derived invoice already has it (a database from before the claims, or an address changed to
  * one an invoice was given): a payment there would settle that invoice and a fixed-address one.
  */
-export async function claimOwnFixedAddress(db: Kysely<Tables>, address: string): Promise<string | null> {
+export async function claimOwnFixedAddress(db: Kysely<CoreTables>, address: string): Promise<string | null> {
   if (await claimFixedAddress(db, address)) return null;
   const holder = await db
     .selectFrom('invoices')
@@ -56,37 +56,3 @@ export async function claimOf(db: Db, address: string): Promise<AddressClaim | u
   const row = await db.selectFrom('base_address_claims').select('kind').where('address', '=', address).executeTakeFirst();
   return row?.kind as AddressClaim | undefined;
 }
-
-/**
- * Existing addresses claimed: derived invoices' first (each already unique), then registered
- * fixed addresses where no derived invoice holds them. A fixed address that already is a derived
- * invoice's stays registered, but its fixed-address invoices are refused from now on.
- */
-export const baseAddressClaimsMigration: Migration = {
-  async up(db: Kysely<any>) {
-    await db.schema
-      .createTable('base_address_claims')
-      .addColumn('address', 'text', (c) => c.primaryKey())
-      .addColumn('kind', 'text', (c) => c.notNull())
-      .execute();
-    await db
-      .insertInto('base_address_claims')
-      .columns(['address', 'kind'])
-      .expression((eb) =>
-        eb.selectFrom('invoices').select(['receive_address', eb.val('derived').as('kind')]).where('chain', '=', 'base').where('child_index', 'is not', null).distinct(),
-      )
-      .onConflict((oc) => oc.column('address').doNothing())
-      .execute();
-    await db
-      .insertInto('base_address_claims')
-      .columns(['address', 'kind'])
-      .expression((eb) =>
-        eb.selectFrom('cloud_merchants').select(['base_address', eb.val('fixed').as('kind')]).where('base_address', 'is not', null).where('base_xpub', 'is', null).distinct(),
-      )
-      .onConflict((oc) => oc.column('address').doNothing())
-      .execute();
-  },
-  async down(db: Kysely<any>) {
-    await db.schema.dropTable('base_address_claims').execute();
-  },
-};

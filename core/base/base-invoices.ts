@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { DEFAULT_EXPIRES_IN_S, type CreateInvoiceRequest } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
-import type { Tables } from '../db/tables.ts';
+import type { CoreTables } from '../schema.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { allocateChildIndex, insertInvoice, type InvoiceRow } from '../invoices/invoice.repository.ts';
@@ -13,7 +13,7 @@ import { DEFAULT_NONCE_DIGITS, FIXED_INVOICE_LIFETIME_MS, NONCE_QUARANTINE_MS, f
 import { assetOf, type TokenSymbol } from './tokens.ts';
 
 export interface BaseInvoiceDeps {
-  db: Kysely<Tables>;
+  db: Kysely<CoreTables>;
   clock: Clock;
   logger: Logger;
   merchantId: string;
@@ -23,7 +23,7 @@ export interface BaseInvoiceDeps {
   nonceDigits?: number;
   quarantineMs?: number;
   /** Runs in the invoice's transaction before the insert (see MerchantContext). */
-  beforeInsert?: (trx: Transaction<Tables>) => Promise<void>;
+  beforeInsert?: (trx: Transaction<CoreTables>) => Promise<void>;
 }
 
 /**
@@ -107,7 +107,7 @@ async function createXpubInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRe
  * registers a future child of someone's key as a fixed address stop that key's invoices, and
  * would stop the listener's own xpub invoices for good once they reached its fixed address.
  */
-async function allocateUnclaimedAddress(deps: BaseInvoiceDeps, trx: Transaction<Tables>, xpub: NonNullable<BaseConfig['xpub']>) {
+async function allocateUnclaimedAddress(deps: BaseInvoiceDeps, trx: Transaction<CoreTables>, xpub: NonNullable<BaseConfig['xpub']>) {
   for (;;) {
     const index = await allocateChildIndex(trx, 'base', xpub.keyId);
     const address = xpub.key.address(index);
@@ -158,7 +158,7 @@ async function createFixedInvoice(deps: BaseInvoiceDeps, common: Common) {
  * once, even of two merchants who registered the same fixed address.
  */
 async function leaseNonce(
-  trx: Transaction<Tables>,
+  trx: Transaction<CoreTables>,
   address: string,
   baseUnits: bigint,
   digits: number,

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
+import type { CoreTables } from '../schema.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 
 /**
@@ -10,7 +10,7 @@ import type { InvoiceRow } from '../invoices/invoice.repository.ts';
  * on every pass, so a reorg that drops a part payment turns `partial` back to `pending`.
  * Fixed-address invoices never read `partial`: an inexact amount pays nothing.
  */
-export async function refreshPartialStatus(db: Kysely<Tables>, merchantId: string, now: number): Promise<void> {
+export async function refreshPartialStatus(db: Kysely<CoreTables>, merchantId: string, now: number): Promise<void> {
   const rows = await db
     .selectFrom('invoices as i')
     .leftJoin('base_transfers as t', (join) =>
@@ -56,7 +56,7 @@ export async function refreshPartialStatus(db: Kysely<Tables>, merchantId: strin
  * which other invoices share, only a transfer of the invoice's exact amount counts.
  */
 export async function seenUnitsOf(
-  db: Kysely<Tables>,
+  db: Kysely<CoreTables>,
   invoice: Pick<InvoiceRow, 'merchant_id' | 'receive_address' | 'token_address' | 'expires_at' | 'child_index' | 'amount_units'>,
 ): Promise<bigint> {
   let query = db

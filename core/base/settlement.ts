@@ -1,7 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { InvoiceConfirmedEvent, PaymentOrphanEvent } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
-import type { Tables } from '../db/tables.ts';
+import type { CoreTables } from '../schema.ts';
 import { enqueueEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import { unitsToDecimal } from './amount.ts';
@@ -13,7 +13,7 @@ type TransferRow = Selectable<BaseTransfersTable>;
 
 /** Moves a transfer out of `seen`; false if something else already did (it is settled once). */
 async function leaveSeen(
-  db: Kysely<Tables> | Transaction<Tables>,
+  db: Kysely<CoreTables> | Transaction<CoreTables>,
   merchantId: string,
   transfer: TransferRow,
   set: { state: 'applied' | 'orphan' | 'ignored'; invoice_id?: string | null },
@@ -30,7 +30,7 @@ async function leaveSeen(
 }
 
 export interface SettlementDeps {
-  db: Kysely<Tables>;
+  db: Kysely<CoreTables>;
   clock: Clock;
   logger: Logger;
   merchantId: string;

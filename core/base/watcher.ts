@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
-import type { Tables } from '../db/tables.ts';
+import type { CoreTables } from '../schema.ts';
 import type { Logger } from '../log.ts';
 import type { BaseConfig } from './base-config.ts';
 import { blockHeader, blockHeaders, headNumber, transferLogs, type BlockHeader, type TransferLog } from './chain.ts';
@@ -12,7 +12,7 @@ import { createPollLoop } from '../poll-loop.ts';
 import { createWatchProgress, stallAfterMs, watcherProblem, type WatcherProgress } from '../watch-progress.ts';
 
 export interface BaseWatcherDeps {
-  db: Kysely<Tables>;
+  db: Kysely<CoreTables>;
   clock: Clock;
   logger: Logger;
   merchantId: string;

@@ -1,8 +1,9 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { BtcPaymentsTable, Tables } from '../db/tables.ts';
+import type { CoreTables } from '../schema.ts';
+import type { BtcPaymentsTable } from './btc.tables.ts';
 import type { PaymentView } from './confirmation-rules.ts';
 
-type Db = Kysely<Tables> | Transaction<Tables>;
+type Db = Kysely<CoreTables> | Transaction<CoreTables>;
 export type BtcPaymentRow = Selectable<BtcPaymentsTable>;
 
 /**

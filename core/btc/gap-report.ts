@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { DEFAULT_WALLET_GAP_LIMIT, type BtcGapReport } from '../../shared/index.ts';
-import type { Tables } from '../db/tables.ts';
+import type { CoreTables } from '../schema.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 
@@ -21,7 +21,7 @@ import type { Logger } from '../log.ts';
  * between used indexes is one window pass over those merchants' payments only (one per paid
  * invoice), never over every invoice.
  */
-export async function computeGapReport(db: Kysely<Tables>, keyId: string): Promise<BtcGapReport> {
+export async function computeGapReport(db: Kysely<CoreTables>, keyId: string): Promise<BtcGapReport> {
   const { rows: holders } = await sql<{ merchant_id: string; highest: number | null }>`
     with recursive holders(merchant_id) as (
       select min(merchant_id) from invoices where chain = 'btc' and key_id = ${keyId}
@@ -63,7 +63,7 @@ const REPEAT_WARNING_MS = 3_600_000;
  * limit: when it first passes 20 (or at start), then again at most hourly while it keeps changing,
  * so a merchant creating many unpaid invoices is told without a warning on every pass.
  */
-export function createGapMonitor(deps: { db: Kysely<Tables>; keyId: string; clock: Clock; logger: Logger }) {
+export function createGapMonitor(deps: { db: Kysely<CoreTables>; keyId: string; clock: Clock; logger: Logger }) {
   const { db, keyId, clock, logger } = deps;
   let report: BtcGapReport | null = null;
   let lastWarning: { at: number; limit: number } | null = null;

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction, type UpdateObject } from 'kysely';
-import type { InvoicesTable, Tables } from '../db/tables.ts';
+import type { CoreTables } from '../schema.ts';
+import type { InvoicesTable } from '../invoices/invoice.tables.ts';
 import { enqueueEvents, type NewEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import { satsToBtc } from './amount.ts';
@@ -41,7 +42,7 @@ interface Plan {
  * decided from and only the rows that really moved get an event, so a concurrent change (or a
  * second pass, or a second listener on the same database) can never confirm or report twice.
  */
-export async function settleInvoices(db: Kysely<Tables>, merchantId: string, tipHeight: number, now: number, logger: Logger): Promise<void> {
+export async function settleInvoices(db: Kysely<CoreTables>, merchantId: string, tipHeight: number, now: number, logger: Logger): Promise<void> {
   const invoiceIds = await invoicesToSettle(db, merchantId);
   if (invoiceIds.length === 0) return;
   const invoices: InvoiceRow[] = [];
@@ -134,11 +135,11 @@ function groupBy<T>(items: T[], key: (item: T) => string): T[][] {
  * status the decision was made from; returns the items whose row really changed.
  */
 async function updateGuarded<T extends { invoice: InvoiceRow }>(
-  trx: Transaction<Tables>,
+  trx: Transaction<CoreTables>,
   merchantId: string,
   items: T[],
   groupKey: (item: T) => string,
-  changes: (chunk: T[]) => UpdateObject<Tables, 'invoices'>,
+  changes: (chunk: T[]) => UpdateObject<CoreTables, 'invoices'>,
 ): Promise<T[]> {
   const happened: T[] = [];
   for (const group of groupBy(items, (item) => `${item.invoice.status}>${groupKey(item)}`)) {
@@ -158,11 +159,11 @@ async function updateGuarded<T extends { invoice: InvoiceRow }>(
   return happened;
 }
 
-const moveStatuses = (trx: Transaction<Tables>, merchantId: string, moves: Plan['moves'], now: number) =>
+const moveStatuses = (trx: Transaction<CoreTables>, merchantId: string, moves: Plan['moves'], now: number) =>
   updateGuarded(trx, merchantId, moves, (m) => m.to, (chunk) => ({ status: chunk[0].to, updated_at: now }));
 
 /** The completing transaction differs per invoice: one CASE sets each its own. */
-const confirmInvoices = (trx: Transaction<Tables>, merchantId: string, confirmations: Confirmation[], now: number) =>
+const confirmInvoices = (trx: Transaction<CoreTables>, merchantId: string, confirmations: Confirmation[], now: number) =>
   updateGuarded(trx, merchantId, confirmations, () => 'confirmed', (chunk) => ({
     status: 'confirmed',
     tx_hash: sql<string>`case invoice_id ${sql.join(

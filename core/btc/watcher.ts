@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { BtcGapReport, BtcNetwork } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
-import type { Tables } from '../db/tables.ts';
+import type { CoreTables } from '../schema.ts';
 import type { Logger } from '../log.ts';
 import { bitcoinNetworks } from './account-key.ts';
 import type { AddressSource, AddressTx } from './address-source.ts';
@@ -30,7 +30,7 @@ import { createPollLoop } from '../poll-loop.ts';
 import { createWatchProgress, stallAfterMs, watcherProblem, type WatcherProgress } from '../watch-progress.ts';
 
 export interface BtcWatcherDeps {
-  db: Kysely<Tables>;
+  db: Kysely<CoreTables>;
   merchantId: string;
   /** The wallet key whose child indexes the gap report covers. */
   keyId: string;

@@ -1,33 +1,37 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, sql, PostgresDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../log.ts';
-import { migrationProvider } from './migrations.ts';
+import { migrateToLatest, type Dialect, type EditionSchema } from './migrate.ts';
 import { fairSqliteDialect } from './fair-sqlite-dialect.ts';
 import { startBackgroundCheckpoints } from './sqlite-checkpointer.ts';
-import type { Tables } from './tables.ts';
 
-export type Dialect = 'sqlite' | 'postgres';
-
-export interface Database {
+export interface Database<Tables> {
   db: Kysely<Tables>;
   dialect: Dialect;
   close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  logger?: Logger;
+  /** Long-running servers: SQLite checkpoints off the event loop. */
+  backgroundCheckpoints?: boolean;
 }
 
 const PG_INT8 = 20;
 
 /**
  * Opens `sqlite:<path>` (better-sqlite3, WAL) or `postgres://…` (pg pool) and migrates it to the
- * latest schema. Epoch-ms columns are bigint in Postgres; they fit a JS number, so int8 is parsed
- * as one instead of pg's default string.
+ * latest `schema` of an edition (`Tables` is that schema's type). Epoch-ms columns are bigint in
+ * Postgres; they fit a JS number, so int8 is parsed as one instead of pg's default string.
  */
-export async function openDatabase(
+export async function openDatabase<Tables>(
   url: string,
-  options: { logger?: Logger; /** Long-running servers: SQLite checkpoints off the event loop. */ backgroundCheckpoints?: boolean } = {},
-): Promise<Database> {
+  schema: EditionSchema,
+  options: OpenOptions = {},
+): Promise<Database<Tables>> {
   let db: Kysely<Tables>;
   let dialect: Dialect;
   let checkpoints: { stop(): Promise<void> } | undefined;
@@ -54,7 +58,7 @@ export async function openDatabase(
     dialect = 'postgres';
   }
   try {
-    await migrateToLatest(db, dialect, options.logger);
+    await migrateToLatest(db, dialect, schema, options.logger);
   } catch (error) {
     await checkpoints?.stop();
     throw error;
@@ -67,37 +71,6 @@ export async function openDatabase(
       await db.destroy();
     },
   };
-}
-
-/**
- * kysely's migrator reads the catalogue of every schema in the database (has_schema_privilege by
- * name), which fails when another schema is dropped meanwhile: other deployments or test
- * databases sharing the server. Migrations, and dropping a schema, hold this advisory lock.
- */
-export const SCHEMA_CHANGE_LOCK = 7_318_402_951;
-
-export async function migrateToLatest(db: Kysely<Tables>, dialect: Dialect, logger?: Logger): Promise<void> {
-  if (dialect === 'sqlite') return migrateWith(db, dialect, undefined, logger);
-  await db.connection().execute(async (lockHolder) => {
-    await sql`select pg_advisory_lock(${sql.lit(SCHEMA_CHANGE_LOCK)})`.execute(lockHolder);
-    try {
-      // kysely looks for its bookkeeping tables in every schema unless told which one: name ours, or
-      // another schema's tables (other databases sharing the server) would be taken for this one's.
-      const schema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(lockHolder)).rows[0]?.schema;
-      await migrateWith(db, dialect, schema, logger);
-    } finally {
-      await sql`select pg_advisory_unlock(${sql.lit(SCHEMA_CHANGE_LOCK)})`.execute(lockHolder);
-    }
-  });
-}
-
-async function migrateWith(db: Kysely<Tables>, dialect: Dialect, migrationTableSchema: string | undefined, logger?: Logger): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider(dialect), migrationTableSchema });
-  const { error, results } = await migrator.migrateToLatest();
-  for (const result of results ?? []) {
-    if (result.status === 'Success') logger?.info('migration applied', { migration: result.migrationName });
-  }
-  if (error) throw error instanceof Error ? error : new Error(String(error));
 }
 
 const STATEMENT_CACHE_SIZE = 500;

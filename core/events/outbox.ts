@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { WebhookEvent } from '../../shared/index.ts';
-import type { Tables } from '../db/tables.ts';
+import type { CoreTables } from '../schema.ts';
 
 /** Five parameters per row: far below any driver's limit on bound parameters. */
 const EVENTS_PER_STATEMENT = 500;
@@ -16,13 +16,13 @@ export interface NewEvent {
  * Stores an event in the caller's transaction, so the event exists exactly when the change that
  * caused it is committed. The payload is serialised once here: retries send these exact bytes.
  */
-export async function enqueueEvent(trx: Transaction<Tables> | Kysely<Tables>, event: NewEvent): Promise<string> {
+export async function enqueueEvent(trx: Transaction<CoreTables> | Kysely<CoreTables>, event: NewEvent): Promise<string> {
   const [eventId] = await enqueueEvents(trx, [event]);
   return eventId;
 }
 
 /** Several events in one statement per few hundred, in the given order (their `seq` follows it). */
-export async function enqueueEvents(trx: Transaction<Tables> | Kysely<Tables>, events: NewEvent[]): Promise<string[]> {
+export async function enqueueEvents(trx: Transaction<CoreTables> | Kysely<CoreTables>, events: NewEvent[]): Promise<string[]> {
   const rows = events.map((event) => ({
     event_id: `evt_${randomUUID().replace(/-/g, '')}`,
     merchant_id: event.merchantId,

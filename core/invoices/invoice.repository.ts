@@ -1,7 +1,8 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { InvoicesTable, Tables } from '../db/tables.ts';
+import type { CoreTables } from '../schema.ts';
+import type { InvoicesTable } from './invoice.tables.ts';
 
-type Db = Kysely<Tables> | Transaction<Tables>;
+type Db = Kysely<CoreTables> | Transaction<CoreTables>;
 export type InvoiceRow = Selectable<InvoicesTable>;
 
 /**
@@ -31,7 +32,7 @@ export async function peekNextChildIndex(db: Db, chain: string, keyId: string): 
  * Moves invoices stored under a key's old id (one derived from its text, before migration 0009)
  * to the key's identity, and continues its sequence after both. Idempotent: a no-op once done.
  */
-export async function adoptKeyIdentity(db: Kysely<Tables>, chain: string, legacyKeyId: string, keyId: string): Promise<void> {
+export async function adoptKeyIdentity(db: Kysely<CoreTables>, chain: string, legacyKeyId: string, keyId: string): Promise<void> {
   if (legacyKeyId === keyId) return;
   await db.transaction().execute(async (trx) => {
     await trx.updateTable('invoices').set({ key_id: keyId }).where('chain', '=', chain).where('key_id', '=', legacyKeyId).execute();

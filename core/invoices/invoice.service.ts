@@ -4,7 +4,7 @@ import { DEFAULT_EXPIRES_IN_S, type CreateInvoiceRequest, type StoredInvoice } f
 import type { AccountKey } from '../btc/account-key.ts';
 import { derivationPath } from '../btc/account-key.ts';
 import type { Clock } from '../clock.ts';
-import type { Tables } from '../db/tables.ts';
+import type { CoreTables } from '../schema.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { createBaseInvoice, type BaseInvoiceDeps } from '../base/base-invoices.ts';
@@ -31,11 +31,11 @@ export interface MerchantContext {
    * Runs inside the transaction that stores the invoice, before the insert: a throw (a plan cap)
    * rolls back the index allocation and stores nothing.
    */
-  beforeInsert?: (trx: Transaction<Tables>) => Promise<void>;
+  beforeInsert?: (trx: Transaction<CoreTables>) => Promise<void>;
 }
 
 export interface InvoiceEngineDeps {
-  db: Kysely<Tables>;
+  db: Kysely<CoreTables>;
   clock: Clock;
   logger: Logger;
 }

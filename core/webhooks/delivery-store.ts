@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
-import type { Tables } from '../db/tables.ts';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { CoreTables } from '../schema.ts';
 import { claimExpiry, isFinalFailure, retryDelayAfter } from './schedule.ts';
 
-type Db = Kysely<Tables>;
+type Db = Kysely<CoreTables>;
 
 /** An attempt this process now owns: the claim (its number and expiry) is already stored. */
 export interface ClaimedAttempt {
@@ -24,20 +24,23 @@ export interface AttemptOutcome {
   responseExcerpt: string | null;
 }
 
-/** Claim scope of Cloud: the events of every merchant that has saved a webhook URL. */
-export const CLOUD_MERCHANTS_WITH_WEBHOOK = Symbol('cloud merchants with a webhook URL');
+/**
+ * Whose events are claimed: one merchant's (the listener), or those of every merchant an edition's
+ * query selects, from tables the edition owns (Cloud: merchants that saved a webhook URL).
+ */
+export type ClaimScope = { merchantId: string } | { merchantsSelectedBy: (db: Kysely<any>) => SelectQueryBuilder<any, any, { merchant_id: string }> };
 
 export const INTERRUPTED_ERROR = 'interrupted: the listener stopped before the answer was recorded';
 
 /**
- * Claims up to `limit` due events of the merchant in one transaction: each gets its next attempt
+ * Claims up to `limit` due events in the scope in one transaction: each gets its next attempt
  * number and an expiry (see `claimExpiry`) before any request goes out, so a crash mid-request
  * leaves the right number and wait behind. An attempt found claimed but never recorded is written
  * down as interrupted. Rows someone else claimed meanwhile are skipped (guarded update).
  */
 export async function claimDueAttempts(
   db: Db,
-  options: { merchantId: string | typeof CLOUD_MERCHANTS_WITH_WEBHOOK; now: number; limit: number; exclude: ReadonlySet<string> },
+  options: { scope: ClaimScope; now: number; limit: number; exclude: ReadonlySet<string> },
 ): Promise<ClaimedAttempt[]> {
   if (options.limit <= 0) return [];
   return db.transaction().execute(async (trx) => {
@@ -45,9 +48,9 @@ export async function claimDueAttempts(
       .selectFrom('events')
       .select(['event_id', 'merchant_id', 'type', 'payload', 'delivery_attempts', 'delivery_max_attempts', 'last_attempt_at'])
       .$call((query) =>
-        options.merchantId === CLOUD_MERCHANTS_WITH_WEBHOOK
-          ? query.where('merchant_id', 'in', (eb) => eb.selectFrom('cloud_merchants').select('merchant_id').where('webhook_url', 'is not', null))
-          : query.where('merchant_id', '=', options.merchantId),
+        'merchantId' in options.scope
+          ? query.where('merchant_id', '=', options.scope.merchantId)
+          : query.where('merchant_id', 'in', options.scope.merchantsSelectedBy(trx)),
       )
       .where('delivery_status', '=', 'pending')
       .where('next_attempt_at', '<=', options.now)

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { WEBHOOK_ACK_TIMEOUT_MS, webhookHeaders } from '../../shared/webhooks.ts';
-import { claimDueAttempts, recordAttemptOutcomes, verdictOf, type AttemptOutcome, type ClaimedAttempt, type CLOUD_MERCHANTS_WITH_WEBHOOK } from './delivery-store.ts';
-import type { Tables } from '../db/tables.ts';
+import { claimDueAttempts, recordAttemptOutcomes, verdictOf, type AttemptOutcome, type ClaimedAttempt, type ClaimScope } from './delivery-store.ts';
+import type { CoreTables } from '../schema.ts';
 import type { WebhookRequest, WebhookSender } from './http-sender.ts';
 import { signWebhook } from './signature.ts';
 import type { Timers } from './timers.ts';
@@ -13,9 +13,9 @@ import type { Logger } from '../log.ts';
 export type DeliveryTarget = { url: URL; secret: string; lookup?: WebhookRequest['lookup'] } | { error: string };
 
 export interface DeliveryWorkerOptions {
-  db: Kysely<Tables>;
-  /** Whose events to deliver: one merchant (listener) or every Cloud merchant with a webhook URL. */
-  merchantId: string | typeof CLOUD_MERCHANTS_WITH_WEBHOOK;
+  db: Kysely<CoreTables>;
+  /** Whose events to deliver: one merchant (listener) or the merchants an edition selects (Cloud). */
+  scope: ClaimScope;
   /** The listener's one receiver... */
   url?: URL;
   secret?: string;
@@ -136,7 +136,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     claiming ??= (async () => {
       try {
         const claims = await claimDueAttempts(db, {
-          merchantId: options.merchantId,
+          scope: options.scope,
           now: clock.now(),
           limit: freeSlots(),
           exclude: new Set(inFlight.keys()),

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
-import type { Config } from '../../listener/config.ts';
-import type { Tables } from '../db/tables.ts';
+import type { CoreTables } from '../schema.ts';
 import type { Logger } from '../log.ts';
 import { createDeliveryWorker } from './delivery-worker.ts';
 import { createHttpSender, type WebhookSender } from './http-sender.ts';
@@ -15,6 +14,12 @@ export interface WebhookDeliveryDeps {
   pollIntervalMs?: number;
 }
 
+/** The one merchant whose events are delivered, and its receiver (none: events stay queued). */
+export interface SingleMerchantDelivery {
+  merchantId: string;
+  webhook: { url: string; secret: string } | null;
+}
+
 export const DEFAULT_DELIVERY_CONCURRENCY = 16;
 export const DEFAULT_POLL_INTERVAL_MS = 250;
 
@@ -23,7 +28,7 @@ export const DEFAULT_POLL_INTERVAL_MS = 250;
  * the outbox and stay queued, to be sent once a URL is set.
  */
 export function startWebhookDelivery(
-  options: { config: Config; db: Kysely<Tables>; clock: Clock; logger: Logger } & WebhookDeliveryDeps,
+  options: { config: SingleMerchantDelivery; db: Kysely<CoreTables>; clock: Clock; logger: Logger } & WebhookDeliveryDeps,
 ): { stop(): Promise<void> } {
   const { config } = options;
   if (!config.webhook) return { stop: async () => {} };
@@ -31,7 +36,7 @@ export function startWebhookDelivery(
   const sender = options.send ? null : createHttpSender({ maxSockets: concurrency });
   const worker = createDeliveryWorker({
     db: options.db,
-    merchantId: config.merchantId,
+    scope: { merchantId: config.merchantId },
     url: new URL(config.webhook.url),
     secret: config.webhook.secret,
     clock: options.clock,

@@ -7,14 +7,14 @@ import { bip21Uri } from '../../core/btc/bip21.ts';
 import { seenUnitsOf } from '../../core/base/partial.ts';
 import { seenSatsOf } from '../../core/btc/btc-payment.repository.ts';
 import type { Clock } from '../../core/clock.ts';
-import type { Tables } from '../../core/db/tables.ts';
+import type { CoreTables } from '../../core/schema.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
 import type { InvoiceRow } from '../../core/invoices/invoice.repository.ts';
 import type { CheckoutSource } from './checkout-source.ts';
 
 export interface ListenerCheckoutDeps {
   invoices: Pick<InvoiceService, 'find'>;
-  db: Kysely<Tables>;
+  db: Kysely<CoreTables>;
   merchantId: string;
   clock: Clock;
   shopName: string;
@@ -45,11 +45,11 @@ interface RowViewContext {
 }
 
 /** A stored invoice's checkout view, with what the payer has sent so far read from the chain records. */
-export async function checkoutView(db: Kysely<Tables>, row: InvoiceRow, context: ViewContext): Promise<CheckoutView> {
+export async function checkoutView(db: Kysely<CoreTables>, row: InvoiceRow, context: ViewContext): Promise<CheckoutView> {
   return rowToCheckoutView(row, { ...context, paid: await paidSoFar(db, row) });
 }
 
-async function paidSoFar(db: Kysely<Tables>, row: InvoiceRow): Promise<bigint> {
+async function paidSoFar(db: Kysely<CoreTables>, row: InvoiceRow): Promise<bigint> {
   if (row.chain === 'btc') return BigInt(await seenSatsOf(db, row.merchant_id, row.invoice_id));
   if (row.chain === 'base') return seenUnitsOf(db, row);
   return 0n;

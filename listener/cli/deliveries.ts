@@ -1,5 +1,5 @@
 import { loadConfig, readEnvironment } from '../config.ts';
-import { openDatabase } from '../../core/db/database.ts';
+import { openCoreDatabase } from '../../core/schema.ts';
 import { systemClock } from '../../core/clock.ts';
 import { listAttempts, listDeliveries, resendDeliveries, type DeliverySummary } from '../../core/webhooks/delivery-store.ts';
 import type { Command } from './command.ts';
@@ -57,7 +57,7 @@ Uses the listener's settings (DATABASE_URL, MERCHANT_ID) from the environment an
       return 2;
     }
     const config = loadConfig(readEnvironment(process.env));
-    const database = await openDatabase(config.databaseUrl);
+    const database = await openCoreDatabase(config.databaseUrl);
     try {
       if (action === 'list') {
         const statuses: DeliverySummary['status'][] = values.all ? ['pending', 'failed', 'delivered'] : ['pending', 'failed'];

@@ -1,7 +1,7 @@
 import { BtcGapReport, DEFAULT_WALLET_GAP_LIMIT } from '../../shared/index.ts';
 import { computeGapReport } from '../../core/btc/gap-report.ts';
 import { loadConfig, readEnvironment } from '../config.ts';
-import { openDatabase } from '../../core/db/database.ts';
+import { openCoreDatabase } from '../../core/schema.ts';
 import type { Command } from './command.ts';
 
 export function formatGapReport(report: BtcGapReport): string {
@@ -34,7 +34,7 @@ async function reportFromListener(url: string): Promise<BtcGapReport> {
 async function reportFromDatabase(): Promise<BtcGapReport> {
   const config = loadConfig(readEnvironment(process.env));
   if (!config.btc) throw new Error('Bitcoin is not configured (MERCHANT_BTC_XPUB is unset): there is no address gap to report.');
-  const database = await openDatabase(config.databaseUrl);
+  const database = await openCoreDatabase(config.databaseUrl);
   try {
     return await computeGapReport(database.db, config.btc.accountKey.keyId);
   } finally {

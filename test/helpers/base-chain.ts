@@ -1,6 +1,6 @@
 import { HDNodeWallet } from 'ethers';
 import { systemClock, type Clock } from '../../core/clock.ts';
-import type { Database } from '../../core/db/database.ts';
+import type { CoreDatabase } from '../../core/schema.ts';
 import { parseBaseConfig, type BaseConfig } from '../../core/base/base-config.ts';
 import { createRpcSource, type RpcSource } from '../../core/base/rpc.ts';
 import { createBaseWatcher } from '../../core/base/watcher.ts';
@@ -23,7 +23,7 @@ export interface BaseTestChain {
   anvil: Anvil;
   usdc: TestToken;
   usdt: TestToken;
-  database: Database;
+  database: CoreDatabase;
   /** The database's URL, for a listener that opens it itself. */
   databaseUrl: string;
   config(env: Record<string, string>): BaseConfig;
@@ -34,7 +34,7 @@ export interface BaseTestChain {
 /** A real anvil node with a test USDC and USDT deployed, and a fresh migrated database of `kind` (SQLite by default). */
 export async function startBaseTestChain(kind: TestDatabase = testDatabases[0]): Promise<BaseTestChain> {
   const anvil = await startAnvil();
-  let usdc: TestToken, usdt: TestToken, created: Awaited<ReturnType<TestDatabase['create']>>, database: Database;
+  let usdc: TestToken, usdt: TestToken, created: Awaited<ReturnType<TestDatabase['create']>>, database: CoreDatabase;
   try {
     usdc = await deployTestToken(anvil, 'USDC', { fundAccounts: 3 });
     usdt = await deployTestToken(anvil, 'USDT', { fundAccounts: 3 });

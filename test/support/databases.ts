@@ -1,16 +1,29 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Kysely } from 'kysely';
-import { openDatabase, SCHEMA_CHANGE_LOCK, type Database } from '../../core/db/database.ts';
-import type { Tables } from '../../core/db/tables.ts';
+import type { Database } from '../../core/db/database.ts';
+import { SCHEMA_CHANGE_LOCK } from '../../core/db/migrate.ts';
+import { openCoreDatabase, type CoreDatabase, type CoreTables } from '../../core/schema.ts';
+import { openCloudDatabase } from '../../cloud/cloud.schema.ts';
+import type { CloudTables } from '../../cloud/cloud.tables.ts';
 import { tempSqliteUrl } from './listener.ts';
 
 export interface TestDatabase {
   name: 'sqlite' | 'postgres';
   /** Why this database is skipped, or undefined when it runs. */
   skip?: string;
-  /** A fresh, migrated, empty database; the URL can be opened again (e.g. by a restarted listener). */
-  create(): Promise<{ url: string; open(): Promise<Database>; drop(): Promise<void> }>;
+  /**
+   * A fresh, empty database: `open` migrates it as the listener's, `openCloud` as Cloud's. The URL
+   * can be opened again (e.g. by a restarted listener).
+   */
+  create(): Promise<CreatedDatabase>;
+}
+
+export interface CreatedDatabase {
+  url: string;
+  open(): Promise<CoreDatabase>;
+  openCloud(): Promise<Database<CloudTables>>;
+  drop(): Promise<void>;
 }
 
 const pgUrl = process.env.TEST_DATABASE_URL;
@@ -24,7 +37,7 @@ export const testDatabases: TestDatabase[] = [
     name: 'sqlite',
     async create() {
       const url = tempSqliteUrl();
-      return { url, open: () => openDatabase(url), drop: async () => {} };
+      return { url, open: () => openCoreDatabase(url), openCloud: () => openCloudDatabase(url), drop: async () => {} };
     },
   },
   {
@@ -40,7 +53,8 @@ export const testDatabases: TestDatabase[] = [
       url.searchParams.set('options', `-c search_path=${schema}`);
       return {
         url: url.toString(),
-        open: () => openDatabase(url.toString()),
+        open: () => openCoreDatabase(url.toString()),
+        openCloud: () => openCloudDatabase(url.toString()),
         async drop() {
           const client = new pg.Client({ connectionString: pgUrl });
           await client.connect();
@@ -54,10 +68,19 @@ export const testDatabases: TestDatabase[] = [
   },
 ];
 
-/** Runs `use` on a fresh, migrated database of this kind, then closes and drops it. */
-export async function withFreshDatabase<T>(kind: TestDatabase, use: (db: Kysely<Tables>) => Promise<T>): Promise<T> {
+/** Runs `use` on a fresh database of this kind, migrated as the listener's, then closes and drops it. */
+export function withFreshDatabase<T>(kind: TestDatabase, use: (db: Kysely<CoreTables>) => Promise<T>): Promise<T> {
+  return withFresh(kind, (created) => created.open(), use);
+}
+
+/** Runs `use` on a fresh database of this kind, migrated as Cloud's, then closes and drops it. */
+export function withFreshCloudDatabase<T>(kind: TestDatabase, use: (db: Kysely<CloudTables>) => Promise<T>): Promise<T> {
+  return withFresh(kind, (created) => created.openCloud(), use);
+}
+
+async function withFresh<Tables, T>(kind: TestDatabase, open: (created: CreatedDatabase) => Promise<Database<Tables>>, use: (db: Kysely<Tables>) => Promise<T>): Promise<T> {
   const created = await kind.create();
-  const { db, close } = await created.open();
+  const { db, close } = await open(created);
   try {
     return await use(db);
   } finally {

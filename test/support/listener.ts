@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startListener, type RunningListener } from '../../listener/app.ts';
 import type { Clock } from '../../core/clock.ts';
 import { loadConfig, type Env } from '../../listener/config.ts';
-import type { Database } from '../../core/db/database.ts';
+import type { CoreDatabase } from '../../core/schema.ts';
 import { silentLogger, type Logger } from '../../core/log.ts';
 
 export const BIP84_ZPUB =
@@ -21,7 +21,7 @@ export interface TestListenerOptions {
   env?: Env;
   clock?: Clock;
   logger?: Logger;
-  database?: Database;
+  database?: CoreDatabase;
 }
 
 /** A real listener on a random loopback port with a fresh SQLite file unless told otherwise. */

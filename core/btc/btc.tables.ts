@@ -1,0 +1,23 @@
+/** One output paying a watched Bitcoin address; (txid, vout) is credited once, to one invoice. */
+export interface BtcPaymentsTable {
+  merchant_id: string;
+  invoice_id: string;
+  txid: string;
+  vout: number;
+  value_sats: number;
+  /** mempool | block | gone (left the mempool, or its block was reorganised away). */
+  status: string;
+  block_height: number | null;
+  block_hash: string | null;
+  first_seen_at: number;
+  /** 1 once the merchant was told (counted into invoice.confirmed, or sent as payment.orphan). */
+  reported: number;
+}
+
+/** Blocks the Bitcoin watcher has processed (recent ones only), to find the fork point of a reorg. */
+export interface BtcBlocksTable {
+  merchant_id: string;
+  height: number;
+  hash: string;
+  processed_at: number;
+}
