@@ -5,7 +5,7 @@ import type * as z from 'zod';
 import type { Clock } from '../../core/clock.ts';
 import type { RateLimitConfig } from '../../listener/config.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { readBodyText, readJsonBody } from '../../listener/http/json-body.ts';
+import { readBodyText, readJsonBody, readJsonBodyWithNumberTexts } from '../../listener/http/json-body.ts';
 import { limitRequests } from '../../listener/http/rate-limit.ts';
 import type { CloudService } from '../cloud-service.ts';
 import { STRIPE_WEBHOOK_MAX_BYTES, type StripeEventOutcome } from '../stripe-webhook.ts';
@@ -79,9 +79,9 @@ export function cloudRoutes(deps: CloudRouteDeps): Router {
     ctx.body = { received: true, outcome: await deps.stripeWebhook(rawBody, ctx.get('Stripe-Signature')) };
   });
   router.post('/invoice', keyed, perKey, async (ctx) => {
-    const body = await readJsonBody(ctx);
+    const { body, numberTexts } = await readJsonBodyWithNumberTexts(ctx);
     ctx.status = 201;
-    ctx.body = await cloud.createInvoice(ctx.state.merchant, body, ctx.state.rawBody as string);
+    ctx.body = await cloud.createInvoice(ctx.state.merchant, body, numberTexts);
   });
   router.get('/invoice/:id', keyed, async (ctx) => {
     ctx.body = await cloud.getInvoice(ctx.state.merchant, ctx.params.id);

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Health } from '../../shared/index.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
 import { requireApiKey } from './api-key.ts';
-import { readJsonBody } from './json-body.ts';
+import { readJsonBodyWithNumberTexts } from './json-body.ts';
 import { documentRoutes } from './serve.ts';
 import { rateLimit } from './rate-limit.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -21,9 +21,9 @@ export function listenerRoutes(deps: RouteDeps): Router {
   const router = new Router();
 
   router.post('/invoice', rateLimit(deps.rateLimit, deps.clock), requireApiKey(deps.apiKey), async (ctx) => {
-    const body = await readJsonBody(ctx);
+    const { body, numberTexts } = await readJsonBodyWithNumberTexts(ctx);
     ctx.status = 201;
-    ctx.body = await deps.invoices.create(body, ctx.state.rawBody as string);
+    ctx.body = await deps.invoices.create(body, numberTexts);
   });
 
   router.get('/invoice/:id', async (ctx) => {
