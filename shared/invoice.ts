@@ -24,11 +24,11 @@ export type BtcNetwork = z.infer<typeof BtcNetwork>;
 
 const dateTime = () => z.iso.datetime();
 
+/** The JSON number grammar (RFC 8259), whole text. */
+export const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
 /** A JSON number's decimal text as written ("12.50", "1e-6"): money travels as this, never as a float. */
-export const DecimalText = z
-  .string()
-  .regex(/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/)
-  .brand<'DecimalText'>();
+export const DecimalText = z.string().regex(JSON_NUMBER).brand<'DecimalText'>();
 export type DecimalText = z.infer<typeof DecimalText>;
 
 /** The source text of a JSON object's top-level numbers, by key: JSON.parse rounds them to doubles. */

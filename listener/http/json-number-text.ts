@@ -1,3 +1,5 @@
+import { JSON_NUMBER } from '../../shared/index.ts';
+
 /**
  * The exact source text of every top-level numeric field of a JSON object, by key.
  *
@@ -27,8 +29,6 @@ export function topLevelNumberTexts(json: string): Map<string, string> {
   }
   return texts;
 }
-
-const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 function skipWhitespace(s: string, i: number): number {
   while (i < s.length && (s[i] === ' ' || s[i] === '\t' || s[i] === '\n' || s[i] === '\r')) i++;
