@@ -75,8 +75,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       ? async (amountUsd) => {
           const operator = await findMerchant(db, config.billingMerchantId!);
           if (!operator) throw new Error('CLOUD_BILLING_MERCHANT_ID is not a Cloud merchant');
-          const raw = JSON.stringify({ chain: 'base', amount_usd: amountUsd });
-          const invoice = await engine.create({ merchantId: operator.merchant_id, ...receivers.receivers(operator) }, JSON.parse(raw), raw);
+          // Plan prices are whole dollars: the number's own text is exact.
+          const invoice = await engine.create({ merchantId: operator.merchant_id, ...receivers.receivers(operator) }, { chain: 'base', amount_usd: amountUsd });
           return { invoiceId: invoice.invoice_id, checkoutUrl: `${config.checkoutBaseUrl}/pay/${invoice.invoice_id}` };
         }
       : null;

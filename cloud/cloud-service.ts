@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { INVOICE_LIST_DEFAULT, INVOICE_LIST_MAX } from '../shared/index.ts';
+import { INVOICE_LIST_DEFAULT, INVOICE_LIST_MAX, type NumberTexts } from '../shared/index.ts';
 import type { Clock } from '../core/clock.ts';
 import type { CloudTables } from './cloud.tables.ts';
 import { ServiceError } from '../core/errors.ts';
@@ -80,14 +80,14 @@ export function createCloudService(deps: CloudServiceDeps) {
       return { invoices: rows.map(listEntry) };
     },
 
-    async createInvoice(merchant: MerchantRow, body: unknown, rawBody: string) {
+    async createInvoice(merchant: MerchantRow, body: unknown, numberTexts: NumberTexts) {
       const plan = planNow(merchant);
       const limit = planOf(plan).invoices_per_month;
       const month = usageMonth(clock.now());
       const invoice = await engine.create(
         { merchantId: merchant.merchant_id, ...deps.receivers.receivers(merchant), beforeInsert: (trx) => countInvoice(trx, merchant.merchant_id, month, plan, limit) },
         body,
-        rawBody,
+        numberTexts,
       );
       const url = checkoutUrl(invoice.invoice_id);
       return url ? { ...invoice, checkout_url: url } : invoice;

@@ -24,6 +24,26 @@ export type BtcNetwork = z.infer<typeof BtcNetwork>;
 
 const dateTime = () => z.iso.datetime();
 
+/** The JSON number grammar (RFC 8259), whole text. */
+export const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/** A JSON number's decimal text as written ("12.50", "1e-6"): money travels as this, never as a float. */
+export const DecimalText = z.string().regex(JSON_NUMBER).brand<'DecimalText'>();
+export type DecimalText = z.infer<typeof DecimalText>;
+
+/** The source text of a JSON object's top-level numbers, by key: JSON.parse rounds them to doubles. */
+export type NumberTexts = ReadonlyMap<string, string>;
+
+/**
+ * amount_usd: a JSON number on the wire, decimal text once parsed. Decoded from a double it is
+ * that double's shortest text; the HTTP edge, which has the request's own digits, passes those
+ * instead (see parseCreateInvoiceRequest), so "10.000000000000000001" is never silently 10.
+ */
+const UsdAmount = z.codec(z.number().gt(0), DecimalText, {
+  decode: (amount) => String(amount),
+  encode: (text) => Number(text),
+});
+
 export const CreateInvoiceRequest = z
   .object({
     chain: RequestChain.optional().describe('`btc` (default) or `base`.'),
@@ -34,10 +54,7 @@ export const CreateInvoiceRequest = z
       .max(MAX_SATS)
       .optional()
       .describe('Required for btc: the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1.'),
-    amount_usd: z
-      .number()
-      .gt(0)
-      .optional()
+    amount_usd: UsdAmount.optional()
       .describe('Required for base: the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD).'),
     asset: z.enum(['usdc', 'usdt']).optional().describe('Base only: `usdc` (default) or `usdt` (always fixed-address mode).'),
     memo: z

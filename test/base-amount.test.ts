@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AmountError, unitsToDecimal, usdTextToUnits } from '../core/base/amount.ts';
-import { topLevelNumberText } from '../core/json-number-text.ts';
+import { AmountError, unitsToDecimal, usdJsonNumber, usdTextToUnits } from '../core/base/amount.ts';
 
 const exact: [string, bigint, string][] = [
   ['12.34', 12_340_000n, 'plain cents'],
@@ -45,24 +44,21 @@ test('unitsToDecimal writes all 6 decimals', () => {
   assert.equal(unitsToDecimal(100_000_000n), '100.000000');
 });
 
-test('topLevelNumberText recovers the digits JSON.parse rounds away', () => {
-  const raw = '{"chain":"base", "amount_usd" : 10.000000000000000001}';
-  assert.equal(JSON.parse(raw).amount_usd, 10);
-  assert.equal(topLevelNumberText(raw, 'amount_usd'), '10.000000000000000001');
+test('usdJsonNumber keeps what the API answered for an amount (12.5, 0.1, trailing zeros, exponents)', () => {
+  assert.equal(usdJsonNumber('12.5'), 12.5);
+  assert.equal(usdJsonNumber('0.1'), 0.1);
+  assert.equal(usdJsonNumber('1.50000000'), 1.5);
+  assert.equal(usdJsonNumber('1e1'), 10);
+  assert.equal(JSON.stringify({ amount_usd: usdJsonNumber('1.005') }), '{"amount_usd":1.005}');
 });
 
-test('topLevelNumberText reads only the top level, and the last duplicate like JSON.parse', () => {
-  const raw = '{"x":{"amount_usd":1,"y":[{"amount_usd":5}]},"s":"\\"amount_usd\\":7","amount_usd":2,"amount_usd":3e-2}';
-  assert.equal(JSON.parse(raw).amount_usd, 0.03);
-  assert.equal(topLevelNumberText(raw, 'amount_usd'), '3e-2');
-});
-
-test('topLevelNumberText decodes escaped keys like JSON.parse', () => {
-  assert.equal(topLevelNumberText('{"amount\\u005fusd":4.5}', 'amount_usd'), '4.5');
-});
-
-test('topLevelNumberText gives undefined for absent or non-numeric fields', () => {
-  assert.equal(topLevelNumberText('{"amount_usd":"12"}', 'amount_usd'), undefined);
-  assert.equal(topLevelNumberText('{"a":1}', 'amount_usd'), undefined);
-  assert.equal(topLevelNumberText('[1]', 'amount_usd'), undefined);
+test('usdJsonNumber reads back as the same units for every amount below 2^33 dollars', () => {
+  const below = 2n ** 33n * 1_000_000n;
+  const samples = [1n, 999_999n, 1_005_000n, below - 1n];
+  // A fixed odd stride spreads the samples over the whole range, the same ones every run.
+  for (let i = 1n; i <= 2_000n; i++) samples.push(1n + ((i * 4_294_967_291_123n) % (below - 1n)));
+  for (const units of samples) {
+    const text = unitsToDecimal(units);
+    assert.equal(usdTextToUnits(String(usdJsonNumber(text))), units, text);
+  }
 });

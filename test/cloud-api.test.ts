@@ -140,6 +140,24 @@ describe('Cloud /api/v1', () => {
     }
   });
 
+  it('POST /invoice: amount_usd keeps the digits the client wrote, not the double JSON.parse makes of them', async () => {
+    // Base needs an RPC URL to be offered; creating an xpub invoice never calls it.
+    const withBase = await startTestCloud({ env: { BASE_RPC_URL: 'http://127.0.0.1:9' } });
+    try {
+      const m = await signupMerchant(withBase.url, { base_xpub: BASE_XPUB });
+      const create = (body: string) => postJson(`${withBase.url}/api/v1/invoice`, body, { 'X-Service-Api-Key': m.api_key });
+      const created = await create('{"chain":"base","amount_usd":12.50}');
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.json.amount_usd, 12.5);
+      assert.equal(created.json.amount_usdc_units, 12_500_000);
+      const rounded = await create('{"chain":"base","amount_usd":10.000000000000000001}');
+      assert.equal(rounded.json.error.code, 'invalid_amount', rounded.text);
+      assert.match(rounded.json.error.message, /more than 6 decimals/);
+    } finally {
+      await withBase.stop();
+    }
+  });
+
   it('tenant isolation: another merchant\'s invoice is 404 not_found exactly like a missing one', async () => {
     const created = await postJson(api('/invoice'), { amount_sats: 2000 }, keyA());
     const foreign = await getJson(api(`/invoice/${created.json.invoice_id}`), keyB());

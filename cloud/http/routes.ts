@@ -7,7 +7,7 @@ import type * as z from 'zod';
 import type { Clock } from '../../core/clock.ts';
 import type { RateLimitConfig } from '../../listener/config.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { readBodyText, readJsonBody } from '../../listener/http/json-body.ts';
+import { readBodyText, readJsonBody, readJsonBodyWithNumberTexts } from '../../listener/http/json-body.ts';
 import { limitRequests } from '../../listener/http/rate-limit.ts';
 import type { CloudService } from '../cloud-service.ts';
 import { STRIPE_WEBHOOK_MAX_BYTES, type StripeEventOutcome } from '../stripe-webhook.ts';
@@ -116,9 +116,9 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
       keyed,
       perKey,
       async (ctx) => {
-        const body = await readJsonBody(ctx);
+        const { body, numberTexts } = await readJsonBodyWithNumberTexts(ctx);
         ctx.status = 201;
-        ctx.body = await cloud.createInvoice(ctx.state.merchant, body, ctx.state.rawBody as string);
+        ctx.body = await cloud.createInvoice(ctx.state.merchant, body, numberTexts);
       },
     ],
     cloudGetInvoice: [

@@ -41,3 +41,13 @@ export function unitsToDecimal(units: bigint): string {
   const text = units.toString().padStart(TOKEN_DECIMALS + 1, '0');
   return `${text.slice(0, -TOKEN_DECIMALS)}.${text.slice(-TOKEN_DECIMALS)}`;
 }
+
+/**
+ * amount_usd as a response carries it, a JSON number (the spec's type; Node 20's JSON.stringify
+ * writes only doubles): the double nearest the stored decimal text. It reads back as the same
+ * 6-decimal amount below 2^33 dollars, where doubles are finer than a unit; `amount_usdc` and
+ * `amount_usdc_units` carry every digit whatever the size.
+ */
+export function usdJsonNumber(text: string): number {
+  return Number(text);
+}

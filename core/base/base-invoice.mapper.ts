@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { BaseFixedInvoiceCreated, BaseInvoice, BaseXpubInvoiceCreated, InvoiceStatus } from '../../shared/index.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
-import { unitsToDecimal } from './amount.ts';
+import { unitsToDecimal, usdJsonNumber } from './amount.ts';
 import { erc20TransferUri } from './eip681.ts';
 
 type BaseXpubCreated = z.infer<typeof BaseXpubInvoiceCreated>;
@@ -25,7 +25,7 @@ export function rowToBaseInvoice(row: InvoiceRow): BaseInvoice {
     expires_at: iso(row.expires_at),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
-    amount_usd: Number(row.amount_usd),
+    amount_usd: usdJsonNumber(row.amount_usd!),
     amount_usdc: unitsToDecimal(units),
     amount_usdc_units: Number(units),
     ...(fixed ? { mode: 'fixed-address' as const, nonce: row.nonce!, token_address: row.token_address! } : {}),

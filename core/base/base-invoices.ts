@@ -26,11 +26,9 @@ export interface BaseInvoiceDeps {
   beforeInsert?: (trx: Transaction<CoreTables>) => Promise<void>;
 }
 
-/**
- * Creates a Base invoice. `amountText` is the exact decimal text of amount_usd (from the raw
- * body); the float in `request` is never used for money.
- */
-export async function createBaseInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRequest, amountText: string) {
+/** Creates a Base invoice. `request.amount_usd` is exact decimal text, turned into token units once, here. */
+export async function createBaseInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRequest) {
+  const amountText = request.amount_usd!;
   const { base } = deps;
   const symbol: TokenSymbol = request.asset ?? 'usdc';
   const token = base.tokens.get(symbol);

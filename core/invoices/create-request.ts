@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { CreateInvoiceRequest, type ErrorCode } from '../../shared/index.ts';
+import { CreateInvoiceRequest, type DecimalText, type ErrorCode, type NumberTexts } from '../../shared/index.ts';
 import { ServiceError } from '../errors.ts';
 
 const codeByField: Record<string, ErrorCode> = {
@@ -24,10 +24,13 @@ function describe(issue: z.core.$ZodIssue): string {
 /**
  * Validates a POST /invoice body against the contract. `isChainEnabled` is asked between the
  * chain check and the rest, so a request for a disabled chain is told so before its amount is judged.
+ * `numberTexts` (from the HTTP edge) holds the body's numbers as written: amount_usd is taken from
+ * there, exact, rather than from the double JSON.parse made of it.
  */
 export function parseCreateInvoiceRequest(
   body: unknown,
   isChainEnabled: (chain: 'btc' | 'base') => boolean,
+  numberTexts?: NumberTexts,
 ): CreateInvoiceRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ServiceError('bad_body', 'The body must be a JSON object.');
@@ -48,5 +51,6 @@ export function parseCreateInvoiceRequest(
     const code = issueCode(worst);
     throw new ServiceError(code, issues.filter((issue) => issueCode(issue) === code).map(describe).join('; '));
   }
-  return result.data;
+  const amountText = numberTexts?.get('amount_usd') as DecimalText | undefined;
+  return result.data.amount_usd !== undefined && amountText !== undefined ? { ...result.data, amount_usd: amountText } : result.data;
 }

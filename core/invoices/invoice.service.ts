@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
-import { DEFAULT_EXPIRES_IN_S, type CreateInvoiceRequest, type StoredInvoice } from '../../shared/index.ts';
+import { DEFAULT_EXPIRES_IN_S, type CreateInvoiceRequest, type NumberTexts, type StoredInvoice } from '../../shared/index.ts';
 import type { AccountKey } from '../btc/account-key.ts';
 import { derivationPath } from '../btc/account-key.ts';
 import type { Clock } from '../clock.ts';
@@ -8,7 +8,6 @@ import type { CoreTables } from '../schema.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { createBaseInvoice, type BaseInvoiceDeps } from '../base/base-invoices.ts';
-import { topLevelNumberText } from '../json-number-text.ts';
 import { parseCreateInvoiceRequest } from './create-request.ts';
 import { rowToCreatedBtcInvoice, rowToStoredInvoice } from './invoice.mapper.ts';
 import { allocateChildIndex, expireIfPending, findInvoice, insertInvoice, type InvoiceRow } from './invoice.repository.ts';
@@ -108,14 +107,13 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
   }
 
   return {
-    /** `rawBody` is the request text, so amount_usd is read with the exact digits the client sent. */
-    async create(merchant: MerchantContext, body: unknown, rawBody?: string) {
-      const request = parseCreateInvoiceRequest(body, (chain) => (chain === 'btc' ? merchant.btc !== null : Boolean(merchant.base)));
+    /** `numberTexts`: the body's numbers as the client wrote them (from the HTTP edge), so money stays exact. */
+    async create(merchant: MerchantContext, body: unknown, numberTexts?: NumberTexts) {
+      const request = parseCreateInvoiceRequest(body, (chain) => (chain === 'btc' ? merchant.btc !== null : Boolean(merchant.base)), numberTexts);
       try {
         if (request.chain === 'base') {
-          const amountText = (rawBody && topLevelNumberText(rawBody, 'amount_usd')) ?? String(request.amount_usd);
           const baseDeps = { db, clock, logger, merchantId: merchant.merchantId, newInvoiceId, beforeInsert: merchant.beforeInsert, ...merchant.base! };
-          return await createBaseInvoice(baseDeps, request, amountText);
+          return await createBaseInvoice(baseDeps, request);
         }
         return await createBtc(merchant, request, merchant.btc!);
       } catch (error) {
@@ -142,7 +140,7 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
   const engine = createInvoiceEngine(deps);
   const merchant: MerchantContext = { merchantId: deps.merchantId, btc: deps.btc, base: deps.base };
   return {
-    create: (body: unknown, rawBody?: string) => engine.create(merchant, body, rawBody),
+    create: (body: unknown, numberTexts?: NumberTexts) => engine.create(merchant, body, numberTexts),
     get: (invoiceId: string) => engine.get(deps.merchantId, invoiceId),
     find: (invoiceId: string) => engine.find(deps.merchantId, invoiceId),
   };

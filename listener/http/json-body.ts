@@ -1,16 +1,26 @@
 import type { Context } from 'koa';
 import { ServiceError } from '../../core/errors.ts';
+import type { NumberTexts } from '../../shared/index.ts';
+import { topLevelNumberTexts } from './json-number-text.ts';
 import { holdsMalformedString } from './well-formed.ts';
 
 export const MAX_BODY_BYTES = 16 * 1024;
 
-/**
- * Reads the raw body (at most 16 KB) and parses it as JSON. The raw text is kept on
- * `ctx.state.rawBody` for callers that need exact number text.
- */
+/** Reads the body (at most 16 KB) and parses it as JSON. */
 export async function readJsonBody(ctx: Context): Promise<unknown> {
+  return parseJson(await readBodyText(ctx));
+}
+
+/**
+ * `readJsonBody`, plus the exact source text of the body's top-level numbers, for a contract
+ * that must not see money rounded to a double (amount_usd).
+ */
+export async function readJsonBodyWithNumberTexts(ctx: Context): Promise<{ body: unknown; numberTexts: NumberTexts }> {
   const text = await readBodyText(ctx);
-  ctx.state.rawBody = text;
+  return { body: parseJson(text), numberTexts: topLevelNumberTexts(text) };
+}
+
+function parseJson(text: string): unknown {
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -1,7 +1,7 @@
 import type { Health } from '../../shared/index.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
 import { requireApiKey } from './api-key.ts';
-import { readJsonBody } from './json-body.ts';
+import { readJsonBodyWithNumberTexts } from './json-body.ts';
 import { documentHandlers } from './serve.ts';
 import { rateLimit } from './rate-limit.ts';
 import type { RouteHandlers } from './route-table.ts';
@@ -25,9 +25,9 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
       rateLimit(deps.rateLimit, deps.clock),
       requireApiKey(deps.apiKey),
       async (ctx) => {
-        const body = await readJsonBody(ctx);
+        const { body, numberTexts } = await readJsonBodyWithNumberTexts(ctx);
         ctx.status = 201;
-        ctx.body = await deps.invoices.create(body, ctx.state.rawBody as string);
+        ctx.body = await deps.invoices.create(body, numberTexts);
       },
     ],
     getInvoice: async (ctx) => {

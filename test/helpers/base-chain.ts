@@ -100,7 +100,7 @@ export function baseServices(
     sources: options.sources ?? [chain.source()],
     recipientsPerCall: options.recipientsPerCall,
   });
-  const create = (body: Record<string, unknown>) => invoices.create({ chain: 'base', ...body }, JSON.stringify({ chain: 'base', ...body }));
+  const create = (body: Record<string, unknown>) => invoices.create({ chain: 'base', ...body });
   const invoice = (id: string) => invoices.get(id);
   const events = async () =>
     (await db.selectFrom('events').select(['type', 'payload']).where('merchant_id', '=', MERCHANT).orderBy('seq').execute()).map((e) => ({

@@ -1,36 +1,34 @@
+import { JSON_NUMBER } from '../../shared/index.ts';
+
 /**
- * The exact source text of a top-level numeric field of a JSON object.
+ * The exact source text of every top-level numeric field of a JSON object, by key.
  *
  * JSON.parse turns numbers into doubles, and Node 20 has no access to the source text, so
  * "10.000000000000000001" would silently become 10. Money must not be rounded behind the
- * caller's back, so the HTTP layer keeps the raw body and recovers the digits the client sent.
+ * caller's back, so the HTTP edge recovers the digits the client sent, once, next to JSON.parse.
  * The input must already have passed JSON.parse (it is well-formed); as with JSON.parse, the
- * last occurrence of a duplicated key wins. Returns undefined when the field is absent or not
- * a number.
+ * last occurrence of a duplicated key wins. A key whose value is not a number is absent.
  */
-export function topLevelNumberText(json: string, field: string): string | undefined {
+export function topLevelNumberTexts(json: string): Map<string, string> {
+  const texts = new Map<string, string>();
   let i = skipWhitespace(json, 0);
-  if (json[i] !== '{') return undefined;
+  if (json[i] !== '{') return texts;
   i = skipWhitespace(json, i + 1);
-  let found: string | undefined;
   while (json[i] === '"') {
     const keyEnd = endOfString(json, i);
     const key = JSON.parse(json.slice(i, keyEnd)) as string;
     i = skipWhitespace(json, keyEnd) + 1; // past ':'
     i = skipWhitespace(json, i);
     const valueEnd = endOfValue(json, i);
-    if (key === field) {
-      const text = json.slice(i, valueEnd);
-      found = JSON_NUMBER.test(text) ? text : undefined;
-    }
+    const text = json.slice(i, valueEnd);
+    if (JSON_NUMBER.test(text)) texts.set(key, text);
+    else texts.delete(key);
     i = skipWhitespace(json, valueEnd);
     if (json[i] !== ',') break;
     i = skipWhitespace(json, i + 1);
   }
-  return found;
+  return texts;
 }
-
-const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 function skipWhitespace(s: string, i: number): number {
   while (i < s.length && (s[i] === ' ' || s[i] === '\t' || s[i] === '\n' || s[i] === '\r')) i++;
