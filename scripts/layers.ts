@@ -74,7 +74,7 @@ function topFolder(path: string): string {
   return path.split('/')[0];
 }
 
-function ruleBroken(from: string, to: string): string | undefined {
+export function ruleBroken(from: string, to: string): string | undefined {
   const fromTop = topFolder(from);
   const toTop = topFolder(to);
   if (fromTop !== toTop) {
