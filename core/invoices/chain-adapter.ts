@@ -36,7 +36,8 @@ export interface ChainAdapter {
   /**
    * The expiry guard: true when the chain has seen a payment toward the invoice in time, so it
    * must stay pending past its expiry (it may still confirm; the watchers decide). Asked of every
-   * row whatever its chain, so it must match only the rows of its own chain.
+   * row whatever its chain, so it must match only the rows of its own chain, and never be NULL
+   * (it is negated: an EXISTS is safe).
    */
   paymentSeenBeforeExpiry: ExpiryGuard;
 }
