@@ -9,6 +9,8 @@ import { createSourceBudgets } from '../core/net/source-budgets.ts';
 import type { Database } from '../core/db/database.ts';
 import { serveHttp } from '../listener/http/serve.ts';
 import { createInvoiceEngine } from '../core/invoices/invoice.service.ts';
+import { baseAdapter } from '../core/base/base-adapter.ts';
+import { btcAdapter } from '../core/btc/btc-adapter.ts';
 import { startAddressDeriver } from '../core/btc/receive-address-book.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import { createDeliveryWorker } from '../core/webhooks/delivery-worker.ts';
@@ -65,7 +67,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   const logger = deps.logger ?? createLogger({ clock, fields: { mode: 'cloud' }, secrets: cloudSecrets(config) });
   const database = deps.database ?? (await openCloudDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true }));
   const { db } = database;
-  const engine = createInvoiceEngine({ db, clock, logger });
+  const engine = createInvoiceEngine({ db, clock, logger, chains: [btcAdapter, baseAdapter] });
   const deriver = startAddressDeriver(logger);
   const receivers = createMerchantReceivers(config, deriver, database.dialect === 'postgres');
   const webhookPolicy = { resolve: deps.resolve ?? systemResolver, allowLoopback: config.webhookAllowLoopback };
@@ -76,7 +78,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
           const operator = await findMerchant(db, config.billingMerchantId!);
           if (!operator) throw new Error('CLOUD_BILLING_MERCHANT_ID is not a Cloud merchant');
           // Plan prices are whole dollars: the number's own text is exact.
-          const invoice = await engine.create({ merchantId: operator.merchant_id, ...receivers.receivers(operator) }, { chain: 'base', amount_usd: amountUsd });
+          const invoice = await engine.create({ merchantId: operator.merchant_id, receivers: receivers.receivers(operator).chains }, { chain: 'base', amount_usd: amountUsd });
           return { invoiceId: invoice.invoice_id, checkoutUrl: `${config.checkoutBaseUrl}/pay/${invoice.invoice_id}` };
         }
       : null;

@@ -3,7 +3,7 @@ import { INVOICE_LIST_DEFAULT, INVOICE_LIST_MAX, type NumberTexts } from '../sha
 import type { Clock } from '../core/clock.ts';
 import type { CloudTables } from './cloud.tables.ts';
 import { ServiceError } from '../core/errors.ts';
-import { expireIfPending, findInvoice, type InvoiceRow } from '../core/invoices/invoice.repository.ts';
+import { findInvoice, type InvoiceRow } from '../core/invoices/invoice.repository.ts';
 import type { InvoiceEngine } from '../core/invoices/invoice.service.ts';
 import { accountView } from './account-view.ts';
 import { newApiKey, newWebhookSecret } from './api-keys.ts';
@@ -74,7 +74,7 @@ export function createCloudService(deps: CloudServiceDeps) {
       let rows = await read();
       const lapsed = rows.filter((row) => row.status === 'pending' && Number(row.expires_at) <= now);
       if (lapsed.length) {
-        for (const row of lapsed) await expireIfPending(db, merchant.merchant_id, row.invoice_id, now);
+        for (const row of lapsed) await engine.expireIfLapsed(merchant.merchant_id, row.invoice_id, now);
         rows = await read();
       }
       return { invoices: rows.map(listEntry) };
@@ -85,7 +85,7 @@ export function createCloudService(deps: CloudServiceDeps) {
       const limit = planOf(plan).invoices_per_month;
       const month = usageMonth(clock.now());
       const invoice = await engine.create(
-        { merchantId: merchant.merchant_id, ...deps.receivers.receivers(merchant), beforeInsert: (trx) => countInvoice(trx, merchant.merchant_id, month, plan, limit) },
+        { merchantId: merchant.merchant_id, receivers: deps.receivers.receivers(merchant).chains, beforeInsert: (trx) => countInvoice(trx, merchant.merchant_id, month, plan, limit) },
         body,
         numberTexts,
       );
@@ -102,7 +102,7 @@ export function createCloudService(deps: CloudServiceDeps) {
       if (!row || !owner) throw new ServiceError('not_found', 'No such invoice.');
       const now = clock.now();
       if (row.status === 'pending' && Number(row.expires_at) <= now) {
-        await expireIfPending(db, row.merchant_id, invoiceId, now);
+        await engine.expireIfLapsed(row.merchant_id, invoiceId, now);
         row = (await findInvoice(db, row.merchant_id, invoiceId))!;
       }
       const explorers = {

@@ -1,11 +1,19 @@
+import { baseReceiver } from '../core/base/base-adapter.ts';
+import type { BaseReceiverOptions } from '../core/base/base-invoices.ts';
 import { parseEvmAccountXpub } from '../core/base/keys.ts';
 import { parseAccountKey, type AccountKey } from '../core/btc/account-key.ts';
+import { btcReceiver, type BtcReceiverOptions } from '../core/btc/btc-adapter.ts';
 import { createReceiveAddressBook, onDemandAddresses, type AddressDeriver } from '../core/btc/receive-address-book.ts';
-import type { MerchantContext } from '../core/invoices/invoice.service.ts';
+import type { ChainReceiver } from '../core/invoices/chain-adapter.ts';
 import type { CloudConfig } from './cloud-config.ts';
 import type { MerchantRow } from './merchant.repository.ts';
 
-type Receivers = Pick<MerchantContext, 'btc' | 'base'>;
+interface Receivers {
+  /** The merchant's Base settings, which its Base watcher reads too. */
+  base: BaseReceiverOptions | null;
+  /** The engine's receivers of the merchant, by chain. */
+  chains: Partial<Record<string, ChainReceiver>>;
+}
 
 /** SQLite (one instance): per merchant key, a small buffer; the first invoice after a start derives inline. */
 const CLOUD_AHEAD = 64;
@@ -35,12 +43,12 @@ export function createMerchantReceivers(config: CloudConfig, deriver: AddressDer
   const addressesOf = (key: AccountKey) => (sharedDatabase ? onDemandAddresses(deriver, key) : bookOf(key));
 
   function build(row: MerchantRow): Receivers {
-    let btc: MerchantContext['btc'] = null;
+    let btc: BtcReceiverOptions | null = null;
     if (row.btc_xpub) {
       const accountKey = parseAccountKey(row.btc_xpub);
       btc = { accountKey, explorerUrl: config.btc.explorerUrls[accountKey.network], ...addressesOf(accountKey) };
     }
-    let base: MerchantContext['base'] = null;
+    let base: Receivers['base'] = null;
     if (config.base && (row.base_xpub || row.base_address)) {
       const key = row.base_xpub ? parseEvmAccountXpub(row.base_xpub) : null;
       const xpub = key && { key, keyId: key.keyId };
@@ -49,7 +57,7 @@ export function createMerchantReceivers(config: CloudConfig, deriver: AddressDer
       if (!row.base_address) tokens.delete('usdt');
       base = { base: { ...config.base, tokens, xpub, fixedAddress: row.base_xpub ? null : row.base_address } };
     }
-    return { btc, base };
+    return { base, chains: { ...(btc && { btc: btcReceiver(btc) }), ...(base && { base: baseReceiver(base) }) } };
   }
 
   return {

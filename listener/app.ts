@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Health } from '../shared/index.ts';
 import { buildLlmsTxt } from '../shared/llms.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
+import { btcAdapter, btcReceiver } from '../core/btc/btc-adapter.ts';
 import { btcWatchingFor } from '../core/btc/chain-source-factory.ts';
 import type { Fetch } from '../core/btc/chain-source.ts';
 import { createReceiveAddressBook, startAddressDeriver } from '../core/btc/receive-address-book.ts';
@@ -13,6 +14,7 @@ import { ConfigError, configSecrets, type Config } from './config.ts';
 import { openCoreDatabase, type CoreDatabase } from '../core/schema.ts';
 import { enabledAssets } from './enabled-assets.ts';
 import { claimOwnFixedAddress } from '../core/base/address-claims.ts';
+import { baseAdapter, baseReceiver } from '../core/base/base-adapter.ts';
 import { baseChainStatus, baseHealth } from '../core/base/base-health.ts';
 import { createRpcSource } from '../core/base/rpc.ts';
 import { createBaseWatcher } from '../core/base/watcher.ts';
@@ -71,27 +73,18 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
 
   const deriver = config.btc ? startAddressDeriver(logger) : null;
   const btc = config.btc
-    ? {
+    ? btcReceiver({
         accountKey: config.btc.accountKey,
         explorerUrl: config.btc.explorerUrl,
         ...createReceiveAddressBook(deriver!, config.btc.accountKey, {
           nextIndex: await peekNextChildIndex(database.db, 'btc', config.btc.accountKey.keyId),
         }),
-      }
+      })
     : null;
 
   const budgets = createSourceBudgets({ settings: config.sourceBudgets });
   const networkFetch = deps.fetch ?? fetch;
-  // The source btcWatchingFor picks: Bitcoin Core (the merchant's own node) over Esplora.
-  const btcUrl = config.btc ? (config.btc.rpcUrl ?? config.btc.esploraUrl) : null;
-  const btcWatching =
-    config.btc && btcUrl
-      ? btcWatchingFor(config.btc, {
-          fetch: budgets.fetchFor(networkFetch, 'btc', btcUrl, btcUrl === config.btc.rpcUrl || config.btc.esploraSelfHosted),
-          clock,
-          logger,
-        })
-      : null;
+  const btcWatching = config.btc ? btcWatchingFor(config.btc, { fetch: networkFetch, budgets, clock, logger }) : null;
   if (config.btc && !btcWatching) logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
   const btcWatcher =
     btcWatching && config.btc
@@ -124,10 +117,17 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       })
     : null;
   const base = config.base
-    ? { base: config.base, nonceDigits: deps.baseOptions?.nonceDigits, quarantineMs: deps.baseOptions?.quarantineMs }
+    ? baseReceiver({ base: config.base, nonceDigits: deps.baseOptions?.nonceDigits, quarantineMs: deps.baseOptions?.quarantineMs })
     : null;
 
-  const invoices = createInvoiceService({ db: database.db, clock, logger, merchantId: config.merchantId, btc, base });
+  const invoices = createInvoiceService({
+    db: database.db,
+    clock,
+    logger,
+    chains: [btcAdapter, baseAdapter],
+    merchantId: config.merchantId,
+    receivers: { ...(btc && { btc }), ...(base && { base }) },
+  });
 
   const webhooks = startWebhookDelivery({ config, db: database.db, clock, logger, ...deps.webhooks });
 

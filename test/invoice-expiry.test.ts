@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
+import { baseAdapter } from '../core/base/base-adapter.ts';
+import { btcAdapter } from '../core/btc/btc-adapter.ts';
 import type { CoreTables } from '../core/schema.ts';
 import { expireIfPending, findInvoice, insertInvoice, type InvoiceRow } from '../core/invoices/invoice.repository.ts';
 import { testDatabases, withFreshDatabase } from './support/databases.ts';
@@ -61,7 +63,7 @@ async function recordTransfer(db: Kysely<CoreTables>, to: string, value: string,
 }
 
 async function statusAfterExpiryRead(db: Kysely<CoreTables>, invoice: InvoiceRow) {
-  await expireIfPending(db, MERCHANT, invoice.invoice_id, AFTER);
+  await expireIfPending(db, [btcAdapter.paymentSeenBeforeExpiry, baseAdapter.paymentSeenBeforeExpiry], MERCHANT, invoice.invoice_id, AFTER);
   return (await findInvoice(db, MERCHANT, invoice.invoice_id))!.status;
 }
 

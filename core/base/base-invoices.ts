@@ -1,9 +1,8 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { DEFAULT_EXPIRES_IN_S, type CreateInvoiceRequest } from '../../shared/index.ts';
-import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
 import { ServiceError } from '../errors.ts';
-import type { Logger } from '../log.ts';
+import type { InvoiceCreation } from '../invoices/chain-adapter.ts';
 import { allocateChildIndex, insertInvoice, type InvoiceRow } from '../invoices/invoice.repository.ts';
 import { claimDerivedAddress, claimOf } from './address-claims.ts';
 import { AmountError, MAX_TOKEN_UNITS, usdTextToUnits } from './amount.ts';
@@ -12,19 +11,15 @@ import { rowToCreatedBaseFixedInvoice, rowToCreatedBaseXpubInvoice } from './bas
 import { DEFAULT_NONCE_DIGITS, FIXED_INVOICE_LIFETIME_MS, NONCE_QUARANTINE_MS, freeNonces, maxNonce, roundedBaseUnits } from './nonce.ts';
 import { assetOf, type TokenSymbol } from './tokens.ts';
 
-export interface BaseInvoiceDeps {
-  db: Kysely<CoreTables>;
-  clock: Clock;
-  logger: Logger;
-  merchantId: string;
+/** A merchant's Base receive method. */
+export interface BaseReceiverOptions {
   base: BaseConfig;
-  newInvoiceId: () => string;
   /** Fixed-address nonce digits; tests shrink the pool to reach exhaustion quickly. */
   nonceDigits?: number;
   quarantineMs?: number;
-  /** Runs in the invoice's transaction before the insert (see MerchantContext). */
-  beforeInsert?: (trx: Transaction<CoreTables>) => Promise<void>;
 }
+
+export type BaseInvoiceDeps = InvoiceCreation & BaseReceiverOptions;
 
 /** Creates a Base invoice. `request.amount_usd` is exact decimal text, turned into token units once, here. */
 export async function createBaseInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRequest) {

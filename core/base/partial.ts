@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { CoreTables } from '../schema.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 
@@ -70,4 +70,24 @@ export async function seenUnitsOf(
   if (invoice.child_index === null) query = query.where('value', '=', invoice.amount_units).limit(1);
   const rows = await query.execute();
   return rows.reduce((sum, row) => sum + BigInt(row.value), 0n);
+}
+
+/**
+ * The expiry guard of Base invoices: a transfer of the invoice's token to its address mined by
+ * `expires_at`, of the exact amount when the address is the merchant's fixed one (other invoices
+ * share it there).
+ */
+export function baseTransferSeenBeforeExpiry({ exists, selectFrom }: ExpressionBuilder<CoreTables, 'invoices'>) {
+  return exists(
+    selectFrom('base_transfers')
+      .select('base_transfers.tx_hash')
+      .whereRef('base_transfers.merchant_id', '=', 'invoices.merchant_id')
+      .whereRef('base_transfers.to_address', '=', 'invoices.receive_address')
+      .whereRef('base_transfers.token_address', '=', 'invoices.token_address')
+      .whereRef('base_transfers.block_time', '<=', 'invoices.expires_at')
+      .where('base_transfers.state', 'in', ['seen', 'applied'])
+      .where((transfer) =>
+        transfer.or([transfer('invoices.child_index', 'is not', null), transfer('base_transfers.value', '=', transfer.ref('invoices.amount_units'))]),
+      ),
+  );
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { CoreTables } from '../schema.ts';
 import type { BtcPaymentsTable } from './btc.tables.ts';
 import type { PaymentView } from './confirmation-rules.ts';
@@ -142,6 +142,18 @@ export async function paymentsOf(db: Db, merchantId: string, invoiceIds: string[
     rows.push(...(await db.selectFrom('btc_payments').selectAll().where('merchant_id', '=', merchantId).where('invoice_id', 'in', chunk).execute()));
   }
   return rows;
+}
+
+/** The expiry guard of Bitcoin invoices: an output to the invoice first seen before its expiry and not gone since. */
+export function btcPaymentSeenBeforeExpiry({ exists, selectFrom }: ExpressionBuilder<CoreTables, 'invoices'>) {
+  return exists(
+    selectFrom('btc_payments')
+      .select('btc_payments.txid')
+      .whereRef('btc_payments.merchant_id', '=', 'invoices.merchant_id')
+      .whereRef('btc_payments.invoice_id', '=', 'invoices.invoice_id')
+      .whereRef('btc_payments.first_seen_at', '<', 'invoices.expires_at')
+      .where('btc_payments.status', '!=', 'gone'),
+  );
 }
 
 /** Sats paid to an invoice by outputs still on the chain or in the mempool, confirmed or not. */

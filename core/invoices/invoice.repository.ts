@@ -1,9 +1,11 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool, Transaction } from 'kysely';
 import type { CoreTables } from '../schema.ts';
 import type { InvoicesTable } from './invoice.tables.ts';
 
 type Db = Kysely<CoreTables> | Transaction<CoreTables>;
 export type InvoiceRow = Selectable<InvoicesTable>;
+/** A chain's reason to keep an expired `invoices` row pending: true when it saw a payment in time (see ChainAdapter). */
+export type ExpiryGuard = (invoice: ExpressionBuilder<CoreTables, 'invoices'>) => Expression<SqlBool>;
 
 /**
  * Hands out the next child index of a wallet key. The sequence belongs to the key, not to a
@@ -61,45 +63,16 @@ export async function findInvoice(db: Db, merchantId: string, invoiceId: string)
 
 /**
  * Flips a pending invoice past its expiry; a no-op if anything else changed it first, or if a
- * payment was seen before expiry (it may still confirm; the watchers decide). On Base that is a
- * transfer of the invoice's token to its address mined by `expires_at`, of the exact amount when
- * the address is the merchant's fixed one (other invoices share it there).
+ * chain's guard holds (a payment was seen before expiry: it may still confirm; the watchers decide).
  */
-export async function expireIfPending(db: Db, merchantId: string, invoiceId: string, now: number): Promise<void> {
-  await db
+export async function expireIfPending(db: Db, guards: Iterable<ExpiryGuard>, merchantId: string, invoiceId: string, now: number): Promise<void> {
+  let query = db
     .updateTable('invoices')
     .set({ status: 'expired', updated_at: now })
     .where('merchant_id', '=', merchantId)
     .where('invoice_id', '=', invoiceId)
     .where('status', '=', 'pending')
-    .where('expires_at', '<=', now)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('btc_payments')
-            .select('btc_payments.txid')
-            .whereRef('btc_payments.merchant_id', '=', 'invoices.merchant_id')
-            .whereRef('btc_payments.invoice_id', '=', 'invoices.invoice_id')
-            .whereRef('btc_payments.first_seen_at', '<', 'invoices.expires_at')
-            .where('btc_payments.status', '!=', 'gone'),
-        ),
-      ),
-    )
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('base_transfers')
-            .select('base_transfers.tx_hash')
-            .whereRef('base_transfers.merchant_id', '=', 'invoices.merchant_id')
-            .whereRef('base_transfers.to_address', '=', 'invoices.receive_address')
-            .whereRef('base_transfers.token_address', '=', 'invoices.token_address')
-            .whereRef('base_transfers.block_time', '<=', 'invoices.expires_at')
-            .where('base_transfers.state', 'in', ['seen', 'applied'])
-            .where((transfer) =>
-              transfer.or([transfer('invoices.child_index', 'is not', null), transfer('base_transfers.value', '=', transfer.ref('invoices.amount_units'))]),
-            ),
-        ),
-      ),
-    )
-    .execute();
+    .where('expires_at', '<=', now);
+  for (const guard of guards) query = query.where((invoice) => invoice.not(guard(invoice)));
+  await query.execute();
 }

@@ -1,6 +1,7 @@
 import { HDNodeWallet } from 'ethers';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import type { CoreDatabase } from '../../core/schema.ts';
+import { baseAdapter, baseReceiver } from '../../core/base/base-adapter.ts';
 import { parseBaseConfig, type BaseConfig } from '../../core/base/base-config.ts';
 import { createRpcSource, type RpcSource } from '../../core/base/rpc.ts';
 import { createBaseWatcher } from '../../core/base/watcher.ts';
@@ -87,9 +88,9 @@ export function baseServices(
     db,
     clock,
     logger: silentLogger,
+    chains: [baseAdapter],
     merchantId: MERCHANT,
-    btc: null,
-    base: { base: config, nonceDigits: options.nonceDigits, quarantineMs: options.quarantineMs },
+    receivers: { base: baseReceiver({ base: config, nonceDigits: options.nonceDigits, quarantineMs: options.quarantineMs }) },
   });
   const watcher = createBaseWatcher({
     db,

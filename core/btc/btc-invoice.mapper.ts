@@ -1,8 +1,7 @@
-import type { BtcInvoice, BtcInvoiceCreated, BtcNetwork, InvoiceStatus, StoredInvoice } from '../../shared/index.ts';
-import { satsToBtc } from '../btc/amount.ts';
-import { bip21Uri } from '../btc/bip21.ts';
-import { rowToBaseInvoice } from '../base/base-invoice.mapper.ts';
-import type { InvoiceRow } from './invoice.repository.ts';
+import type { BtcInvoice, BtcInvoiceCreated, BtcNetwork, InvoiceStatus } from '../../shared/index.ts';
+import type { InvoiceRow } from '../invoices/invoice.repository.ts';
+import { satsToBtc } from './amount.ts';
+import { bip21Uri } from './bip21.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
@@ -36,11 +35,4 @@ export function rowToCreatedBtcInvoice(row: InvoiceRow, explorerUrl: string): Bt
     qr_uri: bip21Uri(invoice.receive_address, invoice.amount_btc, invoice.memo),
     verify_url: `${explorerUrl}/address/${invoice.receive_address}`,
   };
-}
-
-/** The stored read of any chain; chains added later map their own rows here. */
-export function rowToStoredInvoice(row: InvoiceRow): StoredInvoice {
-  if (row.chain === 'btc') return rowToBtcInvoice(row);
-  if (row.chain === 'base') return rowToBaseInvoice(row);
-  throw new Error(`no mapper for chain ${row.chain}`);
 }
