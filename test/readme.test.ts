@@ -94,7 +94,7 @@ describe('the README runs as written against a sandbox', { skip: existsSync(join
     `${describeBlock(block)}, line ${command.line}: \`${command.text}\` ${why}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nlistener output (end): ${listener.stdout().slice(-1500)}${listener.stderr().slice(-1500)}`;
 
   async function runCommand(block: Block, command: ShellCommand): Promise<void> {
-    if (command.text.replace(/\s#.*$/, '') === 'npm start') return; // the session's listener, already started by `npm start`
+    if (command.text.replace(/\s#.*$/, '').trim() === 'npm start') return; // the session's listener, already started by `npm start`
     const line = substituted(block, command.text);
     const once = () => runShell(line, env);
     const run = command.expects.length === 0

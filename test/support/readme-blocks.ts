@@ -134,7 +134,7 @@ export function shellCommands(block: Block): ShellCommand[] {
       return;
     }
     pending.parts.push(raw);
-    const text = pending.parts.join(' ').replace(/\s+/g, ' ').trim();
+    const text = pending.parts.join('').trim(); // as bash reads it: a backslash-newline is nothing
     commands.push({ line: pending.line, text, expects: [...trailingComment(text).matchAll(/"\w+":("[^"]*"|-?\d+|true|false|null)/g)].map((m) => m[0]) });
     pending = null;
   });
