@@ -87,7 +87,8 @@ describe('MCP over Streamable HTTP on the listener', () => {
     const byHeader = await connectHttp(mcpUrl, { 'x-service-api-key': API_KEY });
     assert.ok((await byHeader.listTools()).tools.length >= 4);
     await byHeader.close();
-    for (const headers of [{}, { 'x-service-api-key': 'wrong-key-wrong-key-wrong' }, { authorization: 'Bearer wrong-key-wrong-key-wrong' }]) {
+    const refusedHeaders: Record<string, string>[] = [{}, { 'x-service-api-key': 'wrong-key-wrong-key-wrong' }, { authorization: 'Bearer wrong-key-wrong-key-wrong' }];
+    for (const headers of refusedHeaders) {
       const refused = await initialize(mcpUrl, headers);
       assert.equal(refused.status, 401);
       assert.equal((await refused.json()).error.code, 'unauthorized');
@@ -239,7 +240,8 @@ describe('MCP over Streamable HTTP on Cloud', () => {
     });
     assert.equal(foreign.status, 404);
     assert.equal((await foreign.json()).error.code, 'not_found');
-    for (const headers of [{}, { authorization: 'Bearer sk_wrong' }]) {
+    const refusedHeaders: Record<string, string>[] = [{}, { authorization: 'Bearer sk_wrong' }];
+    for (const headers of refusedHeaders) {
       const refused = await initialize(mcpUrl, headers);
       assert.equal(refused.status, 401);
       assert.equal((await refused.json()).error.code, 'unauthorized');
