@@ -105,6 +105,11 @@ describe('MCP over Streamable HTTP on the listener', () => {
     assert.equal(allowed.headers.get('access-control-allow-origin'), ALLOWED_ORIGIN);
     assert.ok(allowed.headers.get('mcp-session-id'));
     await allowed.body?.cancel();
+    const preflight = (origin: string) => fetch(mcpUrl, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+    const allowedPreflight = await preflight(ALLOWED_ORIGIN);
+    assert.equal(allowedPreflight.status, 204);
+    assert.match(allowedPreflight.headers.get('access-control-allow-headers')!, /Authorization/);
+    assert.equal((await preflight('https://evil.example')).status, 403);
   });
 
   test('a request needs a live session: none, or an unknown one, is refused in the error envelope', async () => {
