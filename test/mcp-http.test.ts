@@ -204,7 +204,7 @@ describe('MCP over Streamable HTTP on Cloud', () => {
   let secondClient: Client;
 
   before(async () => {
-    cloud = await startTestCloud();
+    cloud = await startTestCloud({ env: { CLOUD_CHECKOUT_BASE_URL: 'https://pay.example.com' } });
     mcpUrl = `${cloud.url}/api/v1/mcp`;
     first = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(7) });
     second = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(8) });
@@ -220,7 +220,9 @@ describe('MCP over Streamable HTTP on Cloud', () => {
   test("adds list_invoices; each merchant sees its own invoices only, another's is not found", async () => {
     const { tools } = await firstClient.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), ['create_invoice', 'get_invoice_status', 'list_invoices', 'list_supported_assets', 'wait_for_payment']);
-    const { invoice } = structured<{ invoice: Invoice }>(await firstClient.callTool({ name: 'create_invoice', arguments: { amount_sats: 15_000 } }));
+    const { invoice } = structured<{ invoice: Invoice & { checkout_url?: string } }>(await firstClient.callTool({ name: 'create_invoice', arguments: { amount_sats: 15_000 } }));
+    // The contract's invoice, exactly as the stdio server reads it over HTTP: Cloud's checkout_url is not part of it.
+    assert.equal(invoice.checkout_url, undefined);
     const listed = structured<{ invoices: Invoice[] }>(await firstClient.callTool({ name: 'list_invoices', arguments: {} }));
     assert.deepEqual(listed.invoices.map((entry) => entry.invoice_id), [invoice.invoice_id]);
     const own = structured<{ invoice: Invoice }>(await firstClient.callTool({ name: 'get_invoice_status', arguments: { invoice_id: invoice.invoice_id } }));
