@@ -155,6 +155,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     clock,
     logger,
     trustProxy: config.trustProxy,
+    mcpAllowedOrigins: config.mcpAllowedOrigins,
     invoiceRateLimit: config.invoiceRateLimit,
     signupRateLimit: config.signupRateLimit,
     signInRateLimit: config.signInRateLimit,

@@ -166,6 +166,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     clock,
     logger,
     trustProxy: config.trustProxy,
+    mcpAllowedOrigins: config.mcpAllowedOrigins,
     checkout: createListenerCheckoutSource({
       invoices,
       db: database.db,

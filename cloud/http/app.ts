@@ -1,6 +1,5 @@
 import Koa from 'koa';
 import type { RateLimitConfig } from '../../listener/config.ts';
-import type { Logger } from '../../core/log.ts';
 import { errorMiddleware } from '../../listener/http/error-middleware.ts';
 import { requestContext } from '../../listener/http/request-context.ts';
 import { wellFormedRequest } from '../../listener/http/well-formed.ts';
@@ -13,7 +12,7 @@ import { createSessionStore } from '../dashboard/session-store.ts';
 import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
 
 export function createCloudHttpApp(
-  deps: CloudRouteDeps & { logger: Logger; trustProxy: boolean; signInRateLimit: RateLimitConfig | null; documents: { openapi: string; llms: string } },
+  deps: CloudRouteDeps & { trustProxy: boolean; signInRateLimit: RateLimitConfig | null },
 ): Koa {
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   app.silent = true;
