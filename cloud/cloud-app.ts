@@ -156,6 +156,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     logger,
     trustProxy: config.trustProxy,
     mcpAllowedOrigins: config.mcpAllowedOrigins,
+    mcpMaxSessions: config.mcpMaxSessions,
     invoiceRateLimit: config.invoiceRateLimit,
     signupRateLimit: config.signupRateLimit,
     signInRateLimit: config.signInRateLimit,

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { CreatedInvoice, InvoiceList, StoredInvoice } from '../shared/index.ts';
 import type { Logger } from '../core/log.ts';
 import type { CallLimit } from '../listener/http/rate-limit.ts';
 import { inProcess } from '../mcp/in-process-result.ts';
@@ -28,11 +29,11 @@ export function cloudMcpClient(deps: CloudMcpClientDeps): ListenerClient {
   // A session outlives the request that opened it: the plan and keys are read again at each create.
   const current = async () => (await findMerchant(deps.db, merchant.merchant_id)) ?? merchant;
   return {
-    createInvoice: (body) => inProcess(() => deps.limit(deps.keyHash, async () => cloud.createInvoice(await current(), body, new Map())), 'create_failed', logger),
-    getInvoice: (invoiceId) => inProcess(() => cloud.getInvoice(merchant, invoiceId), 'lookup_failed', logger),
+    createInvoice: (body) => inProcess(CreatedInvoice, () => deps.limit(deps.keyHash, async () => cloud.createInvoice(await current(), body, new Map())), 'create_failed', logger),
+    getInvoice: (invoiceId) => inProcess(StoredInvoice, () => cloud.getInvoice(merchant, invoiceId), 'lookup_failed', logger),
     // Cloud's health names no assets (as over HTTP): the tool then says "unknown" for each.
     healthAssets: async () => ({ ok: true, value: {} }),
     document: async (name) => ({ ok: true, value: name === 'llms.txt' ? deps.documents.llms : deps.documents.openapi }),
-    listInvoices: (limit) => inProcess(() => cloud.listInvoices(merchant, limit === undefined ? undefined : String(limit)), 'internal_error', logger),
+    listInvoices: (limit) => inProcess(InvoiceList, () => cloud.listInvoices(merchant, limit === undefined ? undefined : String(limit)), 'internal_error', logger),
   };
 }

@@ -167,6 +167,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     logger,
     trustProxy: config.trustProxy,
     mcpAllowedOrigins: config.mcpAllowedOrigins,
+    mcpMaxSessions: config.mcpMaxSessions,
     checkout: createListenerCheckoutSource({
       invoices,
       db: database.db,

@@ -37,6 +37,8 @@ export interface Config {
   trustProxy: boolean;
   /** Browser origins allowed to call /mcp (MCP_ALLOWED_ORIGINS); a request without Origin is always allowed. */
   mcpAllowedOrigins: string[];
+  /** Open MCP sessions at most (MCP_MAX_SESSIONS). */
+  mcpMaxSessions: number;
   webhook: { url: string; secret: string } | null;
   nodeEnv: string;
   /** Shown to payers on the checkout page. */
@@ -70,6 +72,7 @@ export const settingNames = [
   'SERVICE_RATE_LIMIT',
   'TRUST_PROXY',
   'MCP_ALLOWED_ORIGINS',
+  'MCP_MAX_SESSIONS',
   'MERCHANT_WEBHOOK_URL',
   'MERCHANT_WEBHOOK_SECRET',
   'SERVICE_WEBHOOK_SECRET',
@@ -105,6 +108,9 @@ export const mcpAllowedOriginsSetting = z.preprocess(
     .transform((text) => text.split(',').map((origin) => origin.trim()).filter(Boolean))
     .refine((origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin), 'must be comma-separated origins such as https://app.example.com'),
 );
+
+/** MCP_MAX_SESSIONS: open MCP sessions at most, each a few kilobytes of memory (default 1000). */
+export const mcpMaxSessionsSetting = z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(100_000).default(1_000));
 
 const httpUrl = z.preprocess(
   blankToUndefined,
@@ -169,6 +175,7 @@ const EnvSchema = z.object({
   SERVICE_RATE_LIMIT: z.preprocess(blankToUndefined, z.string().default('30,300')),
   TRUST_PROXY: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')),
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
+  MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   MERCHANT_WEBHOOK_URL: optionalText,
   MERCHANT_WEBHOOK_SECRET: optionalText,
   SERVICE_WEBHOOK_SECRET: optionalText,
@@ -252,6 +259,7 @@ export function loadConfig(env: Env): Config {
     rateLimit,
     trustProxy: raw.TRUST_PROXY === 'true' || raw.TRUST_PROXY === '1',
     mcpAllowedOrigins: raw.MCP_ALLOWED_ORIGINS,
+    mcpMaxSessions: raw.MCP_MAX_SESSIONS,
     webhook,
     nodeEnv: raw.NODE_ENV,
     shopName: raw.SHOP_NAME,

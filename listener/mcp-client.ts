@@ -1,4 +1,4 @@
-import type { Health } from '../shared/index.ts';
+import { CreatedInvoice, Health, StoredInvoice } from '../shared/index.ts';
 import type { InvoiceService } from '../core/invoices/invoice.service.ts';
 import type { Logger } from '../core/log.ts';
 import { inProcess } from '../mcp/in-process-result.ts';
@@ -23,9 +23,9 @@ export interface ListenerMcpClientDeps {
 export function listenerMcpClient(deps: ListenerMcpClientDeps): ListenerClient {
   const { invoices, logger } = deps;
   return {
-    createInvoice: (body) => inProcess(() => deps.limit(deps.client, () => invoices.create(body)), 'create_failed', logger),
-    getInvoice: (invoiceId) => inProcess(() => invoices.get(invoiceId), 'lookup_failed', logger),
-    healthAssets: () => inProcess(async () => ({ enabled_assets: (await deps.health()).enabled_assets }), 'internal_error', logger),
+    createInvoice: (body) => inProcess(CreatedInvoice, () => deps.limit(deps.client, () => invoices.create(body)), 'create_failed', logger),
+    getInvoice: (invoiceId) => inProcess(StoredInvoice, () => invoices.get(invoiceId), 'lookup_failed', logger),
+    healthAssets: () => inProcess(Health.pick({ enabled_assets: true }), async () => ({ enabled_assets: (await deps.health()).enabled_assets }), 'internal_error', logger),
     document: async (name) => ({ ok: true, value: name === 'llms.txt' ? deps.documents.llms : deps.documents.openapi }),
   };
 }

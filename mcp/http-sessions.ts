@@ -31,7 +31,8 @@ export interface McpRequest {
   open(): McpServer;
 }
 
-export const DEFAULT_MCP_SESSIONS = { maxSessions: 1_000, idleMs: 30 * 60_000 };
+/** A session with no request for 30 minutes is closed. */
+export const MCP_IDLE_MS = 30 * 60_000;
 
 /**
  * The Streamable HTTP sessions of one process. Sessioned rather than stateless because

@@ -31,7 +31,8 @@ export type RouteContent = { mediaType: 'application/json'; schema: z.ZodType } 
 
 export interface RouteResponse {
   description: string;
-  content: RouteContent;
+  /** Absent for an answer without a body. */
+  content?: RouteContent;
 }
 
 export interface RouteParameter {
@@ -72,10 +73,7 @@ const createErrors: ErrorCode[] = ['bad_body', 'invalid_amount', 'unsupported_ch
 const openApiDocument: RouteResponse = { description: 'OpenAPI 3.1 document.', content: { mediaType: 'application/json', jsonSchema: { type: 'object' } } };
 const llmsText: RouteResponse = { description: 'Markdown text.', content: { mediaType: 'text/plain', jsonSchema: { type: 'string' } } };
 
-const jsonRpc: RouteResponse = {
-  description: 'A JSON-RPC response (`application/json`) or a stream of them (`text/event-stream`), as the MCP Streamable HTTP transport specifies.',
-  content: { mediaType: 'application/json', jsonSchema: { type: 'object' } },
-};
+const eventStream = (description: string): RouteResponse => ({ description, content: { mediaType: 'text/event-stream', jsonSchema: { type: 'string' } } });
 
 /**
  * The MCP Streamable HTTP endpoint's three methods on one path. Sessioned: `initialize` answers with
@@ -91,7 +89,10 @@ function mcpRoutes(surface: Surface, path: string, idPrefix: string, auth: Route
       method: 'post',
       summary: 'MCP Streamable HTTP endpoint: send a JSON-RPC message (tools, resources, subscriptions) to an agent session',
       description: `The Model Context Protocol over Streamable HTTP (the same tools and resources as the stdio server \`service-mcp\`). ${keyRule} Start with \`initialize\` (no session header); its answer carries \`Mcp-Session-Id\`, which later requests must send. A browser \`Origin\` must be listed in \`MCP_ALLOWED_ORIGINS\`; requests without Origin are not browser requests and pass. Tool failures are tool results whose text starts with the stable error code.`,
-      responses: { 200: jsonRpc, 202: { description: 'A notification or response was accepted.', content: { mediaType: 'text/plain', jsonSchema: { type: 'string' } } } },
+      responses: {
+        200: eventStream("The answer to a request, as server-sent events: the request's progress notifications, then its JSON-RPC response."),
+        202: { description: 'A notification or a response from the client was accepted; no body.' },
+      },
       errors: ['bad_body', ...refusals, 'capacity'],
     },
     {
@@ -100,7 +101,7 @@ function mcpRoutes(surface: Surface, path: string, idPrefix: string, auth: Route
       method: 'get',
       summary: "MCP Streamable HTTP endpoint: the session's stream of server messages (resource updates)",
       description: 'An event stream (`text/event-stream`) carrying `notifications/resources/updated` for subscribed invoices. Requires `Mcp-Session-Id`.',
-      responses: { 200: { description: 'Server-sent events.', content: { mediaType: 'text/event-stream', jsonSchema: { type: 'string' } } } },
+      responses: { 200: eventStream('Server-sent events, open until the session ends.') },
       errors: ['bad_body', ...refusals],
     },
     {
@@ -109,7 +110,7 @@ function mcpRoutes(surface: Surface, path: string, idPrefix: string, auth: Route
       method: 'delete',
       summary: 'MCP Streamable HTTP endpoint: end the session',
       description: 'Closes the session named by `Mcp-Session-Id` and its subscriptions. Idle sessions also close on their own (after 30 minutes without a request).',
-      responses: { 200: { description: 'The session is closed.', content: { mediaType: 'text/plain', jsonSchema: { type: 'string' } } } },
+      responses: { 200: { description: 'The session is closed; no body.' } },
       errors: ['bad_body', ...refusals],
     },
   ];

@@ -87,7 +87,8 @@ describe('MCP over Streamable HTTP on the listener', () => {
     const byHeader = await connectHttp(mcpUrl, { 'x-service-api-key': API_KEY });
     assert.ok((await byHeader.listTools()).tools.length >= 4);
     await byHeader.close();
-    for (const headers of [{}, { 'x-service-api-key': 'wrong-key-wrong-key-wrong' }, { authorization: 'Bearer wrong-key-wrong-key-wrong' }]) {
+    const refusedHeaders: Record<string, string>[] = [{}, { 'x-service-api-key': 'wrong-key-wrong-key-wrong' }, { authorization: 'Bearer wrong-key-wrong-key-wrong' }];
+    for (const headers of refusedHeaders) {
       const refused = await initialize(mcpUrl, headers);
       assert.equal(refused.status, 401);
       assert.equal((await refused.json()).error.code, 'unauthorized');
@@ -104,6 +105,11 @@ describe('MCP over Streamable HTTP on the listener', () => {
     assert.equal(allowed.headers.get('access-control-allow-origin'), ALLOWED_ORIGIN);
     assert.ok(allowed.headers.get('mcp-session-id'));
     await allowed.body?.cancel();
+    const preflight = (origin: string) => fetch(mcpUrl, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+    const allowedPreflight = await preflight(ALLOWED_ORIGIN);
+    assert.equal(allowedPreflight.status, 204);
+    assert.match(allowedPreflight.headers.get('access-control-allow-headers')!, /Authorization/);
+    assert.equal((await preflight('https://evil.example')).status, 403);
   });
 
   test('a request needs a live session: none, or an unknown one, is refused in the error envelope', async () => {
@@ -198,7 +204,7 @@ describe('MCP over Streamable HTTP on Cloud', () => {
   let secondClient: Client;
 
   before(async () => {
-    cloud = await startTestCloud();
+    cloud = await startTestCloud({ env: { CLOUD_CHECKOUT_BASE_URL: 'https://pay.example.com' } });
     mcpUrl = `${cloud.url}/api/v1/mcp`;
     first = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(7) });
     second = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(8) });
@@ -214,7 +220,9 @@ describe('MCP over Streamable HTTP on Cloud', () => {
   test("adds list_invoices; each merchant sees its own invoices only, another's is not found", async () => {
     const { tools } = await firstClient.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), ['create_invoice', 'get_invoice_status', 'list_invoices', 'list_supported_assets', 'wait_for_payment']);
-    const { invoice } = structured<{ invoice: Invoice }>(await firstClient.callTool({ name: 'create_invoice', arguments: { amount_sats: 15_000 } }));
+    const { invoice } = structured<{ invoice: Invoice & { checkout_url?: string } }>(await firstClient.callTool({ name: 'create_invoice', arguments: { amount_sats: 15_000 } }));
+    // The contract's invoice, exactly as the stdio server reads it over HTTP: Cloud's checkout_url is not part of it.
+    assert.equal(invoice.checkout_url, undefined);
     const listed = structured<{ invoices: Invoice[] }>(await firstClient.callTool({ name: 'list_invoices', arguments: {} }));
     assert.deepEqual(listed.invoices.map((entry) => entry.invoice_id), [invoice.invoice_id]);
     const own = structured<{ invoice: Invoice }>(await firstClient.callTool({ name: 'get_invoice_status', arguments: { invoice_id: invoice.invoice_id } }));
@@ -239,7 +247,8 @@ describe('MCP over Streamable HTTP on Cloud', () => {
     });
     assert.equal(foreign.status, 404);
     assert.equal((await foreign.json()).error.code, 'not_found');
-    for (const headers of [{}, { authorization: 'Bearer sk_wrong' }]) {
+    const refusedHeaders: Record<string, string>[] = [{}, { authorization: 'Bearer sk_wrong' }];
+    for (const headers of refusedHeaders) {
       const refused = await initialize(mcpUrl, headers);
       assert.equal(refused.status, 401);
       assert.equal((await refused.json()).error.code, 'unauthorized');

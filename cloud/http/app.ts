@@ -6,6 +6,7 @@ import { wellFormedRequest } from '../../listener/http/well-formed.ts';
 import { documentHandlers } from '../../listener/http/serve.ts';
 import { tableRouter } from '../../listener/http/route-table.ts';
 import { checkoutRoutes } from '../../listener/checkout/routes.ts';
+import { mcpPreflight } from '../../listener/http/mcp-endpoint.ts';
 import { checkoutPreflight, cloudHandlers, type CloudRouteDeps } from './routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { createSessionStore } from '../dashboard/session-store.ts';
@@ -26,6 +27,7 @@ export function createCloudHttpApp(
   app.use(wellFormedRequest);
   app.use(router.routes());
   app.use(checkoutPreflight().routes());
+  app.use(mcpPreflight('/api/v1/mcp', deps.mcpAllowedOrigins).routes());
   app.use(checkout.assets.routes());
   const signInLimiter = deps.signInRateLimit && createSharedRateLimiter({ db: deps.db, clock: deps.clock, name: 'dashboard-signin', config: deps.signInRateLimit });
   app.use(dashboardRoutes({ cloud: deps.cloud, sessions: createSessionStore(deps.db), signInLimiter, clock: deps.clock, logger: deps.logger }).routes());

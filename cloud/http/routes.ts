@@ -17,7 +17,7 @@ import { requireMerchantKey } from './auth.ts';
 import type { Kysely } from 'kysely';
 import type { CloudTables } from '../cloud.tables.ts';
 import type { Logger } from '../../core/log.ts';
-import { createMcpSessions, DEFAULT_MCP_SESSIONS } from '../../mcp/http-sessions.ts';
+import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
 import { renderQrPng } from '../../mcp/qr.ts';
 import { createServer as createMcpServer } from '../../mcp/server.ts';
 import { mcpHandlers } from '../../listener/http/mcp-endpoint.ts';
@@ -36,6 +36,7 @@ export interface CloudRouteDeps {
   documents: { openapi: string; llms: string };
   /** Browser origins allowed to call /api/v1/mcp. */
   mcpAllowedOrigins: readonly string[];
+  mcpMaxSessions: number;
 }
 
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
@@ -75,7 +76,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
   const { cloud } = deps;
   const logger = deps.logger.child({ component: 'mcp' });
   const mcp = mcpHandlers({
-    sessions: createMcpSessions({ ...DEFAULT_MCP_SESSIONS, logger }),
+    sessions: createMcpSessions({ maxSessions: deps.mcpMaxSessions, idleMs: MCP_IDLE_MS, logger }),
     allowedOrigins: deps.mcpAllowedOrigins,
     authorize: keyed,
     ownerOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id,

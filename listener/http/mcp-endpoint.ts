@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import type { RouterMiddleware } from '@koa/router';
+import Router, { type RouterMiddleware } from '@koa/router';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ServiceError } from '../../core/errors.ts';
 import type { McpSessions } from '../../mcp/http-sessions.ts';
@@ -33,6 +33,20 @@ function checkOrigin(allowedOrigins: readonly string[]): Middleware {
     }
     await next();
   };
+}
+
+/**
+ * The browser's CORS preflight of the MCP endpoint, for an allowed origin only: plumbing of the
+ * endpoint's routes, not an operation of its own.
+ */
+export function mcpPreflight(path: string, allowedOrigins: readonly string[]): Router {
+  return new Router().options(path, checkOrigin(allowedOrigins), (ctx) => {
+    if (!ctx.get('Origin')) return;
+    ctx.set('Access-Control-Allow-Methods', 'GET, POST, DELETE');
+    ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, Last-Event-ID, Mcp-Protocol-Version, Mcp-Session-Id, X-Service-Api-Key');
+    ctx.set('Access-Control-Max-Age', '600');
+    ctx.status = 204;
+  });
 }
 
 /** MCP clients send the key as a bearer token; the key checks read X-Service-Api-Key. */

@@ -8,7 +8,7 @@ import type { RouteHandlers } from './route-table.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { RateLimitConfig } from '../config.ts';
 import type { Logger } from '../../core/log.ts';
-import { createMcpSessions, DEFAULT_MCP_SESSIONS } from '../../mcp/http-sessions.ts';
+import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
 import { renderQrPng } from '../../mcp/qr.ts';
 import { createServer as createMcpServer } from '../../mcp/server.ts';
 import { listenerMcpClient } from '../mcp-client.ts';
@@ -24,6 +24,7 @@ export interface RouteDeps {
   logger: Logger;
   /** Browser origins allowed to call /mcp. */
   mcpAllowedOrigins: readonly string[];
+  mcpMaxSessions: number;
 }
 
 /** The listener's own API routes by operation id (the checkout's come from the checkout module). */
@@ -32,7 +33,7 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
   const limit = invoiceLimit(deps.rateLimit, deps.clock);
   const logger = deps.logger.child({ component: 'mcp' });
   const mcp = mcpHandlers({
-    sessions: createMcpSessions({ ...DEFAULT_MCP_SESSIONS, logger }),
+    sessions: createMcpSessions({ maxSessions: deps.mcpMaxSessions, idleMs: MCP_IDLE_MS, logger }),
     allowedOrigins: deps.mcpAllowedOrigins,
     authorize: requireApiKey(deps.apiKey),
     // One key (or none) opens every session: any caller that passed the key check may use them.
