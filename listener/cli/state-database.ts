@@ -1,0 +1,19 @@
+import { existsSync } from 'node:fs';
+import type { Env } from '../config.ts';
+import { SANDBOX_DATABASE_PATH, wantsSandbox } from '../sandbox/sandbox.ts';
+
+/**
+ * The database of the listener these settings start: DATABASE_URL, or, with no merchant key set,
+ * the running sandbox's. Throws, saying so, when that sandbox is not running here, rather than
+ * reading an unrelated ./data/service.db.
+ */
+export function stateDatabaseUrl(env: Env, configured: string): string {
+  if (!wantsSandbox(env)) return configured;
+  if (!existsSync(SANDBOX_DATABASE_PATH)) {
+    throw new Error(
+      `No merchant key is set, so the listener here is the sandbox, and no sandbox is running in this directory ` +
+        `(it keeps ${SANDBOX_DATABASE_PATH} only while it runs). Start it with "npm start" and run this command in the same directory.`,
+    );
+  }
+  return `sqlite:${SANDBOX_DATABASE_PATH}`;
+}
