@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { describeCreatedInvoice } from '../mcp/invoice-text.ts';
 import { releasedPort } from './support/ports.ts';
 import { runCli, spawnListener, type ListenerProcess } from './support/process.ts';
-import { waitForWatcher } from './support/wait-for-watcher.ts';
+import { invoiceReaching as statusOf, waitForWatcher } from './support/wait-for-watcher.ts';
 
 const shell = promisify(execFile);
 
@@ -25,15 +25,6 @@ function bannerLine(output: string, label: string, contains = ''): string {
   const line = output.split('\n').find((l) => l.trimStart().startsWith(label) && l.includes(contains));
   assert.ok(line, `no "${label}" line with ${contains} in the banner:\n${output}`);
   return line.trimStart().slice(label.length).trim();
-}
-
-function statusOf(url: string, invoiceId: string, wanted: string): Promise<Record<string, unknown>> {
-  return waitForWatcher(
-    `invoice ${invoiceId} to read ${wanted}`,
-    async () => (await (await fetch(`${url}/invoice/${invoiceId}`)).json()) as Record<string, unknown>,
-    (invoice) => invoice.status === wanted,
-    { watcher: async () => (await fetch(`${url}/health`)).json(), timeoutMs: 30_000 },
-  );
 }
 
 test('sandbox after `service init`: the banner\'s commands work with the key, pay + mine end in a verified webhook in the console, `service deliveries` lists it, verify_url is a readable page, Base names the local chain', async () => {
