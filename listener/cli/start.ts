@@ -80,7 +80,7 @@ function sandboxBanner(sandbox: Sandbox, url: string, keySource: ApiKeySource): 
   const create = (body: string) => `curl -s -X POST ${url}/invoice -H 'content-type: application/json'${keyHeader} -d '${body}'`;
   const key = {
     none: [],
-    environment: ['  API key: SERVICE_API_KEY is set; the create commands send it from $SERVICE_API_KEY.'],
+    environment: ['  API key: SERVICE_API_KEY is set; the create commands send $SERVICE_API_KEY (export it in the shell you run them from).'],
     'env-file': [
       '  API key: SERVICE_API_KEY is set in ./.env; load it into your shell for the create commands:',
       `  Load:    export SERVICE_API_KEY="$(sed -n 's/^SERVICE_API_KEY=//p' .env)"`,
