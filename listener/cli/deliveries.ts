@@ -45,9 +45,9 @@ attempts   every recorded attempt of one event: time, duration, HTTP status, err
 resend     makes a failed (or delivered) event due now for one more attempt with the same event id
            and the same stored body, numbered after the last attempt. A running listener sends it
            within a second.
-Uses the listener's settings (DATABASE_URL, MERCHANT_ID) from the environment and ./.env. With no
-merchant key set it reads the running sandbox's database (run it in the sandbox's directory), and
-says so when no sandbox is running there.`,
+Uses the listener's settings (DATABASE_URL, MERCHANT_ID) from the environment and ./.env. With
+neither DATABASE_URL nor a merchant key set it reads the running sandbox's database (run it in the
+sandbox's directory), and says so when no sandbox is running there.`,
   options: { all: { type: 'boolean' }, json: { type: 'boolean' }, 'all-failed': { type: 'boolean' } },
   async run({ values, positionals }) {
     const [action = 'list', eventId] = positionals;

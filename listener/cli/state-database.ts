@@ -3,12 +3,12 @@ import type { Env } from '../config.ts';
 import { SANDBOX_DATABASE_PATH, wantsSandbox } from '../sandbox/sandbox.ts';
 
 /**
- * The database of the listener these settings start: DATABASE_URL, or, with no merchant key set,
- * the running sandbox's. Throws, saying so, when that sandbox is not running here, rather than
- * reading an unrelated ./data/service.db.
+ * The database to read: DATABASE_URL when set (a listener's, even from a machine without its
+ * keys); else, with no merchant key set, the running sandbox's. Throws, saying so, when that
+ * sandbox is not running here, rather than reading an unrelated ./data/service.db.
  */
 export function stateDatabaseUrl(env: Env, configured: string): string {
-  if (!wantsSandbox(env)) return configured;
+  if (env.DATABASE_URL?.trim() || !wantsSandbox(env)) return configured;
   if (!existsSync(SANDBOX_DATABASE_PATH)) {
     throw new Error(
       `No merchant key is set, so the listener here is the sandbox, and no sandbox is running in this directory ` +
