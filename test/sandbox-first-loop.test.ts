@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -123,4 +123,16 @@ test('sandbox with SERVICE_API_KEY in the environment: the banner\'s create comm
   } finally {
     assert.equal(await listener.stop(), 0);
   }
+});
+
+test('`service deliveries` does not read the database a killed sandbox left behind: it says no sandbox is running', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-stale-'));
+  mkdirSync(join(dir, 'data'));
+  writeFileSync(join(dir, 'data', 'sandbox.db'), '');
+  // The pid of a process that has exited: what a sandbox killed with SIGKILL leaves in its pid file.
+  writeFileSync(join(dir, 'data', 'sandbox.pid'), `${spawnSync(process.execPath, ['-e', '']).pid}\n`);
+  const listed = await runCli(['deliveries'], { cwd: dir });
+  assert.equal(listed.code, 1);
+  assert.match(listed.stderr, /no sandbox is running in this directory/);
+  assert.equal(listed.stdout, '');
 });

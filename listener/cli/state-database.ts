@@ -1,6 +1,23 @@
-import { existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Env } from '../config.ts';
-import { SANDBOX_DATABASE_PATH, wantsSandbox } from '../sandbox/sandbox.ts';
+import { SANDBOX_DATABASE_PATH, SANDBOX_PID_PATH, wantsSandbox } from '../sandbox/sandbox.ts';
+
+/** True when the process named in the sandbox's pid file is alive (EPERM: alive, another user's). */
+function sandboxRunningHere(): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(SANDBOX_PID_PATH, 'utf8'));
+  } catch {
+    return false;
+  }
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /**
  * The database to read: DATABASE_URL when set (a listener's, even from a machine without its
@@ -9,7 +26,7 @@ import { SANDBOX_DATABASE_PATH, wantsSandbox } from '../sandbox/sandbox.ts';
  */
 export function stateDatabaseUrl(env: Env, configured: string): string {
   if (env.DATABASE_URL?.trim() || !wantsSandbox(env)) return configured;
-  if (!existsSync(SANDBOX_DATABASE_PATH)) {
+  if (!sandboxRunningHere()) {
     throw new Error(
       `No merchant key is set, so the listener here is the sandbox, and no sandbox is running in this directory ` +
         `(it keeps ${SANDBOX_DATABASE_PATH} only while it runs). Start it with "npm start" and run this command in the same directory.`,

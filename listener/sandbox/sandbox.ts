@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { BIP32Factory } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
@@ -25,9 +25,11 @@ export function sandboxChainUrl(env: Env): string {
  * deliveries`) read what the running sandbox holds.
  */
 export const SANDBOX_DATABASE_PATH = './data/sandbox.db';
+/** The running sandbox's process id, so a database left by one that was killed is not taken for a running one. */
+export const SANDBOX_PID_PATH = './data/sandbox.pid';
 
-function removeSandboxDatabase(): void {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(`${SANDBOX_DATABASE_PATH}${suffix}`, { force: true });
+function removeSandboxFiles(): void {
+  for (const path of [SANDBOX_PID_PATH, ...['', '-wal', '-shm'].map((suffix) => `${SANDBOX_DATABASE_PATH}${suffix}`)]) rmSync(path, { force: true });
 }
 
 /**
@@ -97,8 +99,9 @@ export async function startSandbox(env: Env, options: SandboxOptions): Promise<S
     throw error;
   }
   // The chain lives in memory and starts afresh each run, so the invoices do too.
-  removeSandboxDatabase();
+  removeSandboxFiles();
   mkdirSync('./data', { recursive: true });
+  writeFileSync(SANDBOX_PID_PATH, `${process.pid}\n`);
   return {
     server,
     evm,
@@ -119,7 +122,7 @@ export async function startSandbox(env: Env, options: SandboxOptions): Promise<S
       await server.close();
       await evm?.close();
       await webhooks?.receiver.close();
-      removeSandboxDatabase();
+      removeSandboxFiles();
     },
   };
 }
