@@ -60,14 +60,16 @@ This prints the highest child index handed out, the highest paid one, the longes
 addresses below the highest index, and the gap limit your wallet needs (that run + 1).
 
 Reads the database of the configured wallet key (DATABASE_URL, MERCHANT_BTC_XPUB, MERCHANT_ID, from
-the environment and ./.env), or with --url asks a running listener's GET /health instead. With no
-merchant key set (the sandbox, whose key lives only in its process) it asks the sandbox listener at
+the environment and ./.env), or with --url asks a running listener's GET /health instead. With
+neither DATABASE_URL nor a merchant key set (the sandbox, whose key lives only in its process) it asks the sandbox listener at
 http://127.0.0.1:$PORT (default 8787) unless --url says where.
   --json   print the report as one JSON object`,
   options: { json: { type: 'boolean' }, url: { type: 'string' } },
   async run({ values }) {
     const env = readEnvironment(process.env);
-    const url = (values.url as string | undefined) ?? (wantsSandbox(env) ? `http://127.0.0.1:${env.PORT || 8787}` : undefined);
+    // An explicit DATABASE_URL names a listener's database, as for `service deliveries`.
+    const sandbox = !env.DATABASE_URL?.trim() && wantsSandbox(env);
+    const url = (values.url as string | undefined) ?? (sandbox ? `http://127.0.0.1:${env.PORT || 8787}` : undefined);
     const report = url ? await reportFromListener(url) : await reportFromDatabase();
     process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${formatGapReport(report)}\n`);
     return 0;
