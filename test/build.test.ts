@@ -16,8 +16,8 @@ const BUILD_MODULE = pathToFileURL(join(repoRoot, 'bin/build.js')).href;
 const quiet = () => undefined;
 
 /**
- * A project of three files with this repository's compiler and the build's own rules: app/ is
- * compiled (with a stylesheet it reads at run time), bin/ holds a launcher that is not copied.
+ * A small project built by this repository's compiler and bin/build.js: app/ is compiled (with a
+ * stylesheet it reads at run time), bin/ holds a launcher that is not copied.
  */
 function smallProject(): string {
   const root = mkdtempSync(join(tmpdir(), 'build-'));
