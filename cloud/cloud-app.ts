@@ -155,6 +155,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     clock,
     logger,
     trustProxy: config.trustProxy,
+    mcpAllowedOrigins: config.mcpAllowedOrigins,
+    mcpMaxSessions: config.mcpMaxSessions,
     invoiceRateLimit: config.invoiceRateLimit,
     signupRateLimit: config.signupRateLimit,
     signInRateLimit: config.signInRateLimit,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
-import { ConfigError, parseRateLimit, type Env, type RateLimitConfig } from '../listener/config.ts';
+import { ConfigError, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, parseRateLimit, type Env, type RateLimitConfig } from '../listener/config.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
@@ -37,6 +37,10 @@ export interface CloudConfig {
   base: Omit<BaseConfig, 'xpub' | 'fixedAddress'> | null;
   /** The operator's own Cloud merchant: plan purchases are invoices it owns. Null: crypto billing off. */
   billingMerchantId: string | null;
+  /** Browser origins allowed to call /api/v1/mcp (MCP_ALLOWED_ORIGINS); a request without Origin is always allowed. */
+  mcpAllowedOrigins: string[];
+  /** Open MCP sessions at most on this instance (MCP_MAX_SESSIONS). */
+  mcpMaxSessions: number;
   /** Whether this instance runs chain watchers when elected (false: serve HTTP and deliver only). */
   watch: boolean;
   /** Card plans through Stripe Checkout; null: card billing off (409 method_unavailable). */
@@ -65,6 +69,8 @@ const CloudEnv = z.object({
     z.string().regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:<path> or postgres://…').default('sqlite:./data/cloud.db'),
   ),
   TRUST_PROXY: flag,
+  MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
+  MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   NODE_ENV: z.preprocess(blank, z.string().default('development')),
   CLOUD_CHECKOUT_BASE_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional()),
   CLOUD_INVOICE_RATE_LIMIT: z.preprocess(blank, z.union([z.literal('off'), z.coerce.number().int().min(1)]).default(60)),
@@ -127,6 +133,8 @@ export function loadCloudConfig(env: Env): CloudConfig {
     host: raw.HOST,
     databaseUrl: raw.DATABASE_URL,
     trustProxy: raw.TRUST_PROXY,
+    mcpAllowedOrigins: raw.MCP_ALLOWED_ORIGINS,
+    mcpMaxSessions: raw.MCP_MAX_SESSIONS,
     nodeEnv: raw.NODE_ENV,
     checkoutBaseUrl: raw.CLOUD_CHECKOUT_BASE_URL ?? null,
     invoiceRateLimit: raw.CLOUD_INVOICE_RATE_LIMIT === 'off' ? null : raw.CLOUD_INVOICE_RATE_LIMIT,

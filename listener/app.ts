@@ -166,6 +166,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     clock,
     logger,
     trustProxy: config.trustProxy,
+    mcpAllowedOrigins: config.mcpAllowedOrigins,
+    mcpMaxSessions: config.mcpMaxSessions,
     checkout: createListenerCheckoutSource({
       invoices,
       db: database.db,

@@ -35,6 +35,10 @@ export interface Config {
   apiKey: string | null;
   rateLimit: RateLimitConfig | null;
   trustProxy: boolean;
+  /** Browser origins allowed to call /mcp (MCP_ALLOWED_ORIGINS); a request without Origin is always allowed. */
+  mcpAllowedOrigins: string[];
+  /** Open MCP sessions at most (MCP_MAX_SESSIONS). */
+  mcpMaxSessions: number;
   webhook: { url: string; secret: string } | null;
   nodeEnv: string;
   /** Shown to payers on the checkout page. */
@@ -67,6 +71,8 @@ export const settingNames = [
   'SERVICE_API_KEY',
   'SERVICE_RATE_LIMIT',
   'TRUST_PROXY',
+  'MCP_ALLOWED_ORIGINS',
+  'MCP_MAX_SESSIONS',
   'MERCHANT_WEBHOOK_URL',
   'MERCHANT_WEBHOOK_SECRET',
   'SERVICE_WEBHOOK_SECRET',
@@ -90,6 +96,22 @@ const defaultExplorer: Record<BtcNetwork, string> = {
 
 const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 const optionalText = z.preprocess(blankToUndefined, z.string().trim().optional());
+/**
+ * MCP_ALLOWED_ORIGINS: comma-separated browser origins (`https://app.example.com`) that may call the
+ * MCP endpoint. Empty (the default): no browser page may; clients that send no Origin always can.
+ */
+export const mcpAllowedOriginsSetting = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .default('')
+    .transform((text) => text.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .refine((origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin), 'must be comma-separated origins such as https://app.example.com'),
+);
+
+/** MCP_MAX_SESSIONS: open MCP sessions at most, each a few kilobytes of memory (default 1000). */
+export const mcpMaxSessionsSetting = z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(100_000).default(1_000));
+
 const httpUrl = z.preprocess(
   blankToUndefined,
   z
@@ -152,6 +174,8 @@ const EnvSchema = z.object({
   SERVICE_API_KEY: z.preprocess(blankToUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
   SERVICE_RATE_LIMIT: z.preprocess(blankToUndefined, z.string().default('30,300')),
   TRUST_PROXY: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')),
+  MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
+  MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   MERCHANT_WEBHOOK_URL: optionalText,
   MERCHANT_WEBHOOK_SECRET: optionalText,
   SERVICE_WEBHOOK_SECRET: optionalText,
@@ -234,6 +258,8 @@ export function loadConfig(env: Env): Config {
     apiKey: raw.SERVICE_API_KEY ?? null,
     rateLimit,
     trustProxy: raw.TRUST_PROXY === 'true' || raw.TRUST_PROXY === '1',
+    mcpAllowedOrigins: raw.MCP_ALLOWED_ORIGINS,
+    mcpMaxSessions: raw.MCP_MAX_SESSIONS,
     webhook,
     nodeEnv: raw.NODE_ENV,
     shopName: raw.SHOP_NAME,

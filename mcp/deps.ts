@@ -6,4 +6,8 @@ export interface ServerDeps {
   listener: ListenerClient;
   renderQr(uri: string): Buffer;
   logger: Logger;
+  /** How often subscriptions and wait_for_payment re-read an invoice (default 1 s). */
+  pollIntervalMs?: number;
 }
+
+export const DEFAULT_POLL_INTERVAL_MS = 1_000;

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import type { CreatedInvoice, StoredInvoice } from '../shared/index.ts';
+import { evmNetworkOfUri, type CreatedInvoice, type StoredInvoice } from '../shared/index.ts';
 
 type AnyInvoice = z.infer<typeof CreatedInvoice> | z.infer<typeof StoredInvoice>;
 
@@ -9,8 +9,10 @@ export function describeAmount(invoice: AnyInvoice): string {
   return `${invoice.amount_usdc} ${invoice.asset} (${invoice.amount_usd} USD)`;
 }
 
+/** A created Base invoice carries its payment URI, which names the chain (the sandbox's is a local one). */
 function network(invoice: AnyInvoice): string {
-  return invoice.chain === 'btc' ? 'Bitcoin' : 'Base';
+  if (invoice.chain === 'btc') return 'Bitcoin';
+  return 'qr_uri' in invoice ? evmNetworkOfUri(invoice.qr_uri) : 'Base';
 }
 
 /** Plain text for clients that ignore structuredContent: everything a payer needs, nothing secret. */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { CreatedInvoice, ErrorEnvelope, Health, StoredInvoice } from '../shared/index.ts';
+import { CreatedInvoice, ErrorEnvelope, Health, InvoiceList, StoredInvoice } from '../shared/index.ts';
 import type { Logger } from '../core/log.ts';
 
 /**
@@ -29,6 +29,8 @@ export interface ListenerClient {
   getInvoice(invoiceId: string): Promise<ListenerResult<z.infer<typeof StoredInvoice>>>;
   healthAssets(): Promise<ListenerResult<z.infer<typeof HealthAssets>>>;
   document(name: ListenerDocument): Promise<ListenerResult<string>>;
+  /** The key's most recent invoices; only clients that can list (Cloud) have it. */
+  listInvoices?(limit: number | undefined): Promise<ListenerResult<z.infer<typeof InvoiceList>>>;
 }
 
 export interface ListenerClientOptions {

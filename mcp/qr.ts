@@ -1,5 +1,5 @@
-import { deflateSync } from 'node:zlib';
-import QRCode from 'qrcode';
+import { constants, deflateSync } from 'node:zlib';
+import { qrMatrix } from './qr-matrix.ts';
 
 // Pixels per QR module and the quiet zone in modules: a 4-module margin is what the QR standard
 // asks for, and 4 px per module keeps a typical payment URI's code around 200 px wide.
@@ -7,28 +7,25 @@ const SCALE = 4;
 const MARGIN = 4;
 
 /**
- * PNG of a payment URI's QR code, made locally (the URI never leaves the machine). The matrix comes
- * from `qrcode`; the PNG is written here as 1-bit grayscale because qrcode's own PNG renderer
- * (RGBA through pngjs) took several milliseconds per call, most of a create_invoice round trip.
+ * PNG of a payment URI's QR code, made locally (the URI never leaves the machine), written here as
+ * 1-bit grayscale: qrcode's own PNG renderer (RGBA through pngjs) took several milliseconds per call,
+ * most of a create_invoice round trip.
  */
 export function renderQrPng(uri: string): Buffer {
-  const { modules } = QRCode.create(uri, { errorCorrectionLevel: 'M' });
-  const side = (modules.size + 2 * MARGIN) * SCALE;
-  const rowBytes = 1 + Math.ceil(side / 8); // filter byte, then 8 pixels per byte
+  const { size, modules } = qrMatrix(uri);
+  const side = (size + 2 * MARGIN) * SCALE;
+  const rowBytes = 1 + Math.ceil(side / 8); // filter byte (0, None), then 8 pixels per byte
   // Bit 1 is white: start all white and clear the bits of dark modules.
   const raw = Buffer.alloc(rowBytes * side, 0xff);
-  for (let y = 0; y < side; y++) raw[y * rowBytes] = 0; // filter type None
-  for (let row = 0; row < modules.size; row++) {
-    for (let col = 0; col < modules.size; col++) {
-      if (!modules.get(row, col)) continue;
-      for (let dy = 0; dy < SCALE; dy++) {
-        const y = (row + MARGIN) * SCALE + dy;
-        for (let dx = 0; dx < SCALE; dx++) {
-          const x = (col + MARGIN) * SCALE + dx;
-          raw[y * rowBytes + 1 + (x >> 3)]! &= ~(0x80 >> (x & 7));
-        }
-      }
+  for (let y = 0; y < side; y++) raw[y * rowBytes] = 0;
+  for (let row = 0; row < size; row++) {
+    // Draw the module row's first pixel row, then copy it down: the other SCALE - 1 are the same.
+    const first = (row + MARGIN) * SCALE * rowBytes;
+    for (let col = 0; col < size; col++) {
+      if (!modules[row * size + col]) continue;
+      for (let x = (col + MARGIN) * SCALE, end = x + SCALE; x < end; x++) raw[first + 1 + (x >> 3)]! &= ~(0x80 >> (x & 7));
     }
+    for (let dy = 1; dy < SCALE; dy++) raw.copyWithin(first + dy * rowBytes, first, first + rowBytes);
   }
   const header = Buffer.alloc(13);
   header.writeUInt32BE(side, 0);
@@ -37,7 +34,8 @@ export function renderQrPng(uri: string): Buffer {
   return Buffer.concat([
     PNG_SIGNATURE,
     chunk('IHDR', header),
-    chunk('IDAT', deflateSync(raw)),
+    // Fastest level: half the time of the default for about a hundred more bytes on a 5 kB bitmap.
+    chunk('IDAT', deflateSync(raw, { level: constants.Z_BEST_SPEED })),
     chunk('IEND', Buffer.alloc(0)),
   ]);
 }

@@ -1,12 +1,13 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { API_VERSION } from '../shared/index.ts';
 import type { ServerDeps } from './deps.ts';
+import { registerInvoiceResource } from './invoice-resource.ts';
 import { registerResources } from './resources.ts';
 import { registerTools } from './tools/index.ts';
 
 const instructions = [
   'Takes crypto payments through a self-hosted, non-custodial payment listener: funds go straight to the merchant wallet.',
-  'To get paid: list_supported_assets (once), create_invoice, show the payer the amount, address and QR code, then check get_invoice_status sparingly until it is confirmed or expired.',
+  'To get paid: list_supported_assets (once), create_invoice, show the payer the amount, address and QR code, then wait_for_payment (or subscribe to the resource invoice://{invoice_id}) until it is confirmed or expired; get_invoice_status reads it once.',
   'Bitcoin amounts are in sats (integers), stablecoin amounts in USD. Only status "confirmed" means paid.',
 ].join(' ');
 
@@ -14,5 +15,6 @@ export function createServer(deps: ServerDeps): McpServer {
   const server = new McpServer({ name: 'service-mcp', version: API_VERSION }, { instructions });
   registerTools(server, deps);
   registerResources(server, deps.listener);
+  registerInvoiceResource(server, deps);
   return server;
 }

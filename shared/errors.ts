@@ -22,7 +22,11 @@ export const errorCatalogue = {
     status: 400,
     description: 'The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).',
   },
-  unauthorized: { status: 401, description: 'Missing or invalid API key in `X-Service-Api-Key`.' },
+  unauthorized: { status: 401, description: 'Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`).' },
+  origin_not_allowed: {
+    status: 403,
+    description: 'MCP endpoint: the request comes from a browser page whose `Origin` is not in `MCP_ALLOWED_ORIGINS`. Clients that send no Origin are not affected.',
+  },
   plan_limit_reached: {
     status: 402,
     description: 'Cloud only: the monthly invoice cap of the plan is reached; `error` adds `plan`, `limit` and `used`.',

@@ -55,6 +55,10 @@ Events: \`invoice.confirmed\` (\`event, invoice_id, merchant_id, chain, asset, a
 
 The same invoice bodies and fields under \`/api/v1\`, with a per-merchant key in \`X-Service-Api-Key\`: \`POST /api/v1/signup\` (\`email\`, \`shop_name\`, and at least one of \`btc_xpub\`, \`base_xpub\`, \`base_address\`; optional \`webhook_url\`) returns \`api_key\` once. Then \`POST /api/v1/invoice\`, \`GET /api/v1/invoice/{id}\`, \`GET /api/v1/invoices?limit=25\`, \`GET /api/v1/me\`, \`POST /api/v1/webhook\`, \`POST /api/v1/billing/checkout\`; public: \`GET /api/v1/plans\`, \`GET /api/v1/checkout/{id}\`, \`GET /api/v1/health\`. Plans: free 50, starter 500 (19 USD), pro 5000 (49 USD) invoices per calendar month (UTC); at the cap \`POST /api/v1/invoice\` answers 402 \`plan_limit_reached\`. Never send a private key: only public keys (xpub).
 
+## MCP (for agents)
+
+\`/mcp\` (Cloud: \`/api/v1/mcp\`) is a Model Context Protocol server over Streamable HTTP, with the key as for creating invoices (\`X-Service-Api-Key\` or \`Authorization: Bearer\`). Tools: \`create_invoice\`, \`get_invoice_status\`, \`list_supported_assets\`, \`wait_for_payment\` (returns when the invoice is confirmed or expired, or after \`timeout_s\`), and on Cloud \`list_invoices\`. Invoices are resources \`invoice://{invoice_id}\`; subscribe to one to get \`notifications/resources/updated\` when its status changes.
+
 ## Errors
 
 ${errorLines.join('\n')}

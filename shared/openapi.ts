@@ -203,7 +203,7 @@ function operation(route: Route): JsonObject {
   const cloudOnly = !route.surfaces.includes('listener');
   const errors: ErrorCode[] = route.auth === 'public' ? [...route.errors] : ['unauthorized', ...route.errors];
   const responses = Object.fromEntries(
-    Object.entries(route.responses).map(([status, response]) => [status, { description: response.description, content: content(response.content) }]),
+    Object.entries(route.responses).map(([status, response]) => [status, { description: response.description, ...(response.content ? { content: content(response.content) } : {}) }]),
   );
   return {
     operationId: route.operationId,

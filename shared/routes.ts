@@ -31,7 +31,8 @@ export type RouteContent = { mediaType: 'application/json'; schema: z.ZodType } 
 
 export interface RouteResponse {
   description: string;
-  content: RouteContent;
+  /** Absent for an answer without a body. */
+  content?: RouteContent;
 }
 
 export interface RouteParameter {
@@ -44,7 +45,7 @@ export interface RouteParameter {
 
 export interface Route {
   operationId: string;
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   /** The full path as an OpenAPI template (`/invoice/{id}`); each edition turns it into its router's syntax. */
   path: string;
   surfaces: readonly Surface[];
@@ -71,6 +72,49 @@ const createErrors: ErrorCode[] = ['bad_body', 'invalid_amount', 'unsupported_ch
 
 const openApiDocument: RouteResponse = { description: 'OpenAPI 3.1 document.', content: { mediaType: 'application/json', jsonSchema: { type: 'object' } } };
 const llmsText: RouteResponse = { description: 'Markdown text.', content: { mediaType: 'text/plain', jsonSchema: { type: 'string' } } };
+
+const eventStream = (description: string): RouteResponse => ({ description, content: { mediaType: 'text/event-stream', jsonSchema: { type: 'string' } } });
+
+/**
+ * The MCP Streamable HTTP endpoint's three methods on one path. Sessioned: `initialize` answers with
+ * `Mcp-Session-Id`, which every later request carries.
+ */
+function mcpRoutes(surface: Surface, path: string, idPrefix: string, auth: RouteAuth, keyRule: string): Route[] {
+  const common = { path, surfaces: [surface], auth } as const;
+  const refusals: ErrorCode[] = ['origin_not_allowed', 'not_found'];
+  return [
+    {
+      ...common,
+      operationId: `${idPrefix}Post`,
+      method: 'post',
+      summary: 'MCP Streamable HTTP endpoint: send a JSON-RPC message (tools, resources, subscriptions) to an agent session',
+      description: `The Model Context Protocol over Streamable HTTP (the same tools and resources as the stdio server \`service-mcp\`). ${keyRule} Start with \`initialize\` (no session header); its answer carries \`Mcp-Session-Id\`, which later requests must send. A browser \`Origin\` must be listed in \`MCP_ALLOWED_ORIGINS\`; requests without Origin are not browser requests and pass. Tool failures are tool results whose text starts with the stable error code.`,
+      responses: {
+        200: eventStream("The answer to a request, as server-sent events: the request's progress notifications, then its JSON-RPC response."),
+        202: { description: 'A notification or a response from the client was accepted; no body.' },
+      },
+      errors: ['bad_body', ...refusals, 'capacity'],
+    },
+    {
+      ...common,
+      operationId: `${idPrefix}Get`,
+      method: 'get',
+      summary: "MCP Streamable HTTP endpoint: the session's stream of server messages (resource updates)",
+      description: 'An event stream (`text/event-stream`) carrying `notifications/resources/updated` for subscribed invoices. Requires `Mcp-Session-Id`.',
+      responses: { 200: eventStream('Server-sent events, open until the session ends.') },
+      errors: ['bad_body', ...refusals],
+    },
+    {
+      ...common,
+      operationId: `${idPrefix}Delete`,
+      method: 'delete',
+      summary: 'MCP Streamable HTTP endpoint: end the session',
+      description: 'Closes the session named by `Mcp-Session-Id` and its subscriptions. Idle sessions also close on their own (after 30 minutes without a request).',
+      responses: { 200: { description: 'The session is closed; no body.' } },
+      errors: ['bad_body', ...refusals],
+    },
+  ];
+}
 
 /**
  * Every API route of both editions, in the order of the OpenAPI document. The document's paths are
@@ -165,6 +209,7 @@ export const routeTable: readonly Route[] = [
     responses: { 200: llmsText },
     errors: [],
   },
+  ...mcpRoutes('listener', '/mcp', 'mcp', 'listener-key', 'The key as for `POST /invoice` (`X-Service-Api-Key`, or `Authorization: Bearer <key>`) when the listener has `SERVICE_API_KEY` set; `create_invoice` counts against the same rate limit.'),
   {
     operationId: 'cloudSignup',
     method: 'post',
@@ -309,6 +354,7 @@ export const routeTable: readonly Route[] = [
     responses: { 200: llmsText },
     errors: [],
   },
+  ...mcpRoutes('cloud', '/api/v1/mcp', 'cloudMcp', 'merchant-key', "The merchant's API key (`X-Service-Api-Key`, or `Authorization: Bearer <key>`); every tool and resource sees only that merchant's invoices, and `list_invoices` is added."),
 ];
 
 /** The routes one edition serves. */

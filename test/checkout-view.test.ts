@@ -107,6 +107,8 @@ describe('checkout view and page of the listener', () => {
     assert.match(page, new RegExp(`<strong>Send exactly ${fixed.amount_usdc.replace('.', '\\.')} USDT\\.</strong>`));
     const xpubPage = await (await fetch(`${listener.url}/pay/${xpub.invoice_id}`)).text();
     assert.doesNotMatch(xpubPage, /Send exactly/);
+    // Base mainnet (the default chain id) keeps its name; the sandbox's chain is named by its id (sandbox-first-loop test).
+    assert.match(xpubPage, /<dd>USDC on Base \(not Ethereum mainnet\)<\/dd>/);
   });
 
   /** A Transfer the Base watcher recorded (mined, not yet confirmed), written as it writes them. */

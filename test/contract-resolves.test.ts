@@ -8,12 +8,45 @@ import { openCoreDatabase } from '../core/schema.ts';
 import { silentLogger } from '../core/log.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, startTestListener, tempSqliteUrl } from './support/listener.ts';
-import { dereferenced, exchange, responseChecker, strictAjv } from './support/openapi-check.ts';
+import { dereferenced, exchange, responseChecker, strictAjv, type Answer } from './support/openapi-check.ts';
 
 const committed = JSON.parse(readFileSync(new URL('../openapi/openapi.json', import.meta.url), 'utf8'));
 const FIXED_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const LISTENER_KEY = 'listener-test-key-0123456789';
 const OVERLONG_ID = 'x'.repeat(20_000);
+
+const MCP_ACCEPT = { accept: 'application/json, text/event-stream' };
+const rpc = (message: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', ...message });
+const INITIALIZE = rpc({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'contract', version: '1' } } });
+
+/**
+ * Every documented answer of the MCP endpoint at `path` (served with MCP_MAX_SESSIONS=1): a session,
+ * a notification, its event stream, its end, and each refusal. `send` checks an answer against the
+ * document; the open event stream is checked from its status and headers.
+ */
+async function exerciseMcp(baseUrl: string, path: string, key: Record<string, string>, send: (method: string, path: string, options: Parameters<typeof exchange>[3]) => Promise<Answer & { json(): any }>, check: (answer: Answer) => void) {
+  const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...key, ...MCP_ACCEPT }, body: INITIALIZE });
+  const opened = { method: 'POST', path, status: response.status, contentType: response.headers.get('content-type') ?? '', body: await response.text() };
+  check(opened);
+  assert.equal(opened.status, 200, opened.body);
+  assert.match(opened.body, /"serverInfo"/);
+  const session = { ...key, ...MCP_ACCEPT, 'mcp-session-id': response.headers.get('mcp-session-id')! };
+  assert.equal((await send('POST', path, { headers: { ...key, ...MCP_ACCEPT }, body: INITIALIZE })).json().error.code, 'capacity');
+  assert.equal((await send('POST', path, { headers: session, body: rpc({ method: 'notifications/initialized' }) })).status, 202);
+  const stream = await fetch(`${baseUrl}${path}`, { headers: { ...session, accept: 'text/event-stream' } });
+  check({ method: 'GET', path, status: stream.status, contentType: stream.headers.get('content-type') ?? '', body: '' });
+  assert.equal(stream.status, 200);
+  await stream.body?.cancel();
+  for (const method of ['POST', 'GET', 'DELETE']) {
+    const body = method === 'POST' ? rpc({ id: 2, method: 'tools/list' }) : undefined;
+    assert.equal((await send(method, path, { headers: { ...key, ...MCP_ACCEPT }, body })).json().error.code, 'bad_body', method);
+    assert.equal((await send(method, path, { headers: MCP_ACCEPT, body })).json().error.code, 'unauthorized', method);
+    assert.equal((await send(method, path, { headers: { ...session, origin: 'https://evil.example' }, body })).json().error.code, 'origin_not_allowed', method);
+    assert.equal((await send(method, path, { headers: { ...session, 'mcp-session-id': 'gone' }, body })).json().error.code, 'not_found', method);
+    assert.equal((await send(method, `${path}?${OVERLONG_ID}`, { headers: session, body })).status, 431, method);
+  }
+  assert.equal((await send('DELETE', path, { headers: session })).status, 200);
+}
 
 function assertFullyResolves(document: Record<string, unknown>) {
   const text = JSON.stringify(document);
@@ -145,6 +178,12 @@ describe('real answers of every listener operation and documented status match t
     assert.equal((await send(listener.url, 'GET', '/pay/any')).status, 500);
   });
 
+  it('the MCP endpoint: a session and every refusal', async () => {
+    const listener = await startTestListener({ env: { SERVICE_API_KEY: LISTENER_KEY, MCP_MAX_SESSIONS: '1' } });
+    listeners.push(listener);
+    await exerciseMcp(listener.url, '/mcp', { 'X-Service-Api-Key': LISTENER_KEY }, (method, path, options) => send(listener.url, method, path, options), (answer) => check.check(answer));
+  });
+
   it('covers every documented listener status but the one no input can reach', () => {
     const unreachable = [
       // /health reports a failing database as `ok: false` with 200; 500 is only for a bug.
@@ -268,6 +307,16 @@ describe('real answers of every Cloud operation and documented status match the 
       assert.equal(exhausted.json().error.code, 'capacity', exhausted.body);
     } finally {
       await fixed.stop();
+    }
+  });
+
+  it('the MCP endpoint: a session and every refusal', async () => {
+    const small = await startTestCloud({ env: { MCP_MAX_SESSIONS: '1' } });
+    try {
+      const merchant = await signupMerchant(small.url, { btc_xpub: BIP84_ZPUB });
+      await exerciseMcp(small.url, api('/mcp'), { 'X-Service-Api-Key': merchant.api_key }, (method, path, options) => send(method, path, options, small.url), (answer) => check.check(answer));
+    } finally {
+      await small.stop();
     }
   });
 

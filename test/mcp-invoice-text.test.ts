@@ -54,3 +54,27 @@ test('an xpub-mode Base invoice states the token amount and its USD price, witho
   assert.match(text, /Pay 12\.500000 USDC \(12\.5 USD\) on Base/);
   assert.doesNotMatch(text, /exactly/);
 });
+
+test('a Base invoice on another chain id is named by it: Base Sepolia, or a local test chain (the sandbox\'s 31337), never "on Base"', () => {
+  const on = (chainId: number) =>
+    describeCreatedInvoice(
+      BaseFixedInvoiceCreated.parse({
+        invoice_id: 'inv_local',
+        chain: 'base',
+        asset: 'USDC',
+        mode: 'fixed-address',
+        nonce: 1,
+        token_address: USDT_ON_BASE,
+        receive_address: RECIPIENT,
+        amount_usd: 1,
+        amount_usdc: '1.000001',
+        amount_usdc_units: 1_000_001,
+        status: 'pending',
+        expires_at: '2030-01-01T01:00:00.000Z',
+        qr_uri: `ethereum:${USDT_ON_BASE}@${chainId}/transfer?address=${RECIPIENT}&uint256=1000001`,
+      }),
+    );
+  assert.match(on(31337), /Pay 1\.000001 USDC \(1 USD\) on local test chain \(id 31337\) to 0x1{40}\./);
+  assert.match(on(84532), /Pay 1\.000001 USDC \(1 USD\) on Base Sepolia \(testnet\) to /);
+  assert.doesNotMatch(on(31337), /on Base/);
+});

@@ -77,10 +77,10 @@ describe('MCP server over stdio against a real listener', () => {
     await listener?.stop();
   });
 
-  test('lists the three tools with input and output schemas taken from the contract', async () => {
+  test('lists the three tools of the spec and wait_for_payment, with input and output schemas taken from the contract', async () => {
     const { tools } = await session.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    assert.deepEqual([...byName.keys()].sort(), ['create_invoice', 'get_invoice_status', 'list_supported_assets']);
+    assert.deepEqual([...byName.keys()].sort(), ['create_invoice', 'get_invoice_status', 'list_supported_assets', 'wait_for_payment']);
 
     const create = byName.get('create_invoice')!;
     const contract = z.toJSONSchema(CreateInvoiceRequest, { target: 'draft-7', io: 'input' }) as unknown as {
@@ -99,6 +99,10 @@ describe('MCP server over stdio against a real listener', () => {
     const assets = byName.get('list_supported_assets')!;
     assert.deepEqual(assets.outputSchema?.required, ['assets']);
     assert.equal(assets.annotations?.readOnlyHint, true);
+
+    const wait = byName.get('wait_for_payment')!;
+    assert.deepEqual(wait.inputSchema.required, ['invoice_id']);
+    assert.deepEqual(wait.outputSchema?.required, ['outcome', 'invoice']);
 
     for (const tool of tools) assert.ok((tool.description ?? '').length > 100, `${tool.name} needs a description for a model`);
     assert.match(create.description!, /sats/);
@@ -196,6 +200,21 @@ describe('MCP server over stdio against a real listener', () => {
     assert.equal(document.info.version, API_VERSION);
     const llms = await session.client.readResource({ uri: 'service://llms.txt' });
     assert.match(textOf(llms.contents[0]), /POST \/invoice/);
+  });
+
+  test('invoices are resources (invoice://{id}) one can read and subscribe to', async () => {
+    const { resourceTemplates } = await session.client.listResourceTemplates();
+    assert.deepEqual(resourceTemplates.map((t) => [t.uriTemplate, t.mimeType]), [['invoice://{id}', 'application/json']]);
+    assert.equal(session.client.getServerCapabilities()?.resources?.subscribe, true);
+    const created = await session.client.callTool({ name: 'create_invoice', arguments: { amount_sats: 12_345 } });
+    const { invoice_id } = (created.structuredContent as { invoice: { invoice_id: string } }).invoice;
+    const read = await session.client.readResource({ uri: `invoice://${invoice_id}` });
+    const stored = await (await fetch(`${listener.url}/invoice/${invoice_id}`)).json();
+    assert.deepEqual(JSON.parse(textOf(read.contents[0])), stored);
+    assert.deepEqual(await session.client.subscribeResource({ uri: `invoice://${invoice_id}` }), {});
+    await assert.rejects(session.client.subscribeResource({ uri: 'invoice://inv_nope' }), /not_found/);
+    await assert.rejects(session.client.readResource({ uri: 'invoice://inv_nope' }), /not_found/);
+    assert.deepEqual(await session.client.unsubscribeResource({ uri: `invoice://${invoice_id}` }), {});
   });
 
   test('writes only protocol messages to stdout, logs JSON lines to stderr, never the API key', () => {

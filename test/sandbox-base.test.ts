@@ -7,17 +7,7 @@ import { parse } from 'eth-url-parser';
 import { postJson } from './support/listener.ts';
 import { releasedPort } from './support/ports.ts';
 import { runCli, spawnListener } from './support/process.ts';
-import { waitForWatcher } from './support/wait-for-watcher.ts';
-
-/** The invoice once it reads `wanted`; on timeout, the error holds the listener's /health (watcher progress). */
-function statusOf(url: string, invoiceId: string, wanted: string): Promise<Record<string, unknown>> {
-  return waitForWatcher(
-    `invoice ${invoiceId} to read ${wanted}`,
-    async () => (await (await fetch(`${url}/invoice/${invoiceId}`)).json()) as Record<string, unknown>,
-    (invoice) => invoice.status === wanted,
-    { watcher: async () => (await fetch(`${url}/health`)).json(), timeoutMs: 30_000 },
-  );
-}
+import { invoiceReaching as statusOf } from './support/wait-for-watcher.ts';
 
 test('sandbox: a Base invoice is created, part-paid (partial), paid with `service pay` and confirmed after `service mine` (with a Bitcoin invoice beside it), on local chains', async () => {
   const chainPort = String(await releasedPort());

@@ -1,19 +1,19 @@
 import Koa from 'koa';
 import type { RateLimitConfig } from '../../listener/config.ts';
-import type { Logger } from '../../core/log.ts';
 import { errorMiddleware } from '../../listener/http/error-middleware.ts';
 import { requestContext } from '../../listener/http/request-context.ts';
 import { wellFormedRequest } from '../../listener/http/well-formed.ts';
 import { documentHandlers } from '../../listener/http/serve.ts';
 import { tableRouter } from '../../listener/http/route-table.ts';
 import { checkoutRoutes } from '../../listener/checkout/routes.ts';
+import { mcpPreflight } from '../../listener/http/mcp-endpoint.ts';
 import { checkoutPreflight, cloudHandlers, type CloudRouteDeps } from './routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { createSessionStore } from '../dashboard/session-store.ts';
 import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
 
 export function createCloudHttpApp(
-  deps: CloudRouteDeps & { logger: Logger; trustProxy: boolean; signInRateLimit: RateLimitConfig | null; documents: { openapi: string; llms: string } },
+  deps: CloudRouteDeps & { trustProxy: boolean; signInRateLimit: RateLimitConfig | null },
 ): Koa {
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   app.silent = true;
@@ -27,6 +27,7 @@ export function createCloudHttpApp(
   app.use(wellFormedRequest);
   app.use(router.routes());
   app.use(checkoutPreflight().routes());
+  app.use(mcpPreflight('/api/v1/mcp', deps.mcpAllowedOrigins).routes());
   app.use(checkout.assets.routes());
   const signInLimiter = deps.signInRateLimit && createSharedRateLimiter({ db: deps.db, clock: deps.clock, name: 'dashboard-signin', config: deps.signInRateLimit });
   app.use(dashboardRoutes({ cloud: deps.cloud, sessions: createSessionStore(deps.db), signInLimiter, clock: deps.clock, logger: deps.logger }).routes());

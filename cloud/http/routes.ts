@@ -8,13 +8,20 @@ import type { Clock } from '../../core/clock.ts';
 import type { RateLimitConfig } from '../../listener/config.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { readBodyText, readJsonBody, readJsonBodyWithNumberTexts } from '../../listener/http/json-body.ts';
-import { limitRequests } from '../../listener/http/rate-limit.ts';
+import { callLimit, limitRequests, type CallLimit } from '../../listener/http/rate-limit.ts';
 import type { CloudService } from '../cloud-service.ts';
+import type { MerchantRow } from '../merchant.repository.ts';
 import { STRIPE_WEBHOOK_MAX_BYTES, type StripeEventOutcome } from '../stripe-webhook.ts';
 import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
 import { requireMerchantKey } from './auth.ts';
 import type { Kysely } from 'kysely';
 import type { CloudTables } from '../cloud.tables.ts';
+import type { Logger } from '../../core/log.ts';
+import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
+import { renderQrPng } from '../../mcp/qr.ts';
+import { createServer as createMcpServer } from '../../mcp/server.ts';
+import { mcpHandlers } from '../../listener/http/mcp-endpoint.ts';
+import { cloudMcpClient } from '../mcp-client.ts';
 
 export interface CloudRouteDeps {
   cloud: CloudService;
@@ -25,20 +32,18 @@ export interface CloudRouteDeps {
   signupRateLimit: RateLimitConfig;
   /** Stripe's event delivery (raw body + Stripe-Signature); null: card billing off. */
   stripeWebhook: ((rawBody: string, signature: string) => Promise<StripeEventOutcome>) | null;
+  logger: Logger;
+  documents: { openapi: string; llms: string };
+  /** Browser origins allowed to call /api/v1/mcp. */
+  mcpAllowedOrigins: readonly string[];
+  mcpMaxSessions: number;
 }
 
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
-/** A sliding window shared by every instance, keyed by what `keyOf` picks from the request (client IP, API key hash). */
-function limited(
-  deps: Pick<CloudRouteDeps, 'db' | 'clock'>,
-  name: string,
-  config: RateLimitConfig | null,
-  keyOf: (ctx: Parameters<Middleware>[0]) => string,
-  what: string,
-): Middleware {
-  if (config === null) return (_ctx, next) => next();
-  return limitRequests(createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config }), keyOf, what);
+/** A sliding window shared by every instance; `what` names the limited calls in the refusal. */
+function limited(deps: Pick<CloudRouteDeps, 'db' | 'clock'>, name: string, config: RateLimitConfig | null, what: string): CallLimit {
+  return callLimit(config && createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config }), what);
 }
 
 /** Anyone's page may read the public checkout view: it holds display fields only. */
@@ -60,15 +65,26 @@ export function checkoutPreflight(): Router {
 /** Cloud's `/api/v1` routes by operation id (the documents and the checkout page are added by the app). */
 export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
   const keyed = requireMerchantKey(deps.db);
-  const perKey = limited(
+  const invoiceLimit = limited(
     deps,
     'invoice',
     deps.invoiceRateLimit === null ? null : { perClient: deps.invoiceRateLimit, overall: UNLIMITED },
-    (ctx) => ctx.state.keyHash as string,
     'invoice requests for this API key',
   );
-  const perIp = limited(deps, 'signup', deps.signupRateLimit, (ctx) => ctx.ip, 'signups');
+  const perKey = limitRequests(invoiceLimit, (ctx) => ctx.state.keyHash as string);
+  const perIp = limitRequests(limited(deps, 'signup', deps.signupRateLimit, 'signups'), (ctx) => ctx.ip);
   const { cloud } = deps;
+  const logger = deps.logger.child({ component: 'mcp' });
+  const mcp = mcpHandlers({
+    sessions: createMcpSessions({ maxSessions: deps.mcpMaxSessions, idleMs: MCP_IDLE_MS, logger }),
+    allowedOrigins: deps.mcpAllowedOrigins,
+    authorize: keyed,
+    ownerOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id,
+    open: (ctx) => {
+      const client = cloudMcpClient({ ...deps, merchant: ctx.state.merchant, keyHash: ctx.state.keyHash, limit: invoiceLimit, logger });
+      return createMcpServer({ listener: client, renderQr: renderQrPng, logger });
+    },
+  });
 
   return {
     cloudSignup: [
@@ -137,5 +153,8 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
       ctx.set('Cache-Control', 'no-store');
       ctx.body = await deps.health();
     },
+    cloudMcpPost: mcp.post,
+    cloudMcpGet: mcp.get,
+    cloudMcpDelete: mcp.delete,
   };
 }

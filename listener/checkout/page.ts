@@ -1,5 +1,5 @@
 import { finalCheckoutStatuses, type CheckoutView } from '../../shared/checkout.ts';
-import type { InvoiceStatus } from '../../shared/index.ts';
+import { evmNetworkOfUri, type InvoiceStatus } from '../../shared/index.ts';
 
 export interface PageAssets {
   cssUrl: string;
@@ -21,6 +21,12 @@ function amountToSend(view: CheckoutView): string {
 /** Expiry as plain UTC for the page without JavaScript; the script replaces it with a countdown. */
 const utcMinute = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 
+/** "USDC on Base (not Ethereum mainnet)"; the sandbox's invoices name their local chain instead. */
+function baseNetworkText(asset: string, qrUri: string): string {
+  const network = evmNetworkOfUri(qrUri);
+  return network.startsWith('Base') ? `${asset} on ${network} (not Ethereum mainnet)` : `${asset} on the ${network}, not Base`;
+}
+
 /** Which status block shows: a pending invoice whose payment is seen has one of its own. */
 type PageState = InvoiceStatus | 'seen';
 const pageState = (view: CheckoutView): PageState => (view.payment_seen && view.status === 'pending' ? 'seen' : view.status);
@@ -41,7 +47,7 @@ function statusBlocks(view: CheckoutView): string {
     },
     seen: {
       title: 'Payment received',
-      body: `<p>Your payment is on its way: ${view.chain === 'btc' ? 'the Bitcoin network is confirming it, which usually takes 10 to 60 minutes' : 'the Base network is confirming it, which takes about a minute'}. This page turns to Paid by itself. Do not pay again.</p>`,
+      body: `<p>Your payment is on its way: ${view.chain === 'btc' ? 'the Bitcoin network is confirming it, which usually takes 10 to 60 minutes' : `the ${evmNetworkOfUri(view.qr_uri)} network is confirming it, which takes about a minute`}. This page turns to Paid by itself. Do not pay again.</p>`,
     },
     confirmed: {
       title: 'Paid',
@@ -97,7 +103,7 @@ export function renderCheckoutPage(view: CheckoutView, options: { viewUrl: strin
   const amount = escapeHtml(amountToSend(view));
   const state = pageState(view);
   const whileOpen = payingStates.includes(state) ? ' data-while-open' : ' data-while-open hidden';
-  const network = view.chain === 'btc' ? 'Bitcoin' : `${view.asset} on Base (not Ethereum mainnet)`;
+  const network = view.chain === 'btc' ? 'Bitcoin' : baseNetworkText(view.asset, view.qr_uri);
   return `${head(`Pay ${amount} ${view.asset} · ${shop}`, options.assets)}
 <body>
 <main class="checkout" data-view-url="${escapeHtml(options.viewUrl)}" data-state="${state}" data-amount-due="${escapeHtml(view.amount_due)}" data-expires-at="${view.expires_at}" data-server-time="${view.server_time}">

@@ -1,5 +1,6 @@
 import { loadConfig, readEnvironment } from '../config.ts';
 import { openCoreDatabase } from '../../core/schema.ts';
+import { stateDatabaseUrl } from './state-database.ts';
 import { systemClock } from '../../core/clock.ts';
 import { listAttempts, listDeliveries, resendDeliveries, type DeliverySummary } from '../../core/webhooks/delivery-store.ts';
 import type { Command } from './command.ts';
@@ -44,7 +45,9 @@ attempts   every recorded attempt of one event: time, duration, HTTP status, err
 resend     makes a failed (or delivered) event due now for one more attempt with the same event id
            and the same stored body, numbered after the last attempt. A running listener sends it
            within a second.
-Uses the listener's settings (DATABASE_URL, MERCHANT_ID) from the environment and ./.env.`,
+Uses the listener's settings (DATABASE_URL, MERCHANT_ID) from the environment and ./.env. With
+neither DATABASE_URL nor a merchant key set it reads the running sandbox's database (run it in the
+sandbox's directory), and says so when no sandbox is running there.`,
   options: { all: { type: 'boolean' }, json: { type: 'boolean' }, 'all-failed': { type: 'boolean' } },
   async run({ values, positionals }) {
     const [action = 'list', eventId] = positionals;
@@ -56,8 +59,9 @@ Uses the listener's settings (DATABASE_URL, MERCHANT_ID) from the environment an
       process.stderr.write(`"${action}" needs ${action === 'resend' ? 'an event id or --all-failed' : 'an event id'}.\n`);
       return 2;
     }
-    const config = loadConfig(readEnvironment(process.env));
-    const database = await openCoreDatabase(config.databaseUrl);
+    const env = readEnvironment(process.env);
+    const config = loadConfig(env);
+    const database = await openCoreDatabase(stateDatabaseUrl(env, config.databaseUrl));
     try {
       if (action === 'list') {
         const statuses: DeliverySummary['status'][] = values.all ? ['pending', 'failed', 'delivered'] : ['pending', 'failed'];

@@ -1,6 +1,7 @@
 import { BtcGapReport, DEFAULT_WALLET_GAP_LIMIT } from '../../shared/index.ts';
 import { computeGapReport } from '../../core/btc/gap-report.ts';
 import { loadConfig, readEnvironment } from '../config.ts';
+import { wantsSandbox } from '../sandbox/sandbox.ts';
 import { openCoreDatabase } from '../../core/schema.ts';
 import type { Command } from './command.ts';
 
@@ -23,7 +24,12 @@ export function formatGapReport(report: BtcGapReport): string {
 
 /** The report of a running listener, from its /health. */
 async function reportFromListener(url: string): Promise<BtcGapReport> {
-  const response = await fetch(`${url.replace(/\/+$/, '')}/health`, { signal: AbortSignal.timeout(10_000) });
+  let response: Response;
+  try {
+    response = await fetch(`${url.replace(/\/+$/, '')}/health`, { signal: AbortSignal.timeout(10_000) });
+  } catch {
+    throw new Error(`No listener answers at ${url}: start it (npm start), or pass --url with its address.`);
+  }
   if (!response.ok) throw new Error(`${url}/health answered ${response.status}`);
   const body = (await response.json()) as { btc_gap?: unknown };
   if (body.btc_gap === undefined) throw new Error(`${url} reports no Bitcoin address gap (Bitcoin not configured, or its first pass has not run yet)`);
@@ -54,11 +60,14 @@ This prints the highest child index handed out, the highest paid one, the longes
 addresses below the highest index, and the gap limit your wallet needs (that run + 1).
 
 Reads the database of the configured wallet key (DATABASE_URL, MERCHANT_BTC_XPUB, MERCHANT_ID, from
-the environment and ./.env), or with --url asks a running listener's GET /health instead.
+the environment and ./.env), or with --url asks a running listener's GET /health instead. With no
+merchant key set (the sandbox, whose key lives only in its process) it asks the sandbox listener at
+http://127.0.0.1:$PORT (default 8787) unless --url says where.
   --json   print the report as one JSON object`,
   options: { json: { type: 'boolean' }, url: { type: 'string' } },
   async run({ values }) {
-    const url = values.url as string | undefined;
+    const env = readEnvironment(process.env);
+    const url = (values.url as string | undefined) ?? (wantsSandbox(env) ? `http://127.0.0.1:${env.PORT || 8787}` : undefined);
     const report = url ? await reportFromListener(url) : await reportFromDatabase();
     process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${formatGapReport(report)}\n`);
     return 0;

@@ -1,5 +1,6 @@
+import { formatReceivedWebhook, type ReceivedWebhook } from '../../core/webhooks/receiver.ts';
 import { startListener } from '../app.ts';
-import { ConfigError, loadConfig, readEnvironment } from '../config.ts';
+import { ConfigError, loadConfig, readEnvironment, type Env } from '../config.ts';
 import { startSandbox, wantsSandbox, type Sandbox } from '../sandbox/sandbox.ts';
 import type { Command } from './command.ts';
 
@@ -30,7 +31,7 @@ Stops cleanly on SIGINT/SIGTERM.
     let env = readEnvironment(process.env);
     let sandbox: Sandbox | null = null;
     if (wantsSandbox(env)) {
-      sandbox = await startSandbox(env);
+      sandbox = await startSandbox(env, { onWebhook: (event) => process.stderr.write(describeVerifiedWebhook(event)) });
       env = sandbox.env;
     }
     try {
@@ -44,7 +45,7 @@ Stops cleanly on SIGINT/SIGTERM.
       throw error;
     }
     const listener = await startListener(config, sandbox ? { btcPollIntervalMs: 2_000, baseOptions: { pollIntervalMs: 1_000 } } : {});
-    if (sandbox) process.stderr.write(sandboxBanner(sandbox, listener.url));
+    if (sandbox) process.stderr.write(sandboxBanner(sandbox, listener.url, apiKeySource(env)));
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);
@@ -56,8 +57,38 @@ Stops cleanly on SIGINT/SIGTERM.
   },
 });
 
-function sandboxBanner(sandbox: Sandbox, url: string): string {
-  const create = (body: string) => `curl -s -X POST ${url}/invoice -H 'content-type: application/json' -d '${body}'`;
+/** Each delivery the sandbox's receiver verified, between blank lines so it stands out among the logs. */
+function describeVerifiedWebhook(event: ReceivedWebhook): string {
+  return `\n  WEBHOOK received and signature verified (sandbox receiver):\n${formatReceivedWebhook(event).replace(/^/gm, '  ')}\n\n`;
+}
+
+type ApiKeySource = 'none' | 'environment' | 'env-file';
+
+/** Where SERVICE_API_KEY comes from, so the banner's commands send it the way this shell can. */
+function apiKeySource(env: Env): ApiKeySource {
+  if (!env.SERVICE_API_KEY?.trim()) return 'none';
+  return process.env.SERVICE_API_KEY?.trim() ? 'environment' : 'env-file';
+}
+
+/**
+ * The commands printed work as they stand with the settings in force: with an API key set, the
+ * create command sends it from $SERVICE_API_KEY (never printed), after a line that loads it from
+ * ./.env when that is where it is.
+ */
+function sandboxBanner(sandbox: Sandbox, url: string, keySource: ApiKeySource): string {
+  const keyHeader = keySource === 'none' ? '' : ` -H "X-Service-Api-Key: $SERVICE_API_KEY"`;
+  const create = (body: string) => `curl -s -X POST ${url}/invoice -H 'content-type: application/json'${keyHeader} -d '${body}'`;
+  const key = {
+    none: [],
+    environment: ['  API key: SERVICE_API_KEY is set; the create commands send $SERVICE_API_KEY (export it in the shell you run them from).'],
+    'env-file': [
+      '  API key: SERVICE_API_KEY is set in ./.env; load it into your shell for the create commands:',
+      `  Load:    export SERVICE_API_KEY="$(sed -n 's/^SERVICE_API_KEY=//p' .env)"`,
+    ],
+  }[keySource];
+  const webhooks = sandbox.webhookReceiver
+    ? `  Webhooks: sent to a local receiver (${sandbox.webhookReceiver.url}) that verifies each signature and prints it here.`
+    : `  Webhooks: sent to your MERCHANT_WEBHOOK_URL (${sandbox.env.MERCHANT_WEBHOOK_URL}).`;
   const base = sandbox.evm
     ? [
         `  Base:    a local EVM node (chain id ${sandbox.evm.anvil.chainId}, not Base) with a test USDC; invoices in xpub mode.`,
@@ -68,7 +99,10 @@ function sandboxBanner(sandbox: Sandbox, url: string): string {
   return [
     '',
     '  SANDBOX MODE: no merchant key is configured, so these are local chains with throwaway keys.',
-    '  Coins and tokens are worthless, nothing is saved, mainnet is never touched.',
+    '  Coins and tokens are worthless, nothing outlives the run, mainnet is never touched.',
+    webhooks,
+    '  Deliveries: npx service deliveries --all   (run in this directory: it reads the sandbox\'s database)',
+    ...key,
     '  Bitcoin: a local regtest chain.',
     `  Create:  ${create('{"amount_sats":50000}')}`,
     '  Pay:     npx service pay <invoice_id> [amount_sats]      Confirm:  npx service mine [n]',

@@ -8,6 +8,7 @@ import { requestContext } from './request-context.ts';
 import { wellFormedRequest } from './well-formed.ts';
 import { listenerHandlers, type RouteDeps } from './routes.ts';
 import { tableRouter } from './route-table.ts';
+import { mcpPreflight } from './mcp-endpoint.ts';
 
 export interface HttpAppDeps extends RouteDeps {
   logger: Logger;
@@ -25,6 +26,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   app.use(errorMiddleware(deps.logger));
   app.use(wellFormedRequest);
   app.use(router.routes());
+  app.use(mcpPreflight('/mcp', deps.mcpAllowedOrigins).routes());
   app.use(checkout.assets.routes());
   return app;
 }

@@ -3,10 +3,16 @@ import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
 import { requireApiKey } from './api-key.ts';
 import { readJsonBodyWithNumberTexts } from './json-body.ts';
 import { documentHandlers } from './serve.ts';
-import { rateLimit } from './rate-limit.ts';
+import { invoiceLimit, limitRequests } from './rate-limit.ts';
 import type { RouteHandlers } from './route-table.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { RateLimitConfig } from '../config.ts';
+import type { Logger } from '../../core/log.ts';
+import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
+import { renderQrPng } from '../../mcp/qr.ts';
+import { createServer as createMcpServer } from '../../mcp/server.ts';
+import { listenerMcpClient } from '../mcp-client.ts';
+import { mcpHandlers } from './mcp-endpoint.ts';
 
 export interface RouteDeps {
   invoices: InvoiceService;
@@ -15,14 +21,28 @@ export interface RouteDeps {
   apiKey: string | null;
   rateLimit: RateLimitConfig | null;
   clock: Clock;
+  logger: Logger;
+  /** Browser origins allowed to call /mcp. */
+  mcpAllowedOrigins: readonly string[];
+  mcpMaxSessions: number;
 }
 
 /** The listener's own API routes by operation id (the checkout's come from the checkout module). */
 export function listenerHandlers(deps: RouteDeps): RouteHandlers {
   const documents = documentHandlers(deps.documents);
+  const limit = invoiceLimit(deps.rateLimit, deps.clock);
+  const logger = deps.logger.child({ component: 'mcp' });
+  const mcp = mcpHandlers({
+    sessions: createMcpSessions({ maxSessions: deps.mcpMaxSessions, idleMs: MCP_IDLE_MS, logger }),
+    allowedOrigins: deps.mcpAllowedOrigins,
+    authorize: requireApiKey(deps.apiKey),
+    // One key (or none) opens every session: any caller that passed the key check may use them.
+    ownerOf: () => 'listener',
+    open: (ctx) => createMcpServer({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), renderQr: renderQrPng, logger }),
+  });
   return {
     createInvoice: [
-      rateLimit(deps.rateLimit, deps.clock),
+      limitRequests(limit, (ctx) => ctx.ip),
       requireApiKey(deps.apiKey),
       async (ctx) => {
         const { body, numberTexts } = await readJsonBodyWithNumberTexts(ctx);
@@ -39,5 +59,8 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
     },
     getOpenApi: documents.openapi,
     getLlmsTxt: documents.llms,
+    mcpPost: mcp.post,
+    mcpGet: mcp.get,
+    mcpDelete: mcp.delete,
   };
 }

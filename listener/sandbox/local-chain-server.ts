@@ -17,6 +17,8 @@ export interface LocalChainServer {
   readonly socket: MempoolSocket;
   /** Bitcoin Core JSON-RPC URL with its credentials, as BTC_RPC_URL takes it. */
   readonly rpcUrl: string;
+  /** Base URL of the HTML explorer pages (address/…, tx/…), when the server has them. */
+  readonly explorerUrl: string;
   /** Base URL of the control endpoints (pay, mine, reorg, outage). */
   readonly controlUrl: string;
   /** Esplora and RPC requests answered so far (control calls not counted). */
@@ -40,6 +42,8 @@ export interface LocalChainServerOptions {
   rpcPassword?: string;
   /** More POST control actions by name (the sandbox's Base node); a rejection answers 400 with its message. */
   extraControl?: Record<string, (input: Record<string, unknown>) => Promise<unknown>>;
+  /** HTML block-explorer pages under /explorer (the sandbox's); the path after /explorer is passed. */
+  explorer?: (path: string) => Promise<{ status: number; html: string }>;
   /** `track-addresses` limit per WebSocket connection (see createMempoolSocket). */
   maxTrackedAddresses?: number;
 }
@@ -75,6 +79,13 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
   function route(req: IncomingMessage, res: ServerResponse, body: string): void {
     const path = new URL(req.url ?? '/', 'http://local').pathname;
     if (path.startsWith('/control/')) return control(req.method ?? 'GET', path.slice('/control/'.length), body, res);
+    if (options.explorer && req.method === 'GET' && path.startsWith('/explorer/')) {
+      options.explorer(path.slice('/explorer'.length)).then(
+        (reply) => send(res, reply.status, 'text/html; charset=utf-8', reply.html),
+        (error: unknown) => send(res, 502, 'text/plain', error instanceof Error ? error.message : 'explorer failed'),
+      );
+      return;
+    }
     if (down) return send(res, 503, 'text/plain', 'Service Unavailable');
     if (path === '/api' || path.startsWith('/api/')) {
       count(`${req.method} ${routeOf(path)}`);
@@ -155,6 +166,7 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
     socket,
     rpcUrl: `http://${encodeURIComponent(rpcUser)}:${encodeURIComponent(rpcPassword)}@${address}:${port}/`,
     controlUrl: `${base}/control`,
+    explorerUrl: `${base}/explorer`,
     get requestCount() {
       return requestCount;
     },

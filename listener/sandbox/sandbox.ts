@@ -1,18 +1,35 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { BIP32Factory } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
+import { systemClock } from '../../core/clock.ts';
+import { startWebhookReceiver, type ReceivedWebhook, type RunningReceiver } from '../../core/webhooks/receiver.ts';
 import type { Env } from '../config.ts';
 import { AnvilMissingError } from './anvil.ts';
 import { startLocalEvm, type LocalEvm } from './local-evm.ts';
 import { LocalBtcChain } from './local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from './local-chain-server.ts';
+import { sandboxExplorer } from './explorer-page.ts';
 
 /** Where the sandbox chain listens; the `pay` and `mine` commands find it here. 18443 is regtest's usual RPC port. */
 export const DEFAULT_SANDBOX_CHAIN_PORT = 18443;
 
 export function sandboxChainUrl(env: Env): string {
   return `http://127.0.0.1:${env.SANDBOX_CHAIN_PORT || DEFAULT_SANDBOX_CHAIN_PORT}`;
+}
+
+/**
+ * The sandbox's database, relative to the directory it runs in: made afresh at start and removed at
+ * stop, so nothing outlives a run, while CLI commands run in the same directory (`service
+ * deliveries`) read what the running sandbox holds.
+ */
+export const SANDBOX_DATABASE_PATH = './data/sandbox.db';
+/** The running sandbox's process id, so a database left by one that was killed is not taken for a running one. */
+export const SANDBOX_PID_PATH = './data/sandbox.pid';
+
+function removeSandboxFiles(): void {
+  for (const path of [SANDBOX_PID_PATH, ...['', '-wal', '-shm'].map((suffix) => `${SANDBOX_DATABASE_PATH}${suffix}`)]) rmSync(path, { force: true });
 }
 
 /**
@@ -32,10 +49,29 @@ export interface Sandbox {
   /** The local EVM node, or null with the reason in `baseUnavailable` (anvil not installed). */
   evm: LocalEvm | null;
   baseUnavailable: string | null;
+  /** The local receiver the sandbox sends its webhooks to; null when MERCHANT_WEBHOOK_URL is the user's own. */
+  webhookReceiver: RunningReceiver | null;
   close(): Promise<void>;
 }
 
-export async function startSandbox(env: Env): Promise<Sandbox> {
+export interface SandboxOptions {
+  /** Called with each webhook delivery the sandbox's own receiver verified. */
+  onWebhook(event: ReceivedWebhook): void;
+}
+
+/**
+ * With no MERCHANT_WEBHOOK_URL set, a local receiver on a free port takes the sandbox's webhooks and
+ * verifies each with the webhook secret (the user's, or a throwaway one), so the whole loop shows
+ * in one terminal.
+ */
+async function startSandboxReceiver(env: Env, options: SandboxOptions): Promise<{ receiver: RunningReceiver; env: Env } | null> {
+  if (env.MERCHANT_WEBHOOK_URL?.trim()) return null;
+  const secret = env.MERCHANT_WEBHOOK_SECRET?.trim() || env.SERVICE_WEBHOOK_SECRET?.trim() || `whsec_${randomBytes(24).toString('hex')}`;
+  const receiver = await startWebhookReceiver({ host: '127.0.0.1', port: 0, path: '/webhook', secret, clock: systemClock, onEvent: options.onWebhook });
+  return { receiver, env: { MERCHANT_WEBHOOK_URL: receiver.url, MERCHANT_WEBHOOK_SECRET: secret } };
+}
+
+export async function startSandbox(env: Env, options: SandboxOptions): Promise<Sandbox> {
   const merchantKey = BIP32Factory(ecc).fromSeed(randomBytes(32), bitcoin.networks.testnet).derivePath("m/84'/1'/0'").neutered();
   const chain = new LocalBtcChain();
   let evm: LocalEvm | null = null;
@@ -47,29 +83,46 @@ export async function startSandbox(env: Env): Promise<Sandbox> {
     baseUnavailable = error.message;
   }
   let server: LocalChainServer;
+  let webhooks: Awaited<ReturnType<typeof startSandboxReceiver>>;
   try {
-    server = await startLocalChainServer(chain, { port: Number(env.SANDBOX_CHAIN_PORT || DEFAULT_SANDBOX_CHAIN_PORT), extraControl: evm?.control });
+    server = await startLocalChainServer(chain, {
+      port: Number(env.SANDBOX_CHAIN_PORT || DEFAULT_SANDBOX_CHAIN_PORT),
+      extraControl: evm?.control,
+      explorer: sandboxExplorer(chain, evm),
+    });
+    webhooks = await startSandboxReceiver(env, options).catch(async (error: unknown) => {
+      await server.close();
+      throw error;
+    });
   } catch (error) {
     await evm?.close();
     throw error;
   }
+  // The chain lives in memory and starts afresh each run, so the invoices do too.
+  removeSandboxFiles();
+  mkdirSync('./data', { recursive: true });
+  writeFileSync(SANDBOX_PID_PATH, `${process.pid}\n`);
   return {
     server,
     evm,
     baseUnavailable,
+    webhookReceiver: webhooks?.receiver ?? null,
     env: {
       ...env,
       ...evm?.env,
+      ...webhooks?.env,
       MERCHANT_BTC_XPUB: merchantKey.toBase58(),
       BTC_NETWORK: 'regtest',
       BTC_ESPLORA_URL: server.esploraUrl,
-      BTC_EXPLORER_URL: server.esploraUrl,
-      // The chain lives in memory and starts afresh each run, so the invoices do too.
-      DATABASE_URL: 'sqlite::memory:',
+      BTC_EXPLORER_URL: server.explorerUrl,
+      BASE_EXPLORER_URL: server.explorerUrl,
+      DATABASE_URL: `sqlite:${SANDBOX_DATABASE_PATH}`,
     },
     async close() {
       await server.close();
       await evm?.close();
+      await webhooks?.receiver.close();
+      removeSandboxFiles();
     },
   };
 }

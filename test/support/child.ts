@@ -15,10 +15,19 @@ export interface Child {
 
 /** Runs a bin entry of this repository (compiled JavaScript) as a real child process. */
 export function spawnBin(entry: string, args: string[], env: Record<string, string | undefined>): Child {
-  const child = spawn(process.execPath, [entry, ...args], {
+  return spawnChild(process.execPath, [entry, ...args], env);
+}
+
+/**
+ * Runs a program as a real child process in the repository root. `detached` puts it in a process
+ * group of its own, for a program such as npm whose children must be stopped with it.
+ */
+export function spawnChild(command: string, args: string[], env: Record<string, string | undefined>, options: { detached?: boolean } = {}): Child {
+  const child = spawn(command, args, {
     cwd: repoRoot,
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached,
   });
   let out = '';
   let err = '';

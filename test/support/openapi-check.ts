@@ -63,6 +63,11 @@ export function responseChecker(document: JsonObject) {
       const where = `${answer.method} ${template} ${answer.status}`;
       const response = operation.responses[String(answer.status)];
       if (!response) throw new Error(`${where} is not a documented status (${Object.keys(operation.responses).join(', ')}): ${answer.body.slice(0, 300)}`);
+      covered.add(`${answer.method} ${template} ${answer.status}`);
+      if (!response.content) {
+        if (answer.body !== '') throw new Error(`${where} is documented without a body but has one: ${answer.body.slice(0, 300)}`);
+        return;
+      }
       const mediaType = answer.contentType.split(';')[0].trim();
       const content = response.content?.[mediaType];
       if (!content) throw new Error(`${where}: ${mediaType} is not documented (${Object.keys(response.content ?? {}).join(', ')})`);
@@ -73,7 +78,6 @@ export function responseChecker(document: JsonObject) {
           throw new Error(`${where} does not match its schema: ${ajv.errorsText(validate.errors)}\n${answer.body.slice(0, 500)}`);
         }
       }
-      covered.add(`${answer.method} ${template} ${answer.status}`);
     },
     /** Every operation and status the document lists, as `METHOD /template status`. */
     documented(prefix: (template: string) => boolean): string[] {

@@ -31,3 +31,13 @@ export async function waitForWatcher<T>(
 function describe(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2) ?? String(value);
 }
+
+/** The invoice of a listener at `url` once it reads `wanted`; on timeout, the error holds the listener's /health (watcher progress). */
+export function invoiceReaching(url: string, invoiceId: string, wanted: string): Promise<Record<string, unknown>> {
+  return waitForWatcher(
+    `invoice ${invoiceId} to read ${wanted}`,
+    async () => (await (await fetch(`${url}/invoice/${invoiceId}`)).json()) as Record<string, unknown>,
+    (invoice) => invoice.status === wanted,
+    { watcher: async () => (await fetch(`${url}/health`)).json(), timeoutMs: 30_000 },
+  );
+}

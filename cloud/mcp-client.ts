@@ -1,0 +1,39 @@
+import type { Kysely } from 'kysely';
+import { CreatedInvoice, InvoiceList, StoredInvoice } from '../shared/index.ts';
+import type { Logger } from '../core/log.ts';
+import type { CallLimit } from '../listener/http/rate-limit.ts';
+import { inProcess } from '../mcp/in-process-result.ts';
+import type { ListenerClient } from '../mcp/listener-client.ts';
+import type { CloudTables } from './cloud.tables.ts';
+import type { CloudService } from './cloud-service.ts';
+import { findMerchant, type MerchantRow } from './merchant.repository.ts';
+
+export interface CloudMcpClientDeps {
+  cloud: CloudService;
+  db: Kysely<CloudTables>;
+  merchant: MerchantRow;
+  /** The hash of the key the session was opened with: creates count per key, as over HTTP. */
+  keyHash: string;
+  /** POST /api/v1/invoice's per-key limit, shared with it. */
+  limit: CallLimit;
+  documents: { openapi: string; llms: string };
+  logger: Logger;
+}
+
+/**
+ * The MCP tools' view of Cloud, scoped to one merchant: the Cloud service called in process, with
+ * the answers and error codes of its /api/v1 routes. Another merchant's invoice is `not_found`.
+ */
+export function cloudMcpClient(deps: CloudMcpClientDeps): ListenerClient {
+  const { cloud, merchant, logger } = deps;
+  // A session outlives the request that opened it: the plan and keys are read again at each create.
+  const current = async () => (await findMerchant(deps.db, merchant.merchant_id)) ?? merchant;
+  return {
+    createInvoice: (body) => inProcess(CreatedInvoice, () => deps.limit(deps.keyHash, async () => cloud.createInvoice(await current(), body, new Map())), 'create_failed', logger),
+    getInvoice: (invoiceId) => inProcess(StoredInvoice, () => cloud.getInvoice(merchant, invoiceId), 'lookup_failed', logger),
+    // Cloud's health names no assets (as over HTTP): the tool then says "unknown" for each.
+    healthAssets: async () => ({ ok: true, value: {} }),
+    document: async (name) => ({ ok: true, value: name === 'llms.txt' ? deps.documents.llms : deps.documents.openapi }),
+    listInvoices: (limit) => inProcess(InvoiceList, () => cloud.listInvoices(merchant, limit === undefined ? undefined : String(limit)), 'internal_error', logger),
+  };
+}

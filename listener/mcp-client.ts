@@ -1,0 +1,31 @@
+import { CreatedInvoice, Health, StoredInvoice } from '../shared/index.ts';
+import type { InvoiceService } from '../core/invoices/invoice.service.ts';
+import type { Logger } from '../core/log.ts';
+import { inProcess } from '../mcp/in-process-result.ts';
+import type { ListenerClient } from '../mcp/listener-client.ts';
+import type { CallLimit } from './http/rate-limit.ts';
+
+export interface ListenerMcpClientDeps {
+  invoices: InvoiceService;
+  health: () => Promise<Health>;
+  documents: { openapi: string; llms: string };
+  /** POST /invoice's rate limit, shared: a create through MCP counts like one over HTTP. */
+  limit: CallLimit;
+  /** Whom the limit counts the calls of (the client IP that opened the MCP session). */
+  client: string;
+  logger: Logger;
+}
+
+/**
+ * The MCP tools' view of the listener inside the listener itself: the invoice service called
+ * directly, with the answers and error codes its HTTP routes give, and no request back to itself.
+ */
+export function listenerMcpClient(deps: ListenerMcpClientDeps): ListenerClient {
+  const { invoices, logger } = deps;
+  return {
+    createInvoice: (body) => inProcess(CreatedInvoice, () => deps.limit(deps.client, () => invoices.create(body)), 'create_failed', logger),
+    getInvoice: (invoiceId) => inProcess(StoredInvoice, () => invoices.get(invoiceId), 'lookup_failed', logger),
+    healthAssets: () => inProcess(Health.pick({ enabled_assets: true }), async () => ({ enabled_assets: (await deps.health()).enabled_assets }), 'internal_error', logger),
+    document: async (name) => ({ ok: true, value: name === 'llms.txt' ? deps.documents.llms : deps.documents.openapi }),
+  };
+}

@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ServiceError } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
+
+export interface McpSessionOptions {
+  /** Open sessions at most; an initialize beyond it answers `capacity` until one closes or expires. */
+  maxSessions: number;
+  /** A session with no request for this long is closed (its client then initializes again). */
+  idleMs: number;
+  logger: Logger;
+  now?: () => number;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+  /** Who opened it (the key's merchant, or the listener's one key): nobody else may use it. */
+  owner: string;
+  lastUsedAt: number;
+}
+
+export interface McpRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  sessionId: string | undefined;
+  owner: string;
+  body?: unknown;
+  /** A fresh MCP server for a new session, from the one registration (createServer). */
+  open(): McpServer;
+}
+
+/** A session with no request for 30 minutes is closed. */
+export const MCP_IDLE_MS = 30 * 60_000;
+
+/**
+ * The Streamable HTTP sessions of one process. Sessioned rather than stateless because
+ * subscriptions and progress need a server-to-client stream (GET) tied to the client's session.
+ * `transportFor` throws a ServiceError before anything is written, so refusals keep the error envelope.
+ */
+export function createMcpSessions(options: McpSessionOptions) {
+  const now = options.now ?? Date.now;
+  const sessions = new Map<string, Session>();
+
+  function expireIdle(): void {
+    const cutoff = now() - options.idleMs;
+    for (const [id, session] of sessions) if (session.lastUsedAt <= cutoff) void end(id, session, 'idle');
+  }
+
+  async function end(id: string, session: Session, reason: string): Promise<void> {
+    sessions.delete(id);
+    options.logger.info('MCP session closed', { reason });
+    await session.server.close().catch(() => undefined);
+  }
+
+  const sweeper = setInterval(expireIdle, Math.max(1_000, options.idleMs / 4));
+  sweeper.unref();
+
+  async function open(request: McpRequest): Promise<StreamableHTTPServerTransport> {
+    expireIdle();
+    if (sessions.size >= options.maxSessions) throw new ServiceError('capacity', 'Too many open MCP sessions; retry shortly.', { retryAfterS: 5 });
+    const server = request.open();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, server, owner: request.owner, lastUsedAt: now() });
+      },
+      onsessionclosed: (id) => {
+        const session = sessions.get(id);
+        if (session) void end(id, session, 'deleted by the client');
+      },
+    });
+    await server.connect(transport);
+    return transport;
+  }
+
+  return {
+    /** The transport that must answer this request, or a ServiceError saying why none may. */
+    async transportFor(request: McpRequest): Promise<StreamableHTTPServerTransport> {
+      if (request.sessionId === undefined) {
+        if (request.method === 'POST' && isInitializeRequest(request.body)) return open(request);
+        throw new ServiceError('bad_body', 'Start with an initialize request; later requests carry its Mcp-Session-Id header.');
+      }
+      const session = sessions.get(request.sessionId);
+      // Another key's session reads as unknown, exactly like an expired one.
+      if (!session || session.owner !== request.owner) throw new ServiceError('not_found', 'No such MCP session (expired or closed): initialize a new one.');
+      session.lastUsedAt = now();
+      return session.transport;
+    },
+    get size() {
+      return sessions.size;
+    },
+    async close(): Promise<void> {
+      clearInterval(sweeper);
+      await Promise.all([...sessions].map(([id, session]) => end(id, session, 'shutdown')));
+    },
+  };
+}
+
+export type McpSessions = ReturnType<typeof createMcpSessions>;

@@ -1,0 +1,70 @@
+import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_POLL_INTERVAL_MS, type ServerDeps } from './deps.ts';
+import { MAX_SUBSCRIPTIONS, watchInvoices } from './invoice-watch.ts';
+import type { ListenerFailure } from './listener-client.ts';
+
+const PREFIX = 'invoice://';
+/** JSON-RPC code of a resource that does not exist (the MCP specification's -32002). */
+const RESOURCE_NOT_FOUND = -32002;
+
+const invoiceIdOf = (uri: string): string => {
+  if (!uri.startsWith(PREFIX) || uri.length === PREFIX.length) throw new McpError(ErrorCode.InvalidParams, `Not an invoice resource: ${uri} (expected invoice://<invoice_id>).`);
+  return uri.slice(PREFIX.length);
+};
+
+const readError = (failure: ListenerFailure) =>
+  new McpError(failure.code === 'not_found' ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, `${failure.code}: ${failure.message}`);
+
+/**
+ * Invoices as resources (`invoice://{id}`, read = the stored invoice as GET /invoice/:id returns it)
+ * and subscriptions to them: `notifications/resources/updated` follows each status change.
+ */
+export function registerInvoiceResource(server: McpServer, deps: ServerDeps): void {
+  const { listener } = deps;
+  const list = listener.listInvoices;
+  server.registerResource(
+    'invoice',
+    new ResourceTemplate(`${PREFIX}{id}`, {
+      list: list
+        ? async () => {
+            const listed = await list(undefined);
+            if (!listed.ok) throw readError(listed.failure);
+            return { resources: listed.value.invoices.map((invoice) => ({ uri: PREFIX + invoice.invoice_id, name: invoice.invoice_id, mimeType: 'application/json' })) };
+          }
+        : undefined,
+    }),
+    {
+      title: 'Invoice',
+      description: 'An invoice by id, as GET /invoice/{id} returns it (JSON), with its current status. Subscribe to be told when its status changes.',
+      mimeType: 'application/json',
+    },
+    async (uri) => {
+      const read = await listener.getInvoice(invoiceIdOf(uri.href));
+      if (!read.ok) throw readError(read.failure);
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(read.value) }] };
+    },
+  );
+
+  const watch = watchInvoices(listener, deps.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, (invoiceId) => {
+    server.server.sendResourceUpdated({ uri: PREFIX + invoiceId }).catch((error) => deps.logger.warn('resource update not sent', { invoice_id: invoiceId, error }));
+  });
+  server.server.registerCapabilities({ resources: { subscribe: true } });
+  server.server.setRequestHandler(SubscribeRequestSchema, async ({ params }) => {
+    const invoiceId = invoiceIdOf(params.uri);
+    if (watch.size >= MAX_SUBSCRIPTIONS) throw new McpError(ErrorCode.InvalidRequest, `At most ${MAX_SUBSCRIPTIONS} subscriptions per session; unsubscribe from settled invoices first.`);
+    const read = await listener.getInvoice(invoiceId);
+    if (!read.ok) throw readError(read.failure);
+    watch.add(invoiceId, read.value.status);
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, async ({ params }) => {
+    watch.remove(invoiceIdOf(params.uri));
+    return {};
+  });
+  const closed = server.server.onclose;
+  server.server.onclose = () => {
+    watch.close();
+    closed?.();
+  };
+}

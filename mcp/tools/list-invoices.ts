@@ -1,0 +1,30 @@
+import * as z from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { INVOICE_LIST_DEFAULT, INVOICE_LIST_MAX, InvoiceList } from '../../shared/index.ts';
+import type { ListenerClient } from '../listener-client.ts';
+import { toolError } from '../tool-error.ts';
+
+const name = 'list_invoices';
+
+const config = {
+  title: "List the merchant's invoices",
+  description: `Lists the merchant's most recent invoices, newest first (limit 1-${INVOICE_LIST_MAX}, default ${INVOICE_LIST_DEFAULT}), each with its id, status and amount. Read one in full with get_invoice_status or the resource invoice://{invoice_id}.`,
+  inputSchema: { limit: z.number().int().min(1).max(INVOICE_LIST_MAX).optional().describe(`How many (1-${INVOICE_LIST_MAX}, default ${INVOICE_LIST_DEFAULT}).`) },
+  outputSchema: InvoiceList.shape,
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+};
+
+/** Only for a client that can list (Cloud): the self-hosted listener has no list route. */
+export function registerListInvoicesTool(server: McpServer, listInvoices: NonNullable<ListenerClient['listInvoices']>): void {
+  server.registerTool(name, config, async ({ limit }): Promise<CallToolResult> => {
+    const listed = await listInvoices(limit);
+    if (!listed.ok) return toolError(listed.failure);
+    const { invoices } = listed.value;
+    const lines = invoices.map((invoice) => `${invoice.invoice_id}: ${invoice.status}, ${invoice.amount} ${invoice.asset} on ${invoice.chain}, created ${invoice.created_at}`);
+    return {
+      structuredContent: listed.value satisfies z.infer<typeof InvoiceList>,
+      content: [{ type: 'text', text: lines.length ? lines.join('\n') : 'No invoices yet.' }],
+    };
+  });
+}

@@ -1,0 +1,77 @@
+import * as z from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { BtcInvoice, StoredInvoice } from '../../shared/index.ts';
+import { DEFAULT_POLL_INTERVAL_MS, type ServerDeps } from '../deps.ts';
+import { describeStoredInvoice } from '../invoice-text.ts';
+import { toolError } from '../tool-error.ts';
+
+const name = 'wait_for_payment';
+
+export const WAIT_DEFAULT_S = 60;
+export const WAIT_MAX_S = 300;
+
+/** Statuses after which waiting longer cannot change the answer. */
+const settled = new Set(['confirmed', 'expired', 'failed']);
+
+const Outcome = z
+  .enum(['confirmed', 'expired', 'failed', 'timeout'])
+  .describe('"confirmed": paid. "expired" or "failed": will not be paid. "timeout": still pending or partial when timeout_s ran out; call again to keep waiting.');
+
+const config = {
+  title: 'Wait until an invoice is paid or expires',
+  description: [
+    'Waits until the invoice is confirmed, expired or failed, or until timeout_s seconds pass (default 60, at most 300), then returns which with the invoice.',
+    'Sends progress notifications while it waits when the request carries a progressToken. Use it instead of polling get_invoice_status; a client that supports subscriptions can instead subscribe to the resource invoice://{invoice_id}.',
+    'Bitcoin payments typically take 10 to 60 minutes to confirm: call it again after a "timeout".',
+  ].join(' '),
+  inputSchema: {
+    invoice_id: BtcInvoice.shape.invoice_id,
+    timeout_s: z.number().int().min(1).max(WAIT_MAX_S).default(WAIT_DEFAULT_S).describe(`Seconds to wait at most (1-${WAIT_MAX_S}, default ${WAIT_DEFAULT_S}).`),
+  },
+  outputSchema: { outcome: Outcome, invoice: StoredInvoice },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+};
+
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+
+export function registerWaitForPaymentTool(server: McpServer, deps: ServerDeps): void {
+  const intervalMs = deps.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+  server.registerTool(name, config, async ({ invoice_id, timeout_s }, extra): Promise<CallToolResult> => {
+    const started = performance.now();
+    const deadline = started + timeout_s * 1000;
+    const progressToken = extra._meta?.progressToken;
+    for (;;) {
+      const read = await deps.listener.getInvoice(invoice_id);
+      if (!read.ok) return toolError(read.failure);
+      const invoice = read.value;
+      const now = performance.now();
+      const outcome = settled.has(invoice.status) ? (invoice.status as z.infer<typeof Outcome>) : now >= deadline || extra.signal.aborted ? 'timeout' : null;
+      if (outcome) {
+        return {
+          structuredContent: { outcome, invoice } satisfies { outcome: z.infer<typeof Outcome>; invoice: z.infer<typeof StoredInvoice> },
+          content: [{ type: 'text', text: `${outcome === 'timeout' ? `Still ${invoice.status} after ${timeout_s} s.` : `Invoice ${outcome}.`} ${describeStoredInvoice(invoice)}` }],
+        };
+      }
+      if (progressToken !== undefined) {
+        const waitedS = Math.round((now - started) / 1000);
+        await extra
+          .sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken, progress: waitedS, total: timeout_s, message: `Invoice ${invoice.status}; waited ${waitedS} of ${timeout_s} s.` },
+          })
+          .catch(() => undefined);
+      }
+      await pause(Math.min(intervalMs, Math.max(0, deadline - now)), extra.signal);
+    }
+  });
+}

@@ -1,0 +1,206 @@
+/**
+ * Every code block of the README runs as written (test/support/readme-blocks.ts says how a block is
+ * marked). The shell blocks marked `run` run in README order, command by command, against one
+ * sandbox started with `npm start`: on free ports instead of 8787 and 18443 (PORT and
+ * SANDBOX_CHAIN_PORT are set for every command, and `127.0.0.1:8787` in a command reads as the
+ * sandbox's address). A command must exit 0 and not print an error envelope; one whose comment
+ * names JSON (`# "status":"confirmed"`) is run again until its output holds it, as a person would.
+ * The `receiver` block runs with plain node as the sandbox's webhook target.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it, test } from 'node:test';
+import { signWebhook } from '../core/webhooks/index.ts';
+import { repoRoot, spawnChild, type Child } from './support/child.ts';
+import { releasedPort } from './support/ports.ts';
+import { classificationProblem, describeBlock, isShell, readmeBlocks, shellCommands, type Block, type ShellCommand } from './support/readme-blocks.ts';
+import { waitForWatcher } from './support/wait-for-watcher.ts';
+
+const blocks = readmeBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'));
+const runBlocks = blocks.filter((block) => block.kind === 'run');
+const receiverBlocks = blocks.filter((block) => block.kind === 'receiver');
+
+test('every README code block is run, parsed as JSON, or marked with why it is not run', () => {
+  const problems = blocks.flatMap((block) => {
+    const problem = classificationProblem(block);
+    return problem ? [`${describeBlock(block)}: ${problem}`] : [];
+  });
+  assert.deepEqual(problems, [], `README blocks to fix or mark:\n${problems.join('\n')}`);
+  assert.equal(receiverBlocks.length, 1, 'one js block is the webhook receiver the sandbox delivers to (<!-- readme-test: receiver, with 9876 = … -->)');
+  assert.ok(runBlocks.some((block) => shellCommands(block).some((command) => command.text.startsWith('npm start'))), 'a run block starts the sandbox with npm start');
+});
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one command line with bash in the repository root; killed (with its children) after timeoutMs. */
+function runShell(command: string, env: Record<string, string>, timeoutMs = 90_000): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', command], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr: code === null ? `${stderr}\n(killed after ${timeoutMs} ms)` : stderr });
+    });
+  });
+}
+
+/** The error envelope a command printed (curl -s exits 0 on a 4xx), or null. */
+function errorEnvelope(stdout: string): unknown {
+  try {
+    const parsed = JSON.parse(stdout);
+    return parsed && typeof parsed === 'object' && 'error' in parsed ? parsed.error : null;
+  } catch {
+    return null;
+  }
+}
+
+const compactJson = (text: string) => text.replace(/"\s*:\s*/g, '":');
+
+describe('the README runs as written against a sandbox', { skip: existsSync(join(repoRoot, '.env')) && 'a .env in the repository root configures npm start; the README blocks run from a clean checkout' }, () => {
+  const secret = `whsec_${randomBytes(24).toString('hex')}`;
+  const work = mkdtempSync(join(tmpdir(), 'readme-'));
+  const invoiceIds: string[] = [];
+  let ports: { listener: number; chain: number; receiver: number };
+  let env: Record<string, string>;
+  let receiver: Child;
+  let listener: Child;
+
+  /** The block's command as the test runs it: the sandbox's port, and the declared substitutions. */
+  function substituted(block: Block, text: string): string {
+    let out = text.replace(/\b(127\.0\.0\.1|localhost):8787\b/g, `$1:${ports.listener}`);
+    if (block.substitutions.has('inv_…') && out.includes('inv_…')) {
+      const last = invoiceIds.at(-1);
+      assert.ok(last, `${describeBlock(block)}: uses inv_… before any command created an invoice`);
+      out = out.replaceAll('inv_…', last);
+    }
+    if (block.substitutions.has('9876')) out = out.replace(/\b9876\b/g, String(ports.receiver));
+    return out;
+  }
+
+  const failure = (block: Block, command: ShellCommand, why: string, run: Finished) =>
+    `${describeBlock(block)}, line ${command.line}: \`${command.text}\` ${why}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}\nlistener output (end): ${listener.stdout().slice(-1500)}${listener.stderr().slice(-1500)}`;
+
+  async function runCommand(block: Block, command: ShellCommand): Promise<void> {
+    if (command.text.replace(/\s#.*$/, '').trim() === 'npm start') return; // the session's listener, already started by `npm start`
+    const line = substituted(block, command.text);
+    const once = () => runShell(line, env);
+    const run = command.expects.length === 0
+      ? await once()
+      : await waitForWatcher(`${describeBlock(block)}, line ${command.line}: output holding ${command.expects.join(', ')}`, once, (r) => r.code !== 0 || command.expects.every((fragment) => compactJson(r.stdout).includes(fragment)), {
+          watcher: async () => (await fetch(`http://127.0.0.1:${ports.listener}/health`)).json(),
+          timeoutMs: 45_000,
+          everyMs: 500,
+        });
+    assert.equal(run.code, 0, failure(block, command, `exited ${run.code}`, run));
+    const envelope = errorEnvelope(run.stdout);
+    assert.equal(envelope, null, failure(block, command, `answered an error: ${JSON.stringify(envelope)}`, run));
+    for (const [, id] of run.stdout.matchAll(/"invoice_id"\s*:\s*"(inv_[\w-]+)"/g)) if (!invoiceIds.includes(id)) invoiceIds.push(id);
+  }
+
+  async function runJs(block: Block): Promise<void> {
+    const file = join(work, `block-${block.line}.mjs`);
+    writeFileSync(file, substituted(block, block.lines.join('\n')));
+    const run = await runShell(`node ${file}`, env);
+    assert.equal(run.code, 0, `${describeBlock(block)}: node exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+  }
+
+  before(async () => {
+    ports = { listener: await releasedPort(), chain: await releasedPort(), receiver: await releasedPort() };
+    env = {
+      PATH: process.env.PATH ?? '',
+      ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
+      PORT: String(ports.listener),
+      SANDBOX_CHAIN_PORT: String(ports.chain),
+    };
+    // The README's receiver, with plain node (no TypeScript loader), from a folder outside the repository.
+    const [block] = receiverBlocks;
+    const file = join(work, 'receiver.mjs');
+    writeFileSync(file, substituted(block, block.lines.join('\n')));
+    receiver = spawnChild(process.execPath, [file], { MERCHANT_WEBHOOK_SECRET: secret });
+    await waitForWatcher(
+      `${describeBlock(block)} to listen on port ${ports.receiver}`,
+      () => fetch(`http://127.0.0.1:${ports.receiver}/`, { method: 'POST' }).then((r) => r.status, () => 0),
+      (status) => status !== 0 || receiver.process.exitCode !== null,
+      { watcher: () => receiver.stderr(), timeoutMs: 30_000, everyMs: 100 },
+    );
+    assert.equal(receiver.process.exitCode, null, `the README receiver exited: ${receiver.stderr()}`);
+
+    listener = spawnChild('npm', ['start'], { ...env, MERCHANT_WEBHOOK_URL: `http://127.0.0.1:${ports.receiver}/`, MERCHANT_WEBHOOK_SECRET: secret }, { detached: true });
+    const [, url] = await listener.waitFor(/"msg":"listener started","url":"([^"]+)"/, 120_000);
+    assert.equal(url, `http://127.0.0.1:${ports.listener}`);
+    await listener.waitFor(/SANDBOX MODE/);
+  });
+
+  after(async () => {
+    if (listener?.process.exitCode === null) {
+      listener.process.kill('SIGTERM'); // npm passes it on to the listener, which stops its chains
+      await Promise.race([listener.exited, new Promise((resolve) => setTimeout(resolve, 20_000).unref())]);
+    }
+    // Whatever of npm's process group is left (nothing, when the stop went well).
+    if (listener?.process.pid) {
+      try {
+        process.kill(-listener.process.pid, 'SIGKILL');
+      } catch {
+        // the group is gone
+      }
+    }
+    receiver?.process.kill('SIGTERM');
+    await receiver?.exited;
+  });
+
+  for (const block of runBlocks) {
+    it(`${describeBlock(block)} runs`, async () => {
+      if (block.lang === 'js') return runJs(block);
+      assert.ok(isShell(block.lang));
+      for (const command of shellCommands(block)) await runCommand(block, command);
+    });
+  }
+
+  it('the README receiver accepts a signed delivery and refuses a tampered, unsigned or stale one', async () => {
+    const body = JSON.stringify({ event: 'invoice.confirmed', invoice_id: 'inv_readme_direct', amount: '0.00050000' });
+    const post = (payload: string, headers: Record<string, string>) =>
+      fetch(`http://127.0.0.1:${ports.receiver}/`, { method: 'POST', body: payload, headers: { 'content-type': 'application/json', ...headers } });
+    const signed = (timestamp: number) => ({
+      'X-Service-Signature': signWebhook(body, secret),
+      'X-Service-Timestamp': String(timestamp),
+      'X-Service-Event-Id': 'evt_readme_direct',
+      'X-Service-Attempt': '1',
+    });
+    const good = await post(body, signed(Date.now()));
+    assert.equal(good.status, 200);
+    assert.deepEqual(await good.json(), { ok: true });
+    await receiver.waitFor(/^verified evt_readme_direct invoice\.confirmed inv_readme_direct$/m);
+
+    const codeOf = async (res: Response) => [res.status, ((await res.json()) as { error: { code: string } }).error.code];
+    assert.deepEqual(await codeOf(await post(body.replace('0.0005', '0.5000'), signed(Date.now()))), [401, 'invalid_signature']);
+    assert.deepEqual(await codeOf(await post(body, { ...signed(Date.now()), 'X-Service-Signature': '' })), [401, 'invalid_signature']);
+    assert.deepEqual(await codeOf(await post(body, signed(Date.now() - 6 * 60_000))), [401, 'timestamp_too_old']);
+    assert.deepEqual(await codeOf(await post(body, signed(Date.now() + 6 * 60_000))), [401, 'timestamp_too_new']);
+    assert.deepEqual(await codeOf(await post(body, { ...signed(Date.now()), 'X-Service-Timestamp': 'soon' })), [401, 'invalid_timestamp']);
+  });
+
+  it("the sandbox's confirmed invoices reach the README receiver, which verifies them", async () => {
+    const confirmed: string[] = [];
+    for (const id of invoiceIds) {
+      const invoice = (await (await fetch(`http://127.0.0.1:${ports.listener}/invoice/${id}`)).json()) as { status: string };
+      if (invoice.status === 'confirmed') confirmed.push(id);
+    }
+    assert.ok(confirmed.length > 0, `no invoice of the README blocks is confirmed (${invoiceIds.join(', ') || 'none created'})`);
+    for (const id of confirmed) {
+      await receiver.waitFor(new RegExp(`^verified evt_\\S+ invoice\\.confirmed ${id}$`, 'm'), 30_000);
+    }
+  });
+});
