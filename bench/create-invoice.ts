@@ -1,15 +1,13 @@
 /**
  * POST /invoice (btc) throughput and latency at 50 connections, next to two baselines measured in
  * the same run: a bare Koa handler returning the same JSON, and a plain loop doing the minimum an
- * invoice needs (one BIP-32 child derivation, the address, one database insert). Also compares the
- * two SQLite drivers (better-sqlite3, sqlite3) on the same insert.
+ * invoice needs (one BIP-32 child derivation, the address, one database insert).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
-import sqlite3 from 'sqlite3';
 import { parseAccountKey, receiveAddress } from '../core/btc/account-key.ts';
 import { progress, report, round } from './support/report.ts';
 import { freePort, startServer } from './support/server-process.ts';
@@ -35,8 +33,9 @@ async function load(url: string) {
 const createTable = `create table invoices (invoice_id text primary key, merchant_id text, receive_address text, child_index integer, amount_sats integer, created_at integer)`;
 const insertSql = `insert into invoices values (?, ?, ?, ?, ?, ?)`;
 
-/** Inserts per second on one core with better-sqlite3, each row's address from `addressOf`. */
-function betterSqliteInsertRate(addressOf: (index: number) => string): number {
+/** The plain loop, on one core: derive + address + one insert (better-sqlite3), per second. */
+function plainLoopRate(): number {
+  const key = parseAccountKey(ZPUB);
   const db = new Database(join(mkdtempSync(join(tmpdir(), 'bench-')), 'loop.db'));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -45,41 +44,15 @@ function betterSqliteInsertRate(addressOf: (index: number) => string): number {
   const started = performance.now();
   let index = 0;
   while (performance.now() - started < LOOP_MS) {
-    insert.run(`inv_${index}`, 'default', addressOf(index), index, 1000, Date.now());
+    insert.run(`inv_${index}`, 'default', receiveAddress(key, index), index, 1000, Date.now());
     index++;
   }
   db.close();
   return index / ((performance.now() - started) / 1000);
 }
 
-/** The plain loop: derive + address + one insert. */
-function plainLoopRate(): number {
-  const key = parseAccountKey(ZPUB);
-  return betterSqliteInsertRate((index) => receiveAddress(key, index));
-}
-
-/** The same insert alone (no derivation) through each driver, to compare the storage layer. */
-async function driverInserts(): Promise<{ better: number; sqlite3: number }> {
-  const betterRate = betterSqliteInsertRate(() => 'bc1q');
-  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
-  const db = new sqlite3.Database(join(dir, 'sqlite3.db'));
-  const run = (sql: string, params: unknown[] = []) =>
-    new Promise<void>((resolve, reject) => db.run(sql, params, (error) => (error ? reject(error) : resolve())));
-  await run('pragma journal_mode = WAL');
-  await run('pragma synchronous = NORMAL');
-  await run(createTable);
-  const started = performance.now();
-  let n = 0;
-  while (performance.now() - started < LOOP_MS) await run(insertSql, [`inv_${n}`, 'default', 'bc1q', n, 1000, n++]);
-  const sqlite3Rate = n / ((performance.now() - started) / 1000);
-  await new Promise<void>((resolve) => db.close(() => resolve()));
-  return { better: betterRate, sqlite3: sqlite3Rate };
-}
-
 progress('plain loop (derive + address + insert, better-sqlite3)…');
 const loopRate = plainLoopRate();
-progress('SQLite drivers, insert only…');
-const drivers = await driverInserts();
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-listener-'));
 progress('listener POST /invoice at 50 connections…');
@@ -110,7 +83,6 @@ report(
     `  bare Koa baseline: ${round(koa.rps, 0)} req/s  p50 ${koa.p50} ms  p99 ${koa.p99} ms`,
     `  plain loop (derive + address + insert): ${round(loopRate, 0)} /s on one core`,
     `  ratio listener / plain loop: ${round(ratio)} (target >= 0.7); p99 target < 50 ms`,
-    `  SQLite insert only: better-sqlite3 ${round(drivers.better, 0)}/s, sqlite3 ${round(drivers.sqlite3, 0)}/s (${round(drivers.better / drivers.sqlite3, 1)}x)`,
   ],
   {
     bench: 'create-invoice',
@@ -123,8 +95,6 @@ report(
     p99_ms: service.p99,
     bare_koa_rps: round(koa.rps, 1),
     bare_koa_p99_ms: koa.p99,
-    better_sqlite3_inserts_per_s: round(drivers.better, 1),
-    sqlite3_inserts_per_s: round(drivers.sqlite3, 1),
   },
 );
 process.exit(0);

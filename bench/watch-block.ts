@@ -4,6 +4,7 @@
 // a SQLite file this process filled, so its RSS is measured without the local chain (served from
 // here over HTTP) and without the set-up of the invoices. The invoices were created one every
 // 36 ms over the last hour and all are still open, the busiest case for the watch-set refresh.
+// The watcher is compiled first and runs as JavaScript, as `npm start` runs the listener.
 // Run: npx tsx bench/watch-block.ts [--quick]   (--quick: Esplora only)
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,6 +17,7 @@ import type { ChainSource } from '../core/btc/chain-source.ts';
 import { openCoreDatabase } from '../core/schema.ts';
 import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer } from '../listener/sandbox/local-chain-server.ts';
+import { compileEntry } from './support/compile.ts';
 import { progress, report, round } from './support/report.ts';
 import type { WatcherMessage, WatcherStart } from './support/watch-block-watcher.ts';
 
@@ -23,12 +25,13 @@ const TXS = 4_000;
 const PAID_INVOICES = 1_000;
 const TARGET_MS = 1_000;
 const TARGET_RSS_MB = 200;
-const workerPath = fileURLToPath(new URL('./support/watch-block-watcher.ts', import.meta.url));
 const randomAddress = () => bitcoin.payments.p2wpkh({ hash: randomBytes(20), network: bitcoin.networks.regtest }).address!;
 
 type Of<T extends WatcherMessage['type']> = Omit<Extract<WatcherMessage, { type: T }>, 'type'>;
 type Result = Of<'result'> & Of<'passed'> & Of<'ready'> & { kind: ChainSource['kind']; open: number; requests: number; outputs: number };
 
+progress('compiling the watcher…');
+const watcherProgram = compileEntry(fileURLToPath(new URL('./support/watch-block-watcher.ts', import.meta.url)));
 const chain = new LocalBtcChain();
 const server = await startLocalChainServer(chain);
 
@@ -82,7 +85,7 @@ async function run(kind: ChainSource['kind'], open: number): Promise<Result> {
   progress(`${label} storing invoices…`);
   const prepared = await prepareInvoices(open, PAID_INVOICES);
   progress(`${label} loading the watcher…`);
-  const child = fork(workerPath, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(watcherProgram.file, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const messages: WatcherMessage[] = [];
   let wake: (() => void) | null = null;
   child.on('message', (message) => {
@@ -132,6 +135,7 @@ for (const kind of kinds) {
   for (const open of [1_000, 100_000]) results.push(await run(kind, open));
 }
 await server.close();
+watcherProgram.dispose();
 
 const at = (kind: string, open: number) => results.find((r) => r.kind === kind && r.open === open)!;
 const lines = [

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI without a build step, from any working directory.
-import { register } from 'tsx/esm/api';
+// The `service` command: runs the compiled CLI (bin/cli.ts in dist/), compiling it first when needed.
+import { runBuilt } from './build.js';
 
-register();
-await import('./cli.ts');
+await runBuilt('bin/cli.ts');

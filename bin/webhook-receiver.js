@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // `webhook-receiver [options]` is `service webhook-receiver [options]`.
-import { register } from 'tsx/esm/api';
+import { runBuilt } from './build.js';
 
-register();
 process.argv.splice(2, 0, 'webhook-receiver');
-await import('./cli.ts');
+await runBuilt('bin/cli.ts');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { signWebhook } from '../core/webhooks/index.ts';
-import { spawnTs, type Child } from './support/child.ts';
+import { spawnBin, type Child } from './support/child.ts';
 import { runCli } from './support/process.ts';
 
 const secret = 'whsec_receiver_test';
@@ -11,7 +11,7 @@ describe('webhook-receiver CLI (real process)', () => {
   let url: string;
 
   before(async () => {
-    child = spawnTs('bin/webhook-receiver.js', ['--port', '0', '--path', '/hooks/in'], { MERCHANT_WEBHOOK_SECRET: secret });
+    child = spawnBin('bin/webhook-receiver.js', ['--port', '0', '--path', '/hooks/in'], { MERCHANT_WEBHOOK_SECRET: secret });
     url = (await child.waitFor(/listening on (http:\S+)/))[1];
   });
   after(async () => {

@@ -3,6 +3,9 @@ import type { Logger } from '../log.ts';
 import { receiveAddress, type AccountKey } from './account-key.ts';
 import type { DeriveRequest, DeriveResult } from './derive-worker.ts';
 
+/** `.ts` when run through tsx, `.js` when compiled to dist/: the worker module is its sibling either way. */
+const OWN_EXTENSION = import.meta.url.slice(import.meta.url.lastIndexOf('.'));
+
 /** Derives receive addresses on a worker thread, for any number of wallet keys. */
 export interface AddressDeriver {
   derive(key: AccountKey, from: number, count: number): Promise<string[]>;
@@ -19,7 +22,7 @@ export interface ReceiveAddressBook {
  * refused, so address books fall back to deriving on request.
  */
 export function startAddressDeriver(logger: Logger): AddressDeriver {
-  const worker = startTypeScriptWorker(new URL('./derive-worker.ts', import.meta.url));
+  const worker = startModuleWorker(new URL(`./derive-worker${OWN_EXTENSION}`, import.meta.url));
   worker.unref();
   const pending = new Map<number, { resolve(addresses: string[]): void; reject(error: Error): void }>();
   let nextId = 0;
@@ -135,10 +138,12 @@ export function onDemandAddresses(deriver: AddressDeriver, key: AccountKey): { a
 }
 
 /**
- * Worker threads do not inherit tsx's loader, so the worker first registers it, then imports
- * the TypeScript module. Both are resolved here, so it works from any working directory.
+ * Compiled, the worker is plain JavaScript. Through tsx, worker threads do not inherit its loader,
+ * so the worker first registers it, then imports the TypeScript module. Both are resolved here, so
+ * it works from any working directory.
  */
-function startTypeScriptWorker(module: URL): Worker {
+function startModuleWorker(module: URL): Worker {
+  if (OWN_EXTENSION === '.js') return new Worker(module);
   const tsx = import.meta.resolve('tsx/esm/api');
   const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); })`;
   return new Worker(bootstrap, { eval: true });

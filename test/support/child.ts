@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import './built.ts';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -12,9 +13,9 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-/** Runs a TypeScript entry of this repository with tsx as a real child process. */
-export function spawnTs(entry: string, args: string[], env: Record<string, string | undefined>): Child {
-  return spawnChild(process.execPath, ['--import', 'tsx', entry, ...args], env);
+/** Runs a bin entry of this repository (compiled JavaScript) as a real child process. */
+export function spawnBin(entry: string, args: string[], env: Record<string, string | undefined>): Child {
+  return spawnChild(process.execPath, [entry, ...args], env);
 }
 
 /**

@@ -1,8 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import './built.ts';
 
-const MCP_BIN = fileURLToPath(new URL('../../mcp/bin.js', import.meta.url));
+const MCP_BIN = fileURLToPath(new URL('../../bin/service-mcp.js', import.meta.url));
 
 export interface McpSession {
   client: Client;
@@ -13,7 +14,7 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-/** Spawns the MCP server through its bin (`mcp/bin.js`) and connects the SDK's real client over stdio. */
+/** Spawns the MCP server through its bin (`bin/service-mcp.js`) and connects the SDK's real client over stdio. */
 export async function connectMcp(env: { LISTENER_URL: string; SERVICE_API_KEY?: string }): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,

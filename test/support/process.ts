@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL } from './listener.ts';
+import './built.ts';
 
 export const SERVICE_BIN = fileURLToPath(new URL('../../bin/service.js', import.meta.url));
 
