@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
+import { answerWithWebHandler } from './web-handler-bridge.ts';
 
 export interface McpSessionOptions {
   /** Open sessions at most; an initialize beyond it answers `capacity` until one closes or expires. */
@@ -14,8 +16,13 @@ export interface McpSessionOptions {
   now?: () => number;
 }
 
+/** A session's transport as the HTTP route uses it: it writes the answer on the raw response. */
+export interface McpTransport {
+  handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
+}
+
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: McpTransport;
   server: McpServer;
   /** Who opened it (the key's merchant, or the listener's one key): nobody else may use it. */
   owner: string;
@@ -57,11 +64,11 @@ export function createMcpSessions(options: McpSessionOptions) {
   const sweeper = setInterval(expireIdle, Math.max(1_000, options.idleMs / 4));
   sweeper.unref();
 
-  async function open(request: McpRequest): Promise<StreamableHTTPServerTransport> {
+  async function open(request: McpRequest): Promise<McpTransport> {
     expireIdle();
     if (sessions.size >= options.maxSessions) throw new ServiceError('capacity', 'Too many open MCP sessions; retry shortly.', { retryAfterS: 5 });
     const server = request.open();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const web: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         sessions.set(id, { transport, server, owner: request.owner, lastUsedAt: now() });
@@ -71,13 +78,16 @@ export function createMcpSessions(options: McpSessionOptions) {
         if (session) void end(id, session, 'deleted by the client');
       },
     });
-    await server.connect(transport);
+    const transport: McpTransport = {
+      handleRequest: (req, res, parsedBody) => answerWithWebHandler(req, res, (webRequest) => web.handleRequest(webRequest, { parsedBody })),
+    };
+    await server.connect(web);
     return transport;
   }
 
   return {
     /** The transport that must answer this request, or a ServiceError saying why none may. */
-    async transportFor(request: McpRequest): Promise<StreamableHTTPServerTransport> {
+    async transportFor(request: McpRequest): Promise<McpTransport> {
       if (request.sessionId === undefined) {
         if (request.method === 'POST' && isInitializeRequest(request.body)) return open(request);
         throw new ServiceError('bad_body', 'Start with an initialize request; later requests carry its Mcp-Session-Id header.');

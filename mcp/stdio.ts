@@ -1,6 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createLogger } from '../core/log.ts';
 import { loadMcpConfig } from './config.ts';
+import { keepAliveFetch } from './keep-alive-fetch.ts';
 import { createListenerClient } from './listener-client.ts';
 import { renderQrPng } from './qr.ts';
 import { createServer } from './server.ts';
@@ -22,7 +23,7 @@ const logger = createLogger({ write: writeStderr, secrets: [config.apiKey], fiel
 const listener = createListenerClient({
   baseUrl: config.listenerUrl,
   apiKey: config.apiKey,
-  fetch: globalThis.fetch,
+  fetch: keepAliveFetch(),
   timeoutMs: LISTENER_TIMEOUT_MS,
   logger,
 });

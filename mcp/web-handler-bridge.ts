@@ -1,0 +1,58 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * Answers a Node request through a web-standard handler (Request in, Response out), as the MCP
+ * SDK's Node transport does through @hono/node-server, but in one TCP write per burst: that adapter
+ * sends the headers of an event stream, each event and the stream's end as separate writes (three
+ * packets for one tool answer, each read and parsed by the client). Here a POST's headers leave with
+ * its first event, and what the handler writes within one tick leaves together (the answer and the
+ * end of its stream). A GET opens the session's standing event stream: its headers leave at once.
+ * The request carries no body: the caller has read and parsed it, and hands it to the handler.
+ */
+export async function answerWithWebHandler(req: IncomingMessage, res: ServerResponse, handle: (request: Request) => Promise<Response>): Promise<void> {
+  let request: Request;
+  try {
+    const headers = new Headers();
+    for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+    request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method, headers });
+  } catch {
+    // An unusable Host header or URL: what the SDK's adapter answers too.
+    res.writeHead(400).end();
+    return;
+  }
+  let response: Response;
+  try {
+    response = await handle(request);
+  } catch {
+    res.writeHead(500).end();
+    return;
+  }
+  res.statusCode = response.status;
+  response.headers.forEach((value, name) => res.setHeader(name, value));
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  if (req.method === 'GET') res.flushHeaders();
+  const reader = response.body.getReader();
+  // The client went away: cancelling the stream lets the transport drop it.
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  res.once('close', cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      if (!res.writableCorked) {
+        res.cork();
+        process.nextTick(() => res.uncork());
+      }
+      res.write(value);
+    }
+  } catch {
+    res.destroy();
+    return;
+  } finally {
+    res.off('close', cancel);
+  }
+  res.end();
+}
