@@ -62,10 +62,14 @@ export function spawnListener(env: Record<string, string>, cwd?: string): Promis
     });
     let output = '';
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+    let started = false;
     const onData = (chunk: Buffer) => {
       output += chunk;
+      // Scanned until the start line only: later output is kept, never searched again per chunk.
+      if (started) return;
       const match = /"msg":"listener started","url":"([^"]+)"/.exec(output);
       if (match) {
+        started = true;
         resolve({
           child,
           url: match[1],
