@@ -72,7 +72,7 @@ function compilerPath(root) {
 }
 
 /** Runs the project's tsc with `args`; throws with its output if it fails. */
-function runTsc(args, root) {
+export function runTsc(args, root = ownRoot) {
   const result = spawnSync(process.execPath, [compilerPath(root), ...args], { cwd: root, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`tsc failed (${result.status ?? result.signal}):\n${result.stdout}${result.stderr}`);
 }

@@ -18,8 +18,8 @@ const allowedImports: Record<string, string[]> = {
   mcp: ['shared', 'core'],
   listener: ['shared', 'core', 'mcp'],
   cloud: ['shared', 'core', 'mcp', 'listener'],
-  bench: ['shared', 'core', 'mcp', 'listener', 'cloud'],
-  scripts: ['shared', 'core', 'mcp', 'listener', 'cloud'],
+  bench: ['shared', 'core', 'mcp', 'listener', 'cloud', 'bin'],
+  scripts: ['shared', 'core', 'mcp', 'listener', 'cloud', 'bin'],
   bin: ['shared', 'core', 'mcp', 'listener', 'cloud'],
 };
 

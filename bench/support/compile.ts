@@ -1,8 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runTsc } from '../../bin/build.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -18,9 +17,7 @@ export function compileEntry(entry: string): { file: string; dispose(): void } {
     config,
     JSON.stringify({ extends: join(root, 'tsconfig.build.json'), compilerOptions: { rootDir: root, outDir: join(dir, 'out') }, include: [], files: [entry] }),
   );
-  const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', config], { cwd: root, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`tsc failed:\n${result.stdout}${result.stderr}`);
+  runTsc(['-p', config], root);
   return {
     file: join(dir, 'out', relative(root, entry).replace(/\.ts$/, '.js')),
     dispose: () => rmSync(dir, { recursive: true, force: true }),
