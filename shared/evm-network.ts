@@ -5,11 +5,9 @@ const baseNetworks: Record<number, string> = {
 };
 
 /** What to call an EVM chain to a person: "Base", "Base Sepolia (testnet)" or "local test chain (id 31337)". */
-export function evmNetworkName(chainId: number): string {
+function evmNetworkName(chainId: number): string {
   return baseNetworks[chainId] ?? `local test chain (id ${chainId})`;
 }
-
-export const isBaseNetwork = (chainId: number): boolean => chainId in baseNetworks;
 
 /**
  * The network named by a Base invoice's EIP-681 payment URI (`ethereum:<token>@<chain id>/transfer?…`),
