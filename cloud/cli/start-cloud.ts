@@ -1,3 +1,4 @@
+import { STOP_GRACE_MS } from '../../listener/cli/start.ts';
 import { ConfigError, readEnvironment } from '../../listener/config.ts';
 import { startCloud } from '../cloud-app.ts';
 import { loadCloudConfig } from '../cloud-config.ts';
@@ -19,6 +20,6 @@ export async function runCloud(): Promise<number> {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
-  await cloud.stop();
+  await cloud.stop({ graceMs: STOP_GRACE_MS });
   return 0;
 }

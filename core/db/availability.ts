@@ -36,8 +36,10 @@ export function markDatabaseError(error: unknown): void {
 }
 
 /** A database query or connection failed because the database cannot be used right now. */
-export function isDatabaseOutage(error: unknown): boolean {
-  return Boolean(error && typeof error === 'object' && FROM_DATABASE in error) && isDatabaseUnavailable(error);
+export function isDatabaseOutage(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 3) return false;
+  if (FROM_DATABASE in error) return isDatabaseUnavailable(error);
+  return isDatabaseOutage((error as { cause?: unknown }).cause, depth + 1);
 }
 
 /** What the error says, for logs and /health: its code (if any) and first line, never a stack. */

@@ -4,6 +4,9 @@ import { ConfigError, loadConfig, readEnvironment, type Env } from '../config.ts
 import { startSandbox, wantsSandbox, type Sandbox } from '../sandbox/sandbox.ts';
 import type { Command } from './command.ts';
 
+/** On SIGTERM/SIGINT, how long requests under way and webhook attempts in flight get to finish. */
+export const STOP_GRACE_MS = 10_000;
+
 /** The editions `service start` can run besides the listener; Cloud's is given by the entry point. */
 export interface Editions {
   runCloud?: () => Promise<number>;
@@ -17,7 +20,9 @@ Usage: service start [--cloud]
 
 Starts the listener. Settings come from environment variables, then from ./.env (the environment
 wins). The default database is SQLite at ./data/service.db. See the README for every setting.
-Stops cleanly on SIGINT/SIGTERM.
+Stops cleanly on SIGINT/SIGTERM: no new requests; those under way and webhook
+attempts in flight get 10 s to finish. With Postgres, waits up to DATABASE_WAIT_S
+(default 60) at start for the database to be reachable.
 
   --cloud   start the multi-tenant Cloud API under /api/v1 instead (settings: README, Cloud)`,
   options: { cloud: { type: 'boolean' } },
@@ -51,7 +56,7 @@ Stops cleanly on SIGINT/SIGTERM.
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
-    await listener.stop();
+    await listener.stop({ graceMs: STOP_GRACE_MS });
     await sandbox?.close();
     return 0;
   },
