@@ -19,9 +19,11 @@ export interface LeaderElection {
  *
  * A leader whose lock connection dies (the database restarted, failed over, or ended it) steps
  * down at once: `onChange(false)` stops its leader work, and this instance competes again only
- * once that work has stopped. A connection that goes silent instead is found by the heartbeat
- * (`retryMs`), bounded by `retryMs` too, while the server keeps the lock until it drops that
- * connection itself, so no other instance can lead before this one has stepped down.
+ * once that work has stopped. The winner of the lock starts leading one heartbeat (`retryMs`)
+ * later, once the lock is confirmed still held: time for a former leader that lost its connection
+ * to finish its pass under way and stop. A connection that goes silent instead is found by the
+ * heartbeat (an answer within `retryMs`), while the server keeps the lock until it drops that
+ * connection itself, so no other instance wins it before this one has stepped down.
  */
 export function electLeader(options: {
   databaseUrl: string;
@@ -38,6 +40,8 @@ export function electLeader(options: {
   const retryMs = options.retryMs ?? 5_000;
   let client: pg.Client | null = null;
   let leading = false;
+  /** The lock is this instance's (won at the last try); it leads from the next heartbeat on. */
+  let holding = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   // The leader work stopping after a step down: no new term begins before it has.
@@ -58,6 +62,7 @@ export function electLeader(options: {
   /** The lock went with the connection: step down and compete again with a new one. */
   const dropClient = (broken: pg.Client) => {
     if (client === broken) client = null;
+    holding = false;
     setLeading(false);
     void broken.end().catch(() => undefined);
   };
@@ -77,18 +82,22 @@ export function electLeader(options: {
         client = fresh;
       }
       const current = client;
-      if (!leading) {
+      if (!holding) {
         // Advisory locks are database-wide: keyed by schema, Cloud deployments that share a
         // database in separate schemas (as the tests do) each elect their own leader.
         const { rows } = await withTimeout(current.query('select pg_try_advisory_lock(hashtextextended(current_schema(), $1)) as won', [CHAIN_WATCH_LOCK]), retryMs);
-        if (rows[0].won && client === current && !stopped) setLeading(true);
+        if (rows[0].won && client === current) holding = true;
       } else {
         await withTimeout(current.query('select 1'), retryMs);
+        if (client === current && !stopped) setLeading(true);
       }
     } catch (error) {
       options.logger.warn('leader election: database unreachable', { error: describeDatabaseError(error) });
       if (client) dropClient(client);
-      else setLeading(false);
+      else {
+        holding = false;
+        setLeading(false);
+      }
     }
     if (!stopped) timer = setTimeout(() => void (inFlight = attempt()), retryMs);
   }
