@@ -15,6 +15,8 @@ export function observedDialect(dialect: Dialect, health: DatabaseHealth): Diale
   };
 }
 
+const NO_TRANSACTION = /cannot rollback - no transaction is active/;
+
 class ObservedDriver implements Driver {
   readonly #originals = new WeakMap<DatabaseConnection, DatabaseConnection>();
 
@@ -64,8 +66,14 @@ class ObservedDriver implements Driver {
   commitTransaction(connection: DatabaseConnection): Promise<void> {
     return this.inner.commitTransaction(connection);
   }
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(connection);
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.rollbackTransaction(connection);
+    } catch (error) {
+      // SQLite rolls a transaction back by itself after some errors (SQLITE_FULL, SQLITE_IOERR):
+      // the ROLLBACK that follows must not replace that error with its own.
+      if (!NO_TRANSACTION.test((error as Error)?.message ?? '')) throw error;
+    }
   }
   async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
     await this.inner.savepoint?.(connection, name, compile);
