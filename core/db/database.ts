@@ -28,8 +28,9 @@ export interface OpenOptions {
   waitS?: number;
 }
 
-/** Postgres: the longest wait for a connection (from the pool, or a new one) before a query fails. */
+/** Postgres: the longest wait for a new connection to the server before a query fails. */
 export const CONNECT_TIMEOUT_MS = 5_000;
+
 /** Postgres: the server cancels a statement that runs longer (migrations excepted). */
 export const STATEMENT_TIMEOUT_MS = 20_000;
 export const DEFAULT_DATABASE_WAIT_S = 60;
@@ -88,15 +89,16 @@ export async function openDatabase<Tables>(
  * A pg pool that survives its database going away: a client's connection dying (a failover, a
  * restart, pg_terminate_backend) is logged, never an unhandled 'error' event, and the pool makes a
  * new connection for the next query. Connecting waits CONNECT_TIMEOUT_MS at most, so during an
- * outage every query fails within a bounded time instead of hanging; TCP keepalive notices a
- * silent peer. Epoch-ms columns are bigint in Postgres; they fit a JS number, so int8 is parsed
+ * outage every query fails within a bounded time instead of hanging. Waiting for one of the
+ * pool's connections while all are busy (a burst of requests) is not bounded: that is load, not an
+ * outage. TCP keepalive notices a silent peer. Epoch-ms columns are bigint in Postgres; they fit a JS number, so int8 is parsed
  * as one instead of pg's default string.
  */
 function postgresPool(url: string, logger: Logger | undefined, options: { statementTimeoutMs?: number; max?: number } = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    Client: BoundedConnectClient,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
     ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
@@ -110,6 +112,13 @@ function postgresPool(url: string, logger: Logger | undefined, options: { statem
   // A checked-out client between two queries (inside a transaction) has no pool listener: its query fails instead.
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
+}
+
+/** A pg client that gives up connecting after CONNECT_TIMEOUT_MS (the pool's own timeout would also cut waits for a busy pool's connection). */
+class BoundedConnectClient extends pg.Client {
+  constructor(config: pg.ClientConfig = {}) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
 }
 
 /**
