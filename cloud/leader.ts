@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { describeDatabaseError } from '../core/db/availability.ts';
+import { CONNECT_TIMEOUT_MS } from '../core/db/database.ts';
 import type { Logger } from '../core/log.ts';
 
 /** Arbitrary, fixed: seeds the advisory lock all Cloud instances on one database schema compete for. */
@@ -72,7 +73,7 @@ export function electLeader(options: {
     await steppingDown;
     try {
       if (!client) {
-        const fresh = new pg.Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: 10_000, keepAlive: true, keepAliveInitialDelayMillis: 5_000 });
+        const fresh = new pg.Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true, keepAliveInitialDelayMillis: 5_000 });
         fresh.on('error', (error) => {
           options.logger.warn('leader election: lock connection lost', { error: describeDatabaseError(error) });
           dropClient(fresh);
