@@ -7,7 +7,7 @@ import type { Fetch } from '../core/btc/chain-source.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { createSourceBudgets } from '../core/net/source-budgets.ts';
 import type { Database } from '../core/db/database.ts';
-import { serveHttp } from '../listener/http/serve.ts';
+import { closeServer, serveHttp } from '../listener/http/serve.ts';
 import { createInvoiceEngine } from '../core/invoices/invoice.service.ts';
 import { baseAdapter } from '../core/base/base-adapter.ts';
 import { btcAdapter } from '../core/btc/btc-adapter.ts';
@@ -57,7 +57,8 @@ export interface RunningCloud {
   isLeader(): boolean;
   /** This instance's chain watchers (none unless it leads): status and progress by `chain:merchant_id`. */
   watcherStates(): Record<string, object>;
-  stop(): Promise<void>;
+  /** Stops taking requests; those under way and webhook attempts in flight get `graceMs` to finish (0: cut at once). */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }
 
 export const CLOUD_SERVICE_NAME = 'service-cloud';
@@ -65,7 +66,7 @@ export const CLOUD_SERVICE_NAME = 'service-cloud';
 export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Promise<RunningCloud> {
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger({ clock, fields: { mode: 'cloud' }, secrets: cloudSecrets(config) });
-  const database = deps.database ?? (await openCloudDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true }));
+  const database = deps.database ?? (await openCloudDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true, waitS: config.databaseWaitS }));
   const { db } = database;
   const engine = createInvoiceEngine({ db, clock, logger, chains: [btcAdapter, baseAdapter] });
   const deriver = startAddressDeriver(logger);
@@ -124,27 +125,33 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     btcPollIntervalMs: deps.chainWatch?.btcPollMs,
     basePollIntervalMs: deps.chainWatch?.basePollMs,
   });
+  // Applying plan purchases is leader work too: it stops (the pass under way included) with the term.
   let billingTimer: NodeJS.Timeout | undefined;
+  let billing = false;
+  let billingPass: Promise<void> = Promise.resolve();
   const billingLoop = async () => {
+    if (!billing) return;
     if (config.billingMerchantId) {
       await applyConfirmedPurchases(db, config.billingMerchantId, clock.now()).catch((error) =>
         logger.warn('applying plan purchases failed', { error: String(error) }),
       );
     }
-    billingTimer = setTimeout(billingLoop, deps.billingPollMs ?? 5_000);
+    if (billing) billingTimer = setTimeout(() => void (billingPass = billingLoop()), deps.billingPollMs ?? 5_000);
   };
   const leader = electLeader({
     databaseUrl: config.databaseUrl,
     dialect: database.dialect,
     logger,
     retryMs: deps.leaderRetryMs,
-    onChange(leading) {
+    async onChange(leading) {
       if (leading) {
         if (config.watch) watchers.start();
-        void billingLoop();
+        billing = true;
+        billingPass = billingLoop();
       } else {
-        void watchers.stop();
+        billing = false;
         clearTimeout(billingTimer);
+        await Promise.all([watchers.stop(), billingPass]);
       }
     },
   });
@@ -171,11 +178,11 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       } catch {
         ok = false;
       }
-      const problems = watchers.problems();
+      const problems = [database.problem(), ...watchers.problems()].filter((p) => p != null);
       return { ok: ok && problems.length === 0, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), chain_sources: budgets.stats(), problems };
     },
   });
-  const { server, url } = await serveHttp(app, config.port, config.host);
+  const { server, url } = await serveHttp(app, config.port, config.host, logger);
   logger.info('cloud started', { url, database: database.dialect, hosted_checkout: config.checkoutBaseUrl ?? 'off' });
 
   return {
@@ -184,15 +191,10 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     database,
     isLeader: () => leader.isLeader(),
     watcherStates: () => watchers.states(),
-    async stop() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+    async stop(options = {}) {
+      await closeServer(server, options.graceMs);
       await leader.stop();
-      await watchers.stop();
-      clearTimeout(billingTimer);
-      await delivery.stop();
+      await delivery.stop(options.graceMs);
       deriver.close();
       sender?.close();
       if (!deps.database) await database.close();

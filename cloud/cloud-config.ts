@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
-import { ConfigError, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, parseRateLimit, type Env, type RateLimitConfig } from '../listener/config.ts';
+import { ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, parseRateLimit, type Env, type RateLimitConfig } from '../listener/config.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
@@ -11,6 +11,8 @@ export interface CloudConfig {
   port: number;
   host: string;
   databaseUrl: string;
+  /** DATABASE_WAIT_S: how long to wait at start for an unreachable Postgres database. */
+  databaseWaitS: number;
   trustProxy: boolean;
   nodeEnv: string;
   /** `<base>/pay/<invoice_id>` is each invoice's hosted page; null = hosted checkout off. */
@@ -68,6 +70,7 @@ const CloudEnv = z.object({
     blank,
     z.string().regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:<path> or postgres://…').default('sqlite:./data/cloud.db'),
   ),
+  DATABASE_WAIT_S: databaseWaitSetting,
   TRUST_PROXY: flag,
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
@@ -132,6 +135,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
     port: raw.PORT,
     host: raw.HOST,
     databaseUrl: raw.DATABASE_URL,
+    databaseWaitS: raw.DATABASE_WAIT_S,
     trustProxy: raw.TRUST_PROXY,
     mcpAllowedOrigins: raw.MCP_ALLOWED_ORIGINS,
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,

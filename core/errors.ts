@@ -1,4 +1,5 @@
 import { errorCatalogue, type ErrorCode } from '../shared/index.ts';
+import { isDatabaseOutage } from './db/availability.ts';
 
 /** An expected failure with a stable contract code; the HTTP edge renders it as the error envelope. */
 export class ServiceError extends Error {
@@ -10,6 +11,22 @@ export class ServiceError extends Error {
     super(message);
     this.name = 'ServiceError';
   }
+}
+
+/** Seconds a client is told to wait (`Retry-After`) when the database cannot be used. */
+export const DATABASE_RETRY_AFTER_S = 5;
+
+/**
+ * The stable answer to a failure, when it has one: a ServiceError as it is, a query that failed
+ * because the database cannot be used as `database_unavailable`; null for anything else (a bug:
+ * the caller's generic 500).
+ */
+export function asServiceError(error: unknown): ServiceError | null {
+  if (error instanceof ServiceError) return error;
+  if (isDatabaseOutage(error)) {
+    return new ServiceError('database_unavailable', 'The database cannot be used right now. Retry in a few seconds.', { retryAfterS: DATABASE_RETRY_AFTER_S });
+  }
+  return null;
 }
 
 /**

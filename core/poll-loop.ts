@@ -1,4 +1,12 @@
+import { isDatabaseOutage } from './db/availability.ts';
 import type { WatchProgress } from './watch-progress.ts';
+
+/**
+ * After a pass that failed because the database cannot be used, the next one waits this long at
+ * most, whatever the watcher's own backoff (made for chain sources) says: the database coming
+ * back is picked up within seconds, and each try costs one refused connection.
+ */
+export const DATABASE_RETRY_MS = 2_000;
 
 export interface PollLoopOptions<T> {
   /** One pass over the chain; a throw counts as a failure. */
@@ -29,17 +37,20 @@ export function createPollLoop<T>(options: PollLoopOptions<T>) {
     let failures = 0;
     while (!stopped) {
       let result: T | undefined;
+      let databaseDown = false;
       try {
         result = await options.pass();
         options.succeeded?.();
         failures = 0;
       } catch (error) {
         failures++;
+        databaseDown = isDatabaseOutage(error);
         options.failed(error, failures);
       }
       // stop() during the pass found no wait to cut short: without this the loop would sleep a whole interval first.
       if (stopped) break;
-      const wait = options.waitMs(failures, result);
+      const asked = options.waitMs(failures, result);
+      const wait = databaseDown && asked !== null ? Math.min(asked, DATABASE_RETRY_MS) : asked;
       if (wait === null) continue;
       options.progress.step('waiting for the next poll');
       await new Promise<void>((resolve) => {

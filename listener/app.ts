@@ -20,7 +20,7 @@ import { createRpcSource } from '../core/base/rpc.ts';
 import { createBaseWatcher } from '../core/base/watcher.ts';
 import { createHttpApp } from './http/app.ts';
 import { createListenerCheckoutSource } from './checkout/listener-checkout-source.ts';
-import { serveHttp } from './http/serve.ts';
+import { closeServer, serveHttp } from './http/serve.ts';
 import { createInvoiceService } from '../core/invoices/invoice.service.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import { createSourceBudgets } from '../core/net/source-budgets.ts';
@@ -44,7 +44,11 @@ export interface RunningListener {
   server: Server;
   database: CoreDatabase;
   btcWatcher: BtcWatcher | null;
-  stop(): Promise<void>;
+  /**
+   * Stops taking requests; those under way and the webhook attempts in flight get `graceMs` to
+   * finish (0: cut at once), then everything closes.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }
 
 /** Chain-watcher state for /health; watchers replace the idle values. */
@@ -61,7 +65,7 @@ const idleChainStatus = (): ChainStatus => ({ ws_connected: false, subscribed_co
 export async function startListener(config: Config, deps: ListenerDeps = {}): Promise<RunningListener> {
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
-  const database = deps.database ?? (await openCoreDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true }));
+  const database = deps.database ?? (await openCoreDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true, waitS: config.databaseWaitS }));
   const startedAt = clock.now();
   const baseXpub = config.base?.xpub;
   if (baseXpub?.legacyKeyId) await adoptKeyIdentity(database.db, 'base', baseXpub.legacyKeyId, baseXpub.keyId);
@@ -142,7 +146,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       logger.warn('health: database check failed', { error });
     }
     const baseStatus = baseWatcher?.status();
-    const problems = [btcWatcher?.problem(), baseWatcher?.problem()].filter((p) => p != null);
+    const problems = [database.problem(), btcWatcher?.problem(), baseWatcher?.problem()].filter((p) => p != null);
     return {
       ok: ok && problems.length === 0,
       problems,
@@ -178,7 +182,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     }),
   });
 
-  const { server, url } = await serveHttp(app, config.port, config.host);
+  const { server, url } = await serveHttp(app, config.port, config.host, logger);
   baseWatcher?.start();
   logger.info('listener started', {
     url,
@@ -196,14 +200,11 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     server,
     database,
     btcWatcher,
-    async stop() {
+    async stop(options = {}) {
+      await closeServer(server, options.graceMs);
       await btcWatcher?.stop();
       btcWatching?.socket?.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await webhooks.stop();
+      await webhooks.stop(options.graceMs);
       deriver?.close();
       await baseWatcher?.stop();
       if (!deps.database) await database.close();

@@ -5,6 +5,7 @@ import { BtcNetwork } from '../shared/index.ts';
 import { baseSettingNames, parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES, mempoolSocketUrl } from '../core/btc/mempool-socket.ts';
 import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from '../core/btc/account-key.ts';
+import { DEFAULT_DATABASE_WAIT_S } from '../core/db/database.ts';
 import { budgetSettingNames, budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
 export type Env = Record<string, string | undefined>;
@@ -18,6 +19,8 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /** DATABASE_WAIT_S: how long to wait at start for an unreachable Postgres database. */
+  databaseWaitS: number;
   merchantId: string;
   btc: {
     accountKey: AccountKey;
@@ -58,6 +61,7 @@ export const settingNames = [
   'PORT',
   'HOST',
   'DATABASE_URL',
+  'DATABASE_WAIT_S',
   'MERCHANT_ID',
   'MERCHANT_BTC_XPUB',
   'BTC_NETWORK',
@@ -145,6 +149,9 @@ export function webhookUrlProblem(text: string): string | null {
   return 'must be https (plain http is accepted only for localhost, 127.0.0.1 or [::1])';
 }
 
+/** DATABASE_WAIT_S, both editions: seconds to wait at start for an unreachable database (0: give up at once). */
+export const databaseWaitSetting = z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(86_400).default(DEFAULT_DATABASE_WAIT_S));
+
 const EnvSchema = z.object({
   PORT: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(65535).default(8787)),
   HOST: z.preprocess(blankToUndefined, z.string().default('127.0.0.1')),
@@ -155,6 +162,7 @@ const EnvSchema = z.object({
       .regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:<path> or postgres://…')
       .default('sqlite:./data/service.db'),
   ),
+  DATABASE_WAIT_S: databaseWaitSetting,
   MERCHANT_ID: z.preprocess(
     blankToUndefined,
     z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -').default('default'),
@@ -252,6 +260,7 @@ export function loadConfig(env: Env): Config {
     port: raw.PORT,
     host: raw.HOST,
     databaseUrl: raw.DATABASE_URL,
+    databaseWaitS: raw.DATABASE_WAIT_S,
     merchantId: raw.MERCHANT_ID,
     btc,
     base,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { errorCatalogue, type ErrorCode } from '../shared/index.ts';
-import { ServiceError } from '../core/errors.ts';
+import { asServiceError, ServiceError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { ListenerResult } from './listener-client.ts';
 
@@ -13,7 +13,8 @@ export async function inProcess<S extends z.ZodType>(schema: S, work: () => Prom
   let value: unknown;
   try {
     value = JSON.parse(JSON.stringify(await work()));
-  } catch (error) {
+  } catch (thrown) {
+    const error = asServiceError(thrown) ?? thrown;
     if (error instanceof ServiceError) {
       const { retryAfterS } = error.extra;
       return { ok: false, failure: { code: error.code, message: error.message, status: errorCatalogue[error.code].status, ...(retryAfterS !== undefined ? { retryAfterS } : {}) } };

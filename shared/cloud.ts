@@ -121,6 +121,6 @@ export const CloudHealth = z
     problems: z
       .array(WatcherProblem)
       .optional()
-      .describe('Chain watchers stalled or failing for several poll intervals, per chain and kind, with how many merchants; empty when none (an instance that is not the elected watcher has none).'),
+      .describe('The database while it cannot be used (`component: database`), and chain watchers stalled or failing for several poll intervals, per chain and kind, with how many merchants; empty when none (an instance that is not the elected watcher has no watcher problems).'),
   })
   .meta({ id: 'CloudHealth', description: 'GET /api/v1/health.' });

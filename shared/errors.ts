@@ -80,6 +80,11 @@ export const errorCatalogue = {
   },
   create_failed: { status: 500, description: 'The invoice could not be created (storage failure); nothing was stored.' },
   lookup_failed: { status: 500, description: 'The invoice could not be read (storage failure).' },
+  database_unavailable: {
+    status: 503,
+    description:
+      'The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.',
+  },
   internal_error: { status: 500, description: 'Any other unexpected failure; the response never carries internals.' },
   capacity: {
     status: 503,

@@ -13,7 +13,9 @@ export const WatcherProgress = z
 
 export const WatcherProblem = z
   .object({
-    component: z.string().describe('The watcher: `btc` or `base` (Cloud: the chain, for every merchant watcher of it).'),
+    component: z
+      .string()
+      .describe('The watcher: `btc` or `base` (Cloud: the chain, for every merchant watcher of it); or `database` while the database cannot be used (always `failing`).'),
     kind: z
       .enum(['stalled', 'failing'])
       .describe(
@@ -25,7 +27,7 @@ export const WatcherProblem = z
   .meta({
     id: 'WatcherProblem',
     description:
-      'A chain watcher that has made no progress for several poll intervals (at least 2 minutes). A slow or rate-limited source whose answers still arrive is not a problem.',
+      'A chain watcher that has made no progress for several poll intervals (at least 2 minutes), or (`component: database`) a database that cannot be used: unreachable, restarting, or (SQLite) full or locked; it clears when a query (SQLite: a write) succeeds again. A slow or rate-limited source whose answers still arrive is not a problem.',
   });
 
 export const BaseHealth = z
@@ -95,7 +97,7 @@ export const Health = z
     problems: z
       .array(WatcherProblem)
       .optional()
-      .describe('Why `ok` is false because of a chain watcher: stalled or failing for several poll intervals. Empty when none.'),
+      .describe('Why `ok` is false: a chain watcher stalled or failing for several poll intervals, or the database that cannot be used (`component: database`). Empty when none.'),
     ws_connected: z.boolean().describe('Whether the chain source push connection (WebSocket) is up.'),
     subscribed_count: z
       .number()

@@ -13,7 +13,7 @@ import {
   InvoiceStatus,
   StoredInvoice,
 } from './invoice.ts';
-import { routeTable, type Route, type RouteContent } from './routes.ts';
+import { routeErrors, routeTable, type Route, type RouteContent } from './routes.ts';
 import { API_VERSION } from './version.ts';
 import {
   Account,
@@ -201,7 +201,7 @@ function operation(route: Route): JsonObject {
   const pathParameters = (route.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
   if (templated.join() !== pathParameters.join()) throw new Error(`${route.operationId}: path parameters ${pathParameters.join()} differ from ${route.path}`);
   const cloudOnly = !route.surfaces.includes('listener');
-  const errors: ErrorCode[] = route.auth === 'public' ? [...route.errors] : ['unauthorized', ...route.errors];
+  const errors = routeErrors(route);
   const responses = Object.fromEntries(
     Object.entries(route.responses).map(([status, response]) => [status, { description: response.description, ...(response.content ? { content: content(response.content) } : {}) }]),
   );

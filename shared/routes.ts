@@ -22,7 +22,8 @@ export type Surface = 'listener' | 'cloud';
 
 /**
  * Who may call: anyone; anyone, or a key when the listener has one set (`SERVICE_API_KEY`);
- * only a merchant's key (Cloud). Both keyed kinds make `unauthorized` one of the route's answers.
+ * only a merchant's key (Cloud). Both keyed kinds make `unauthorized` one of the route's answers, and
+ * a merchant's key `database_unavailable` too (the key is looked up in the database).
  */
 export type RouteAuth = 'public' | 'listener-key' | 'merchant-key';
 
@@ -68,7 +69,9 @@ const html = (description: string): RouteResponse => ({ description, content: { 
 const invoiceId: RouteParameter = { name: 'id', in: 'path', required: true, jsonSchema: { type: 'string' }, description: 'The invoice id.' };
 
 /** What POST /invoice can answer besides its invoice; Cloud's create shares them. */
-const createErrors: ErrorCode[] = ['bad_body', 'invalid_amount', 'unsupported_chain', 'chain_disabled', 'base_disabled', 'asset_disabled', 'rate_limited', 'create_failed', 'capacity'];
+const createErrors: ErrorCode[] = ['bad_body', 'invalid_amount', 'unsupported_chain', 'chain_disabled', 'base_disabled', 'asset_disabled', 'rate_limited', 'create_failed', 'capacity', 'database_unavailable'];
+/** What reading one stored invoice can answer. */
+const readErrors: ErrorCode[] = ['not_found', 'lookup_failed', 'database_unavailable'];
 
 const openApiDocument: RouteResponse = { description: 'OpenAPI 3.1 document.', content: { mediaType: 'application/json', jsonSchema: { type: 'object' } } };
 const llmsText: RouteResponse = { description: 'Markdown text.', content: { mediaType: 'text/plain', jsonSchema: { type: 'string' } } };
@@ -146,7 +149,7 @@ export const routeTable: readonly Route[] = [
     auth: 'public',
     parameters: [invoiceId],
     responses: { 200: json(StoredInvoice, 'The stored invoice.') },
-    errors: ['not_found', 'lookup_failed'],
+    errors: readErrors,
   },
   {
     operationId: 'getCheckoutView',
@@ -159,7 +162,7 @@ export const routeTable: readonly Route[] = [
     auth: 'public',
     parameters: [invoiceId],
     responses: { 200: json(CheckoutView, 'The checkout view, in the Bitcoin or Base shape.') },
-    errors: ['not_found', 'lookup_failed'],
+    errors: readErrors,
   },
   {
     operationId: 'getCheckoutPage',
@@ -220,7 +223,7 @@ export const routeTable: readonly Route[] = [
     auth: 'public',
     request: SignupRequest,
     responses: { 201: json(SignupResponse, 'The account id and its API key.') },
-    errors: ['bad_body', 'invalid_email', 'invalid_shop_name', 'no_receive_method', 'private_key_rejected', 'invalid_xpub', 'invalid_address', 'invalid_webhook_url', 'email_taken', 'rate_limited'],
+    errors: ['bad_body', 'invalid_email', 'invalid_shop_name', 'no_receive_method', 'private_key_rejected', 'invalid_xpub', 'invalid_address', 'invalid_webhook_url', 'email_taken', 'rate_limited', 'database_unavailable'],
   },
   {
     operationId: 'cloudMe',
@@ -286,7 +289,7 @@ export const routeTable: readonly Route[] = [
     summary: "Stripe's event delivery (card subscriptions), verified by its Stripe-Signature over the raw body",
     auth: 'public',
     responses: { 200: { description: '{received: true, outcome}.', content: { mediaType: 'application/json', jsonSchema: { type: 'object' } } } },
-    errors: ['bad_body', 'method_unavailable'],
+    errors: ['bad_body', 'method_unavailable', 'database_unavailable'],
     unlisted: "Only Stripe calls it, at the address set in Stripe's dashboard: it is not part of the merchant API.",
   },
   {
@@ -311,7 +314,7 @@ export const routeTable: readonly Route[] = [
     auth: 'merchant-key',
     parameters: [invoiceId],
     responses: { 200: json(StoredInvoice, 'The stored invoice.') },
-    errors: ['not_found', 'lookup_failed'],
+    errors: readErrors,
   },
   {
     operationId: 'cloudCheckoutView',
@@ -322,7 +325,7 @@ export const routeTable: readonly Route[] = [
     auth: 'public',
     parameters: [invoiceId],
     responses: { 200: json(CheckoutView, 'Display-only fields.') },
-    errors: ['not_found'],
+    errors: ['not_found', 'database_unavailable'],
   },
   {
     operationId: 'cloudHealth',
@@ -361,4 +364,10 @@ export const routeTable: readonly Route[] = [
 export const routesOf = (surface: Surface): Route[] => routeTable.filter((route) => route.surfaces.includes(surface));
 
 /** What an unexpected failure inside a route answers: the 500 code the route documents, else `internal_error`. */
+/** Every error code a route answers with: its own and those its `auth` implies. */
+export function routeErrors(route: Route): ErrorCode[] {
+  const implied: ErrorCode[] = route.auth === 'public' ? [] : route.auth === 'listener-key' ? ['unauthorized'] : ['unauthorized', 'database_unavailable'];
+  return [...new Set([...implied, ...route.errors])];
+}
+
 export const failureCode = (route: Route): ErrorCode => route.errors.find((code) => errorCatalogue[code].status === 500) ?? 'internal_error';

@@ -86,7 +86,7 @@ describe('Cloud scale-out: two instances on one Postgres', { skip: postgres.skip
     const database = await postgres.create();
     const states = [false, false];
     const elect = (i: number) =>
-      electLeader({ databaseUrl: database.url, dialect: 'postgres', logger: silentLogger, retryMs: 50, onChange: (leading) => (states[i] = leading) });
+      electLeader({ databaseUrl: database.url, dialect: 'postgres', logger: silentLogger, retryMs: 50, onChange: (leading) => void (states[i] = leading) });
     const first = elect(0);
     await new Promise((r) => setTimeout(r, 200));
     const second = elect(1);

@@ -8,6 +8,7 @@ import { openCoreDatabase } from '../core/schema.ts';
 import { silentLogger } from '../core/log.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, startTestListener, tempSqliteUrl } from './support/listener.ts';
+import { privatePostgresSkip, startPrivatePostgres } from './support/private-postgres.ts';
 import { dereferenced, exchange, responseChecker, strictAjv, type Answer } from './support/openapi-check.ts';
 
 const committed = JSON.parse(readFileSync(new URL('../openapi/openapi.json', import.meta.url), 'utf8'));
@@ -178,6 +179,22 @@ describe('real answers of every listener operation and documented status match t
     assert.equal((await send(listener.url, 'GET', '/pay/any')).status, 500);
   });
 
+  it('a listener whose PostgreSQL is down: 503 database_unavailable with Retry-After', { skip: privatePostgresSkip }, async () => {
+    const server = await startPrivatePostgres();
+    try {
+      const listener = await startTestListener({ env: { DATABASE_URL: server.url } });
+      listeners.push(listener);
+      await server.stop();
+      for (const [method, path, body] of [['POST', '/invoice', '{"chain":"btc","amount_sats":1000}'], ['GET', '/invoice/any'], ['GET', '/checkout/any']]) {
+        const answer = await send(listener.url, method, path, body ? { body } : {});
+        assert.equal(answer.json().error.code, 'database_unavailable', path);
+        assert.equal(answer.headers.get('retry-after'), '5', path);
+      }
+    } finally {
+      await server.destroy();
+    }
+  });
+
   it('the MCP endpoint: a session and every refusal', async () => {
     const listener = await startTestListener({ env: { SERVICE_API_KEY: LISTENER_KEY, MCP_MAX_SESSIONS: '1' } });
     listeners.push(listener);
@@ -286,6 +303,36 @@ describe('real answers of every Cloud operation and documented status match the 
       assert.equal((await send('GET', api('/invoice/any'), { headers: key }, failing.url)).json().error.code, 'lookup_failed');
     } finally {
       await failing.stop();
+    }
+  });
+
+  it('a Cloud whose PostgreSQL is down: 503 database_unavailable with Retry-After on every route that needs it', { skip: privatePostgresSkip }, async () => {
+    const server = await startPrivatePostgres();
+    const down = await startTestCloud({ env: { DATABASE_URL: server.url } });
+    try {
+      await server.stop();
+      const key = { 'X-Service-Api-Key': 'sk_any' };
+      const requests: Array<[string, string, Parameters<typeof exchange>[3]]> = [
+        ['POST', api('/signup'), { body: `{"email":"down@example.com","shop_name":"Shop","btc_xpub":"${BIP84_ZPUB}"}` }],
+        ['GET', api('/me'), { headers: key }],
+        ['GET', api('/invoices'), { headers: key }],
+        ['POST', api('/webhook'), { headers: key, body: '{"webhook_url":"https://example.com/hook"}' }],
+        ['POST', api('/billing/checkout'), { headers: key, body: '{"plan":"pro","method":"crypto"}' }],
+        ['POST', api('/invoice'), { headers: key, body: '{"chain":"btc","amount_sats":1}' }],
+        ['GET', api('/invoice/any'), { headers: key }],
+        ['GET', api('/checkout/any'), {}],
+        ['POST', api('/mcp'), { headers: { ...key, ...MCP_ACCEPT }, body: INITIALIZE }],
+        ['GET', api('/mcp'), { headers: { ...key, ...MCP_ACCEPT, 'mcp-session-id': 'any' } }],
+        ['DELETE', api('/mcp'), { headers: { ...key, 'mcp-session-id': 'any' } }],
+      ];
+      for (const [method, path, options] of requests) {
+        const answer = await send(method, path, options, down.url);
+        assert.equal(answer.json().error.code, 'database_unavailable', `${method} ${path}`);
+        assert.equal(answer.headers.get('retry-after'), '5', `${method} ${path}`);
+      }
+    } finally {
+      await down.stop();
+      await server.destroy();
     }
   });
 

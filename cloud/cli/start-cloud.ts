@@ -1,9 +1,11 @@
+import { STOP_GRACE_MS, stopSignal } from '../../listener/cli/start.ts';
 import { ConfigError, readEnvironment } from '../../listener/config.ts';
 import { startCloud } from '../cloud-app.ts';
 import { loadCloudConfig } from '../cloud-config.ts';
 
 /** `service start --cloud`: the multi-tenant API under /api/v1 (README, Cloud). */
 export async function runCloud(): Promise<number> {
+  const signal = stopSignal();
   let config;
   try {
     config = loadCloudConfig(readEnvironment(process.env));
@@ -15,10 +17,8 @@ export async function runCloud(): Promise<number> {
     throw error;
   }
   const cloud = await startCloud(config);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
-  await cloud.stop();
+  signal.started();
+  await signal.requested;
+  await cloud.stop({ graceMs: STOP_GRACE_MS });
   return 0;
 }

@@ -3,7 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { NumberTexts, StoredInvoice } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
-import { ServiceError } from '../errors.ts';
+import { asServiceError, ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { chainRegistry, type ChainAdapter, type ChainReceiver } from './chain-adapter.ts';
 import { parseCreateInvoiceRequest } from './create-request.ts';
@@ -57,7 +57,7 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
       }
     } catch (error) {
       logger.error('invoice lookup failed', { error, invoice_id: invoiceId });
-      throw new ServiceError('lookup_failed', 'The invoice could not be read. Retry shortly.');
+      throw asServiceError(error) ?? new ServiceError('lookup_failed', 'The invoice could not be read. Retry shortly.');
     }
     if (!row) throw new ServiceError('not_found', 'No such invoice.');
     return row;
@@ -74,7 +74,7 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
       } catch (error) {
         if (error instanceof ServiceError) throw error;
         logger.error('invoice creation failed', { error });
-        throw new ServiceError('create_failed', 'The invoice could not be created; nothing was stored. Retry shortly.');
+        throw asServiceError(error) ?? new ServiceError('create_failed', 'The invoice could not be created; nothing was stored. Retry shortly.');
       }
     },
 

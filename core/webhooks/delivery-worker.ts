@@ -33,8 +33,11 @@ export interface DeliveryWorkerOptions {
 
 export interface DeliveryWorker {
   start(): void;
-  /** Stops claiming and aborts attempts in flight; their claims expire and they are retried after a restart. */
-  stop(): Promise<void>;
+  /**
+   * Stops claiming; attempts in flight get `graceMs` to finish and be recorded, then the rest are
+   * aborted: their claims expire and they are retried after a restart.
+   */
+  stop(graceMs?: number): Promise<void>;
   /** Delivers everything due now (and whatever falls due meanwhile); resolves once every started attempt is recorded. */
   deliverDue(): Promise<number>;
 }
@@ -45,12 +48,20 @@ function describeError(error: unknown): string {
   return `network error: ${code ? `${code} ` : ''}${err.message ?? String(error)}`.slice(0, 300);
 }
 
+/** A signal that aborts once every promise has settled. */
+function settled(promises: Iterable<Promise<void>>): AbortSignal {
+  const all = new AbortController();
+  void Promise.allSettled(promises).then(() => all.abort());
+  return all.signal;
+}
+
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, clock, timers, logger } = options;
   const fixedTarget: DeliveryTarget = { url: options.url!, secret: options.secret! };
   const targetOf = options.target ?? (async () => fixedTarget);
   const inFlight = new Map<string, Promise<void>>();
   const stopping = new AbortController();
+  const abandoned = new AbortController();
   const requests = new Set<AbortController>();
   let claiming: Promise<number> | undefined;
   // Refill slots a handful at a time: one claim transaction per finished attempt would cost more
@@ -97,7 +108,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const outcome = await attempt(claim);
     // Stopping aborted the request: its outcome is unknown, so the stored claim stands and the
     // attempt is found interrupted after the restart.
-    if (stopping.signal.aborted) return;
+    if (abandoned.signal.aborted) return;
     await record(claim, outcome);
     const verdict = verdictOf(claim, outcome);
     if (verdict !== 'delivered') {
@@ -146,7 +157,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
             .catch((error) => logger.warn('webhook outcome not recorded; the claim expires and the attempt is retried', { event_id: claim.eventId, error: String(error) }))
             .finally(() => {
               inFlight.delete(claim.eventId);
-              if (loop && !stopping.signal.aborted && freeSlots() >= claimBatch) void claimAndStart();
+              if (loop && !stopping.signal.aborted && freeSlots() >= claimBatch) void claimAndStart().catch((error) => logger.warn('webhook claim failed', { error: String(error) }));
             });
           inFlight.set(claim.eventId, running);
         }
@@ -167,11 +178,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         }
       })();
     },
-    async stop() {
+    async stop(graceMs = 0) {
       stopping.abort();
-      for (const request of requests) request.abort();
       await loop;
       await claiming?.catch(() => undefined);
+      if (graceMs > 0 && inFlight.size > 0) await timers.delay(graceMs, settled(inFlight.values()));
+      abandoned.abort();
+      for (const request of requests) request.abort();
       await Promise.all(inFlight.values());
     },
     async deliverDue() {

@@ -29,7 +29,7 @@ export const DEFAULT_POLL_INTERVAL_MS = 250;
  */
 export function startWebhookDelivery(
   options: { config: SingleMerchantDelivery; db: Kysely<CoreTables>; clock: Clock; logger: Logger } & WebhookDeliveryDeps,
-): { stop(): Promise<void> } {
+): { stop(graceMs?: number): Promise<void> } {
   const { config } = options;
   if (!config.webhook) return { stop: async () => {} };
   const concurrency = options.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY;
@@ -48,8 +48,8 @@ export function startWebhookDelivery(
   });
   worker.start();
   return {
-    async stop() {
-      await worker.stop();
+    async stop(graceMs?: number) {
+      await worker.stop(graceMs);
       sender?.close();
     },
   };

@@ -4,6 +4,24 @@ import { ConfigError, loadConfig, readEnvironment, type Env } from '../config.ts
 import { startSandbox, wantsSandbox, type Sandbox } from '../sandbox/sandbox.ts';
 import type { Command } from './command.ts';
 
+/** On SIGTERM/SIGINT, how long requests under way and webhook attempts in flight get to finish. */
+export const STOP_GRACE_MS = 10_000;
+
+/**
+ * SIGINT/SIGTERM, listened for from the first moment: `requested` resolves on the first one once
+ * `started()` was called. One that comes while still starting (waiting for the database, say) ends
+ * the process at once: nothing has been acknowledged yet.
+ */
+export function stopSignal(): { started(): void; requested: Promise<void> } {
+  let running = false;
+  let stop!: () => void;
+  const requested = new Promise<void>((resolve) => (stop = resolve));
+  const onSignal = () => (running ? stop() : process.exit(0));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return { started: () => void (running = true), requested };
+}
+
 /** The editions `service start` can run besides the listener; Cloud's is given by the entry point. */
 export interface Editions {
   runCloud?: () => Promise<number>;
@@ -17,7 +35,9 @@ Usage: service start [--cloud]
 
 Starts the listener. Settings come from environment variables, then from ./.env (the environment
 wins). The default database is SQLite at ./data/service.db. See the README for every setting.
-Stops cleanly on SIGINT/SIGTERM.
+Stops cleanly on SIGINT/SIGTERM: no new requests; those under way and webhook
+attempts in flight get 10 s to finish. With Postgres, waits up to DATABASE_WAIT_S
+(default 60) at start for the database to be reachable.
 
   --cloud   start the multi-tenant Cloud API under /api/v1 instead (settings: README, Cloud)`,
   options: { cloud: { type: 'boolean' } },
@@ -27,6 +47,7 @@ Stops cleanly on SIGINT/SIGTERM.
       process.stderr.write('This program was built without the Cloud edition.\n');
       return 1;
     }
+    const signal = stopSignal();
     let config;
     let env = readEnvironment(process.env);
     let sandbox: Sandbox | null = null;
@@ -46,12 +67,9 @@ Stops cleanly on SIGINT/SIGTERM.
     }
     const listener = await startListener(config, sandbox ? { btcPollIntervalMs: 2_000, baseOptions: { pollIntervalMs: 1_000 } } : {});
     if (sandbox) process.stderr.write(sandboxBanner(sandbox, listener.url, apiKeySource(env)));
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
-    await listener.stop();
+    signal.started();
+    await signal.requested;
+    await listener.stop({ graceMs: STOP_GRACE_MS });
     await sandbox?.close();
     return 0;
   },

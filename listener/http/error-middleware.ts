@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { errorCatalogue, type ErrorCode, type ErrorEnvelope } from '../../shared/index.ts';
-import { ServiceError } from '../../core/errors.ts';
+import { asServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 
 export function renderError(ctx: { status: number; body: unknown; set(name: string, value: string): void }, code: ErrorCode, message: string) {
@@ -19,15 +19,17 @@ export function errorMiddleware(logger: Logger): Middleware {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) renderError(ctx, 'not_found', 'No such route.');
-    } catch (error) {
-      if (error instanceof ServiceError) {
-        renderError(ctx, error.code, error.message);
-        if (error.extra.retryAfterS !== undefined) ctx.set('Retry-After', String(error.extra.retryAfterS));
-        if (error.extra.details) Object.assign((ctx.body as ErrorEnvelope).error, error.extra.details);
+    } catch (thrown) {
+      const log = (ctx.state.log as Logger | undefined) ?? logger;
+      const known = asServiceError(thrown);
+      if (known) {
+        renderError(ctx, known.code, known.message);
+        if (known.extra.retryAfterS !== undefined) ctx.set('Retry-After', String(known.extra.retryAfterS));
+        if (known.extra.details) Object.assign((ctx.body as ErrorEnvelope).error, known.extra.details);
+        if (known !== thrown) log.warn('request failed: the database cannot be used', { error: thrown });
         return;
       }
-      const log = (ctx.state.log as Logger | undefined) ?? logger;
-      log.error('unhandled request error', { error, stack: (error as Error)?.stack });
+      log.error('unhandled request error', { error: thrown, stack: (thrown as Error)?.stack });
       renderError(ctx, (ctx.state.failureCode as ErrorCode | undefined) ?? 'internal_error', 'Internal error.');
     }
   };

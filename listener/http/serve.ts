@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import { errorCatalogue, type ErrorCode, type ErrorEnvelope } from '../../shared/index.ts';
+import type { Logger } from '../../core/log.ts';
 
 /**
  * What Node would answer with a bare status line (a request line plus headers over `maxHeaderSize`,
@@ -26,7 +27,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
 }
 
 /** Serves a Koa app on host:port (0 = a free port) and returns the server and its URL. */
-export async function serveHttp(app: Koa, port: number, host: string): Promise<{ server: Server; url: string }> {
+export async function serveHttp(app: Koa, port: number, host: string, logger?: Logger): Promise<{ server: Server; url: string }> {
   // The app answers a missing Host itself (see wellFormedRequest), in the envelope; Node's answer has no body.
   const server = createServer({ requireHostHeader: false }, app.callback());
   server.keepAliveTimeout = 65_000;
@@ -35,9 +36,26 @@ export async function serveHttp(app: Koa, port: number, host: string): Promise<{
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
+  // Once listening, a server error (such as running out of file descriptors) is logged, never fatal.
+  server.on('error', (error) => logger?.error('HTTP server error', { error }));
   const address = server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return { server, url: `http://${shown}:${address.port}` };
+}
+
+/**
+ * Stops taking connections, lets the requests under way finish for `graceMs` at most (idle
+ * keep-alive connections close at once, and each busy one as soon as its answer is out), then
+ * closes whatever is left.
+ */
+export async function closeServer(server: Server, graceMs = 0): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const idle = setInterval(() => server.closeIdleConnections(), 50);
+  const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+  await closed;
+  clearInterval(idle);
+  clearTimeout(deadline);
 }
 
 /** The handlers of the two documents, openapi.json and llms.txt, served as generated. */

@@ -98,7 +98,7 @@ export async function exchange(
   method: string,
   path: string,
   options: { headers?: Record<string, string>; body?: string | Uint8Array; bare?: boolean } = {},
-): Promise<Answer & { json(): any }> {
+): Promise<Answer & { json(): any; headers: Headers }> {
   const jsonBody = options.body !== undefined && !options.bare;
   const response = await fetch(`${baseUrl}${path}`, {
     method,
@@ -106,5 +106,5 @@ export async function exchange(
     body: typeof options.body === 'string' ? options.body : options.body && new Uint8Array(options.body),
   });
   const body = await response.text();
-  return { method, path, status: response.status, contentType: response.headers.get('content-type') ?? '', body, json: () => JSON.parse(body) };
+  return { method, path, status: response.status, contentType: response.headers.get('content-type') ?? '', body, json: () => JSON.parse(body), headers: response.headers };
 }

@@ -46,7 +46,7 @@ export interface ListenerProcess {
  * says otherwise it runs with the BIP-84 test key and an unreachable chain source, so it is never
  * the sandbox (whose database lives in memory) and never reaches a public explorer.
  */
-export function spawnListener(env: Record<string, string>, cwd?: string): Promise<ListenerProcess> {
+export function spawnListener(env: Record<string, string>, cwd?: string, options: { onOutput?: (output: string) => void } = {}): Promise<ListenerProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SERVICE_BIN, 'start'], {
       cwd,
@@ -65,6 +65,7 @@ export function spawnListener(env: Record<string, string>, cwd?: string): Promis
     let started = false;
     const onData = (chunk: Buffer) => {
       output += chunk;
+      options.onOutput?.(output);
       // Scanned until the start line only: later output is kept, never searched again per chunk.
       if (started) return;
       const match = /"msg":"listener started","url":"([^"]+)"/.exec(output);
