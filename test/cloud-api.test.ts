@@ -168,7 +168,7 @@ describe('Cloud /api/v1', () => {
     assert.ok(!listB.json.invoices.some((i: { invoice_id: string }) => i.invoice_id === created.json.invoice_id));
     const meB = await getJson(api('/me'), keyB());
     assert.equal(meB.json.merchant_id, b.merchant_id);
-    // B registered the same key: it draws from the key's one sequence, never A's address (README "Invariants").
+    // B registered the same key: it draws from the key's one sequence, never A's address (docs/security.md, "Invariants").
     const own = await postJson(api('/invoice'), { amount_sats: 3000 }, keyB());
     assert.equal(own.json.merchant_id, b.merchant_id);
     assert.ok(own.json.child_index > created.json.child_index);

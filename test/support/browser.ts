@@ -19,7 +19,7 @@ export function launchChromium(): Promise<Browser> {
 
 const root = new URL('../../', import.meta.url);
 export const artifactsDir = fileURLToPath(new URL('test-artifacts/', root));
-/** Committed screenshots for the README, rewritten only when UPDATE_SCREENSHOTS=1. */
+/** Committed screenshots for the docs (docs/screenshots), rewritten only when UPDATE_SCREENSHOTS=1. */
 export const docsScreenshotsDir = fileURLToPath(new URL('docs/screenshots/', root));
 
 /** Saves a full-page screenshot as a test artifact (and into docs/ when asked). */
