@@ -87,6 +87,14 @@ describe('the README and docs run as written against a sandbox', { skip: existsS
     const envelope = errorEnvelope(run.stdout);
     assert.equal(envelope, null, failure(block, command, `answered an error: ${JSON.stringify(envelope)}`, run));
     for (const [, id] of run.stdout.matchAll(/"invoice_id"\s*:\s*"(inv_[\w-]+)"/g)) if (!invoiceIds.includes(id)) invoiceIds.push(id);
+    // A URL the command prints for the reader to open (the payer's page) must open.
+    const printedUrl = /^(http:\/\/127\.0\.0\.1:\d+\/\S*)\n?$/.exec(run.stdout)?.[1];
+    if (printedUrl) {
+      assert.ok(!/\/(pay|invoice|checkout)\/?$/.test(printedUrl), failure(block, command, `printed ${printedUrl}, a URL without its invoice id`, run));
+      const page = await fetch(printedUrl);
+      assert.equal(page.status, 200, failure(block, command, `printed ${printedUrl}, which answers ${page.status}`, run));
+      if (/\/pay\//.test(printedUrl)) assert.match(await page.text(), /<html[\s>]/i, `${printedUrl} is the payer's HTML page`);
+    }
   }
 
   async function runJs(block: Block): Promise<void> {
