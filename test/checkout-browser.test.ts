@@ -2,17 +2,14 @@ import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import jsQRModule from 'jsqr';
-import { PNG } from 'pngjs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningListener } from '../listener/app.ts';
 import { CHECKOUT_CSP } from '../listener/checkout/routes.ts';
-import { artifactsDir, chromiumMissing, collectPageErrors, launchChromium, saveScreenshot } from './support/browser.ts';
+import { artifactsDir, chromiumMissing, collectPageErrors, decodeQr as decodeDrawnQr, launchChromium, saveScreenshot } from './support/browser.ts';
 import { startBtcWatchContext, type BtcWatchContext } from './support/btc-chain.ts';
 import { ACCOUNT_XPUB, FIXED_ADDRESS } from './helpers/base-chain.ts';
 import { postJson, startTestListener } from './support/listener.ts';
 
-const jsQR = jsQRModule.default;
 const PHONE = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 /** The page polls every 5 s; two polls and some slack. */
 const LIVE_UPDATE_MS = 15_000;
@@ -55,10 +52,7 @@ describe('checkout page in Chromium', { skip: chromiumMissing }, () => {
     return page;
   }
 
-  async function decodeQr(page: Page): Promise<string | undefined> {
-    const png = PNG.sync.read(await page.locator('.qr [role="img"] svg').screenshot());
-    return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
-  }
+  const decodeQr = (page: Page) => decodeDrawnQr(page.locator('.qr [role="img"] svg'));
 
   test('a Bitcoin invoice: shop name, exact amount, a QR code that decodes to qr_uri, a running countdown', async () => {
     const invoice = await createInvoice(50_000);
@@ -266,8 +260,7 @@ describe('Base fixed-address checkout page in Chromium', { skip: chromiumMissing
         'amount-note',
         'screen readers hear the note with the amount',
       );
-      const png = PNG.sync.read(await page.locator('.qr [role="img"] svg').screenshot());
-      assert.equal(jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data, created.json.qr_uri);
+      assert.equal(await decodeDrawnQr(page.locator('.qr [role="img"] svg')), created.json.qr_uri);
       const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(scroll <= 360, `page is ${scroll}px wide`);
       await saveScreenshot(page, 'checkout-usdt-fixed-phone');

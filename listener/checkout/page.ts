@@ -132,7 +132,7 @@ export function renderCheckoutPage(view: CheckoutView, options: { viewUrl: strin
     .map(([when, text]) => ` data-heading-${when}="${escapeHtml(text)}"`)
     .join('');
   const testNetwork = network.note ? `<p class="test-network" id="network-note">${escapeHtml(networkLabel(network))}</p>\n` : '';
-  const memo = view.memo ? `<p class="memo" id="memo"><span class="visually-hidden">Memo: </span>${escapeHtml(view.memo)}</p>\n` : '';
+  const memo = view.memo ? `<p class="memo" id="memo"><strong>Memo:</strong> ${escapeHtml(view.memo)}</p>\n` : '';
   return `${head(`${escapeHtml(heading[state])} · ${shop}`, options.assets)}
 <body>
 <main class="checkout" data-view-url="${escapeHtml(options.viewUrl)}" data-state="${state}" data-amount-due="${escapeHtml(view.amount_due)}" data-expires-at="${view.expires_at}" data-server-time="${view.server_time}" data-shop="${shop}">
