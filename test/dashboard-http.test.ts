@@ -300,3 +300,25 @@ for (const database of testDatabases) describe(`dashboard sign-up throttled like
     assert.equal(emails.includes('third@example.com') || emails.includes('fourth@example.com'), false);
   });
 });
+
+describe('plan page with crypto billing and card payments set up', () => {
+  let cloud: RunningCloud;
+  before(async () => {
+    cloud = await startTestCloud({
+      env: { CLOUD_BILLING_MERCHANT_ID: 'm_operator', CLOUD_CHECKOUT_BASE_URL: 'https://pay.example' },
+      deps: { card: { createCheckout: async (request) => ({ url: `https://cards.example/checkout/${request.subscriptionId}` }) } },
+    });
+  });
+  after(() => cloud?.stop());
+
+  test('each paid plan offers both methods to choose from, and the sentence names both', async () => {
+    const merchant = await signupMerchant(cloud.url, { btc_xpub: BIP84_ZPUB });
+    const token = await signIn(cloud.url, merchant.api_key);
+    const html = await (await open(cloud.url, '/dashboard/plan', token)).text();
+    assert.match(html, /<p id="how-to-pay">Paid plans can be bought here by crypto \(USDC on Base\) or card\.<\/p>/);
+    for (const plan of ['starter', 'pro']) {
+      assert.match(html, new RegExp(`<select id="method-${plan}" name="method"><option value="crypto">Crypto \\(USDC on Base\\)</option><option value="card">Card</option></select>`));
+    }
+    assert.equal([...html.matchAll(/>Upgrade to (starter|pro)<\/button>/g)].length, 2);
+  });
+});

@@ -479,9 +479,10 @@ export function renderPlan(
   // Only the methods this service has set up: a button that can only fail is not offered.
   const methods = options.methods;
   const methodName = (m: string) => (m === 'crypto' ? 'Crypto (USDC on Base)' : 'Card');
+  const methodPhrase = (m: string) => (m === 'crypto' ? 'crypto (USDC on Base)' : 'card');
   const payWith = (plan: string) =>
     methods.length === 1
-      ? `<input type="hidden" name="method" value="${e(methods[0]!)}"><p class="hint">Paid by ${e(methodName(methods[0]!).toLowerCase())}.</p>`
+      ? `<input type="hidden" name="method" value="${e(methods[0]!)}"><p class="hint">Paid by ${methodPhrase(methods[0]!)}.</p>`
       : `<label for="method-${plan}">Pay with</label>
 <select id="method-${plan}" name="method">${methods.map((m) => `<option value="${e(m)}">${methodName(m)}</option>`).join('')}</select>`;
   const cards = options.plans
@@ -498,7 +499,7 @@ ${payWith(plan.plan)}
     })
     .join('\n');
   const howToPay = methods.length
-    ? `Paid plans can be bought here by ${e(methods.map((m) => methodName(m).toLowerCase()).join(' or '))}.`
+    ? `Paid plans can be bought here by ${methods.map(methodPhrase).join(' or ')}.`
     : 'Paid plans cannot be bought on this service yet: its operator has not set up a way to pay (crypto billing or card payments). Ask the operator to upgrade your account.';
   return page(
     frame,
