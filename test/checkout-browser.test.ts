@@ -101,6 +101,7 @@ describe('checkout page in Chromium', { skip: chromiumMissing }, () => {
     assert.deepEqual([view.status, view.payment_seen], ['pending', true], 'covered in the mempool, not yet confirmed');
     await page.locator('[data-when="seen"]').waitFor({ state: 'visible', timeout: LIVE_UPDATE_MS });
     assert.match((await page.locator('[data-when="seen"]').textContent())!, /Do not pay again\./);
+    assert.equal(await page.locator('h1').textContent(), 'Payment of 0.00050000 BTC received', 'no heading asks to pay again');
     assert.equal(await page.locator('.pay').isVisible(), false, 'no QR code invites a second payment');
     await saveScreenshot(page, 'checkout-btc-seen');
 
