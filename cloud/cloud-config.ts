@@ -47,7 +47,7 @@ export interface CloudConfig {
   watch: boolean;
   /** Card plans through Stripe Checkout; null: card billing off (409 method_unavailable). */
   stripe: StripeConfig | null;
-  /** Request budget of each chain source URL, shared by all merchants (README "Request budgets"). */
+  /** Request budget of each chain source URL, shared by all merchants (docs/chains.md, "Request budgets"). */
   sourceBudgets: BudgetSettings;
 }
 

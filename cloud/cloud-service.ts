@@ -12,6 +12,7 @@ import { findCardSubscription } from './card-subscription.ts';
 import type { CloudConfig } from './cloud-config.ts';
 import { checkoutView } from '../listener/checkout/listener-checkout-source.ts';
 import { listEntry } from './invoice-views.ts';
+import { enabledAssets } from '../listener/enabled-assets.ts';
 import type { createMerchantReceivers } from './merchant-context.ts';
 import { findMerchant, insertApiKey, listApiKeys, revokeApiKey, saveWebhook, type MerchantRow } from './merchant.repository.ts';
 import { effectivePlan, planCatalogue, planOf, usageMonth, type PlanName } from './plans.ts';
@@ -91,6 +92,12 @@ export function createCloudService(deps: CloudServiceDeps) {
       );
       const url = checkoutUrl(invoice.invoice_id);
       return url ? { ...invoice, checkout_url: url } : invoice;
+    },
+
+    /** The assets the merchant's stored keys let an invoice be created in, as the listener reports its own. */
+    enabledAssets(merchant: MerchantRow) {
+      const { chains, base } = deps.receivers.receivers(merchant);
+      return enabledAssets({ btc: chains.btc ?? null, base: base?.base ?? null });
     },
 
     getInvoice: (merchant: MerchantRow, invoiceId: string) => engine.get(merchant.merchant_id, invoiceId),

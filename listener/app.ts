@@ -151,7 +151,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       ok: ok && problems.length === 0,
       problems,
       ...idleChainStatus(),
-      // Bitcoin's watcher when Bitcoin is configured, else Base's: see README, GET /health.
+      // Bitcoin's watcher when Bitcoin is configured, else Base's: see docs/self-hosting.md, "Health".
       ...(btcWatcher?.status() ?? (baseStatus ? baseChainStatus(baseStatus) : {})),
       uptime_s: Math.round((clock.now() - startedAt) / 100) / 10,
       webhooks: webhookCounts,

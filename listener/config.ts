@@ -46,7 +46,7 @@ export interface Config {
   nodeEnv: string;
   /** Shown to payers on the checkout page. */
   shopName: string;
-  /** Request budget of each chain source (README "Request budgets"). */
+  /** Request budget of each chain source (docs/chains.md, "Request budgets"). */
   sourceBudgets: BudgetSettings;
 }
 
@@ -56,7 +56,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** Every setting the listener reads; documented in the README. */
+/** Every setting the listener reads; documented in docs/self-hosting.md. */
 export const settingNames = [
   'PORT',
   'HOST',

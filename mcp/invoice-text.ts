@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { evmNetworkOfUri, type CreatedInvoice, type StoredInvoice } from '../shared/index.ts';
+import { btcNetworkName, evmNetworkOfUri, networkLabel, type CreatedInvoice, type NetworkName, type StoredInvoice } from '../shared/index.ts';
 
 type AnyInvoice = z.infer<typeof CreatedInvoice> | z.infer<typeof StoredInvoice>;
 
@@ -9,10 +9,14 @@ export function describeAmount(invoice: AnyInvoice): string {
   return `${invoice.amount_usdc} ${invoice.asset} (${invoice.amount_usd} USD)`;
 }
 
-/** A created Base invoice carries its payment URI, which names the chain (the sandbox's is a local one). */
+/**
+ * "Bitcoin", or "Bitcoin regtest — sandbox, not real bitcoin —": a Bitcoin invoice carries its network,
+ * a created Base invoice its payment URI, which names the chain (the sandbox's is a local one).
+ */
 function network(invoice: AnyInvoice): string {
-  if (invoice.chain === 'btc') return 'Bitcoin';
-  return 'qr_uri' in invoice ? evmNetworkOfUri(invoice.qr_uri) : 'Base';
+  const named: NetworkName =
+    invoice.chain === 'btc' ? btcNetworkName(invoice.network) : 'qr_uri' in invoice ? evmNetworkOfUri(invoice.qr_uri) : { name: 'Base', note: null };
+  return named.note ? `${networkLabel(named)} —` : named.name;
 }
 
 /** Plain text for clients that ignore structuredContent: everything a payer needs, nothing secret. */

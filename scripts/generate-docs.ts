@@ -1,11 +1,12 @@
 /**
  * Regenerates the committed artifacts from the zod contract:
- * openapi/openapi.json and llms.txt. `--check` exits 1 when a committed file is stale.
+ * openapi/openapi.json, llms.txt and docs/reference.md. `--check` exits 1 when a committed file is stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildLlmsTxt } from '../shared/llms.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
+import { buildReferenceMarkdown } from '../shared/reference.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -13,6 +14,7 @@ export function generatedArtifacts(): Record<string, string> {
   return {
     'openapi/openapi.json': `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`,
     'llms.txt': buildLlmsTxt(),
+    'docs/reference.md': buildReferenceMarkdown(),
   };
 }
 

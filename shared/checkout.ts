@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { InvoiceStatus } from './invoice.ts';
+import { BtcNetwork, InvoiceStatus } from './invoice.ts';
 
 const dateTime = () => z.iso.datetime();
 
@@ -25,6 +25,10 @@ const checkoutCoreShape = {
     .describe(
       'An addition to the spec\'s view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; Base: mined, `BASE_CONFIRMATIONS` blocks). The page then tells the payer not to pay again.',
     ),
+  memo: z
+    .string()
+    .nullable()
+    .describe("An addition to the spec's view: the memo the merchant gave at creation (Bitcoin invoices; null when none), shown to the payer."),
   server_time: dateTime().describe(
     "The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.",
   ),
@@ -35,6 +39,7 @@ export const BtcCheckoutView = z
     ...checkoutCoreShape,
     chain: z.literal('btc'),
     asset: z.literal('BTC'),
+    network: BtcNetwork.describe("An addition to the spec's view: the Bitcoin network of the address, so the page can say when the coins are test coins."),
     amount_btc: z.string().describe('Exact decimal BTC amount to send, e.g. "0.00050000".'),
   })
   .strict()

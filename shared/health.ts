@@ -87,7 +87,7 @@ export const ChainSourceBudget = z
       .nullable()
       .describe('When the next request is allowed (request budget empty, or a Retry-After or backoff window open); null when one may go now.'),
   })
-  .meta({ id: 'ChainSourceBudget', description: 'Request budget of one chain source (README "Request budgets").' });
+  .meta({ id: 'ChainSourceBudget', description: 'Request budget of one chain source (docs/chains.md, "Request budgets").' });
 
 export const Health = z
   .object({

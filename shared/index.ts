@@ -6,4 +6,4 @@ export * from './webhooks.ts';
 export * from './checkout.ts';
 export { API_VERSION } from './version.ts';
 export * from './cloud.ts';
-export * from './evm-network.ts';
+export * from './network-name.ts';

@@ -2,17 +2,16 @@ import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import jsQRModule from 'jsqr';
-import { PNG } from 'pngjs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningListener } from '../listener/app.ts';
 import { CHECKOUT_CSP } from '../listener/checkout/routes.ts';
-import { artifactsDir, chromiumMissing, collectPageErrors, launchChromium, saveScreenshot } from './support/browser.ts';
-import { startBtcWatchContext, type BtcWatchContext } from './support/btc-chain.ts';
+import { artifactsDir, chromiumMissing, collectPageErrors, decodeQr as decodeDrawnQr, horizontalOverflow, launchChromium, saveScreenshot } from './support/browser.ts';
+import { payeeOf, startBtcWatchContext, testAccountKey, type BtcWatchContext } from './support/btc-chain.ts';
+import { getJson, signupMerchant, startLocalChainCloud } from './support/cloud.ts';
+import { waitForWatcher } from './support/wait-for-watcher.ts';
 import { ACCOUNT_XPUB, FIXED_ADDRESS } from './helpers/base-chain.ts';
 import { postJson, startTestListener } from './support/listener.ts';
 
-const jsQR = jsQRModule.default;
 const PHONE = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 /** The page polls every 5 s; two polls and some slack. */
 const LIVE_UPDATE_MS = 15_000;
@@ -55,10 +54,7 @@ describe('checkout page in Chromium', { skip: chromiumMissing }, () => {
     return page;
   }
 
-  async function decodeQr(page: Page): Promise<string | undefined> {
-    const png = PNG.sync.read(await page.locator('.qr [role="img"] svg').screenshot());
-    return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
-  }
+  const decodeQr = (page: Page) => decodeDrawnQr(page.locator('.qr [role="img"] svg'));
 
   test('a Bitcoin invoice: shop name, exact amount, a QR code that decodes to qr_uri, a running countdown', async () => {
     const invoice = await createInvoice(50_000);
@@ -105,6 +101,7 @@ describe('checkout page in Chromium', { skip: chromiumMissing }, () => {
     assert.deepEqual([view.status, view.payment_seen], ['pending', true], 'covered in the mempool, not yet confirmed');
     await page.locator('[data-when="seen"]').waitFor({ state: 'visible', timeout: LIVE_UPDATE_MS });
     assert.match((await page.locator('[data-when="seen"]').textContent())!, /Do not pay again\./);
+    assert.equal(await page.locator('h1').textContent(), 'Payment of 0.00050000 BTC received', 'no heading asks to pay again');
     assert.equal(await page.locator('.pay').isVisible(), false, 'no QR code invites a second payment');
     await saveScreenshot(page, 'checkout-btc-seen');
 
@@ -116,6 +113,8 @@ describe('checkout page in Chromium', { skip: chromiumMissing }, () => {
     assert.equal(await txLink.getAttribute('href'), `http://127.0.0.1:8787/explorer/tx/${txid}`);
     assert.equal(await page.locator('.pay').isVisible(), false, 'nothing left to pay: no QR, no address');
     assert.equal((await page.locator('[role="status"]').innerText()).replace(/\s+/g, ' '), `Paid Your payment is confirmed. Thank you! Transaction: ${txid}`);
+    assert.equal(await page.locator('h1').textContent(), 'Paid 0.00050000 BTC', 'the heading turns to Paid with the status');
+    assert.equal(await page.title(), 'Paid 0.00050000 BTC · Shop');
     assert.equal(navigations, 0, 'no navigation happened');
     assert.equal(await page.evaluate(() => (window as unknown as { loadedOnce?: boolean }).loadedOnce), true, 'same document');
     await saveScreenshot(page, 'checkout-btc-confirmed');
@@ -258,6 +257,8 @@ describe('Base fixed-address checkout page in Chromium', { skip: chromiumMissing
       await page.goto(`${listener.url}/pay/${created.json.invoice_id}`);
       assert.equal(await page.locator('h1').textContent(), `Pay ${created.json.amount_usdc} USDT`);
       assert.equal(await page.locator('#amount').textContent(), created.json.amount_usdc);
+      assert.equal(await page.locator('#network').textContent(), 'USDT on Base (not Ethereum mainnet)');
+      assert.equal(await page.locator('#network-note').count(), 0, 'a mainnet carries no test-network note');
       const note = page.locator('#amount-note');
       assert.equal(await note.isVisible(), true);
       assert.match((await note.textContent())!, new RegExp(`^Send exactly ${created.json.amount_usdc.replace('.', '\\.')} USDT\\.`));
@@ -266,14 +267,173 @@ describe('Base fixed-address checkout page in Chromium', { skip: chromiumMissing
         'amount-note',
         'screen readers hear the note with the amount',
       );
-      const png = PNG.sync.read(await page.locator('.qr [role="img"] svg').screenshot());
-      assert.equal(jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data, created.json.qr_uri);
+      assert.equal(await decodeDrawnQr(page.locator('.qr [role="img"] svg')), created.json.qr_uri);
       const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(scroll <= 360, `page is ${scroll}px wide`);
       await saveScreenshot(page, 'checkout-usdt-fixed-phone');
       assert.deepEqual(errors, []);
     } finally {
       await phone.close();
+    }
+  });
+});
+
+type CheckoutState = 'pending' | 'partial' | 'confirmed' | 'expired';
+
+/** One edition's checkout pages, one invoice in each state, all for 0.0005 BTC with a memo. */
+interface Edition {
+  name: 'listener' | 'cloud';
+  network: string;
+  pages: Record<CheckoutState, string>;
+  close(): Promise<void>;
+}
+
+const SHOP = 'Corner Shop';
+const MEMO = 'Order 2002 — 3 × espresso';
+const SIZES = [
+  { name: 'desktop', options: { viewport: { width: 1280, height: 800 } } },
+  { name: 'phone', options: { viewport: { width: 375, height: 667 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true } },
+] as const;
+/** What the heading (and, with the shop, the title) says in each state. */
+const HEADINGS: Record<CheckoutState, string> = {
+  pending: 'Pay 0.00050000 BTC',
+  partial: 'Pay 0.00030000 BTC',
+  confirmed: 'Paid 0.00050000 BTC',
+  expired: 'Expired: 0.00050000 BTC not paid',
+};
+
+/** The listener on the local regtest chain: partly paid, paid, and expired by its manual clock. */
+async function listenerEdition(): Promise<Edition> {
+  const context = await startBtcWatchContext('esplora', { env: { SHOP_NAME: SHOP } });
+  const create = async (expiresIn?: number) => {
+    const created = await postJson(`${context.listener.url}/invoice`, { amount_sats: 50_000, memo: MEMO, ...(expiresIn ? { expires_in: expiresIn } : {}) });
+    assert.equal(created.status, 201, created.text);
+    return created.json as CreatedBtcInvoice;
+  };
+  const [pending, partial, confirmed, expired] = [await create(), await create(), await create(), await create(60)];
+  await context.sync();
+  context.chain.pay([{ address: partial.receive_address, value: 20_000n }]);
+  context.chain.pay([{ address: confirmed.receive_address, value: 50_000n }]);
+  context.chain.mine(1);
+  await context.sync();
+  context.clock.advance(61_000);
+  const states = await Promise.all([pending, partial, confirmed, expired].map(async (i) => (await context.invoice(i.invoice_id)).status));
+  assert.deepEqual(states, ['pending', 'partial', 'confirmed', 'expired']);
+  const page = (i: CreatedBtcInvoice) => `${context.listener.url}/pay/${i.invoice_id}`;
+  return {
+    name: 'listener',
+    network: 'Bitcoin regtest — sandbox, not real bitcoin',
+    pages: { pending: page(pending), partial: page(partial), confirmed: page(confirmed), expired: page(expired) },
+    close: () => context.close(),
+  };
+}
+
+/** Cloud watching the local chain; its merchant's key is a testnet one, so its pages say testnet. */
+async function cloudEdition(): Promise<Edition> {
+  const local = await startLocalChainCloud();
+  const { cloud, chain } = local;
+  const merchant = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(41), shop_name: SHOP });
+  const key = { 'X-Service-Api-Key': merchant.api_key };
+  const create = async (expiresIn?: number) => {
+    const created = await postJson(`${cloud.url}/api/v1/invoice`, { amount_sats: 50_000, memo: MEMO, ...(expiresIn ? { expires_in: expiresIn } : {}) }, key);
+    assert.equal(created.status, 201, created.text);
+    return created.json as CreatedBtcInvoice & { checkout_url: string };
+  };
+  const [pending, partial, confirmed, expired] = [await create(), await create(), await create(), await create(1)];
+  await waitForWatcher(
+    'the leader watches the merchant',
+    async () => (await cloud.database.db.selectFrom('btc_blocks').select('merchant_id').distinct().execute()).length,
+    (n) => n === 1,
+    { watcher: local.watcher },
+  );
+  chain.pay([{ ...payeeOf(partial.receive_address), value: 20_000n }]);
+  chain.pay([{ ...payeeOf(confirmed.receive_address), value: 50_000n }]);
+  chain.mine(1);
+  const statusOf = (id: string) => async () => (await getJson(`${cloud.url}/api/v1/checkout/${id}`)).json.status as string;
+  await waitForWatcher('the part payment', statusOf(partial.invoice_id), (s) => s === 'partial', { watcher: local.watcher });
+  await waitForWatcher('the full payment', statusOf(confirmed.invoice_id), (s) => s === 'confirmed', { watcher: local.watcher });
+  await waitForWatcher('the one-second invoice to expire', statusOf(expired.invoice_id), (s) => s === 'expired', { watcher: local.watcher });
+  return {
+    name: 'cloud',
+    network: 'Bitcoin testnet — test coins, not real bitcoin',
+    pages: { pending: pending.checkout_url, partial: partial.checkout_url, confirmed: confirmed.checkout_url, expired: expired.checkout_url },
+    close: () => local.close(),
+  };
+}
+
+describe('checkout pages of both editions at desktop and phone sizes: pending, partly paid, paid, expired', { skip: chromiumMissing }, () => {
+  let browser: Browser;
+  const editions: Edition[] = [];
+  before(async () => {
+    browser = await launchChromium();
+    editions.push(await listenerEdition(), await cloudEdition());
+  });
+  after(async () => {
+    await browser?.close();
+    for (const edition of editions) await edition.close();
+  });
+
+  for (const editionName of ['listener', 'cloud'] as const) {
+    for (const size of SIZES) {
+      test(`${editionName}, ${size.name} (${size.options.viewport.width}×${size.options.viewport.height}): no sideways scrolling, the network named, the memo, a title and heading per state, the address in groups beside its copy button`, async () => {
+        const edition = editions.find((e) => e.name === editionName)!;
+        const context = await browser.newContext(size.options);
+        try {
+          for (const state of ['pending', 'partial', 'confirmed', 'expired'] as const) {
+            const page = await context.newPage();
+            const errors = collectPageErrors(page);
+            await page.goto(edition.pages[state]);
+            const where = `${edition.name} ${size.name} ${state}`;
+            assert.equal(await page.locator('main').getAttribute('data-state'), state, where);
+            assert.equal(await horizontalOverflow(page), null, `${where}: no sideways scrolling`);
+            assert.equal(await page.locator('h1').textContent(), HEADINGS[state], where);
+            assert.equal(await page.title(), `${HEADINGS[state]} · ${SHOP}`, where);
+            assert.equal(await page.locator('#network-note').textContent(), edition.network, `${where}: the test network is named in every state`);
+            assert.equal(await page.locator('#memo').textContent(), `Memo: ${MEMO}`, where);
+            assert.equal(await page.locator('#memo').isVisible(), true);
+            if (state === 'pending' || state === 'partial') {
+              assert.equal(await page.locator('#network').textContent(), edition.network, where);
+              const address = (await page.locator('#address').textContent())!;
+              const groups = await page.locator('#address .group').allTextContents();
+              assert.equal(groups.join(''), address, 'the groups are the address, without spaces');
+              assert.ok(groups.every((g) => g.length <= 4) && groups.length === Math.ceil(address.length / 4), groups.join(' '));
+              const width = size.options.viewport.width;
+              const boxes = await page.locator('#address .group').evaluateAll((els) => els.map((el) => el.getBoundingClientRect().toJSON() as DOMRect));
+              assert.ok(boxes.every((b) => b.right <= width), `${where}: every group inside the viewport`);
+              const addressBox = (await page.locator('#address').boundingBox())!;
+              const copy = (await page.locator('[data-copy="address"]').boundingBox())!;
+              assert.ok(Math.abs(copy.y - addressBox.y) <= 4, `${where}: the copy button's top (${copy.y}) is level with the address's (${addressBox.y})`);
+              assert.ok(addressBox.x + addressBox.width <= copy.x && copy.x + copy.width <= width, `${where}: the button is beside the address, inside the viewport`);
+              assert.match((await page.locator('#expires-at').textContent())!, /\d\d:\d\d/, `${where}: the expiry as a clock time`);
+              assert.equal(await page.locator('#countdown').isVisible(), true);
+              assert.match((await page.locator('#countdown').textContent())!, /^\d+:\d\d(:\d\d)?$/, `${where}: and the countdown`);
+            } else {
+              assert.equal(await page.locator('.pay').isVisible(), false, `${where}: nothing to pay into`);
+            }
+            // Every state on a phone for the listener, the waiting page on a desktop for both.
+            if (size.name === 'phone' ? edition.name === 'listener' : state === 'pending') await saveScreenshot(page, `checkout-${edition.name}-${state}-${size.name}`);
+            await page.close();
+            assert.deepEqual(errors, [], where);
+          }
+        } finally {
+          await context.close();
+        }
+      });
+    }
+  }
+
+  test("the expiry in the payer's own time zone, beside the UTC time the page is written with", async () => {
+    const edition = editions.find((e) => e.name === 'listener')!;
+    const html = await (await fetch(edition.pages.pending)).text();
+    assert.match(html, /Pay before <time id="expires-at" datetime="2026-01-01T01:00:00\.000Z">01:00 UTC, 2026-01-01<\/time>/);
+    const context = await browser.newContext({ timezoneId: 'America/New_York', locale: 'en-US' });
+    try {
+      const page = await context.newPage();
+      await page.goto(edition.pages.pending);
+      assert.match((await page.locator('#expires-at').textContent())!, /^Dec 31, 08:00\sPM\sEST$/u);
+      assert.match((await page.locator('.expiry').innerText()).replace(/\s+/g, ' '), /^Pay before Dec 31, 08:00 PM EST · Time left to pay: \d+:\d\d$/);
+    } finally {
+      await context.close();
     }
   });
 });

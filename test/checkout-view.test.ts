@@ -14,11 +14,11 @@ const WEBHOOK_SECRET = 'whsec_checkout_test_secret_0123456789';
 
 const btcViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
-  'verify_url', 'tx_url', 'server_time', 'amount_btc', 'amount_due', 'payment_seen', 'qr_uri',
+  'verify_url', 'tx_url', 'server_time', 'amount_btc', 'amount_due', 'payment_seen', 'qr_uri', 'network', 'memo',
 ].sort();
 const baseViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
-  'verify_url', 'tx_url', 'server_time', 'amount_usdc', 'amount_usdc_units', 'amount_due', 'payment_seen', 'qr_uri',
+  'verify_url', 'tx_url', 'server_time', 'amount_usdc', 'amount_usdc_units', 'amount_due', 'payment_seen', 'qr_uri', 'memo',
 ].sort();
 
 describe('checkout view and page of the listener', () => {
@@ -64,6 +64,8 @@ describe('checkout view and page of the listener', () => {
         shop_name: 'Dana\'s <script>alert("x")</script> & Co',
         chain: 'btc',
         asset: 'BTC',
+        network: 'mainnet',
+        memo: 'Order #42',
         status: 'pending',
         receive_address: created.receive_address,
         expires_at: '2026-01-01T13:00:00.000Z',
@@ -108,7 +110,7 @@ describe('checkout view and page of the listener', () => {
     const xpubPage = await (await fetch(`${listener.url}/pay/${xpub.invoice_id}`)).text();
     assert.doesNotMatch(xpubPage, /Send exactly/);
     // Base mainnet (the default chain id) keeps its name; the sandbox's chain is named by its id (sandbox-first-loop test).
-    assert.match(xpubPage, /<dd>USDC on Base \(not Ethereum mainnet\)<\/dd>/);
+    assert.match(xpubPage, /<dd id="network">USDC on Base \(not Ethereum mainnet\)<\/dd>/);
   });
 
   /** A Transfer the Base watcher recorded (mined, not yet confirmed), written as it writes them. */
@@ -138,7 +140,7 @@ describe('checkout view and page of the listener', () => {
     assert.equal(partial.amount_due, '12.750000');
     assert.equal(partial.qr_uri, invoice.qr_uri.replace('uint256=20000000', 'uint256=12750000'));
     const page = await (await fetch(`${listener.url}/pay/${invoice.invoice_id}`)).text();
-    assert.match(page, /<h1>Pay <span class="nowrap">12\.750000 USDC<\/span><\/h1>/);
+    assert.match(page, /<h1 id="heading"[^>]*>Pay 12\.750000 USDC<\/h1>/);
     assert.match(page, /<code class="value" id="amount" aria-describedby="amount-note">12\.750000<\/code>/);
     assert.match(page, /Send the remaining 12\.750000 USDC to the same address\./);
     assert.match(page, /data-amount-due="12\.750000"/);

@@ -168,7 +168,7 @@ describe('Cloud /api/v1', () => {
     assert.ok(!listB.json.invoices.some((i: { invoice_id: string }) => i.invoice_id === created.json.invoice_id));
     const meB = await getJson(api('/me'), keyB());
     assert.equal(meB.json.merchant_id, b.merchant_id);
-    // B registered the same key: it draws from the key's one sequence, never A's address (README "Invariants").
+    // B registered the same key: it draws from the key's one sequence, never A's address (docs/security.md, "Invariants").
     const own = await postJson(api('/invoice'), { amount_sats: 3000 }, keyB());
     assert.equal(own.json.merchant_id, b.merchant_id);
     assert.ok(own.json.child_index > created.json.child_index);
@@ -217,8 +217,9 @@ describe('Cloud /api/v1', () => {
     assert.equal(view.json.amount_btc, '0.00005000');
     assert.equal(view.json.verify_url, `https://mempool.space/address/${created.json.receive_address}`);
     assert.deepEqual(Object.keys(view.json).sort(), [
-      'amount_btc', 'amount_due', 'asset', 'chain', 'created_at', 'expires_at', 'invoice_id', 'paid_at', 'payment_seen', 'qr_uri', 'receive_address', 'server_time', 'shop_name', 'status', 'tx_hash', 'tx_url', 'verify_url',
+      'amount_btc', 'amount_due', 'asset', 'chain', 'created_at', 'expires_at', 'invoice_id', 'memo', 'network', 'paid_at', 'payment_seen', 'qr_uri', 'receive_address', 'server_time', 'shop_name', 'status', 'tx_hash', 'tx_url', 'verify_url',
     ]);
+    assert.deepEqual([view.json.network, view.json.memo], ['mainnet', null]);
     for (const secret of [a.api_key, a.webhook_secret!, BIP84_ZPUB, 'example.com"', a.merchant_id]) assert.ok(!view.text.includes(secret));
     const preflight = await fetch(api(`/checkout/${created.json.invoice_id}`), { method: 'OPTIONS' });
     assert.equal(preflight.status, 204);

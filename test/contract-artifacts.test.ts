@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { errorCatalogue } from '../shared/index.ts';
+import { routeTable } from '../shared/routes.ts';
 import { generatedArtifacts } from '../scripts/generate-docs.ts';
 import { startTestListener } from './support/listener.ts';
 
@@ -44,6 +45,20 @@ describe('generated artifacts', () => {
     for (const code of Object.keys(errorCatalogue)) {
       assert.ok(documentedCodes.includes(`"${code}"`), `${code} is documented on an endpoint or webhook`);
     }
+  });
+
+  it('docs/reference.md gives every listed route a section with its errors, and every error code and schema', () => {
+    const reference = readFileSync(new URL('docs/reference.md', root), 'utf8');
+    for (const route of routeTable) {
+      const heading = `### ${route.method.toUpperCase()} ${route.path}\n`;
+      assert.equal(reference.includes(heading), !route.unlisted, `${heading.trim()} ${route.unlisted ? 'is unlisted, so absent' : 'has a section'}`);
+      if (route.unlisted) continue;
+      const section = reference.slice(reference.indexOf(heading), reference.indexOf('\n### ', reference.indexOf(heading) + 1));
+      for (const code of route.errors) assert.match(section, new RegExp(`${errorCatalogue[code].status} \\[\`${code}\`\\]`), `${heading.trim()} lists ${code}`);
+    }
+    for (const [code, { status }] of Object.entries(errorCatalogue)) assert.ok(reference.includes(`<a id="${code}"></a>\`${code}\` | ${status} |`), `error ${code}`);
+    const document = JSON.parse(readFileSync(new URL('openapi/openapi.json', root), 'utf8'));
+    for (const schema of Object.keys(document.components.schemas)) assert.ok(reference.includes(`\n### ${schema}\n`), `schema ${schema}`);
   });
 
   it('the listener serves exactly the generated documents', async () => {

@@ -2,28 +2,21 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { DASHBOARD_CSP, SESSION_COOKIE } from '../cloud/dashboard/routes.ts';
 import { enqueueEvent } from '../core/events/outbox.ts';
 import { verifyWebhook } from '../core/webhooks/index.ts';
-import { artifactsDir, chromiumMissing, collectPageErrors, launchChromium, saveScreenshot } from './support/browser.ts';
-import { signupMerchant, startTestCloud } from './support/cloud.ts';
+import { artifactsDir, chromiumMissing, collectPageErrors, decodeQr, horizontalOverflow, launchChromium, saveScreenshot } from './support/browser.ts';
+import { signupMerchant, startLocalChainCloud, startTestCloud } from './support/cloud.ts';
+import { releasedPort } from './support/ports.ts';
+import { payeeOf, testAccountKey } from './support/btc-chain.ts';
+import { waitForWatcher } from './support/wait-for-watcher.ts';
 import { BIP84_ZPUB, postJson } from './support/listener.ts';
 import { startScriptedReceiver } from './support/scripted-receiver.ts';
 
 const PHONE = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
-/** A port free right now: the Cloud must know its own address for `checkout_url` before it starts. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -46,7 +39,8 @@ describe('merchant dashboard in Chromium', { skip: chromiumMissing }, () => {
 
   before(async () => {
     receiver = await startScriptedReceiver(() => ({ status: 200, body: '{"ok":true}' }));
-    const port = await freePort();
+    // The Cloud must know its own address for `checkout_url` before it starts.
+    const port = await releasedPort();
     cloud = await startTestCloud({
       env: { PORT: String(port), CLOUD_CHECKOUT_BASE_URL: `http://127.0.0.1:${port}`, CLOUD_WEBHOOK_ALLOW_LOOPBACK: 'true' },
       deps: {
@@ -232,17 +226,22 @@ describe('merchant dashboard in Chromium', { skip: chromiumMissing }, () => {
     assert.deepEqual(pageErrors, []);
   });
 
-  test('plan page: the catalogue, and an upgrade on a service without billing shows the readable method_unavailable message', async () => {
+  test('plan page on a service with no payment method set up: the catalogue, no upgrade button that could only fail, and a plain sentence why', async () => {
     await page.goto(`${cloud.url}/dashboard/plan`);
     assert.equal(await page.locator('#current-plan').textContent(), 'free');
     assert.deepEqual(await page.locator('.card h2').allTextContents(), ['free', 'starter', 'pro']);
-    await page.locator('.plan-starter').getByRole('button', { name: 'Upgrade to starter' }).click();
-    assert.equal(await page.getByRole('alert').textContent(), 'Crypto billing is not set up on this service. (method_unavailable)');
-    assert.equal(await page.locator('h1').textContent(), 'Plan', 'the error shows on the page, not a blank one');
-    await saveScreenshot(page, 'dashboard-plan-error');
-    await page.locator('.plan-pro').getByLabel('Pay with').selectOption('card');
-    await page.locator('.plan-pro').getByRole('button', { name: 'Upgrade to pro' }).click();
-    assert.equal(await page.getByRole('alert').textContent(), 'Card payments are not available on this service; pay with crypto. (method_unavailable)');
+    assert.equal(await page.getByRole('button', { name: /^Upgrade/ }).count(), 0);
+    assert.equal(await page.getByLabel('Pay with').count(), 0);
+    assert.equal(
+      await page.locator('#how-to-pay').textContent(),
+      'Paid plans cannot be bought on this service yet: its operator has not set up a way to pay (crypto billing or card payments). Ask the operator to upgrade your account.',
+    );
+    await saveScreenshot(page, 'dashboard-plan');
+    // A forged upgrade still gets the readable refusal, on the page.
+    const csrf = await page.locator('input[name="csrf"]').first().inputValue();
+    const forged = await context.request.post(`${cloud.url}/dashboard/plan`, { form: { csrf, plan: 'starter', method: 'crypto' } });
+    assert.equal(forged.status(), 409);
+    assert.match(await forged.text(), /Crypto billing is not set up on this service\. \(method_unavailable\)/);
   });
 
   test('CSRF: a POST with the session cookie but without the form token (or with a wrong one) is refused and changes nothing', async () => {
@@ -300,6 +299,136 @@ describe('merchant dashboard in Chromium', { skip: chromiumMissing }, () => {
       }
       assert.equal(await small.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').count(), 5);
       assert.deepEqual(errors, []);
+    } finally {
+      await phone.close();
+    }
+  });
+});
+
+describe("a merchant's first hour in Chromium: sign up, create an invoice, see it paid on the local chain", { skip: chromiumMissing }, () => {
+  let browser: Browser;
+  let local: Awaited<ReturnType<typeof startLocalChainCloud>>;
+
+  before(async () => {
+    local = await startLocalChainCloud();
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await local?.close();
+  });
+
+  test('sign up from the sign-in page, copy the key, create an invoice with a memo, copy its link, pay it: the list shows it confirmed and the checkout page says Paid', async () => {
+    const { cloud, chain } = local;
+    const context = await browser.newContext();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: cloud.url });
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
+
+    await page.goto(`${cloud.url}/dashboard/login`);
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.waitForURL(`${cloud.url}/dashboard/signup`);
+    assert.equal(await page.locator('h1').textContent(), 'Create an account');
+    await page.getByLabel('Email').fill('first-hour@example.com');
+    await page.getByLabel('Shop name').fill('First Hour Coffee');
+    await page.getByLabel('Bitcoin account public key').fill(testAccountKey(31));
+    await saveScreenshot(page, 'dashboard-sign-up');
+    await page.getByRole('button', { name: 'Create account' }).click();
+
+    assert.equal(await page.locator('h1').textContent(), 'Account created');
+    const key = (await page.locator('#new-key').textContent())!;
+    assert.match(key, /^sk_[A-Za-z0-9_-]{43}$/);
+    await page.getByRole('button', { name: 'Copy API key' }).click();
+    await page.getByRole('button', { name: 'Copy API key' }).filter({ hasText: 'Copied' }).waitFor();
+    assert.equal(await clipboard(), key, 'the copy button copies the exact key');
+    assert.equal((await fetch(`${cloud.url}/api/v1/me`, { headers: { 'X-Service-Api-Key': key } })).status, 200);
+    assert.equal(await page.locator('.brand').textContent(), 'First Hour Coffee', 'signed in by the sign-up');
+    await saveScreenshot(page, 'dashboard-account-created');
+
+    await page.getByRole('link', { name: 'Create your first invoice' }).click();
+    assert.equal(await page.locator('h1').textContent(), 'New invoice');
+    // A typo first: the form says what is wrong and keeps what was typed.
+    await page.getByLabel('Amount').fill('0.0005 BTC');
+    await page.getByLabel('Memo (optional)').fill('Order 1001: two flat whites');
+    await page.getByRole('button', { name: 'Create invoice' }).click();
+    assert.equal(await page.getByRole('alert').textContent(), 'The amount is a whole number of sats, e.g. 50000. (invalid_amount)');
+    assert.equal(await page.getByLabel('Memo (optional)').inputValue(), 'Order 1001: two flat whites');
+    // The refusal's 400 is the one failed request the browser may report.
+    const refused = errors.splice(0);
+    assert.ok(refused.length > 0 && refused.every((error) => / 400\b|status of 400/.test(error)), refused.join('\n'));
+    await page.getByLabel('Amount').fill('50000');
+    await page.getByLabel('Lifetime in minutes (optional)').fill('30');
+    await page.getByRole('button', { name: 'Create invoice' }).click();
+
+    const checkoutUrl = (await page.locator('#checkout-url').textContent())!;
+    const invoiceId = /\/pay\/(inv_[A-Za-z0-9_-]+)$/.exec(checkoutUrl)![1]!;
+    assert.equal(checkoutUrl, `${cloud.url}/pay/${invoiceId}`);
+    assert.match((await page.locator('#created').textContent())!, new RegExp(`Invoice ${invoiceId} created: 0\\.00050000 BTC\\.`));
+    await page.getByRole('button', { name: 'Copy checkout link' }).click();
+    await page.getByRole('button', { name: 'Copy checkout link' }).filter({ hasText: 'Copied' }).waitFor();
+    assert.equal(await clipboard(), checkoutUrl);
+    assert.equal(await decodeQr(page.locator('#created .qr svg')), checkoutUrl, 'the QR code opens the checkout page');
+    assert.equal(await page.locator('#open-checkout').getAttribute('href'), checkoutUrl);
+    await saveScreenshot(page, 'dashboard-new-invoice-created');
+
+    const payer = await context.newPage();
+    const payerErrors = collectPageErrors(payer);
+    await payer.goto(checkoutUrl);
+    assert.equal(await payer.locator('h1').textContent(), 'Pay 0.00050000 BTC');
+    assert.equal(await payer.title(), 'Pay 0.00050000 BTC · First Hour Coffee');
+    assert.equal(await payer.locator('#memo').textContent(), 'Memo: Order 1001: two flat whites');
+    assert.equal(await payer.locator('#network').textContent(), 'Bitcoin testnet — test coins, not real bitcoin');
+    const address = (await payer.locator('#address').textContent())!;
+
+    await page.goto(`${cloud.url}/dashboard/invoices`);
+    const row = page.locator('#invoices tbody tr', { hasText: invoiceId });
+    assert.equal(await row.locator('.status').textContent(), 'pending');
+    assert.equal(await row.getByRole('link', { name: invoiceId }).getAttribute('href'), checkoutUrl);
+    assert.equal(await row.getByRole('link', { name: 'Checkout page' }).getAttribute('href'), checkoutUrl);
+
+    // The leader watches a new merchant from the tip it first sees: pay once it does.
+    await waitForWatcher(
+      'the leader watches the new merchant',
+      async () => (await cloud.database.db.selectFrom('btc_blocks').select('merchant_id').distinct().execute()).length,
+      (n) => n === 1,
+      { watcher: local.watcher },
+    );
+    chain.pay([{ ...payeeOf(address), value: 50_000n }]);
+    chain.mine(1);
+    // Neither page is reloaded by the test: the list refreshes itself, the checkout page polls.
+    await waitForWatcher(
+      'the invoice list to show the invoice confirmed',
+      async () => (await row.locator('.status').textContent().catch(() => null)) ?? 'reloading',
+      (status) => status === 'confirmed',
+      { watcher: local.watcher, timeoutMs: 60_000, everyMs: 250 },
+    );
+    await saveScreenshot(page, 'dashboard-invoices-confirmed');
+    await payer.locator('[data-when="confirmed"]').waitFor({ state: 'visible', timeout: 30_000 });
+    assert.equal(await payer.locator('h1').textContent(), 'Paid 0.00050000 BTC');
+    assert.equal(await payer.title(), 'Paid 0.00050000 BTC · First Hour Coffee');
+    assert.deepEqual([...errors, ...payerErrors], []);
+    await context.close();
+  });
+
+  test('sign-up and new invoice pages on a phone: no sideways scrolling', async () => {
+    const phone = await browser.newContext({ viewport: { width: 375, height: 667 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    try {
+      const small = await phone.newPage();
+      await small.goto(`${local.cloud.url}/dashboard/signup`);
+      assert.equal(await horizontalOverflow(small), null);
+      await saveScreenshot(small, 'dashboard-phone-sign-up');
+      await small.getByLabel('Email').fill('phone@example.com');
+      await small.getByLabel('Shop name').fill('Phone Shop');
+      await small.getByLabel('Bitcoin account public key').fill(testAccountKey(32));
+      await small.getByRole('button', { name: 'Create account' }).click();
+      assert.equal(await horizontalOverflow(small), null, 'the key and its copy button fit');
+      await small.goto(`${local.cloud.url}/dashboard/invoices/new`);
+      await small.getByLabel('Amount').fill('12345');
+      await small.getByRole('button', { name: 'Create invoice' }).click();
+      await small.locator('#checkout-url').waitFor();
+      assert.equal(await horizontalOverflow(small), null, 'the link, its copy button and the QR code fit');
+      await saveScreenshot(small, 'dashboard-phone-new-invoice');
     } finally {
       await phone.close();
     }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated } from '../shared/index.ts';
+import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoiceCreated } from '../shared/index.ts';
 import { describeCreatedInvoice } from '../mcp/invoice-text.ts';
 
 const RECIPIENT = '0x1111111111111111111111111111111111111111';
@@ -55,7 +55,7 @@ test('an xpub-mode Base invoice states the token amount and its USD price, witho
   assert.doesNotMatch(text, /exactly/);
 });
 
-test('a Base invoice on another chain id is named by it: Base Sepolia, or a local test chain (the sandbox\'s 31337), never "on Base"', () => {
+test('a Base invoice on another chain id is named by it: Base Sepolia, or a local EVM chain (the sandbox\'s 31337), never "on Base"', () => {
   const on = (chainId: number) =>
     describeCreatedInvoice(
       BaseFixedInvoiceCreated.parse({
@@ -74,7 +74,36 @@ test('a Base invoice on another chain id is named by it: Base Sepolia, or a loca
         qr_uri: `ethereum:${USDT_ON_BASE}@${chainId}/transfer?address=${RECIPIENT}&uint256=1000001`,
       }),
     );
-  assert.match(on(31337), /Pay 1\.000001 USDC \(1 USD\) on local test chain \(id 31337\) to 0x1{40}\./);
-  assert.match(on(84532), /Pay 1\.000001 USDC \(1 USD\) on Base Sepolia \(testnet\) to /);
+  assert.match(on(31337), /Pay 1\.000001 USDC \(1 USD\) on local EVM chain \(id 31337\) — sandbox, not real tokens — to 0x1{40}\./);
+  assert.match(on(84532), /Pay 1\.000001 USDC \(1 USD\) on Base Sepolia \(testnet\) — test tokens, not real money — to /);
   assert.doesNotMatch(on(31337), /on Base/);
+});
+
+test('a Bitcoin invoice names its network: mainnet as "Bitcoin", regtest as the sandbox it is', () => {
+  const on = (network: 'mainnet' | 'regtest', address: string) =>
+    describeCreatedInvoice(
+      BtcInvoiceCreated.parse({
+        invoice_id: 'inv_btc',
+        merchant_id: 'default',
+        chain: 'btc',
+        asset: 'BTC',
+        receive_address: address,
+        child_index: 0,
+        status: 'pending',
+        tx_hash: null,
+        paid_at: null,
+        expires_at: '2030-01-01T01:00:00.000Z',
+        created_at: '2030-01-01T00:00:00.000Z',
+        updated_at: '2030-01-01T00:00:00.000Z',
+        amount_btc: '0.00050000',
+        amount_sats: 50_000,
+        network,
+        memo: null,
+        derivation_path: "m/84'/1'/0'/0/0",
+        qr_uri: `bitcoin:${address}?amount=0.0005`,
+        verify_url: `https://mempool.space/address/${address}`,
+      }),
+    );
+  assert.match(on('regtest', 'bcrt1qexample'), /^Pay 0\.00050000 BTC \(50000 sats\) on Bitcoin regtest — sandbox, not real bitcoin — to bcrt1qexample\.$/m);
+  assert.match(on('mainnet', 'bc1qexample'), /^Pay 0\.00050000 BTC \(50000 sats\) on Bitcoin to bc1qexample\.$/m);
 });

@@ -1,14 +1,16 @@
 /**
- * Every code block of the README runs as written (test/support/readme-blocks.ts says how a block is
- * marked). The shell blocks marked `run` run in README order, command by command, against one
- * sandbox started with `npm start`: on free ports instead of 8787 and 18443 (PORT and
- * SANDBOX_CHAIN_PORT are set for every command, and `127.0.0.1:8787` in a command reads as the
- * sandbox's address). A command must exit 0 and not print an error envelope; one whose comment
+ * Every code block of the README and of the pages in docs/ runs as written, parses, or says why it
+ * is not run (test/support/readme-blocks.ts says how a block is marked). The shell blocks marked
+ * `run` run in order (the README's, then each page's), against one sandbox started with
+ * `npm start`: on free ports instead of 8787 and 18443 (PORT and SANDBOX_CHAIN_PORT are set, and
+ * `127.0.0.1:8787` in a command reads as the sandbox's address). A block's commands run one by one
+ * in one bash session, as a reader pastes them into one terminal, so a variable one line sets
+ * (`ID=$(…)`) is there on the next, and blocks run in turn share the session as the walkthrough's
+ * second terminal does. A command must exit 0 and not print an error envelope; one whose comment
  * names JSON (`# "status":"confirmed"`) is run again until its output holds it, as a person would.
  * The `receiver` block runs with plain node as the sandbox's webhook target.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,45 +19,26 @@ import { after, before, describe, it, test } from 'node:test';
 import { signWebhook } from '../core/webhooks/index.ts';
 import { repoRoot, spawnChild, type Child } from './support/child.ts';
 import { releasedPort } from './support/ports.ts';
-import { classificationProblem, describeBlock, isShell, readmeBlocks, shellCommands, type Block, type ShellCommand } from './support/readme-blocks.ts';
+import { classificationProblem, describeBlock, docPages, isShell, readmeBlocks, shellCommands, type Block, type ShellCommand } from './support/readme-blocks.ts';
+import { ShellSession, type Finished } from './support/shell-session.ts';
 import { waitForWatcher } from './support/wait-for-watcher.ts';
 
-const blocks = readmeBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'));
+const pages = docPages(repoRoot);
+const blocks = pages.flatMap((page) => readmeBlocks(readFileSync(join(repoRoot, page), 'utf8'), page));
 const runBlocks = blocks.filter((block) => block.kind === 'run');
 const receiverBlocks = blocks.filter((block) => block.kind === 'receiver');
 
-test('every README code block is run, parsed as JSON, or marked with why it is not run', () => {
+test('every code block of the README and docs/ is run, parsed as JSON, or marked with why it is not run', () => {
   const problems = blocks.flatMap((block) => {
     const problem = classificationProblem(block);
     return problem ? [`${describeBlock(block)}: ${problem}`] : [];
   });
-  assert.deepEqual(problems, [], `README blocks to fix or mark:\n${problems.join('\n')}`);
+  assert.ok(pages.length > 5 && pages.includes('docs/README.md'), `the manual's pages: ${pages.join(', ')}`);
+  assert.deepEqual(problems, [], `code blocks to fix or mark:\n${problems.join('\n')}`);
   assert.equal(receiverBlocks.length, 1, 'one js block is the webhook receiver the sandbox delivers to (<!-- readme-test: receiver, with 9876 = … -->)');
-  assert.ok(runBlocks.some((block) => shellCommands(block).some((command) => command.text.startsWith('npm start'))), 'a run block starts the sandbox with npm start');
+  assert.ok(runBlocks.some((block) => block.file === 'README.md' && shellCommands(block).some((command) => command.text.startsWith('npm start'))), 'a README run block starts the sandbox with npm start');
+  assert.ok(runBlocks.some((block) => block.file === 'README.md' && shellCommands(block).some((command) => /^ID=\$\(curl .*\| jq -r \.invoice_id\)$/.test(command.text))), 'the README walkthrough captures the invoice id with ID=$(curl … | jq -r .invoice_id)');
 });
-
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs one command line with bash in the repository root; killed (with its children) after timeoutMs. */
-function runShell(command: string, env: Record<string, string>, timeoutMs = 90_000): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', command], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr: code === null ? `${stderr}\n(killed after ${timeoutMs} ms)` : stderr });
-    });
-  });
-}
 
 /** The error envelope a command printed (curl -s exits 0 on a 4xx), or null. */
 function errorEnvelope(stdout: string): unknown {
@@ -69,7 +52,7 @@ function errorEnvelope(stdout: string): unknown {
 
 const compactJson = (text: string) => text.replace(/"\s*:\s*/g, '":');
 
-describe('the README runs as written against a sandbox', { skip: existsSync(join(repoRoot, '.env')) && 'a .env in the repository root configures npm start; the README blocks run from a clean checkout' }, () => {
+describe('the README and docs run as written against a sandbox', { skip: existsSync(join(repoRoot, '.env')) && 'a .env in the repository root configures npm start; the README blocks run from a clean checkout' }, () => {
   const secret = `whsec_${randomBytes(24).toString('hex')}`;
   const work = mkdtempSync(join(tmpdir(), 'readme-'));
   const invoiceIds: string[] = [];
@@ -77,17 +60,13 @@ describe('the README runs as written against a sandbox', { skip: existsSync(join
   let env: Record<string, string>;
   let receiver: Child;
   let listener: Child;
+  /** The second terminal of the walkthrough: one bash session for every block, in order. */
+  let shell: ShellSession;
 
   /** The block's command as the test runs it: the sandbox's port, and the declared substitutions. */
   function substituted(block: Block, text: string): string {
-    let out = text.replace(/\b(127\.0\.0\.1|localhost):8787\b/g, `$1:${ports.listener}`);
-    if (block.substitutions.has('inv_…') && out.includes('inv_…')) {
-      const last = invoiceIds.at(-1);
-      assert.ok(last, `${describeBlock(block)}: uses inv_… before any command created an invoice`);
-      out = out.replaceAll('inv_…', last);
-    }
-    if (block.substitutions.has('9876')) out = out.replace(/\b9876\b/g, String(ports.receiver));
-    return out;
+    const out = text.replace(/\b(127\.0\.0\.1|localhost):8787\b/g, `$1:${ports.listener}`);
+    return block.substitutions.has('9876') ? out.replace(/\b9876\b/g, String(ports.receiver)) : out;
   }
 
   const failure = (block: Block, command: ShellCommand, why: string, run: Finished) =>
@@ -96,7 +75,7 @@ describe('the README runs as written against a sandbox', { skip: existsSync(join
   async function runCommand(block: Block, command: ShellCommand): Promise<void> {
     if (command.text.replace(/\s#.*$/, '').trim() === 'npm start') return; // the session's listener, already started by `npm start`
     const line = substituted(block, command.text);
-    const once = () => runShell(line, env);
+    const once = () => shell.run(line);
     const run = command.expects.length === 0
       ? await once()
       : await waitForWatcher(`${describeBlock(block)}, line ${command.line}: output holding ${command.expects.join(', ')}`, once, (r) => r.code !== 0 || command.expects.every((fragment) => compactJson(r.stdout).includes(fragment)), {
@@ -108,12 +87,20 @@ describe('the README runs as written against a sandbox', { skip: existsSync(join
     const envelope = errorEnvelope(run.stdout);
     assert.equal(envelope, null, failure(block, command, `answered an error: ${JSON.stringify(envelope)}`, run));
     for (const [, id] of run.stdout.matchAll(/"invoice_id"\s*:\s*"(inv_[\w-]+)"/g)) if (!invoiceIds.includes(id)) invoiceIds.push(id);
+    // A URL the command prints for the reader to open (the payer's page) must open.
+    const printedUrl = /^(http:\/\/127\.0\.0\.1:\d+\/\S*)\n?$/.exec(run.stdout)?.[1];
+    if (printedUrl) {
+      assert.ok(!/\/(pay|invoice|checkout)\/?$/.test(printedUrl), failure(block, command, `printed ${printedUrl}, a URL without its invoice id`, run));
+      const page = await fetch(printedUrl);
+      assert.equal(page.status, 200, failure(block, command, `printed ${printedUrl}, which answers ${page.status}`, run));
+      if (/\/pay\//.test(printedUrl)) assert.match(await page.text(), /<html[\s>]/i, `${printedUrl} is the payer's HTML page`);
+    }
   }
 
   async function runJs(block: Block): Promise<void> {
     const file = join(work, `block-${block.line}.mjs`);
     writeFileSync(file, substituted(block, block.lines.join('\n')));
-    const run = await runShell(`node ${file}`, env);
+    const run = await shell.run(`node ${file}`);
     assert.equal(run.code, 0, `${describeBlock(block)}: node exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
   }
 
@@ -136,8 +123,9 @@ describe('the README runs as written against a sandbox', { skip: existsSync(join
       (status) => status !== 0 || receiver.process.exitCode !== null,
       { watcher: () => receiver.stderr(), timeoutMs: 30_000, everyMs: 100 },
     );
-    assert.equal(receiver.process.exitCode, null, `the README receiver exited: ${receiver.stderr()}`);
+    assert.equal(receiver.process.exitCode, null, `the docs' receiver exited: ${receiver.stderr()}`);
 
+    shell = new ShellSession(repoRoot, env);
     listener = spawnChild('npm', ['start'], { ...env, MERCHANT_WEBHOOK_URL: `http://127.0.0.1:${ports.receiver}/`, MERCHANT_WEBHOOK_SECRET: secret }, { detached: true });
     const [, url] = await listener.waitFor(/"msg":"listener started","url":"([^"]+)"/, 120_000);
     assert.equal(url, `http://127.0.0.1:${ports.listener}`);
@@ -145,6 +133,7 @@ describe('the README runs as written against a sandbox', { skip: existsSync(join
   });
 
   after(async () => {
+    await shell?.close();
     if (listener?.process.exitCode === null) {
       listener.process.kill('SIGTERM'); // npm passes it on to the listener, which stops its chains
       await Promise.race([listener.exited, new Promise((resolve) => setTimeout(resolve, 20_000).unref())]);
@@ -169,7 +158,7 @@ describe('the README runs as written against a sandbox', { skip: existsSync(join
     });
   }
 
-  it('the README receiver accepts a signed delivery and refuses a tampered, unsigned or stale one', async () => {
+  it("the docs' webhook receiver accepts a signed delivery and refuses a tampered, unsigned or stale one", async () => {
     const body = JSON.stringify({ event: 'invoice.confirmed', invoice_id: 'inv_readme_direct', amount: '0.00050000' });
     const post = (payload: string, headers: Record<string, string>) =>
       fetch(`http://127.0.0.1:${ports.receiver}/`, { method: 'POST', body: payload, headers: { 'content-type': 'application/json', ...headers } });
@@ -192,7 +181,7 @@ describe('the README runs as written against a sandbox', { skip: existsSync(join
     assert.deepEqual(await codeOf(await post(body, { ...signed(Date.now()), 'X-Service-Timestamp': 'soon' })), [401, 'invalid_timestamp']);
   });
 
-  it("the sandbox's confirmed invoices reach the README receiver, which verifies them", async () => {
+  it("the sandbox's confirmed invoices reach the docs' webhook receiver, which verifies them", async () => {
     const confirmed: string[] = [];
     for (const id of invoiceIds) {
       const invoice = (await (await fetch(`http://127.0.0.1:${ports.listener}/invoice/${id}`)).json()) as { status: string };

@@ -84,9 +84,9 @@ test('sandbox after `service init`: the banner\'s commands work with the key, pa
       (await shell('sh', ['-c', `${bannerLine(banner, 'Load:')}\n${bannerLine(banner, 'Create:', '"chain":"base"')}`], { cwd: dir, env: { PATH: process.env.PATH } })).stdout,
     );
     assert.match(base.qr_uri, /@31337\//);
-    assert.match(describeCreatedInvoice(base), /^Pay 12\.500000 USDC \(12\.5 USD\) on local test chain \(id 31337\) to 0x/m);
+    assert.match(describeCreatedInvoice(base), /^Pay 12\.500000 USDC \(12\.5 USD\) on local EVM chain \(id 31337\) — sandbox, not real tokens — to 0x/m);
     const checkout = await (await fetch(`${listener.url}/pay/${base.invoice_id}`)).text();
-    assert.match(checkout, /USDC on the local test chain \(id 31337\), not Base/);
+    assert.match(checkout, /<dd id="network">USDC on local EVM chain \(id 31337\) — sandbox, not real tokens<\/dd>/);
     assert.doesNotMatch(checkout, /on Base \(not Ethereum mainnet\)/);
     const basePaid = await runCli(['pay', base.invoice_id, '--url', listener.url], { env, cwd: dir });
     assert.equal(basePaid.code, 0, basePaid.stderr);

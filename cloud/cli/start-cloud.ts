@@ -3,7 +3,7 @@ import { ConfigError, readEnvironment } from '../../listener/config.ts';
 import { startCloud } from '../cloud-app.ts';
 import { loadCloudConfig } from '../cloud-config.ts';
 
-/** `service start --cloud`: the multi-tenant API under /api/v1 (README, Cloud). */
+/** `service start --cloud`: the multi-tenant API under /api/v1 (docs/cloud.md). */
 export async function runCloud(): Promise<number> {
   const signal = stopSignal();
   let config;

@@ -1,22 +1,28 @@
 import type * as z from 'zod';
-import type { Account, InvoiceListEntry } from '../../shared/index.ts';
+import { SignupRequest, supportedAssets, type Account, type AssetId, type InvoiceListEntry } from '../../shared/index.ts';
 import { escapeHtml } from '../../listener/checkout/page.ts';
 import { KEY_LABEL_MAX } from '../api-keys.ts';
 import type { DeliverySummary } from '../../core/webhooks/delivery-store.ts';
 import type { CardSubscription } from '../card-subscription.ts';
 import type { Plan } from '../plans.ts';
+import { DEFAULT_LIFETIME_MIN } from './invoice-form.ts';
 
 type AccountView = z.infer<typeof Account>;
 type InvoiceEntry = z.infer<typeof InvoiceListEntry>;
 
+/** A content-hashed file the page loads, with its Subresource Integrity value. */
 export interface Stylesheet {
   url: string;
   integrity: string;
 }
 
-/** What every signed-in page needs: the stylesheet, the shop, the form token, and an optional notice. */
+/**
+ * What every signed-in page needs: the stylesheet, the shop, the form token, and an optional notice.
+ * `script` (its copy buttons) is loaded only by the pages that show something to copy.
+ */
 export interface PageFrame {
   css: Stylesheet;
+  script?: Stylesheet;
   shopName: string;
   csrf: string;
   notice?: Notice;
@@ -37,7 +43,7 @@ export const dashboardNav = [
   ['/dashboard/plan', 'Plan'],
 ] as const;
 
-function document(title: string, css: Stylesheet, body: string): string {
+function document(title: string, css: Stylesheet, body: string, script?: Stylesheet, head = ''): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -46,7 +52,7 @@ function document(title: string, css: Stylesheet, body: string): string {
 <meta name="robots" content="noindex">
 <title>${e(title)} · Service dashboard</title>
 <link rel="stylesheet" href="${e(css.url)}" integrity="${css.integrity}">
-</head>
+${script ? `<script src="${e(script.url)}" integrity="${script.integrity}" defer></script>\n` : ''}${head}</head>
 <body>
 ${body}
 </body>
@@ -64,7 +70,7 @@ function noticeHtml(notice: Notice | undefined): string {
 }
 
 /** A signed-in page: navigation, sign-out form, heading, notice, content. */
-function page(frame: PageFrame, path: string, title: string, content: string): string {
+function page(frame: PageFrame, path: string, title: string, content: string, head = ''): string {
   const links = dashboardNav
     .map(([href, label]) => `<a href="${href}"${href === path ? ' aria-current="page"' : ''}>${label}</a>`)
     .join('\n');
@@ -83,8 +89,17 @@ ${links}
 ${noticeHtml(frame.notice)}
 ${content}
 </main>`,
+    frame.script,
+    head,
   );
 }
+
+/**
+ * A value shown once (an API key, a signing secret, a link) with its copy button; the button is
+ * shown by the script, and without it one click still selects the whole value.
+ */
+const copyable = (id: string, label: string, value: string) =>
+  `<div class="copy-row"><code id="${id}" class="copy">${e(value)}</code><button type="button" class="copy-button" data-copy="${id}" aria-label="Copy ${e(label)}" hidden>Copy</button></div>`;
 
 export function renderSignIn(options: { css: Stylesheet; csrf: string; notice?: Notice }): string {
   return document(
@@ -97,10 +112,77 @@ ${noticeHtml(options.notice)}
 ${csrfField(options.csrf)}
 <label for="api_key">API key</label>
 <input id="api_key" name="api_key" type="password" autocomplete="current-password" required spellcheck="false" placeholder="sk_…">
-<p class="hint">The key you got at sign-up (<code>POST /api/v1/signup</code>). No password, no wallet: the key is your login. It is not kept in the browser; a session cookie is.</p>
+<p class="hint">The key you got at sign-up. No password, no wallet: the key is your login. It is not kept in the browser; a session cookie is.</p>
 <button type="submit">Sign in</button>
 </form>
+<p>New here? <a href="/dashboard/signup">Create an account</a></p>
 </main>`,
+  );
+}
+
+/** The sign-up API's fields, in its order, with the contract's own description of each as the hint. */
+const signupFields = [
+  { name: 'email', label: 'Email', type: 'email', required: true, autocomplete: 'email' },
+  { name: 'shop_name', label: 'Shop name', type: 'text', required: true, autocomplete: 'organization' },
+  { name: 'btc_xpub', label: 'Bitcoin account public key', type: 'text', required: false, autocomplete: 'off' },
+  { name: 'base_xpub', label: 'Base account public key', type: 'text', required: false, autocomplete: 'off' },
+  { name: 'base_address', label: 'Base receive address', type: 'text', required: false, autocomplete: 'off' },
+  { name: 'webhook_url', label: 'Webhook URL (optional)', type: 'url', required: false, autocomplete: 'url' },
+] as const satisfies readonly { name: keyof typeof SignupRequest.shape; label: string; type: string; required: boolean; autocomplete: string }[];
+
+export type SignupFieldName = (typeof signupFields)[number]['name'];
+export const signupFieldNames: readonly SignupFieldName[] = signupFields.map((f) => f.name);
+
+function signupField(field: (typeof signupFields)[number], value: string | undefined): string {
+  const hint = SignupRequest.shape[field.name].description ?? '';
+  return `<label for="${field.name}">${field.label}</label>
+<input id="${field.name}" name="${field.name}" type="${field.type}"${field.required ? ' required' : ''} autocomplete="${field.autocomplete}" spellcheck="false" value="${e(value ?? '')}" aria-describedby="${field.name}-hint">
+<p class="hint" id="${field.name}-hint">${e(hint)}</p>`;
+}
+
+/** The self-serve sign-up form: the sign-up API's fields; `values` refills it after a refusal. */
+export function renderSignUp(options: { css: Stylesheet; csrf: string; notice?: Notice; values?: Partial<Record<SignupFieldName, string>> }): string {
+  const values = options.values ?? {};
+  const [email, shop, btcXpub, baseXpub, baseAddress, webhook] = signupFields.map((f) => signupField(f, values[f.name]));
+  return document(
+    'Create an account',
+    options.css,
+    `<main class="narrow">
+<h1>Create an account</h1>
+${noticeHtml(options.notice)}
+<form method="post" action="/dashboard/signup" class="stack">
+${csrfField(options.csrf)}
+${email}
+${shop}
+<fieldset class="stack">
+<legend>Where payments go: at least one</legend>
+<p class="hint">Public keys and addresses only. Payments go straight to your own wallet; this service never holds a private key, and refuses one if it is sent.</p>
+${btcXpub}
+${baseXpub}
+${baseAddress}
+</fieldset>
+${webhook}
+<button type="submit">Create account</button>
+</form>
+<p>Already have an API key? <a href="/dashboard/login">Sign in</a></p>
+</main>`,
+  );
+}
+
+/** After sign-up: the new key (and webhook secret) shown this once, with copy buttons; the merchant is signed in. */
+export function renderWelcome(frame: PageFrame, issued: { api_key: string; webhook_secret?: string }): string {
+  const secret = issued.webhook_secret
+    ? `<p><strong>Webhook signing secret</strong>: verifies that webhooks come from this service.</p>
+${copyable('new-secret', 'webhook secret', issued.webhook_secret)}`
+    : '';
+  return page(
+    frame,
+    '/dashboard',
+    'Account created',
+    `<div class="secret" role="status"><p><strong>Your API key, shown once.</strong> Copy it now and keep it somewhere safe (a secret manager): it cannot be shown again, only its hash is stored. It is your login here and the <code>X-Service-Api-Key</code> of the API.</p>
+${copyable('new-key', 'API key', issued.api_key)}
+${secret}</div>
+<p>You are signed in. <a href="/dashboard/invoices/new">Create your first invoice</a> or <a href="/dashboard">go to the overview</a>.</p>`,
   );
 }
 
@@ -140,13 +222,18 @@ ${chains}
   );
 }
 
+/** How often the invoice list reloads itself, so each status is current without a script. */
+export const INVOICE_LIST_REFRESH_S = 10;
+
 export function renderInvoices(frame: PageFrame, invoices: InvoiceEntry[], checkoutUrl: (id: string) => string | null): string {
-  if (invoices.length === 0) return page(frame, '/dashboard/invoices', 'Invoices', '<p>No invoices yet. Create them with <code>POST /api/v1/invoice</code>.</p>');
+  const create = '<p><a class="button" href="/dashboard/invoices/new">Create an invoice</a></p>';
+  if (invoices.length === 0) return page(frame, '/dashboard/invoices', 'Invoices', `${create}\n<p>No invoices yet. Create one here, or with <code>POST /api/v1/invoice</code>.</p>`);
   const rows = invoices
     .map((invoice) => {
       const url = checkoutUrl(invoice.invoice_id);
+      const id = `<code>${e(invoice.invoice_id)}</code>`;
       return `<tr>
-<td data-label="Invoice"><code>${e(invoice.invoice_id)}</code></td>
+<td data-label="Invoice">${url ? `<a href="${e(url)}">${id}</a>` : id}</td>
 <td data-label="Status"><span class="status status-${e(invoice.status)}">${e(invoice.status)}</span></td>
 <td class="num" data-label="Amount">${e(invoice.amount)} ${e(invoice.asset)}</td>
 <td data-label="Created">${utc(invoice.created_at)}</td>
@@ -158,13 +245,73 @@ export function renderInvoices(frame: PageFrame, invoices: InvoiceEntry[], check
     frame,
     '/dashboard/invoices',
     'Invoices',
-    `<div class="scroll"><table id="invoices">
-<caption>Latest ${invoices.length} invoices, newest first</caption>
+    `${create}
+<div class="scroll"><table id="invoices">
+<caption>Latest ${invoices.length} invoices, newest first. The list refreshes every ${INVOICE_LIST_REFRESH_S} seconds.</caption>
 <thead><tr><th scope="col">Invoice</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Created</th><th scope="col">Payer's page</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
 </table></div>`,
+    `<meta http-equiv="refresh" content="${INVOICE_LIST_REFRESH_S}">\n`,
+  );
+}
+
+/** An invoice just created from the dashboard: its payer's page to copy or open, and its QR code. */
+export interface CreatedFromDashboard {
+  invoiceId: string;
+  amount: string;
+  asset: string;
+  checkoutUrl: string | null;
+  /** The QR code (SVG) of the checkout URL, or of the payment URI when hosted checkout is off. */
+  qrSvg: string;
+}
+
+const assetLabel = (id: AssetId) => {
+  const asset = supportedAssets.find((a) => a.id === id)!;
+  return asset.chain === 'btc' ? 'BTC (Bitcoin), amount in sats' : `${asset.asset} (on Base), amount in US dollars`;
+};
+
+export function renderNewInvoice(
+  frame: PageFrame,
+  options: { assets: readonly AssetId[]; created?: CreatedFromDashboard; values?: Record<string, string> },
+): string {
+  const values = options.values ?? {};
+  const created = options.created;
+  const shown = created
+    ? `<div class="secret created" role="status" id="created"><p><strong>Invoice <code>${e(created.invoiceId)}</code> created: ${e(created.amount)} ${e(created.asset)}.</strong> ${
+        created.checkoutUrl ? 'Send your customer this link, or let them scan the code.' : 'Hosted checkout is off on this service: let your customer scan the payment request.'
+      }</p>
+${created.checkoutUrl ? `${copyable('checkout-url', 'checkout link', created.checkoutUrl)}\n<p><a id="open-checkout" href="${e(created.checkoutUrl)}" target="_blank" rel="noopener">Open the checkout page</a></p>` : ''}
+<figure class="qr"><div role="img" aria-label="QR code of ${created.checkoutUrl ? 'the checkout link' : 'the payment request'}">${created.qrSvg}</div></figure></div>`
+    : '';
+  if (options.assets.length === 0) {
+    return page(frame, '/dashboard/invoices', 'New invoice', '<p class="notice notice-error">Your account has no asset to invoice in: it has no Bitcoin key and no Base key or address this service can use.</p>');
+  }
+  const assetOptions = options.assets
+    .map((id) => `<option value="${id}"${values.asset === id ? ' selected' : ''}>${e(assetLabel(id))}</option>`)
+    .join('');
+  return page(
+    frame,
+    '/dashboard/invoices',
+    'New invoice',
+    `${shown}
+<form method="post" action="/dashboard/invoices" class="stack">
+${csrfField(frame.csrf)}
+<label for="asset">Asset</label>
+<select id="asset" name="asset">${assetOptions}</select>
+<label for="amount">Amount</label>
+<input id="amount" name="amount" type="text" inputmode="decimal" required spellcheck="false" value="${e(values.amount ?? '')}" aria-describedby="amount-hint">
+<p class="hint" id="amount-hint">Bitcoin: a whole number of sats (100,000,000 sats = 1 BTC), e.g. 50000. USDC and USDT: US dollars, e.g. 12.50.</p>
+<label for="memo">Memo (optional)</label>
+<input id="memo" name="memo" type="text" maxlength="200" value="${e(values.memo ?? '')}" aria-describedby="memo-hint">
+<p class="hint" id="memo-hint">Bitcoin invoices: shown to the payer on the checkout page and in their wallet. At most 200 characters.</p>
+<label for="lifetime_min">Lifetime in minutes (optional)</label>
+<input id="lifetime_min" name="lifetime_min" type="text" inputmode="numeric" spellcheck="false" value="${e(values.lifetime_min ?? '')}" placeholder="${DEFAULT_LIFETIME_MIN}" aria-describedby="lifetime-hint">
+<p class="hint" id="lifetime-hint">How long the invoice can be paid; ${DEFAULT_LIFETIME_MIN} minutes when empty. USDT invoices always live one hour.</p>
+<button type="submit">Create invoice</button>
+</form>
+<p><a href="/dashboard/invoices">Back to the invoices</a></p>`,
   );
 }
 
@@ -329,29 +476,39 @@ export function renderPlan(
     ? `<div class="secret" role="status"><p><strong>Upgrade to ${e(options.checkout.plan)} started.</strong> Pay $${options.checkout.amountUsd} on the payment page; the plan starts when the payment confirms.</p>
 <p><a id="pay-link" href="${e(options.checkout.url)}">Continue to the payment page</a></p></div>`
     : '';
-  const methods = ['crypto', 'card'];
+  // Only the methods this service has set up: a button that can only fail is not offered.
+  const methods = options.methods;
+  const methodName = (m: string) => (m === 'crypto' ? 'Crypto (USDC on Base)' : 'Card');
+  const methodPhrase = (m: string) => (m === 'crypto' ? 'crypto (USDC on Base)' : 'card');
+  const payWith = (plan: string) =>
+    methods.length === 1
+      ? `<input type="hidden" name="method" value="${e(methods[0]!)}"><p class="hint">Paid by ${methodPhrase(methods[0]!)}.</p>`
+      : `<label for="method-${plan}">Pay with</label>
+<select id="method-${plan}" name="method">${methods.map((m) => `<option value="${e(m)}">${methodName(m)}</option>`).join('')}</select>`;
   const cards = options.plans
     .map((plan) => {
       const upgrade =
-        plan.plan === 'free' || plan.plan === options.current
-          ? plan.plan === options.current
-            ? '<p><strong>Your plan</strong></p>'
-            : ''
-          : `<form method="post" action="/dashboard/plan" class="stack">${csrfField(frame.csrf)}<input type="hidden" name="plan" value="${plan.plan}">
-<label for="method-${plan.plan}">Pay with</label>
-<select id="method-${plan.plan}" name="method">${methods.map((m) => `<option value="${m}">${m === 'crypto' ? 'Crypto (USDC on Base)' : 'Card'}</option>`).join('')}</select>
+        plan.plan === options.current
+          ? '<p><strong>Your plan</strong></p>'
+          : plan.plan === 'free' || methods.length === 0
+            ? ''
+            : `<form method="post" action="/dashboard/plan" class="stack">${csrfField(frame.csrf)}<input type="hidden" name="plan" value="${plan.plan}">
+${payWith(plan.plan)}
 <button type="submit">Upgrade to ${plan.plan}</button></form>`;
       return `<div class="card plan-${plan.plan}"><h2>${plan.plan}</h2><p><strong>$${plan.price_usd_per_month}</strong> a month · ${plan.invoices_per_month} invoices a month</p>${upgrade}</div>`;
     })
     .join('\n');
-  const available = options.methods.length ? options.methods.join(' and ') : 'none (ask the operator)';
+  const howToPay = methods.length
+    ? `Paid plans can be bought here by ${methods.map(methodPhrase).join(' or ')}.`
+    : 'Paid plans cannot be bought on this service yet: its operator has not set up a way to pay (crypto billing or card payments). Ask the operator to upgrade your account.';
   return page(
     frame,
     '/dashboard/plan',
     'Plan',
     `${started}
 ${options.card ? cardSubscriptionHtml(frame, options.card, options.expiresAt, options.portalUrl) : ''}
-<p>Current plan: <strong id="current-plan">${e(options.current)}</strong>. Payment methods on this service: ${e(available)}. No fee per transaction.</p>
+<p>Current plan: <strong id="current-plan">${e(options.current)}</strong>. No fee per transaction.</p>
+<p id="how-to-pay"${methods.length ? '' : ' class="notice"'}>${howToPay}</p>
 <div class="cards">
 ${cards}
 </div>`,

@@ -4,6 +4,8 @@ import type { Context, Middleware } from 'koa';
 import { errorCatalogue } from '../../shared/index.ts';
 import { loadHashedAsset } from '../../listener/checkout/assets.ts';
 import { serveHashedAsset, setHtmlPageHeaders } from '../../listener/checkout/routes.ts';
+import { renderQrSvg } from '../../listener/checkout/qr-svg.ts';
+import type { CallLimit } from '../../listener/http/rate-limit.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
@@ -11,15 +13,20 @@ import { KEY_LABEL_MAX, parseKeyLabel } from '../api-keys.ts';
 import type { CloudService } from '../cloud-service.ts';
 import { planCatalogue } from '../plans.ts';
 import { readFormBody } from './form-body.ts';
+import { invoiceRequestOfForm } from './invoice-form.ts';
 import {
   renderInvoices,
   renderKeys,
   renderMessagePage,
+  renderNewInvoice,
   renderOverview,
   renderPlan,
   renderRevokeKey,
   renderSignIn,
+  renderSignUp,
   renderWebhooks,
+  renderWelcome,
+  signupFieldNames,
   type IssuedKey,
   type Notice,
   type PageFrame,
@@ -32,13 +39,16 @@ export interface DashboardDeps {
   sessions: SessionStore;
   /** Sign-in attempts per client IP and overall, shared by every instance; null: not throttled. */
   signInLimiter: { take(client: string): Promise<number> } | null;
+  /** The sign-up API's own limit (its windows, per client IP): a sign-up here counts as one there. */
+  signupLimit: CallLimit;
   clock: Clock;
   logger: Logger;
 }
 
-/** Server-rendered pages and one stylesheet: no script at all, and forms post only to this origin. */
+/** Server-rendered pages, one stylesheet, one script of this origin for copy buttons; forms post only to this origin. */
 export const DASHBOARD_CSP = [
   "default-src 'none'",
+  "script-src 'self'",
   "style-src 'self'",
   "img-src 'self'",
   "form-action 'self'",
@@ -68,6 +78,8 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   const { cloud, sessions, clock } = deps;
   const asset = loadHashedAsset(new URL('./public/', import.meta.url), 'dashboard.css', 'text/css; charset=utf-8');
   const css: Stylesheet = { url: `/dashboard/assets/${asset.name}`, integrity: asset.integrity };
+  const scriptAsset = loadHashedAsset(new URL('./public/', import.meta.url), 'dashboard.js', 'text/javascript; charset=utf-8');
+  const script: Stylesheet = { url: `/dashboard/assets/${scriptAsset.name}`, integrity: scriptAsset.integrity };
   const router = new Router({ prefix: '/dashboard' });
 
   /** Any failure a handler did not turn into a notice still answers with a readable page, never a blank one. */
@@ -87,11 +99,21 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     }
   };
 
-  const signInPage = (ctx: Context, notice?: Notice) => {
+  /** A page before sign-in (sign-in, sign-up): its form token goes in a cookie, checked on submit (double submit). */
+  const signedOutPage = (ctx: Context, render: (csrf: string) => string) => {
     const csrf = randomBytes(24).toString('base64url');
     setCookie(ctx, LOGIN_COOKIE, csrf, 60 * 60);
     setPageHeaders(ctx);
-    ctx.body = renderSignIn({ css, csrf, notice });
+    ctx.body = render(csrf);
+  };
+  const signInPage = (ctx: Context, notice?: Notice) => signedOutPage(ctx, (csrf) => renderSignIn({ css, csrf, notice }));
+  const signedOutFormChecked = (ctx: Context, form: Record<string, string>) => {
+    const expected = ctx.cookies.get(LOGIN_COOKIE);
+    return Boolean(expected && sameToken(form.csrf, expected));
+  };
+  const startSession = (ctx: Context, token: string) => {
+    setCookie(ctx, LOGIN_COOKIE, '', 0);
+    setCookie(ctx, SESSION_COOKIE, token, SESSION_TTL_MS / 1000);
   };
 
   /** Puts the live session on ctx.state; without one, pages go to sign-in and posts are refused. */
@@ -123,9 +145,9 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     await next();
   };
 
-  const frame = (ctx: Context, notice?: Notice): PageFrame => {
+  const frame = (ctx: Context, notice?: Notice, withScript = false): PageFrame => {
     const session = ctx.state.session as DashboardSession;
-    return { css, shopName: session.merchant.shop_name, csrf: session.csrf, notice };
+    return { css, ...(withScript ? { script } : {}), shopName: session.merchant.shop_name, csrf: session.csrf, notice };
   };
   const show = (ctx: Context, html: string, status = 200) => {
     setPageHeaders(ctx);
@@ -137,6 +159,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
 
   router.get('/assets/:file', (ctx) => {
     if (ctx.params.file === asset.name) serveHashedAsset(ctx, asset);
+    if (ctx.params.file === scriptAsset.name) serveHashedAsset(ctx, scriptAsset);
   });
 
   router.get('/login', async (ctx) => {
@@ -146,8 +169,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
 
   router.post('/login', async (ctx) => {
     const form = await readFormBody(ctx);
-    const expected = ctx.cookies.get(LOGIN_COOKIE);
-    if (!expected || !sameToken(form.csrf, expected)) {
+    if (!signedOutFormChecked(ctx, form)) {
       ctx.status = 403;
       return signInPage(ctx, { kind: 'error', text: 'The sign-in form expired or came from another site. Try again.' });
     }
@@ -165,10 +187,44 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
       ctx.status = 401;
       return signInPage(ctx, { kind: 'error', text: 'That API key is not valid or has been revoked.' });
     }
-    setCookie(ctx, LOGIN_COOKIE, '', 0);
-    setCookie(ctx, SESSION_COOKIE, started.token, SESSION_TTL_MS / 1000);
+    startSession(ctx, started.token);
     ctx.status = 303;
     ctx.redirect('/dashboard');
+  });
+
+  const signUpPage = (ctx: Context, extra: { notice?: Notice; values?: Record<string, string>; status?: number } = {}) => {
+    signedOutPage(ctx, (csrf) => renderSignUp({ css, csrf, notice: extra.notice, values: extra.values }));
+    if (extra.status) ctx.status = extra.status;
+  };
+  router.get('/signup', async (ctx) => {
+    if (await sessions.find(ctx.cookies.get(SESSION_COOKIE), clock.now())) return ctx.redirect('/dashboard');
+    signUpPage(ctx);
+  });
+  /**
+   * The sign-up API's own function judges the form (same checks, same codes, same limit per IP), and
+   * the answer shows the key and the webhook secret this once, signed in with that key.
+   */
+  router.post('/signup', async (ctx) => {
+    const form = await readFormBody(ctx);
+    const fields = Object.fromEntries(signupFieldNames.map((name) => [name, form[name] ?? '']));
+    if (!signedOutFormChecked(ctx, form)) {
+      return signUpPage(ctx, { notice: { kind: 'error', text: 'The sign-up form expired or came from another site. Try again.' }, values: fields, status: 403 });
+    }
+    let issued: Awaited<ReturnType<CloudService['signup']>>;
+    try {
+      issued = await deps.signupLimit(ctx.ip, () => cloud.signup(fields));
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      if (error.extra.retryAfterS) ctx.set('Retry-After', String(error.extra.retryAfterS));
+      // A private key is never sent back, not even into the form it came from.
+      const values = error.code === 'private_key_rejected' ? { email: fields.email!, shop_name: fields.shop_name!, webhook_url: fields.webhook_url! } : fields;
+      return signUpPage(ctx, { notice: noticeOf(error), values, status: errorCatalogue[error.code].status });
+    }
+    const started = await sessions.signIn(issued.api_key, clock.now());
+    if (!started) throw new Error('a key issued at sign-up did not open a session');
+    startSession(ctx, started.token);
+    ctx.state.session = await sessions.find(started.token, clock.now());
+    show(ctx, renderWelcome(frame(ctx, undefined, true), issued), 201);
   });
 
   router.post('/logout', signedIn, checkedForm, async (ctx) => {
@@ -185,6 +241,27 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   router.get('/invoices', signedIn, async (ctx) => {
     const { invoices } = await cloud.listInvoices(ctx.state.session.merchant, '100');
     show(ctx, renderInvoices(frame(ctx), invoices, cloud.checkoutUrl));
+  });
+
+  router.get('/invoices/new', signedIn, (ctx) => {
+    show(ctx, renderNewInvoice(frame(ctx), { assets: cloud.enabledAssets(ctx.state.session.merchant) }));
+  });
+  /** Created through the API's own function (plan limit, validation, codes); a refusal keeps the form filled in. */
+  router.post('/invoices', signedIn, checkedForm, async (ctx) => {
+    const merchant = ctx.state.session.merchant;
+    const assets = cloud.enabledAssets(merchant);
+    const values = ctx.state.form as Record<string, string>;
+    try {
+      const { body, numberTexts } = invoiceRequestOfForm(values, assets);
+      const invoice = await cloud.createInvoice(merchant, body, numberTexts);
+      const checkoutUrl = 'checkout_url' in invoice ? invoice.checkout_url : null;
+      const amount = invoice.chain === 'btc' ? invoice.amount_btc : invoice.amount_usdc;
+      const qrSvg = await renderQrSvg(checkoutUrl ?? invoice.qr_uri);
+      show(ctx, renderNewInvoice(frame(ctx, undefined, true), { assets, created: { invoiceId: invoice.invoice_id, amount, asset: invoice.asset, checkoutUrl, qrSvg } }), 201);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      show(ctx, renderNewInvoice(frame(ctx, noticeOf(error)), { assets, values }), errorCatalogue[error.code].status);
+    }
   });
 
   const webhooksPage = async (ctx: Context, extra: { notice?: Notice; newSecret?: string; status?: number } = {}) => {

@@ -7,7 +7,7 @@ import { documentHandlers } from '../../listener/http/serve.ts';
 import { tableRouter } from '../../listener/http/route-table.ts';
 import { checkoutRoutes } from '../../listener/checkout/routes.ts';
 import { mcpPreflight } from '../../listener/http/mcp-endpoint.ts';
-import { checkoutPreflight, cloudHandlers, type CloudRouteDeps } from './routes.ts';
+import { checkoutPreflight, cloudHandlers, signupLimit, type CloudRouteDeps } from './routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { createSessionStore } from '../dashboard/session-store.ts';
 import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
@@ -30,6 +30,8 @@ export function createCloudHttpApp(
   app.use(mcpPreflight('/api/v1/mcp', deps.mcpAllowedOrigins).routes());
   app.use(checkout.assets.routes());
   const signInLimiter = deps.signInRateLimit && createSharedRateLimiter({ db: deps.db, clock: deps.clock, name: 'dashboard-signin', config: deps.signInRateLimit });
-  app.use(dashboardRoutes({ cloud: deps.cloud, sessions: createSessionStore(deps.db), signInLimiter, clock: deps.clock, logger: deps.logger }).routes());
+  app.use(
+    dashboardRoutes({ cloud: deps.cloud, sessions: createSessionStore(deps.db), signInLimiter, signupLimit: signupLimit(deps), clock: deps.clock, logger: deps.logger }).routes(),
+  );
   return app;
 }

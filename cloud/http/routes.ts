@@ -46,6 +46,9 @@ function limited(deps: Pick<CloudRouteDeps, 'db' | 'clock'>, name: string, confi
   return callLimit(config && createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config }), what);
 }
 
+/** Sign-ups per client IP and overall, in windows every instance shares: the API's and the dashboard's count together. */
+export const signupLimit = (deps: Pick<CloudRouteDeps, 'db' | 'clock' | 'signupRateLimit'>): CallLimit => limited(deps, 'signup', deps.signupRateLimit, 'signups');
+
 /** Anyone's page may read the public checkout view: it holds display fields only. */
 const openCors: Middleware = async (ctx, next) => {
   ctx.set('Access-Control-Allow-Origin', '*');
@@ -72,7 +75,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
     'invoice requests for this API key',
   );
   const perKey = limitRequests(invoiceLimit, (ctx) => ctx.state.keyHash as string);
-  const perIp = limitRequests(limited(deps, 'signup', deps.signupRateLimit, 'signups'), (ctx) => ctx.ip);
+  const perIp = limitRequests(signupLimit(deps), (ctx) => ctx.ip);
   const { cloud } = deps;
   const logger = deps.logger.child({ component: 'mcp' });
   const mcp = mcpHandlers({

@@ -7,7 +7,7 @@ type Db = Kysely<CoreTables> | Transaction<CoreTables>;
  * Who a Base address belongs to: a fixed address registered by merchants ('fixed', shared by all
  * who registered it) or one derived invoice ('derived'). The primary key is the judge: whichever
  * claims an address first keeps it, on every instance at once, so one transfer can never settle
- * a fixed-address invoice and a derived one (README "Invariants").
+ * a fixed-address invoice and a derived one (docs/security.md, "Invariants").
  */
 export type AddressClaim = 'fixed' | 'derived';
 

@@ -1,7 +1,7 @@
 import type { Kysely, Migration } from 'kysely';
 
 /**
- * Fixed-address amount reservations keyed by receive address instead of merchant (README
+ * Fixed-address amount reservations keyed by receive address instead of merchant (docs/security.md,
  * "Invariants"): two merchants who registered the same address could each hold the same exact
  * amount, and one transfer then matched both invoices. Existing leases take their invoice's
  * address; where two merchants held one amount at one address, the longer reservation stays.

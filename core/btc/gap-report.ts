@@ -12,7 +12,7 @@ import type { Logger } from '../log.ts';
  * reaches index i only if fewer than G unused indexes precede it in a row.
  *
  * The report is about the key, as the wallet sees it: merchants who registered the same key share
- * one index sequence (README "Invariants"), so a merchant's own indexes need not be contiguous, and
+ * one index sequence (docs/security.md, "Invariants"), so a merchant's own indexes need not be contiguous, and
  * the indexes and payments of every merchant holding the key count. Anyone holding the key sees
  * those payments on chain anyway.
  *
@@ -78,7 +78,7 @@ export function createGapMonitor(deps: { db: Kysely<CoreTables>; keyId: string; 
         lastWarning = { at: clock.now(), limit };
         logger.warn('btc address gap exceeds the usual wallet gap limit of 20: the merchant wallet may not show every payment', {
           ...report,
-          advice: `set the wallet gap limit to at least ${limit} (README "Gap limit"; service gap)`,
+          advice: `set the wallet gap limit to at least ${limit} (docs/chains.md, "Gap limit"; service gap)`,
         });
       }
       return report;

@@ -9,7 +9,7 @@ export type KeyIdRenames = (db: Kysely<any>) => Promise<{ merchant_id: string; c
 export const noKeyIdRenames: KeyIdRenames = async () => [];
 
 /**
- * One address, one invoice, across every merchant (README "Invariants").
+ * One address, one invoice, across every merchant (docs/security.md, "Invariants").
  *
  * - Stored merchants' Base xpub invoices (Cloud's, see KeyIdRenames) move from the id of the key's
  *   text to the id of the key itself (public key + chain code); Bitcoin key ids already were. The

@@ -11,7 +11,7 @@ export interface BudgetLimits {
  * Defaults, per source. mempool.space and Blockstream publish no figure; both answer 429 to bursts
  * of a few dozen requests a second, and the issue's simulator limits at 10 req/s with bursts of
  * 20. One request a second with bursts of 10 stays a tenth of that, a ceiling of 86,400 requests
- * a day (the watchers' steady use is far lower, see README "Request budgets").
+ * a day (the watchers' steady use is far lower, see docs/chains.md, "Request budgets").
  * Public Base RPCs (mainnet.base.org, free tiers of Alchemy, Infura, QuickNode, CDP) allow tens of
  * requests a second; a 2 s poll needs 1 to 2 a second, so 3 with bursts of 12.
  * Your own node (Bitcoin Core, an Esplora declared yours, any source on loopback) gets a ceiling

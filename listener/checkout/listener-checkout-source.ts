@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { CheckoutView } from '../../shared/checkout.ts';
+import type { BtcNetwork } from '../../shared/index.ts';
 import { unitsToDecimal } from '../../core/base/amount.ts';
 import { erc20TransferUri } from '../../core/base/eip681.ts';
 import { satsToBtc } from '../../core/btc/amount.ts';
@@ -69,6 +70,7 @@ export function rowToCheckoutView(row: InvoiceRow, { shopName, explorers, now, p
     paid_at: row.paid_at === null ? null : iso(row.paid_at),
     verify_url: explorer ? `${explorer}/address/${row.receive_address}` : null,
     tx_url: explorer && row.tx_hash ? `${explorer}/tx/${row.tx_hash}` : null,
+    memo: row.memo,
     server_time: iso(now),
   };
   // A part-paid invoice's QR code asks for the rest, so a payer who scans again does not overpay.
@@ -82,6 +84,7 @@ export function rowToCheckoutView(row: InvoiceRow, { shopName, explorers, now, p
       ...id,
       chain: 'btc',
       asset: 'BTC',
+      network: (row.network ?? 'mainnet') as BtcNetwork,
       ...common,
       amount_btc: satsToBtc(sats),
       amount_due: satsToBtc(due),

@@ -1,5 +1,5 @@
 import { finalCheckoutStatuses, type CheckoutView } from '../../shared/checkout.ts';
-import { evmNetworkOfUri, type InvoiceStatus } from '../../shared/index.ts';
+import { btcNetworkName, evmNetworkOfUri, networkLabel, type InvoiceStatus, type NetworkName } from '../../shared/index.ts';
 
 export interface PageAssets {
   cssUrl: string;
@@ -18,14 +18,24 @@ function amountToSend(view: CheckoutView): string {
   return view.chain === 'btc' ? view.amount_btc : view.amount_usdc;
 }
 
-/** Expiry as plain UTC for the page without JavaScript; the script replaces it with a countdown. */
-const utcMinute = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+/** Expiry as a UTC clock time for the page without JavaScript; the script shows it in the payer's time zone. */
+const utcMinute = (iso: string) => `${iso.slice(11, 16)} UTC, ${iso.slice(0, 10)}`;
 
-/** "USDC on Base (not Ethereum mainnet)"; the sandbox's invoices name their local chain instead. */
-function baseNetworkText(asset: string, qrUri: string): string {
-  const network = evmNetworkOfUri(qrUri);
-  return network.startsWith('Base') ? `${asset} on ${network} (not Ethereum mainnet)` : `${asset} on the ${network}, not Base`;
+const networkOf = (view: CheckoutView): NetworkName => (view.chain === 'btc' ? btcNetworkName(view.network) : evmNetworkOfUri(view.qr_uri));
+
+/** "Bitcoin", "Bitcoin regtest — sandbox, not real bitcoin", "USDC on Base (not Ethereum mainnet)". */
+function networkText(view: CheckoutView): string {
+  const network = networkOf(view);
+  if (view.chain === 'btc') return networkLabel(network);
+  return network.note ? `${view.asset} on ${networkLabel(network)}` : `${view.asset} on ${network.name} (not Ethereum mainnet)`;
 }
+
+/**
+ * The address in groups of four characters, each a separate box: it wraps between groups only, and
+ * its text (what the copy button and a selection copy) is still the exact address, without spaces.
+ */
+const groupedAddress = (address: string) =>
+  (address.match(/.{1,4}/g) ?? []).map((group) => `<span class="group">${escapeHtml(group)}</span>`).join('<wbr>');
 
 /** Which status block shows: a pending invoice whose payment is seen has one of its own. */
 type PageState = InvoiceStatus | 'seen';
@@ -47,7 +57,7 @@ function statusBlocks(view: CheckoutView): string {
     },
     seen: {
       title: 'Payment received',
-      body: `<p>Your payment is on its way: ${view.chain === 'btc' ? 'the Bitcoin network is confirming it, which usually takes 10 to 60 minutes' : `the ${evmNetworkOfUri(view.qr_uri)} network is confirming it, which takes about a minute`}. This page turns to Paid by itself. Do not pay again.</p>`,
+      body: `<p>Your payment is on its way: ${view.chain === 'btc' ? 'the Bitcoin network is confirming it, which usually takes 10 to 60 minutes' : `the ${evmNetworkOfUri(view.qr_uri).name} network is confirming it, which takes about a minute`}. This page turns to Paid by itself. Do not pay again.</p>`,
     },
     confirmed: {
       title: 'Paid',
@@ -94,6 +104,19 @@ function head(title: string, assets: PageAssets): string {
 </head>`;
 }
 
+/** The page's heading in each state (the title is the heading and the shop): a paid page says Paid. */
+function headings(view: CheckoutView): Record<PageState, string> {
+  const full = `${view.chain === 'btc' ? view.amount_btc : view.amount_usdc} ${view.asset}`;
+  return {
+    pending: `Pay ${amountToSend(view)} ${view.asset}`,
+    partial: `Pay ${amountToSend(view)} ${view.asset}`,
+    seen: `Payment of ${full} received`,
+    confirmed: `Paid ${full}`,
+    expired: `Expired: ${full} not paid`,
+    failed: `Not completed: ${full}`,
+  };
+}
+
 /**
  * The whole checkout page, rendered on the server with the current status: it reads right without
  * JavaScript, and the small script only refreshes it (status, countdown) and adds copy buttons.
@@ -103,14 +126,20 @@ export function renderCheckoutPage(view: CheckoutView, options: { viewUrl: strin
   const amount = escapeHtml(amountToSend(view));
   const state = pageState(view);
   const whileOpen = payingStates.includes(state) ? ' data-while-open' : ' data-while-open hidden';
-  const network = view.chain === 'btc' ? 'Bitcoin' : baseNetworkText(view.asset, view.qr_uri);
-  return `${head(`Pay ${amount} ${view.asset} · ${shop}`, options.assets)}
+  const network = networkOf(view);
+  const heading = headings(view);
+  const headingData = Object.entries(heading)
+    .map(([when, text]) => ` data-heading-${when}="${escapeHtml(text)}"`)
+    .join('');
+  const testNetwork = network.note ? `<p class="test-network" id="network-note">${escapeHtml(networkLabel(network))}</p>\n` : '';
+  const memo = view.memo ? `<p class="memo" id="memo"><strong>Memo:</strong> ${escapeHtml(view.memo)}</p>\n` : '';
+  return `${head(`${escapeHtml(heading[state])} · ${shop}`, options.assets)}
 <body>
-<main class="checkout" data-view-url="${escapeHtml(options.viewUrl)}" data-state="${state}" data-amount-due="${escapeHtml(view.amount_due)}" data-expires-at="${view.expires_at}" data-server-time="${view.server_time}">
+<main class="checkout" data-view-url="${escapeHtml(options.viewUrl)}" data-state="${state}" data-amount-due="${escapeHtml(view.amount_due)}" data-expires-at="${view.expires_at}" data-server-time="${view.server_time}" data-shop="${shop}">
 <header>
 <p class="shop">${shop}</p>
-<h1>Pay <span class="nowrap">${amount} ${view.asset}</span></h1>
-</header>
+${testNetwork}<h1 id="heading"${headingData}>${escapeHtml(heading[state])}</h1>
+${memo}</header>
 <div class="status" role="status" aria-live="polite" aria-atomic="true">
 ${statusBlocks(view)}
 </div>
@@ -125,11 +154,11 @@ ${amountNote(view)}</dd>
 </div>
 <div class="field">
 <dt>Network</dt>
-<dd>${network}</dd>
+<dd id="network">${escapeHtml(networkText(view))}</dd>
 </div>
 <div class="field">
 <dt id="address-label">Address</dt>
-<dd><code class="value address" id="address">${escapeHtml(view.receive_address)}</code>
+<dd class="address-row"><code class="value address" id="address">${groupedAddress(view.receive_address)}</code>
 <button type="button" class="copy" data-copy="address" aria-label="Copy address" hidden>Copy</button></dd>
 </div>
 </dl>
@@ -137,7 +166,7 @@ ${amountNote(view)}</dd>
 <div role="img" aria-label="QR code of the payment request: ${amount} ${view.asset} to ${escapeHtml(view.receive_address)}">${options.qrSvg}</div>
 <figcaption>Scan with your wallet app, or <a href="${escapeHtml(view.qr_uri)}">open it in a wallet on this device</a>.</figcaption>
 </figure>
-<p class="expiry"><span id="countdown-label">Pay before</span> <time id="countdown" datetime="${view.expires_at}">${utcMinute(view.expires_at)}</time></p>
+<p class="expiry">Pay before <time id="expires-at" datetime="${view.expires_at}">${utcMinute(view.expires_at)}</time><span class="countdown" hidden> · <span id="countdown-label">Time left to pay:</span> <span id="countdown"></span></span></p>
 </section>
 <p class="copied visually-hidden" id="copy-note" aria-live="polite"></p>
 <footer>

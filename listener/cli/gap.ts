@@ -11,7 +11,7 @@ export function formatGapReport(report: BtcGapReport): string {
     report.wallet_gap_limit <= DEFAULT_WALLET_GAP_LIMIT
       ? `The usual wallet gap limit of ${DEFAULT_WALLET_GAP_LIMIT} shows every payment.`
       : `WARNING: a wallet with the usual gap limit of ${DEFAULT_WALLET_GAP_LIMIT} may not show every payment.\n` +
-        `Set your wallet's gap limit to at least ${report.wallet_gap_limit} (README, "Gap limit": Sparrow, Electrum, BlueWallet).`;
+        `Set your wallet's gap limit to at least ${report.wallet_gap_limit} (docs/chains.md, "Gap limit": Sparrow, Electrum, BlueWallet).`;
   return [
     `highest child index handed out   ${show(report.highest_child_index)}`,
     `highest paid child index         ${show(report.highest_paid_child_index)}`,

@@ -34,12 +34,12 @@ export const startCommand = (editions: Editions): Command => ({
 Usage: service start [--cloud]
 
 Starts the listener. Settings come from environment variables, then from ./.env (the environment
-wins). The default database is SQLite at ./data/service.db. See the README for every setting.
+wins). The default database is SQLite at ./data/service.db. See docs/self-hosting.md for every setting.
 Stops cleanly on SIGINT/SIGTERM: no new requests; those under way and webhook
 attempts in flight get 10 s to finish. With Postgres, waits up to DATABASE_WAIT_S
 (default 60) at start for the database to be reachable.
 
-  --cloud   start the multi-tenant Cloud API under /api/v1 instead (settings: README, Cloud)`,
+  --cloud   start the multi-tenant Cloud API under /api/v1 instead (settings: docs/cloud.md)`,
   options: { cloud: { type: 'boolean' } },
   async run({ values }) {
     if (values.cloud) {

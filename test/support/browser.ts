@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import jsQRModule from 'jsqr';
+import { PNG } from 'pngjs';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -19,7 +21,7 @@ export function launchChromium(): Promise<Browser> {
 
 const root = new URL('../../', import.meta.url);
 export const artifactsDir = fileURLToPath(new URL('test-artifacts/', root));
-/** Committed screenshots for the README, rewritten only when UPDATE_SCREENSHOTS=1. */
+/** Committed screenshots for the docs (docs/screenshots), rewritten only when UPDATE_SCREENSHOTS=1. */
 export const docsScreenshotsDir = fileURLToPath(new URL('docs/screenshots/', root));
 
 /** Saves a full-page screenshot as a test artifact (and into docs/ when asked). */
@@ -44,4 +46,16 @@ export function collectPageErrors(page: Page): string[] {
   });
   page.on('requestfailed', (request) => errors.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
   return errors;
+}
+
+/** What a QR code drawn on the page says, read from a screenshot of it as a phone camera would. */
+export async function decodeQr(drawn: Locator): Promise<string | undefined> {
+  const png = PNG.sync.read(await drawn.screenshot());
+  return jsQRModule.default(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
+}
+
+/** Whether the page scrolls sideways: wider content than its viewport. */
+export async function horizontalOverflow(page: Page): Promise<{ scrollWidth: number; clientWidth: number } | null> {
+  const size = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+  return size.scrollWidth > size.clientWidth ? size : null;
 }

@@ -12,6 +12,22 @@ export async function loginForm(baseUrl: string) {
   return { csrf: /name="csrf" value="([^"]+)"/.exec(html)![1]!, cookie: `${LOGIN_COOKIE}=${valueOf(cookieOf(response.headers.getSetCookie(), LOGIN_COOKIE))}` };
 }
 
+/** The sign-up form's token and its cookie, as a browser gets them, and the page. */
+export async function signupForm(baseUrl: string) {
+  const response = await fetch(`${baseUrl}/dashboard/signup`);
+  const html = await response.text();
+  return { html, csrf: /name="csrf" value="([^"]+)"/.exec(html)![1]!, cookie: `${LOGIN_COOKIE}=${valueOf(cookieOf(response.headers.getSetCookie(), LOGIN_COOKIE))}` };
+}
+
+export function submitSignup(baseUrl: string, form: { csrf: string; cookie: string }, fields: Record<string, string>) {
+  return fetch(`${baseUrl}/dashboard/signup`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: form.cookie, 'content-type': FORM },
+    body: new URLSearchParams({ csrf: form.csrf, ...fields }),
+  });
+}
+
 export async function signIn(baseUrl: string, apiKey: string): Promise<string> {
   const form = await loginForm(baseUrl);
   const response = await fetch(`${baseUrl}/dashboard/login`, {

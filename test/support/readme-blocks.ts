@@ -1,20 +1,34 @@
 /**
- * The README's fenced code blocks and how each is tested. A block's kind is the HTML comment on the
- * line just before its opening fence:
+ * The fenced code blocks of the README and of every page in docs/, and how each is tested. A
+ * block's kind is the HTML comment on the line just before its opening fence:
  *
- *   <!-- readme-test: run -->                      shell: every command runs against the sandbox;
- *                                                   js: runs with node and must exit 0
- *   <!-- readme-test: run, with inv_… = <why> -->  the same, with a declared substitution
+ *   <!-- readme-test: run -->                      shell: the block's commands run one by one in one
+ *                                                   bash session against the sandbox (so `ID=$(…)`
+ *                                                   carries to the next line); js: runs with node
  *   <!-- readme-test: receiver, with 9876 = <why> -->  js: a webhook receiver, wired as the sandbox's target
  *   <!-- readme-test: skip: <reason> -->           not run here, and why
  *
  * `json` blocks need no marker: they must parse (a fragment such as `"ok":false,…` inside braces).
  * Every other block without a marker is an error, so a new block cannot go untested unnoticed.
+ * A run block never holds an `inv_…` placeholder: it captures the id it needs, as a reader pasting it would.
  */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The README and the manual's pages, as paths relative to the repository root: README first. */
+export function docPages(root: string): string[] {
+  const pages = readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`);
+  return ['README.md', ...pages];
+}
 
 export type Kind = 'run' | 'receiver' | 'skip' | 'json';
 
 export interface Block {
+  /** The page, relative to the repository root. */
+  file: string;
   /** 1-based line of the opening fence. */
   line: number;
   lang: string;
@@ -28,12 +42,12 @@ export interface Block {
 }
 
 /** Placeholders the test knows how to fill; a marker declaring another is an error. */
-export const KNOWN_PLACEHOLDERS = ['inv_…', '9876'] as const;
+export const KNOWN_PLACEHOLDERS = ['9876'] as const;
 
 const FENCE = /^(>\s?)?(`{3,}|~{3,})\s*([\w-]*)/;
 const MARKER = /^<!--\s*readme-test:\s*(.*?)\s*-->$/;
 
-export function readmeBlocks(markdown: string): Block[] {
+export function readmeBlocks(markdown: string, file = 'README.md'): Block[] {
   const lines = markdown.split('\n');
   const blocks: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -48,7 +62,7 @@ export function readmeBlocks(markdown: string): Block[] {
       body.push(inner);
     }
     const previous = (lines[i - 1] ?? '').slice(quote.length).trim();
-    blocks.push({ line: i + 1, lang, lines: body, ...classify(lang, MARKER.exec(previous)?.[1]) });
+    blocks.push({ file, line: i + 1, lang, lines: body, ...classify(lang, MARKER.exec(previous)?.[1]) });
     i = j;
   }
   return blocks;
@@ -79,10 +93,9 @@ export function classificationProblem(block: Block): string | null {
     if (!(KNOWN_PLACEHOLDERS as readonly string[]).includes(placeholder)) return `unknown substitution "${placeholder}" (known: ${KNOWN_PLACEHOLDERS.join(', ')})`;
     if (!description) return `substitution "${placeholder}" says not what replaces it`;
   }
-  const text = block.lines.join('\n');
-  if (block.kind !== 'skip') {
-    const undeclared = KNOWN_PLACEHOLDERS.filter((p) => p.includes('…') && text.includes(p) && !block.substitutions.has(p));
-    if (undeclared.length > 0) return `uses ${undeclared.join(', ')} without declaring it in its marker ("run, with inv_… = …")`;
+  if (block.kind === 'run' && isShell(block.lang)) {
+    const placeholder = shellCommands(block).find((command) => /inv_…/.test(commandPart(command.text)));
+    if (placeholder) return `line ${placeholder.line} holds the placeholder inv_…, which fails when pasted: capture the id (ID=$(curl … | jq -r .invoice_id)) and use "$ID"`;
   }
   if (block.kind === 'run' && !isShell(block.lang) && block.lang !== 'js') return `"run" needs a sh or js block, not "${block.lang || 'plain'}"`;
   if (block.kind === 'receiver' && block.lang !== 'js') return `"receiver" needs a js block, not "${block.lang || 'plain'}"`;
@@ -110,11 +123,11 @@ function jsonProblem(text: string): string | null {
 /** A block's name in failure messages: where it is and how it starts. */
 export function describeBlock(block: Block): string {
   const first = block.lines.find((line) => line.trim()) ?? '';
-  return `README.md:${block.line} (\`\`\`${block.lang || 'plain'}, first line: ${first.replace(/\s+/g, ' ').trim().slice(0, 80)})`;
+  return `${block.file}:${block.line} (\`\`\`${block.lang || 'plain'}, first line: ${first.replace(/\s+/g, ' ').trim().slice(0, 80)})`;
 }
 
 export interface ShellCommand {
-  /** 1-based README line where the command starts. */
+  /** 1-based line of the page where the command starts. */
   line: number;
   /** The command as written (continuation lines joined). */
   text: string;
@@ -141,8 +154,19 @@ export function shellCommands(block: Block): ShellCommand[] {
   return commands;
 }
 
+/** A command without its trailing comment. */
+function commandPart(command: string): string {
+  return command.slice(0, command.length - commentLength(command));
+}
+
 /** The text after an unquoted ` #`, where a command's comment starts. */
 function trailingComment(command: string): string {
+  const length = commentLength(command);
+  return length ? command.slice(command.length - length + 1) : '';
+}
+
+/** How many characters of the command, from its end, are its comment (the `#` included). */
+function commentLength(command: string): number {
   let quote: string | null = null;
   for (let i = 0; i < command.length; i++) {
     const c = command[i];
@@ -151,8 +175,8 @@ function trailingComment(command: string): string {
     } else if (c === "'" || c === '"') {
       quote = c;
     } else if (c === '#' && (i === 0 || /\s/.test(command[i - 1]))) {
-      return command.slice(i + 1);
+      return command.length - i;
     }
   }
-  return '';
+  return 0;
 }

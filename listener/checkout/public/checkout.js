@@ -11,7 +11,7 @@
   var expiresAt = Date.parse(root.dataset.expiresAt);
   var offset = Date.parse(root.dataset.serverTime) - Date.now();
   var countdown = document.getElementById('countdown');
-  var countdownLabel = document.getElementById('countdown-label');
+  var expiresAtText = document.getElementById('expires-at');
   var failures = 0;
   var timer = null;
   var paused = false;
@@ -30,6 +30,13 @@
     root.querySelectorAll('[data-when]').forEach(function (block) { block.hidden = block.dataset.when !== s; });
     root.querySelectorAll('[data-while-open]').forEach(function (el) { el.hidden = !stateHas(s, 'data-pay'); });
     root.dataset.state = s;
+    // The heading and the title say what the page now is: "Paid …" once confirmed.
+    var heading = document.getElementById('heading');
+    var text = heading && heading.getAttribute('data-heading-' + s);
+    if (text) {
+      heading.textContent = text;
+      document.title = text + ' · ' + root.dataset.shop;
+    }
   }
 
   function apply(view) {
@@ -143,7 +150,11 @@
     });
   });
 
-  if (countdownLabel) countdownLabel.textContent = 'Time left to pay:';
+  // The clock time in the payer's own time zone (the server wrote it in UTC), and the countdown beside it.
+  if (expiresAtText) {
+    expiresAtText.textContent = new Date(expiresAt).toLocaleString([], { hour: '2-digit', minute: '2-digit', day: 'numeric', month: 'short', timeZoneName: 'short' });
+  }
+  if (countdown) countdown.parentElement.hidden = false;
   tick();
   setInterval(tick, 1000);
   if (!isFinal(state)) schedule(POLL_MS);
