@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
-import { ConfigError, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, parseRateLimit, type Env, type RateLimitConfig } from '../listener/config.ts';
+import { ConfigError, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, parseRateLimit, parseSettings, wholeNumber, type Env, type RateLimitConfig } from '../listener/config.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
@@ -62,7 +62,7 @@ const blank = (value: unknown) => (typeof value === 'string' && value.trim() ===
 const flag = z.preprocess(blank, z.enum(['true', 'false', '1', '0']).default('false')).transform((v) => v === 'true' || v === '1');
 
 const CloudEnv = z.object({
-  PORT: z.preprocess(blank, z.coerce.number().int().min(0).max(65535).default(8788)),
+  PORT: z.preprocess(blank, wholeNumber(0, 65535, ' (0 picks a free port)').default(8788)),
   HOST: z.preprocess(blank, z.string().default('127.0.0.1')),
   DATABASE_URL: z.preprocess(
     blank,
@@ -73,7 +73,7 @@ const CloudEnv = z.object({
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   NODE_ENV: z.preprocess(blank, z.string().default('development')),
   CLOUD_CHECKOUT_BASE_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional()),
-  CLOUD_INVOICE_RATE_LIMIT: z.preprocess(blank, z.union([z.literal('off'), z.coerce.number().int().min(1)]).default(60)),
+  CLOUD_INVOICE_RATE_LIMIT: z.preprocess(blank, z.union([z.literal('off'), wholeNumber(1, 1_000_000)]).default(60)),
   CLOUD_SIGNUP_RATE_LIMIT: z.preprocess(blank, z.string().default('5,60')),
   CLOUD_SIGNIN_RATE_LIMIT: z.preprocess(blank, z.string().default('10,300')),
   CLOUD_WEBHOOK_ALLOW_LOOPBACK: flag,
@@ -82,8 +82,8 @@ const CloudEnv = z.object({
   BTC_ESPLORA_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional()),
   BTC_ESPLORA_SELF_HOSTED: flag,
   BTC_ESPLORA_WS_URL: z.preprocess(blank, z.union([z.literal('off'), z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL, or off' })]).optional()),
-  BTC_WS_MAX_ADDRESSES: z.preprocess(blank, z.coerce.number().int().min(1).max(100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
-  BTC_WS_MAX_CONNECTIONS: z.preprocess(blank, z.coerce.number().int().min(1).max(100).default(DEFAULT_MAX_CONNECTIONS)),
+  BTC_WS_MAX_ADDRESSES: z.preprocess(blank, wholeNumber(1, 100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
+  BTC_WS_MAX_CONNECTIONS: z.preprocess(blank, wholeNumber(1, 100).default(DEFAULT_MAX_CONNECTIONS)),
   STRIPE_SECRET_KEY: z.preprocess(blank, z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_…, sk_live_…)').optional()),
   STRIPE_WEBHOOK_SECRET: z.preprocess(blank, z.string().regex(/^whsec_\S+$/, 'must be a Stripe webhook signing secret (whsec_…)').optional()),
   STRIPE_SUCCESS_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).optional()),
@@ -95,9 +95,7 @@ const CloudEnv = z.object({
 
 export function loadCloudConfig(env: Env): CloudConfig {
   const problems: string[] = [];
-  const parsed = CloudEnv.safeParse(env);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`));
-  const raw = parsed.data;
+  const raw = parseSettings(CloudEnv, env, problems);
 
   let signupRateLimit: RateLimitConfig = { perClient: 5, overall: 60 };
   try {

@@ -129,8 +129,9 @@ test('`service deliveries` does not read the database a killed sandbox left behi
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-stale-'));
   mkdirSync(join(dir, 'data'));
   writeFileSync(join(dir, 'data', 'sandbox.db'), '');
-  // The pid of a process that has exited: what a sandbox killed with SIGKILL leaves in its pid file.
-  writeFileSync(join(dir, 'data', 'sandbox.pid'), `${spawnSync(process.execPath, ['-e', '']).pid}\n`);
+  // The pid of a process that has exited: what a sandbox killed with SIGKILL leaves in its state file.
+  const state = { pid: spawnSync(process.execPath, ['-e', '']).pid, edition: 'listener', api_url: 'http://127.0.0.1:9', chain_url: 'http://127.0.0.1:9', database: './data/sandbox.db' };
+  writeFileSync(join(dir, 'data', 'sandbox.json'), JSON.stringify(state));
   const listed = await runCli(['deliveries'], { cwd: dir });
   assert.equal(listed.code, 1);
   assert.match(listed.stderr, /no sandbox is running in this directory/);
