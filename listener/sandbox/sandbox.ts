@@ -13,12 +13,8 @@ import { LocalBtcChain } from './local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from './local-chain-server.ts';
 import { sandboxExplorer } from './explorer-page.ts';
 
-/** Where the sandbox chain listens; the `pay` and `mine` commands find it here. 18443 is regtest's usual RPC port. */
+/** Where the sandbox chain listens unless SANDBOX_CHAIN_PORT says otherwise. 18443 is regtest's usual RPC port. */
 export const DEFAULT_SANDBOX_CHAIN_PORT = 18443;
-
-export function sandboxChainUrl(env: Env): string {
-  return `http://127.0.0.1:${env.SANDBOX_CHAIN_PORT || DEFAULT_SANDBOX_CHAIN_PORT}`;
-}
 
 /**
  * The listener sandbox's database, relative to the directory it runs in: made afresh at start and
