@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
+import type { BtcNetwork } from '../shared/index.ts';
+import { baseSettingNames, parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
 import { ConfigError, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, parseRateLimit, parseSettings, wholeNumber, type Env, type RateLimitConfig } from '../listener/config.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
@@ -25,6 +26,8 @@ export interface CloudConfig {
   webhookAllowLoopback: boolean;
   btc: {
     esploraUrls: Record<string, string>;
+    /** The network a test-network key (tpub/vpub) is read on: testnet, or regtest in the Cloud sandbox. */
+    testKeyNetwork: BtcNetwork;
     explorerUrls: Record<string, string>;
     /** BTC_ESPLORA_SELF_HOSTED: scan the whole mempool rather than the merchants' open invoices' addresses. */
     esploraSelfHosted: boolean;
@@ -93,6 +96,9 @@ const CloudEnv = z.object({
   ...budgetSettingsSchema,
 });
 
+/** Every setting Cloud reads (the Base ones are shared by its merchants). */
+export const cloudSettingNames: readonly string[] = [...Object.keys(CloudEnv.shape), ...baseSettingNames.filter((name) => !name.startsWith('MERCHANT_BASE_'))];
+
 export function loadCloudConfig(env: Env): CloudConfig {
   const problems: string[] = [];
   const raw = parseSettings(CloudEnv, env, problems);
@@ -149,6 +155,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
         signet: 'https://mempool.space/signet',
         regtest: 'http://127.0.0.1:8787/explorer',
       },
+      testKeyNetwork: 'testnet',
       esploraSelfHosted: raw.BTC_ESPLORA_SELF_HOSTED,
       wsUrl: raw.BTC_ESPLORA_WS_URL ?? null,
       wsMaxAddresses: raw.BTC_WS_MAX_ADDRESSES,

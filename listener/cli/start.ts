@@ -112,7 +112,7 @@ function sandboxBanner(sandbox: Sandbox, url: string, keySource: ApiKeySource): 
   const webhooks = sandbox.webhookReceiver
     ? `  Webhooks: sent to a local receiver (${sandbox.webhookReceiver.url}) that verifies each signature and prints it here.`
     : `  Webhooks: sent to your MERCHANT_WEBHOOK_URL (${sandbox.env.MERCHANT_WEBHOOK_URL}).`;
-  const base = sandboxBaseLines(sandbox, create);
+  const base = sandboxBaseLines(sandbox, create, '<invoice_id>');
   return [
     '',
     '  SANDBOX MODE: no merchant key is configured, so these are local chains with throwaway keys.',
@@ -133,17 +133,21 @@ function sandboxBanner(sandbox: Sandbox, url: string, keySource: ApiKeySource): 
  * The banner's Base lines, the same in both editions: the local node, USDC and USDT with their
  * modes, a create command for each and the pay commands, exact and (fixed-address) inexact.
  */
-export function sandboxBaseLines(sandbox: Sandbox, create: (body: string) => string): string[] {
+export function sandboxBaseLines(sandbox: Sandbox, create: (body: string) => string, invoice: string): string[] {
   const evm = sandbox.evm;
   if (!evm) return [`  Base:    not in this sandbox: ${sandbox.baseUnavailable}`];
-  const usdc = evm.usdcMode === 'xpub' ? 'USDC: an address per invoice (xpub mode).' : 'USDC and';
+  const modes =
+    evm.usdcMode === 'xpub'
+      ? ['           USDC: an address per invoice (xpub mode).', '           USDT: fixed-address mode, one address for all invoices:']
+      : ['           USDC and USDT: fixed-address mode (SANDBOX_USDC_MODE), one address for all invoices:'];
   return [
     `  Base:    a local EVM node (chain id ${evm.anvil.chainId}, not Base) with a test USDC and a test USDT.`,
-    `           ${usdc} USDT: fixed-address mode at ${evm.fixedAddress}, the invoice told`,
-    "           apart by the nonce in the amount's last 4 decimals; two RPC sources confirm each payment.",
+    ...modes,
+    `           ${evm.fixedAddress}; the nonce in the amount's last 4 decimals tells`,
+    '           the invoice apart, and two RPC sources confirm each payment.',
     `  Create:  ${create('{"chain":"base","amount_usd":12.5}')}`,
     `  Create:  ${create('{"chain":"base","asset":"usdt","amount_usd":12.34}')}`,
-    '  Orphan:  npx service pay <invoice_id> --amount 12.34    (not the exact amount: a payment.orphan webhook)',
-    '  Pay:     npx service pay <invoice_id> [amount_usd]       Confirm:  npx service mine',
+    `  Orphan:  npx service pay ${invoice} --amount 12.34    (not the exact amount: a payment.orphan webhook)`,
+    `  Pay:     npx service pay ${invoice} [amount_usd]       Confirm:  npx service mine`,
   ];
 }
