@@ -20,7 +20,7 @@ test('sandbox: a Base invoice is created, part-paid (partial), paid with `servic
     assert.match(listener.output(), /SANDBOX MODE/);
     assert.match(listener.output(), /local EVM node \(chain id 31337, not Base\)/);
     const health = await (await fetch(`${listener.url}/health`)).json();
-    assert.deepEqual(health.enabled_assets, ['btc', 'usdc-base']);
+    assert.deepEqual(health.enabled_assets, ['btc', 'usdc-base', 'usdt-base'], 'USDT at the sandbox fixed address');
 
     const created = await postJson(`${listener.url}/invoice`, { chain: 'base', amount_usd: 12.5 });
     assert.equal(created.status, 201, created.text);

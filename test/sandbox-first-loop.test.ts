@@ -104,7 +104,7 @@ test('sandbox after `service init`: the banner\'s commands work with the key, pa
   assert.equal(after.stdout, '');
   const gap = await runCli(['gap'], { env: { ...env, PORT: String(await releasedPort()) }, cwd: dir });
   assert.equal(gap.code, 1);
-  assert.match(gap.stderr, /^No listener answers at http:\/\/127\.0\.0\.1:\d+: start it/m);
+  assert.match(gap.stderr, /^No listener answers at http:\/\/127\.0\.0\.1:\d+ \(connection refused\): start it/m);
 });
 
 test('sandbox with SERVICE_API_KEY in the environment: the banner\'s create command sends it and works as printed; a MERCHANT_WEBHOOK_URL of the user\'s own is respected', async () => {
