@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { describeCreatedInvoice } from '../mcp/invoice-text.ts';
+import { bannerLine } from './support/banner.ts';
 import { releasedPort } from './support/ports.ts';
 import { runCli, spawnListener, type ListenerProcess } from './support/process.ts';
 import { invoiceReaching as statusOf, waitForWatcher } from './support/wait-for-watcher.ts';
@@ -18,13 +19,6 @@ function consoleShows(listener: ListenerProcess, pattern: RegExp, what: string):
     watcher: async () => ({ output: listener.output().slice(-4000) }),
     timeoutMs: 30_000,
   });
-}
-
-/** A banner line by its label ("Create:", "Load:"), as printed. */
-function bannerLine(output: string, label: string, contains = ''): string {
-  const line = output.split('\n').find((l) => l.trimStart().startsWith(label) && l.includes(contains));
-  assert.ok(line, `no "${label}" line with ${contains} in the banner:\n${output}`);
-  return line.trimStart().slice(label.length).trim();
 }
 
 test('sandbox after `service init`: the banner\'s commands work with the key, pay + mine end in a verified webhook in the console, `service deliveries` lists it, verify_url is a readable page, Base names the local chain', async () => {

@@ -13,6 +13,8 @@ const stopped = () =>
 /** `service start --cloud`: the multi-tenant API under /api/v1 (README, Cloud); with no settings, the Cloud sandbox. */
 export async function runCloud(): Promise<number> {
   const env = readEnvironment(process.env);
+  // Listening from the start: a signal during start-up then stops it once started, rather than killing it half-way.
+  const signalled = stopped();
   let running: { stop(): Promise<void> };
   try {
     if (wantsCloudSandbox(env)) {
@@ -29,7 +31,7 @@ export async function runCloud(): Promise<number> {
     }
     throw error;
   }
-  await stopped();
+  await signalled;
   await running.stop();
   return 0;
 }
