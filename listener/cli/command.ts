@@ -25,27 +25,29 @@ const isParseError = (error: unknown): error is ParseArgsError =>
   error instanceof Error && typeof (error as ParseArgsError).code === 'string' && (error as ParseArgsError).code.startsWith('ERR_PARSE_ARGS_');
 
 /**
- * The setting an unknown flag stands for, with the value that followed it: `--port 9999` and
- * `--port=9999` read as PORT=9999 when the command reads PORT. Null when it names no setting.
+ * The settings an unknown flag stands for, with the value that followed it: `--port 9999` and
+ * `--port=9999` read as PORT=9999 when the command reads PORT; a flag that is the end of setting
+ * names (`--checkout-base-url`, `--xpub`) reads as each of them (CLOUD_CHECKOUT_BASE_URL;
+ * MERCHANT_BTC_XPUB and MERCHANT_BASE_XPUB). Empty when it names none.
  */
-export function settingForFlag(argv: string[], flag: string, settings: readonly string[]): string | null {
-  const name = flag.replace(/^-+/, '').replace(/=.*$/, '');
-  const setting = name.toUpperCase().replace(/-/g, '_');
-  if (!settings.includes(setting)) return null;
+export function settingsForFlag(argv: string[], flag: string, settings: readonly string[]): string[] {
+  const name = flag.replace(/^-+/, '').replace(/=.*$/, '').toUpperCase().replace(/-/g, '_');
+  if (!name) return [];
+  const named = settings.includes(name) ? [name] : [...new Set(settings.filter((setting) => setting.endsWith(`_${name}`)))];
   const at = argv.findIndex((arg) => arg === flag || arg.startsWith(`${flag}=`));
-  const inline = argv[at]?.includes('=') ? argv[at]!.slice(argv[at]!.indexOf('=') + 1) : undefined;
+  const given = argv[at] ?? '';
   const next = argv[at + 1];
-  const value = inline ?? (next !== undefined && !next.startsWith('-') ? next : '…');
-  return `${setting}=${value}`;
+  const value = given.includes('=') ? given.slice(given.indexOf('=') + 1) : next !== undefined && !next.startsWith('-') ? next : '…';
+  return named.map((setting) => `${setting}=${value}`);
 }
 
 /** What was wrong with the command line, in the command's own words, before its usage. */
 function describeParseError(command: Command, argv: string[], error: ParseArgsError): string {
   if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const flag = /'([^']+)'/.exec(error.message)?.[1] ?? 'that option';
-    const setting = settingForFlag(argv, flag, command.settings ?? []);
-    if (setting) {
-      return `service ${command.name}: ${flag} is not an option; it is a setting, read from the environment or ./.env: use ${setting}\n  (for example: ${setting} npx service ${command.name})`;
+    const settings = settingsForFlag(argv, flag, command.settings ?? []);
+    if (settings.length > 0) {
+      return `service ${command.name}: ${flag} is not an option; it is a setting, read from the environment or ./.env: use ${settings.join(' or ')}\n  (for example: ${settings[0]} npx service ${[command.name, ...argv.filter((arg) => arg === '--cloud')].join(' ')})`;
     }
     return `service ${command.name}: unknown option ${flag}`;
   }
