@@ -3,7 +3,7 @@ import type { CheckoutView } from '../../shared/index.ts';
 import { readEnvironment } from '../config.ts';
 import { DEFAULT_SANDBOX_CHAIN_PORT } from '../sandbox/sandbox.ts';
 import { runningSandbox } from '../sandbox/sandbox-state.ts';
-import type { Command } from './command.ts';
+import { USAGE_EXIT_CODE, type Command } from './command.ts';
 import { fetchOrExplain } from './unreachable.ts';
 
 const START_HINT = 'is the sandbox running (`npm start` with no merchant key, or `npx service start --cloud` with no settings)?';
@@ -103,8 +103,8 @@ sandbox state file is found).`,
   async run({ values, positionals }) {
     const [invoiceId, positionalAmount] = positionals;
     if (!invoiceId) {
-      process.stderr.write('Usage: service pay <invoice_id> [amount]\n');
-      return 1;
+      process.stderr.write('Usage: service pay <invoice_id> [amount] [--amount AMOUNT] [--url API_URL]\n');
+      return USAGE_EXIT_CODE;
     }
     const amount = (values.amount as string | undefined) ?? positionalAmount;
     const { api, chain } = sandboxTarget(values.url as string | undefined);
@@ -132,7 +132,7 @@ sandbox runs in (it finds it by ./data/sandbox.json), or set SANDBOX_CHAIN_PORT.
     const n = positionals[0] ?? '1';
     if (!/^[1-9]\d{0,3}$/.test(n)) {
       process.stderr.write('Usage: service mine [n]  (1-9999)\n');
-      return 1;
+      return USAGE_EXIT_CODE;
     }
     const { chain } = sandboxTarget(undefined);
     const { height } = await control(chain, 'mine', { blocks: Number(n) });
