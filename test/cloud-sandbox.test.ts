@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { bannerLine, runLines, runnable } from './support/banner.ts';
 import { spawnBin, type Child } from './support/child.ts';
 import { NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from './support/listener.ts';
-import { SERVICE_BIN } from './support/process.ts';
+import { runCli, SERVICE_BIN } from './support/process.ts';
 import { waitForWatcher } from './support/wait-for-watcher.ts';
 
 /** The verified-webhook block the sandbox prints for `type` of `invoiceId` (or null). */
@@ -92,6 +92,11 @@ describe('Cloud sandbox: `service start --cloud` with no settings', () => {
         (value) => value === 'confirmed',
         { watcher: async () => (await fetch(`${api}/health`)).json(), timeoutMs: 60_000, everyMs: 500 },
       );
+
+      // The listener's deliveries command points at the dashboard rather than reading Cloud's database.
+      const deliveries = await runCli(['deliveries'], { cwd: dir });
+      assert.equal(deliveries.code, 1);
+      assert.equal(deliveries.stderr, `The sandbox running in this directory is the Cloud sandbox; its webhook deliveries are on its dashboard (${origin}/dashboard, Webhooks).\n`);
     } finally {
       child.process.kill('SIGTERM');
       assert.equal(await child.exited, 0, child.stderr().slice(-2000));

@@ -10,6 +10,11 @@ import { runningSandbox } from '../sandbox/sandbox-state.ts';
 export function stateDatabaseUrl(env: Env, configured: string): string {
   if (env.DATABASE_URL?.trim() || !wantsSandbox(env)) return configured;
   const sandbox = runningSandbox();
+  if (sandbox?.edition === 'cloud') {
+    throw new Error(
+      `The sandbox running in this directory is the Cloud sandbox; its webhook deliveries are on its dashboard (${sandbox.api_url.replace(/\/api\/v1$/, '')}/dashboard, Webhooks).`,
+    );
+  }
   if (sandbox?.edition !== 'listener') {
     throw new Error(
       `No merchant key is set, so the listener here is the sandbox, and no sandbox is running in this directory ` +
