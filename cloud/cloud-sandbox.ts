@@ -58,13 +58,9 @@ async function freePort(host: string): Promise<number> {
  * read as regtest keys, explorer links to the sandbox's pages), Base on the local node with its two
  * sources, webhooks allowed to the loopback receiver, and hosted checkout on Cloud's own /pay.
  */
-async function sandboxCloudConfig(env: Env, sandbox: Sandbox): Promise<CloudConfig> {
-  const loaded = loadCloudConfig({
-    ...env,
-    ...sandbox.env,
-    DATABASE_URL: `sqlite:${CLOUD_SANDBOX_DATABASE_PATH}`,
-    CLOUD_WEBHOOK_ALLOW_LOOPBACK: 'true',
-  });
+async function sandboxCloudConfig(sandbox: Sandbox): Promise<CloudConfig> {
+  // sandbox.env: the user's settings with the sandbox's database, chains and keys over them.
+  const loaded = loadCloudConfig({ ...sandbox.env, CLOUD_WEBHOOK_ALLOW_LOOPBACK: 'true' });
   const port = loaded.port || (await freePort(loaded.host));
   const explorer = sandbox.env.BTC_EXPLORER_URL!;
   return {
@@ -113,7 +109,7 @@ export async function startCloudSandbox(env: Env, options: { onWebhook(event: Re
   const sandbox = await startSandbox({ ...env, MERCHANT_WEBHOOK_URL: undefined }, { onWebhook: options.onWebhook, edition: 'cloud', database: CLOUD_SANDBOX_DATABASE_PATH });
   let database: Database<CloudTables> | undefined;
   try {
-    const config = await sandboxCloudConfig(env, sandbox);
+    const config = await sandboxCloudConfig(sandbox);
     database = await openCloudDatabase(config.databaseUrl, { backgroundCheckpoints: true });
     const merchant = await insertDemoMerchant(database, sandbox, Date.now());
     // Polls as the listener sandbox does, and merchants signed up on the dashboard are watched within seconds.
