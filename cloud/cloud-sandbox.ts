@@ -63,10 +63,12 @@ async function sandboxCloudConfig(sandbox: Sandbox): Promise<CloudConfig> {
   const loaded = loadCloudConfig({ ...sandbox.env, CLOUD_WEBHOOK_ALLOW_LOOPBACK: 'true' });
   const port = loaded.port || (await freePort(loaded.host));
   const explorer = sandbox.env.BTC_EXPLORER_URL!;
+  // Listening on every interface (HOST=0.0.0.0 in a container), the links still name one a browser can open.
+  const linkHost = ['0.0.0.0', '::', '[::]'].includes(loaded.host) ? '127.0.0.1' : loaded.host;
   return {
     ...loaded,
     port,
-    checkoutBaseUrl: `http://${loaded.host}:${port}`,
+    checkoutBaseUrl: `http://${linkHost}:${port}`,
     btc: { ...loaded.btc, testKeyNetwork: 'regtest', explorerUrls: { ...loaded.btc.explorerUrls, regtest: explorer } },
   };
 }
