@@ -3,17 +3,11 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { bannerLine, runLines, runnable } from './support/banner.ts';
+import { bannerLine, runLines, runnable, verifiedWebhook } from './support/banner.ts';
 import { spawnBin, type Child } from './support/child.ts';
 import { NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from './support/listener.ts';
 import { runCli, SERVICE_BIN } from './support/process.ts';
 import { waitForWatcher } from './support/wait-for-watcher.ts';
-
-/** The verified-webhook block the sandbox prints for `type` of `invoiceId` (or null). */
-function verifiedWebhook(output: string, type: string, field: string): string | null {
-  const blocks = output.split('WEBHOOK received and signature verified (sandbox receiver):\n').slice(1);
-  return blocks.find((block) => new RegExp(`^ {2}\\S+ {2}${type.replace('.', '\\.')} {2}evt_\\S+ {2}attempt 1\\n`).test(block) && block.includes(field)) ?? null;
-}
 
 describe('Cloud sandbox: `service start --cloud` with no settings', () => {
   it('from nothing to a confirmed invoice and a verified webhook, with the commands its banner prints, on local chains only', async () => {

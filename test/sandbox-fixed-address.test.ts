@@ -3,20 +3,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { bannerLine, runLines, runnable } from './support/banner.ts';
+import { bannerLine, runLines, runnable, verifiedWebhook } from './support/banner.ts';
 import { postJson } from './support/listener.ts';
 import { spawnListener, type ListenerProcess } from './support/process.ts';
 import { invoiceReaching, waitForWatcher } from './support/wait-for-watcher.ts';
 
 /** The sandbox receiver's verified block for an event of `type` that mentions `field`, once the console shows it. */
-function verifiedWebhook(listener: ListenerProcess, type: string, field: string): Promise<string | null> {
-  const find = () =>
-    listener
-      .output()
-      .split('WEBHOOK received and signature verified (sandbox receiver):\n')
-      .slice(1)
-      .find((block) => new RegExp(`^ {2}\\S+ {2}${type.replace('.', '\\.')} {2}evt_\\S+ {2}attempt 1\\n`).test(block) && block.includes(field)) ?? null;
-  return waitForWatcher(`a verified ${type} webhook naming ${field}`, find, (block) => block !== null, {
+function consoleWebhook(listener: ListenerProcess, type: string, field: string): Promise<string | null> {
+  return waitForWatcher(`a verified ${type} webhook naming ${field}`, () => verifiedWebhook(listener.output(), type, field), (block) => block !== null, {
     watcher: () => listener.output().slice(-3000),
     timeoutMs: 60_000,
   });
@@ -52,7 +46,7 @@ test('listener sandbox, fixed-address mode: USDT at the sandbox fixed address, p
     assert.ok(txHash, paid);
     const confirmed = await invoiceReaching(listener.url, created.invoice_id, 'confirmed');
     assert.equal(confirmed.tx_hash, txHash);
-    const confirmedHook = await verifiedWebhook(listener, 'invoice.confirmed', created.invoice_id);
+    const confirmedHook = await consoleWebhook(listener, 'invoice.confirmed', created.invoice_id);
     assert.match(confirmedHook!, /asset +USDT\n/);
     assert.match(confirmedHook!, new RegExp(`amount +${created.amount_usdc.replace('.', '\\.')}\\n`));
 
@@ -65,7 +59,7 @@ test('listener sandbox, fixed-address mode: USDT at the sandbox fixed address, p
     assert.match(sent, new RegExp(`^paid 12\\.340000 USDT to ${fixedAddress}$`, 'm'));
     assert.match(sent, /^note: not the invoice's exact amount 12\.34\d{4}: .* payment\.orphan/m);
     const orphanTx = /^tx_hash (0x[0-9a-f]{64})$/m.exec(sent)?.[1];
-    const orphan = await verifiedWebhook(listener, 'payment.orphan', orphanTx!);
+    const orphan = await consoleWebhook(listener, 'payment.orphan', orphanTx!);
     assert.match(orphan!, /value +12\.340000\n/);
     assert.match(orphan!, new RegExp(`address +${fixedAddress}\\n`));
     const after = (await (await fetch(`${listener.url}/invoice/${second.json.invoice_id}`)).json()) as { status: string };

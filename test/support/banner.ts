@@ -30,3 +30,10 @@ export async function runLines(lines: string[], cwd: string): Promise<string> {
   const { stdout } = await shell('sh', ['-ec', lines.join('\n')], { cwd, env: { PATH: process.env.PATH } });
   return stdout;
 }
+
+/** The block the sandbox's receiver printed for a verified delivery of `type` that mentions `field`, or null. */
+export function verifiedWebhook(output: string, type: string, field: string): string | null {
+  const heading = new RegExp(`^ {2}\\S+ {2}${type.replace('.', '\\.')} {2}evt_\\S+ {2}attempt 1\\n`);
+  const blocks = output.split('WEBHOOK received and signature verified (sandbox receiver):\n').slice(1);
+  return blocks.find((block) => heading.test(block) && block.includes(field)) ?? null;
+}
