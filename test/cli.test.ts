@@ -105,6 +105,9 @@ describe('service CLI', () => {
         '',
       ].join('\n'),
     );
+    const sandbox = await runCli(['start'], { env: { SANDBOX_USDC_MODE: 'sometimes' }, cwd: mkdtempSync(join(tmpdir(), 'cli-sandbox-mode-')) });
+    assert.equal(sandbox.code, 1);
+    assert.equal(sandbox.stderr, 'Invalid configuration:\n  - SANDBOX_USDC_MODE must be xpub or fixed-address, got "sometimes"\n');
     const cloud = await runCli(['start', '--cloud'], { env: { DATABASE_URL: tempSqliteUrl(), PORT: '99999', CLOUD_WATCH: 'maybe' }, cwd: tmpdir() });
     assert.equal(cloud.code, 1);
     assert.match(cloud.stderr, /^Invalid configuration:\n {2}- PORT must be a whole number between 0 and 65535 \(0 picks a free port\), got "99999"\n {2}- CLOUD_WATCH must be one of 0, 1, true, false, got "maybe"\n$/);

@@ -46,6 +46,8 @@ test('listener sandbox, fixed-address mode: USDT at the sandbox fixed address, p
     assert.ok(txHash, paid);
     const confirmed = await invoiceReaching(listener.url, created.invoice_id, 'confirmed');
     assert.equal(confirmed.tx_hash, txHash);
+    const again = await runLines([`${pay!.replace('<invoice_id>', created.invoice_id)} || echo "exit $?"`], dir).catch((error: { stderr?: string }) => error.stderr ?? '');
+    assert.match(again, /exit 1/, 'a paid invoice is not paid twice by default');
     const confirmedHook = await consoleWebhook(listener, 'invoice.confirmed', created.invoice_id);
     assert.match(confirmedHook!, /asset +USDT\n/);
     assert.match(confirmedHook!, new RegExp(`amount +${created.amount_usdc.replace('.', '\\.')}\\n`));

@@ -114,6 +114,10 @@ sandbox state file is found).`,
       return 1;
     }
     const view = (await res.json()) as CheckoutView;
+    if (amount === undefined && !/[1-9]/.test(view.amount_due)) {
+      process.stderr.write(`Invoice ${invoiceId} is ${view.status} and asks for nothing more; give an amount to send one anyway.\n`);
+      return 1;
+    }
     return view.chain === 'base' ? payBase(chain, view, amount) : payBtc(chain, view, amount);
   },
 };
