@@ -12,7 +12,7 @@ export function accountView(row: MerchantRow, keys: ApiKeyRow[], invoicesThisMon
   const chains: z.infer<typeof Account>['chains'] = [];
   if (row.btc_xpub) chains.push({ chain: 'btc', mode: 'xpub', xpub: maskExtendedKeys(row.btc_xpub), fixed_address: null });
   if (row.base_xpub) chains.push({ chain: 'base', mode: 'xpub', xpub: maskExtendedKeys(row.base_xpub), fixed_address: null });
-  else if (row.base_address) chains.push({ chain: 'base', mode: 'fixed-address', xpub: null, fixed_address: row.base_address });
+  if (row.base_address) chains.push({ chain: 'base', mode: 'fixed-address', xpub: null, fixed_address: row.base_address });
   return {
     merchant_id: row.merchant_id,
     shop_name: row.shop_name,

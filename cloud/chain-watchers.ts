@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import { createRpcSource, type RpcSource } from '../core/base/rpc.ts';
 import { createSharedRpcSource } from '../core/base/shared-rpc-source.ts';
 import { createBaseWatcher } from '../core/base/watcher.ts';
-import { parseAccountKey } from '../core/btc/account-key.ts';
 import type { BtcWatching } from '../core/btc/chain-source-factory.ts';
 import type { Fetch } from '../core/btc/chain-source.ts';
 import { createEsploraSource } from '../core/btc/esplora-source.ts';
@@ -15,7 +14,7 @@ import type { Logger } from '../core/log.ts';
 import type { SourceBudgets } from '../core/net/source-budgets.ts';
 import type { WatcherProblem } from '../core/watch-progress.ts';
 import type { CloudConfig } from './cloud-config.ts';
-import type { createMerchantReceivers } from './merchant-context.ts';
+import { merchantBtcKey, type createMerchantReceivers } from './merchant-context.ts';
 
 interface Running {
   stop(): Promise<void>;
@@ -81,7 +80,7 @@ export function createCloudChainWatchers(deps: {
       const log = deps.logger.child({ merchant_id: merchant.merchant_id });
       const btcKey = `btc:${merchant.merchant_id}:${merchant.btc_xpub}`;
       if (merchant.btc_xpub && !running.has(btcKey)) {
-        const accountKey = parseAccountKey(merchant.btc_xpub);
+        const accountKey = merchantBtcKey(deps.config, merchant.btc_xpub);
         const esplora = deps.config.btc.esploraUrls[accountKey.network];
         if (esplora) {
           const watcher = createBtcWatcher({

@@ -1,6 +1,7 @@
 import * as z from 'zod';
-import { parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
-import { ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, parseRateLimit, type Env, type RateLimitConfig } from '../listener/config.ts';
+import type { BtcNetwork } from '../shared/index.ts';
+import { baseSettingNames, parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
+import { ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, parseRateLimit, parseSettings, wholeNumber, type Env, type RateLimitConfig } from '../listener/config.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
@@ -27,6 +28,8 @@ export interface CloudConfig {
   webhookAllowLoopback: boolean;
   btc: {
     esploraUrls: Record<string, string>;
+    /** The network a test-network key (tpub/vpub) is read on: testnet, or regtest in the Cloud sandbox. */
+    testKeyNetwork: BtcNetwork;
     explorerUrls: Record<string, string>;
     /** BTC_ESPLORA_SELF_HOSTED: scan the whole mempool rather than the merchants' open invoices' addresses. */
     esploraSelfHosted: boolean;
@@ -64,7 +67,7 @@ const blank = (value: unknown) => (typeof value === 'string' && value.trim() ===
 const flag = z.preprocess(blank, z.enum(['true', 'false', '1', '0']).default('false')).transform((v) => v === 'true' || v === '1');
 
 const CloudEnv = z.object({
-  PORT: z.preprocess(blank, z.coerce.number().int().min(0).max(65535).default(8788)),
+  PORT: z.preprocess(blank, wholeNumber(0, 65535, ' (0 picks a free port)').default(8788)),
   HOST: z.preprocess(blank, z.string().default('127.0.0.1')),
   DATABASE_URL: z.preprocess(
     blank,
@@ -75,32 +78,33 @@ const CloudEnv = z.object({
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   NODE_ENV: z.preprocess(blank, z.string().default('development')),
-  CLOUD_CHECKOUT_BASE_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional()),
-  CLOUD_INVOICE_RATE_LIMIT: z.preprocess(blank, z.union([z.literal('off'), z.coerce.number().int().min(1)]).default(60)),
+  CLOUD_CHECKOUT_BASE_URL: z.preprocess(blank, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')).optional()),
+  CLOUD_INVOICE_RATE_LIMIT: z.preprocess(blank, z.union([z.literal('off'), wholeNumber(1, 1_000_000)]).default(60)),
   CLOUD_SIGNUP_RATE_LIMIT: z.preprocess(blank, z.string().default('5,60')),
   CLOUD_SIGNIN_RATE_LIMIT: z.preprocess(blank, z.string().default('10,300')),
   CLOUD_WEBHOOK_ALLOW_LOOPBACK: flag,
   CLOUD_BILLING_MERCHANT_ID: z.preprocess(blank, z.string().optional()),
   CLOUD_WATCH: z.preprocess(blank, z.enum(['true', 'false', '1', '0']).default('true')).transform((v) => v === 'true' || v === '1'),
-  BTC_ESPLORA_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional()),
+  BTC_ESPLORA_URL: z.preprocess(blank, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')).optional()),
   BTC_ESPLORA_SELF_HOSTED: flag,
   BTC_ESPLORA_WS_URL: z.preprocess(blank, z.union([z.literal('off'), z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL, or off' })]).optional()),
-  BTC_WS_MAX_ADDRESSES: z.preprocess(blank, z.coerce.number().int().min(1).max(100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
-  BTC_WS_MAX_CONNECTIONS: z.preprocess(blank, z.coerce.number().int().min(1).max(100).default(DEFAULT_MAX_CONNECTIONS)),
+  BTC_WS_MAX_ADDRESSES: z.preprocess(blank, wholeNumber(1, 100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
+  BTC_WS_MAX_CONNECTIONS: z.preprocess(blank, wholeNumber(1, 100).default(DEFAULT_MAX_CONNECTIONS)),
   STRIPE_SECRET_KEY: z.preprocess(blank, z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_…, sk_live_…)').optional()),
   STRIPE_WEBHOOK_SECRET: z.preprocess(blank, z.string().regex(/^whsec_\S+$/, 'must be a Stripe webhook signing secret (whsec_…)').optional()),
-  STRIPE_SUCCESS_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).optional()),
-  STRIPE_CANCEL_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).optional()),
+  STRIPE_SUCCESS_URL: z.preprocess(blank, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
+  STRIPE_CANCEL_URL: z.preprocess(blank, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   STRIPE_PRICE_STARTER: z.preprocess(blank, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
   STRIPE_PRICE_PRO: z.preprocess(blank, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
   ...budgetSettingsSchema,
 });
 
+/** Every setting Cloud reads (the Base ones are shared by its merchants). */
+export const cloudSettingNames: readonly string[] = [...Object.keys(CloudEnv.shape), ...baseSettingNames.filter((name) => !name.startsWith('MERCHANT_BASE_'))];
+
 export function loadCloudConfig(env: Env): CloudConfig {
   const problems: string[] = [];
-  const parsed = CloudEnv.safeParse(env);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`));
-  const raw = parsed.data;
+  const raw = parseSettings(CloudEnv, env, problems);
 
   let signupRateLimit: RateLimitConfig = { perClient: 5, overall: 60 };
   try {
@@ -155,6 +159,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
         signet: 'https://mempool.space/signet',
         regtest: 'http://127.0.0.1:8787/explorer',
       },
+      testKeyNetwork: 'testnet',
       esploraSelfHosted: raw.BTC_ESPLORA_SELF_HOSTED,
       wsUrl: raw.BTC_ESPLORA_WS_URL ?? null,
       wsMaxAddresses: raw.BTC_WS_MAX_ADDRESSES,

@@ -15,6 +15,12 @@ interface Receivers {
   chains: Partial<Record<string, ChainReceiver>>;
 }
 
+/** A merchant's Bitcoin key, a test-network key read on the instance's test network (regtest in the sandbox). */
+export function merchantBtcKey(config: CloudConfig, text: string): AccountKey {
+  const key = parseAccountKey(text);
+  return key.network === 'testnet' && config.btc.testKeyNetwork !== 'testnet' ? parseAccountKey(text, config.btc.testKeyNetwork) : key;
+}
+
 /** SQLite (one instance): per merchant key, a small buffer; the first invoice after a start derives inline. */
 const CLOUD_AHEAD = 64;
 const CLOUD_BATCH = 32;
@@ -45,7 +51,7 @@ export function createMerchantReceivers(config: CloudConfig, deriver: AddressDer
   function build(row: MerchantRow): Receivers {
     let btc: BtcReceiverOptions | null = null;
     if (row.btc_xpub) {
-      const accountKey = parseAccountKey(row.btc_xpub);
+      const accountKey = merchantBtcKey(config, row.btc_xpub);
       btc = { accountKey, explorerUrl: config.btc.explorerUrls[accountKey.network], ...addressesOf(accountKey) };
     }
     let base: Receivers['base'] = null;
@@ -53,9 +59,10 @@ export function createMerchantReceivers(config: CloudConfig, deriver: AddressDer
       const key = row.base_xpub ? parseEvmAccountXpub(row.base_xpub) : null;
       const xpub = key && { key, keyId: key.keyId };
       const tokens = new Map(config.base.tokens);
-      // USDT is served in fixed-address mode only.
+      // USDT is served in fixed-address mode only. Signup stores an xpub or an address; a merchant
+      // with both (the sandbox's demo merchant) takes USDC per address and USDT at the fixed one.
       if (!row.base_address) tokens.delete('usdt');
-      base = { base: { ...config.base, tokens, xpub, fixedAddress: row.base_xpub ? null : row.base_address } };
+      base = { base: { ...config.base, tokens, xpub, fixedAddress: row.base_address } };
     }
     return { base, chains: { ...(btc && { btc: btcReceiver(btc) }), ...(base && { base: baseReceiver(base) }) } };
   }

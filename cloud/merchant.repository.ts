@@ -24,7 +24,7 @@ export async function insertMerchant(db: Db, merchant: MerchantRow, key: ApiKeyR
         .returning('merchant_id')
         .executeTakeFirst();
       if (!inserted) return 'email_taken';
-      if (merchant.base_address && !merchant.base_xpub && !(await claimFixedAddress(trx, merchant.base_address))) throw new FixedAddressDerived();
+      if (merchant.base_address && !(await claimFixedAddress(trx, merchant.base_address))) throw new FixedAddressDerived();
       await trx.insertInto('cloud_api_keys').values(key).execute();
       return 'inserted';
     });

@@ -98,6 +98,59 @@ const defaultExplorer: Record<BtcNetwork, string> = {
   regtest: 'http://127.0.0.1:8787/explorer',
 };
 
+/**
+ * A whole-number setting from `min` to `max` whose every refusal says so in those words (zod's
+ * own would read "Invalid input: expected number, received NaN").
+ */
+export function wholeNumber(min: number, max: number, note = '') {
+  const error = `must be a whole number between ${min} and ${max}${note}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+}
+
+/** Settings whose value may hold a secret (a key, a password in a URL): named in a problem, never echoed. */
+const SECRET_SETTING = /KEY|SECRET|XPUB|PASSWORD|TOKEN|DATABASE_URL|RPC_URL/;
+
+/** A refusal in plain words: the schema's own where it has one, else zod's turned into a sentence. */
+function plainReason(issue: z.core.$ZodIssue): string {
+  if (!/^(Invalid|Too (small|big))/.test(issue.message)) return issue.message;
+  switch (issue.code) {
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((v) => String(v)).join(', ')}`;
+    case 'invalid_type':
+      return issue.expected === 'number' || issue.expected === 'int' ? 'must be a number' : `must be a ${issue.expected}`;
+    case 'too_small':
+      return `must be at least ${issue.minimum}`;
+    case 'too_big':
+      return `must be at most ${issue.maximum}`;
+    case 'invalid_format':
+      return issue.format === 'url' ? 'must be a URL' : 'is not in the expected format';
+    case 'invalid_union':
+      return `must be ${issue.errors.map((branch) => (branch[0] ? plainReason(branch[0]).replace(/^must be (one of )?/, '') : '')).join(' or ')}`;
+    default:
+      return 'is not valid';
+  }
+}
+
+/** One problem of a setting, named by the setting, with the value given unless it may hold a secret. */
+export function describeSettingIssue(issue: z.core.$ZodIssue, env: Env): string {
+  const name = String(issue.path[0]);
+  const value = env[name];
+  const got = value === undefined || SECRET_SETTING.test(name) ? '' : `, got "${value}"`;
+  return `${name} ${plainReason(issue)}${got}`;
+}
+
+/**
+ * Parses the settings with `schema`, adding every refusal to `problems`; a refused setting then
+ * reads as unset, so the checks that follow still run and all problems are reported together.
+ */
+export function parseSettings<T extends z.ZodType>(schema: T, env: Env, problems: string[]): z.infer<T> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  problems.push(...parsed.error.issues.map((issue) => describeSettingIssue(issue, env)));
+  const refused = Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0]), undefined]));
+  return schema.parse({ ...env, ...refused });
+}
+
 const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 const optionalText = z.preprocess(blankToUndefined, z.string().trim().optional());
 /**
@@ -114,7 +167,7 @@ export const mcpAllowedOriginsSetting = z.preprocess(
 );
 
 /** MCP_MAX_SESSIONS: open MCP sessions at most, each a few kilobytes of memory (default 1000). */
-export const mcpMaxSessionsSetting = z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(100_000).default(1_000));
+export const mcpMaxSessionsSetting = z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(1_000));
 
 const httpUrl = z.preprocess(
   blankToUndefined,
@@ -153,7 +206,7 @@ export function webhookUrlProblem(text: string): string | null {
 export const databaseWaitSetting = z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(86_400).default(DEFAULT_DATABASE_WAIT_S));
 
 const EnvSchema = z.object({
-  PORT: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(65535).default(8787)),
+  PORT: z.preprocess(blankToUndefined, wholeNumber(0, 65535, ' (0 picks a free port)').default(8787)),
   HOST: z.preprocess(blankToUndefined, z.string().default('127.0.0.1')),
   DATABASE_URL: z.preprocess(
     blankToUndefined,
@@ -177,8 +230,8 @@ const EnvSchema = z.object({
     blankToUndefined,
     z.union([z.literal('off'), z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL, or off' })]).optional(),
   ),
-  BTC_WS_MAX_ADDRESSES: z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
-  BTC_WS_MAX_CONNECTIONS: z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(100).default(DEFAULT_MAX_CONNECTIONS)),
+  BTC_WS_MAX_ADDRESSES: z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
+  BTC_WS_MAX_CONNECTIONS: z.preprocess(blankToUndefined, wholeNumber(1, 100).default(DEFAULT_MAX_CONNECTIONS)),
   SERVICE_API_KEY: z.preprocess(blankToUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
   SERVICE_RATE_LIMIT: z.preprocess(blankToUndefined, z.string().default('30,300')),
   TRUST_PROXY: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')),
@@ -206,11 +259,7 @@ export function loadConfig(env: Env): Config {
   }
   if (problems.length) throw new ConfigError(problems);
 
-  const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`));
-  }
-  const raw = parsed.data;
+  const raw = parseSettings(EnvSchema, env, problems);
 
   let btc: Config['btc'] = null;
   if (raw.MERCHANT_BTC_XPUB) {

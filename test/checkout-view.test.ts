@@ -233,6 +233,6 @@ test('SHOP_NAME: default "Shop", 2-80 characters', () => {
   assert.equal(loadConfig({}).shopName, 'Shop');
   assert.equal(loadConfig({ SHOP_NAME: '  Dana Design  ' }).shopName, 'Dana Design');
   for (const bad of ['D', 'x'.repeat(81)]) {
-    assert.throws(() => loadConfig({ SHOP_NAME: bad }), (error: ConfigError) => error.problems.some((p) => p === 'SHOP_NAME must be 2-80 characters'));
+    assert.throws(() => loadConfig({ SHOP_NAME: bad }), (error: ConfigError) => error.problems.some((p) => p === `SHOP_NAME must be 2-80 characters, got "${bad}"`));
   }
 });

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { describe, it } from 'node:test';
 import { BIP84_ZPUB, postJson, tempSqliteUrl } from './support/listener.ts';
+import { releasedPort } from './support/ports.ts';
 import { runCli, spawnListener } from './support/process.ts';
+import { API_VERSION } from '../shared/version.ts';
 
 const ZPRV = 'zprvAdG4iTXWBoARxkkzNpNh8r6Qag3irQB8PzEMkAFeTRXxHpbF9z4QgEvBRmfvqWvGp42t42nvgGpNgYSJA9iefm1yYNZKEm7z6qUWCroSQnE';
 
@@ -22,6 +24,93 @@ describe('service CLI', () => {
     const unknown = await runCli(['frobnicate']);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /Unknown command "frobnicate"/);
+  });
+
+  it('--version and -v print the version', async () => {
+    for (const flag of ['--version', '-v']) {
+      const result = await runCli([flag]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout, `service ${API_VERSION}\n`);
+    }
+  });
+
+  it('an unknown flag is answered with the command\'s usage and, when it names a setting, the setting to use', async () => {
+    for (const args of [['start', '--port', '9999'], ['start', '--port=9999']]) {
+      const result = await runCli(args, { cwd: tmpdir() });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /^service start: --port is not an option; it is a setting, read from the environment or \.\/\.env: use PORT=9999\n {2}\(for example: PORT=9999 npx service start\)\n\nUsage: service start \[--cloud\]\n/);
+      assert.doesNotMatch(result.stderr, /positional argument/, 'not the argument parser\'s own text');
+      assert.equal(result.stdout, '');
+    }
+    // A Cloud setting, from the Cloud edition's list.
+    const cloud = await runCli(['start', '--cloud', '--checkout-base-url', 'https://pay.example.com'], { cwd: tmpdir() });
+    assert.equal(cloud.code, 2);
+    assert.match(cloud.stderr, /use CLOUD_CHECKOUT_BASE_URL=https:\/\/pay\.example\.com\n/);
+    // A flag that ends several settings' names: each of them.
+    const xpub = await runCli(['start', '--xpub', 'zpub6r'], { cwd: tmpdir() });
+    assert.equal(xpub.code, 2);
+    assert.match(xpub.stderr, /use MERCHANT_BTC_XPUB=zpub6r or MERCHANT_BASE_XPUB=zpub6r\n/);
+    // No setting of that name: the flag and the usage.
+    const unknown = await runCli(['healthcheck', '--bogus']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^service healthcheck: unknown option --bogus\n\nUsage: service healthcheck /);
+    const missing = await runCli(['healthcheck', '--url']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^service healthcheck: --url needs a value\n\nUsage: service healthcheck /);
+    // A flag before the command.
+    const before = await runCli(['--port', '9999']);
+    assert.equal(before.code, 2);
+    assert.match(before.stderr, /^Unknown option "--port" \(options go after the command\)\./);
+  });
+
+  it('start --help describes the sandbox, the Cloud sandbox and where settings come from', async () => {
+    const help = await runCli(['start', '--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /never from flags: PORT=9999 npx service start/);
+    assert.match(help.stdout, /No merchant key set \(no MERCHANT_BTC_XPUB, no MERCHANT_BASE_\* or BASE_\* setting\) and NODE_ENV not\nproduction: the SANDBOX\./);
+    assert.match(help.stdout, /It never touches a public\nnetwork\./);
+    assert.match(help.stdout, /With no settings \(no\n\s+DATABASE_URL, BTC_ESPLORA_URL, BASE_RPC_URL, CLOUD_CHECKOUT_BASE_URL, …\) the Cloud\n\s+SANDBOX/);
+    assert.match(help.stdout, /SANDBOX_USDC_MODE/);
+  });
+
+  it('a network failure says what did not answer, where and why', async () => {
+    const port = String(await releasedPort());
+    const dir = mkdtempSync(join(tmpdir(), 'cli-offline-'));
+    const health = await runCli(['healthcheck', '--url', `http://127.0.0.1:${port}`]);
+    assert.equal(health.code, 1);
+    assert.equal(health.stdout, 'unhealthy\n');
+    assert.equal(health.stderr, `nothing answers at http://127.0.0.1:${port} (connection refused) — is the listener running (npm start)?\n`);
+    // pay and mine with no sandbox running in this directory: the defaults, PORT and SANDBOX_CHAIN_PORT, are asked.
+    const pay = await runCli(['pay', 'inv_missing'], { cwd: dir, env: { PORT: port } });
+    assert.equal(pay.code, 1);
+    assert.match(pay.stderr, new RegExp(`^no sandbox answers at http://127\\.0\\.0\\.1:${port} \\(connection refused\\) — is the sandbox running \\(\`npm start\` with no merchant key`));
+    const mine = await runCli(['mine'], { cwd: dir, env: { SANDBOX_CHAIN_PORT: port } });
+    assert.equal(mine.code, 1);
+    assert.match(mine.stderr, new RegExp(`^no sandbox chain answers at http://127\\.0\\.0\\.1:${port} \\(connection refused\\) — is the sandbox running`));
+  });
+
+  it('configuration problems are reported all at once, each with its setting and a plain reason', async () => {
+    const listener = await runCli(['start'], {
+      env: { MERCHANT_BTC_XPUB: BIP84_ZPUB, DATABASE_URL: tempSqliteUrl(), PORT: 'abc', BTC_WS_MAX_CONNECTIONS: '0', SERVICE_RATE_LIMIT: '30/min' },
+      cwd: tmpdir(),
+    });
+    assert.equal(listener.code, 1);
+    assert.equal(
+      listener.stderr,
+      [
+        'Invalid configuration:',
+        '  - PORT must be a whole number between 0 and 65535 (0 picks a free port), got "abc"',
+        '  - BTC_WS_MAX_CONNECTIONS must be a whole number between 1 and 100, got "0"',
+        '  - SERVICE_RATE_LIMIT must be "off", "<per client>" or "<per client>,<overall>" per minute, e.g. 30,300',
+        '',
+      ].join('\n'),
+    );
+    const sandbox = await runCli(['start'], { env: { SANDBOX_USDC_MODE: 'sometimes' }, cwd: mkdtempSync(join(tmpdir(), 'cli-sandbox-mode-')) });
+    assert.equal(sandbox.code, 1);
+    assert.equal(sandbox.stderr, 'Invalid configuration:\n  - SANDBOX_USDC_MODE must be xpub or fixed-address, got "sometimes"\n');
+    const cloud = await runCli(['start', '--cloud'], { env: { DATABASE_URL: tempSqliteUrl(), PORT: '99999', CLOUD_WATCH: 'maybe' }, cwd: tmpdir() });
+    assert.equal(cloud.code, 1);
+    assert.match(cloud.stderr, /^Invalid configuration:\n {2}- PORT must be a whole number between 0 and 65535 \(0 picks a free port\), got "99999"\n {2}- CLOUD_WATCH must be one of 0, 1, true, false, got "maybe"\n$/);
   });
 
   it('init makes a strong key and a whsec_ secret, and never overwrites one', async () => {

@@ -55,7 +55,7 @@ async function measure(merchants: number): Promise<Record<string, number>> {
 
     calls.clear();
     const [first] = invoices;
-    await evm.usdc.transfer(first.receive_address, BigInt(first.amount_usdc_units), 0);
+    await evm.tokens.usdc.transfer(first.receive_address, BigInt(first.amount_usdc_units), 0);
     clock.advance(PAST_REUSE_WINDOW_MS);
     const paidHead = await head();
     await until('every merchant scanned the payment block', () => allAt(paidHead));

@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { loadCloudConfig } from '../cloud/cloud-config.ts';
 import { ConfigError, loadConfig, parseRateLimit, readEnvironment } from '../listener/config.ts';
 import { BIP84_ZPUB } from './support/listener.ts';
 
@@ -19,6 +20,45 @@ function problemsOf(env: Record<string, string>): string[] {
 }
 
 describe('config', () => {
+  it('reports every problem at once, each named by its setting with a plain reason and the value given', () => {
+    const problems = problemsOf({
+      PORT: 'abc',
+      BTC_WS_MAX_CONNECTIONS: '0',
+      BTC_ESPLORA_SELF_HOSTED: 'yes',
+      SERVICE_RATE_LIMIT: '30/min',
+      MERCHANT_BTC_XPUB: 'not-a-key',
+      SERVICE_API_KEY: 'short-secret',
+    });
+    assert.deepEqual(problems, [
+      'PORT must be a whole number between 0 and 65535 (0 picks a free port), got "abc"',
+      'BTC_ESPLORA_SELF_HOSTED must be one of 0, 1, true, false, got "yes"',
+      'BTC_WS_MAX_CONNECTIONS must be a whole number between 1 and 100, got "0"',
+      // A key's value is never echoed, even a wrong one.
+      'SERVICE_API_KEY must be at least 16 characters',
+      'MERCHANT_BTC_XPUB is not a valid extended public key (bad base58check or length)',
+      'SERVICE_RATE_LIMIT must be "off", "<per client>" or "<per client>,<overall>" per minute, e.g. 30,300',
+    ]);
+    assert.deepEqual(problemsOf({ PORT: '70000' }), ['PORT must be a whole number between 0 and 65535 (0 picks a free port), got "70000"']);
+    assert.deepEqual(problemsOf({ PORT: '80.5' }), ['PORT must be a whole number between 0 and 65535 (0 picks a free port), got "80.5"']);
+  });
+
+  it('Cloud reports its problems the same way, all at once', () => {
+    let problems: string[] = [];
+    try {
+      loadCloudConfig({ PORT: 'abc', CLOUD_WATCH: 'maybe', CLOUD_INVOICE_RATE_LIMIT: 'lots', BTC_ESPLORA_URL: 'ftp://x', CLOUD_SIGNUP_RATE_LIMIT: 'x', DATABASE_URL: 'postgres://u:hunter2@db/x?bad' });
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      problems = error.problems;
+    }
+    assert.deepEqual(problems, [
+      'PORT must be a whole number between 0 and 65535 (0 picks a free port), got "abc"',
+      'CLOUD_INVOICE_RATE_LIMIT must be off or a whole number between 1 and 1000000, got "lots"',
+      'CLOUD_WATCH must be one of 0, 1, true, false, got "maybe"',
+      'BTC_ESPLORA_URL must be an http(s) URL, got "ftp://x"',
+      'CLOUD_SIGNUP_RATE_LIMIT must be "off", "<per client>" or "<per client>,<overall>" per minute, e.g. 30,300',
+    ]);
+  });
+
   it('has the documented defaults', () => {
     const config = loadConfig({});
     assert.equal(config.port, 8787);

@@ -20,7 +20,7 @@ test('sandbox: a Base invoice is created, part-paid (partial), paid with `servic
     assert.match(listener.output(), /SANDBOX MODE/);
     assert.match(listener.output(), /local EVM node \(chain id 31337, not Base\)/);
     const health = await (await fetch(`${listener.url}/health`)).json();
-    assert.deepEqual(health.enabled_assets, ['btc', 'usdc-base']);
+    assert.deepEqual(health.enabled_assets, ['btc', 'usdc-base', 'usdt-base'], 'USDT at the sandbox fixed address');
 
     const created = await postJson(`${listener.url}/invoice`, { chain: 'base', amount_usd: 12.5 });
     assert.equal(created.status, 201, created.text);
@@ -57,13 +57,13 @@ test('sandbox: a Base invoice is created, part-paid (partial), paid with `servic
     assert.equal(confirmed.tx_hash, txHash);
     assert.equal((await statusOf(listener.url, btc.json.invoice_id, 'confirmed')).status, 'confirmed');
 
-    // The sandbox pays only its own merchant key's addresses.
+    // The sandbox pays only its own merchant's addresses (its key's children and its fixed address).
     const refused = await fetch(`http://127.0.0.1:${chainPort}/control/base/pay`, {
       method: 'POST',
-      body: JSON.stringify({ address: created.json.receive_address, child_index: 1, units: '1' }),
+      body: JSON.stringify({ address: '0x000000000000000000000000000000000000dEaD', units: '1', asset: 'usdc' }),
     });
     assert.equal(refused.status, 400);
-    assert.match(await refused.text(), /not an invoice address of this sandbox's merchant key/);
+    assert.match(await refused.text(), /^0x000000000000000000000000000000000000dEaD is not an invoice address of this sandbox's merchant; pay real invoices from a real wallet$/);
   } finally {
     assert.equal(await listener.stop(), 0);
   }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { describeCreatedInvoice } from '../mcp/invoice-text.ts';
+import { bannerLine } from './support/banner.ts';
 import { releasedPort } from './support/ports.ts';
 import { runCli, spawnListener, type ListenerProcess } from './support/process.ts';
 import { invoiceReaching as statusOf, waitForWatcher } from './support/wait-for-watcher.ts';
@@ -18,13 +19,6 @@ function consoleShows(listener: ListenerProcess, pattern: RegExp, what: string):
     watcher: async () => ({ output: listener.output().slice(-4000) }),
     timeoutMs: 30_000,
   });
-}
-
-/** A banner line by its label ("Create:", "Load:"), as printed. */
-function bannerLine(output: string, label: string, contains = ''): string {
-  const line = output.split('\n').find((l) => l.trimStart().startsWith(label) && l.includes(contains));
-  assert.ok(line, `no "${label}" line with ${contains} in the banner:\n${output}`);
-  return line.trimStart().slice(label.length).trim();
 }
 
 test('sandbox after `service init`: the banner\'s commands work with the key, pay + mine end in a verified webhook in the console, `service deliveries` lists it, verify_url is a readable page, Base names the local chain', async () => {
@@ -104,7 +98,7 @@ test('sandbox after `service init`: the banner\'s commands work with the key, pa
   assert.equal(after.stdout, '');
   const gap = await runCli(['gap'], { env: { ...env, PORT: String(await releasedPort()) }, cwd: dir });
   assert.equal(gap.code, 1);
-  assert.match(gap.stderr, /^No listener answers at http:\/\/127\.0\.0\.1:\d+: start it/m);
+  assert.match(gap.stderr, /^No listener answers at http:\/\/127\.0\.0\.1:\d+ \(connection refused\): start it/m);
 });
 
 test('sandbox with SERVICE_API_KEY in the environment: the banner\'s create command sends it and works as printed; a MERCHANT_WEBHOOK_URL of the user\'s own is respected', async () => {
@@ -129,8 +123,9 @@ test('`service deliveries` does not read the database a killed sandbox left behi
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-stale-'));
   mkdirSync(join(dir, 'data'));
   writeFileSync(join(dir, 'data', 'sandbox.db'), '');
-  // The pid of a process that has exited: what a sandbox killed with SIGKILL leaves in its pid file.
-  writeFileSync(join(dir, 'data', 'sandbox.pid'), `${spawnSync(process.execPath, ['-e', '']).pid}\n`);
+  // The pid of a process that has exited: what a sandbox killed with SIGKILL leaves in its state file.
+  const state = { pid: spawnSync(process.execPath, ['-e', '']).pid, edition: 'listener', api_url: 'http://127.0.0.1:9', chain_url: 'http://127.0.0.1:9', database: './data/sandbox.db' };
+  writeFileSync(join(dir, 'data', 'sandbox.json'), JSON.stringify(state));
   const listed = await runCli(['deliveries'], { cwd: dir });
   assert.equal(listed.code, 1);
   assert.match(listed.stderr, /no sandbox is running in this directory/);

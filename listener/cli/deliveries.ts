@@ -49,6 +49,7 @@ Uses the listener's settings (DATABASE_URL, MERCHANT_ID) from the environment an
 neither DATABASE_URL nor a merchant key set it reads the running sandbox's database (run it in the
 sandbox's directory), and says so when no sandbox is running there.`,
   options: { all: { type: 'boolean' }, json: { type: 'boolean' }, 'all-failed': { type: 'boolean' } },
+  settings: ['DATABASE_URL', 'MERCHANT_ID'],
   async run({ values, positionals }) {
     const [action = 'list', eventId] = positionals;
     if (!['list', 'attempts', 'resend'].includes(action)) {

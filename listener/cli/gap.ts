@@ -4,6 +4,7 @@ import { loadConfig, readEnvironment } from '../config.ts';
 import { wantsSandbox } from '../sandbox/sandbox.ts';
 import { openCoreDatabase } from '../../core/schema.ts';
 import type { Command } from './command.ts';
+import { whyUnreachable } from './unreachable.ts';
 
 export function formatGapReport(report: BtcGapReport): string {
   const show = (value: number | null) => (value === null ? 'none' : String(value));
@@ -27,8 +28,8 @@ async function reportFromListener(url: string): Promise<BtcGapReport> {
   let response: Response;
   try {
     response = await fetch(`${url.replace(/\/+$/, '')}/health`, { signal: AbortSignal.timeout(10_000) });
-  } catch {
-    throw new Error(`No listener answers at ${url}: start it (npm start), or pass --url with its address.`);
+  } catch (error) {
+    throw new Error(`No listener answers at ${url} (${whyUnreachable(error)}): start it (npm start), or pass --url with its address.`);
   }
   if (!response.ok) throw new Error(`${url}/health answered ${response.status}`);
   const body = (await response.json()) as { btc_gap?: unknown };
@@ -65,6 +66,7 @@ neither DATABASE_URL nor a merchant key set (the sandbox, whose key lives only i
 http://127.0.0.1:$PORT (default 8787) unless --url says where.
   --json   print the report as one JSON object`,
   options: { json: { type: 'boolean' }, url: { type: 'string' } },
+  settings: ['PORT', 'DATABASE_URL', 'MERCHANT_BTC_XPUB', 'MERCHANT_ID'],
   async run({ values }) {
     const env = readEnvironment(process.env);
     // An explicit DATABASE_URL names a listener's database, as for `service deliveries`.

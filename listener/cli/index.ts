@@ -1,4 +1,5 @@
-import { runCommand, type Command } from './command.ts';
+import { API_VERSION } from '../../shared/version.ts';
+import { runCommand, USAGE_EXIT_CODE, type Command } from './command.ts';
 import { deliveriesCommand } from './deliveries.ts';
 import { gapCommand } from './gap.ts';
 import { healthcheckCommand } from './healthcheck.ts';
@@ -20,11 +21,13 @@ const listenerCommands: Command[] = [
 function usage(commands: Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return `Usage: service <command> [options]
+       service --version
 
 Commands:
 ${commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
 
-Run "service <command> --help" for a command's options.
+Run "service <command> --help" for a command's options. Settings come from the environment and
+./.env, not from flags: PORT=9999 npx service start.
 `;
 }
 
@@ -36,10 +39,15 @@ export async function main(argv: string[], editions: Editions): Promise<number> 
     process.stdout.write(usage(commands));
     return name ? 0 : 1;
   }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    process.stdout.write(`service ${API_VERSION}\n`);
+    return 0;
+  }
   const command = commands.find((c) => c.name === name);
   if (!command) {
-    process.stderr.write(`Unknown command "${name}".\n\n${usage(commands)}`);
-    return 1;
+    const what = name.startsWith('-') ? `Unknown option "${name}" (options go after the command)` : `Unknown command "${name}"`;
+    process.stderr.write(`${what}.\n\n${usage(commands)}`);
+    return name.startsWith('-') ? USAGE_EXIT_CODE : 1;
   }
   try {
     return await runCommand(command, rest);

@@ -1,7 +1,25 @@
 import { AmountError, unitsToDecimal, usdTextToUnits } from '../../core/base/amount.ts';
+import type { CheckoutView } from '../../shared/index.ts';
 import { readEnvironment } from '../config.ts';
-import { sandboxChainUrl } from '../sandbox/sandbox.ts';
-import type { Command } from './command.ts';
+import { DEFAULT_SANDBOX_CHAIN_PORT } from '../sandbox/sandbox.ts';
+import { runningSandbox } from '../sandbox/sandbox-state.ts';
+import { USAGE_EXIT_CODE, type Command } from './command.ts';
+import { fetchOrExplain } from './unreachable.ts';
+
+const START_HINT = 'is the sandbox running (`npm start` with no merchant key, or `npx service start --cloud` with no settings)?';
+
+/**
+ * Where the running sandbox is: SANDBOX_CHAIN_PORT when set (not 0), else the state file of the
+ * sandbox running in this directory, else the defaults; the API at `--url` when given.
+ */
+function sandboxTarget(urlFlag: string | undefined): { api: string; chain: string } {
+  const env = readEnvironment(process.env);
+  const state = runningSandbox();
+  const port = env.SANDBOX_CHAIN_PORT?.trim();
+  const chain = port && port !== '0' ? `http://127.0.0.1:${port}` : (state?.chain_url ?? `http://127.0.0.1:${DEFAULT_SANDBOX_CHAIN_PORT}`);
+  const api = urlFlag?.replace(/\/+$/, '') ?? state?.api_url ?? `http://127.0.0.1:${env.PORT || 8787}`;
+  return { api, chain };
+}
 
 class ControlError extends Error {
   constructor(
@@ -12,86 +30,95 @@ class ControlError extends Error {
   }
 }
 
-async function control(path: string, body: unknown): Promise<Record<string, unknown>> {
-  const url = `${sandboxChainUrl(readEnvironment(process.env))}/control/${path}`;
-  let res: Response;
-  try {
-    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  } catch {
-    throw new ControlError(0, `No sandbox chain at ${url}. Start the sandbox first: npm start (with no merchant key set).`);
-  }
+async function control(chainUrl: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+  const res = await fetchOrExplain(`${chainUrl}/control/${path}`, init, 'sandbox chain', START_HINT);
   const text = await res.text();
-  if (!res.ok) throw new ControlError(res.status, `sandbox chain refused: ${text}`);
+  if (!res.ok) throw new ControlError(res.status, `the sandbox chain refused: ${text}`);
   return JSON.parse(text);
 }
 
-interface InvoiceForPay {
-  chain?: string;
-  receive_address?: string;
-  child_index?: number | null;
-  network?: string;
-  amount_sats?: number;
-  amount_usdc_units?: number;
+/** Decimal BTC text ("0.00050000") in sats, exactly. */
+function btcTextToSats(text: string): bigint {
+  const [whole, fraction = ''] = text.split('.');
+  return BigInt(whole) * 100_000_000n + BigInt(fraction.padEnd(8, '0').slice(0, 8));
 }
 
-async function payBtc(invoice: InvoiceForPay, amount: string | undefined): Promise<number> {
+async function payBtc(chainUrl: string, view: CheckoutView, amount: string | undefined): Promise<number> {
   if (amount !== undefined && !/^[1-9]\d*$/.test(amount)) {
     process.stderr.write('The amount of a Bitcoin invoice is in sats: a positive integer.\n');
     return 1;
   }
-  if (invoice.network !== 'regtest') {
+  if (!view.receive_address.startsWith('bcrt1')) {
     process.stderr.write('That invoice is not on the sandbox regtest chain; pay it from a real wallet.\n');
     return 1;
   }
-  const sats = amount ?? String(invoice.amount_sats);
-  const { txid } = await control('pay', { address: invoice.receive_address, amount_sats: sats });
-  process.stdout.write(`paid ${sats} sats to ${invoice.receive_address}\ntxid ${txid}\n`);
+  const sats = amount ?? String(btcTextToSats(view.amount_due));
+  const { txid } = await control(chainUrl, 'pay', { address: view.receive_address, amount_sats: sats });
+  process.stdout.write(`paid ${sats} sats to ${view.receive_address}\ntxid ${txid}\n`);
   return 0;
 }
 
-async function payBase(invoice: InvoiceForPay, amount: string | undefined): Promise<number> {
+async function payBase(chainUrl: string, view: Extract<CheckoutView, { chain: 'base' }>, amount: string | undefined): Promise<number> {
   let units: bigint;
   try {
-    units = amount === undefined ? BigInt(invoice.amount_usdc_units ?? 0) : usdTextToUnits(amount);
+    units = usdTextToUnits(amount ?? view.amount_due);
   } catch (error) {
     if (!(error instanceof AmountError)) throw error;
-    process.stderr.write(`The amount of a Base invoice is in USD (USDC), at most 6 decimals: ${error.message}\n`);
+    process.stderr.write(`The amount of a Base invoice is in USD (${view.asset}), at most 6 decimals: ${error.message}\n`);
     return 1;
   }
-  if (invoice.child_index === null || invoice.child_index === undefined) {
-    process.stderr.write('That invoice is not one of the sandbox\'s (it has no derived address); pay it from a real wallet.\n');
-    return 1;
+  // The sandbox checks the address is its own merchant's (a child of its key, or its fixed address) before it sends anything.
+  const paid = await control(chainUrl, 'base/pay', { address: view.receive_address, units: units.toString(), asset: view.asset.toLowerCase() });
+  process.stdout.write(`paid ${unitsToDecimal(units)} ${view.asset} to ${view.receive_address}\ntx_hash ${paid.tx_hash}\n`);
+  if (view.nonce !== undefined && units !== BigInt(view.amount_usdc_units)) {
+    process.stdout.write(
+      `note: not the invoice's exact amount ${view.amount_usdc}: a fixed-address invoice is told apart by its exact amount, so this transfer pays nothing and is reported as payment.orphan once confirmed\n`,
+    );
   }
-  // The sandbox checks the address is its own merchant key's child before it sends anything.
-  const paid = await control('base/pay', { address: invoice.receive_address, child_index: invoice.child_index, units: units.toString() });
-  process.stdout.write(`paid ${unitsToDecimal(units)} USDC to ${invoice.receive_address}\ntx_hash ${paid.tx_hash}\n`);
   return 0;
 }
 
 export const payCommand: Command = {
   name: 'pay',
-  summary: 'Sandbox only: pay an invoice from the sandbox wallet (regtest coins or test USDC)',
+  summary: 'Sandbox only: pay an invoice from the sandbox wallet (regtest coins, test USDC or USDT)',
   usage: `
-Usage: service pay <invoice_id> [amount] [--url LISTENER_URL]
+Usage: service pay <invoice_id> [amount] [--amount AMOUNT] [--url API_URL]
 
-Pays the invoice on the sandbox chain from the sandbox wallet. amount defaults to the invoice
-amount: sats for a Bitcoin invoice, USD with up to 6 decimals (test USDC) for a Base invoice.
-Then run "service mine" to confirm it.`,
-  options: { url: { type: 'string' } },
+Pays the invoice on the sandbox chain from the sandbox wallet, the listener's or the Cloud
+sandbox's (run it in the directory the sandbox runs in: it finds it by ./data/sandbox.json). The
+amount defaults to what the invoice still asks: sats for a Bitcoin invoice, USD with up to 6
+decimals (test USDC or USDT) for a Base invoice. A fixed-address invoice is matched by its exact
+amount: pay another (--amount 12.34 for a 12.340417 invoice) to see the payment.orphan webhook.
+Then run "service mine" to confirm it.
+
+  --amount AMOUNT   the amount to send instead of the invoice's (same as the second argument)
+  --url API_URL     where to read the invoice: the listener (http://127.0.0.1:8787) or Cloud's
+                    API (http://127.0.0.1:8788/api/v1); default: the running sandbox's
+
+Settings: SANDBOX_CHAIN_PORT (where the sandbox chain listens), PORT (the listener's port when no
+sandbox state file is found).`,
+  options: { url: { type: 'string' }, amount: { type: 'string' } },
+  settings: ['PORT', 'SANDBOX_CHAIN_PORT'],
   async run({ values, positionals }) {
-    const [invoiceId, amount] = positionals;
+    const [invoiceId, positionalAmount] = positionals;
     if (!invoiceId) {
-      process.stderr.write('Usage: service pay <invoice_id> [amount]\n');
+      process.stderr.write('Usage: service pay <invoice_id> [amount] [--amount AMOUNT] [--url API_URL]\n');
+      return USAGE_EXIT_CODE;
+    }
+    const amount = (values.amount as string | undefined) ?? positionalAmount;
+    const { api, chain } = sandboxTarget(values.url as string | undefined);
+    const res = await fetchOrExplain(`${api}/checkout/${encodeURIComponent(invoiceId)}`, {}, 'sandbox', START_HINT);
+    if (!res.ok) {
+      process.stderr.write(`Invoice ${invoiceId} not found at ${api} (HTTP ${res.status})\n`);
       return 1;
     }
-    const listener = (values.url as string | undefined) ?? `http://127.0.0.1:${process.env.PORT || 8787}`;
-    const res = await fetch(`${listener}/invoice/${encodeURIComponent(invoiceId)}`);
-    const invoice = (await res.json()) as InvoiceForPay;
-    if (!res.ok || !invoice.receive_address) {
-      process.stderr.write(`Invoice ${invoiceId} not found at ${listener}\n`);
+    const view = (await res.json()) as CheckoutView;
+    if (amount === undefined && !/[1-9]/.test(view.amount_due)) {
+      process.stderr.write(`Invoice ${invoiceId} is ${view.status} and asks for nothing more; give an amount to send one anyway.\n`);
       return 1;
     }
-    return invoice.chain === 'base' ? payBase(invoice, amount) : payBtc(invoice, amount);
+    return view.chain === 'base' ? payBase(chain, view, amount) : payBtc(chain, view, amount);
   },
 };
 
@@ -102,17 +129,20 @@ export const mineCommand: Command = {
 Usage: service mine [n]
 
 Mines n blocks (default 1) on the sandbox regtest chain, confirming what is in its mempool, and n
-blocks on the sandbox EVM node, adding confirmations to Base payments.`,
+blocks on the sandbox EVM node, adding confirmations to Base payments. Run it in the directory the
+sandbox runs in (it finds it by ./data/sandbox.json), or set SANDBOX_CHAIN_PORT.`,
+  settings: ['SANDBOX_CHAIN_PORT'],
   async run({ positionals }) {
     const n = positionals[0] ?? '1';
     if (!/^[1-9]\d{0,3}$/.test(n)) {
       process.stderr.write('Usage: service mine [n]  (1-9999)\n');
-      return 1;
+      return USAGE_EXIT_CODE;
     }
-    const { height } = await control('mine', { blocks: Number(n) });
+    const { chain } = sandboxTarget(undefined);
+    const { height } = await control(chain, 'mine', { blocks: Number(n) });
     let line = `mined ${n} block(s); height ${height}`;
     try {
-      const evm = await control('base/mine', { blocks: Number(n) });
+      const evm = await control(chain, 'base/mine', { blocks: Number(n) });
       line += `; Base sandbox height ${evm.height}`;
     } catch (error) {
       // 404: this sandbox runs without a Base node.

@@ -1,6 +1,6 @@
 import { formatReceivedWebhook, type ReceivedWebhook } from '../../core/webhooks/receiver.ts';
 import { startListener } from '../app.ts';
-import { ConfigError, loadConfig, readEnvironment, type Env } from '../config.ts';
+import { ConfigError, loadConfig, readEnvironment, settingNames, type Env } from '../config.ts';
 import { startSandbox, wantsSandbox, type Sandbox } from '../sandbox/sandbox.ts';
 import type { Command } from './command.ts';
 
@@ -25,22 +25,41 @@ export function stopSignal(): { started(): void; requested: Promise<void> } {
 /** The editions `service start` can run besides the listener; Cloud's is given by the entry point. */
 export interface Editions {
   runCloud?: () => Promise<number>;
+  /** The settings Cloud reads, so `start --cloud --foo 1` can name FOO. */
+  cloudSettingNames?: readonly string[];
 }
+
+/** Settings of the sandboxes themselves (both editions). */
+export const sandboxSettingNames = ['SANDBOX_CHAIN_PORT', 'SANDBOX_USDC_MODE'] as const;
 
 export const startCommand = (editions: Editions): Command => ({
   name: 'start',
-  summary: 'Start the listener (settings from the environment and ./.env)',
+  summary: 'Start the listener, or with no merchant key the sandbox (settings from the environment and ./.env)',
   usage: `
 Usage: service start [--cloud]
 
 Starts the listener. Settings come from environment variables, then from ./.env (the environment
-wins). The default database is SQLite at ./data/service.db. See docs/self-hosting.md for every setting.
-Stops cleanly on SIGINT/SIGTERM: no new requests; those under way and webhook
-attempts in flight get 10 s to finish. With Postgres, waits up to DATABASE_WAIT_S
-(default 60) at start for the database to be reachable.
+wins), never from flags: PORT=9999 npx service start. See docs/cli.md and docs/self-hosting.md for
+every setting. It keeps the terminal, so run the other commands in a second one. Stops cleanly on
+SIGINT/SIGTERM (Ctrl-C): no new requests; those under way and webhook attempts in flight get 10 s
+to finish. With Postgres, waits up to DATABASE_WAIT_S (default 60) at start for the database.
 
-  --cloud   start the multi-tenant Cloud API under /api/v1 instead (settings: docs/cloud.md)`,
+No merchant key set (no MERCHANT_BTC_XPUB, no MERCHANT_BASE_* or BASE_* setting) and NODE_ENV not
+production: the SANDBOX. Local chains with worthless coins (Bitcoin regtest served through the
+Esplora API, a local EVM node with test USDC and USDT), throwaway keys, a local webhook receiver
+that verifies and prints each delivery, a database removed at stop. It never touches a public
+network. It prints a banner with commands that work as printed; "service pay" and "service mine"
+pay and confirm its invoices. With a key set: the real listener, SQLite at ./data/service.db.
+
+  --cloud   start the multi-tenant Cloud API under /api/v1 instead. With no settings (no
+            DATABASE_URL, BTC_ESPLORA_URL, BASE_RPC_URL, CLOUD_CHECKOUT_BASE_URL, …) the Cloud
+            SANDBOX: the same local chains, SQLite, one demo merchant whose API key is printed once,
+            the dashboard at /dashboard. See docs/cloud-sandbox.md.
+
+Sandbox settings: SANDBOX_CHAIN_PORT (default 18443), SANDBOX_USDC_MODE (xpub, the default: an
+address per USDC invoice; fixed-address: USDC at the fixed address too, as USDT always is).`,
   options: { cloud: { type: 'boolean' } },
+  settings: [...settingNames, ...sandboxSettingNames, ...(editions.cloudSettingNames ?? [])],
   async run({ values }) {
     if (values.cloud) {
       if (editions.runCloud) return editions.runCloud();
@@ -66,7 +85,10 @@ attempts in flight get 10 s to finish. With Postgres, waits up to DATABASE_WAIT_
       throw error;
     }
     const listener = await startListener(config, sandbox ? { btcPollIntervalMs: 2_000, baseOptions: { pollIntervalMs: 1_000 } } : {});
-    if (sandbox) process.stderr.write(sandboxBanner(sandbox, listener.url, apiKeySource(env)));
+    if (sandbox) {
+      sandbox.announce(listener.url);
+      process.stderr.write(sandboxBanner(sandbox, listener.url, apiKeySource(env)));
+    }
     signal.started();
     await signal.requested;
     await listener.stop({ graceMs: STOP_GRACE_MS });
@@ -76,7 +98,7 @@ attempts in flight get 10 s to finish. With Postgres, waits up to DATABASE_WAIT_
 });
 
 /** Each delivery the sandbox's receiver verified, between blank lines so it stands out among the logs. */
-function describeVerifiedWebhook(event: ReceivedWebhook): string {
+export function describeVerifiedWebhook(event: ReceivedWebhook): string {
   return `\n  WEBHOOK received and signature verified (sandbox receiver):\n${formatReceivedWebhook(event).replace(/^/gm, '  ')}\n\n`;
 }
 
@@ -107,13 +129,7 @@ function sandboxBanner(sandbox: Sandbox, url: string, keySource: ApiKeySource): 
   const webhooks = sandbox.webhookReceiver
     ? `  Webhooks: sent to a local receiver (${sandbox.webhookReceiver.url}) that verifies each signature and prints it here.`
     : `  Webhooks: sent to your MERCHANT_WEBHOOK_URL (${sandbox.env.MERCHANT_WEBHOOK_URL}).`;
-  const base = sandbox.evm
-    ? [
-        `  Base:    a local EVM node (chain id ${sandbox.evm.anvil.chainId}, not Base) with a test USDC; invoices in xpub mode.`,
-        `  Create:  ${create('{"chain":"base","amount_usd":12.5}')}`,
-        '  Pay:     npx service pay <invoice_id> [amount_usd]       Confirm:  npx service mine',
-      ]
-    : [`  Base:    not in this sandbox: ${sandbox.baseUnavailable}`];
+  const base = sandboxBaseLines(sandbox, create, '<invoice_id>');
   return [
     '',
     '  SANDBOX MODE: no merchant key is configured, so these are local chains with throwaway keys.',
@@ -128,4 +144,27 @@ function sandboxBanner(sandbox: Sandbox, url: string, keySource: ApiKeySource): 
     '',
     '',
   ].join('\n');
+}
+
+/**
+ * The banner's Base lines, the same in both editions: the local node, USDC and USDT with their
+ * modes, a create command for each and the pay commands, exact and (fixed-address) inexact.
+ */
+export function sandboxBaseLines(sandbox: Sandbox, create: (body: string) => string, invoice: string): string[] {
+  const evm = sandbox.evm;
+  if (!evm) return [`  Base:    not in this sandbox: ${sandbox.baseUnavailable}`];
+  const modes =
+    evm.usdcMode === 'xpub'
+      ? ['           USDC: an address per invoice (xpub mode).', '           USDT: fixed-address mode, one address for all invoices:']
+      : ['           USDC and USDT: fixed-address mode (SANDBOX_USDC_MODE), one address for all invoices:'];
+  return [
+    `  Base:    a local EVM node (chain id ${evm.anvil.chainId}, not Base) with a test USDC and a test USDT.`,
+    ...modes,
+    `           ${evm.fixedAddress}; the nonce in the amount's last 4 decimals tells`,
+    '           the invoice apart, and two RPC sources confirm each payment.',
+    `  Create:  ${create('{"chain":"base","amount_usd":12.5}')}`,
+    `  Create:  ${create('{"chain":"base","asset":"usdt","amount_usd":12.34}')}`,
+    `  Orphan:  npx service pay ${invoice} --amount 12.34    (not the exact amount: a payment.orphan webhook)`,
+    `  Pay:     npx service pay ${invoice} [amount_usd]       Confirm:  npx service mine`,
+  ];
 }

@@ -73,38 +73,46 @@ function btcTx(chain: LocalBtcChain, txid: string): ExplorerReply {
 }
 
 interface Log {
+  address: string;
   transactionHash: string;
   blockNumber: string;
   data: string;
   topics: string[];
 }
 
+/** The sandbox's test tokens by contract address (lowercase, as logs carry it) → symbol. */
+function tokenSymbols(evm: LocalEvm): Map<string, string> {
+  return new Map(Object.entries(evm.tokens).map(([symbol, token]) => [token.address.toLowerCase(), symbol.toUpperCase()]));
+}
+
 async function evmRows(evm: LocalEvm, logs: Log[]): Promise<Row[]> {
   const tip = await evm.anvil.provider.getBlockNumber();
+  const symbols = tokenSymbols(evm);
   return logs.map((log) => ({
     tx: log.transactionHash,
-    amount: `${unitsToDecimal(BigInt(log.data))} test USDC to 0x${log.topics[2]!.slice(26)}`,
+    amount: `${unitsToDecimal(BigInt(log.data))} test ${symbols.get(log.address.toLowerCase()) ?? 'token'} to 0x${log.topics[2]!.slice(26)}`,
     state: `${tip - Number(log.blockNumber) + 1} confirmation(s), block ${Number(log.blockNumber)}`,
   }));
 }
 
 async function evmAddress(evm: LocalEvm, address: string): Promise<ExplorerReply> {
   const recipient = `0x${address.slice(2).toLowerCase().padStart(64, '0')}`;
-  const logs = await evm.anvil.rpc<Log[]>('eth_getLogs', [{ address: evm.usdc.address, fromBlock: '0x0', toBlock: 'latest', topics: [TRANSFER_TOPIC, null, recipient] }]);
-  return { status: 200, html: page(`Address ${address}`, `Test USDC on the local test chain (id ${evm.anvil.chainId}), not Base`, await evmRows(evm, logs.reverse())) };
+  const tokens = Object.values(evm.tokens).map((token) => token.address);
+  const logs = await evm.anvil.rpc<Log[]>('eth_getLogs', [{ address: tokens, fromBlock: '0x0', toBlock: 'latest', topics: [TRANSFER_TOPIC, null, recipient] }]);
+  return { status: 200, html: page(`Address ${address}`, `Test USDC and USDT on the local test chain (id ${evm.anvil.chainId}), not Base`, await evmRows(evm, logs.reverse())) };
 }
 
 async function evmTx(evm: LocalEvm, hash: string): Promise<ExplorerReply> {
   const receipt = await evm.anvil.rpc<{ logs: Log[] } | null>('eth_getTransactionReceipt', [hash]);
   if (!receipt) return notFound(hash);
   const transfers = receipt.logs.filter((log) => log.topics[0] === TRANSFER_TOPIC);
-  return { status: 200, html: page(`Transaction ${hash}`, `Test USDC on the local test chain (id ${evm.anvil.chainId}), not Base`, await evmRows(evm, transfers)) };
+  return { status: 200, html: page(`Transaction ${hash}`, `Test USDC and USDT on the local test chain (id ${evm.anvil.chainId}), not Base`, await evmRows(evm, transfers)) };
 }
 
 /**
  * The sandbox's block explorer: `/explorer/address/<address>` and `/explorer/tx/<id>` as HTML pages
  * a person can read, so an invoice's `verify_url` and `tx_url` open something useful. Bitcoin ids
- * are read from the regtest chain, 0x ones from the local EVM node's test USDC transfers.
+ * are read from the regtest chain, 0x ones from the local EVM node's test USDC and USDT transfers.
  */
 export function sandboxExplorer(chain: LocalBtcChain, evm: LocalEvm | null) {
   return async (path: string): Promise<ExplorerReply> => {

@@ -21,6 +21,8 @@ export interface LocalChainServer {
   readonly explorerUrl: string;
   /** Base URL of the control endpoints (pay, mine, reorg, outage). */
   readonly controlUrl: string;
+  /** JSON-RPC relayed to the sandbox's EVM node (`evmRpc`): a second source over the same node. */
+  readonly evmRpcUrl: string;
   /** Esplora and RPC requests answered so far (control calls not counted). */
   readonly requestCount: number;
   /**
@@ -42,6 +44,8 @@ export interface LocalChainServerOptions {
   rpcPassword?: string;
   /** More POST control actions by name (the sandbox's Base node); a rejection answers 400 with its message. */
   extraControl?: Record<string, (input: Record<string, unknown>) => Promise<unknown>>;
+  /** Answers JSON-RPC posted to /evm-rpc (the sandbox's relay to its EVM node); absent: 404. */
+  evmRpc?: (body: string) => Promise<string>;
   /** HTML block-explorer pages under /explorer (the sandbox's); the path after /explorer is passed. */
   explorer?: (path: string) => Promise<{ status: number; html: string }>;
   /** `track-addresses` limit per WebSocket connection (see createMempoolSocket). */
@@ -50,6 +54,7 @@ export interface LocalChainServerOptions {
 
 const MAX_BODY = 4 * 1024 * 1024;
 export const MEMPOOL_SOCKET_PATH = '/api/v1/ws';
+const EVM_RPC_PATH = '/evm-rpc';
 
 /**
  * Serves a LocalBtcChain over HTTP: Esplora under /api, the mempool.space WebSocket API at
@@ -83,6 +88,13 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
       options.explorer(path.slice('/explorer'.length)).then(
         (reply) => send(res, reply.status, 'text/html; charset=utf-8', reply.html),
         (error: unknown) => send(res, 502, 'text/plain', error instanceof Error ? error.message : 'explorer failed'),
+      );
+      return;
+    }
+    if (options.evmRpc && req.method === 'POST' && path === EVM_RPC_PATH) {
+      options.evmRpc(body).then(
+        (answer) => send(res, 200, 'application/json', answer),
+        (error: unknown) => send(res, 502, 'text/plain', error instanceof Error ? error.message : 'EVM node unreachable'),
       );
       return;
     }
@@ -166,6 +178,7 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
     socket,
     rpcUrl: `http://${encodeURIComponent(rpcUser)}:${encodeURIComponent(rpcPassword)}@${address}:${port}/`,
     controlUrl: `${base}/control`,
+    evmRpcUrl: `${base}${EVM_RPC_PATH}`,
     explorerUrl: `${base}/explorer`,
     get requestCount() {
       return requestCount;

@@ -1,35 +1,38 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { BIP32Factory } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { systemClock } from '../../core/clock.ts';
 import { startWebhookReceiver, type ReceivedWebhook, type RunningReceiver } from '../../core/webhooks/receiver.ts';
-import type { Env } from '../config.ts';
+import { ConfigError, type Env } from '../config.ts';
 import { AnvilMissingError } from './anvil.ts';
-import { startLocalEvm, type LocalEvm } from './local-evm.ts';
+import { startLocalEvm, type LocalEvm, type SandboxUsdcMode } from './local-evm.ts';
+import { removeSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.ts';
 import { LocalBtcChain } from './local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from './local-chain-server.ts';
 import { sandboxExplorer } from './explorer-page.ts';
 
-/** Where the sandbox chain listens; the `pay` and `mine` commands find it here. 18443 is regtest's usual RPC port. */
+/** Where the sandbox chain listens unless SANDBOX_CHAIN_PORT says otherwise. 18443 is regtest's usual RPC port. */
 export const DEFAULT_SANDBOX_CHAIN_PORT = 18443;
 
-export function sandboxChainUrl(env: Env): string {
-  return `http://127.0.0.1:${env.SANDBOX_CHAIN_PORT || DEFAULT_SANDBOX_CHAIN_PORT}`;
-}
-
 /**
- * The sandbox's database, relative to the directory it runs in: made afresh at start and removed at
- * stop, so nothing outlives a run, while CLI commands run in the same directory (`service
- * deliveries`) read what the running sandbox holds.
+ * The listener sandbox's database, relative to the directory it runs in: made afresh at start and
+ * removed at stop, so nothing outlives a run, while CLI commands run in the same directory (`service
+ * deliveries`) read what the running sandbox holds (its state file names it).
  */
 export const SANDBOX_DATABASE_PATH = './data/sandbox.db';
-/** The running sandbox's process id, so a database left by one that was killed is not taken for a running one. */
-export const SANDBOX_PID_PATH = './data/sandbox.pid';
 
-function removeSandboxFiles(): void {
-  for (const path of [SANDBOX_PID_PATH, ...['', '-wal', '-shm'].map((suffix) => `${SANDBOX_DATABASE_PATH}${suffix}`)]) rmSync(path, { force: true });
+function removeSandboxFiles(database: string): void {
+  removeSandboxState();
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${database}${suffix}`, { force: true });
+}
+
+/** SANDBOX_USDC_MODE: USDC per invoice address (xpub, the default) or at the fixed address, as USDT. */
+function usdcMode(env: Env): SandboxUsdcMode {
+  const text = env.SANDBOX_USDC_MODE?.trim() || 'xpub';
+  if (text !== 'xpub' && text !== 'fixed-address') throw new ConfigError([`SANDBOX_USDC_MODE must be xpub or fixed-address, got "${text}"`]);
+  return text;
 }
 
 /**
@@ -51,12 +54,17 @@ export interface Sandbox {
   baseUnavailable: string | null;
   /** The local receiver the sandbox sends its webhooks to; null when MERCHANT_WEBHOOK_URL is the user's own. */
   webhookReceiver: RunningReceiver | null;
+  /** Once the edition serves: writes the state file by which `pay`, `mine` and `deliveries` find this sandbox. */
+  announce(apiUrl: string): void;
   close(): Promise<void>;
 }
 
 export interface SandboxOptions {
   /** Called with each webhook delivery the sandbox's own receiver verified. */
   onWebhook(event: ReceivedWebhook): void;
+  edition?: SandboxState['edition'];
+  /** Its SQLite file (default SANDBOX_DATABASE_PATH), made afresh and removed at stop. */
+  database?: string;
 }
 
 /**
@@ -72,12 +80,14 @@ async function startSandboxReceiver(env: Env, options: SandboxOptions): Promise<
 }
 
 export async function startSandbox(env: Env, options: SandboxOptions): Promise<Sandbox> {
+  const database = options.database ?? SANDBOX_DATABASE_PATH;
+  const mode = usdcMode(env);
   const merchantKey = BIP32Factory(ecc).fromSeed(randomBytes(32), bitcoin.networks.testnet).derivePath("m/84'/1'/0'").neutered();
   const chain = new LocalBtcChain();
   let evm: LocalEvm | null = null;
   let baseUnavailable: string | null = null;
   try {
-    evm = await startLocalEvm();
+    evm = await startLocalEvm({ usdcMode: mode });
   } catch (error) {
     if (!(error instanceof AnvilMissingError)) throw error;
     baseUnavailable = error.message;
@@ -88,6 +98,7 @@ export async function startSandbox(env: Env, options: SandboxOptions): Promise<S
     server = await startLocalChainServer(chain, {
       port: Number(env.SANDBOX_CHAIN_PORT || DEFAULT_SANDBOX_CHAIN_PORT),
       extraControl: evm?.control,
+      evmRpc: evm?.relay,
       explorer: sandboxExplorer(chain, evm),
     });
     webhooks = await startSandboxReceiver(env, options).catch(async (error: unknown) => {
@@ -99,9 +110,8 @@ export async function startSandbox(env: Env, options: SandboxOptions): Promise<S
     throw error;
   }
   // The chain lives in memory and starts afresh each run, so the invoices do too.
-  removeSandboxFiles();
+  removeSandboxFiles(database);
   mkdirSync('./data', { recursive: true });
-  writeFileSync(SANDBOX_PID_PATH, `${process.pid}\n`);
   return {
     server,
     evm,
@@ -110,19 +120,24 @@ export async function startSandbox(env: Env, options: SandboxOptions): Promise<S
     env: {
       ...env,
       ...evm?.env,
+      // Two sources over one node: fixed-address mode confirms only what two sources report.
+      ...(evm && { BASE_RPC_URL: `${evm.anvil.url},${server.evmRpcUrl}` }),
       ...webhooks?.env,
       MERCHANT_BTC_XPUB: merchantKey.toBase58(),
       BTC_NETWORK: 'regtest',
       BTC_ESPLORA_URL: server.esploraUrl,
       BTC_EXPLORER_URL: server.explorerUrl,
       BASE_EXPLORER_URL: server.explorerUrl,
-      DATABASE_URL: `sqlite:${SANDBOX_DATABASE_PATH}`,
+      DATABASE_URL: `sqlite:${database}`,
+    },
+    announce(apiUrl) {
+      writeSandboxState({ pid: process.pid, edition: options.edition ?? 'listener', api_url: apiUrl, chain_url: server.controlUrl.replace(/\/control$/, ''), database });
     },
     async close() {
       await server.close();
       await evm?.close();
       await webhooks?.receiver.close();
-      removeSandboxFiles();
+      removeSandboxFiles(database);
     },
   };
 }

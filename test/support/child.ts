@@ -14,17 +14,17 @@ export interface Child {
 }
 
 /** Runs a bin entry of this repository (compiled JavaScript) as a real child process. */
-export function spawnBin(entry: string, args: string[], env: Record<string, string | undefined>): Child {
-  return spawnChild(process.execPath, [entry, ...args], env);
+export function spawnBin(entry: string, args: string[], env: Record<string, string | undefined>, cwd?: string): Child {
+  return spawnChild(process.execPath, [entry, ...args], env, { cwd });
 }
 
 /**
- * Runs a program as a real child process in the repository root. `detached` puts it in a process
- * group of its own, for a program such as npm whose children must be stopped with it.
+ * Runs a program as a real child process in the repository root (or `cwd`). `detached` puts it in
+ * a process group of its own, for a program such as npm whose children must be stopped with it.
  */
-export function spawnChild(command: string, args: string[], env: Record<string, string | undefined>, options: { detached?: boolean } = {}): Child {
+export function spawnChild(command: string, args: string[], env: Record<string, string | undefined>, options: { detached?: boolean; cwd?: string } = {}): Child {
   const child = spawn(command, args, {
-    cwd: repoRoot,
+    cwd: options.cwd ?? repoRoot,
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.detached,
