@@ -76,6 +76,8 @@ export function createCloudChainWatchers(deps: {
 
   async function refresh() {
     const merchants = await deps.db.selectFrom('cloud_merchants').selectAll().execute();
+    // Stopped while the merchants were read: no watcher may start after stop().
+    if (!active) return;
     for (const merchant of merchants) {
       const log = deps.logger.child({ merchant_id: merchant.merchant_id });
       const btcKey = `btc:${merchant.merchant_id}:${merchant.btc_xpub}`;
@@ -114,9 +116,11 @@ export function createCloudChainWatchers(deps: {
     }
   }
 
+  let refreshing: Promise<void> = Promise.resolve();
   const loop = async () => {
     if (!active) return;
-    await refresh().catch((error) => deps.logger.warn('chain watcher refresh failed', { error: String(error) }));
+    refreshing = refresh().catch((error) => deps.logger.warn('chain watcher refresh failed', { error: String(error) }));
+    await refreshing;
     if (active) timer = setTimeout(loop, deps.refreshMs ?? 30_000);
   };
 
@@ -157,6 +161,7 @@ export function createCloudChainWatchers(deps: {
     async stop() {
       active = false;
       clearTimeout(timer);
+      await refreshing;
       const all = [...running.values()];
       running.clear();
       await Promise.all(all.map((w) => w.stop()));
