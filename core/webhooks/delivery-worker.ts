@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import { WEBHOOK_ACK_TIMEOUT_MS, webhookHeaders } from '../../shared/webhooks.ts';
+import { WEBHOOK_ACK_TIMEOUT_MS } from '../../shared/webhooks.ts';
 import { claimDueAttempts, recordAttemptOutcomes, verdictOf, type AttemptOutcome, type ClaimedAttempt, type ClaimScope } from './delivery-store.ts';
 import type { CoreTables } from '../schema.ts';
 import type { WebhookRequest, WebhookSender } from './http-sender.ts';
-import { signWebhook } from './signature.ts';
+import { webhookDeliveryHeaders } from './signature.ts';
 import type { Timers } from './timers.ts';
 
 import type { Clock } from '../clock.ts';
@@ -74,13 +74,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         lookup: target.lookup,
         body: claim.body,
         signal: request.signal,
-        headers: {
-          'content-type': 'application/json',
-          [webhookHeaders.signature]: signWebhook(claim.body, target.secret),
-          [webhookHeaders.timestamp]: String(clock.now()),
-          [webhookHeaders.eventId]: claim.eventId,
-          [webhookHeaders.attempt]: String(claim.attempt),
-        },
+        headers: webhookDeliveryHeaders({ eventId: claim.eventId, attempt: claim.attempt, body: claim.body, secret: target.secret, now: clock.now() }),
       });
       const ok = response.status >= 200 && response.status < 300;
       return { finishedAt: clock.now(), httpStatus: response.status, error: ok ? null : `HTTP ${response.status}`, responseExcerpt: response.excerpt };
