@@ -14,6 +14,8 @@ export interface ClaimedAttempt {
   attempt: number;
   maxAttempts: number;
   startedAt: number;
+  /** When the event was stored. */
+  createdAt: number;
 }
 
 export interface AttemptOutcome {
@@ -46,7 +48,7 @@ export async function claimDueAttempts(
   return db.transaction().execute(async (trx) => {
     const rows = await trx
       .selectFrom('events')
-      .select(['event_id', 'merchant_id', 'type', 'payload', 'delivery_attempts', 'delivery_max_attempts', 'last_attempt_at'])
+      .select(['event_id', 'merchant_id', 'type', 'payload', 'delivery_attempts', 'delivery_max_attempts', 'last_attempt_at', 'created_at'])
       .$call((query) =>
         'merchantId' in options.scope
           ? query.where('merchant_id', '=', options.scope.merchantId)
@@ -89,6 +91,7 @@ export async function claimDueAttempts(
           attempt,
           maxAttempts: Number(row.delivery_max_attempts),
           startedAt: options.now,
+          createdAt: Number(row.created_at),
         });
       }
     }

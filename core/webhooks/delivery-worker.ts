@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { WEBHOOK_ACK_TIMEOUT_MS } from '../../shared/webhooks.ts';
-import { claimDueAttempts, recordAttemptOutcomes, verdictOf, type AttemptOutcome, type ClaimedAttempt, type ClaimScope } from './delivery-store.ts';
+import { claimDueAttempts, recordAttemptOutcomes, verdictOf, type AttemptOutcome, type ClaimedAttempt, type ClaimScope, type Verdict } from './delivery-store.ts';
+import type { ServiceMetrics } from '../metrics.ts';
 import type { CoreTables } from '../schema.ts';
 import type { WebhookRequest, WebhookSender } from './http-sender.ts';
 import { webhookDeliveryHeaders } from './signature.ts';
@@ -29,6 +30,7 @@ export interface DeliveryWorkerOptions {
   concurrency: number;
   /** How often due events are looked for; retries and newly stored events start within this. */
   pollIntervalMs: number;
+  metrics?: ServiceMetrics;
 }
 
 export interface DeliveryWorker {
@@ -43,6 +45,12 @@ function describeError(error: unknown): string {
   const err = error as { code?: string; message?: string; cause?: { code?: string } };
   const code = err.code ?? err.cause?.code;
   return `network error: ${code ? `${code} ` : ''}${err.message ?? String(error)}`.slice(0, 300);
+}
+
+function observe(metrics: ServiceMetrics, claim: ClaimedAttempt, outcome: AttemptOutcome, verdict: Verdict): void {
+  metrics.webhookAttempts.inc({ outcome: verdict });
+  metrics.webhookAttemptSeconds.observe({ outcome: verdict }, (outcome.finishedAt - claim.startedAt) / 1000);
+  if (verdict === 'delivered') metrics.webhookDeliverySeconds.observe(Math.max(0, outcome.finishedAt - claim.createdAt) / 1000);
 }
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
@@ -94,6 +102,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (stopping.signal.aborted) return;
     await record(claim, outcome);
     const verdict = verdictOf(claim, outcome);
+    if (options.metrics) observe(options.metrics, claim, outcome, verdict);
     if (verdict !== 'delivered') {
       const fields = { event_id: claim.eventId, attempt: claim.attempt, error: outcome.error };
       if (verdict === 'failed') logger.warn('webhook delivery gave up', fields);
