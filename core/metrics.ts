@@ -13,7 +13,7 @@ import type { WatchObserver, WatcherProgress } from './watch-progress.ts';
  */
 export function createServiceMetrics() {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'service_process_' });
+  collectDefaultMetrics({ register: registry, prefix: 'service_' });
   const registers = [registry];
   const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
   return {

@@ -307,6 +307,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
         log.info('btc catch-up progress', { height, tip, remaining: tip - height });
       }
     }
+    deps.observer?.lag(tip - (lastBlockHeight ?? tip));
     // The socket can run ahead of the HTTP API behind it: look again shortly until the tip catches up.
     blockAnnounced = tip < announcedHeight;
     return tip;
