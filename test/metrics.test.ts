@@ -16,10 +16,10 @@ import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from '../listener/sandbox/local-chain-server.ts';
 import { postJson, startTestListener, tempSqliteUrl } from './support/listener.ts';
 
-type Family = { name: string; type: string; metrics: { labels?: Record<string, string>; value?: string; count?: string; buckets?: Record<string, string> }[] };
+type Family = ReturnType<typeof parsePrometheusTextFormat>[number];
 
 /** The exposition as a third-party parser reads it. */
-const parse = (text: string): Map<string, Family> => new Map((parsePrometheusTextFormat(text) as Family[]).map((family) => [family.name, family]));
+const parse = (text: string): Map<string, Family> => new Map(parsePrometheusTextFormat(text).map((family) => [family.name, family]));
 
 function sample(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): number {
   const family = families.get(name);
