@@ -19,6 +19,19 @@ export function createServiceMetrics() {
   return {
     registry,
     invoicesCreated: new Counter({ name: 'service_invoices_created_total', help: 'Invoices created, by chain and asset.', labelNames: ['chain', 'asset'], registers }),
+    invoiceTransitions: new Counter({
+      name: 'service_invoice_transitions_total',
+      help: 'Invoice status changes made by the chain watchers, by chain, asset and new status.',
+      labelNames: ['chain', 'asset', 'status'],
+      registers,
+    }),
+    settlementSeconds: new Histogram({
+      name: 'service_settlement_seconds',
+      help: 'From a payment first seen (mempool or log) to its invoice confirmed, by chain.',
+      labelNames: ['chain'],
+      buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 21600],
+      registers,
+    }),
     httpRequests: new Counter({ name: 'service_http_requests_total', help: 'HTTP requests by method, route template and status.', labelNames: ['method', 'route', 'status'], registers }),
     httpSeconds: new Histogram({ name: 'service_http_request_seconds', help: 'HTTP request duration by method and route template.', labelNames: ['method', 'route'], buckets: seconds, registers }),
     webhookAttempts: new Counter({
@@ -43,6 +56,8 @@ export function watchObserver(metrics: ServiceMetrics, chain: string): WatchObse
     step: (step, s) => metrics.watcherStepSeconds.observe({ chain, step }, s),
     pass: (outcome, s) => metrics.watcherPassSeconds.observe({ chain, outcome }, s),
     lag: (blocks) => metrics.watcherLagBlocks.set({ chain }, Math.max(0, blocks)),
+    transition: (asset, status) => metrics.invoiceTransitions.inc({ chain, asset, status }),
+    settled: (s) => metrics.settlementSeconds.observe({ chain }, Math.max(0, s)),
   };
 }
 

@@ -32,6 +32,10 @@ export interface WatchObserver {
   step(name: string, seconds: number): void;
   pass(outcome: 'ok' | 'error', seconds: number): void;
   lag(blocks: number): void;
+  /** An invoice of `asset` moved to `status` (paid, partial, confirmed, expired, ...). */
+  transition(asset: string, status: string): void;
+  /** An invoice confirmed, `seconds` after its payment was first seen. */
+  settled(seconds: number): void;
 }
 
 /** Progress of one watcher, reported step by step by the watcher itself (and to `observer`, the metrics). */

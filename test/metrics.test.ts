@@ -103,6 +103,8 @@ describe('GET /metrics after create, pay, mine, deliver (listener, local Bitcoin
     assert.equal(sample(families, 'service_invoices_created_total', { chain: 'btc', asset: 'BTC' }), 1);
     assert.equal(sample(families, 'service_invoices', { chain: 'btc', asset: 'BTC', status: 'confirmed' }), 1);
     assert.equal(sample(families, 'service_invoices', { status: 'pending' }), 0);
+    assert.equal(sample(families, 'service_invoice_transitions_total', { chain: 'btc', asset: 'BTC', status: 'confirmed' }), 1);
+    assert.equal(sample(families, 'service_settlement_seconds'), 1, 'one settlement latency observed');
     assert.equal(sample(families, 'service_webhook_attempts_total'), 1, 'one attempt, delivered');
     assert.equal(sample(families, 'service_webhook_delivery_seconds'), 1, 'one delivery latency observed');
     assert.equal(sample(families, 'service_webhook_outbox_depth'), 0);

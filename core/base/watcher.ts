@@ -252,7 +252,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     }
     progress.step('settling transfers');
     status.awaiting_second_source = await settleTransfers(
-      { db, clock: deps.clock, logger, merchantId, fixedAddress: base.fixedAddress, confirmations: base.confirmations, assetByToken },
+      { db, clock: deps.clock, logger, merchantId, fixedAddress: base.fixedAddress, confirmations: base.confirmations, assetByToken, observer: deps.observer },
       head,
       others,
     );

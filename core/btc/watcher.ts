@@ -421,7 +421,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     const last = await lastProcessedBlock(db, merchantId);
     if (last) {
       lastBlockHeight = last.height;
-      await settleInvoices(db, merchantId, last.height, clock.now(), log);
+      await settleInvoices(db, merchantId, last.height, clock.now(), log, deps.observer);
     }
   }
 
