@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BIP32Factory } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
@@ -14,6 +16,7 @@ import { startListener, type RunningListener } from '../listener/app.ts';
 import { loadConfig } from '../listener/config.ts';
 import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from '../listener/sandbox/local-chain-server.ts';
+import { repoRoot } from './support/child.ts';
 import { postJson, startTestListener, tempSqliteUrl } from './support/listener.ts';
 
 type Family = ReturnType<typeof parsePrometheusTextFormat>[number];
@@ -128,6 +131,16 @@ describe('GET /metrics after create, pay, mine, deliver (listener, local Bitcoin
       }
     }
     for (const value of identifying) assert.ok(!text.includes(value), `the exposition never contains ${value}`);
+
+    // The docs name every family, and the dashboard queries only families that exist.
+    const documented = readFileSync(join(repoRoot, 'docs/metrics.md'), 'utf8');
+    for (const name of families.keys()) {
+      if (!/^service_(process|nodejs)_/.test(name)) assert.ok(documented.includes(`\`${name}\``), `docs/metrics.md lists ${name}`);
+    }
+    const dashboard = JSON.parse(readFileSync(join(repoRoot, 'docs/grafana-dashboard.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const queried = dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => target.expr.match(/\bservice_\w+/g) ?? []));
+    assert.ok(queried.length > 20);
+    for (const name of queried) assert.ok(families.has(name.replace(/_(bucket|count|sum)$/, '')), `the dashboard queries ${name}, which is exposed`);
   });
 
   it('refuses a request a proxy forwarded, even from loopback, when METRICS_TOKEN is unset', async () => {
