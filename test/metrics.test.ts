@@ -17,7 +17,9 @@ import { loadConfig } from '../listener/config.ts';
 import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from '../listener/sandbox/local-chain-server.ts';
 import { repoRoot } from './support/child.ts';
-import { postJson, startTestListener, tempSqliteUrl } from './support/listener.ts';
+import { BIP84_ZPUB, postJson, startTestListener, tempSqliteUrl } from './support/listener.ts';
+import { signupMerchant, startTestCloud } from './support/cloud.ts';
+import type { RunningCloud } from '../cloud/cloud-app.ts';
 
 type Family = ReturnType<typeof parsePrometheusTextFormat>[number];
 
@@ -192,5 +194,34 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     } finally {
       await other.stop();
     }
+  });
+});
+
+describe('GET /metrics on Cloud', () => {
+  let cloud: RunningCloud;
+  before(async () => {
+    cloud = await startTestCloud();
+  });
+  after(() => cloud.stop());
+
+  it('counts invoices and requests by route template, with no merchant, email, key or address as a label', async () => {
+    const email = `metrics-${Date.now()}@example.com`;
+    const merchant = await signupMerchant(cloud.url, { email, btc_xpub: BIP84_ZPUB, webhook_url: 'https://hooks.example.com/m' });
+    const created = await postJson(`${cloud.url}/api/v1/invoice`, { amount_sats: 1_000 }, { 'X-Service-Api-Key': merchant.api_key });
+    assert.equal(created.status, 201, created.text);
+    const invoice = created.json as { invoice_id: string; receive_address: string };
+    assert.equal((await fetch(`${cloud.url}/api/v1/invoice/${invoice.invoice_id}`, { headers: { 'X-Service-Api-Key': merchant.api_key } })).status, 200);
+
+    const text = await (await fetch(`${cloud.url}/metrics`)).text();
+    const families = parse(text);
+    assert.equal(sample(families, 'service_invoices_created_total', { chain: 'btc', asset: 'BTC' }), 1);
+    assert.equal(sample(families, 'service_http_requests_total', { method: 'GET', route: '/api/v1/invoice/:id', status: '200' }), 1);
+    assert.equal(sample(families, 'service_http_requests_total', { method: 'POST', route: '/api/v1/signup', status: '201' }), 1);
+    assert.equal(sample(families, 'service_invoices', { status: 'pending' }), 1);
+    for (const value of [merchant.merchant_id, email, merchant.api_key, merchant.webhook_secret!, invoice.invoice_id, invoice.receive_address]) {
+      assert.ok(!text.includes(value), `the exposition never contains ${value}`);
+    }
+    const forwarded = await fetch(`${cloud.url}/metrics`, { headers: { 'X-Forwarded-For': '203.0.113.7' } });
+    assert.equal(forwarded.status, 401);
   });
 });
