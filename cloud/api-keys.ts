@@ -21,7 +21,3 @@ export function parseKeyLabel(text: unknown): string | null {
   const length = [...label].length;
   return length >= 1 && length <= KEY_LABEL_MAX && !/\p{Cc}/u.test(label) ? label : null;
 }
-
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
-}

@@ -8,6 +8,7 @@ import { createEsploraSource } from '../core/btc/esplora-source.ts';
 import { createMempoolSocket, mempoolSocketUrl } from '../core/btc/mempool-socket.ts';
 import { createSharedChainSource } from '../core/btc/shared-chain-source.ts';
 import { createBtcWatcher } from '../core/btc/watcher.ts';
+import { watchObserver, type ServiceMetrics } from '../core/metrics.ts';
 import type { Clock } from '../core/clock.ts';
 import type { CloudTables } from './cloud.tables.ts';
 import type { Logger } from '../core/log.ts';
@@ -46,7 +47,10 @@ export function createCloudChainWatchers(deps: {
   refreshMs?: number;
   btcPollIntervalMs?: number;
   basePollIntervalMs?: number;
+  /** Every merchant's watcher reports its steps, passes and lag to these (labelled by chain only). */
+  metrics?: ServiceMetrics;
 }) {
+  const observers = deps.metrics && { btc: watchObserver(deps.metrics, 'btc'), base: watchObserver(deps.metrics, 'base') };
   const running = new Map<string, Running>();
   let timer: NodeJS.Timeout | undefined;
   let active = false;
@@ -86,6 +90,7 @@ export function createCloudChainWatchers(deps: {
         const esplora = deps.config.btc.esploraUrls[accountKey.network];
         if (esplora) {
           const watcher = createBtcWatcher({
+            observer: observers?.btc,
             db: deps.db,
             merchantId: merchant.merchant_id,
             keyId: accountKey.keyId,
@@ -102,6 +107,7 @@ export function createCloudChainWatchers(deps: {
       const base = deps.receivers.receivers(merchant).base;
       if (base && !running.has(baseKey)) {
         const watcher = createBaseWatcher({
+          observer: observers?.base,
           db: deps.db,
           clock: deps.clock,
           logger: log.child({ chain: 'base' }),

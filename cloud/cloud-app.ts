@@ -9,6 +9,7 @@ import { createSourceBudgets } from '../core/net/source-budgets.ts';
 import type { Database } from '../core/db/database.ts';
 import { closeServer, serveHttp } from '../listener/http/serve.ts';
 import { createInvoiceEngine } from '../core/invoices/invoice.service.ts';
+import { addScrapeMetrics, createServiceMetrics, type ServiceMetrics } from '../core/metrics.ts';
 import { baseAdapter } from '../core/base/base-adapter.ts';
 import { btcAdapter } from '../core/btc/btc-adapter.ts';
 import { startAddressDeriver } from '../core/btc/receive-address-book.ts';
@@ -33,6 +34,8 @@ import type { CloudTables } from './cloud.tables.ts';
 import { systemResolver, type Resolver } from './webhook-target.ts';
 
 export interface CloudDeps {
+  /** The metrics registry GET /metrics serves (default: a new one of its own). */
+  metrics?: ServiceMetrics;
   clock?: Clock;
   logger?: Logger;
   database?: Database<CloudTables>;
@@ -68,7 +71,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   const logger = deps.logger ?? createLogger({ clock, fields: { mode: 'cloud' }, secrets: cloudSecrets(config) });
   const database = deps.database ?? (await openCloudDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true, waitS: config.databaseWaitS }));
   const { db } = database;
-  const engine = createInvoiceEngine({ db, clock, logger, chains: [btcAdapter, baseAdapter] });
+  const metrics = deps.metrics ?? createServiceMetrics();
+  const engine = createInvoiceEngine({ db, clock, logger, chains: [btcAdapter, baseAdapter], metrics });
   const deriver = startAddressDeriver(logger);
   const receivers = createMerchantReceivers(config, deriver, database.dialect === 'postgres');
   const webhookPolicy = { resolve: deps.resolve ?? systemResolver, allowLoopback: config.webhookAllowLoopback };
@@ -109,6 +113,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     logger: logger.child({ component: 'webhooks' }),
     concurrency,
     pollIntervalMs: deps.webhooks?.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    metrics,
   });
   delivery.start();
 
@@ -124,7 +129,9 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     refreshMs: deps.chainWatch?.refreshMs,
     btcPollIntervalMs: deps.chainWatch?.btcPollMs,
     basePollIntervalMs: deps.chainWatch?.basePollMs,
+    metrics,
   });
+  addScrapeMetrics(metrics, { db, clock, chainSources: () => budgets.metricStats() });
   // Applying plan purchases is leader work too: it stops (the pass under way included) with the term.
   let billingTimer: NodeJS.Timeout | undefined;
   let billing = false;
@@ -164,6 +171,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     trustProxy: config.trustProxy,
     mcpAllowedOrigins: config.mcpAllowedOrigins,
     mcpMaxSessions: config.mcpMaxSessions,
+    metrics,
+    metricsToken: config.metricsToken,
     invoiceRateLimit: config.invoiceRateLimit,
     signupRateLimit: config.signupRateLimit,
     signInRateLimit: config.signInRateLimit,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { BtcNetwork } from '../shared/index.ts';
 import { baseSettingNames, parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
-import { ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, parseRateLimit, parseSettings, wholeNumber, type Env, type RateLimitConfig } from '../listener/config.ts';
+import { ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, wholeNumber, type Env, type RateLimitConfig } from '../listener/config.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
@@ -46,6 +46,8 @@ export interface CloudConfig {
   mcpAllowedOrigins: string[];
   /** Open MCP sessions at most on this instance (MCP_MAX_SESSIONS). */
   mcpMaxSessions: number;
+  /** Bearer token that opens GET /metrics to non-loopback callers (METRICS_TOKEN); null: loopback only. */
+  metricsToken: string | null;
   /** Whether this instance runs chain watchers when elected (false: serve HTTP and deliver only). */
   watch: boolean;
   /** Card plans through Stripe Checkout; null: card billing off (409 method_unavailable). */
@@ -77,6 +79,7 @@ const CloudEnv = z.object({
   TRUST_PROXY: flag,
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
+  METRICS_TOKEN: metricsTokenSetting,
   NODE_ENV: z.preprocess(blank, z.string().default('development')),
   CLOUD_CHECKOUT_BASE_URL: z.preprocess(blank, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')).optional()),
   CLOUD_INVOICE_RATE_LIMIT: z.preprocess(blank, z.union([z.literal('off'), wholeNumber(1, 1_000_000)]).default(60)),
@@ -143,6 +146,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
     trustProxy: raw.TRUST_PROXY,
     mcpAllowedOrigins: raw.MCP_ALLOWED_ORIGINS,
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,
+    metricsToken: raw.METRICS_TOKEN ?? null,
     nodeEnv: raw.NODE_ENV,
     checkoutBaseUrl: raw.CLOUD_CHECKOUT_BASE_URL ?? null,
     invoiceRateLimit: raw.CLOUD_INVOICE_RATE_LIMIT === 'off' ? null : raw.CLOUD_INVOICE_RATE_LIMIT,
@@ -175,7 +179,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
 
 /** Settings that must never reach a log line (the logger scrubs them). */
 export function cloudSecrets(config: CloudConfig): string[] {
-  return config.stripe ? [config.stripe.secretKey, config.stripe.webhookSecret] : [];
+  return [...(config.stripe ? [config.stripe.secretKey, config.stripe.webhookSecret] : []), ...(config.metricsToken ? [config.metricsToken] : [])];
 }
 
 /** STRIPE_SECRET_KEY turns card billing on; it then needs the webhook secret and both return URLs. */

@@ -7,7 +7,8 @@ import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey } from '..
 import type { Clock } from '../core/clock.ts';
 import type { CloudTables } from './cloud.tables.ts';
 import { ServiceError } from '../core/errors.ts';
-import { newApiKey, newWebhookSecret } from './api-keys.ts';
+import { newApiKey } from './api-keys.ts';
+import { newWebhookSecret } from '../core/webhooks/signature.ts';
 import { insertMerchant } from './merchant.repository.ts';
 import { checkWebhookUrl, type WebhookTargetPolicy } from './webhook-target.ts';
 

@@ -27,8 +27,19 @@ export interface WatcherProblem {
   since: string;
 }
 
-/** Progress of one watcher, reported step by step by the watcher itself. */
-export function createWatchProgress(clock: Clock) {
+/** What a chain watcher tells the metrics: its steps and passes as they end, and its distance to the tip. */
+export interface WatchObserver {
+  step(name: string, seconds: number): void;
+  pass(outcome: 'ok' | 'error', seconds: number): void;
+  lag(blocks: number): void;
+  /** An invoice of `asset` moved to `status` (paid, partial, confirmed, expired, ...). */
+  transition(asset: string, status: string): void;
+  /** An invoice confirmed, `seconds` after its payment was first seen. */
+  settled(seconds: number): void;
+}
+
+/** Progress of one watcher, reported step by step by the watcher itself (and to `observer`, the metrics). */
+export function createWatchProgress(clock: Clock, observer?: WatchObserver) {
   let lastSuccessAt: number | null = null;
   let step = 'starting';
   let stepSince = clock.now();
@@ -38,18 +49,23 @@ export function createWatchProgress(clock: Clock) {
 
   return {
     step(name: string) {
+      const now = clock.now();
+      observer?.step(step, (now - stepSince) / 1000);
       step = name;
-      stepSince = clock.now();
+      stepSince = now;
     },
     /** Runs one pass and records how it ended: a success, or a failure (rethrown). */
     async track<T>(pass: () => Promise<T>): Promise<T> {
+      const started = clock.now();
       try {
         const result = await pass();
+        observer?.pass('ok', (clock.now() - started) / 1000);
         lastSuccessAt = clock.now();
         lastError = null;
         failingSince = null;
         return result;
       } catch (error) {
+        observer?.pass('error', (clock.now() - started) / 1000);
         lastError = error instanceof Error ? error.message : String(error);
         failingSince ??= clock.now();
         throw error;

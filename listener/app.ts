@@ -24,6 +24,7 @@ import { closeServer, serveHttp } from './http/serve.ts';
 import { createInvoiceService } from '../core/invoices/invoice.service.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import { createSourceBudgets } from '../core/net/source-budgets.ts';
+import { addScrapeMetrics, createServiceMetrics, watchObserver, type ServiceMetrics } from '../core/metrics.ts';
 import { countDeliveries } from '../core/webhooks/delivery-store.ts';
 import { startWebhookDelivery, type WebhookDeliveryDeps } from '../core/webhooks/start-delivery.ts';
 
@@ -35,6 +36,8 @@ export interface ListenerDeps {
   fetch?: Fetch;
   btcPollIntervalMs?: number;
   webhooks?: WebhookDeliveryDeps;
+  /** The metrics registry GET /metrics serves (default: a new one of its own). */
+  metrics?: ServiceMetrics;
   /** Base watcher tuning (poll interval, fixed-address nonce digits) for tests and benchmarks. */
   baseOptions?: { pollIntervalMs?: number; nonceDigits?: number; quarantineMs?: number };
 }
@@ -67,6 +70,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
   const database = deps.database ?? (await openCoreDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true, waitS: config.databaseWaitS }));
   const startedAt = clock.now();
+  const metrics = deps.metrics ?? createServiceMetrics();
   const baseXpub = config.base?.xpub;
   if (baseXpub?.legacyKeyId) await adoptKeyIdentity(database.db, 'base', baseXpub.legacyKeyId, baseXpub.keyId);
   const fixedAddressProblem = config.base?.fixedAddress ? await claimOwnFixedAddress(database.db, config.base.fixedAddress) : null;
@@ -100,11 +104,13 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
           clock,
           logger,
           pollIntervalMs: deps.btcPollIntervalMs,
+          observer: watchObserver(metrics, 'btc'),
         })
       : null;
 
   const baseWatcher = config.base
     ? createBaseWatcher({
+        observer: watchObserver(metrics, 'base'),
         db: database.db,
         clock,
         logger: logger.child({ chain: 'base' }),
@@ -131,9 +137,19 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     chains: [btcAdapter, baseAdapter],
     merchantId: config.merchantId,
     receivers: { ...(btc && { btc }), ...(base && { base }) },
+    metrics,
   });
 
-  const webhooks = startWebhookDelivery({ config, db: database.db, clock, logger, ...deps.webhooks });
+  const webhooks = startWebhookDelivery({ config, db: database.db, clock, logger, metrics, ...deps.webhooks });
+  addScrapeMetrics(metrics, {
+    db: database.db,
+    clock,
+    chainSources: () => budgets.metricStats(),
+    watchers: () => [
+      ...(btcWatcher ? [{ chain: 'btc', progress: btcWatcher.status().btc_progress }] : []),
+      ...(baseWatcher ? [{ chain: 'base', progress: baseWatcher.status().progress }] : []),
+    ],
+  });
 
   const health = async (): Promise<Health> => {
     let ok = true;
@@ -172,6 +188,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     trustProxy: config.trustProxy,
     mcpAllowedOrigins: config.mcpAllowedOrigins,
     mcpMaxSessions: config.mcpMaxSessions,
+    metrics,
+    metricsToken: config.metricsToken,
     checkout: createListenerCheckoutSource({
       invoices,
       db: database.db,

@@ -42,6 +42,8 @@ export interface Config {
   mcpAllowedOrigins: string[];
   /** Open MCP sessions at most (MCP_MAX_SESSIONS). */
   mcpMaxSessions: number;
+  /** Bearer token that opens GET /metrics to non-loopback callers (METRICS_TOKEN); null: loopback only. */
+  metricsToken: string | null;
   webhook: { url: string; secret: string } | null;
   nodeEnv: string;
   /** Shown to payers on the checkout page. */
@@ -77,6 +79,7 @@ export const settingNames = [
   'TRUST_PROXY',
   'MCP_ALLOWED_ORIGINS',
   'MCP_MAX_SESSIONS',
+  'METRICS_TOKEN',
   'MERCHANT_WEBHOOK_URL',
   'MERCHANT_WEBHOOK_SECRET',
   'SERVICE_WEBHOOK_SECRET',
@@ -166,6 +169,9 @@ export const mcpAllowedOriginsSetting = z.preprocess(
     .refine((origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin), 'must be comma-separated origins such as https://app.example.com'),
 );
 
+/** METRICS_TOKEN: a bearer token of 16 or more characters for GET /metrics from other hosts; unset, loopback only. */
+export const metricsTokenSetting = z.preprocess(blankToUndefined, z.string().min(16, 'must be at least 16 characters').optional());
+
 /** MCP_MAX_SESSIONS: open MCP sessions at most, each a few kilobytes of memory (default 1000). */
 export const mcpMaxSessionsSetting = z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(1_000));
 
@@ -237,6 +243,7 @@ const EnvSchema = z.object({
   TRUST_PROXY: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')),
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
+  METRICS_TOKEN: metricsTokenSetting,
   MERCHANT_WEBHOOK_URL: optionalText,
   MERCHANT_WEBHOOK_SECRET: optionalText,
   SERVICE_WEBHOOK_SECRET: optionalText,
@@ -318,6 +325,7 @@ export function loadConfig(env: Env): Config {
     trustProxy: raw.TRUST_PROXY === 'true' || raw.TRUST_PROXY === '1',
     mcpAllowedOrigins: raw.MCP_ALLOWED_ORIGINS,
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,
+    metricsToken: raw.METRICS_TOKEN ?? null,
     webhook,
     nodeEnv: raw.NODE_ENV,
     shopName: raw.SHOP_NAME,
@@ -334,5 +342,5 @@ export function readEnvironment(processEnv: Env, envFile = '.env'): Env {
 /** Values that must never appear in a log line. */
 export function configSecrets(config: Config): string[] {
   const rpcPassword = config.btc?.rpcUrl ? decodeURIComponent(new URL(config.btc.rpcUrl).password) : null;
-  return [config.apiKey, config.webhook?.secret, rpcPassword].filter((s): s is string => Boolean(s));
+  return [config.apiKey, config.webhook?.secret, config.metricsToken, rpcPassword].filter((s): s is string => Boolean(s));
 }

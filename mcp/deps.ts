@@ -6,6 +6,8 @@ export interface ServerDeps {
   listener: ListenerClient;
   renderQr(uri: string): Buffer;
   logger: Logger;
+  /** Told of every tool call as it ends: `error` for a tool error result or a throw. */
+  onToolCall?: (tool: string, outcome: 'ok' | 'error') => void;
   /** How often subscriptions and wait_for_payment re-read an invoice (default 1 s). */
   pollIntervalMs?: number;
 }

@@ -1,6 +1,7 @@
 /**
- * Regenerates the committed artifacts from the zod contract:
- * openapi/openapi.json, llms.txt and docs/reference.md. `--check` exits 1 when a committed file is stale.
+ * Regenerates the committed artifacts from the zod contract: openapi/openapi.json, llms.txt,
+ * docs/reference.md, and the typed client example's types (examples/typed-client/api.d.ts, made by
+ * openapi-typescript from the document). `--check` exits 1 when a committed file is stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -18,10 +19,26 @@ export function generatedArtifacts(): Record<string, string> {
   };
 }
 
+/**
+ * Every generated file: the contract's documents and the example's types. openapi-typescript needs
+ * the TypeScript 5 compiler API, so it lives in the example's own install
+ * (`npm ci --prefix examples/typed-client`).
+ */
+export async function generatedFiles(): Promise<Record<string, string>> {
+  const artifacts = generatedArtifacts();
+  let generateApiTypes: (documentJson: string) => Promise<string>;
+  try {
+    ({ generateApiTypes } = await import('../examples/typed-client/generate.mjs'));
+  } catch (error) {
+    throw new Error(`openapi-typescript is not installed: run npm ci --prefix examples/typed-client (${String(error)})`);
+  }
+  return { ...artifacts, 'examples/typed-client/api.d.ts': await generateApiTypes(artifacts['openapi/openapi.json']) };
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const check = process.argv.includes('--check');
   let stale = 0;
-  for (const [path, content] of Object.entries(generatedArtifacts())) {
+  for (const [path, content] of Object.entries(await generatedFiles())) {
     const target = `${root}${path}`;
     let current = '';
     try {

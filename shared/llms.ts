@@ -1,7 +1,7 @@
 import { errorCatalogue, type ErrorCode } from './errors.ts';
 import { MAX_SATS, MEMO_MAX_LENGTH } from './invoice.ts';
 import { API_VERSION } from './version.ts';
-import { WEBHOOK_MAX_ATTEMPTS, webhookHeaders, webhookRetryDelaysMs } from './webhooks.ts';
+import { WEBHOOK_MAX_ATTEMPTS, standardWebhookHeaders, webhookHeaders, webhookRetryDelaysMs } from './webhooks.ts';
 
 const formatDelay = (ms: number) => (ms >= 3_600_000 ? `${ms / 3_600_000} h` : ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`);
 
@@ -45,7 +45,7 @@ Give the payer the link \`/pay/{invoice_id}\`: a page served by the listener wit
 
 ## Webhooks
 
-Each event is a JSON \`POST\` to the merchant's webhook URL with headers \`${webhookHeaders.signature}\` (hex HMAC-SHA256 of the raw body bytes, keyed by the webhook secret), \`${webhookHeaders.timestamp}\` (epoch milliseconds of this attempt, not signed), \`${webhookHeaders.eventId}\` (the same on every retry: de-duplicate by it) and \`${webhookHeaders.attempt}\` (1-based).
+Each event is a JSON \`POST\` to the merchant's webhook URL with headers \`${webhookHeaders.signature}\` (hex HMAC-SHA256 of the raw body bytes, keyed by the webhook secret), \`${webhookHeaders.timestamp}\` (epoch milliseconds of this attempt, not signed), \`${webhookHeaders.eventId}\` (the same on every retry: de-duplicate by it) and \`${webhookHeaders.attempt}\` (1-based), and the Standard Webhooks headers \`${standardWebhookHeaders.id}\` (the event id), \`${standardWebhookHeaders.timestamp}\` (epoch seconds) and \`${standardWebhookHeaders.signature}\` (\`v1,\` + base64 HMAC-SHA256 of \`id.timestamp.body\`, keyed by the base64-decoded part of the \`whsec_\` secret), so the \`standardwebhooks\` libraries verify deliveries too.
 
 To verify: compute HMAC-SHA256 over the raw bytes exactly as received (re-serialising breaks it), compare in constant time, and reject timestamps more than five minutes from your clock. Answer any 2xx within 10 seconds; otherwise the event is retried after ${webhookRetryDelaysMs.map(formatDelay).join(', ')} (${WEBHOOK_MAX_ATTEMPTS} attempts in all).
 

@@ -29,7 +29,7 @@ import {
   WebhookSettingRequest,
   WebhookSettingResponse,
 } from './cloud.ts';
-import { InvoiceConfirmedEvent, PaymentOrphanEvent, webhookHeaders, webhookVerificationCodes } from './webhooks.ts';
+import { InvoiceConfirmedEvent, PaymentOrphanEvent, standardWebhookHeaders, webhookHeaders, webhookVerificationCodes } from './webhooks.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -160,6 +160,13 @@ function webhookOperation(eventName: string, schemaId: string, summary: string):
           type: 'string',
           pattern: '^[0-9]+$',
         }),
+        header(standardWebhookHeaders.id, `Standard Webhooks: the event id (equal to ${webhookHeaders.eventId}).`, { type: 'string' }),
+        header(standardWebhookHeaders.timestamp, 'Standard Webhooks: Unix epoch seconds of this attempt; signed.', { type: 'string', pattern: '^[0-9]+$' }),
+        header(
+          standardWebhookHeaders.signature,
+          'Standard Webhooks: `v1,` + base64(HMAC-SHA256(key, `{webhook-id}.{webhook-timestamp}.{raw body}`)); the key is the base64-decoded part after `whsec_`, or for a secret not of that form its own UTF-8 bytes.',
+          { type: 'string', pattern: '^v1,[A-Za-z0-9+/]{43}=$' },
+        ),
       ],
       requestBody: { required: true, content: { 'application/json': { schema: ref(schemaId) } } },
       responses: {

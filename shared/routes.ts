@@ -76,6 +76,11 @@ const readErrors: ErrorCode[] = ['not_found', 'lookup_failed', 'database_unavail
 const openApiDocument: RouteResponse = { description: 'OpenAPI 3.1 document.', content: { mediaType: 'application/json', jsonSchema: { type: 'object' } } };
 const llmsText: RouteResponse = { description: 'Markdown text.', content: { mediaType: 'text/plain', jsonSchema: { type: 'string' } } };
 
+const prometheusText: RouteResponse = {
+  description: 'Prometheus text exposition format 0.0.4.',
+  content: { mediaType: 'text/plain; version=0.0.4', jsonSchema: { type: 'string' } },
+};
+
 const eventStream = (description: string): RouteResponse => ({ description, content: { mediaType: 'text/event-stream', jsonSchema: { type: 'string' } } });
 
 /**
@@ -211,6 +216,18 @@ export const routeTable: readonly Route[] = [
     auth: 'public',
     responses: { 200: llmsText },
     errors: [],
+  },
+  {
+    operationId: 'getMetrics',
+    method: 'get',
+    path: '/metrics',
+    surfaces: ['listener', 'cloud'],
+    summary: 'Prometheus metrics (text exposition format)',
+    description:
+      'Counters, gauges and histograms of invoices, chain watchers, chain sources, webhook deliveries, MCP and HTTP, plus process metrics. No label carries a merchant id, email, address or key. Answered to loopback callers only, or, with `METRICS_TOKEN` set, to any caller sending `Authorization: Bearer <METRICS_TOKEN>`; anyone else gets 401 `unauthorized`.',
+    auth: 'public',
+    responses: { 200: prometheusText },
+    errors: ['unauthorized'],
   },
   ...mcpRoutes('listener', '/mcp', 'mcp', 'listener-key', 'The key as for `POST /invoice` (`X-Service-Api-Key`, or `Authorization: Bearer <key>`) when the listener has `SERVICE_API_KEY` set; `create_invoice` counts against the same rate limit.'),
   {

@@ -9,6 +9,19 @@ export const webhookHeaders = {
   attempt: 'X-Service-Attempt',
 } as const;
 
+/**
+ * The Standard Webhooks headers sent on every delivery besides `webhookHeaders`: the event id, the
+ * attempt time in epoch seconds, and `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`.
+ */
+export const standardWebhookHeaders = {
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  signature: 'webhook-signature',
+} as const;
+
+/** The prefix of a Standard Webhooks secret; the rest is the key, base64-encoded. */
+export const STANDARD_WEBHOOK_SECRET_PREFIX = 'whsec_';
+
 /** Wait after each failed attempt; the 10th failure is final. */
 export const webhookRetryDelaysMs = [1_000, 5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 43_200_000];
 export const WEBHOOK_MAX_ATTEMPTS = webhookRetryDelaysMs.length + 1;
@@ -30,7 +43,7 @@ export const WebhookReceipt = z
   .object({
     ok: z.literal(true),
     event_id: z.string(),
-    attempt: z.number().int(),
+    attempt: z.number().int().nullable().describe('X-Service-Attempt, or null for a delivery that carried only the Standard Webhooks headers.'),
     duplicate: z.boolean().describe('True when this receiver already accepted the event id (a retry after a lost answer).'),
   })
   .meta({ id: 'WebhookReceipt', description: 'Answer of the local webhook receiver to a verified delivery.' });

@@ -119,7 +119,7 @@ describe('service CLI', () => {
     assert.equal(first.code, 0, first.stderr);
     const env = parseEnv(readFileSync(join(dir, '.env'), 'utf8'));
     assert.match(env.SERVICE_API_KEY ?? '', /^sk_[A-Za-z0-9_-]{43}$/);
-    assert.match(env.MERCHANT_WEBHOOK_SECRET ?? '', /^whsec_[A-Za-z0-9_-]{43}$/);
+    assert.match(env.MERCHANT_WEBHOOK_SECRET ?? '', /^whsec_[A-Za-z0-9+/]{43}=$/);
     assert.ok(first.stdout.includes(env.SERVICE_API_KEY!), 'printed once');
 
     writeFileSync(join(dir, '.env'), `PORT=9000\nSERVICE_API_KEY=${env.SERVICE_API_KEY}`);

@@ -4,13 +4,15 @@ import { describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { errorCatalogue } from '../shared/index.ts';
 import { routeTable } from '../shared/routes.ts';
-import { generatedArtifacts } from '../scripts/generate-docs.ts';
+import { generatedArtifacts, generatedFiles } from '../scripts/generate-docs.ts';
 import { startTestListener } from './support/listener.ts';
 
 const root = new URL('..', import.meta.url);
 
+const files = await generatedFiles();
+
 describe('generated artifacts', () => {
-  for (const [path, content] of Object.entries(generatedArtifacts())) {
+  for (const [path, content] of Object.entries(files)) {
     it(`${path} is up to date with the contract (run npm run generate)`, () => {
       assert.equal(readFileSync(new URL(path, root), 'utf8'), content);
     });
@@ -29,7 +31,7 @@ describe('generated artifacts', () => {
     assert.equal(document.openapi, '3.1.0');
     assert.equal(document.info.version, '0.6.0');
     const cloudPaths = ['signup', 'me', 'invoices', 'webhook', 'plans', 'billing/checkout', 'invoice', 'invoice/{id}', 'checkout/{id}', 'health', 'openapi.json', 'llms.txt', 'mcp'].map((p) => `/api/v1/${p}`);
-    const listenerPaths = ['/checkout/{id}', '/health', '/invoice', '/invoice/{id}', '/llms.txt', '/mcp', '/openapi.json', '/pay/{id}'];
+    const listenerPaths = ['/checkout/{id}', '/health', '/invoice', '/invoice/{id}', '/llms.txt', '/mcp', '/metrics', '/openapi.json', '/pay/{id}'];
     assert.deepEqual(Object.keys(document.paths).sort(), [...listenerPaths, ...cloudPaths].sort());
     assert.deepEqual(document.components.securitySchemes.ApiKey, {
       type: 'apiKey',

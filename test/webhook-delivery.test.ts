@@ -9,7 +9,10 @@ import { createDeliveryWorker, type DeliveryWorker } from '../core/webhooks/deli
 import { createHttpSender } from '../core/webhooks/http-sender.ts';
 import { realTimers } from '../core/webhooks/timers.ts';
 import { CLAIM_GRACE_MS } from '../core/webhooks/schedule.ts';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { systemClock } from '../core/clock.ts';
 import { verifyWebhook } from '../core/webhooks/index.ts';
+import { newWebhookSecret } from '../core/webhooks/signature.ts';
 import { testDatabases } from './support/databases.ts';
 import { manualTime } from './support/manual-time.ts';
 import { startScriptedReceiver, type Answer, type ReceivedRequest } from './support/scripted-receiver.ts';
@@ -87,6 +90,20 @@ for (const kind of testDatabases) describe(`webhook delivery worker (${kind.name
     return eventId;
   };
   const delivery = async (eventId: string) => (await listDeliveries(database.db, merchantId, ['pending', 'delivered', 'failed'])).find((d) => d.eventId === eventId)!;
+
+  it('every delivery carries the Standard Webhooks headers, verified by the standardwebhooks package and by verifyWebhook', async () => {
+    const whsec = newWebhookSecret();
+    worker = newWorker({ secret: whsec, clock: systemClock });
+    const eventId = await enqueue();
+    assert.equal(await worker.deliverDue(), 1);
+    const [req] = receiver.requests;
+    const headers = req.headers as Record<string, string>;
+    assert.equal(headers['webhook-id'], eventId);
+    assert.equal(headers['webhook-timestamp'], String(Math.floor(Number(headers['x-service-timestamp']) / 1000)));
+    assert.deepEqual(new Webhook(whsec).verify(req.body, headers), JSON.parse(await storedPayload(eventId)));
+    assert.throws(() => new Webhook(newWebhookSecret()).verify(req.body, headers), WebhookVerificationError, 'another secret fails');
+    assert.deepEqual(verifyWebhook(req.body, headers, whsec), { ok: true, eventId, attempt: 1, timestamp: Number(headers['x-service-timestamp']) });
+  });
 
   it('fails twice then succeeds: 3 attempts, same event id, attempts 1,2,3, waits 1 s then 5 s', async () => {
     script = (_req, index) => (index < 2 ? { status: index === 0 ? 500 : 503, body: `nope ${index}` } : { status: 204 });

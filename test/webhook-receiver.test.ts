@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { signWebhook } from '../core/webhooks/index.ts';
+import { signWebhook, webhookDeliveryHeaders } from '../core/webhooks/index.ts';
 import { spawnBin, type Child } from './support/child.ts';
 import { runCli } from './support/process.ts';
 
@@ -51,6 +51,20 @@ describe('webhook-receiver CLI (real process)', () => {
   it('flags a re-delivery of the same event id as a duplicate', async () => {
     const res = await post(headersFor(body, Date.now(), 2));
     assert.deepEqual(await res.json(), { ok: true, event_id: 'evt_receiver_1', attempt: 2, duplicate: true });
+  });
+
+  it('accepts a delivery with only the Standard Webhooks headers (attempt null), and refuses a forged one', async () => {
+    const standard = (payload: string, id: string) => {
+      const sent = webhookDeliveryHeaders({ eventId: id, attempt: 1, body: payload, secret, now: Date.now() });
+      return { 'webhook-id': sent['webhook-id'], 'webhook-timestamp': sent['webhook-timestamp'], 'webhook-signature': sent['webhook-signature'] };
+    };
+    const res = await post(standard(body, 'evt_receiver_std'));
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { ok: true, event_id: 'evt_receiver_std', attempt: null, duplicate: false });
+    await child.waitFor(/invoice\.confirmed\s+evt_receiver_std\s+Standard Webhooks/);
+    const forged = await post({ ...standard(body, 'evt_receiver_std2'), 'webhook-id': 'evt_receiver_std3' });
+    assert.equal(forged.status, 401);
+    assert.equal(((await forged.json()) as { error: { code: string } }).error.code, 'invalid_signature');
   });
 
   it('answers 401 invalid_signature to a tampered body', async () => {

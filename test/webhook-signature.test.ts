@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { signWebhook, verifyWebhook } from '../core/webhooks/index.ts';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { signStandardWebhook, signWebhook, standardWebhookKey, verifyWebhook, webhookDeliveryHeaders } from '../core/webhooks/index.ts';
+import { newWebhookSecret } from '../core/webhooks/signature.ts';
 
 const secret = 'whsec_test_vector_secret';
 const now = 1_750_000_000_000;
@@ -83,4 +85,87 @@ describe('verifyWebhook', () => {
       assert.equal(!result.ok && result.code, r.code);
     });
   }
+});
+
+describe('Standard Webhooks signature', () => {
+  // The published vector of the Standard Webhooks reference libraries (and Svix's):
+  // whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw, msg_p5jXN8AQM9LWM0D4loKWxJek, 1614265330, {"test": 2432232314}.
+  it('matches the pinned reference vector', () => {
+    const key = standardWebhookKey('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+    assert.equal(signStandardWebhook('msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}', key), 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  });
+
+  const whsec = `whsec_${Buffer.alloc(32, 0xa5).toString('base64')}`;
+  const body = '{"event":"invoice.confirmed","invoice_id":"inv_std","amount":"0.00001000"}';
+  const at = Date.now();
+  const headers = (secretUsed: string, eventId = 'evt_std_1') => webhookDeliveryHeaders({ eventId, attempt: 2, body, secret: secretUsed, now: at });
+
+  it('a delivery verifies with the standardwebhooks package', () => {
+    const sent = headers(whsec);
+    assert.equal(sent['webhook-id'], 'evt_std_1');
+    assert.equal(sent['webhook-timestamp'], String(Math.floor(at / 1000)));
+    assert.deepEqual(new Webhook(whsec).verify(body, sent), JSON.parse(body));
+    assert.throws(() => new Webhook(whsec).verify(body.replace('inv_std', 'inv_evil'), sent), WebhookVerificationError);
+    assert.throws(() => new Webhook(whsec).verify(body, { ...sent, 'webhook-id': 'evt_other' }), WebhookVerificationError);
+  });
+
+  it("a delivery verifies by the spec's rule computed here by hand (key = base64-decoded part after whsec_)", () => {
+    const sent = headers(whsec);
+    const key = Buffer.from(whsec.slice('whsec_'.length), 'base64');
+    const mac = createHmac('sha256', key).update(`${sent['webhook-id']}.${sent['webhook-timestamp']}.${body}`).digest('base64');
+    assert.equal(sent['webhook-signature'], `v1,${mac}`);
+  });
+
+  it('a secret not of the whsec_ + base64 form is keyed by its own bytes: whsec_ + base64(secret) or format raw verifies', () => {
+    for (const other of ['plain-secret-configured-by-hand', 'whsec_base64url-_not_standard', 'whsec_']) {
+      const sent = headers(other);
+      assert.equal(verifyWebhook(body, sent, other, at).ok, true, other);
+      assert.deepEqual(new Webhook(`whsec_${Buffer.from(other).toString('base64')}`).verify(body, sent), JSON.parse(body), other);
+      assert.deepEqual(new Webhook(other, { format: 'raw' }).verify(body, sent), JSON.parse(body), other);
+    }
+  });
+
+  it('verifyWebhook accepts a delivery with only the Standard Webhooks headers, signed by the standardwebhooks package', () => {
+    const signature = new Webhook(whsec).sign('msg_from_lib', new Date(at), body);
+    const standardOnly = { 'webhook-id': 'msg_from_lib', 'webhook-timestamp': String(Math.floor(at / 1000)), 'webhook-signature': `v1a,AAAA ${signature}` };
+    assert.deepEqual(verifyWebhook(body, standardOnly, whsec, at), { ok: true, eventId: 'msg_from_lib', attempt: null, timestamp: Math.floor(at / 1000) * 1000 });
+  });
+
+  it('verifyWebhook checks every scheme present: a good X-Service signature does not excuse a bad webhook-signature', () => {
+    const sent = headers(whsec);
+    assert.deepEqual(verifyWebhook(body, sent, whsec, at), { ok: true, eventId: 'evt_std_1', attempt: 2, timestamp: at });
+    const forged = { ...sent, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}` };
+    const verdict = verifyWebhook(body, forged, whsec, at);
+    assert.equal(!verdict.ok && verdict.code, 'invalid_signature');
+  });
+
+  const standardOnly = (overrides: Record<string, string | undefined>) => {
+    const { 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': sig } = headers(whsec);
+    return { 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': sig, ...overrides };
+  };
+  const seconds = Math.floor(at / 1000);
+  const rejections: { name: string; headers: Record<string, string | undefined>; now?: number; code: string }[] = [
+    { name: 'a missing webhook-id', headers: { 'webhook-id': undefined }, code: 'missing_header' },
+    { name: 'another webhook-id (the id is signed)', headers: { 'webhook-id': 'evt_std_2' }, code: 'invalid_signature' },
+    { name: 'a changed timestamp (the timestamp is signed)', headers: { 'webhook-timestamp': String(seconds - 1) }, code: 'invalid_signature' },
+    { name: 'a v1a entry only', headers: { 'webhook-signature': `v1a,${headers(whsec)['webhook-signature'].slice(3)}` }, code: 'invalid_signature' },
+    { name: 'a timestamp that is not a number', headers: { 'webhook-timestamp': 'now' }, code: 'invalid_timestamp' },
+    { name: 'a replay six minutes later', headers: {}, now: at + 6 * 60_000, code: 'timestamp_too_old' },
+  ];
+  for (const r of rejections) {
+    it(`rejects ${r.name} with ${r.code}`, () => {
+      const verdict = verifyWebhook(body, standardOnly(r.headers), whsec, r.now ?? at);
+      assert.equal(!verdict.ok && verdict.code, r.code);
+    });
+  }
+});
+
+describe('newWebhookSecret', () => {
+  it('makes whsec_ + standard base64 of 32 random bytes, which the standardwebhooks package accepts', () => {
+    const made = newWebhookSecret();
+    assert.match(made, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    assert.equal(Buffer.from(made.slice(6), 'base64').length, 32);
+    assert.deepEqual(standardWebhookKey(made), Buffer.from(made.slice(6), 'base64'));
+    assert.notEqual(newWebhookSecret(), made);
+  });
 });

@@ -7,6 +7,7 @@ import { documentHandlers } from '../../listener/http/serve.ts';
 import { tableRouter } from '../../listener/http/route-table.ts';
 import { checkoutRoutes } from '../../listener/checkout/routes.ts';
 import { mcpPreflight } from '../../listener/http/mcp-endpoint.ts';
+import { httpMetrics } from '../../listener/http/metrics-endpoint.ts';
 import { checkoutPreflight, cloudHandlers, signupLimit, type CloudRouteDeps } from './routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { createSessionStore } from '../dashboard/session-store.ts';
@@ -23,6 +24,7 @@ export function createCloudHttpApp(
   const documents = documentHandlers(deps.documents);
   const router = tableRouter('cloud', { ...cloudHandlers(deps), cloudOpenApi: documents.openapi, cloudLlmsTxt: documents.llms, getCheckoutPage: checkout.page });
   app.use(requestContext(deps.logger, deps.clock));
+  app.use(httpMetrics(deps.metrics));
   app.use(errorMiddleware(deps.logger));
   app.use(wellFormedRequest);
   app.use(router.routes());

@@ -18,6 +18,8 @@ import type { Kysely } from 'kysely';
 import type { CloudTables } from '../cloud.tables.ts';
 import type { Logger } from '../../core/log.ts';
 import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
+import { countMcpSessions, type ServiceMetrics } from '../../core/metrics.ts';
+import { metricsHandler } from '../../listener/http/metrics-endpoint.ts';
 import { renderQrPng } from '../../mcp/qr.ts';
 import { createServer as createMcpServer } from '../../mcp/server.ts';
 import { mcpHandlers } from '../../listener/http/mcp-endpoint.ts';
@@ -37,6 +39,9 @@ export interface CloudRouteDeps {
   /** Browser origins allowed to call /api/v1/mcp. */
   mcpAllowedOrigins: readonly string[];
   mcpMaxSessions: number;
+  metrics: ServiceMetrics;
+  /** METRICS_TOKEN; null: GET /metrics answers loopback callers only. */
+  metricsToken: string | null;
 }
 
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
@@ -78,14 +83,17 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
   const perIp = limitRequests(signupLimit(deps), (ctx) => ctx.ip);
   const { cloud } = deps;
   const logger = deps.logger.child({ component: 'mcp' });
+  const sessions = createMcpSessions({ maxSessions: deps.mcpMaxSessions, idleMs: MCP_IDLE_MS, logger });
+  countMcpSessions(deps.metrics, () => sessions.size);
+  const onToolCall = (tool: string, outcome: 'ok' | 'error') => deps.metrics.mcpToolCalls.inc({ tool, outcome });
   const mcp = mcpHandlers({
-    sessions: createMcpSessions({ maxSessions: deps.mcpMaxSessions, idleMs: MCP_IDLE_MS, logger }),
+    sessions,
     allowedOrigins: deps.mcpAllowedOrigins,
     authorize: keyed,
     ownerOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id,
     open: (ctx) => {
       const client = cloudMcpClient({ ...deps, merchant: ctx.state.merchant, keyHash: ctx.state.keyHash, limit: invoiceLimit, logger });
-      return createMcpServer({ listener: client, renderQr: renderQrPng, logger });
+      return createMcpServer({ listener: client, renderQr: renderQrPng, logger, onToolCall });
     },
   });
 
@@ -152,6 +160,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
         ctx.body = await cloud.checkout(ctx.params.id!);
       },
     ],
+    getMetrics: metricsHandler(deps.metrics, deps.metricsToken),
     cloudHealth: async (ctx) => {
       ctx.set('Cache-Control', 'no-store');
       ctx.body = await deps.health();

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
 import { enqueueEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
+import type { WatchObserver } from '../watch-progress.ts';
 import { unitsToDecimal } from './amount.ts';
 import type { BaseTransfersTable } from './base.tables.ts';
 import { sourceConfirms } from './corroborate.ts';
@@ -38,6 +39,7 @@ export interface SettlementDeps {
   confirmations: number;
   /** Checksummed token contract → asset name (USDC, USDT). */
   assetByToken: ReadonlyMap<string, string>;
+  observer?: Pick<WatchObserver, 'transition' | 'settled'>;
 }
 
 /**
@@ -159,8 +161,8 @@ async function settleXpub(deps: SettlementDeps, transfer: TransferRow, head: num
 async function confirmInvoice(deps: SettlementDeps, invoiceId: string, completing: TransferRow, head: number): Promise<void> {
   const { db, merchantId, clock } = deps;
   const now = clock.now();
-  await db.transaction().execute(async (trx) => {
-    if (!(await leaveSeen(trx, merchantId, completing, { state: 'applied', invoice_id: invoiceId }))) return;
+  const confirmed = await db.transaction().execute(async (trx) => {
+    if (!(await leaveSeen(trx, merchantId, completing, { state: 'applied', invoice_id: invoiceId }))) return undefined;
     const invoice = await trx
       .updateTable('invoices')
       .set({ status: 'confirmed', tx_hash: completing.tx_hash, paid_at: now, updated_at: now })
@@ -169,7 +171,7 @@ async function confirmInvoice(deps: SettlementDeps, invoiceId: string, completin
       .where('status', 'in', OPEN)
       .returningAll()
       .executeTakeFirst();
-    if (!invoice) return;
+    if (!invoice) return undefined;
     const payload: InvoiceConfirmedEvent = {
       event: 'invoice.confirmed',
       invoice_id: invoice.invoice_id,
@@ -183,7 +185,11 @@ async function confirmInvoice(deps: SettlementDeps, invoiceId: string, completin
       confirmed_at: new Date(now).toISOString(),
     };
     await enqueueEvent(trx, { merchantId, payload, createdAt: now });
+    return invoice;
   });
+  if (!confirmed) return;
+  deps.observer?.transition(confirmed.asset, 'confirmed');
+  deps.observer?.settled((now - Number(completing.detected_at)) / 1000);
   deps.logger.info('base: invoice confirmed', { invoice_id: invoiceId, tx_hash: completing.tx_hash });
 }
 

@@ -9,9 +9,11 @@ import { refreshPartialStatus } from './partial.ts';
 import { OPEN, settleTransfers } from './settlement.ts';
 import { assetOf } from './tokens.ts';
 import { createPollLoop } from '../poll-loop.ts';
-import { createWatchProgress, stallAfterMs, watcherProblem, type WatcherProgress } from '../watch-progress.ts';
+import { createWatchProgress, stallAfterMs, watcherProblem, type WatchObserver, type WatcherProgress } from '../watch-progress.ts';
 
 export interface BaseWatcherDeps {
+  /** The metrics' view of the passes, steps and lag behind the head. */
+  observer?: WatchObserver;
   db: Kysely<CoreTables>;
   clock: Clock;
   logger: Logger;
@@ -66,7 +68,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
   const initialLookback = deps.initialLookback ?? 1_800;
   const keepBlocks = deps.keepBlocks ?? 256;
   const stallLimitMs = deps.stallAfterMs ?? stallAfterMs(pollIntervalMs);
-  const progress = createWatchProgress(deps.clock);
+  const progress = createWatchProgress(deps.clock, deps.observer);
   const tokens = [...base.tokens.values()];
   const assetByToken = new Map([...base.tokens].map(([symbol, address]) => [address, assetOf(symbol)]));
   const status: Omit<BaseWatcherStatus, 'progress'> = {
@@ -183,7 +185,11 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
   }
 
   /** One pass; its progress (success, failure, the step under way) is what /health reports. */
-  const tick = () => progress.track(pass);
+  const tick = async () => {
+    const result = await progress.track(pass);
+    if (status.head_block_height !== null && status.last_block_height !== null) deps.observer?.lag(status.head_block_height - status.last_block_height);
+    return result;
+  };
 
   async function pass(): Promise<TickResult | null> {
     progress.step('asking the RPC sources for the head');
@@ -246,7 +252,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     }
     progress.step('settling transfers');
     status.awaiting_second_source = await settleTransfers(
-      { db, clock: deps.clock, logger, merchantId, fixedAddress: base.fixedAddress, confirmations: base.confirmations, assetByToken },
+      { db, clock: deps.clock, logger, merchantId, fixedAddress: base.fixedAddress, confirmations: base.confirmations, assetByToken, observer: deps.observer },
       head,
       others,
     );

@@ -3,6 +3,7 @@ import type { CoreTables } from '../schema.ts';
 import type { InvoicesTable } from '../invoices/invoice.tables.ts';
 import { enqueueEvents, type NewEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
+import type { WatchObserver } from '../watch-progress.ts';
 import { satsToBtc } from './amount.ts';
 import {
   chunks,
@@ -42,7 +43,14 @@ interface Plan {
  * decided from and only the rows that really moved get an event, so a concurrent change (or a
  * second pass, or a second listener on the same database) can never confirm or report twice.
  */
-export async function settleInvoices(db: Kysely<CoreTables>, merchantId: string, tipHeight: number, now: number, logger: Logger): Promise<void> {
+export async function settleInvoices(
+  db: Kysely<CoreTables>,
+  merchantId: string,
+  tipHeight: number,
+  now: number,
+  logger: Logger,
+  observer?: Pick<WatchObserver, 'transition' | 'settled'>,
+): Promise<void> {
   const invoiceIds = await invoicesToSettle(db, merchantId);
   if (invoiceIds.length === 0) return;
   const invoices: InvoiceRow[] = [];
@@ -72,8 +80,13 @@ export async function settleInvoices(db: Kysely<CoreTables>, merchantId: string,
     return { moved, confirmed, orphans };
   });
 
-  for (const { invoice, to } of done.moved) logger.info('btc invoice status changed', { invoice_id: invoice.invoice_id, from: invoice.status, to });
+  for (const { invoice, to } of done.moved) {
+    logger.info('btc invoice status changed', { invoice_id: invoice.invoice_id, from: invoice.status, to });
+    observer?.transition(invoice.asset, to);
+  }
   for (const c of done.confirmed) {
+    observer?.transition(c.invoice.asset, 'confirmed');
+    if (c.counted.length) observer?.settled((now - Math.min(...c.counted.map((p) => p.firstSeenAt))) / 1000);
     const amountSats = BigInt(c.invoice.amount_sats ?? 0);
     const paid = c.counted.reduce((sum, p) => sum + p.valueSats, 0n);
     logger.info('btc invoice confirmed', {

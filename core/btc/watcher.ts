@@ -27,7 +27,7 @@ import { outputScriptHex } from './output-script.ts';
 import { settleInvoices } from './settlement.ts';
 import { exponentialBackoffMs } from '../net/backoff.ts';
 import { createPollLoop } from '../poll-loop.ts';
-import { createWatchProgress, stallAfterMs, watcherProblem, type WatcherProgress } from '../watch-progress.ts';
+import { createWatchProgress, stallAfterMs, watcherProblem, type WatchObserver, type WatcherProgress } from '../watch-progress.ts';
 
 export interface BtcWatcherDeps {
   db: Kysely<CoreTables>;
@@ -58,6 +58,8 @@ export interface BtcWatcherDeps {
   addressPollsPerPass?: number;
   /** With the socket up, blocks are announced: the tip is still read at least this often. */
   socketTipCheckMs?: number;
+  /** The metrics' view of the passes, steps and lag behind the tip. */
+  observer?: WatchObserver;
 }
 
 export type BtcWatchMode = 'full' | 'address';
@@ -114,7 +116,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
   const socketTipCheckMs = deps.socketTipCheckMs ?? 60_000;
   if (mode === 'address' && !deps.addresses) throw new Error('address mode needs the Esplora address routes');
   const log = logger.child({ component: 'btc-watcher', source: source.kind, mode });
-  const progress = createWatchProgress(clock);
+  const progress = createWatchProgress(clock, deps.observer);
   const stallLimitMs = deps.stallAfterMs ?? stallAfterMs(pollIntervalMs, maxBackoffMs);
 
   /** Output script (hex) → invoice id. */
@@ -259,9 +261,11 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     // Still at our last block (the usual answer between blocks): one request, no reorg to look for.
     if (last && heard(await source.tipHash()) === last.hash) {
       blockAnnounced = last.height < announcedHeight;
+      deps.observer?.lag(0);
       return last.height;
     }
     const tip = heard(await source.tipHeight());
+    deps.observer?.lag(last ? tip - last.height : 0);
     if (last && heard(await source.blockHash(last.height)) !== last.hash) {
       const fork = await findForkPoint(last.height - 1);
       log.warn('btc reorg: rolling back to the fork point and rescanning', { from_height: last.height, fork_height: fork });
@@ -303,6 +307,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
         log.info('btc catch-up progress', { height, tip, remaining: tip - height });
       }
     }
+    deps.observer?.lag(tip - (lastBlockHeight ?? tip));
     // The socket can run ahead of the HTTP API behind it: look again shortly until the tip catches up.
     blockAnnounced = tip < announcedHeight;
     return tip;
@@ -416,7 +421,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     const last = await lastProcessedBlock(db, merchantId);
     if (last) {
       lastBlockHeight = last.height;
-      await settleInvoices(db, merchantId, last.height, clock.now(), log);
+      await settleInvoices(db, merchantId, last.height, clock.now(), log, deps.observer);
     }
   }
 

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
 import { asServiceError, ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import type { ServiceMetrics } from '../metrics.ts';
 import { chainRegistry, type ChainAdapter, type ChainReceiver } from './chain-adapter.ts';
 import { parseCreateInvoiceRequest } from './create-request.ts';
 import { expireIfPending, findInvoice, type InvoiceRow } from './invoice.repository.ts';
@@ -27,6 +28,7 @@ export interface InvoiceEngineDeps {
   logger: Logger;
   /** The chains the edition serves; a stored invoice of a chain not among them cannot be read. */
   chains: readonly ChainAdapter[];
+  metrics?: ServiceMetrics;
 }
 
 export type InvoiceServiceDeps = InvoiceEngineDeps & Omit<MerchantContext, 'beforeInsert'>;
@@ -70,7 +72,9 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
       const receiver = receiverOf(merchant, request.chain ?? 'btc')!;
       try {
         const { merchantId, beforeInsert } = merchant;
-        return await receiver.create({ db, clock, logger, merchantId, newInvoiceId, beforeInsert }, request);
+        const invoice = await receiver.create({ db, clock, logger, merchantId, newInvoiceId, beforeInsert }, request);
+        deps.metrics?.invoicesCreated.inc({ chain: invoice.chain, asset: invoice.asset });
+        return invoice;
       } catch (error) {
         if (error instanceof ServiceError) throw error;
         logger.error('invoice creation failed', { error });

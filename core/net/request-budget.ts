@@ -35,6 +35,8 @@ export interface RequestBudget {
   /** After each response: 429 (and 503 with Retry-After) opens a window; any other answer ends the backoff streak. */
   record(status: number, retryAfter: string | null): void;
   stats(): RequestBudgetStats;
+  /** Milliseconds callers spent waiting out Retry-After and backoff windows since start (token waits excluded). */
+  retryWaitMs(): number;
 }
 
 const DELTA_SECONDS = /^\d+$/;
@@ -74,6 +76,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
   let streak = 0;
   let requests = 0;
   let http429 = 0;
+  let retryWaitMs = 0;
   const waiting: Array<() => void> = [];
   let serving = false;
 
@@ -97,8 +100,10 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
     serving = true;
     try {
       while (waiting.length > 0) {
-        const wait = waitMs(clock.now());
+        const now = clock.now();
+        const wait = waitMs(now);
         if (wait > 0) {
+          retryWaitMs += Math.min(wait, Math.max(0, pausedUntil - now));
           await sleep(wait);
           continue;
         }
@@ -143,6 +148,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
       const wait = waitMs(now);
       return { label, requests, http_429: http429, next_request_at: wait > 0 ? new Date(now + wait).toISOString() : null };
     },
+    retryWaitMs: () => retryWaitMs,
   };
 }
 

@@ -89,6 +89,10 @@ export function createSourceBudgets(deps: {
     stats(): RequestBudgetStats[] {
       return [...made.values()].map((budget) => budget.stats());
     },
+    /** `stats` with the time spent waiting out windows, for the metrics. */
+    metricStats(): Array<RequestBudgetStats & { retry_wait_ms: number }> {
+      return [...made.values()].map((budget) => ({ ...budget.stats(), retry_wait_ms: budget.retryWaitMs() }));
+    },
   };
 }
 export type SourceBudgets = ReturnType<typeof createSourceBudgets>;

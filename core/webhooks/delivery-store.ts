@@ -1,4 +1,5 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { isDeepStrictEqual } from 'node:util';
+import { CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { CoreTables } from '../schema.ts';
 import { claimExpiry, isFinalFailure, retryDelayAfter } from './schedule.ts';
 
@@ -14,6 +15,8 @@ export interface ClaimedAttempt {
   attempt: number;
   maxAttempts: number;
   startedAt: number;
+  /** When the event was stored. */
+  createdAt: number;
 }
 
 export interface AttemptOutcome {
@@ -46,7 +49,7 @@ export async function claimDueAttempts(
   return db.transaction().execute(async (trx) => {
     const rows = await trx
       .selectFrom('events')
-      .select(['event_id', 'merchant_id', 'type', 'payload', 'delivery_attempts', 'delivery_max_attempts', 'last_attempt_at'])
+      .select(['event_id', 'merchant_id', 'type', 'payload', 'delivery_attempts', 'delivery_max_attempts', 'last_attempt_at', 'created_at'])
       .$call((query) =>
         'merchantId' in options.scope
           ? query.where('merchant_id', '=', options.scope.merchantId)
@@ -89,6 +92,7 @@ export async function claimDueAttempts(
           attempt,
           maxAttempts: Number(row.delivery_max_attempts),
           startedAt: options.now,
+          createdAt: Number(row.created_at),
         });
       }
     }
@@ -156,21 +160,32 @@ export async function recordAttemptOutcomes(db: Db, finished: { claim: ClaimedAt
         })),
       )
       .execute();
-    for (const { claim, outcome } of finished) {
+    // One statement text for every row: built by kysely once per batch, then run with each row's
+    // values (building it per row was a good part of the delivery loop's time in the profile). The
+    // first row checks that the values go in the order given here; if not, each row is built.
+    const valuesOf = ({ claim, outcome }: (typeof finished)[number]) => {
       const verdict = verdictOf(claim, outcome);
-      await trx
+      const set = {
+        delivery_status: verdict === 'retry' ? ('pending' as const) : verdict,
+        next_attempt_at: verdict === 'retry' ? outcome.finishedAt + retryDelayAfter(claim.attempt) : outcome.finishedAt,
+        last_http_status: outcome.httpStatus,
+        last_error: outcome.error,
+        delivered_at: verdict === 'delivered' ? outcome.finishedAt : null,
+      };
+      return { set, parameters: [...Object.values(set), claim.eventId, claim.merchantId, claim.attempt] };
+    };
+    const statement = (row: (typeof finished)[number]) =>
+      trx
         .updateTable('events')
-        .set({
-          delivery_status: verdict === 'retry' ? 'pending' : verdict,
-          next_attempt_at: verdict === 'retry' ? outcome.finishedAt + retryDelayAfter(claim.attempt) : outcome.finishedAt,
-          last_http_status: outcome.httpStatus,
-          last_error: outcome.error,
-          delivered_at: verdict === 'delivered' ? outcome.finishedAt : null,
-        })
-        .where('event_id', '=', claim.eventId)
-        .where('merchant_id', '=', claim.merchantId)
-        .where('delivery_attempts', '=', claim.attempt)
-        .execute();
+        .set(valuesOf(row).set)
+        .where('event_id', '=', row.claim.eventId)
+        .where('merchant_id', '=', row.claim.merchantId)
+        .where('delivery_attempts', '=', row.claim.attempt)
+        .compile();
+    const first = statement(finished[0]);
+    const reusable = isDeepStrictEqual(first.parameters, valuesOf(finished[0]).parameters);
+    for (const row of finished) {
+      await trx.executeQuery(row === finished[0] ? first : reusable ? CompiledQuery.raw(first.sql, valuesOf(row).parameters) : statement(row));
     }
   });
 }

@@ -2,5 +2,5 @@
  * Public entry for merchants' own servers: verify a delivery from the listener.
  * `import { verifyWebhook } from '<this repo>/core/webhooks/index.ts'`.
  */
-export { signWebhook, verifyWebhook } from './signature.ts';
+export { signStandardWebhook, signWebhook, standardWebhookKey, verifyWebhook, webhookDeliveryHeaders } from './signature.ts';
 export type { RawBody, WebhookHeaderSource, WebhookVerification } from './signature.ts';

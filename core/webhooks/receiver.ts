@@ -8,7 +8,8 @@ import { verifyWebhook } from './signature.ts';
 
 export interface ReceivedWebhook {
   eventId: string;
-  attempt: number;
+  /** Null when the delivery carried only the Standard Webhooks headers. */
+  attempt: number | null;
   timestamp: number;
   duplicate: boolean;
   payload: Record<string, unknown>;
@@ -44,7 +45,7 @@ async function readRawBody(req: IncomingMessage): Promise<Buffer | undefined> {
 
 /**
  * The request handler of the local test receiver: verifies each delivery with the same
- * `verifyWebhook` merchants use, remembers event ids to flag re-deliveries, and reports accepted
+ * `verifyWebhook` merchants use (either signature scheme, both when both are sent), remembers event ids to flag re-deliveries, and reports accepted
  * events through `onEvent`.
  */
 export function createWebhookReceiverHandler(options: WebhookReceiverOptions) {
@@ -78,7 +79,7 @@ export function createWebhookReceiverHandler(options: WebhookReceiverOptions) {
 /** One readable block per event for a terminal. */
 export function formatReceivedWebhook(event: ReceivedWebhook): string {
   const kind = typeof event.payload.event === 'string' ? event.payload.event : 'event';
-  const head = `${new Date(event.timestamp).toISOString()}  ${kind}  ${event.eventId}  attempt ${event.attempt}${event.duplicate ? '  (duplicate)' : ''}`;
+  const head = `${new Date(event.timestamp).toISOString()}  ${kind}  ${event.eventId}  ${event.attempt === null ? 'Standard Webhooks' : `attempt ${event.attempt}`}${event.duplicate ? '  (duplicate)' : ''}`;
   const fields = Object.entries(event.payload)
     .filter(([key]) => key !== 'event')
     .map(([key, value]) => `  ${key.padEnd(14)} ${typeof value === 'string' ? value : JSON.stringify(value)}`);

@@ -1,5 +1,11 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { WEBHOOK_TIMESTAMP_TOLERANCE_MS, webhookHeaders, type WebhookVerificationCode } from '../../shared/webhooks.ts';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  STANDARD_WEBHOOK_SECRET_PREFIX,
+  WEBHOOK_TIMESTAMP_TOLERANCE_MS,
+  standardWebhookHeaders,
+  webhookHeaders,
+  type WebhookVerificationCode,
+} from '../../shared/webhooks.ts';
 
 /** The exact bytes that went over the wire. A string is taken as the raw text and encoded as UTF-8. */
 export type RawBody = Uint8Array | string;
@@ -11,14 +17,19 @@ export type RawBody = Uint8Array | string;
 export type WebhookHeaderSource = Headers | Record<string, string | string[] | number | undefined>;
 
 export type WebhookVerification =
-  | { ok: true; eventId: string; attempt: number; timestamp: number }
+  /** `attempt` is null when the delivery carried only the Standard Webhooks headers. */
+  | { ok: true; eventId: string; attempt: number | null; timestamp: number }
   | { ok: false; code: WebhookVerificationCode; message: string };
 
 const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/i;
 const DIGITS = /^[0-9]{1,16}$/;
+/** Standard base64 with its padding, as the Standard Webhooks libraries decode it (no base64url). */
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+const bytesOf = (rawBody: RawBody): Uint8Array => (typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody);
 
 function hmac(rawBody: RawBody, secret: string): Buffer {
-  return createHmac('sha256', secret).update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody).digest();
+  return createHmac('sha256', secret).update(bytesOf(rawBody)).digest();
 }
 
 /** hex(HMAC-SHA256(key = secret, message = raw body bytes)): the `X-Service-Signature` value. */
@@ -26,23 +37,133 @@ export function signWebhook(rawBody: RawBody, secret: string): string {
   return hmac(rawBody, secret).toString('hex');
 }
 
+/**
+ * The HMAC key of the Standard Webhooks signature. A `whsec_` secret whose rest is standard base64
+ * (what `service init`, the sandbox and Cloud make) is keyed by the decoded bytes, as the spec
+ * defines. Any other secret is keyed by its own UTF-8 bytes, whole: a receiver verifies that with
+ * `whsec_` + base64(secret), or the `standardwebhooks` package's `{ format: 'raw' }`.
+ */
+export function standardWebhookKey(secret: string): Buffer {
+  const encoded = secret.startsWith(STANDARD_WEBHOOK_SECRET_PREFIX) ? secret.slice(STANDARD_WEBHOOK_SECRET_PREFIX.length) : '';
+  return encoded && STRICT_BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : Buffer.from(secret, 'utf8');
+}
+
+/** A new webhook secret in the Standard Webhooks form: `whsec_` + base64 of 32 random bytes. */
+export function newWebhookSecret(): string {
+  return `${STANDARD_WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
+}
+
+/** `v1,` + base64(HMAC-SHA256(key, `${id}.${timestampSeconds}.${body}`)): the `webhook-signature` value. */
+export function signStandardWebhook(id: string, timestampSeconds: number, rawBody: RawBody, key: Uint8Array): string {
+  const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.`).update(bytesOf(rawBody)).digest('base64');
+  return `v1,${mac}`;
+}
+
+/** Every header of one delivery attempt: both signatures over the same stored body, one clock reading. */
+export function webhookDeliveryHeaders(delivery: {
+  eventId: string;
+  attempt: number;
+  body: string;
+  secret: string;
+  /** Epoch ms of the attempt. */
+  now: number;
+}): Record<string, string> {
+  const { eventId, attempt, body, secret, now } = delivery;
+  const seconds = Math.floor(now / 1000);
+  return {
+    'content-type': 'application/json',
+    [webhookHeaders.signature]: signWebhook(body, secret),
+    [webhookHeaders.timestamp]: String(now),
+    [webhookHeaders.eventId]: eventId,
+    [webhookHeaders.attempt]: String(attempt),
+    [standardWebhookHeaders.id]: eventId,
+    [standardWebhookHeaders.timestamp]: String(seconds),
+    [standardWebhookHeaders.signature]: signStandardWebhook(eventId, seconds, body, standardWebhookKey(secret)),
+  };
+}
+
 function readHeader(headers: WebhookHeaderSource, name: string): string | undefined {
-  if (headers instanceof Headers) return headers.get(name) ?? undefined;
+  if (headers instanceof Headers) return headers.get(name)?.trim() || undefined;
   const wanted = name.toLowerCase();
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() !== wanted || value === undefined) continue;
     // A header repeated by a proxy is ambiguous; take the first, the signature check decides.
-    return String(Array.isArray(value) ? value[0] : value);
+    return String(Array.isArray(value) ? value[0] : value).trim() || undefined;
   }
   return undefined;
 }
 
 const fail = (code: WebhookVerificationCode, message: string): WebhookVerification => ({ ok: false, code, message });
 
+const missing = (pairs: [string, string | undefined][]): WebhookVerification | undefined => {
+  const absent = pairs.filter(([, value]) => !value).map(([name]) => name);
+  return absent.length > 0 ? fail('missing_header', `Missing header ${absent.join(', ')}.`) : undefined;
+};
+
+function checkWindow(timestampMs: number, now: number, unit: string): WebhookVerification | undefined {
+  if (now - timestampMs > WEBHOOK_TIMESTAMP_TOLERANCE_MS) return fail('timestamp_too_old', `The timestamp is more than five minutes old (${unit} expected).`);
+  if (timestampMs - now > WEBHOOK_TIMESTAMP_TOLERANCE_MS) return fail('timestamp_too_new', 'The timestamp is more than five minutes in the future.');
+  return undefined;
+}
+
+/** The `X-Service-*` scheme: hex HMAC of the body; the timestamp (ms) is checked, not signed. */
+function verifyServiceScheme(rawBody: RawBody, headers: WebhookHeaderSource, secret: string, now: number): WebhookVerification {
+  const signature = readHeader(headers, webhookHeaders.signature);
+  const timestampText = readHeader(headers, webhookHeaders.timestamp);
+  const eventId = readHeader(headers, webhookHeaders.eventId);
+  const attemptText = readHeader(headers, webhookHeaders.attempt);
+  const absent = missing([
+    [webhookHeaders.signature, signature],
+    [webhookHeaders.timestamp, timestampText],
+    [webhookHeaders.eventId, eventId],
+    [webhookHeaders.attempt, attemptText],
+  ]);
+  if (absent) return absent;
+  if (!SIGNATURE_PATTERN.test(signature!)) return fail('invalid_signature', 'The signature is not 64 hex characters.');
+  if (!timingSafeEqual(Buffer.from(signature!, 'hex'), hmac(rawBody, secret))) {
+    return fail('invalid_signature', 'The signature does not match the body and secret.');
+  }
+  if (!DIGITS.test(timestampText!) || !DIGITS.test(attemptText!)) {
+    return fail('invalid_timestamp', `${webhookHeaders.timestamp} and ${webhookHeaders.attempt} must be integers.`);
+  }
+  const timestamp = Number(timestampText);
+  return checkWindow(timestamp, now, 'milliseconds') ?? { ok: true, eventId: eventId!, attempt: Number(attemptText), timestamp };
+}
+
 /**
- * Checks one delivery: the signature over the raw body bytes (constant-time), then the timestamp
- * against `now` (epoch ms) within five minutes either way. Never throws on bad input; each failure
- * has its own code. Keep the returned `eventId` to drop duplicates: delivery is at least once.
+ * The Standard Webhooks scheme: any `v1,` entry of the space-separated `webhook-signature` matching
+ * the HMAC of `id.timestamp.body` (constant-time); the signed timestamp (seconds) within the window.
+ */
+function verifyStandardScheme(rawBody: RawBody, headers: WebhookHeaderSource, secret: string, now: number): WebhookVerification {
+  const signatures = readHeader(headers, standardWebhookHeaders.signature);
+  const id = readHeader(headers, standardWebhookHeaders.id);
+  const timestampText = readHeader(headers, standardWebhookHeaders.timestamp);
+  const absent = missing([
+    [standardWebhookHeaders.signature, signatures],
+    [standardWebhookHeaders.id, id],
+    [standardWebhookHeaders.timestamp, timestampText],
+  ]);
+  if (absent) return absent;
+  if (!DIGITS.test(timestampText!)) return fail('invalid_timestamp', `${standardWebhookHeaders.timestamp} must be an integer (epoch seconds).`);
+  const expected = Buffer.from(signStandardWebhook(id!, Number(timestampText), rawBody, standardWebhookKey(secret)).slice(3), 'base64');
+  const matches = signatures!.split(' ').some((entry) => {
+    const [version, value = ''] = entry.split(',');
+    const given = Buffer.from(value, 'base64');
+    return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
+  });
+  if (!matches) return fail('invalid_signature', `No v1 entry of ${standardWebhookHeaders.signature} matches the id, timestamp, body and secret.`);
+  const attemptText = readHeader(headers, webhookHeaders.attempt);
+  const attempt = attemptText && DIGITS.test(attemptText) ? Number(attemptText) : null;
+  const timestamp = Number(timestampText) * 1000;
+  return checkWindow(timestamp, now, 'seconds') ?? { ok: true, eventId: id!, attempt, timestamp };
+}
+
+/**
+ * Checks one delivery under each scheme whose signature header it carries (`X-Service-Signature`,
+ * `webhook-signature`; every one present must hold): the signature over the raw body bytes
+ * (constant-time), then the timestamp against `now` (epoch ms) within five minutes either way.
+ * Never throws on bad input; each failure has its own code. Keep the returned `eventId` to drop
+ * duplicates: delivery is at least once.
  */
 export function verifyWebhook(
   rawBody: RawBody,
@@ -51,32 +172,14 @@ export function verifyWebhook(
   now: number = Date.now(),
 ): WebhookVerification {
   if (!secret) throw new TypeError('verifyWebhook needs the webhook secret');
-  const signature = readHeader(headers, webhookHeaders.signature)?.trim();
-  const timestampText = readHeader(headers, webhookHeaders.timestamp)?.trim();
-  const eventId = readHeader(headers, webhookHeaders.eventId)?.trim();
-  const attemptText = readHeader(headers, webhookHeaders.attempt)?.trim();
-  const missing = [
-    [webhookHeaders.signature, signature],
-    [webhookHeaders.timestamp, timestampText],
-    [webhookHeaders.eventId, eventId],
-    [webhookHeaders.attempt, attemptText],
-  ].filter(([, value]) => !value);
-  if (missing.length > 0) return fail('missing_header', `Missing header ${missing.map(([name]) => name).join(', ')}.`);
-
-  if (!SIGNATURE_PATTERN.test(signature!)) return fail('invalid_signature', 'The signature is not 64 hex characters.');
-  if (!timingSafeEqual(Buffer.from(signature!, 'hex'), hmac(rawBody, secret))) {
-    return fail('invalid_signature', 'The signature does not match the body and secret.');
+  const service = readHeader(headers, webhookHeaders.signature) !== undefined;
+  const standard = readHeader(headers, standardWebhookHeaders.signature) !== undefined;
+  if (!service && !standard) {
+    return fail('missing_header', `Missing header ${webhookHeaders.signature} (or ${standardWebhookHeaders.signature}).`);
   }
-
-  if (!DIGITS.test(timestampText!) || !DIGITS.test(attemptText!)) {
-    return fail('invalid_timestamp', `${webhookHeaders.timestamp} and ${webhookHeaders.attempt} must be integers.`);
-  }
-  const timestamp = Number(timestampText);
-  if (now - timestamp > WEBHOOK_TIMESTAMP_TOLERANCE_MS) {
-    return fail('timestamp_too_old', 'The timestamp is more than five minutes old (milliseconds expected).');
-  }
-  if (timestamp - now > WEBHOOK_TIMESTAMP_TOLERANCE_MS) {
-    return fail('timestamp_too_new', 'The timestamp is more than five minutes in the future.');
-  }
-  return { ok: true, eventId: eventId!, attempt: Number(attemptText), timestamp };
+  const serviceVerdict = service ? verifyServiceScheme(rawBody, headers, secret, now) : undefined;
+  if (serviceVerdict && !serviceVerdict.ok) return serviceVerdict;
+  const standardVerdict = standard ? verifyStandardScheme(rawBody, headers, secret, now) : undefined;
+  if (standardVerdict && !standardVerdict.ok) return standardVerdict;
+  return (serviceVerdict ?? standardVerdict)!;
 }

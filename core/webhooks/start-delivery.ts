@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
 import type { Logger } from '../log.ts';
+import type { ServiceMetrics } from '../metrics.ts';
 import { createDeliveryWorker } from './delivery-worker.ts';
 import { createHttpSender, type WebhookSender } from './http-sender.ts';
 import { realTimers, type Timers } from './timers.ts';
@@ -12,6 +13,7 @@ export interface WebhookDeliveryDeps {
   send?: WebhookSender;
   concurrency?: number;
   pollIntervalMs?: number;
+  metrics?: ServiceMetrics;
 }
 
 /** The one merchant whose events are delivered, and its receiver (none: events stay queued). */
@@ -45,6 +47,7 @@ export function startWebhookDelivery(
     logger: options.logger.child({ component: 'webhooks' }),
     concurrency,
     pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    metrics: options.metrics,
   });
   worker.start();
   return {

@@ -2,13 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import type { Command } from './command.ts';
+import { newWebhookSecret } from '../../core/webhooks/signature.ts';
 
 export function newApiKey(): string {
   return `sk_${randomBytes(32).toString('base64url')}`;
-}
-
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 
 /**

@@ -9,6 +9,7 @@ import { wellFormedRequest } from './well-formed.ts';
 import { listenerHandlers, type RouteDeps } from './routes.ts';
 import { tableRouter } from './route-table.ts';
 import { mcpPreflight } from './mcp-endpoint.ts';
+import { httpMetrics } from './metrics-endpoint.ts';
 
 export interface HttpAppDeps extends RouteDeps {
   logger: Logger;
@@ -23,6 +24,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   const checkout = checkoutRoutes({ source: deps.checkout, logger: deps.logger });
   const router = tableRouter('listener', { ...listenerHandlers(deps), getCheckoutView: checkout.view, getCheckoutPage: checkout.page });
   app.use(requestContext(deps.logger, deps.clock));
+  app.use(httpMetrics(deps.metrics));
   app.use(errorMiddleware(deps.logger));
   app.use(wellFormedRequest);
   app.use(router.routes());

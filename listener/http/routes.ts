@@ -13,6 +13,8 @@ import { renderQrPng } from '../../mcp/qr.ts';
 import { createServer as createMcpServer } from '../../mcp/server.ts';
 import { listenerMcpClient } from '../mcp-client.ts';
 import { mcpHandlers } from './mcp-endpoint.ts';
+import { metricsHandler } from './metrics-endpoint.ts';
+import { countMcpSessions, type ServiceMetrics } from '../../core/metrics.ts';
 
 export interface RouteDeps {
   invoices: InvoiceService;
@@ -25,6 +27,9 @@ export interface RouteDeps {
   /** Browser origins allowed to call /mcp. */
   mcpAllowedOrigins: readonly string[];
   mcpMaxSessions: number;
+  metrics: ServiceMetrics;
+  /** METRICS_TOKEN; null: GET /metrics answers loopback callers only. */
+  metricsToken: string | null;
 }
 
 /** The listener's own API routes by operation id (the checkout's come from the checkout module). */
@@ -32,13 +37,16 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
   const documents = documentHandlers(deps.documents);
   const limit = invoiceLimit(deps.rateLimit, deps.clock);
   const logger = deps.logger.child({ component: 'mcp' });
+  const sessions = createMcpSessions({ maxSessions: deps.mcpMaxSessions, idleMs: MCP_IDLE_MS, logger });
+  countMcpSessions(deps.metrics, () => sessions.size);
+  const onToolCall = (tool: string, outcome: 'ok' | 'error') => deps.metrics.mcpToolCalls.inc({ tool, outcome });
   const mcp = mcpHandlers({
-    sessions: createMcpSessions({ maxSessions: deps.mcpMaxSessions, idleMs: MCP_IDLE_MS, logger }),
+    sessions,
     allowedOrigins: deps.mcpAllowedOrigins,
     authorize: requireApiKey(deps.apiKey),
     // One key (or none) opens every session: any caller that passed the key check may use them.
     ownerOf: () => 'listener',
-    open: (ctx) => createMcpServer({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), renderQr: renderQrPng, logger }),
+    open: (ctx) => createMcpServer({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), renderQr: renderQrPng, logger, onToolCall }),
   });
   return {
     createInvoice: [
@@ -59,6 +67,7 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
     },
     getOpenApi: documents.openapi,
     getLlmsTxt: documents.llms,
+    getMetrics: metricsHandler(deps.metrics, deps.metricsToken),
     mcpPost: mcp.post,
     mcpGet: mcp.get,
     mcpDelete: mcp.delete,

@@ -5,6 +5,7 @@ import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { systemClock } from '../../core/clock.ts';
 import { startWebhookReceiver, type ReceivedWebhook, type RunningReceiver } from '../../core/webhooks/receiver.ts';
+import { newWebhookSecret } from '../../core/webhooks/signature.ts';
 import { ConfigError, type Env } from '../config.ts';
 import { AnvilMissingError } from './anvil.ts';
 import { startLocalEvm, type LocalEvm, type SandboxUsdcMode } from './local-evm.ts';
@@ -74,7 +75,7 @@ export interface SandboxOptions {
  */
 async function startSandboxReceiver(env: Env, options: SandboxOptions): Promise<{ receiver: RunningReceiver; env: Env } | null> {
   if (env.MERCHANT_WEBHOOK_URL?.trim()) return null;
-  const secret = env.MERCHANT_WEBHOOK_SECRET?.trim() || env.SERVICE_WEBHOOK_SECRET?.trim() || `whsec_${randomBytes(24).toString('hex')}`;
+  const secret = env.MERCHANT_WEBHOOK_SECRET?.trim() || env.SERVICE_WEBHOOK_SECRET?.trim() || newWebhookSecret();
   const receiver = await startWebhookReceiver({ host: '127.0.0.1', port: 0, path: '/webhook', secret, clock: systemClock, onEvent: options.onWebhook });
   return { receiver, env: { MERCHANT_WEBHOOK_URL: receiver.url, MERCHANT_WEBHOOK_SECRET: secret } };
 }

@@ -1,0 +1,2861 @@
+// Generated from openapi/openapi.json by openapi-typescript (npm run generate). Do not edit.
+export interface paths {
+    "/invoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a pending invoice
+         * @description Requires `X-Service-Api-Key` when the listener has `SERVICE_API_KEY` set. Rate limited per client IP and overall (default 30/min and 300/min).
+         */
+        post: operations["createInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoice/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a stored invoice
+         * @description No key required. A pending invoice past `expires_at` reads as `expired`. Use it to refresh a checkout page or reconcile after a missed webhook; poll sparingly.
+         */
+        get: operations["getInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An invoice's checkout view (what its payment page shows)
+         * @description No key; public and CORS-open, like Cloud `GET /api/v1/checkout/{id}`. Display-only fields: never an xpub, secret, key or email. A pending invoice past `expires_at` reads as `expired`. The checkout page polls it every 5 s until the status is final.
+         */
+        get: operations["getCheckoutView"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted checkout page of an invoice (HTML, for the payer)
+         * @description Shop name, exact amount, address with copy buttons, the QR code of `qr_uri` (SVG made by the service), a countdown to expiry and the live status. Give the payer this link. Served with a strict Content-Security-Policy (only this origin's own script, stylesheet and JSON).
+         */
+        get: operations["getCheckoutPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness and chain-watcher state */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document */
+        get: operations["getOpenApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/llms.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Plain-text summary of the API for language models (llmstxt.org format) */
+        get: operations["getLlmsTxt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics (text exposition format)
+         * @description Counters, gauges and histograms of invoices, chain watchers, chain sources, webhook deliveries, MCP and HTTP, plus process metrics. No label carries a merchant id, email, address or key. Answered to loopback callers only, or, with `METRICS_TOKEN` set, to any caller sending `Authorization: Bearer <METRICS_TOKEN>`; anyone else gets 401 `unauthorized`.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * MCP Streamable HTTP endpoint: the session's stream of server messages (resource updates)
+         * @description An event stream (`text/event-stream`) carrying `notifications/resources/updated` for subscribed invoices. Requires `Mcp-Session-Id`.
+         */
+        get: operations["mcpGet"];
+        put?: never;
+        /**
+         * MCP Streamable HTTP endpoint: send a JSON-RPC message (tools, resources, subscriptions) to an agent session
+         * @description The Model Context Protocol over Streamable HTTP (the same tools and resources as the stdio server `service-mcp`). The key as for `POST /invoice` (`X-Service-Api-Key`, or `Authorization: Bearer <key>`) when the listener has `SERVICE_API_KEY` set; `create_invoice` counts against the same rate limit. Start with `initialize` (no session header); its answer carries `Mcp-Session-Id`, which later requests must send. A browser `Origin` must be listed in `MCP_ALLOWED_ORIGINS`; requests without Origin are not browser requests and pass. Tool failures are tool results whose text starts with the stable error code.
+         */
+        post: operations["mcpPost"];
+        /**
+         * MCP Streamable HTTP endpoint: end the session
+         * @description Closes the session named by `Mcp-Session-Id` and its subscriptions. Idle sessions also close on their own (after 30 minutes without a request).
+         */
+        delete: operations["mcpDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a Cloud account (Free plan)
+         * @description Throttled per client IP. `api_key` and `webhook_secret` are shown once; only a hash of the key is stored.
+         */
+        post: operations["cloudSignup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account of the API key */
+        get: operations["cloudMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The merchant's invoices, most recent first */
+        get: operations["cloudListInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save the webhook URL; issues a fresh signing secret
+         * @description https, default port, host resolving only to public addresses (checked now and before every delivery). The previous secret stops signing.
+         */
+        post: operations["cloudSetWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Plan catalogue */
+        get: operations["cloudPlans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billing/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buy or renew a plan
+         * @description `crypto`: a Base stablecoin invoice whose hosted page is `checkout_url`; once it confirms the plan runs 30 days (a renewal of the same plan adds to the remaining time). `card`: a card processor page.
+         */
+        post: operations["cloudBillingCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a pending invoice for the key's merchant
+         * @description Same body as the listener POST /invoice. Rate limited per API key (60/min sliding window); 402 at the plan's monthly cap.
+         */
+        post: operations["cloudCreateInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoice/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one of the merchant's invoices
+         * @description Another merchant's invoice answers 404 `not_found`, exactly like a missing one.
+         */
+        get: operations["cloudGetInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/checkout/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Public display view of an invoice (CORS open) */
+        get: operations["cloudCheckoutView"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Cloud liveness */
+        get: operations["cloudHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document */
+        get: operations["cloudOpenApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/llms.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Plain-text summary of the API for language models (llmstxt.org format) */
+        get: operations["cloudLlmsTxt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * MCP Streamable HTTP endpoint: the session's stream of server messages (resource updates)
+         * @description An event stream (`text/event-stream`) carrying `notifications/resources/updated` for subscribed invoices. Requires `Mcp-Session-Id`.
+         */
+        get: operations["cloudMcpGet"];
+        put?: never;
+        /**
+         * MCP Streamable HTTP endpoint: send a JSON-RPC message (tools, resources, subscriptions) to an agent session
+         * @description The Model Context Protocol over Streamable HTTP (the same tools and resources as the stdio server `service-mcp`). The merchant's API key (`X-Service-Api-Key`, or `Authorization: Bearer <key>`); every tool and resource sees only that merchant's invoices, and `list_invoices` is added. Start with `initialize` (no session header); its answer carries `Mcp-Session-Id`, which later requests must send. A browser `Origin` must be listed in `MCP_ALLOWED_ORIGINS`; requests without Origin are not browser requests and pass. Tool failures are tool results whose text starts with the stable error code.
+         */
+        post: operations["cloudMcpPost"];
+        /**
+         * MCP Streamable HTTP endpoint: end the session
+         * @description Closes the session named by `Mcp-Session-Id` and its subscriptions. Idle sessions also close on their own (after 30 minutes without a request).
+         */
+        delete: operations["cloudMcpDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface webhooks {
+    "invoice.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An invoice reached its required confirmations */
+        post: operations["webhook_invoice_confirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.orphan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A transfer matched no open invoice */
+        post: operations["webhook_payment_orphan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface components {
+    schemas: {
+        ErrorDetail: {
+            /**
+             * @description Stable, machine-readable code: branch on this.
+             * @enum {string}
+             */
+            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "create_failed" | "lookup_failed" | "internal_error" | "capacity";
+            /** @description Human-readable; may change, never branch on it. */
+            message: string;
+            /** @description plan_limit_reached only: the current plan. */
+            plan?: string;
+            /** @description plan_limit_reached only: the monthly cap. */
+            limit?: number;
+            /** @description plan_limit_reached only: invoices created this month. */
+            used?: number;
+        };
+        /** @description Every non-2xx answer carries this envelope. */
+        ErrorEnvelope: {
+            error: components["schemas"]["ErrorDetail"];
+        };
+        /**
+         * @description pending: waiting for payment. partial: payments seen that do not yet cover the amount. confirmed: paid with the required confirmations (tx_hash, paid_at set, webhook queued). expired: passed expires_at unpaid. failed: could not be completed.
+         * @enum {string}
+         */
+        InvoiceStatus: "pending" | "partial" | "confirmed" | "expired" | "failed";
+        /** @description Body of POST /invoice. JSON, at most 16 KB. */
+        CreateInvoiceRequest: {
+            /**
+             * @description `btc` (default) or `base`.
+             * @enum {string}
+             */
+            chain?: "btc" | "base";
+            /** @description Required for btc: the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1. */
+            amount_sats?: number;
+            /** @description Required for base: the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). */
+            amount_usd?: number;
+            /**
+             * @description Base only: `usdc` (default) or `usdt` (always fixed-address mode).
+             * @enum {string}
+             */
+            asset?: "usdc" | "usdt";
+            /** @description Bitcoin only: shown to the payer as the BIP-21 label; at most 200 characters. */
+            memo?: string;
+            /** @description Lifetime in seconds, >= 1 (Bitcoin and Base xpub mode); default 3600. Fixed-address invoices always live one hour. */
+            expires_in?: number;
+        };
+        /** @description A stored Bitcoin invoice (GET /invoice/:id). */
+        BtcInvoice: {
+            /** @description Identifier returned at creation. */
+            invoice_id: string;
+            merchant_id: string;
+            /** @constant */
+            chain: "btc";
+            /** @constant */
+            asset: "BTC";
+            /** @description The on-chain address the payer sends to. */
+            receive_address: string;
+            /** @description BIP-32 child index of an xpub-derived address; null for fixed-address invoices. */
+            child_index: number | null;
+            status: components["schemas"]["InvoiceStatus"];
+            /** @description The transaction that completed the payment; set on confirmation. */
+            tx_hash: string | null;
+            /** @description Set on confirmation. */
+            paid_at: string | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Exact decimal BTC amount, e.g. "0.00001000". */
+            amount_btc: string;
+            /** @description The amount in satoshis. */
+            amount_sats: number;
+            /**
+             * @description Bitcoin network of the address, from the merchant key (or BTC_NETWORK).
+             * @enum {string}
+             */
+            network: "mainnet" | "testnet" | "signet" | "regtest";
+            /** @description The memo given at creation, if any. */
+            memo: string | null;
+        };
+        /** @description A Bitcoin invoice as returned by POST /invoice. */
+        BtcInvoiceCreated: {
+            /** @description Identifier returned at creation. */
+            invoice_id: string;
+            merchant_id: string;
+            /** @constant */
+            chain: "btc";
+            /** @constant */
+            asset: "BTC";
+            /** @description The on-chain address the payer sends to. */
+            receive_address: string;
+            /** @description BIP-32 child index of an xpub-derived address; null for fixed-address invoices. */
+            child_index: number | null;
+            status: components["schemas"]["InvoiceStatus"];
+            /** @description The transaction that completed the payment; set on confirmation. */
+            tx_hash: string | null;
+            /** @description Set on confirmation. */
+            paid_at: string | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Exact decimal BTC amount, e.g. "0.00001000". */
+            amount_btc: string;
+            /** @description The amount in satoshis. */
+            amount_sats: number;
+            /**
+             * @description Bitcoin network of the address, from the merchant key (or BTC_NETWORK).
+             * @enum {string}
+             */
+            network: "mainnet" | "testnet" | "signet" | "regtest";
+            /** @description The memo given at creation, if any. */
+            memo: string | null;
+            /** @description Derivation path of the address, e.g. m/84'/0'/0'/0/7. */
+            derivation_path: string;
+            /** @description BIP-21 URI with the amount in BTC and the memo as label. */
+            qr_uri: string;
+            /**
+             * Format: uri
+             * @description Block-explorer link for the receive address.
+             */
+            verify_url: string;
+        };
+        /** @description A stored Base stablecoin invoice (GET /invoice/:id). */
+        BaseInvoice: {
+            /** @description Identifier returned at creation. */
+            invoice_id: string;
+            merchant_id: string;
+            /** @constant */
+            chain: "base";
+            /** @enum {string} */
+            asset: "USDC" | "USDT";
+            /** @description The on-chain address the payer sends to. */
+            receive_address: string;
+            /** @description BIP-32 child index of an xpub-derived address; null for fixed-address invoices. */
+            child_index: number | null;
+            status: components["schemas"]["InvoiceStatus"];
+            /** @description The transaction that completed the payment; set on confirmation. */
+            tx_hash: string | null;
+            /** @description Set on confirmation. */
+            paid_at: string | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The USD amount requested. */
+            amount_usd: number;
+            /** @description Exact decimal token amount with 6 decimals (USDC or USDT). */
+            amount_usdc: string;
+            /** @description The token amount in 6-decimal base units. */
+            amount_usdc_units: number;
+            /**
+             * @description Present only for fixed-address invoices.
+             * @constant
+             */
+            mode?: "fixed-address";
+            /** @description Fixed-address only: the nonce encoded in the low decimals of the amount. */
+            nonce?: number;
+            /** @description Fixed-address only: the ERC-20 contract the payer must send. */
+            token_address?: string;
+        };
+        /** @description A Base invoice in xpub mode, as returned by POST /invoice. */
+        BaseXpubInvoiceCreated: {
+            /** @description Identifier returned at creation. */
+            invoice_id: string;
+            merchant_id: string;
+            /** @constant */
+            chain: "base";
+            /** @constant */
+            asset: "USDC";
+            /** @description The on-chain address the payer sends to. */
+            receive_address: string;
+            /** @description BIP-32 child index of an xpub-derived address; null for fixed-address invoices. */
+            child_index: number | null;
+            status: components["schemas"]["InvoiceStatus"];
+            /** @description The transaction that completed the payment; set on confirmation. */
+            tx_hash: string | null;
+            /** @description Set on confirmation. */
+            paid_at: string | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The USD amount requested. */
+            amount_usd: number;
+            /** @description Exact decimal token amount with 6 decimals (USDC or USDT). */
+            amount_usdc: string;
+            /** @description The token amount in 6-decimal base units. */
+            amount_usdc_units: number;
+            /** @description EIP-681 URI: ethereum:<token>@<chain id>/transfer?address=<recipient>&uint256=<units>. */
+            qr_uri: string;
+            /** @description Derivation path of the address under the merchant account xpub. */
+            derivation_path: string;
+            /**
+             * Format: uri
+             * @description Block-explorer link for the receive address.
+             */
+            verify_url: string;
+        };
+        /** @description A Base invoice in fixed-address mode, as returned by POST /invoice. The payer must send exactly amount_usdc. */
+        BaseFixedInvoiceCreated: {
+            invoice_id: string;
+            /** @constant */
+            chain: "base";
+            /** @enum {string} */
+            asset: "USDC" | "USDT";
+            /** @constant */
+            mode: "fixed-address";
+            /** @description Encoded in the low decimals of the amount; the payer must send the exact amount. */
+            nonce: number;
+            /** @description The ERC-20 contract the payer must send. */
+            token_address: string;
+            /** @description The merchant's fixed receive address, shared by all fixed-address invoices. */
+            receive_address: string;
+            /** @description The USD amount requested. */
+            amount_usd: number;
+            /** @description Exact decimal token amount with 6 decimals (USDC or USDT). */
+            amount_usdc: string;
+            /** @description The token amount in 6-decimal base units. */
+            amount_usdc_units: number;
+            status: components["schemas"]["InvoiceStatus"];
+            /** Format: date-time */
+            expires_at: string;
+            /** @description EIP-681 URI with the exact amount in base units. */
+            qr_uri: string;
+        };
+        CreatedInvoice: components["schemas"]["BtcInvoiceCreated"] | components["schemas"]["BaseXpubInvoiceCreated"] | components["schemas"]["BaseFixedInvoiceCreated"];
+        StoredInvoice: components["schemas"]["BtcInvoice"] | components["schemas"]["BaseInvoice"];
+        BaseHealth: {
+            /** @description Independent JSON-RPC sources configured in BASE_RPC_URL. */
+            rpc_sources: number;
+            /** @description Sources that answered on the last poll. */
+            rpc_sources_up: number;
+            /** @description False when fixed-address mode is on with a single RPC source: such invoices then stay pending. */
+            fixed_address_confirming: boolean;
+            /** @description Why Base payments may not confirm right now, if so. */
+            warning: string | null;
+            /** @description Last Base block whose Transfer logs were read. */
+            last_block_height: number | null;
+            /** @description Chain head reported by the scanning source. */
+            head_block_height: number | null;
+            watched_addresses: number;
+            /** @description Fixed-address payments matched but not yet reported by a second source. */
+            awaiting_second_source: number;
+            /** @description What the Base watcher is doing. */
+            progress?: components["schemas"]["WatcherProgress"];
+        };
+        /** @description Request budget of one chain source (README "Request budgets"). */
+        ChainSourceBudget: {
+            /** @description The source: scheme, host and port of its URL (never a path, which may hold an API key). */
+            label: string;
+            /** @description Requests sent to this source since start (each retry counts). */
+            requests: number;
+            /** @description HTTP 429 (Too Many Requests) answers received since start. */
+            http_429: number;
+            /** @description When the next request is allowed (request budget empty, or a Retry-After or backoff window open); null when one may go now. */
+            next_request_at: string | null;
+        };
+        /** @description What a chain watcher is doing. */
+        WatcherProgress: {
+            /** @description When the last pass over the chain finished without error; null before the first. */
+            last_success_at: string | null;
+            /** @description The step under way (e.g. "following blocks"), or "waiting for the next poll" between passes. */
+            step: string;
+            /**
+             * Format: date-time
+             * @description When that step began.
+             */
+            step_since: string;
+            /** @description The last pass's error; null once a pass succeeds again. */
+            last_error: string | null;
+            /** @description Since when every pass has failed; null while passes succeed. */
+            failing_since: string | null;
+        };
+        /** @description A chain watcher that has made no progress for several poll intervals (at least 2 minutes). A slow or rate-limited source whose answers still arrive is not a problem. */
+        WatcherProblem: {
+            /** @description The watcher: `btc` or `base` (Cloud: the chain, for every merchant watcher of it). */
+            component: string;
+            /**
+             * @description `stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns.
+             * @enum {string}
+             */
+            kind: "stalled" | "failing";
+            /** @description Human-readable: the step and for how long, or the last error. */
+            reason: string;
+            /**
+             * Format: date-time
+             * @description When the stuck step began, or when the passes started failing.
+             */
+            since: string;
+        };
+        /** @description GET /health. Further fields may be added; never rely on their absence. */
+        Health: {
+            /** @description True when the listener serves requests, its database answers and no chain watcher has a problem (see `problems`). */
+            ok: boolean;
+            /** @description Why `ok` is false because of a chain watcher: stalled or failing for several poll intervals. Empty when none. */
+            problems?: components["schemas"]["WatcherProblem"][];
+            /** @description Whether the chain source push connection (WebSocket) is up. */
+            ws_connected: boolean;
+            /** @description Number of watched addresses. Like last_event_at and last_block_height, of the Bitcoin watcher when Bitcoin is configured, else of the Base watcher; Base figures are always in `base`. */
+            subscribed_count: number;
+            /** @description When the chain source last reported anything (Bitcoin, else Base). */
+            last_event_at: string | null;
+            /** @description Height of the last processed block (Bitcoin, else Base). */
+            last_block_height: number | null;
+            /** @description Seconds since the listener started. */
+            uptime_s: number;
+            /**
+             * @description Which Bitcoin chain source the listener reads (when Bitcoin is configured).
+             * @enum {string}
+             */
+            btc_source?: "esplora" | "bitcoin-core";
+            /** @description Last error of the Bitcoin chain source while it keeps failing (retried with backoff); null when healthy. */
+            btc_source_error?: string | null;
+            /** @description What the Bitcoin watcher is doing (when Bitcoin is watched). */
+            btc_progress?: components["schemas"]["WatcherProgress"];
+            /** @description How the Bitcoin watcher follows unconfirmed payments (when Bitcoin is watched). */
+            btc_watch?: {
+                /**
+                 * @description `full`: every new mempool transaction is read (your own node, or an Esplora declared self-hosted); `address`: only the open invoices' addresses, over the mempool.space WebSocket or polled (a third-party Esplora).
+                 * @enum {string}
+                 */
+                mode: "full" | "address";
+                /** @description Addresses the WebSocket tracks now (0 while it is down or in `full` mode); the rest of the open invoices are polled. */
+                ws_tracked: number;
+                /** @description Last error of the best-effort step (mempool scan or address polls) while it keeps failing; blocks and confirmations go on regardless. */
+                live_error: string | null;
+            };
+            /** @description Address gap of the Bitcoin wallet key (when Bitcoin is watched): what gap limit the merchant wallet needs to show every payment. */
+            btc_gap?: {
+                /** @description Highest child index handed out to an invoice for the current wallet key; null before the first invoice. */
+                highest_child_index: number | null;
+                /** @description Highest child index with a payment seen (mempool or block; a payment that vanished does not count); null when none. */
+                highest_paid_child_index: number | null;
+                /** @description Longest run of consecutive unused child indexes below highest_child_index, counted from index 0: runs before the first paid index, between paid ones and after the last one all count. */
+                longest_unused_run: number;
+                /** @description Gap limit the wallet must use to show every payment to these addresses: longest_unused_run + 1. Above 20 (the usual default) the wallet must be told. */
+                wallet_gap_limit: number;
+            };
+            /** @description Webhook delivery backlog. */
+            webhooks: {
+                /** @description Events waiting for their first delivery attempt. */
+                queued: number;
+                /** @description Events not yet acknowledged after at least one attempt; retries follow. */
+                failing: number;
+                /** @description Events that gave up after the last attempt; re-send with `service deliveries resend`. */
+                failed: number;
+            };
+            /** @description Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it. */
+            enabled_assets?: ("btc" | "usdc-base" | "usdt-base")[];
+            /** @description Present when Base is configured. */
+            base?: components["schemas"]["BaseHealth"];
+            /** @description Per chain source (Esplora, Bitcoin Core, each Base RPC URL): requests made, 429s received, when the next request is allowed. */
+            chain_sources?: components["schemas"]["ChainSourceBudget"][];
+        };
+        BtcCheckoutView: {
+            invoice_id: string;
+            /** @description The name shown to the payer (listener: `SHOP_NAME`; Cloud: the account shop name). */
+            shop_name: string;
+            status: components["schemas"]["InvoiceStatus"];
+            /** @description The address the payer sends to. */
+            receive_address: string;
+            /** @description The payment URI encoded in the QR code: BIP-21 for Bitcoin, EIP-681 for Base. */
+            qr_uri: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The transaction that completed the payment; set on confirmation. */
+            tx_hash: string | null;
+            paid_at: string | null;
+            /** @description Block-explorer page of the receive address; null when no explorer is configured for the chain. */
+            verify_url: string | null;
+            /** @description Block-explorer page of `tx_hash`; null until confirmed. */
+            tx_url: string | null;
+            /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_usdc`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
+            amount_due: string;
+            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; Base: mined, `BASE_CONFIRMATIONS` blocks). The page then tells the payer not to pay again. */
+            payment_seen: boolean;
+            /**
+             * Format: date-time
+             * @description The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.
+             */
+            server_time: string;
+            /** @constant */
+            chain: "btc";
+            /** @constant */
+            asset: "BTC";
+            /** @description Exact decimal BTC amount to send, e.g. "0.00050000". */
+            amount_btc: string;
+        };
+        BaseCheckoutView: {
+            invoice_id: string;
+            /** @description The name shown to the payer (listener: `SHOP_NAME`; Cloud: the account shop name). */
+            shop_name: string;
+            status: components["schemas"]["InvoiceStatus"];
+            /** @description The address the payer sends to. */
+            receive_address: string;
+            /** @description The payment URI encoded in the QR code: BIP-21 for Bitcoin, EIP-681 for Base. */
+            qr_uri: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The transaction that completed the payment; set on confirmation. */
+            tx_hash: string | null;
+            paid_at: string | null;
+            /** @description Block-explorer page of the receive address; null when no explorer is configured for the chain. */
+            verify_url: string | null;
+            /** @description Block-explorer page of `tx_hash`; null until confirmed. */
+            tx_url: string | null;
+            /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_usdc`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
+            amount_due: string;
+            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; Base: mined, `BASE_CONFIRMATIONS` blocks). The page then tells the payer not to pay again. */
+            payment_seen: boolean;
+            /**
+             * Format: date-time
+             * @description The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.
+             */
+            server_time: string;
+            /** @constant */
+            chain: "base";
+            /** @enum {string} */
+            asset: "USDC" | "USDT";
+            /** @description Exact decimal token amount to send (6 decimals), USDC or USDT. */
+            amount_usdc: string;
+            /** @description The same amount in 6-decimal base units. */
+            amount_usdc_units: number;
+            /** @description Fixed-address invoices only: the nonce in the low decimals of the amount. The payer must send exactly `amount_usdc`. */
+            nonce?: number;
+        };
+        /** @description Display-only fields of an invoice for its hosted checkout page. Public: it carries nothing secret. */
+        CheckoutView: components["schemas"]["BtcCheckoutView"] | components["schemas"]["BaseCheckoutView"];
+        /** @description Sent when an invoice moves to confirmed. */
+        InvoiceConfirmedEvent: {
+            /** @constant */
+            event: "invoice.confirmed";
+            invoice_id: string;
+            merchant_id: string;
+            /** @enum {string} */
+            chain: "btc" | "base" | "polygon" | "eth";
+            asset: string;
+            /** @description Decimal amount in the asset's unit (BTC or token), e.g. "0.00001000". */
+            amount: string;
+            address: string;
+            /** @description The transaction that completed the payment. */
+            tx_hash: string;
+            confirmations: number;
+            /** Format: date-time */
+            confirmed_at: string;
+        };
+        /** @description A transfer that matches no open invoice (inexact amount, or invoice expired). The funds are in your wallet; no invoice is marked paid; handle it by hand. */
+        PaymentOrphanEvent: {
+            /** @constant */
+            event: "payment.orphan";
+            /** @enum {string} */
+            chain: "btc" | "base" | "polygon" | "eth";
+            asset: string;
+            /** @description ERC-20 contract; null for Bitcoin. */
+            token_address: string | null;
+            /** @description The receive address the transfer went to. */
+            address: string;
+            tx_hash: string;
+            /** @description Decimal string in the asset's unit (e.g. "12.000417" USDC, "0.00005" BTC). */
+            value: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 time the listener saw the transfer.
+             */
+            detected_at: string;
+        };
+        /** @description Body of POST /api/v1/signup. At least one receive method is required. */
+        SignupRequest: {
+            /** @description Required; one account per email. */
+            email: string;
+            /** @description Required; 2-80 characters; shown on hosted checkout. */
+            shop_name: string;
+            /** @description Bitcoin BIP-84 account public key (xpub/zpub, tpub/vpub). */
+            btc_xpub?: string;
+            /** @description EVM account public key at m/44'/60'/0'; wins over base_address if both are sent. */
+            base_xpub?: string;
+            /** @description Fixed EIP-55 checksummed 0x receive address on Base (fixed-address mode, needed for USDT). */
+            base_address?: string;
+            /** @description https, default port, host resolving only to public addresses. */
+            webhook_url?: string;
+        };
+        SignupResponse: {
+            merchant_id: string;
+            /** @constant */
+            plan: "free";
+            /** @description Shown once; only its hash is stored. Send it as X-Service-Api-Key. */
+            api_key: string;
+            /** @description The first characters of the key, to recognise it later. */
+            key_prefix: string;
+            /** @description Shown once; present only when webhook_url was sent. */
+            webhook_secret?: string;
+        };
+        /** @description GET /api/v1/me. Carries no secret. */
+        Account: {
+            merchant_id: string;
+            shop_name: string;
+            email: string;
+            /**
+             * @description A paid plan whose period ended reads as free.
+             * @enum {string}
+             */
+            plan: "free" | "starter" | "pro";
+            /** @description null on Free. */
+            plan_expires_at: string | null;
+            usage: {
+                /** @description Invoices created this calendar month (UTC). */
+                invoices_this_month: number;
+                monthly_limit: number;
+            };
+            chains: {
+                /** @enum {string} */
+                chain: "btc" | "base";
+                /** @enum {string} */
+                mode: "xpub" | "fixed-address";
+                /** @description Shortened for display: first 8 and last 4 characters. */
+                xpub: string | null;
+                fixed_address: string | null;
+            }[];
+            webhook_url: string | null;
+            api_keys: {
+                prefix: string;
+                label: string;
+                /** Format: date-time */
+                created_at: string;
+                revoked: boolean;
+            }[];
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description GET /api/v1/plans. */
+        PlanCatalogue: {
+            plans: {
+                /** @enum {string} */
+                plan: "free" | "starter" | "pro";
+                invoices_per_month: number;
+                price_usd_per_month: number;
+            }[];
+            payment_methods: ("crypto" | "card")[];
+            transaction_fee: number;
+        };
+        InvoiceListEntry: {
+            invoice_id: string;
+            chain: string;
+            asset: string;
+            /** @description Decimal in the asset unit (BTC, or the 6-decimal token amount). */
+            amount: string;
+            receive_address: string;
+            status: components["schemas"]["InvoiceStatus"];
+            tx_hash: string | null;
+            /** Format: date-time */
+            created_at: string;
+            paid_at: string | null;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        /** @description Most recent first. */
+        InvoiceList: {
+            invoices: components["schemas"]["InvoiceListEntry"][];
+        };
+        WebhookSettingRequest: {
+            webhook_url: string;
+        };
+        WebhookSettingResponse: {
+            webhook_url: string;
+            /** @description New signing secret, shown once; the previous one stops signing. */
+            webhook_secret: string;
+        };
+        BillingCheckoutRequest: {
+            /** @description `starter` or `pro`. */
+            plan: string;
+            /** @description `crypto` (default) or `card`; must be listed in payment_methods of GET /api/v1/plans. */
+            method?: string;
+        };
+        BillingCheckoutResponse: {
+            subscription_id: string;
+            /** @enum {string} */
+            method: "crypto" | "card";
+            /** @enum {string} */
+            plan: "starter" | "pro";
+            amount_usd: number;
+            /** @description crypto only: the Base stablecoin invoice that pays the plan. */
+            invoice_id?: string;
+            /** @description The hosted payment page (the invoice page for crypto, the card processor page for card). */
+            checkout_url: string;
+        };
+        /** @description POST /api/v1/invoice: the listener invoice plus checkout_url. */
+        CloudCreatedInvoice: {
+            /** @description Identifier returned at creation. */
+            invoice_id: string;
+            merchant_id: string;
+            /** @constant */
+            chain: "btc";
+            /** @constant */
+            asset: "BTC";
+            /** @description The on-chain address the payer sends to. */
+            receive_address: string;
+            /** @description BIP-32 child index of an xpub-derived address; null for fixed-address invoices. */
+            child_index: number | null;
+            status: components["schemas"]["InvoiceStatus"];
+            /** @description The transaction that completed the payment; set on confirmation. */
+            tx_hash: string | null;
+            /** @description Set on confirmation. */
+            paid_at: string | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Exact decimal BTC amount, e.g. "0.00001000". */
+            amount_btc: string;
+            /** @description The amount in satoshis. */
+            amount_sats: number;
+            /**
+             * @description Bitcoin network of the address, from the merchant key (or BTC_NETWORK).
+             * @enum {string}
+             */
+            network: "mainnet" | "testnet" | "signet" | "regtest";
+            /** @description The memo given at creation, if any. */
+            memo: string | null;
+            /** @description Derivation path of the address, e.g. m/84'/0'/0'/0/7. */
+            derivation_path: string;
+            /** @description BIP-21 URI with the amount in BTC and the memo as label. */
+            qr_uri: string;
+            /**
+             * Format: uri
+             * @description Block-explorer link for the receive address.
+             */
+            verify_url: string;
+            /** @description Hosted payment page; present when hosted checkout is enabled. */
+            checkout_url?: string;
+        } | {
+            /** @description Identifier returned at creation. */
+            invoice_id: string;
+            merchant_id: string;
+            /** @constant */
+            chain: "base";
+            /** @constant */
+            asset: "USDC";
+            /** @description The on-chain address the payer sends to. */
+            receive_address: string;
+            /** @description BIP-32 child index of an xpub-derived address; null for fixed-address invoices. */
+            child_index: number | null;
+            status: components["schemas"]["InvoiceStatus"];
+            /** @description The transaction that completed the payment; set on confirmation. */
+            tx_hash: string | null;
+            /** @description Set on confirmation. */
+            paid_at: string | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The USD amount requested. */
+            amount_usd: number;
+            /** @description Exact decimal token amount with 6 decimals (USDC or USDT). */
+            amount_usdc: string;
+            /** @description The token amount in 6-decimal base units. */
+            amount_usdc_units: number;
+            /** @description EIP-681 URI: ethereum:<token>@<chain id>/transfer?address=<recipient>&uint256=<units>. */
+            qr_uri: string;
+            /** @description Derivation path of the address under the merchant account xpub. */
+            derivation_path: string;
+            /**
+             * Format: uri
+             * @description Block-explorer link for the receive address.
+             */
+            verify_url: string;
+            /** @description Hosted payment page; present when hosted checkout is enabled. */
+            checkout_url?: string;
+        } | {
+            invoice_id: string;
+            /** @constant */
+            chain: "base";
+            /** @enum {string} */
+            asset: "USDC" | "USDT";
+            /** @constant */
+            mode: "fixed-address";
+            /** @description Encoded in the low decimals of the amount; the payer must send the exact amount. */
+            nonce: number;
+            /** @description The ERC-20 contract the payer must send. */
+            token_address: string;
+            /** @description The merchant's fixed receive address, shared by all fixed-address invoices. */
+            receive_address: string;
+            /** @description The USD amount requested. */
+            amount_usd: number;
+            /** @description Exact decimal token amount with 6 decimals (USDC or USDT). */
+            amount_usdc: string;
+            /** @description The token amount in 6-decimal base units. */
+            amount_usdc_units: number;
+            status: components["schemas"]["InvoiceStatus"];
+            /** Format: date-time */
+            expires_at: string;
+            /** @description EIP-681 URI with the exact amount in base units. */
+            qr_uri: string;
+            /** @description Hosted payment page; present when hosted checkout is enabled. */
+            checkout_url?: string;
+        };
+        /** @description GET /api/v1/health. */
+        CloudHealth: {
+            /** @description True when the database answers and no chain watcher of this instance has a problem. */
+            ok: boolean;
+            service: string;
+            /** Format: date-time */
+            ts: string;
+            /** @description Per chain source URL this instance watches (shared by all merchants): requests made, 429s received, when the next request is allowed. */
+            chain_sources?: components["schemas"]["ChainSourceBudget"][];
+            /** @description Chain watchers stalled or failing for several poll intervals, per chain and kind, with how many merchants; empty when none (an instance that is not the elected watcher has none). */
+            problems?: components["schemas"]["WatcherProblem"][];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    createInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvoiceRequest"];
+            };
+        };
+        responses: {
+            /** @description The invoice, in the Bitcoin or Base shape. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedInvoice"];
+                };
+            };
+            /**
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             *
+             *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
+             *
+             *     `unsupported_chain`: `chain` is not one the API knows (`btc` or `base`).
+             *
+             *     `chain_disabled`: Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`).
+             *
+             *     `base_disabled`: Base is not configured for this merchant.
+             *
+             *     `asset_disabled`: The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many invoice requests; the `Retry-After` header says how many seconds to wait. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `create_failed`: The invoice could not be created (storage failure); nothing was stored. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invoice id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stored invoice. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredInvoice"];
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `lookup_failed`: The invoice could not be read (storage failure). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCheckoutView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invoice id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checkout view, in the Bitcoin or Base shape. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutView"];
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `lookup_failed`: The invoice could not be read (storage failure). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCheckoutPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invoice id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such invoice: an HTML page saying so. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The invoice could not be read: an HTML page asking to reload. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Health object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Any other unexpected failure; the response never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getOpenApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAPI 3.1 document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLlmsTxt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Markdown text. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format 0.0.4. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=0.0.4": string;
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    mcpGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-sent events, open until the session ends. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `origin_not_allowed`: MCP endpoint: the request comes from a browser page whose `Origin` is not in `MCP_ALLOWED_ORIGINS`. Clients that send no Origin are not affected. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    mcpPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer to a request, as server-sent events: the request's progress notifications, then its JSON-RPC response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A notification or a response from the client was accepted; no body. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `origin_not_allowed`: MCP endpoint: the request comes from a browser page whose `Origin` is not in `MCP_ALLOWED_ORIGINS`. Clients that send no Origin are not affected. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    mcpDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session is closed; no body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `origin_not_allowed`: MCP endpoint: the request comes from a browser page whose `Origin` is not in `MCP_ALLOWED_ORIGINS`. Clients that send no Origin are not affected. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudSignup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignupRequest"];
+            };
+        };
+        responses: {
+            /** @description The account id and its API key. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignupResponse"];
+                };
+            };
+            /**
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             *
+             *     `invalid_email`: Cloud signup: `email` is missing or not an email address.
+             *
+             *     `invalid_shop_name`: Cloud signup: `shop_name` is missing or not 2-80 characters.
+             *
+             *     `no_receive_method`: Cloud signup: none of `btc_xpub`, `base_xpub`, `base_address` was given.
+             *
+             *     `private_key_rejected`: Cloud signup: a field holds an extended PRIVATE key; it is neither stored nor logged. Send the public key (xpub).
+             *
+             *     `invalid_xpub`: Cloud signup: `btc_xpub` (BIP-84 account key) or `base_xpub` (EVM account key at m/44'/60'/0') is not valid.
+             *
+             *     `invalid_address`: Cloud signup: `base_address` is not an EIP-55 checksummed 0x address.
+             *
+             *     `invalid_webhook_url`: Cloud: the webhook URL is not https on the default port, or its host does not resolve only to public addresses.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `email_taken`: Cloud signup: an account with this email exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many invoice requests; the `Retry-After` header says how many seconds to wait. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No secrets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudListInvoices: {
+        parameters: {
+            query?: {
+                /** @description Clamped to 1-100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Most recent first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceList"];
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudSetWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSettingRequest"];
+            };
+        };
+        responses: {
+            /** @description The saved URL and the new secret (shown once). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSettingResponse"];
+                };
+            };
+            /**
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             *
+             *     `invalid_webhook_url`: Cloud: the webhook URL is not https on the default port, or its host does not resolve only to public addresses.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Plans, payment methods, transaction fee (0). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanCatalogue"];
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudBillingCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BillingCheckoutRequest"];
+            };
+        };
+        responses: {
+            /** @description Where to pay. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingCheckoutResponse"];
+                };
+            };
+            /**
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             *
+             *     `unknown_plan`: Cloud billing: `plan` is not `starter` or `pro`, or `method` is not `crypto` or `card`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `method_unavailable`: Cloud billing: this payment method is not available on this service. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `card_provider_error`: Cloud billing: the card processor failed; retry later or pay with crypto. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudCreateInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvoiceRequest"];
+            };
+        };
+        responses: {
+            /** @description The invoice plus checkout_url when hosted checkout is enabled. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudCreatedInvoice"];
+                };
+            };
+            /**
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             *
+             *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
+             *
+             *     `unsupported_chain`: `chain` is not one the API knows (`btc` or `base`).
+             *
+             *     `chain_disabled`: Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`).
+             *
+             *     `base_disabled`: Base is not configured for this merchant.
+             *
+             *     `asset_disabled`: The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `plan_limit_reached`: Cloud only: the monthly invoice cap of the plan is reached; `error` adds `plan`, `limit` and `used`. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many invoice requests; the `Retry-After` header says how many seconds to wait. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `create_failed`: The invoice could not be created (storage failure); nothing was stored. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudGetInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invoice id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stored invoice. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredInvoice"];
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `lookup_failed`: The invoice could not be read (storage failure). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudCheckoutView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invoice id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Display-only fields. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutView"];
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {ok, service, ts}. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudHealth"];
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudOpenApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAPI 3.1 document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudLlmsTxt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Markdown text. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudMcpGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-sent events, open until the session ends. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `origin_not_allowed`: MCP endpoint: the request comes from a browser page whose `Origin` is not in `MCP_ALLOWED_ORIGINS`. Clients that send no Origin are not affected. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudMcpPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer to a request, as server-sent events: the request's progress notifications, then its JSON-RPC response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A notification or a response from the client was accepted; no body. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `origin_not_allowed`: MCP endpoint: the request comes from a browser page whose `Origin` is not in `MCP_ALLOWED_ORIGINS`. Clients that send no Origin are not affected. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudMcpDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session is closed; no body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `origin_not_allowed`: MCP endpoint: the request comes from a browser page whose `Origin` is not in `MCP_ALLOWED_ORIGINS`. Clients that send no Origin are not affected. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    webhook_invoice_confirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description hex(HMAC-SHA256(key = webhook secret, message = raw body bytes)). */
+                "X-Service-Signature": string;
+                /** @description Unix epoch milliseconds of this attempt; not signed. Reject if more than 5 minutes from your clock. */
+                "X-Service-Timestamp": string;
+                /** @description Stable event id, the same on every retry: de-duplicate by it. */
+                "X-Service-Event-Id": string;
+                /** @description Attempt number, 1-based: 1-10 for the automatic schedule, higher for a manual re-send. */
+                "X-Service-Attempt": string;
+                /** @description Standard Webhooks: the event id (equal to X-Service-Event-Id). */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix epoch seconds of this attempt; signed. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64(HMAC-SHA256(key, `{webhook-id}.{webhook-timestamp}.{raw body}`)); the key is the base64-decoded part after `whsec_`, or for a secret not of that form its own UTF-8 bytes. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceConfirmedEvent"];
+            };
+        };
+        responses: {
+            /**
+             * @description What `verifyWebhook` and the `webhook-receiver` tool answer to a delivery they reject (any non-2xx means a retry):
+             *
+             *     `missing_header`: Webhook receiver: a required `X-Service-*` header (signature, timestamp, event id, attempt) is absent.
+             *
+             *     `invalid_signature`: Webhook receiver: `X-Service-Signature` is not hex(HMAC-SHA256(secret, raw body bytes)).
+             *
+             *     `invalid_timestamp`: Webhook receiver: `X-Service-Timestamp` or `X-Service-Attempt` is not an integer.
+             *
+             *     `timestamp_too_old`: Webhook receiver: `X-Service-Timestamp` is more than five minutes (in milliseconds) behind the receiver clock.
+             *
+             *     `timestamp_too_new`: Webhook receiver: `X-Service-Timestamp` is more than five minutes ahead of the receiver clock.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within 10 s) schedules a retry: 1 s, 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 12 h. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payment_orphan: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description hex(HMAC-SHA256(key = webhook secret, message = raw body bytes)). */
+                "X-Service-Signature": string;
+                /** @description Unix epoch milliseconds of this attempt; not signed. Reject if more than 5 minutes from your clock. */
+                "X-Service-Timestamp": string;
+                /** @description Stable event id, the same on every retry: de-duplicate by it. */
+                "X-Service-Event-Id": string;
+                /** @description Attempt number, 1-based: 1-10 for the automatic schedule, higher for a manual re-send. */
+                "X-Service-Attempt": string;
+                /** @description Standard Webhooks: the event id (equal to X-Service-Event-Id). */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix epoch seconds of this attempt; signed. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64(HMAC-SHA256(key, `{webhook-id}.{webhook-timestamp}.{raw body}`)); the key is the base64-decoded part after `whsec_`, or for a secret not of that form its own UTF-8 bytes. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentOrphanEvent"];
+            };
+        };
+        responses: {
+            /**
+             * @description What `verifyWebhook` and the `webhook-receiver` tool answer to a delivery they reject (any non-2xx means a retry):
+             *
+             *     `missing_header`: Webhook receiver: a required `X-Service-*` header (signature, timestamp, event id, attempt) is absent.
+             *
+             *     `invalid_signature`: Webhook receiver: `X-Service-Signature` is not hex(HMAC-SHA256(secret, raw body bytes)).
+             *
+             *     `invalid_timestamp`: Webhook receiver: `X-Service-Timestamp` or `X-Service-Attempt` is not an integer.
+             *
+             *     `timestamp_too_old`: Webhook receiver: `X-Service-Timestamp` is more than five minutes (in milliseconds) behind the receiver clock.
+             *
+             *     `timestamp_too_new`: Webhook receiver: `X-Service-Timestamp` is more than five minutes ahead of the receiver clock.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within 10 s) schedules a retry: 1 s, 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 12 h. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

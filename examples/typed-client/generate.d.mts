@@ -1,0 +1,1 @@
+export function generateApiTypes(documentJson: string): Promise<string>;

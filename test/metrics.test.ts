@@ -1,0 +1,227 @@
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { BIP32Factory } from 'bip32';
+import * as bitcoin from 'bitcoinjs-lib';
+import * as ecc from 'tiny-secp256k1';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { systemClock } from '../core/clock.ts';
+import { silentLogger } from '../core/log.ts';
+import { newWebhookSecret } from '../core/webhooks/signature.ts';
+import { startWebhookReceiver, type ReceivedWebhook, type RunningReceiver } from '../core/webhooks/receiver.ts';
+import { startListener, type RunningListener } from '../listener/app.ts';
+import { loadConfig } from '../listener/config.ts';
+import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
+import { startLocalChainServer, type LocalChainServer } from '../listener/sandbox/local-chain-server.ts';
+import { repoRoot } from './support/child.ts';
+import { BIP84_ZPUB, postJson, startTestListener, tempSqliteUrl } from './support/listener.ts';
+import { signupMerchant, startTestCloud } from './support/cloud.ts';
+import type { RunningCloud } from '../cloud/cloud-app.ts';
+
+type Family = ReturnType<typeof parsePrometheusTextFormat>[number];
+
+/** The exposition as a third-party parser reads it. */
+const parse = (text: string): Map<string, Family> => new Map(parsePrometheusTextFormat(text).map((family) => [family.name, family]));
+
+function sample(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): number {
+  const family = families.get(name);
+  assert.ok(family, `metric ${name} is exposed`);
+  const found = family.metrics.filter((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
+  return found.reduce((sum, m) => sum + Number(m.value ?? m.count ?? m.buckets?.['+Inf'] ?? 0), 0);
+}
+
+async function waitFor<T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await read();
+  while (!done(last)) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}; last seen: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 100));
+    last = await read();
+  }
+  return last;
+}
+
+describe('GET /metrics after create, pay, mine, deliver (listener, local Bitcoin chain)', () => {
+  const apiKey = 'sk_metrics_test_key_0123456789abcdef';
+  const secret = newWebhookSecret();
+  const merchantId = 'merchant_metrics_test';
+  let chain: LocalBtcChain;
+  let server: LocalChainServer;
+  let receiver: RunningReceiver;
+  let listener: RunningListener;
+  const received: ReceivedWebhook[] = [];
+
+  before(async () => {
+    chain = new LocalBtcChain();
+    server = await startLocalChainServer(chain, {});
+    receiver = await startWebhookReceiver({ host: '127.0.0.1', port: 0, path: '/webhook', secret, clock: systemClock, onEvent: (e) => received.push(e) });
+    const xpub = BIP32Factory(ecc).fromSeed(Buffer.alloc(32, 9), bitcoin.networks.testnet).derivePath("m/84'/1'/0'").neutered().toBase58();
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: tempSqliteUrl(),
+      MERCHANT_ID: merchantId,
+      MERCHANT_BTC_XPUB: xpub,
+      BTC_NETWORK: 'regtest',
+      BTC_ESPLORA_URL: server.esploraUrl,
+      SERVICE_API_KEY: apiKey,
+      SERVICE_RATE_LIMIT: 'off',
+      MERCHANT_WEBHOOK_URL: receiver.url,
+      MERCHANT_WEBHOOK_SECRET: secret,
+    });
+    listener = await startListener(config, { logger: silentLogger, btcPollIntervalMs: 200, webhooks: { pollIntervalMs: 50 } });
+  });
+  after(async () => {
+    await listener?.stop();
+    await receiver?.close();
+    await server?.close();
+  });
+
+  const scrape = async () => {
+    const response = await fetch(`${listener.url}/metrics`);
+    assert.equal(response.status, 200, await response.clone().text());
+    assert.match(response.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+    return { text: await response.text(), families: parse(await (await fetch(`${listener.url}/metrics`)).text()) };
+  };
+
+  it('moves the counters the sequence should move, and no label names the merchant, address, key or invoice', async () => {
+    const before = (await scrape()).families;
+    assert.equal(sample(before, 'service_invoices_created_total'), 0);
+    assert.equal(sample(before, 'service_webhook_attempts_total'), 0);
+
+    const created = await postJson(`${listener.url}/invoice`, { amount_sats: 5_000 }, { 'X-Service-Api-Key': apiKey });
+    assert.equal(created.status, 201, created.text);
+    const invoice = created.json as { invoice_id: string; receive_address: string };
+    await fetch(`${listener.url}/invoice/${invoice.invoice_id}`);
+    const txid = chain.pay([{ address: invoice.receive_address, value: 5_000n }]);
+    chain.mine(1);
+    await waitFor('the invoice.confirmed delivery', () => received.length, (n) => n >= 1);
+    const { text, families } = await waitFor(
+      'the delivery to be recorded in the metrics',
+      scrape,
+      (s) => sample(s.families, 'service_webhook_attempts_total', { outcome: 'delivered' }) === 1,
+    );
+
+    assert.equal(sample(families, 'service_invoices_created_total', { chain: 'btc', asset: 'BTC' }), 1);
+    assert.equal(sample(families, 'service_invoices', { chain: 'btc', asset: 'BTC', status: 'confirmed' }), 1);
+    assert.equal(sample(families, 'service_invoices', { status: 'pending' }), 0);
+    assert.equal(sample(families, 'service_invoice_transitions_total', { chain: 'btc', asset: 'BTC', status: 'confirmed' }), 1);
+    assert.equal(sample(families, 'service_settlement_seconds'), 1, 'one settlement latency observed');
+    assert.equal(sample(families, 'service_webhook_attempts_total'), 1, 'one attempt, delivered');
+    assert.equal(sample(families, 'service_webhook_delivery_seconds'), 1, 'one delivery latency observed');
+    assert.equal(sample(families, 'service_webhook_outbox_depth'), 0);
+    assert.equal(sample(families, 'service_webhook_oldest_undelivered_seconds'), 0);
+    assert.equal(sample(families, 'service_http_requests_total', { method: 'POST', route: '/invoice', status: '201' }), 1);
+    assert.equal(sample(families, 'service_http_requests_total', { method: 'GET', route: '/invoice/:id', status: '200' }), 1);
+    assert.ok(sample(families, 'service_chain_source_requests_total', { source: new URL(server.esploraUrl).origin }) > 0);
+    assert.equal(sample(families, 'service_chain_source_429_total'), 0);
+    // The parser keeps a labelled histogram's buckets but drops its labels: only Bitcoin is watched here.
+    assert.ok(sample(families, 'service_watcher_pass_seconds') > 0, 'watcher passes observed');
+    assert.ok(sample(families, 'service_watcher_step_seconds') > 0, 'watcher steps observed');
+    assert.match(text, /^service_watcher_pass_seconds_count\{chain="btc",outcome="ok"\} [1-9]/m);
+    assert.equal(sample(families, 'service_watcher_lag_blocks', { chain: 'btc' }), 0);
+    assert.ok(families.has('service_process_cpu_user_seconds_total'), 'process metrics');
+    assert.ok(families.has('service_mcp_sessions'));
+
+    const identifying = [merchantId, apiKey, secret, invoice.receive_address, invoice.invoice_id, txid];
+    for (const family of families.values()) {
+      for (const metric of family.metrics) {
+        for (const value of Object.values(metric.labels ?? {})) assert.ok(!identifying.includes(value), `${family.name} carries ${value}`);
+      }
+    }
+    for (const value of identifying) assert.ok(!text.includes(value), `the exposition never contains ${value}`);
+
+    // The docs name every family, and the dashboard queries only families that exist.
+    const documented = readFileSync(join(repoRoot, 'docs/metrics.md'), 'utf8');
+    for (const name of families.keys()) {
+      if (!/^service_(process|nodejs)_/.test(name)) assert.ok(documented.includes(`\`${name}\``), `docs/metrics.md lists ${name}`);
+    }
+    const dashboard = JSON.parse(readFileSync(join(repoRoot, 'docs/grafana-dashboard.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const queried = dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => target.expr.match(/\bservice_\w+/g) ?? []));
+    assert.ok(queried.length > 20);
+    for (const name of queried) assert.ok(families.has(name.replace(/_(bucket|count|sum)$/, '')), `the dashboard queries ${name}, which is exposed`);
+  });
+
+  it('refuses a request a proxy forwarded, even from loopback, when METRICS_TOKEN is unset', async () => {
+    const response = await fetch(`${listener.url}/metrics`, { headers: { 'X-Forwarded-For': '203.0.113.7' } });
+    assert.equal(response.status, 401);
+    assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'unauthorized');
+  });
+
+  const external = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+  it('refuses a caller that is not on loopback when METRICS_TOKEN is unset', { skip: external ? false : 'no non-loopback IPv4 interface here' }, async () => {
+    const open = await startTestListener({ env: { HOST: '0.0.0.0' } });
+    try {
+      const port = new URL(open.url).port;
+      const status = await new Promise<number>((resolve, reject) =>
+        request({ host: external, port, path: '/metrics' }, (res) => (res.resume(), resolve(res.statusCode ?? 0))).on('error', reject).end(),
+      );
+      assert.equal(status, 401);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/metrics`)).status, 200, 'the same listener answers loopback');
+    } finally {
+      await open.stop();
+    }
+  });
+});
+
+describe('GET /metrics with METRICS_TOKEN', () => {
+  const token = 'metrics-token-0123456789';
+  let listener: RunningListener;
+  before(async () => {
+    listener = await startTestListener({ env: { METRICS_TOKEN: token } });
+  });
+  after(() => listener.stop());
+
+  it('answers the bearer token only, from anywhere, loopback included', async () => {
+    assert.equal((await fetch(`${listener.url}/metrics`)).status, 401);
+    assert.equal((await fetch(`${listener.url}/metrics`, { headers: { Authorization: `Bearer ${token}x` } })).status, 401);
+    const ok = await fetch(`${listener.url}/metrics`, { headers: { Authorization: `Bearer ${token}`, 'X-Forwarded-For': '203.0.113.7' } });
+    assert.equal(ok.status, 200);
+    assert.ok(parse(await ok.text()).has('service_http_requests_total'));
+  });
+
+  it('two listeners in one process keep separate counts (a registry each)', async () => {
+    const other = await startTestListener();
+    try {
+      await fetch(`${other.url}/health`);
+      const mine = parse(await (await fetch(`${listener.url}/metrics`, { headers: { Authorization: `Bearer ${token}` } })).text());
+      assert.equal(sample(mine, 'service_http_requests_total', { route: '/health' }), 0);
+      const theirs = parse(await (await fetch(`${other.url}/metrics`)).text());
+      assert.equal(sample(theirs, 'service_http_requests_total', { route: '/health', status: '200' }), 1);
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
+describe('GET /metrics on Cloud', () => {
+  let cloud: RunningCloud;
+  before(async () => {
+    cloud = await startTestCloud();
+  });
+  after(() => cloud.stop());
+
+  it('counts invoices and requests by route template, with no merchant, email, key or address as a label', async () => {
+    const email = `metrics-${Date.now()}@example.com`;
+    const merchant = await signupMerchant(cloud.url, { email, btc_xpub: BIP84_ZPUB, webhook_url: 'https://hooks.example.com/m' });
+    const created = await postJson(`${cloud.url}/api/v1/invoice`, { amount_sats: 1_000 }, { 'X-Service-Api-Key': merchant.api_key });
+    assert.equal(created.status, 201, created.text);
+    const invoice = created.json as { invoice_id: string; receive_address: string };
+    assert.equal((await fetch(`${cloud.url}/api/v1/invoice/${invoice.invoice_id}`, { headers: { 'X-Service-Api-Key': merchant.api_key } })).status, 200);
+
+    const text = await (await fetch(`${cloud.url}/metrics`)).text();
+    const families = parse(text);
+    assert.equal(sample(families, 'service_invoices_created_total', { chain: 'btc', asset: 'BTC' }), 1);
+    assert.equal(sample(families, 'service_http_requests_total', { method: 'GET', route: '/api/v1/invoice/:id', status: '200' }), 1);
+    assert.equal(sample(families, 'service_http_requests_total', { method: 'POST', route: '/api/v1/signup', status: '201' }), 1);
+    assert.equal(sample(families, 'service_invoices', { status: 'pending' }), 1);
+    for (const value of [merchant.merchant_id, email, merchant.api_key, merchant.webhook_secret!, invoice.invoice_id, invoice.receive_address]) {
+      assert.ok(!text.includes(value), `the exposition never contains ${value}`);
+    }
+    const forwarded = await fetch(`${cloud.url}/metrics`, { headers: { 'X-Forwarded-For': '203.0.113.7' } });
+    assert.equal(forwarded.status, 401);
+  });
+});
