@@ -470,7 +470,7 @@ export interface components {
              * @description Stable, machine-readable code: branch on this.
              * @enum {string}
              */
-            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "create_failed" | "lookup_failed" | "internal_error" | "capacity";
+            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity";
             /** @description Human-readable; may change, never branch on it. */
             message: string;
             /** @description plan_limit_reached only: the current plan. */
@@ -719,7 +719,7 @@ export interface components {
             /** @description What the Base watcher is doing. */
             progress?: components["schemas"]["WatcherProgress"];
         };
-        /** @description Request budget of one chain source (README "Request budgets"). */
+        /** @description Request budget of one chain source (docs/chains.md, "Request budgets"). */
         ChainSourceBudget: {
             /** @description The source: scheme, host and port of its URL (never a path, which may hold an API key). */
             label: string;
@@ -746,9 +746,9 @@ export interface components {
             /** @description Since when every pass has failed; null while passes succeed. */
             failing_since: string | null;
         };
-        /** @description A chain watcher that has made no progress for several poll intervals (at least 2 minutes). A slow or rate-limited source whose answers still arrive is not a problem. */
+        /** @description A chain watcher that has made no progress for several poll intervals (at least 2 minutes), or (`component: database`) a database that cannot be used: unreachable, restarting, or (SQLite) full or locked; it clears when a query (SQLite: a write) succeeds again. A slow or rate-limited source whose answers still arrive is not a problem. */
         WatcherProblem: {
-            /** @description The watcher: `btc` or `base` (Cloud: the chain, for every merchant watcher of it). */
+            /** @description The watcher: `btc` or `base` (Cloud: the chain, for every merchant watcher of it); or `database` while the database cannot be used (always `failing`). */
             component: string;
             /**
              * @description `stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns.
@@ -767,7 +767,7 @@ export interface components {
         Health: {
             /** @description True when the listener serves requests, its database answers and no chain watcher has a problem (see `problems`). */
             ok: boolean;
-            /** @description Why `ok` is false because of a chain watcher: stalled or failing for several poll intervals. Empty when none. */
+            /** @description Why `ok` is false: a chain watcher stalled or failing for several poll intervals, or the database that cannot be used (`component: database`). Empty when none. */
             problems?: components["schemas"]["WatcherProblem"][];
             /** @description Whether the chain source push connection (WebSocket) is up. */
             ws_connected: boolean;
@@ -851,6 +851,8 @@ export interface components {
             amount_due: string;
             /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; Base: mined, `BASE_CONFIRMATIONS` blocks). The page then tells the payer not to pay again. */
             payment_seen: boolean;
+            /** @description An addition to the spec's view: the memo the merchant gave at creation (Bitcoin invoices; null when none), shown to the payer. */
+            memo: string | null;
             /**
              * Format: date-time
              * @description The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.
@@ -860,6 +862,11 @@ export interface components {
             chain: "btc";
             /** @constant */
             asset: "BTC";
+            /**
+             * @description An addition to the spec's view: the Bitcoin network of the address, so the page can say when the coins are test coins.
+             * @enum {string}
+             */
+            network: "mainnet" | "testnet" | "signet" | "regtest";
             /** @description Exact decimal BTC amount to send, e.g. "0.00050000". */
             amount_btc: string;
         };
@@ -887,6 +894,8 @@ export interface components {
             amount_due: string;
             /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; Base: mined, `BASE_CONFIRMATIONS` blocks). The page then tells the payer not to pay again. */
             payment_seen: boolean;
+            /** @description An addition to the spec's view: the memo the merchant gave at creation (Bitcoin invoices; null when none), shown to the payer. */
+            memo: string | null;
             /**
              * Format: date-time
              * @description The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.
@@ -1185,7 +1194,7 @@ export interface components {
             ts: string;
             /** @description Per chain source URL this instance watches (shared by all merchants): requests made, 429s received, when the next request is allowed. */
             chain_sources?: components["schemas"]["ChainSourceBudget"][];
-            /** @description Chain watchers stalled or failing for several poll intervals, per chain and kind, with how many merchants; empty when none (an instance that is not the elected watcher has none). */
+            /** @description The database while it cannot be used (`component: database`), and chain watchers stalled or failing for several poll intervals, per chain and kind, with how many merchants; empty when none (an instance that is not the elected watcher has no watcher problems). */
             problems?: components["schemas"]["WatcherProblem"][];
         };
     };
@@ -1278,7 +1287,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly. */
+            /**
+             * @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly.
+             *
+             *     `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1346,6 +1359,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     getCheckoutView: {
@@ -1398,6 +1420,15 @@ export interface operations {
             };
             /** @description `lookup_failed`: The invoice could not be read (storage failure). */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1921,6 +1952,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     cloudMe: {
@@ -1961,6 +2001,15 @@ export interface operations {
             };
             /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
             431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2018,6 +2067,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     cloudSetWebhook: {
@@ -2066,6 +2124,15 @@ export interface operations {
             };
             /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
             431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2184,6 +2251,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     cloudCreateInvoice: {
@@ -2276,7 +2352,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly. */
+            /**
+             * @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
+             *
+             *     `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2353,6 +2433,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     cloudCheckoutView: {
@@ -2396,6 +2485,15 @@ export interface operations {
             };
             /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
             431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2582,6 +2680,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     cloudMcpPost: {
@@ -2654,7 +2761,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly. */
+            /**
+             * @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
+             *
+             *     `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2719,6 +2830,15 @@ export interface operations {
             };
             /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
             431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
