@@ -9,6 +9,9 @@ import { createSourceBudgets } from '../core/net/source-budgets.ts';
 import type { Database } from '../core/db/database.ts';
 import { serveHttp } from '../listener/http/serve.ts';
 import { createInvoiceEngine } from '../core/invoices/invoice.service.ts';
+import { startExpirySweeper } from '../core/invoices/expiry-sweeper.ts';
+import { openStatusFeed } from '../core/invoices/pg-status-feed.ts';
+import type { StatusFeed } from '../core/invoices/status-feed.ts';
 import { baseAdapter } from '../core/base/base-adapter.ts';
 import { btcAdapter } from '../core/btc/btc-adapter.ts';
 import { startAddressDeriver } from '../core/btc/receive-address-book.ts';
@@ -55,6 +58,8 @@ export interface RunningCloud {
   server: Server;
   database: Database<CloudTables>;
   isLeader(): boolean;
+  /** The invoices' status changes, as this instance publishes and hears them. */
+  feed: StatusFeed;
   /** This instance's chain watchers (none unless it leads): status and progress by `chain:merchant_id`. */
   watcherStates(): Record<string, object>;
   stop(): Promise<void>;
@@ -67,7 +72,11 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   const logger = deps.logger ?? createLogger({ clock, fields: { mode: 'cloud' }, secrets: cloudSecrets(config) });
   const database = deps.database ?? (await openCloudDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true }));
   const { db } = database;
-  const engine = createInvoiceEngine({ db, clock, logger, chains: [btcAdapter, baseAdapter] });
+  const chains = [btcAdapter, baseAdapter];
+  const feed = await openStatusFeed(database.dialect, { databaseUrl: config.databaseUrl, db, logger: logger.child({ component: 'status-feed' }) });
+  // Every instance sweeps: the guarded flip expires each invoice once, whichever instance gets there first.
+  const expiry = startExpirySweeper({ db, feed, clock, logger, guards: chains.map((chain) => chain.paymentSeenBeforeExpiry) });
+  const engine = createInvoiceEngine({ db, clock, logger, chains, feed, expiry });
   const deriver = startAddressDeriver(logger);
   const receivers = createMerchantReceivers(config, deriver, database.dialect === 'postgres');
   const webhookPolicy = { resolve: deps.resolve ?? systemResolver, allowLoopback: config.webhookAllowLoopback };
@@ -114,6 +123,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   const budgets = createSourceBudgets({ settings: config.sourceBudgets });
   const watchers = createCloudChainWatchers({
     db,
+    feed,
     clock,
     logger,
     config,
@@ -183,6 +193,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     server,
     database,
     isLeader: () => leader.isLeader(),
+    feed,
     watcherStates: () => watchers.states(),
     async stop() {
       await new Promise<void>((resolve) => {
@@ -195,6 +206,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       await delivery.stop();
       deriver.close();
       sender?.close();
+      await expiry.stop();
+      await feed.close();
       if (!deps.database) await database.close();
       logger.info('cloud stopped');
     },

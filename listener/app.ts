@@ -22,6 +22,9 @@ import { createHttpApp } from './http/app.ts';
 import { createListenerCheckoutSource } from './checkout/listener-checkout-source.ts';
 import { serveHttp } from './http/serve.ts';
 import { createInvoiceService } from '../core/invoices/invoice.service.ts';
+import { startExpirySweeper } from '../core/invoices/expiry-sweeper.ts';
+import { openStatusFeed } from '../core/invoices/pg-status-feed.ts';
+import type { StatusFeed } from '../core/invoices/status-feed.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import { createSourceBudgets } from '../core/net/source-budgets.ts';
 import { countDeliveries } from '../core/webhooks/delivery-store.ts';
@@ -44,6 +47,8 @@ export interface RunningListener {
   server: Server;
   database: CoreDatabase;
   btcWatcher: BtcWatcher | null;
+  /** The invoices' status changes, as this listener publishes and hears them. */
+  feed: StatusFeed;
   stop(): Promise<void>;
 }
 
@@ -58,6 +63,8 @@ export interface ChainStatus {
 const idleChainStatus = (): ChainStatus => ({ ws_connected: false, subscribed_count: 0, last_event_at: null, last_block_height: null });
 
 /** Builds the whole listener from a validated config and starts serving. */
+const chains = [btcAdapter, baseAdapter];
+
 export async function startListener(config: Config, deps: ListenerDeps = {}): Promise<RunningListener> {
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
@@ -70,6 +77,9 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     if (!deps.database) await database.close();
     throw new ConfigError([fixedAddressProblem]);
   }
+
+  const feed = await openStatusFeed(database.dialect, { databaseUrl: config.databaseUrl, db: database.db, logger: logger.child({ component: 'status-feed' }) });
+  const expiry = startExpirySweeper({ db: database.db, feed, clock, logger, guards: chains.map((chain) => chain.paymentSeenBeforeExpiry) });
 
   const deriver = config.btc ? startAddressDeriver(logger) : null;
   const btc = config.btc
@@ -90,6 +100,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     btcWatching && config.btc
       ? createBtcWatcher({
           db: database.db,
+          feed,
           merchantId: config.merchantId,
           keyId: config.btc.accountKey.keyId,
           ...btcWatching,
@@ -102,6 +113,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const baseWatcher = config.base
     ? createBaseWatcher({
         db: database.db,
+        feed,
         clock,
         logger: logger.child({ chain: 'base' }),
         merchantId: config.merchantId,
@@ -124,7 +136,9 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     db: database.db,
     clock,
     logger,
-    chains: [btcAdapter, baseAdapter],
+    chains,
+    feed,
+    expiry,
     merchantId: config.merchantId,
     receivers: { ...(btc && { btc }), ...(base && { base }) },
   });
@@ -196,6 +210,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     server,
     database,
     btcWatcher,
+    feed,
     async stop() {
       await btcWatcher?.stop();
       btcWatching?.socket?.close();
@@ -206,6 +221,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       await webhooks.stop();
       deriver?.close();
       await baseWatcher?.stop();
+      await expiry.stop();
+      await feed.close();
       if (!deps.database) await database.close();
       logger.info('listener stopped');
     },

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
 import { enqueueEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
+import type { StatusFeed } from '../invoices/status-feed.ts';
 import { unitsToDecimal } from './amount.ts';
 import type { BaseTransfersTable } from './base.tables.ts';
 import { sourceConfirms } from './corroborate.ts';
@@ -31,6 +32,7 @@ async function leaveSeen(
 
 export interface SettlementDeps {
   db: Kysely<CoreTables>;
+  feed: StatusFeed;
   clock: Clock;
   logger: Logger;
   merchantId: string;
@@ -159,7 +161,7 @@ async function settleXpub(deps: SettlementDeps, transfer: TransferRow, head: num
 async function confirmInvoice(deps: SettlementDeps, invoiceId: string, completing: TransferRow, head: number): Promise<void> {
   const { db, merchantId, clock } = deps;
   const now = clock.now();
-  await db.transaction().execute(async (trx) => {
+  await deps.feed.transaction(db, async (trx, changed) => {
     if (!(await leaveSeen(trx, merchantId, completing, { state: 'applied', invoice_id: invoiceId }))) return;
     const invoice = await trx
       .updateTable('invoices')
@@ -170,6 +172,7 @@ async function confirmInvoice(deps: SettlementDeps, invoiceId: string, completin
       .returningAll()
       .executeTakeFirst();
     if (!invoice) return;
+    changed({ invoice_id: invoiceId, merchant_id: merchantId, status: 'confirmed', at: now });
     const payload: InvoiceConfirmedEvent = {
       event: 'invoice.confirmed',
       invoice_id: invoice.invoice_id,

@@ -5,6 +5,7 @@ import type { Logger } from '../log.ts';
 import type { BaseConfig } from './base-config.ts';
 import { blockHeader, blockHeaders, headNumber, transferLogs, type BlockHeader, type TransferLog } from './chain.ts';
 import { RpcUnavailableError, type RpcSource } from './rpc.ts';
+import type { StatusFeed } from '../invoices/status-feed.ts';
 import { refreshPartialStatus } from './partial.ts';
 import { OPEN, settleTransfers } from './settlement.ts';
 import { assetOf } from './tokens.ts';
@@ -13,6 +14,8 @@ import { createWatchProgress, stallAfterMs, watcherProblem, type WatcherProgress
 
 export interface BaseWatcherDeps {
   db: Kysely<CoreTables>;
+  /** Where the invoices' status changes are published. */
+  feed: StatusFeed;
   clock: Clock;
   logger: Logger;
   merchantId: string;
@@ -246,11 +249,11 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     }
     progress.step('settling transfers');
     status.awaiting_second_source = await settleTransfers(
-      { db, clock: deps.clock, logger, merchantId, fixedAddress: base.fixedAddress, confirmations: base.confirmations, assetByToken },
+      { db, feed: deps.feed, clock: deps.clock, logger, merchantId, fixedAddress: base.fixedAddress, confirmations: base.confirmations, assetByToken },
       head,
       others,
     );
-    await refreshPartialStatus(db, merchantId, deps.clock.now());
+    await refreshPartialStatus(db, deps.feed, merchantId, deps.clock.now());
     status.last_tick_at = new Date(deps.clock.now()).toISOString();
     status.last_error = null;
     return result;

@@ -3,6 +3,7 @@ import type { CoreTables } from '../schema.ts';
 import type { InvoicesTable } from '../invoices/invoice.tables.ts';
 import { enqueueEvents, type NewEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
+import type { StatusFeed } from '../invoices/status-feed.ts';
 import { satsToBtc } from './amount.ts';
 import {
   chunks,
@@ -42,7 +43,7 @@ interface Plan {
  * decided from and only the rows that really moved get an event, so a concurrent change (or a
  * second pass, or a second listener on the same database) can never confirm or report twice.
  */
-export async function settleInvoices(db: Kysely<CoreTables>, merchantId: string, tipHeight: number, now: number, logger: Logger): Promise<void> {
+export async function settleInvoices(db: Kysely<CoreTables>, feed: StatusFeed, merchantId: string, tipHeight: number, now: number, logger: Logger): Promise<void> {
   const invoiceIds = await invoicesToSettle(db, merchantId);
   if (invoiceIds.length === 0) return;
   const invoices: InvoiceRow[] = [];
@@ -59,9 +60,11 @@ export async function settleInvoices(db: Kysely<CoreTables>, merchantId: string,
   const plan = planSettlement(invoices, payments, tipHeight, now);
   if (!plan.confirmations.length && !plan.moves.length && !plan.orphans.length) return;
 
-  const done = await db.transaction().execute(async (trx) => {
+  const done = await feed.transaction(db, async (trx, changed) => {
     const moved = await moveStatuses(trx, merchantId, plan.moves, now);
     const confirmed = await confirmInvoices(trx, merchantId, plan.confirmations, now);
+    for (const { invoice, to } of moved) changed({ invoice_id: invoice.invoice_id, merchant_id: merchantId, status: to, at: now });
+    for (const { invoice } of confirmed) changed({ invoice_id: invoice.invoice_id, merchant_id: merchantId, status: 'confirmed', at: now });
     await markReported(trx, merchantId, confirmed.flatMap((c) => c.counted));
     const claimed = await claimUnreported(trx, merchantId, plan.orphans.map((o) => o.payment));
     const orphans = plan.orphans.filter((o) => claimed.has(`${o.payment.txid}:${o.payment.vout}`));

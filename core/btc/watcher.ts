@@ -25,12 +25,15 @@ import { createGapMonitor } from './gap-report.ts';
 import type { MempoolSocket, SocketSubscription } from './mempool-socket.ts';
 import { outputScriptHex } from './output-script.ts';
 import { settleInvoices } from './settlement.ts';
+import type { StatusFeed } from '../invoices/status-feed.ts';
 import { exponentialBackoffMs } from '../net/backoff.ts';
 import { createPollLoop } from '../poll-loop.ts';
 import { createWatchProgress, stallAfterMs, watcherProblem, type WatcherProgress } from '../watch-progress.ts';
 
 export interface BtcWatcherDeps {
   db: Kysely<CoreTables>;
+  /** Where the invoices' status changes are published. */
+  feed: StatusFeed;
   merchantId: string;
   /** The wallet key whose child indexes the gap report covers. */
   keyId: string;
@@ -416,7 +419,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     const last = await lastProcessedBlock(db, merchantId);
     if (last) {
       lastBlockHeight = last.height;
-      await settleInvoices(db, merchantId, last.height, clock.now(), log);
+      await settleInvoices(db, deps.feed, merchantId, last.height, clock.now(), log);
     }
   }
 
