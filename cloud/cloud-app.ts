@@ -167,6 +167,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     trustProxy: config.trustProxy,
     mcpAllowedOrigins: config.mcpAllowedOrigins,
     mcpMaxSessions: config.mcpMaxSessions,
+    feed,
     invoiceRateLimit: config.invoiceRateLimit,
     signupRateLimit: config.signupRateLimit,
     signInRateLimit: config.signInRateLimit,

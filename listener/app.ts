@@ -182,6 +182,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     trustProxy: config.trustProxy,
     mcpAllowedOrigins: config.mcpAllowedOrigins,
     mcpMaxSessions: config.mcpMaxSessions,
+    feed,
+    merchantId: config.merchantId,
     checkout: createListenerCheckoutSource({
       invoices,
       db: database.db,

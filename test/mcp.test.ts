@@ -236,6 +236,7 @@ describe('MCP server over stdio against a real listener', () => {
     });
     const server = createMcpServer({
       listener: listenerClient,
+      updates: { watch: () => () => undefined },
       renderQr: () => {
         throw new Error('cannot draw');
       },

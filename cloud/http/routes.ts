@@ -20,6 +20,8 @@ import type { Logger } from '../../core/log.ts';
 import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
 import { renderQrPng } from '../../mcp/qr.ts';
 import { createServer as createMcpServer } from '../../mcp/server.ts';
+import type { StatusFeed } from '../../core/invoices/status-feed.ts';
+import { feedUpdates } from '../../mcp/invoice-watch.ts';
 import { mcpHandlers } from '../../listener/http/mcp-endpoint.ts';
 import { cloudMcpClient } from '../mcp-client.ts';
 
@@ -37,6 +39,8 @@ export interface CloudRouteDeps {
   /** Browser origins allowed to call /api/v1/mcp. */
   mcpAllowedOrigins: readonly string[];
   mcpMaxSessions: number;
+  /** The invoices' status changes: MCP subscriptions and wait_for_payment hear them here. */
+  feed: Pick<StatusFeed, 'watch'>;
 }
 
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
@@ -82,7 +86,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
     ownerOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id,
     open: (ctx) => {
       const client = cloudMcpClient({ ...deps, merchant: ctx.state.merchant, keyHash: ctx.state.keyHash, limit: invoiceLimit, logger });
-      return createMcpServer({ listener: client, renderQr: renderQrPng, logger });
+      return createMcpServer({ listener: client, updates: feedUpdates(deps.feed, ctx.state.merchant.merchant_id), renderQr: renderQrPng, logger });
     },
   });
 

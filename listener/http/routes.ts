@@ -11,6 +11,8 @@ import type { Logger } from '../../core/log.ts';
 import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
 import { renderQrPng } from '../../mcp/qr.ts';
 import { createServer as createMcpServer } from '../../mcp/server.ts';
+import { feedUpdates } from '../../mcp/invoice-watch.ts';
+import type { StatusFeed } from '../../core/invoices/status-feed.ts';
 import { listenerMcpClient } from '../mcp-client.ts';
 import { mcpHandlers } from './mcp-endpoint.ts';
 
@@ -25,6 +27,9 @@ export interface RouteDeps {
   /** Browser origins allowed to call /mcp. */
   mcpAllowedOrigins: readonly string[];
   mcpMaxSessions: number;
+  /** The invoices' status changes: MCP subscriptions and wait_for_payment hear them here. */
+  feed: Pick<StatusFeed, 'watch'>;
+  merchantId: string;
 }
 
 /** The listener's own API routes by operation id (the checkout's come from the checkout module). */
@@ -32,13 +37,14 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
   const documents = documentHandlers(deps.documents);
   const limit = invoiceLimit(deps.rateLimit, deps.clock);
   const logger = deps.logger.child({ component: 'mcp' });
+  const updates = feedUpdates(deps.feed, deps.merchantId);
   const mcp = mcpHandlers({
     sessions: createMcpSessions({ maxSessions: deps.mcpMaxSessions, idleMs: MCP_IDLE_MS, logger }),
     allowedOrigins: deps.mcpAllowedOrigins,
     authorize: requireApiKey(deps.apiKey),
     // One key (or none) opens every session: any caller that passed the key check may use them.
     ownerOf: () => 'listener',
-    open: (ctx) => createMcpServer({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), renderQr: renderQrPng, logger }),
+    open: (ctx) => createMcpServer({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), updates, renderQr: renderQrPng, logger }),
   });
   return {
     createInvoice: [
