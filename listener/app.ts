@@ -37,6 +37,8 @@ export interface ListenerDeps {
   /** Network access of the chain sources. */
   fetch?: Fetch;
   btcPollIntervalMs?: number;
+  /** The longest wait between two expiry sweeps (default: a minute; they also run at each invoice's expiry). */
+  expirySweepMs?: number;
   webhooks?: WebhookDeliveryDeps;
   /** Base watcher tuning (poll interval, fixed-address nonce digits) for tests and benchmarks. */
   baseOptions?: { pollIntervalMs?: number; nonceDigits?: number; quarantineMs?: number };
@@ -79,7 +81,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   }
 
   const feed = await openStatusFeed(database.dialect, { databaseUrl: config.databaseUrl, db: database.db, logger: logger.child({ component: 'status-feed' }) });
-  const expiry = startExpirySweeper({ db: database.db, feed, clock, logger, guards: chains.map((chain) => chain.paymentSeenBeforeExpiry) });
+  const expiry = startExpirySweeper({ db: database.db, feed, clock, logger, guards: chains.map((chain) => chain.paymentSeenBeforeExpiry), maxWaitMs: deps.expirySweepMs });
 
   const deriver = config.btc ? startAddressDeriver(logger) : null;
   const btc = config.btc

@@ -63,7 +63,12 @@ export function pollingUpdates(listener: ListenerClient, intervalMs: number): In
   };
 }
 
-/** Invoice updates from the status feed, for one merchant's invoices. */
+/** Invoice updates from the status feed, for one merchant's invoices: another's are never heard. */
 export function feedUpdates(feed: Pick<StatusFeed, 'watch'>, merchantId: string): InvoiceUpdates {
-  return { watch: (invoiceId, changed) => feed.watch(merchantId, invoiceId, (change) => changed(change.status)) };
+  return {
+    watch: (invoiceId, changed) =>
+      feed.watch(invoiceId, (change) => {
+        if (change.merchant_id === merchantId) changed(change.status);
+      }),
+  };
 }

@@ -60,7 +60,7 @@ function setStatus(feed: StatusFeed, db: Kysely<CoreTables>, invoice: InvoiceRow
 /** Everything `feed` tells a watcher of `invoice`. */
 function record(feed: StatusFeed, invoice: InvoiceRow) {
   const heard: StatusChange[] = [];
-  const stop = feed.watch(MERCHANT, invoice.invoice_id, (change) => heard.push(change));
+  const stop = feed.watch(invoice.invoice_id, (change) => heard.push(change));
   return { heard, stop, statuses: () => heard.map((change) => change.status) };
 }
 

@@ -5,7 +5,7 @@ import type { Logger } from '../log.ts';
 import type { BaseConfig } from './base-config.ts';
 import { blockHeader, blockHeaders, headNumber, transferLogs, type BlockHeader, type TransferLog } from './chain.ts';
 import { RpcUnavailableError, type RpcSource } from './rpc.ts';
-import type { StatusFeed } from '../invoices/status-feed.ts';
+import { announcePaymentSeen, type StatusFeed } from '../invoices/status-feed.ts';
 import { refreshPartialStatus } from './partial.ts';
 import { OPEN, settleTransfers } from './settlement.ts';
 import { assetOf } from './tokens.ts';
@@ -215,7 +215,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
       const times = await blockTimes(scanner, logs, to);
       if (times.get(to)?.hash !== before.hash) throw new ChainMovedError(`block ${to} changed during the scan`);
       const now = deps.clock.now();
-      await db.transaction().execute(async (trx) => {
+      await deps.feed.transaction(db, async (trx, changed) => {
         for (const log of logs) {
           await trx
             .insertInto('base_transfers')
@@ -239,6 +239,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
         }
         await trx.insertInto('base_blocks').values(checkpoint(before)).execute();
         await trx.deleteFrom('base_blocks').where('merchant_id', '=', merchantId).where('block_number', '<', to - keepBlocks).execute();
+        await announcePaymentSeen(trx, changed, merchantId, { addresses: logs.map((log) => log.to) }, now);
       });
       status.last_block_height = to;
       status.last_block_hash = before.hash;

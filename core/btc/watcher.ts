@@ -25,7 +25,7 @@ import { createGapMonitor } from './gap-report.ts';
 import type { MempoolSocket, SocketSubscription } from './mempool-socket.ts';
 import { outputScriptHex } from './output-script.ts';
 import { settleInvoices } from './settlement.ts';
-import type { StatusFeed } from '../invoices/status-feed.ts';
+import { announcePaymentSeen, type StatusFeed } from '../invoices/status-feed.ts';
 import { exponentialBackoffMs } from '../net/backoff.ts';
 import { createPollLoop } from '../poll-loop.ts';
 import { createWatchProgress, stallAfterMs, watcherProblem, type WatcherProgress } from '../watch-progress.ts';
@@ -220,9 +220,10 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     if (prevHash !== undefined && block.prevHash !== prevHash) return null; // reorg mid-scan; the next pass rolls back
     const found = matches(block.txs);
     const seenAt = Math.min(clock.now(), block.time * 1000);
-    await db.transaction().execute(async (trx) => {
+    await deps.feed.transaction(db, async (trx, changed) => {
       await recordInBlock(trx, merchantId, found, block, seenAt);
       await recordProcessedBlock(trx, merchantId, block, clock.now(), KEEP_BLOCKS);
+      await announcePaymentSeen(trx, changed, merchantId, { invoiceIds: found.map((output) => output.invoiceId) }, clock.now());
     });
     for (const output of found) seenMempool.delete(output.txid);
     if (found.length) gapStale = true;
@@ -313,7 +314,10 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
 
   async function recordSeen(found: SeenOutput[], what: string): Promise<void> {
     if (!found.length) return;
-    await recordInMempool(db, merchantId, found, clock.now());
+    await deps.feed.transaction(db, async (trx, changed) => {
+      const recorded = await recordInMempool(trx, merchantId, found, clock.now());
+      await announcePaymentSeen(trx, changed, merchantId, { invoiceIds: recorded }, clock.now());
+    });
     gapStale = true;
     liveChanged = true;
     log.info(`btc payments seen ${what}`, { outputs: found.length });

@@ -28,7 +28,7 @@ export interface PgStatusFeed extends StatusFeed {
 
 /**
  * The feed of every instance on one Postgres database (one schema). A writer's transaction
- * carries `pg_notify` with the changed invoices' ids, so Postgres delivers it on commit and never
+ * carries `pg_notify` with the changed invoices' ids (nothing else), so Postgres delivers it on commit and never
  * for a rollback; each instance's LISTEN connection receives it, re-reads those rows and tells its
  * own listeners. When that connection is lost it reconnects (with backoff) and re-reads every
  * watched invoice, so a change made meanwhile still reaches its watchers.
@@ -47,54 +47,49 @@ export async function createPgStatusFeed(options: PgStatusFeedOptions): Promise<
   let connecting: Promise<void> | undefined;
 
   // Re-reads run one at a time, in arrival order, each taking every id that arrived meanwhile.
-  const pending = new Map<string, [string, string]>();
+  const pending = new Set<string>();
   let reading: Promise<void> = Promise.resolve();
 
-  function enqueue(pairs: Array<[string, string]>): void {
-    for (const [merchantId, invoiceId] of pairs) if (dispatcher.wanted(merchantId, invoiceId)) pending.set(`${merchantId}\u0000${invoiceId}`, [merchantId, invoiceId]);
+  function enqueue(invoiceIds: Iterable<string>): void {
+    for (const invoiceId of invoiceIds) if (dispatcher.wanted(invoiceId)) pending.add(invoiceId);
     if (pending.size === 0) return;
     reading = reading.then(drain);
   }
 
   async function drain(): Promise<void> {
     if (pending.size === 0) return;
-    const pairs = [...pending.values()];
+    const invoiceIds = [...pending];
     pending.clear();
     try {
-      for (const change of await readStatuses(pairs)) dispatcher.emit(change);
+      for (const change of await readStatuses(invoiceIds)) dispatcher.emit(change);
     } catch (error) {
       // Lost with the database: the reconnection's re-read covers them.
-      logger.warn('status feed: re-reading changed invoices failed', { error: String(error), invoices: pairs.length });
+      logger.warn('status feed: re-reading changed invoices failed', { error: String(error), invoices: invoiceIds.length });
     }
   }
 
-  async function readStatuses(pairs: Array<[string, string]>): Promise<StatusChange[]> {
+  async function readStatuses(invoiceIds: string[]): Promise<StatusChange[]> {
     const changes: StatusChange[] = [];
-    for (let i = 0; i < pairs.length; i += PER_READ) {
-      const chunk = pairs.slice(i, i + PER_READ);
+    for (let i = 0; i < invoiceIds.length; i += PER_READ) {
       const rows = await db
         .selectFrom('invoices')
         .select(['invoice_id', 'merchant_id', 'status', 'updated_at'])
-        .where('invoice_id', 'in', chunk.map(([, invoiceId]) => invoiceId))
+        .where('invoice_id', 'in', invoiceIds.slice(i, i + PER_READ))
         .execute();
-      const merchantOf = new Map(chunk.map(([merchantId, invoiceId]) => [invoiceId, merchantId]));
-      for (const row of rows) {
-        if (merchantOf.get(row.invoice_id) !== row.merchant_id) continue;
-        changes.push({ invoice_id: row.invoice_id, merchant_id: row.merchant_id, status: row.status, at: Number(row.updated_at) });
-      }
+      for (const row of rows) changes.push({ invoice_id: row.invoice_id, merchant_id: row.merchant_id, status: row.status, at: Number(row.updated_at) });
     }
     return changes;
   }
 
   function received(payload: string | undefined): void {
-    let pairs: unknown;
+    let ids: unknown;
     try {
-      pairs = JSON.parse(payload ?? '');
+      ids = JSON.parse(payload ?? '');
     } catch {
-      pairs = undefined;
+      ids = undefined;
     }
-    if (!Array.isArray(pairs)) return logger.warn('status feed: a notification that is not ours was ignored');
-    enqueue(pairs.filter((pair): pair is [string, string] => Array.isArray(pair) && typeof pair[0] === 'string' && typeof pair[1] === 'string'));
+    if (!Array.isArray(ids)) return logger.warn('status feed: a notification that is not ours was ignored');
+    enqueue(ids.filter((id): id is string => typeof id === 'string'));
   }
 
   function lost(which: pg.Client, error: unknown): void {
@@ -152,8 +147,8 @@ export async function createPgStatusFeed(options: PgStatusFeedOptions): Promise<
   return {
     async transaction(database, work) {
       return database.transaction().execute(async (trx) => {
-        const changed: Array<[string, string]> = [];
-        const result = await work(trx, (change) => changed.push([change.merchant_id, change.invoice_id]));
+        const changed: string[] = [];
+        const result = await work(trx, (change) => changed.push(change.invoice_id));
         for (let i = 0; i < changed.length; i += PER_NOTIFY) {
           await sql`select pg_notify(${channel}, ${JSON.stringify(changed.slice(i, i + PER_NOTIFY))})`.execute(trx);
         }

@@ -24,14 +24,12 @@ export interface StatusFeed {
    * the commit. Writers of `invoices.status` go through here.
    */
   transaction<T>(db: Kysely<CoreTables>, work: (trx: Transaction<CoreTables>, changed: (change: StatusChange) => void) => Promise<T>): Promise<T>;
-  /** Tells `listener` each later status change of one invoice; returns the call that stops it. */
-  watch(merchantId: string, invoiceId: string, listener: StatusListener): () => void;
+  /** Tells `listener` each later status change of one invoice (ids are unique across merchants); returns the call that stops it. */
+  watch(invoiceId: string, listener: StatusListener): () => void;
   /** Tells `listener` every status change of every invoice; returns the call that stops it. */
   subscribe(listener: StatusListener): () => void;
   close(): Promise<void>;
 }
-
-const keyOf = (merchantId: string, invoiceId: string) => `${merchantId}\u0000${invoiceId}`;
 
 /**
  * Who listens to what, for any feed: a change costs one map lookup plus its listeners, however
@@ -50,16 +48,15 @@ export function createDispatcher(onError: (error: unknown) => void) {
   };
 
   return {
-    watch(merchantId: string, invoiceId: string, listener: StatusListener): () => void {
-      const key = keyOf(merchantId, invoiceId);
-      let set = watchers.get(key);
-      if (!set) watchers.set(key, (set = new Set()));
+    watch(invoiceId: string, listener: StatusListener): () => void {
+      let set = watchers.get(invoiceId);
+      if (!set) watchers.set(invoiceId, (set = new Set()));
       // A wrapper per call: the same function watching twice is two watches, each stopped once.
       const entry: StatusListener = (change) => listener(change);
       set.add(entry);
       return () => {
         set.delete(entry);
-        if (set.size === 0 && watchers.get(key) === set) watchers.delete(key);
+        if (set.size === 0 && watchers.get(invoiceId) === set) watchers.delete(invoiceId);
       };
     },
     subscribe(listener: StatusListener): () => void {
@@ -68,15 +65,15 @@ export function createDispatcher(onError: (error: unknown) => void) {
       return () => everything.delete(entry);
     },
     /** Whether anyone would hear a change of this invoice. */
-    wanted(merchantId: string, invoiceId: string): boolean {
-      return everything.size > 0 || watchers.has(keyOf(merchantId, invoiceId));
+    wanted(invoiceId: string): boolean {
+      return everything.size > 0 || watchers.has(invoiceId);
     },
-    /** The invoices watched now, as [merchant_id, invoice_id]. */
-    watched(): Array<[string, string]> {
-      return [...watchers.keys()].map((key) => key.split('\u0000') as [string, string]);
+    /** The invoices watched now. */
+    watched(): string[] {
+      return [...watchers.keys()];
     },
     emit(change: StatusChange): void {
-      for (const listener of [...(watchers.get(keyOf(change.merchant_id, change.invoice_id)) ?? [])]) call(listener, change);
+      for (const listener of [...(watchers.get(change.invoice_id) ?? [])]) call(listener, change);
       for (const listener of [...everything]) call(listener, change);
     },
   };
@@ -98,4 +95,29 @@ export function createMemoryStatusFeed(onError: (error: unknown) => void = () =>
     subscribe: dispatcher.subscribe,
     async close() {},
   };
+}
+
+/**
+ * A payment toward some open invoices was seen, which changes no status but does change what a
+ * payer's page shows ("payment received, do not pay again"): their status is announced as it
+ * stands. Consumers of the status alone see no difference and do nothing. `by`: the invoices' ids,
+ * or their receive addresses (every open invoice at a shared address is announced).
+ */
+export async function announcePaymentSeen(
+  trx: Transaction<CoreTables>,
+  changed: (change: StatusChange) => void,
+  merchantId: string,
+  by: { invoiceIds: string[] } | { addresses: string[] },
+  at: number,
+): Promise<void> {
+  const keys = 'invoiceIds' in by ? by.invoiceIds : by.addresses;
+  if (keys.length === 0) return;
+  const rows = await trx
+    .selectFrom('invoices')
+    .select(['invoice_id', 'status'])
+    .where('merchant_id', '=', merchantId)
+    .where('invoiceIds' in by ? 'invoice_id' : 'receive_address', 'in', [...new Set(keys)])
+    .where('status', 'in', ['pending', 'partial'])
+    .execute();
+  for (const row of rows) changed({ invoice_id: row.invoice_id, merchant_id: merchantId, status: row.status, at });
 }
