@@ -13,6 +13,7 @@ import { renderQrPng } from '../../mcp/qr.ts';
 import { createServer as createMcpServer } from '../../mcp/server.ts';
 import { feedUpdates } from '../../mcp/invoice-watch.ts';
 import type { StatusFeed } from '../../core/invoices/status-feed.ts';
+import type { CheckoutSource } from '../checkout/checkout-source.ts';
 import { listenerMcpClient } from '../mcp-client.ts';
 import { mcpHandlers } from './mcp-endpoint.ts';
 
@@ -27,6 +28,8 @@ export interface RouteDeps {
   /** Browser origins allowed to call /mcp. */
   mcpAllowedOrigins: readonly string[];
   mcpMaxSessions: number;
+  /** The checkout page's source (also what MCP Apps hosts show of an invoice). */
+  checkout: CheckoutSource;
   /** The invoices' status changes: MCP subscriptions and wait_for_payment hear them here. */
   feed: Pick<StatusFeed, 'watch'>;
   merchantId: string;
