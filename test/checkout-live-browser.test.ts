@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumMissing, collectPageErrors, launchChromium } from './support/browser.ts';
-import { startBtcWatchContext, type BtcWatchContext } from './support/btc-chain.ts';
+import { startBtcWatchContext, testAccountKey, type BtcWatchContext } from './support/btc-chain.ts';
+import { signupMerchant, startTestCloud } from './support/cloud.ts';
+import { postJson } from './support/listener.ts';
 
 /** Through the stream a change shows in well under a second; polling takes up to 5 s, plus a loaded machine's slack. */
 const STREAM_MS = 4_000;
@@ -60,6 +62,31 @@ describe('checkout view as Server-Sent Events', () => {
     const missing = await fetch(`${ctx.listener.url}/checkout/inv_missing/events`);
     assert.equal(missing.status, 404);
     assert.equal((await missing.json()).error.code, 'not_found');
+  });
+});
+
+describe('Cloud serves the same stream at /api/v1/checkout/{id}/events', () => {
+  test('the first view of a merchant invoice, CORS-open; an unknown invoice is not_found', async () => {
+    const cloud = await startTestCloud({ env: { CLOUD_CHECKOUT_BASE_URL: 'https://pay.example.com' } });
+    try {
+      const merchant = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(41) });
+      const created = await postJson(`${cloud.url}/api/v1/invoice`, { amount_sats: 15_000, expires_in: 60 }, { 'x-service-api-key': merchant.api_key });
+      assert.equal(created.status, 201, created.text);
+      const response = await fetch(`${cloud.url}/api/v1/checkout/${created.json.invoice_id}/events`);
+      assert.equal(response.headers.get('access-control-allow-origin'), '*');
+      assert.equal(response.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+      const reader = response.body!.getReader();
+      let text = '';
+      while (!/\n\n$/.test(text) || !text.includes('event: view')) text += new TextDecoder().decode((await reader.read()).value);
+      const view = JSON.parse(/^data: (.*)$/m.exec(text)![1]!);
+      assert.deepEqual([view.invoice_id, view.status, view.shop_name], [created.json.invoice_id, 'pending', 'Test Shop']);
+      await reader.cancel();
+      const missing = await fetch(`${cloud.url}/api/v1/checkout/inv_missing/events`);
+      assert.equal(missing.status, 404);
+      assert.equal((await missing.json()).error.code, 'not_found');
+    } finally {
+      await cloud.stop();
+    }
   });
 });
 
