@@ -10,6 +10,7 @@ import { createBaseWatcher } from '../core/base/watcher.ts';
 import { ACCOUNT_XPUB, FIXED_ADDRESS, MERCHANT, baseServices, startBaseTestChain } from '../test/helpers/base-chain.ts';
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
 import { silentLogger } from '../core/log.ts';
+import { createMemoryStatusFeed } from '../core/invoices/status-feed.ts';
 
 const BLOCKS = 5;
 const TRANSFERS_PER_BLOCK = 500;
@@ -23,7 +24,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const sources: RpcSource[] = [createRpcSource(chain.anvil.url, { fetch, sleep }), createRpcSource(proxy.url, { fetch, sleep })];
 const clock = manualClock(Date.now());
 const { create } = baseServices(chain, config, { clock });
-const watcher = createBaseWatcher({ db: chain.database.db, clock, logger: silentLogger, merchantId: MERCHANT, base: config, sources });
+const watcher = createBaseWatcher({ db: chain.database.db, feed: createMemoryStatusFeed(), clock, logger: silentLogger, merchantId: MERCHANT, base: config, sources });
 const xpubAddresses: string[] = [];
 const fixedAmounts: bigint[] = [];
 let xpubCount = 0;

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { StatusFeed } from '../core/invoices/status-feed.ts';
 import { createRpcSource, type RpcSource } from '../core/base/rpc.ts';
 import { createSharedRpcSource } from '../core/base/shared-rpc-source.ts';
 import { createBaseWatcher } from '../core/base/watcher.ts';
@@ -37,6 +38,8 @@ interface Running {
  */
 export function createCloudChainWatchers(deps: {
   db: Kysely<CloudTables>;
+  /** Where the invoices' status changes are published (every instance hears them). */
+  feed: StatusFeed;
   clock: Clock;
   logger: Logger;
   config: CloudConfig;
@@ -92,6 +95,7 @@ export function createCloudChainWatchers(deps: {
           const watcher = createBtcWatcher({
             observer: observers?.btc,
             db: deps.db,
+            feed: deps.feed,
             merchantId: merchant.merchant_id,
             keyId: accountKey.keyId,
             ...btcSources.get(esplora),
@@ -109,6 +113,7 @@ export function createCloudChainWatchers(deps: {
         const watcher = createBaseWatcher({
           observer: observers?.base,
           db: deps.db,
+          feed: deps.feed,
           clock: deps.clock,
           logger: log.child({ chain: 'base' }),
           merchantId: merchant.merchant_id,

@@ -10,6 +10,9 @@ import type { Database } from '../core/db/database.ts';
 import { closeServer, serveHttp } from '../listener/http/serve.ts';
 import { createInvoiceEngine } from '../core/invoices/invoice.service.ts';
 import { addScrapeMetrics, createServiceMetrics, type ServiceMetrics } from '../core/metrics.ts';
+import { startExpirySweeper } from '../core/invoices/expiry-sweeper.ts';
+import { openStatusFeed } from '../core/invoices/pg-status-feed.ts';
+import type { StatusFeed } from '../core/invoices/status-feed.ts';
 import { baseAdapter } from '../core/base/base-adapter.ts';
 import { btcAdapter } from '../core/btc/btc-adapter.ts';
 import { startAddressDeriver } from '../core/btc/receive-address-book.ts';
@@ -58,6 +61,8 @@ export interface RunningCloud {
   server: Server;
   database: Database<CloudTables>;
   isLeader(): boolean;
+  /** The invoices' status changes, as this instance publishes and hears them. */
+  feed: StatusFeed;
   /** This instance's chain watchers (none unless it leads): status and progress by `chain:merchant_id`. */
   watcherStates(): Record<string, object>;
   /** Stops taking requests; those under way and webhook attempts in flight get `graceMs` to finish (0: cut at once). */
@@ -72,7 +77,11 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   const database = deps.database ?? (await openCloudDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true, waitS: config.databaseWaitS }));
   const { db } = database;
   const metrics = deps.metrics ?? createServiceMetrics();
-  const engine = createInvoiceEngine({ db, clock, logger, chains: [btcAdapter, baseAdapter], metrics });
+  const chains = [btcAdapter, baseAdapter];
+  const feed = await openStatusFeed(database.dialect, { databaseUrl: config.databaseUrl, db, logger: logger.child({ component: 'status-feed' }) });
+  // Every instance sweeps: the guarded flip expires each invoice once, whichever instance gets there first.
+  const expiry = startExpirySweeper({ db, feed, clock, logger, guards: chains.map((chain) => chain.paymentSeenBeforeExpiry) });
+  const engine = createInvoiceEngine({ db, clock, logger, chains, feed, expiry, metrics });
   const deriver = startAddressDeriver(logger);
   const receivers = createMerchantReceivers(config, deriver, database.dialect === 'postgres');
   const webhookPolicy = { resolve: deps.resolve ?? systemResolver, allowLoopback: config.webhookAllowLoopback };
@@ -120,6 +129,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   const budgets = createSourceBudgets({ settings: config.sourceBudgets });
   const watchers = createCloudChainWatchers({
     db,
+    feed,
     clock,
     logger,
     config,
@@ -173,6 +183,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     mcpMaxSessions: config.mcpMaxSessions,
     metrics,
     metricsToken: config.metricsToken,
+    feed,
     invoiceRateLimit: config.invoiceRateLimit,
     signupRateLimit: config.signupRateLimit,
     signInRateLimit: config.signInRateLimit,
@@ -199,6 +210,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     server,
     database,
     isLeader: () => leader.isLeader(),
+    feed,
     watcherStates: () => watchers.states(),
     async stop(options = {}) {
       await closeServer(server, options.graceMs);
@@ -206,6 +218,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       await delivery.stop(options.graceMs);
       deriver.close();
       sender?.close();
+      await expiry.stop();
+      await feed.close();
       if (!deps.database) await database.close();
       logger.info('cloud stopped');
     },

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { CreatedInvoice, InvoiceList, StoredInvoice } from '../shared/index.ts';
+import { CheckoutView } from '../shared/checkout.ts';
 import type { Logger } from '../core/log.ts';
 import type { CallLimit } from '../listener/http/rate-limit.ts';
 import { inProcess } from '../mcp/in-process-result.ts';
@@ -33,6 +34,7 @@ export function cloudMcpClient(deps: CloudMcpClientDeps): ListenerClient {
     getInvoice: (invoiceId) => inProcess(StoredInvoice, () => cloud.getInvoice(merchant, invoiceId), 'lookup_failed', logger),
     // Cloud's health names no assets (as over HTTP): the tool then says "unknown" for each.
     healthAssets: async () => ({ ok: true, value: {} }),
+    checkoutView: (invoiceId) => inProcess(CheckoutView, () => cloud.checkout(invoiceId), 'lookup_failed', logger),
     document: async (name) => ({ ok: true, value: name === 'llms.txt' ? deps.documents.llms : deps.documents.openapi }),
     listInvoices: (limit) => inProcess(InvoiceList, () => cloud.listInvoices(merchant, limit === undefined ? undefined : String(limit)), 'internal_error', logger),
   };

@@ -22,6 +22,9 @@ import { createHttpApp } from './http/app.ts';
 import { createListenerCheckoutSource } from './checkout/listener-checkout-source.ts';
 import { closeServer, serveHttp } from './http/serve.ts';
 import { createInvoiceService } from '../core/invoices/invoice.service.ts';
+import { startExpirySweeper } from '../core/invoices/expiry-sweeper.ts';
+import { openStatusFeed } from '../core/invoices/pg-status-feed.ts';
+import type { StatusFeed } from '../core/invoices/status-feed.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import { createSourceBudgets } from '../core/net/source-budgets.ts';
 import { addScrapeMetrics, createServiceMetrics, watchObserver, type ServiceMetrics } from '../core/metrics.ts';
@@ -35,6 +38,8 @@ export interface ListenerDeps {
   /** Network access of the chain sources. */
   fetch?: Fetch;
   btcPollIntervalMs?: number;
+  /** The longest wait between two expiry sweeps (default: a minute; they also run at each invoice's expiry). */
+  expirySweepMs?: number;
   webhooks?: WebhookDeliveryDeps;
   /** The metrics registry GET /metrics serves (default: a new one of its own). */
   metrics?: ServiceMetrics;
@@ -47,6 +52,8 @@ export interface RunningListener {
   server: Server;
   database: CoreDatabase;
   btcWatcher: BtcWatcher | null;
+  /** The invoices' status changes, as this listener publishes and hears them. */
+  feed: StatusFeed;
   /**
    * Stops taking requests; those under way and the webhook attempts in flight get `graceMs` to
    * finish (0: cut at once), then everything closes.
@@ -65,6 +72,8 @@ export interface ChainStatus {
 const idleChainStatus = (): ChainStatus => ({ ws_connected: false, subscribed_count: 0, last_event_at: null, last_block_height: null });
 
 /** Builds the whole listener from a validated config and starts serving. */
+const chains = [btcAdapter, baseAdapter];
+
 export async function startListener(config: Config, deps: ListenerDeps = {}): Promise<RunningListener> {
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
@@ -78,6 +87,9 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     if (!deps.database) await database.close();
     throw new ConfigError([fixedAddressProblem]);
   }
+
+  const feed = await openStatusFeed(database.dialect, { databaseUrl: config.databaseUrl, db: database.db, logger: logger.child({ component: 'status-feed' }) });
+  const expiry = startExpirySweeper({ db: database.db, feed, clock, logger, guards: chains.map((chain) => chain.paymentSeenBeforeExpiry), maxWaitMs: deps.expirySweepMs });
 
   const deriver = config.btc ? startAddressDeriver(logger) : null;
   const btc = config.btc
@@ -98,6 +110,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     btcWatching && config.btc
       ? createBtcWatcher({
           db: database.db,
+          feed,
           merchantId: config.merchantId,
           keyId: config.btc.accountKey.keyId,
           ...btcWatching,
@@ -112,6 +125,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     ? createBaseWatcher({
         observer: watchObserver(metrics, 'base'),
         db: database.db,
+        feed,
         clock,
         logger: logger.child({ chain: 'base' }),
         merchantId: config.merchantId,
@@ -134,7 +148,9 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     db: database.db,
     clock,
     logger,
-    chains: [btcAdapter, baseAdapter],
+    chains,
+    feed,
+    expiry,
     merchantId: config.merchantId,
     receivers: { ...(btc && { btc }), ...(base && { base }) },
     metrics,
@@ -190,6 +206,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     mcpMaxSessions: config.mcpMaxSessions,
     metrics,
     metricsToken: config.metricsToken,
+    feed,
+    merchantId: config.merchantId,
     checkout: createListenerCheckoutSource({
       invoices,
       db: database.db,
@@ -218,6 +236,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     server,
     database,
     btcWatcher,
+    feed,
     async stop(options = {}) {
       await closeServer(server, options.graceMs);
       await btcWatcher?.stop();
@@ -225,6 +244,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       await webhooks.stop(options.graceMs);
       deriver?.close();
       await baseWatcher?.stop();
+      await expiry.stop();
+      await feed.close();
       if (!deps.database) await database.close();
       logger.info('listener stopped');
     },

@@ -4,11 +4,15 @@ import type { Logger } from '../core/log.ts';
 import { inProcess } from '../mcp/in-process-result.ts';
 import type { ListenerClient } from '../mcp/listener-client.ts';
 import type { CallLimit } from './http/rate-limit.ts';
+import { CheckoutView } from '../shared/checkout.ts';
+import type { CheckoutSource } from './checkout/checkout-source.ts';
 
 export interface ListenerMcpClientDeps {
   invoices: InvoiceService;
   health: () => Promise<Health>;
   documents: { openapi: string; llms: string };
+  /** The checkout page's source: the MCP Apps invoice view shows the same view. */
+  checkout: CheckoutSource;
   /** POST /invoice's rate limit, shared: a create through MCP counts like one over HTTP. */
   limit: CallLimit;
   /** Whom the limit counts the calls of (the client IP that opened the MCP session). */
@@ -26,6 +30,7 @@ export function listenerMcpClient(deps: ListenerMcpClientDeps): ListenerClient {
     createInvoice: (body) => inProcess(CreatedInvoice, () => deps.limit(deps.client, () => invoices.create(body)), 'create_failed', logger),
     getInvoice: (invoiceId) => inProcess(StoredInvoice, () => invoices.get(invoiceId), 'lookup_failed', logger),
     healthAssets: () => inProcess(Health.pick({ enabled_assets: true }), async () => ({ enabled_assets: (await deps.health()).enabled_assets }), 'internal_error', logger),
+    checkoutView: (invoiceId) => inProcess(CheckoutView, () => deps.checkout.view(invoiceId), 'lookup_failed', logger),
     document: async (name) => ({ ok: true, value: name === 'llms.txt' ? deps.documents.llms : deps.documents.openapi }),
   };
 }

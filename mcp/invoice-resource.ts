@@ -1,7 +1,7 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { DEFAULT_POLL_INTERVAL_MS, type ServerDeps } from './deps.ts';
-import { MAX_SUBSCRIPTIONS, watchInvoices } from './invoice-watch.ts';
+import type { ServerDeps } from './deps.ts';
+import { MAX_SUBSCRIPTIONS } from './invoice-watch.ts';
 import type { ListenerFailure } from './listener-client.ts';
 
 const PREFIX = 'invoice://';
@@ -46,25 +46,44 @@ export function registerInvoiceResource(server: McpServer, deps: ServerDeps): vo
     },
   );
 
-  const watch = watchInvoices(listener, deps.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, (invoiceId) => {
-    server.server.sendResourceUpdated({ uri: PREFIX + invoiceId }).catch((error) => deps.logger.warn('resource update not sent', { invoice_id: invoiceId, error }));
-  });
+  // A session's subscriptions cost memory only: the updates call back when a status changes.
+  const subscriptions = new Map<string, { status: string | undefined; stop(): void }>();
+  const stopAll = () => {
+    for (const subscription of subscriptions.values()) subscription.stop();
+    subscriptions.clear();
+  };
   server.server.registerCapabilities({ resources: { subscribe: true } });
   server.server.setRequestHandler(SubscribeRequestSchema, async ({ params }) => {
     const invoiceId = invoiceIdOf(params.uri);
-    if (watch.size >= MAX_SUBSCRIPTIONS) throw new McpError(ErrorCode.InvalidRequest, `At most ${MAX_SUBSCRIPTIONS} subscriptions per session; unsubscribe from settled invoices first.`);
+    if (subscriptions.has(invoiceId)) return {};
+    if (subscriptions.size >= MAX_SUBSCRIPTIONS) throw new McpError(ErrorCode.InvalidRequest, `At most ${MAX_SUBSCRIPTIONS} subscriptions per session; unsubscribe from settled invoices first.`);
+    // Watched before the read, so a change made while it reads is not missed.
+    const subscription: { status: string | undefined; stop(): void } = { status: undefined, stop: () => undefined };
+    subscription.stop = deps.updates.watch(invoiceId, (status) => {
+      const before = subscription.status;
+      subscription.status = status;
+      if (before === undefined || before === status) return;
+      server.server.sendResourceUpdated({ uri: PREFIX + invoiceId }).catch((error) => deps.logger.warn('resource update not sent', { invoice_id: invoiceId, error }));
+    });
+    subscriptions.set(invoiceId, subscription);
     const read = await listener.getInvoice(invoiceId);
-    if (!read.ok) throw readError(read.failure);
-    watch.add(invoiceId, read.value.status);
+    if (!read.ok) {
+      subscription.stop();
+      subscriptions.delete(invoiceId);
+      throw readError(read.failure);
+    }
+    subscription.status ??= read.value.status;
     return {};
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, async ({ params }) => {
-    watch.remove(invoiceIdOf(params.uri));
+    const invoiceId = invoiceIdOf(params.uri);
+    subscriptions.get(invoiceId)?.stop();
+    subscriptions.delete(invoiceId);
     return {};
   });
   const closed = server.server.onclose;
   server.server.onclose = () => {
-    watch.close();
+    stopAll();
     closed?.();
   };
 }

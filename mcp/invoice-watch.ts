@@ -1,42 +1,43 @@
+import type { StatusFeed } from '../core/invoices/status-feed.ts';
 import type { ListenerClient } from './listener-client.ts';
 
-/** At most this many invoices watched per MCP session: each costs one read per interval. */
+/** At most this many invoices watched per MCP session. */
 export const MAX_SUBSCRIPTIONS = 100;
 
-export interface InvoiceWatch {
-  /** Starts watching; the status now is the baseline, so only later changes are reported. */
-  add(invoiceId: string, status: string): void;
-  remove(invoiceId: string): void;
-  readonly size: number;
-  close(): void;
+/**
+ * Where the MCP server hears that an invoice's status changed. In the listener and Cloud that is
+ * the invoices' status feed (no timer, nothing read until something changes); the stdio server,
+ * in another process, reads the listener itself.
+ */
+export interface InvoiceUpdates {
+  /**
+   * Calls `changed` with the invoice's status whenever it may have changed (it can repeat a status:
+   * compare with the last one seen); returns the call that stops watching.
+   */
+  watch(invoiceId: string, changed: (status: string) => void): () => void;
 }
 
 /**
- * Re-reads the watched invoices every `intervalMs` and calls `changed` when one's status differs
- * from the last seen. Polling the store (not listening to one process's events) reports a change
- * made by any instance, and works the same over HTTP (stdio) and in process. One timer per session,
- * armed only while something is watched.
+ * Invoice updates by reading the listener every `intervalMs`, one timer for every watched invoice
+ * of the process, armed only while something is watched: for the stdio server, which has no feed.
  */
-export function watchInvoices(listener: ListenerClient, intervalMs: number, changed: (invoiceId: string) => void): InvoiceWatch {
-  const statuses = new Map<string, string>();
+export function pollingUpdates(listener: ListenerClient, intervalMs: number): InvoiceUpdates {
+  const watchers = new Map<string, Set<(status: string) => void>>();
   let timer: NodeJS.Timeout | undefined;
-  let closed = false;
 
   const arm = () => {
-    if (timer || closed || statuses.size === 0) return;
+    if (timer || watchers.size === 0) return;
     timer = setTimeout(() => void pass(), intervalMs);
     timer.unref();
   };
 
   async function pass(): Promise<void> {
     await Promise.all(
-      [...statuses.keys()].map(async (invoiceId) => {
+      [...watchers.keys()].map(async (invoiceId) => {
         const read = await listener.getInvoice(invoiceId);
-        const before = statuses.get(invoiceId);
         // A failed read (the listener briefly away) is retried at the next pass.
-        if (!read.ok || before === undefined || read.value.status === before) return;
-        statuses.set(invoiceId, read.value.status);
-        changed(invoiceId);
+        if (!read.ok) return;
+        for (const changed of [...(watchers.get(invoiceId) ?? [])]) changed(read.value.status);
       }),
     );
     timer = undefined;
@@ -44,20 +45,30 @@ export function watchInvoices(listener: ListenerClient, intervalMs: number, chan
   }
 
   return {
-    add(invoiceId, status) {
-      statuses.set(invoiceId, status);
+    watch(invoiceId, changed) {
+      let set = watchers.get(invoiceId);
+      if (!set) watchers.set(invoiceId, (set = new Set()));
+      const entry = (status: string) => changed(status);
+      set.add(entry);
       arm();
+      return () => {
+        set.delete(entry);
+        if (set.size === 0 && watchers.get(invoiceId) === set) watchers.delete(invoiceId);
+        if (watchers.size === 0) {
+          clearTimeout(timer);
+          timer = undefined;
+        }
+      };
     },
-    remove(invoiceId) {
-      statuses.delete(invoiceId);
-    },
-    get size() {
-      return statuses.size;
-    },
-    close() {
-      closed = true;
-      clearTimeout(timer);
-      statuses.clear();
-    },
+  };
+}
+
+/** Invoice updates from the status feed, for one merchant's invoices: another's are never heard. */
+export function feedUpdates(feed: Pick<StatusFeed, 'watch'>, merchantId: string): InvoiceUpdates {
+  return {
+    watch: (invoiceId, changed) =>
+      feed.watch(invoiceId, (change) => {
+        if (change.merchant_id === merchantId) changed(change.status);
+      }),
   };
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { CreatedInvoice, ErrorEnvelope, Health, InvoiceList, StoredInvoice } from '../shared/index.ts';
+import { CheckoutView } from '../shared/checkout.ts';
 import type { Logger } from '../core/log.ts';
 
 /**
@@ -29,6 +30,8 @@ export interface ListenerClient {
   getInvoice(invoiceId: string): Promise<ListenerResult<z.infer<typeof StoredInvoice>>>;
   healthAssets(): Promise<ListenerResult<z.infer<typeof HealthAssets>>>;
   document(name: ListenerDocument): Promise<ListenerResult<string>>;
+  /** The invoice's public checkout view (shop, amounts, QR URI): what the MCP Apps invoice view shows. */
+  checkoutView(invoiceId: string): Promise<ListenerResult<CheckoutView>>;
   /** The key's most recent invoices; only clients that can list (Cloud) have it. */
   listInvoices?(limit: number | undefined): Promise<ListenerResult<z.infer<typeof InvoiceList>>>;
 }
@@ -134,6 +137,8 @@ export function createListenerClient(options: ListenerClientOptions): ListenerCl
     getInvoice: (invoiceId) => request('GET', `/invoice/${encodeURIComponent(invoiceId)}`, json(StoredInvoice)),
     healthAssets: () => request('GET', '/health', json(HealthAssets)),
     document: (name) => request('GET', `/${name}`, (answer) => ({ ok: true, value: answer.text })),
+    // The listener's `/checkout/{id}`; Cloud's base URL ends in /api/v1, whose view is there too.
+    checkoutView: (invoiceId) => request('GET', `/checkout/${encodeURIComponent(invoiceId)}`, json(CheckoutView)),
   };
 }
 

@@ -3,6 +3,7 @@ import { API_VERSION } from '../shared/index.ts';
 import type { ServerDeps } from './deps.ts';
 import { registerInvoiceResource } from './invoice-resource.ts';
 import { registerResources } from './resources.ts';
+import { registerInvoiceApp } from './app/invoice-app.ts';
 import { registerTools } from './tools/index.ts';
 
 const instructions = [
@@ -16,5 +17,6 @@ export function createServer(deps: ServerDeps): McpServer {
   registerTools(server, deps);
   registerResources(server, deps.listener);
   registerInvoiceResource(server, deps);
+  registerInvoiceApp(server);
   return server;
 }

@@ -5,6 +5,8 @@ import { keepAliveFetch } from './keep-alive-fetch.ts';
 import { createListenerClient } from './listener-client.ts';
 import { renderQrPng } from './qr.ts';
 import { createServer } from './server.ts';
+import { DEFAULT_POLL_INTERVAL_MS } from './deps.ts';
+import { pollingUpdates } from './invoice-watch.ts';
 
 /** How long a tool waits for the listener before answering `listener_timeout`. */
 const LISTENER_TIMEOUT_MS = 15_000;
@@ -27,7 +29,7 @@ const listener = createListenerClient({
   timeoutMs: LISTENER_TIMEOUT_MS,
   logger,
 });
-const server = createServer({ listener, renderQr: renderQrPng, logger });
+const server = createServer({ listener, updates: pollingUpdates(listener, DEFAULT_POLL_INTERVAL_MS), renderQr: renderQrPng, logger });
 const transport = new StdioServerTransport();
 
 let closing = false;

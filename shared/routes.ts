@@ -65,6 +65,8 @@ export interface Route {
 
 const json = (schema: z.ZodType, description: string): RouteResponse => ({ description, content: { mediaType: 'application/json', schema } });
 const html = (description: string): RouteResponse => ({ description, content: { mediaType: 'text/html', jsonSchema: { type: 'string' } } });
+const checkoutEventsDescription =
+  'Server-Sent Events: an event `view` with the checkout view (the JSON of the view route) at once and after each status change of the invoice, until the status is final (then the stream ends). Public and CORS-open, like the view. The checkout page listens to it and falls back to polling the view when the stream is cut.';
 
 const invoiceId: RouteParameter = { name: 'id', in: 'path', required: true, jsonSchema: { type: 'string' }, description: 'The invoice id.' };
 
@@ -168,6 +170,18 @@ export const routeTable: readonly Route[] = [
     parameters: [invoiceId],
     responses: { 200: json(CheckoutView, 'The checkout view, in the Bitcoin or Base shape.') },
     errors: readErrors,
+  },
+  {
+    operationId: 'getCheckoutEvents',
+    method: 'get',
+    path: '/checkout/{id}/events',
+    surfaces: ['listener'],
+    summary: "An invoice's checkout view, live (Server-Sent Events)",
+    description: checkoutEventsDescription,
+    auth: 'public',
+    parameters: [invoiceId],
+    responses: { 200: eventStream('`event: view` messages whose data is the checkout view.') },
+    errors: ['not_found', 'lookup_failed'],
   },
   {
     operationId: 'getCheckoutPage',
@@ -343,6 +357,18 @@ export const routeTable: readonly Route[] = [
     parameters: [invoiceId],
     responses: { 200: json(CheckoutView, 'Display-only fields.') },
     errors: ['not_found', 'database_unavailable'],
+  },
+  {
+    operationId: 'cloudCheckoutEvents',
+    method: 'get',
+    path: '/api/v1/checkout/{id}/events',
+    surfaces: ['cloud'],
+    summary: 'Public display view of an invoice, live (Server-Sent Events)',
+    description: checkoutEventsDescription,
+    auth: 'public',
+    parameters: [invoiceId],
+    responses: { 200: eventStream('`event: view` messages whose data is the display view.') },
+    errors: ['not_found'],
   },
   {
     operationId: 'cloudHealth',

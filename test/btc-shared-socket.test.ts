@@ -15,6 +15,7 @@ import { silentLogger } from '../core/log.ts';
 import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from '../listener/sandbox/local-chain-server.ts';
 import { tempSqliteUrl } from './support/listener.ts';
+import { createMemoryStatusFeed } from '../core/invoices/status-feed.ts';
 
 /**
  * Cloud's arrangement without Cloud: several merchants' watchers on one shared source and one
@@ -52,6 +53,7 @@ async function setup(maxTrackedAddresses: number) {
     },
     watch(merchantId: string) {
       const watcher = createBtcWatcher({
+        feed: createMemoryStatusFeed(),
         db: database.db, merchantId, keyId: 'k', clock, logger: silentLogger, pollIntervalMs: 3_600_000,
         source, mode: 'address', addresses: esplora, socket,
       });

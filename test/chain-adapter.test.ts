@@ -8,6 +8,7 @@ import type { ChainAdapter, ChainReceiver, InvoiceCreation } from '../core/invoi
 import { insertInvoice, type InvoiceRow } from '../core/invoices/invoice.repository.ts';
 import { createInvoiceEngine } from '../core/invoices/invoice.service.ts';
 import { testDatabases, withFreshDatabase } from './support/databases.ts';
+import { createMemoryStatusFeed } from '../core/invoices/status-feed.ts';
 
 const START = Date.UTC(2026, 5, 1, 12);
 const SEEN_IN_TIME = 'a payment was seen in time';
@@ -78,7 +79,7 @@ describe('the invoice engine and its chain adapters', () => {
     await withFreshDatabase(database, async (db) => {
       const clock = manualClock(START);
       const stand = standInChain();
-      const engine = createInvoiceEngine({ db, clock, logger: silentLogger, chains: [stand.adapter] });
+      const engine = createInvoiceEngine({ db, clock, logger: silentLogger, chains: [stand.adapter], feed: createMemoryStatusFeed() });
       const baseCalls: unknown[] = [];
       const base: ChainReceiver = { create: async (...args) => (baseCalls.push(args), assert.fail('no Base adapter is registered')) };
       const merchant = { merchantId: 'm1', receivers: { btc: stand.receiver, base } };
@@ -105,7 +106,7 @@ describe('the invoice engine and its chain adapters', () => {
     await withFreshDatabase(database, async (db) => {
       const clock = manualClock(START);
       const stand = standInChain();
-      const engine = createInvoiceEngine({ db, clock, logger: silentLogger, chains: [stand.adapter] });
+      const engine = createInvoiceEngine({ db, clock, logger: silentLogger, chains: [stand.adapter], feed: createMemoryStatusFeed() });
       const merchant = { merchantId: 'm1', receivers: { btc: stand.receiver } };
       const paid = (await engine.create(merchant, { amount_sats: 1000, memo: SEEN_IN_TIME, expires_in: 60 })) as unknown as { invoice_id: string };
       const unpaid = (await engine.create(merchant, { amount_sats: 1000, memo: 'nothing seen', expires_in: 60 })) as unknown as { invoice_id: string };

@@ -30,8 +30,8 @@ describe('generated artifacts', () => {
     const document = JSON.parse(readFileSync(new URL('openapi/openapi.json', root), 'utf8'));
     assert.equal(document.openapi, '3.1.0');
     assert.equal(document.info.version, '0.6.0');
-    const cloudPaths = ['signup', 'me', 'invoices', 'webhook', 'plans', 'billing/checkout', 'invoice', 'invoice/{id}', 'checkout/{id}', 'health', 'openapi.json', 'llms.txt', 'mcp'].map((p) => `/api/v1/${p}`);
-    const listenerPaths = ['/checkout/{id}', '/health', '/invoice', '/invoice/{id}', '/llms.txt', '/mcp', '/metrics', '/openapi.json', '/pay/{id}'];
+    const cloudPaths = ['signup', 'me', 'invoices', 'webhook', 'plans', 'billing/checkout', 'invoice', 'invoice/{id}', 'checkout/{id}', 'checkout/{id}/events', 'health', 'openapi.json', 'llms.txt', 'mcp'].map((p) => `/api/v1/${p}`);
+    const listenerPaths = ['/checkout/{id}', '/checkout/{id}/events', '/health', '/invoice', '/invoice/{id}', '/llms.txt', '/mcp', '/metrics', '/openapi.json', '/pay/{id}'];
     assert.deepEqual(Object.keys(document.paths).sort(), [...listenerPaths, ...cloudPaths].sort());
     assert.deepEqual(document.components.securitySchemes.ApiKey, {
       type: 'apiKey',

@@ -60,6 +60,7 @@ describe('MCP over Streamable HTTP on the listener', () => {
     const { tools } = await client.listTools();
     const stdioServer = createMcpServer({
       listener: createListenerClient({ baseUrl: listener.url, apiKey: API_KEY, fetch, timeoutMs: 5_000, logger: silentLogger }),
+      updates: { watch: () => () => undefined },
       renderQr: () => Buffer.alloc(0),
       logger: silentLogger,
     });

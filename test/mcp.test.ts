@@ -188,11 +188,12 @@ describe('MCP server over stdio against a real listener', () => {
     assert.match(result.content[0]!.text!, /^btc: .*enabled\.$/m);
   });
 
-  test("exposes the listener's llms.txt and openapi.json as resources", async () => {
+  test("exposes the listener's llms.txt and openapi.json as resources (and the MCP Apps invoice view)", async () => {
     const { resources } = await session.client.listResources();
     assert.deepEqual(resources.map((r) => [r.uri, r.mimeType]).sort(), [
       ['service://llms.txt', 'text/plain'],
       ['service://openapi.json', 'application/json'],
+      ['ui://service/invoice.html', 'text/html;profile=mcp-app'],
     ]);
     const openapi = await session.client.readResource({ uri: 'service://openapi.json' });
     const document = JSON.parse(textOf(openapi.contents[0]));
@@ -236,6 +237,7 @@ describe('MCP server over stdio against a real listener', () => {
     });
     const server = createMcpServer({
       listener: listenerClient,
+      updates: { watch: () => () => undefined },
       renderQr: () => {
         throw new Error('cannot draw');
       },

@@ -14,6 +14,7 @@ import { createBtcWatcher } from '../../core/btc/watcher.ts';
 import { systemClock } from '../../core/clock.ts';
 import { openCoreDatabase } from '../../core/schema.ts';
 import { silentLogger } from '../../core/log.ts';
+import { createMemoryStatusFeed } from '../../core/invoices/status-feed.ts';
 
 export interface WatcherStart {
   kind: ChainSource['kind'];
@@ -35,7 +36,7 @@ const rssIdleMb = mb(process.memoryUsage().rss);
 const database = await openCoreDatabase(start.databaseUrl);
 const source =
   start.kind === 'esplora' ? createEsploraSource({ baseUrl: start.url, fetch }) : createBitcoinCoreSource({ url: start.url, fetch });
-const watcher = createBtcWatcher({ db: database.db, merchantId: 'bench', keyId: 'bench', source, clock: systemClock, logger: silentLogger });
+const watcher = createBtcWatcher({ db: database.db, feed: createMemoryStatusFeed(), merchantId: 'bench', keyId: 'bench', source, clock: systemClock, logger: silentLogger });
 const loadStarted = performance.now();
 await watcher.syncOnce(); // loads the watched set and starts at the current tip
 const loadMs = performance.now() - loadStarted;

@@ -20,9 +20,9 @@ export function createCloudHttpApp(
   app.silent = true;
   // The hosted page behind `checkout_url`: the listener's page over Cloud's public view.
   const checkoutSource = { view: (invoiceId: string) => deps.cloud.checkout(invoiceId) };
-  const checkout = checkoutRoutes({ source: checkoutSource, logger: deps.logger, viewPrefix: '/api/v1/checkout' });
+  const checkout = checkoutRoutes({ source: checkoutSource, logger: deps.logger, viewPrefix: '/api/v1/checkout', watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed) });
   const documents = documentHandlers(deps.documents);
-  const router = tableRouter('cloud', { ...cloudHandlers(deps), cloudOpenApi: documents.openapi, cloudLlmsTxt: documents.llms, getCheckoutPage: checkout.page });
+  const router = tableRouter('cloud', { ...cloudHandlers(deps), cloudOpenApi: documents.openapi, cloudLlmsTxt: documents.llms, cloudCheckoutEvents: checkout.events, getCheckoutPage: checkout.page });
   app.use(requestContext(deps.logger, deps.clock));
   app.use(httpMetrics(deps.metrics));
   app.use(errorMiddleware(deps.logger));

@@ -22,6 +22,8 @@ import { countMcpSessions, type ServiceMetrics } from '../../core/metrics.ts';
 import { metricsHandler } from '../../listener/http/metrics-endpoint.ts';
 import { renderQrPng } from '../../mcp/qr.ts';
 import { createServer as createMcpServer } from '../../mcp/server.ts';
+import type { StatusFeed } from '../../core/invoices/status-feed.ts';
+import { feedUpdates } from '../../mcp/invoice-watch.ts';
 import { mcpHandlers } from '../../listener/http/mcp-endpoint.ts';
 import { cloudMcpClient } from '../mcp-client.ts';
 
@@ -42,6 +44,8 @@ export interface CloudRouteDeps {
   metrics: ServiceMetrics;
   /** METRICS_TOKEN; null: GET /metrics answers loopback callers only. */
   metricsToken: string | null;
+  /** The invoices' status changes: MCP subscriptions and wait_for_payment hear them here. */
+  feed: Pick<StatusFeed, 'watch'>;
 }
 
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
@@ -93,7 +97,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
     ownerOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id,
     open: (ctx) => {
       const client = cloudMcpClient({ ...deps, merchant: ctx.state.merchant, keyHash: ctx.state.keyHash, limit: invoiceLimit, logger });
-      return createMcpServer({ listener: client, renderQr: renderQrPng, logger, onToolCall });
+      return createMcpServer({ listener: client, updates: feedUpdates(deps.feed, ctx.state.merchant.merchant_id), renderQr: renderQrPng, logger, onToolCall });
     },
   });
 

@@ -1,6 +1,7 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { CoreTables } from '../schema.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
+import type { StatusFeed } from '../invoices/status-feed.ts';
 
 /**
  * What an unconfirmed xpub-mode invoice reads, by Bitcoin's rule: `partial` while the transfers
@@ -10,7 +11,7 @@ import type { InvoiceRow } from '../invoices/invoice.repository.ts';
  * on every pass, so a reorg that drops a part payment turns `partial` back to `pending`.
  * Fixed-address invoices never read `partial`: an inexact amount pays nothing.
  */
-export async function refreshPartialStatus(db: Kysely<CoreTables>, merchantId: string, now: number): Promise<void> {
+export async function refreshPartialStatus(db: Kysely<CoreTables>, feed: StatusFeed, merchantId: string, now: number): Promise<void> {
   const rows = await db
     .selectFrom('invoices as i')
     .leftJoin('base_transfers as t', (join) =>
@@ -40,13 +41,16 @@ export async function refreshPartialStatus(db: Kysely<CoreTables>, merchantId: s
     if (entry.sum >= entry.amount || entry.sum === 0n) status = 'pending';
     else status = now >= entry.expiresAt ? 'expired' : 'partial';
     if (status === entry.status) continue;
-    await db
-      .updateTable('invoices')
-      .set({ status, updated_at: now })
-      .where('merchant_id', '=', merchantId)
-      .where('invoice_id', '=', invoiceId)
-      .where('status', '=', entry.status)
-      .execute();
+    await feed.transaction(db, async (trx, changed) => {
+      const moved = await trx
+        .updateTable('invoices')
+        .set({ status, updated_at: now })
+        .where('merchant_id', '=', merchantId)
+        .where('invoice_id', '=', invoiceId)
+        .where('status', '=', entry.status)
+        .executeTakeFirst();
+      if (moved.numUpdatedRows > 0n) changed({ invoice_id: invoiceId, merchant_id: merchantId, status, at: now });
+    });
   }
 }
 

@@ -5,6 +5,7 @@ import type { CoreTables } from '../schema.ts';
 import { enqueueEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import type { WatchObserver } from '../watch-progress.ts';
+import type { StatusFeed } from '../invoices/status-feed.ts';
 import { unitsToDecimal } from './amount.ts';
 import type { BaseTransfersTable } from './base.tables.ts';
 import { sourceConfirms } from './corroborate.ts';
@@ -32,6 +33,7 @@ async function leaveSeen(
 
 export interface SettlementDeps {
   db: Kysely<CoreTables>;
+  feed: StatusFeed;
   clock: Clock;
   logger: Logger;
   merchantId: string;
@@ -161,7 +163,7 @@ async function settleXpub(deps: SettlementDeps, transfer: TransferRow, head: num
 async function confirmInvoice(deps: SettlementDeps, invoiceId: string, completing: TransferRow, head: number): Promise<void> {
   const { db, merchantId, clock } = deps;
   const now = clock.now();
-  const confirmed = await db.transaction().execute(async (trx) => {
+  const confirmed = await deps.feed.transaction(db, async (trx, changed) => {
     if (!(await leaveSeen(trx, merchantId, completing, { state: 'applied', invoice_id: invoiceId }))) return undefined;
     const invoice = await trx
       .updateTable('invoices')
@@ -172,6 +174,7 @@ async function confirmInvoice(deps: SettlementDeps, invoiceId: string, completin
       .returningAll()
       .executeTakeFirst();
     if (!invoice) return undefined;
+    changed({ invoice_id: invoiceId, merchant_id: merchantId, status: 'confirmed', at: now });
     const payload: InvoiceConfirmedEvent = {
       event: 'invoice.confirmed',
       invoice_id: invoice.invoice_id,

@@ -5,6 +5,7 @@ import type { Logger } from '../log.ts';
 import type { BaseConfig } from './base-config.ts';
 import { blockHeader, blockHeaders, headNumber, transferLogs, type BlockHeader, type TransferLog } from './chain.ts';
 import { RpcUnavailableError, type RpcSource } from './rpc.ts';
+import { announcePaymentSeen, type StatusFeed } from '../invoices/status-feed.ts';
 import { refreshPartialStatus } from './partial.ts';
 import { OPEN, settleTransfers } from './settlement.ts';
 import { assetOf } from './tokens.ts';
@@ -15,6 +16,8 @@ export interface BaseWatcherDeps {
   /** The metrics' view of the passes, steps and lag behind the head. */
   observer?: WatchObserver;
   db: Kysely<CoreTables>;
+  /** Where the invoices' status changes are published. */
+  feed: StatusFeed;
   clock: Clock;
   logger: Logger;
   merchantId: string;
@@ -218,7 +221,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
       const times = await blockTimes(scanner, logs, to);
       if (times.get(to)?.hash !== before.hash) throw new ChainMovedError(`block ${to} changed during the scan`);
       const now = deps.clock.now();
-      await db.transaction().execute(async (trx) => {
+      await deps.feed.transaction(db, async (trx, changed) => {
         for (const log of logs) {
           await trx
             .insertInto('base_transfers')
@@ -242,6 +245,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
         }
         await trx.insertInto('base_blocks').values(checkpoint(before)).execute();
         await trx.deleteFrom('base_blocks').where('merchant_id', '=', merchantId).where('block_number', '<', to - keepBlocks).execute();
+        await announcePaymentSeen(trx, changed, merchantId, { addresses: logs.map((log) => log.to) }, now);
       });
       status.last_block_height = to;
       status.last_block_hash = before.hash;
@@ -252,11 +256,11 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     }
     progress.step('settling transfers');
     status.awaiting_second_source = await settleTransfers(
-      { db, clock: deps.clock, logger, merchantId, fixedAddress: base.fixedAddress, confirmations: base.confirmations, assetByToken, observer: deps.observer },
+      { db, feed: deps.feed, clock: deps.clock, logger, merchantId, fixedAddress: base.fixedAddress, confirmations: base.confirmations, assetByToken, observer: deps.observer },
       head,
       others,
     );
-    await refreshPartialStatus(db, merchantId, deps.clock.now());
+    await refreshPartialStatus(db, deps.feed, merchantId, deps.clock.now());
     status.last_tick_at = new Date(deps.clock.now()).toISOString();
     status.last_error = null;
     return result;

@@ -52,10 +52,11 @@ export async function recordInBlock(trx: Db, merchantId: string, outputs: SeenOu
   }
 }
 
-/** Records outputs seen in the mempool; one already in a block is left as it is. */
-export async function recordInMempool(trx: Db, merchantId: string, outputs: SeenOutput[], seenAt: number) {
+/** Records outputs seen in the mempool; one already in a block is left as it is. Returns the invoices of the outputs new (or back) in the mempool. */
+export async function recordInMempool(trx: Db, merchantId: string, outputs: SeenOutput[], seenAt: number): Promise<string[]> {
+  const recorded: string[] = [];
   for (const chunk of chunks(distinctOutputs(outputs))) {
-    await trx
+    const rows = await trx
       .insertInto('btc_payments')
       .values(chunk.map((output) => ({ ...newRow(merchantId, output, seenAt), status: 'mempool' })))
       .onConflict((oc) =>
@@ -64,8 +65,11 @@ export async function recordInMempool(trx: Db, merchantId: string, outputs: Seen
           .doUpdateSet({ status: 'mempool' })
           .where('btc_payments.status', '=', 'gone'),
       )
+      .returning('invoice_id')
       .execute();
+    recorded.push(...rows.map((row) => row.invoice_id));
   }
+  return recorded;
 }
 
 function newRow(merchantId: string, output: SeenOutput, seenAt: number) {

@@ -4,6 +4,7 @@ import type { InvoicesTable } from '../invoices/invoice.tables.ts';
 import { enqueueEvents, type NewEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import type { WatchObserver } from '../watch-progress.ts';
+import type { StatusFeed } from '../invoices/status-feed.ts';
 import { satsToBtc } from './amount.ts';
 import {
   chunks,
@@ -45,6 +46,7 @@ interface Plan {
  */
 export async function settleInvoices(
   db: Kysely<CoreTables>,
+  feed: StatusFeed,
   merchantId: string,
   tipHeight: number,
   now: number,
@@ -67,9 +69,11 @@ export async function settleInvoices(
   const plan = planSettlement(invoices, payments, tipHeight, now);
   if (!plan.confirmations.length && !plan.moves.length && !plan.orphans.length) return;
 
-  const done = await db.transaction().execute(async (trx) => {
+  const done = await feed.transaction(db, async (trx, changed) => {
     const moved = await moveStatuses(trx, merchantId, plan.moves, now);
     const confirmed = await confirmInvoices(trx, merchantId, plan.confirmations, now);
+    for (const { invoice, to } of moved) changed({ invoice_id: invoice.invoice_id, merchant_id: merchantId, status: to, at: now });
+    for (const { invoice } of confirmed) changed({ invoice_id: invoice.invoice_id, merchant_id: merchantId, status: 'confirmed', at: now });
     await markReported(trx, merchantId, confirmed.flatMap((c) => c.counted));
     const claimed = await claimUnreported(trx, merchantId, plan.orphans.map((o) => o.payment));
     const orphans = plan.orphans.filter((o) => claimed.has(`${o.payment.txid}:${o.payment.vout}`));

@@ -25,12 +25,15 @@ import { createGapMonitor } from './gap-report.ts';
 import type { MempoolSocket, SocketSubscription } from './mempool-socket.ts';
 import { outputScriptHex } from './output-script.ts';
 import { settleInvoices } from './settlement.ts';
+import { announcePaymentSeen, type StatusFeed } from '../invoices/status-feed.ts';
 import { exponentialBackoffMs } from '../net/backoff.ts';
 import { createPollLoop } from '../poll-loop.ts';
 import { createWatchProgress, stallAfterMs, watcherProblem, type WatchObserver, type WatcherProgress } from '../watch-progress.ts';
 
 export interface BtcWatcherDeps {
   db: Kysely<CoreTables>;
+  /** Where the invoices' status changes are published. */
+  feed: StatusFeed;
   merchantId: string;
   /** The wallet key whose child indexes the gap report covers. */
   keyId: string;
@@ -219,9 +222,10 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     if (prevHash !== undefined && block.prevHash !== prevHash) return null; // reorg mid-scan; the next pass rolls back
     const found = matches(block.txs);
     const seenAt = Math.min(clock.now(), block.time * 1000);
-    await db.transaction().execute(async (trx) => {
+    await deps.feed.transaction(db, async (trx, changed) => {
       await recordInBlock(trx, merchantId, found, block, seenAt);
       await recordProcessedBlock(trx, merchantId, block, clock.now(), KEEP_BLOCKS);
+      await announcePaymentSeen(trx, changed, merchantId, { invoiceIds: found.map((output) => output.invoiceId) }, clock.now());
     });
     for (const output of found) seenMempool.delete(output.txid);
     if (found.length) gapStale = true;
@@ -315,7 +319,10 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
 
   async function recordSeen(found: SeenOutput[], what: string): Promise<void> {
     if (!found.length) return;
-    await recordInMempool(db, merchantId, found, clock.now());
+    await deps.feed.transaction(db, async (trx, changed) => {
+      const recorded = await recordInMempool(trx, merchantId, found, clock.now());
+      await announcePaymentSeen(trx, changed, merchantId, { invoiceIds: recorded }, clock.now());
+    });
     gapStale = true;
     liveChanged = true;
     log.info(`btc payments seen ${what}`, { outputs: found.length });
@@ -421,7 +428,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     const last = await lastProcessedBlock(db, merchantId);
     if (last) {
       lastBlockHeight = last.height;
-      await settleInvoices(db, merchantId, last.height, clock.now(), log, deps.observer);
+      await settleInvoices(db, deps.feed, merchantId, last.height, clock.now(), log, deps.observer);
     }
   }
 

@@ -64,8 +64,9 @@ export async function findInvoice(db: Db, merchantId: string, invoiceId: string)
 /**
  * Flips a pending invoice past its expiry; a no-op if anything else changed it first, or if a
  * chain's guard holds (a payment was seen before expiry: it may still confirm; the watchers decide).
+ * True when it flipped.
  */
-export async function expireIfPending(db: Db, guards: Iterable<ExpiryGuard>, merchantId: string, invoiceId: string, now: number): Promise<void> {
+export async function expireIfPending(db: Db, guards: Iterable<ExpiryGuard>, merchantId: string, invoiceId: string, now: number): Promise<boolean> {
   let query = db
     .updateTable('invoices')
     .set({ status: 'expired', updated_at: now })
@@ -74,5 +75,28 @@ export async function expireIfPending(db: Db, guards: Iterable<ExpiryGuard>, mer
     .where('status', '=', 'pending')
     .where('expires_at', '<=', now);
   for (const guard of guards) query = query.where((invoice) => invoice.not(guard(invoice)));
-  await query.execute();
+  const result = await query.executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Flips every lapsed pending invoice (of any merchant) as `expireIfPending` does one; returns those flipped. */
+export async function expireLapsed(db: Db, guards: Iterable<ExpiryGuard>, now: number): Promise<Array<Pick<InvoiceRow, 'invoice_id' | 'merchant_id'>>> {
+  let query = db
+    .updateTable('invoices')
+    .set({ status: 'expired', updated_at: now })
+    .where('status', '=', 'pending')
+    .where('expires_at', '<=', now);
+  for (const guard of guards) query = query.where((invoice) => invoice.not(guard(invoice)));
+  return query.returning(['invoice_id', 'merchant_id']).execute();
+}
+
+/** The earliest expiry after `now` among pending invoices, or null when none is pending. */
+export async function nextPendingExpiry(db: Db, now: number): Promise<number | null> {
+  const row = await db
+    .selectFrom('invoices')
+    .select((eb) => eb.fn.min('expires_at').as('next'))
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row?.next == null ? null : Number(row.next);
 }

@@ -8,6 +8,8 @@ import type { Logger } from '../log.ts';
 import type { ServiceMetrics } from '../metrics.ts';
 import { chainRegistry, type ChainAdapter, type ChainReceiver } from './chain-adapter.ts';
 import { parseCreateInvoiceRequest } from './create-request.ts';
+import type { ExpirySweeper } from './expiry-sweeper.ts';
+import type { StatusFeed } from './status-feed.ts';
 import { expireIfPending, findInvoice, type InvoiceRow } from './invoice.repository.ts';
 
 /** Whose invoice is being created: the merchant and its receive method per chain, given per call. */
@@ -29,6 +31,10 @@ export interface InvoiceEngineDeps {
   /** The chains the edition serves; a stored invoice of a chain not among them cannot be read. */
   chains: readonly ChainAdapter[];
   metrics?: ServiceMetrics;
+  /** Where status changes are published (the lazy expiry on read is one). */
+  feed: StatusFeed;
+  /** Told of each new invoice's expiry, so it is published when it lapses. */
+  expiry?: Pick<ExpirySweeper, 'created'>;
 }
 
 export type InvoiceServiceDeps = InvoiceEngineDeps & Omit<MerchantContext, 'beforeInsert'>;
@@ -45,7 +51,10 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
   const receiverOf = (merchant: MerchantContext, chain: string) => (chains.has(chain) ? merchant.receivers[chain] : undefined);
 
   /** Flips a pending invoice past its expiry unless a chain saw a payment toward it in time. */
-  const expireIfLapsed = (merchantId: string, invoiceId: string, now: number) => expireIfPending(db, expiryGuards, merchantId, invoiceId, now);
+  const expireIfLapsed = (merchantId: string, invoiceId: string, now: number) =>
+    deps.feed.transaction(db, async (trx, changed) => {
+      if (await expireIfPending(trx, expiryGuards, merchantId, invoiceId, now)) changed({ invoice_id: invoiceId, merchant_id: merchantId, status: 'expired', at: now });
+    });
 
   /** Reads an invoice row; a pending one past its expiry is flipped to expired on the way. */
   async function find(merchantId: string, invoiceId: string): Promise<InvoiceRow> {
@@ -74,6 +83,7 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
         const { merchantId, beforeInsert } = merchant;
         const invoice = await receiver.create({ db, clock, logger, merchantId, newInvoiceId, beforeInsert }, request);
         deps.metrics?.invoicesCreated.inc({ chain: invoice.chain, asset: invoice.asset });
+        deps.expiry?.created(Date.parse(invoice.expires_at));
         return invoice;
       } catch (error) {
         if (error instanceof ServiceError) throw error;

@@ -4,14 +4,17 @@ import { ServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import { loadCheckoutAssets, type CheckoutAsset } from './assets.ts';
 import type { CheckoutSource } from './checkout-source.ts';
+import { checkoutEvents, type WatchInvoice } from './events.ts';
 import { renderCheckoutErrorPage, renderCheckoutPage, type PageAssets } from './page.ts';
 import { renderQrSvg } from './qr-svg.ts';
 
 export interface CheckoutRouteOptions {
   source: CheckoutSource;
   logger: Logger;
-  /** The JSON view the page polls is `${viewPrefix}/:id` (Cloud: `/api/v1/checkout`). */
+  /** The JSON view the page polls is `${viewPrefix}/:id` (Cloud: `/api/v1/checkout`), its live stream `${viewPrefix}/:id/events`. */
   viewPrefix?: string;
+  /** Where the live stream hears that an invoice's status changed (the status feed). */
+  watch: WatchInvoice;
 }
 
 /**
@@ -53,6 +56,8 @@ export function serveHashedAsset(ctx: Context, asset: CheckoutAsset) {
 export interface CheckoutRoutes {
   /** The JSON view the page polls (table route `getCheckoutView` on the listener). */
   view: RouterMiddleware;
+  /** The view as Server-Sent Events (table route `getCheckoutEvents`, Cloud's `cloudCheckoutEvents`). */
+  events: RouterMiddleware;
   /** The HTML page (table route `getCheckoutPage`). */
   page: RouterMiddleware;
   /** The page's two static files and the favicon: not API, so outside the route table. */
@@ -87,6 +92,7 @@ export function checkoutRoutes(options: CheckoutRouteOptions): CheckoutRoutes {
 
   return {
     assets: assetRouter,
+    events: checkoutEvents({ view: (invoiceId) => options.source.view(invoiceId), watch: options.watch, logger: options.logger }),
     async view(ctx) {
       ctx.set('Access-Control-Allow-Origin', '*');
       ctx.set('Cache-Control', 'no-store');

@@ -21,8 +21,8 @@ export interface HttpAppDeps extends RouteDeps {
 export function createHttpApp(deps: HttpAppDeps): Koa {
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   app.silent = true;
-  const checkout = checkoutRoutes({ source: deps.checkout, logger: deps.logger });
-  const router = tableRouter('listener', { ...listenerHandlers(deps), getCheckoutView: checkout.view, getCheckoutPage: checkout.page });
+  const checkout = checkoutRoutes({ source: deps.checkout, logger: deps.logger, watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed) });
+  const router = tableRouter('listener', { ...listenerHandlers(deps), getCheckoutView: checkout.view, getCheckoutEvents: checkout.events, getCheckoutPage: checkout.page });
   app.use(requestContext(deps.logger, deps.clock));
   app.use(httpMetrics(deps.metrics));
   app.use(errorMiddleware(deps.logger));

@@ -11,6 +11,9 @@ import type { Logger } from '../../core/log.ts';
 import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
 import { renderQrPng } from '../../mcp/qr.ts';
 import { createServer as createMcpServer } from '../../mcp/server.ts';
+import { feedUpdates } from '../../mcp/invoice-watch.ts';
+import type { StatusFeed } from '../../core/invoices/status-feed.ts';
+import type { CheckoutSource } from '../checkout/checkout-source.ts';
 import { listenerMcpClient } from '../mcp-client.ts';
 import { mcpHandlers } from './mcp-endpoint.ts';
 import { metricsHandler } from './metrics-endpoint.ts';
@@ -30,6 +33,11 @@ export interface RouteDeps {
   metrics: ServiceMetrics;
   /** METRICS_TOKEN; null: GET /metrics answers loopback callers only. */
   metricsToken: string | null;
+  /** The checkout page's source (also what MCP Apps hosts show of an invoice). */
+  checkout: CheckoutSource;
+  /** The invoices' status changes: MCP subscriptions and wait_for_payment hear them here. */
+  feed: Pick<StatusFeed, 'watch'>;
+  merchantId: string;
 }
 
 /** The listener's own API routes by operation id (the checkout's come from the checkout module). */
@@ -40,13 +48,14 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
   const sessions = createMcpSessions({ maxSessions: deps.mcpMaxSessions, idleMs: MCP_IDLE_MS, logger });
   countMcpSessions(deps.metrics, () => sessions.size);
   const onToolCall = (tool: string, outcome: 'ok' | 'error') => deps.metrics.mcpToolCalls.inc({ tool, outcome });
+  const updates = feedUpdates(deps.feed, deps.merchantId);
   const mcp = mcpHandlers({
     sessions,
     allowedOrigins: deps.mcpAllowedOrigins,
     authorize: requireApiKey(deps.apiKey),
     // One key (or none) opens every session: any caller that passed the key check may use them.
     ownerOf: () => 'listener',
-    open: (ctx) => createMcpServer({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), renderQr: renderQrPng, logger, onToolCall }),
+    open: (ctx) => createMcpServer({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), updates, renderQr: renderQrPng, logger, onToolCall }),
   });
   return {
     createInvoice: [

@@ -5,6 +5,8 @@ import { CreateInvoiceRequest, CreatedInvoice } from '../../shared/index.ts';
 import { validatedByListener } from '../input-schema.ts';
 import { describeCreatedInvoice } from '../invoice-text.ts';
 import { toolError } from '../tool-error.ts';
+import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
+import { INVOICE_APP_URI, invoiceAppExtras } from '../app/invoice-app.ts';
 import type { ServerDeps } from '../deps.ts';
 
 const name = 'create_invoice';
@@ -25,7 +27,7 @@ const config = {
 };
 
 export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): void {
-  server.registerTool(name, config, async (args): Promise<CallToolResult> => {
+  registerAppTool(server, name, { ...config, _meta: { ui: { resourceUri: INVOICE_APP_URI } } }, async (args): Promise<CallToolResult> => {
     const created = await deps.listener.createInvoice(args);
     if (!created.ok) return toolError(created.failure);
     const invoice = created.value;
@@ -36,6 +38,10 @@ export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): 
     } catch (error) {
       deps.logger.warn('QR code rendering failed', { invoice_id: invoice.invoice_id, error });
     }
-    return { structuredContent: { invoice } satisfies { invoice: z.infer<typeof CreatedInvoice> }, content };
+    return {
+      structuredContent: { invoice } satisfies { invoice: z.infer<typeof CreatedInvoice> },
+      content,
+      ...(await invoiceAppExtras(server, deps, invoice.invoice_id)),
+    };
   });
 }

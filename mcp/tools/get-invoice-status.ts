@@ -4,6 +4,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BtcInvoice, StoredInvoice } from '../../shared/index.ts';
 import { describeStoredInvoice } from '../invoice-text.ts';
 import { toolError } from '../tool-error.ts';
+import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
+import { INVOICE_APP_URI, invoiceAppExtras } from '../app/invoice-app.ts';
 import type { ServerDeps } from '../deps.ts';
 
 const name = 'get_invoice_status';
@@ -22,13 +24,15 @@ const config = {
 };
 
 export function registerGetInvoiceStatusTool(server: McpServer, deps: ServerDeps): void {
-  server.registerTool(name, config, async ({ invoice_id }): Promise<CallToolResult> => {
+  registerAppTool(server, name, { ...config, _meta: { ui: { resourceUri: INVOICE_APP_URI } } }, async ({ invoice_id }): Promise<CallToolResult> => {
     const read = await deps.listener.getInvoice(invoice_id);
     if (!read.ok) return toolError(read.failure);
     const invoice = read.value;
     return {
       structuredContent: { invoice } satisfies { invoice: z.infer<typeof StoredInvoice> },
       content: [{ type: 'text', text: describeStoredInvoice(invoice) }],
+      ...(await invoiceAppExtras(server, deps, invoice_id)),
     };
   });
 }
+

@@ -33,45 +33,66 @@ const config = {
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
 };
 
-const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
+/** Resolves after `ms`, or at once when `signal` aborts or `wake` is called. */
+function pause(ms: number, signal: AbortSignal, wakeUp: (wake: () => void) => void): Promise<void> {
+  return new Promise<void>((resolve) => {
     const timer = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
+    wakeUp(done);
     function done() {
       clearTimeout(timer);
       signal.removeEventListener('abort', done);
+      wakeUp(() => undefined);
       resolve();
     }
   });
+}
 
 export function registerWaitForPaymentTool(server: McpServer, deps: ServerDeps): void {
-  const intervalMs = deps.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+  const progressMs = deps.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   server.registerTool(name, config, async ({ invoice_id, timeout_s }, extra): Promise<CallToolResult> => {
     const started = performance.now();
     const deadline = started + timeout_s * 1000;
     const progressToken = extra._meta?.progressToken;
-    for (;;) {
-      const read = await deps.listener.getInvoice(invoice_id);
-      if (!read.ok) return toolError(read.failure);
-      const invoice = read.value;
-      const now = performance.now();
-      const outcome = settled.has(invoice.status) ? (invoice.status as z.infer<typeof Outcome>) : now >= deadline || extra.signal.aborted ? 'timeout' : null;
-      if (outcome) {
-        return {
-          structuredContent: { outcome, invoice } satisfies { outcome: z.infer<typeof Outcome>; invoice: z.infer<typeof StoredInvoice> },
-          content: [{ type: 'text', text: `${outcome === 'timeout' ? `Still ${invoice.status} after ${timeout_s} s.` : `Invoice ${outcome}.`} ${describeStoredInvoice(invoice)}` }],
-        };
+    // The invoice is read again only when the updates say its status changed (and at the end).
+    let changed = false;
+    let wake = () => undefined as void;
+    const stop = deps.updates.watch(invoice_id, () => {
+      changed = true;
+      wake();
+    });
+    try {
+      let read = await deps.listener.getInvoice(invoice_id);
+      for (;;) {
+        if (!read.ok) return toolError(read.failure);
+        const invoice = read.value;
+        const now = performance.now();
+        const outcome = settled.has(invoice.status) ? (invoice.status as z.infer<typeof Outcome>) : now >= deadline || extra.signal.aborted ? 'timeout' : null;
+        if (outcome) {
+          return {
+            structuredContent: { outcome, invoice } satisfies { outcome: z.infer<typeof Outcome>; invoice: z.infer<typeof StoredInvoice> },
+            content: [{ type: 'text', text: `${outcome === 'timeout' ? `Still ${invoice.status} after ${timeout_s} s.` : `Invoice ${outcome}.`} ${describeStoredInvoice(invoice)}` }],
+          };
+        }
+        if (progressToken !== undefined) {
+          const waitedS = Math.round((now - started) / 1000);
+          await extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress: waitedS, total: timeout_s, message: `Invoice ${invoice.status}; waited ${waitedS} of ${timeout_s} s.` },
+            })
+            .catch(() => undefined);
+        }
+        // Without a progress token nothing is sent while waiting: sleep until a change or the deadline.
+        const waitMs = Math.max(0, deadline - now);
+        if (!changed) await pause(progressToken === undefined ? waitMs : Math.min(progressMs, waitMs), extra.signal, (done) => (wake = done));
+        if (changed || performance.now() >= deadline || extra.signal.aborted) {
+          changed = false;
+          read = await deps.listener.getInvoice(invoice_id);
+        }
       }
-      if (progressToken !== undefined) {
-        const waitedS = Math.round((now - started) / 1000);
-        await extra
-          .sendNotification({
-            method: 'notifications/progress',
-            params: { progressToken, progress: waitedS, total: timeout_s, message: `Invoice ${invoice.status}; waited ${waitedS} of ${timeout_s} s.` },
-          })
-          .catch(() => undefined);
-      }
-      await pause(Math.min(intervalMs, Math.max(0, deadline - now)), extra.signal);
+    } finally {
+      stop();
     }
   });
 }

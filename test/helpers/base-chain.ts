@@ -10,6 +10,7 @@ import { silentLogger } from '../../core/log.ts';
 import { testDatabases, type TestDatabase } from '../support/databases.ts';
 import { startAnvil, type Anvil } from '../../listener/sandbox/anvil.ts';
 import { deployTestToken, type TestToken } from '../../listener/sandbox/test-token.ts';
+import { createMemoryStatusFeed } from '../../core/invoices/status-feed.ts';
 
 export const MERCHANT = 'm_test';
 /** The merchant's fixed receive address (EIP-55's first example; not one of the xpub's children). */
@@ -84,8 +85,10 @@ export function baseServices(
 ) {
   const clock = options.clock ?? systemClock;
   const db = chain.database.db;
+  const feed = createMemoryStatusFeed();
   const invoices = createInvoiceService({
     db,
+    feed,
     clock,
     logger: silentLogger,
     chains: [baseAdapter],
@@ -94,6 +97,7 @@ export function baseServices(
   });
   const watcher = createBaseWatcher({
     db,
+    feed,
     clock: options.watcherClock ?? systemClock,
     logger: silentLogger,
     merchantId: MERCHANT,

@@ -44,7 +44,11 @@ export function collectPageErrors(page: Page): string[] {
   page.on('response', (response) => {
     if (response.status() >= 400) errors.push(`HTTP ${response.status()}: ${response.url()}`);
   });
-  page.on('requestfailed', (request) => errors.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
+  page.on('requestfailed', (request) => {
+    // An event stream is always in flight: a navigation of the page's own (a reload) cuts it short.
+    if (request.resourceType() === 'eventsource' && request.failure()?.errorText === 'net::ERR_ABORTED') return;
+    errors.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
+  });
   return errors;
 }
 

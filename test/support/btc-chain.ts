@@ -71,7 +71,8 @@ export async function startBtcWatchContext(
     ...options.env,
   });
   const start = () =>
-    startListener(config, { clock, logger: options.logger ?? silentLogger, btcPollIntervalMs: options.pollIntervalMs ?? 3_600_000, fetch: options.fetch });
+    // The manual clock fires no timers: the expiry sweeper looks every 200 ms instead of waiting for the nearest expiry.
+    startListener(config, { clock, logger: options.logger ?? silentLogger, btcPollIntervalMs: options.pollIntervalMs ?? 3_600_000, fetch: options.fetch, expirySweepMs: 200 });
 
   const context: BtcWatchContext = {
     chain,

@@ -1,6 +1,7 @@
-// Checkout page: keeps the server-rendered page current. Polls the JSON view every 5 s (backing off
-// on errors, pausing while the tab is hidden) until the status is final, counts down to expiry by
-// the server's clock, and adds copy buttons. Loaded as a file: the page's CSP allows no inline code.
+// Checkout page: keeps the server-rendered page current. Listens to the view's event stream (each
+// status change as it happens); when the stream is cut or missing, polls the JSON view every 5 s
+// (backing off on errors, pausing while the tab is hidden) until the status is final. Counts down
+// to expiry by the server's clock, and adds copy buttons. Loaded as a file: the page's CSP allows no inline code.
 'use strict';
 (function () {
   var root = document.querySelector('[data-view-url]');
@@ -157,5 +158,18 @@
   if (countdown) countdown.parentElement.hidden = false;
   tick();
   setInterval(tick, 1000);
-  if (!isFinal(state)) schedule(POLL_MS);
+  // Live: the view's event stream; once it is cut (or the browser has none), the polling above.
+  function listen() {
+    if (!window.EventSource) return schedule(POLL_MS);
+    var stream = new EventSource(root.dataset.viewUrl + '/events');
+    stream.addEventListener('view', function (event) {
+      apply(JSON.parse(event.data));
+    });
+    // Also how a final status ends it: the server closes the stream after sending it.
+    stream.onerror = function () {
+      stream.close();
+      if (!isFinal(state) && timer === null) schedule(0);
+    };
+  }
+  if (!isFinal(state)) listen();
 })();

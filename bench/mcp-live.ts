@@ -1,0 +1,273 @@
+/**
+ * Live invoice status at scale: 1,000 MCP Streamable HTTP sessions on one listener, 10 invoice
+ * subscriptions each. Measures the listener's idle CPU over 30 s with the sessions, minus the same
+ * listener's idle CPU with none (target: at most 2% of a core); its RSS per 1,000 sessions; the time
+ * from a confirmation's commit to each session's notifications/resources/updated (target p99 <= 250
+ * ms, all notified); and the same across two Cloud instances on Postgres (sessions on the one that
+ * does not watch; target p99 <= 500 ms; needs TEST_DATABASE_URL, else skipped).
+ * Run: npm run bench -- mcp-live
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { testAccountKey } from '../test/support/btc-chain.ts';
+import { signupMerchant } from '../test/support/cloud.ts';
+import { testDatabases } from '../test/support/databases.ts';
+import { postJson } from '../test/support/listener.ts';
+import { progress, report, round } from './support/report.ts';
+
+const SESSIONS = 1_000;
+const PER_SESSION = 10;
+/** Invoices every session subscribes to; each is confirmed once, and every session must hear it. */
+const TARGETS = 3;
+const IDLE_S = 30;
+const CONNECT_CONCURRENCY = 50;
+const TARGET_IDLE_CPU_PCT = 2;
+const TARGET_P99_MS = 250;
+const TARGET_CLOUD_P99_MS = 500;
+const CLK_TCK = 100;
+
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Server {
+  child: ChildProcess;
+  ready: Record<string, unknown> & { ready: string; pid: number };
+  send(line: string): void;
+  onMessage(handler: (message: Record<string, unknown>) => void): void;
+  stop(): Promise<void>;
+}
+
+function startServer(args: string[]): Promise<Server> {
+  const script = fileURLToPath(new URL('./support/live-server.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const handlers: Array<(message: Record<string, unknown>) => void> = [];
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`live-server ${args[0]} exited (${code}) before it was ready`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      let message: Record<string, unknown>;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        return;
+      }
+      if (message.ready) {
+        resolve({
+          child,
+          ready: message as Server['ready'],
+          send: (text) => child.stdin!.write(`${text}\n`),
+          onMessage: (handler) => handlers.push(handler),
+          stop: () =>
+            new Promise((done) => {
+              child.once('exit', () => done());
+              child.stdin!.end();
+              setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+            }),
+        });
+      }
+      for (const handler of handlers) handler(message);
+    });
+  });
+}
+
+/** CPU time (user + system) a process used so far, in ms, from /proc. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+}
+
+function rssMb(pid: number): number {
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+  return kb / 1024;
+}
+
+async function idleCpuPct(pid: number): Promise<number> {
+  const before = cpuMs(pid);
+  await sleep(IDLE_S * 1000);
+  return ((cpuMs(pid) - before) / (IDLE_S * 1000)) * 100;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+/** Opens the sessions, each subscribed to the targets and to others of `invoices`; records each notification's arrival. */
+async function openSessions(url: string, headers: Record<string, string>, targets: string[], others: string[]) {
+  const arrivals = new Map<string, number[]>();
+  for (const target of targets) arrivals.set(target, []);
+  const clients: Client[] = [];
+  let next = 0;
+  const openOne = async (index: number) => {
+    const client = new Client({ name: `live-${index}`, version: '1.0.0' });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      arrivals.get(notification.params.uri.slice('invoice://'.length))?.push(now());
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+    const mine = [...targets];
+    for (let k = 0; mine.length < PER_SESSION; k++) mine.push(others[(index * (PER_SESSION - TARGETS) + k) % others.length]!);
+    for (const invoiceId of mine) await client.subscribeResource({ uri: `invoice://${invoiceId}` });
+    clients.push(client);
+  };
+  await Promise.all(
+    Array.from({ length: CONNECT_CONCURRENCY }, async () => {
+      while (next < SESSIONS) {
+        const index = next++;
+        await openOne(index);
+        if ((index + 1) % 200 === 0) progress(`  ${index + 1}/${SESSIONS} sessions open`);
+      }
+    }),
+  );
+  return { clients, arrivals };
+}
+
+/** Waits until every session heard of the invoice (and `ready()`), or 30 s at most. */
+async function allNotified(arrivals: number[], ready: () => boolean = () => true): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while ((arrivals.length < SESSIONS || !ready()) && Date.now() < deadline) await sleep(20);
+}
+
+const closeAll = (clients: Client[]) => Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+
+async function onListener() {
+  const server = await startServer(['listener']);
+  const { pid } = server.ready;
+  const url = server.ready.ready;
+  const committed = new Map<string, number>();
+  server.onMessage((message) => {
+    if (typeof message.confirmed === 'string') committed.set(message.confirmed, message.at as number);
+  });
+  try {
+    const invoices: string[] = [];
+    for (let i = 0; i < 1_000; i++) {
+      const created = await postJson(`${url}/invoice`, { amount_sats: 10_000 + i });
+      if (created.status !== 201) throw new Error(`POST /invoice answered ${created.status}: ${created.text}`);
+      invoices.push(created.json.invoice_id);
+    }
+    const targets = invoices.slice(0, TARGETS);
+    await sleep(3_000);
+    progress(`listener: idle CPU with no session, ${IDLE_S} s…`);
+    const baseCpu = await idleCpuPct(pid);
+    const baseRss = rssMb(pid);
+    progress(`listener: opening ${SESSIONS} sessions, ${PER_SESSION} subscriptions each…`);
+    const { clients, arrivals } = await openSessions(`${url}/mcp`, {}, targets, invoices.slice(TARGETS));
+    await sleep(5_000);
+    const sessionsRss = rssMb(pid);
+    progress(`listener: idle CPU with the sessions, ${IDLE_S} s…`);
+    const sessionsCpu = await idleCpuPct(pid);
+    const samples: number[] = [];
+    let notified = SESSIONS;
+    for (const target of targets) {
+      server.send(`confirm ${target}`);
+      await allNotified(arrivals.get(target)!, () => committed.has(target));
+      const at = committed.get(target);
+      const got = at === undefined ? [] : arrivals.get(target)!.map((arrival) => arrival - at);
+      notified = Math.min(notified, got.length);
+      samples.push(...got);
+      progress(`  confirmed ${target}: ${got.length} sessions notified`);
+    }
+    await closeAll(clients);
+    return { baseCpu, sessionsCpu, baseRss, sessionsRss, samples, notified };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function acrossCloud(): Promise<{ samples: number[]; notified: number } | string> {
+  const postgres = testDatabases.find((kind) => kind.name === 'postgres')!;
+  if (postgres.skip) return postgres.skip;
+  const database = await postgres.create();
+  const leader = await startServer(['cloud-leader', database.url]);
+  const follower = await startServer(['cloud-follower', database.url, leader.ready.esplora as string]);
+  try {
+    if (follower.ready.leader) throw new Error('the second Cloud instance leads: the measure would not cross instances');
+    const url = follower.ready.ready;
+    const merchant = await signupMerchant(url, { btc_xpub: testAccountKey(31) });
+    const key = { 'x-service-api-key': merchant.api_key };
+    const invoices: Array<{ invoice_id: string; receive_address: string; amount_sats: number }> = [];
+    for (let i = 0; i < 20; i++) {
+      const created = await postJson(`${url}/api/v1/invoice`, { amount_sats: 20_000 + i }, key);
+      if (created.status !== 201) throw new Error(`POST /api/v1/invoice answered ${created.status}: ${created.text}`);
+      invoices.push(created.json);
+    }
+    const targets = invoices.slice(0, TARGETS);
+    progress(`cloud: opening ${SESSIONS} sessions on the instance that does not watch…`);
+    const { clients, arrivals } = await openSessions(`${url}/api/v1/mcp`, { authorization: `Bearer ${merchant.api_key}` }, targets.map((t) => t.invoice_id), invoices.slice(TARGETS).map((t) => t.invoice_id));
+    // The leader picks the new merchant up within its refresh.
+    await sleep(3_000);
+    const samples: number[] = [];
+    let notified = SESSIONS;
+    for (const target of targets) {
+      leader.send(`pay ${target.receive_address} ${target.amount_sats}`);
+      await allNotified(arrivals.get(target.invoice_id)!);
+      // The commit's time: paid_at, stamped by the leader's watcher just before its transaction commits.
+      const read = await fetch(`${url}/api/v1/invoice/${target.invoice_id}`, { headers: key });
+      const paidAt = Date.parse((await read.json()).paid_at);
+      const measured = Number.isFinite(paidAt) ? arrivals.get(target.invoice_id)!.map((arrival) => arrival - paidAt) : [];
+      notified = Math.min(notified, measured.length);
+      samples.push(...measured);
+      progress(`  confirmed ${target.invoice_id} on the leader: ${measured.length} sessions on the other instance notified`);
+    }
+    await closeAll(clients);
+    return { samples, notified };
+  } finally {
+    await follower.stop();
+    await leader.stop();
+    await database.drop();
+  }
+}
+
+const listener = await onListener();
+const cloud = await acrossCloud();
+
+const sorted = [...listener.samples].sort((a, b) => a - b);
+const p50 = round(percentile(sorted, 50), 1);
+const p99 = round(percentile(sorted, 99), 1);
+// The first session told shows the feed's own delay; the rest is the fan-out to 1,000 streams and the clients' parsing.
+const first = round(sorted[0] ?? NaN, 1);
+const idleCpu = round(listener.sessionsCpu - listener.baseCpu, 2);
+const rssPer1000 = round(((listener.sessionsRss - listener.baseRss) * 1000) / SESSIONS, 1);
+const cloudSorted = typeof cloud === 'string' ? [] : [...cloud.samples].sort((a, b) => a - b);
+const cloudP99 = typeof cloud === 'string' ? null : round(percentile(cloudSorted, 99), 1);
+const cloudP50 = typeof cloud === 'string' ? null : round(percentile(cloudSorted, 50), 1);
+const load = round(loadavg()[0]!);
+const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+
+report(
+  [
+    `${SESSIONS} Streamable HTTP sessions, ${PER_SESSION} invoice subscriptions each, one listener (SQLite); machine: ${cpus().length} cores, load average ${load} (1 min), shared with other work`,
+    `  idle CPU, no session (baseline)      ${round(listener.baseCpu, 2)} % of a core over ${IDLE_S} s`,
+    `  idle CPU, ${SESSIONS} sessions           ${round(listener.sessionsCpu, 2)} % (ratio ${round(listener.sessionsCpu / Math.max(listener.baseCpu, 0.01))}x the baseline)`,
+    `  sessions' own idle CPU               ${idleCpu} % (target <= ${TARGET_IDLE_CPU_PCT}): ${verdict(idleCpu <= TARGET_IDLE_CPU_PCT)}`,
+    `  RSS ${round(listener.baseRss, 1)} MB without, ${round(listener.sessionsRss, 1)} MB with: ${rssPer1000} MB per 1,000 sessions`,
+    `  commit to notification, ${TARGETS} confirmations x ${SESSIONS} sessions: first ${first} ms, p50 ${p50} ms, p99 ${p99} ms (target <= ${TARGET_P99_MS}), all notified: ${listener.notified === SESSIONS} — ${verdict(p99 <= TARGET_P99_MS && listener.notified === SESSIONS)}`,
+    typeof cloud === 'string'
+      ? `  two Cloud instances on Postgres: skipped (${cloud})`
+      : `  two Cloud instances on Postgres, sessions on the one that does not watch: p50 ${cloudP50} ms, p99 ${cloudP99} ms from paid_at (target <= ${TARGET_CLOUD_P99_MS}), notified ${cloud.notified}/${SESSIONS} — ${verdict(cloudP99! <= TARGET_CLOUD_P99_MS && cloud.notified === SESSIONS)}`,
+  ],
+  {
+    bench: 'mcp-live',
+    value: idleCpu,
+    unit: '% of a core',
+    baseline: round(listener.baseCpu, 2),
+    ratio: round(listener.sessionsCpu / Math.max(listener.baseCpu, 0.01)),
+    target: TARGET_IDLE_CPU_PCT,
+    idle_cpu_pct: idleCpu,
+    rss_mb_per_1000_sessions: rssPer1000,
+    notify_first_ms: first,
+    notify_p50_ms: p50,
+    notify_p99_ms: p99,
+    notified: listener.notified,
+    cloud_cross_instance_p50_ms: cloudP50,
+    cloud_cross_instance_p99_ms: cloudP99,
+    cloud_notified: typeof cloud === 'string' ? null : cloud.notified,
+    sessions: SESSIONS,
+    subscriptions_per_session: PER_SESSION,
+    load_avg_1m: load,
+  },
+);
+process.exit(0);

@@ -1,0 +1,100 @@
+/**
+ * A server process for the mcp-live bench, so its CPU and memory are measured apart from the
+ * bench's 1,000 clients. `listener`: a listener on a local regtest chain (the watcher passes only
+ * when told); `cloud-leader`: a Cloud instance that leads and watches a local chain it serves;
+ * `cloud-follower`: a second Cloud instance on the same Postgres. Talks JSON lines: it prints
+ * {"ready":…} once serving and {"confirmed":id,"at":ms} when its feed publishes a confirmation;
+ * it reads commands `confirm <invoice_id>` (listener) and `pay <address> <sats>` (cloud leader).
+ */
+import { createInterface } from 'node:readline';
+import { startCloud, type RunningCloud } from '../../cloud/cloud-app.ts';
+import { loadCloudConfig } from '../../cloud/cloud-config.ts';
+import { silentLogger } from '../../core/log.ts';
+import { startListener, type RunningListener } from '../../listener/app.ts';
+import { loadConfig } from '../../listener/config.ts';
+import { LocalBtcChain } from '../../listener/sandbox/local-btc-chain.ts';
+import { startLocalChainServer } from '../../listener/sandbox/local-chain-server.ts';
+import { payeeOf, REGTEST_TPUB } from '../../test/support/btc-chain.ts';
+import { tempSqliteUrl } from '../../test/support/listener.ts';
+
+const [mode, databaseUrl, esploraUrl] = process.argv.slice(2);
+const now = () => performance.timeOrigin + performance.now();
+const say = (message: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(message)}\n`);
+const cloudEnv = (esplora: string) => ({
+  PORT: '0',
+  HOST: '127.0.0.1',
+  DATABASE_URL: databaseUrl!,
+  BTC_ESPLORA_URL: esplora,
+  BTC_ESPLORA_SELF_HOSTED: 'true',
+  CLOUD_WATCH: 'true',
+  CLOUD_SIGNUP_RATE_LIMIT: 'off',
+  CLOUD_INVOICE_RATE_LIMIT: 'off',
+  MCP_MAX_SESSIONS: '5000',
+});
+
+let stop: () => Promise<void>;
+const commands = createInterface({ input: process.stdin });
+
+if (mode === 'listener') {
+  const chain = new LocalBtcChain();
+  const server = await startLocalChainServer(chain);
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: tempSqliteUrl(),
+    MERCHANT_BTC_XPUB: REGTEST_TPUB,
+    BTC_NETWORK: 'regtest',
+    BTC_ESPLORA_URL: server.esploraUrl,
+    BTC_ESPLORA_SELF_HOSTED: 'true',
+    SERVICE_RATE_LIMIT: 'off',
+    MCP_MAX_SESSIONS: '5000',
+  });
+  // The watcher passes when told (below), not on a timer: idle means idle.
+  const listener: RunningListener = await startListener(config, { logger: silentLogger, btcPollIntervalMs: 3_600_000 });
+  listener.feed.subscribe((change) => {
+    if (change.status === 'confirmed') say({ confirmed: change.invoice_id, at: now() });
+  });
+  commands.on('line', (line) => {
+    const [command, invoiceId] = line.split(' ');
+    if (command !== 'confirm') return;
+    void (async () => {
+      const row = await listener.database.db.selectFrom('invoices').select(['receive_address', 'amount_sats']).where('invoice_id', '=', invoiceId!).executeTakeFirstOrThrow();
+      chain.pay([{ address: row.receive_address, value: BigInt(row.amount_sats!) }]);
+      chain.mine(1);
+      await listener.btcWatcher!.syncOnce();
+    })();
+  });
+  stop = async () => {
+    await listener.stop();
+    await server.close();
+  };
+  say({ ready: listener.url, pid: process.pid });
+} else if (mode === 'cloud-leader') {
+  const chain = new LocalBtcChain();
+  const server = await startLocalChainServer(chain);
+  const cloud: RunningCloud = await startCloud(loadCloudConfig(cloudEnv(server.esploraUrl)), {
+    logger: silentLogger,
+    leaderRetryMs: 200,
+    chainWatch: { btcPollMs: 100, refreshMs: 300 },
+  });
+  commands.on('line', (line) => {
+    const [command, address, sats] = line.split(' ');
+    if (command !== 'pay') return;
+    chain.pay([{ ...payeeOf(address!), value: BigInt(sats!) }]);
+    chain.mine(1);
+  });
+  stop = async () => {
+    await cloud.stop();
+    await server.close();
+  };
+  while (!cloud.isLeader()) await new Promise((resolve) => setTimeout(resolve, 50));
+  say({ ready: cloud.url, pid: process.pid, esplora: server.esploraUrl });
+} else if (mode === 'cloud-follower') {
+  const cloud: RunningCloud = await startCloud(loadCloudConfig(cloudEnv(esploraUrl!)), { logger: silentLogger, leaderRetryMs: 60_000 });
+  stop = () => cloud.stop();
+  say({ ready: cloud.url, pid: process.pid, leader: cloud.isLeader() });
+} else {
+  throw new Error(`unknown mode ${mode}: listener, cloud-leader or cloud-follower`);
+}
+
+commands.on('close', () => void stop().then(() => process.exit(0)));

@@ -1,0 +1,68 @@
+import type { RouterMiddleware } from '@koa/router';
+import { finalCheckoutStatuses, type CheckoutView } from '../../shared/checkout.ts';
+import type { Logger } from '../../core/log.ts';
+
+/** Tells `changed` when an invoice's status may have changed; returns the call that stops it. */
+export type WatchInvoice = (invoiceId: string, changed: () => void) => () => void;
+
+/** A comment line now and then keeps proxies from closing a quiet stream. */
+const KEEP_ALIVE_MS = 25_000;
+/** What the browser waits before reconnecting on its own (the page falls back to polling instead). */
+const RETRY_MS = 5_000;
+
+/**
+ * The checkout view as Server-Sent Events: `event: view` with the view now, then after each status
+ * change the feed reports, until the status is final. Nothing is read while nothing changes. An
+ * unknown invoice is refused with the error envelope before the stream starts.
+ */
+export function checkoutEvents(options: { view(invoiceId: string): Promise<CheckoutView>; watch: WatchInvoice; logger: Logger }): RouterMiddleware {
+  return async (ctx) => {
+    const invoiceId = ctx.params.id!;
+    const first = await options.view(invoiceId);
+    const res = ctx.res;
+    ctx.respond = false;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'access-control-allow-origin': '*',
+      'x-content-type-options': 'nosniff',
+      'x-accel-buffering': 'no',
+    });
+    res.write(`retry: ${RETRY_MS}\n\n`);
+
+    let lastStatus: string | undefined;
+    let ended = false;
+    let reading: Promise<void> = Promise.resolve();
+    const send = (view: CheckoutView) => {
+      if (ended) return;
+      const key = `${view.status}/${view.payment_seen}`;
+      if (key !== lastStatus) {
+        lastStatus = key;
+        res.write(`event: view\ndata: ${JSON.stringify(view)}\n\n`);
+      }
+      if (finalCheckoutStatuses.includes(view.status)) end();
+    };
+    const stop = options.watch(invoiceId, () => {
+      reading = reading.then(async () => {
+        if (ended) return;
+        try {
+          send(await options.view(invoiceId));
+        } catch (error) {
+          // The page polls when the stream ends: it reads the view itself.
+          options.logger.warn('checkout stream: view unreadable; stream ended', { error: String(error) });
+          end();
+        }
+      });
+    });
+    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+    function end() {
+      if (ended) return;
+      ended = true;
+      stop();
+      clearInterval(keepAlive);
+      res.end();
+    }
+    res.on('close', end);
+    send(first);
+  };
+}

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { RunningCloud } from '../cloud/cloud-app.ts';
+import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
+import { startLocalChainServer } from '../listener/sandbox/local-chain-server.ts';
+import { payeeOf, testAccountKey } from './support/btc-chain.ts';
+import { signupMerchant, startTestCloud } from './support/cloud.ts';
+import { testDatabases } from './support/databases.ts';
+import { waitForWatcher } from './support/wait-for-watcher.ts';
+
+const postgres = testDatabases.find((d) => d.name === 'postgres')!;
+
+describe('MCP subscriptions across two Cloud instances on one Postgres', { skip: postgres.skip }, () => {
+  it('a session on the instance that does not watch is notified when the leader confirms the invoice, and wait_for_payment there returns confirmed', async () => {
+    const database = await postgres.create();
+    const chain = new LocalBtcChain();
+    const chainServer = await startLocalChainServer(chain);
+    const start = () =>
+      startTestCloud({
+        env: { DATABASE_URL: database.url, BTC_ESPLORA_URL: chainServer.esploraUrl, BTC_ESPLORA_SELF_HOSTED: 'true', CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off' },
+        deps: { leaderRetryMs: 100, chainWatch: { btcPollMs: 100, refreshMs: 100 } },
+      });
+    const instances: RunningCloud[] = [];
+    const clients: Client[] = [];
+    const state = () => ({ tip: chain.tip.height, instances: instances.map((cloud) => ({ leader: cloud.isLeader(), watchers: cloud.watcherStates() })) });
+    const until = <T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean) => waitForWatcher(what, read, done, { watcher: state, timeoutMs: 30_000 });
+    try {
+      instances.push(await start());
+      await until('the first instance leads', () => instances[0]!.isLeader(), Boolean);
+      instances.push(await start());
+      const [leader, other] = instances as [RunningCloud, RunningCloud];
+      assert.equal(other.isLeader(), false);
+      const merchant = await signupMerchant(other.url, { btc_xpub: testAccountKey(21) });
+
+      const client = new Client({ name: 'cross-instance', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${other.url}/api/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${merchant.api_key}` } } }));
+      clients.push(client);
+      const updates: string[] = [];
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updates.push(notification.params.uri));
+
+      const created = await client.callTool({ name: 'create_invoice', arguments: { amount_sats: 45_000 } });
+      const invoice = (created.structuredContent as { invoice: { invoice_id: string; receive_address: string } }).invoice;
+      const uri = `invoice://${invoice.invoice_id}`;
+      await client.subscribeResource({ uri });
+      const waiting = client.callTool({ name: 'wait_for_payment', arguments: { invoice_id: invoice.invoice_id, timeout_s: 120 } }, undefined, { timeout: 130_000 });
+
+      await until(
+        'the leader watches the merchant',
+        async () => (await leader.database.db.selectFrom('btc_blocks').select('merchant_id').where('merchant_id', '=', merchant.merchant_id).execute()).length,
+        (n) => n > 0,
+      );
+      chain.pay([{ ...payeeOf(invoice.receive_address), value: 45_000n }]);
+      chain.mine(1);
+      await until('the notification on the other instance', () => updates, (u) => u.length > 0);
+      assert.deepEqual(updates, [uri]);
+      const read = await client.readResource({ uri });
+      assert.equal(JSON.parse((read.contents[0] as { text: string }).text).status, 'confirmed');
+      const waited = (await waiting).structuredContent as { outcome: string; invoice: { status: string } };
+      assert.equal(waited.outcome, 'confirmed');
+      assert.equal(waited.invoice.status, 'confirmed');
+    } finally {
+      for (const client of clients) await client.close();
+      for (const cloud of instances) await cloud.stop();
+      await chainServer.close();
+      await database.drop();
+    }
+  });
+});
