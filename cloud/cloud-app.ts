@@ -30,7 +30,7 @@ import { findMerchant } from './merchant.repository.ts';
 import { cloudClaimScope, cloudDeliveryTarget } from './webhook-delivery.ts';
 import { openCloudDatabase } from './cloud.schema.ts';
 import type { CloudTables } from './cloud.tables.ts';
-import { systemResolver, type Resolver } from './webhook-target.ts';
+import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
 
 export interface CloudDeps {
   clock?: Clock;

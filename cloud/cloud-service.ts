@@ -17,7 +17,7 @@ import { findMerchant, insertApiKey, listApiKeys, revokeApiKey, saveWebhook, typ
 import { effectivePlan, planCatalogue, planOf, usageMonth, type PlanName } from './plans.ts';
 import { signup } from './signup.ts';
 import { countInvoice, invoicesThisMonth } from './usage.ts';
-import { checkWebhookUrl, type WebhookTargetPolicy } from './webhook-target.ts';
+import { checkWebhookUrl, type WebhookTargetPolicy } from '../core/net/webhook-target.ts';
 import { listDeliveries, resendDeliveries } from '../core/webhooks/delivery-store.ts';
 
 export interface CloudServiceDeps {

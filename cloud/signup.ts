@@ -9,7 +9,7 @@ import type { CloudTables } from './cloud.tables.ts';
 import { ServiceError } from '../core/errors.ts';
 import { newApiKey, newWebhookSecret } from './api-keys.ts';
 import { insertMerchant } from './merchant.repository.ts';
-import { checkWebhookUrl, type WebhookTargetPolicy } from './webhook-target.ts';
+import { checkWebhookUrl, type WebhookTargetPolicy } from '../core/net/webhook-target.ts';
 
 const Email = z.email();
 const CONTROL = /[\u0000-\u001f\u007f]/;

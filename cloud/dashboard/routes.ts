@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { errorCatalogue } from '../../shared/index.ts';
-import { loadHashedAsset } from '../../listener/checkout/assets.ts';
+import { loadDashboardStylesheet } from '../../listener/http/dashboard-style.ts';
 import { serveHashedAsset, setHtmlPageHeaders } from '../../listener/checkout/routes.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
@@ -10,7 +10,7 @@ import type { Logger } from '../../core/log.ts';
 import { KEY_LABEL_MAX, parseKeyLabel } from '../api-keys.ts';
 import type { CloudService } from '../cloud-service.ts';
 import { planCatalogue } from '../plans.ts';
-import { readFormBody } from './form-body.ts';
+import { readFormBody } from '../../listener/http/form-body.ts';
 import {
   renderInvoices,
   renderKeys,
@@ -66,7 +66,7 @@ const noticeOf = (error: ServiceError): Notice => ({ kind: 'error', text: `${err
 /** The merchant dashboard under `/dashboard`, signed in with an API key, over the Cloud service functions. */
 export function dashboardRoutes(deps: DashboardDeps): Router {
   const { cloud, sessions, clock } = deps;
-  const asset = loadHashedAsset(new URL('./public/', import.meta.url), 'dashboard.css', 'text/css; charset=utf-8');
+  const asset = loadDashboardStylesheet();
   const css: Stylesheet = { url: `/dashboard/assets/${asset.name}`, integrity: asset.integrity };
   const router = new Router({ prefix: '/dashboard' });
 
