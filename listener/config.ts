@@ -39,6 +39,8 @@ export interface Config {
   mcpAllowedOrigins: string[];
   /** Open MCP sessions at most (MCP_MAX_SESSIONS). */
   mcpMaxSessions: number;
+  /** PUBLIC_URL: the base URL clients reach this server at (OAuth issuer and resource); null: loopback only. */
+  publicUrl: string | null;
   webhook: { url: string; secret: string } | null;
   nodeEnv: string;
   /** Shown to payers on the checkout page. */
@@ -73,6 +75,7 @@ export const settingNames = [
   'TRUST_PROXY',
   'MCP_ALLOWED_ORIGINS',
   'MCP_MAX_SESSIONS',
+  'PUBLIC_URL',
   'MERCHANT_WEBHOOK_URL',
   'MERCHANT_WEBHOOK_SECRET',
   'SERVICE_WEBHOOK_SECRET',
@@ -107,6 +110,19 @@ export const mcpAllowedOriginsSetting = z.preprocess(
     .default('')
     .transform((text) => text.split(',').map((origin) => origin.trim()).filter(Boolean))
     .refine((origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin), 'must be comma-separated origins such as https://app.example.com'),
+);
+
+/**
+ * PUBLIC_URL: the origin (and optional path prefix) clients reach the server at, behind a proxy
+ * (`https://pay.example.com`): the OAuth issuer and the MCP endpoint's canonical URL are built on it.
+ */
+export const publicUrlSetting = z.preprocess(
+  blankToUndefined,
+  z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://pay.example.com' })
+    .refine((text) => { const url = new URL(text); return !url.search && !url.hash && !url.username; }, 'must have no query, fragment or credentials')
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
 );
 
 /** MCP_MAX_SESSIONS: open MCP sessions at most, each a few kilobytes of memory (default 1000). */
@@ -176,6 +192,7 @@ const EnvSchema = z.object({
   TRUST_PROXY: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')),
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
+  PUBLIC_URL: publicUrlSetting,
   MERCHANT_WEBHOOK_URL: optionalText,
   MERCHANT_WEBHOOK_SECRET: optionalText,
   SERVICE_WEBHOOK_SECRET: optionalText,
@@ -260,6 +277,7 @@ export function loadConfig(env: Env): Config {
     trustProxy: raw.TRUST_PROXY === 'true' || raw.TRUST_PROXY === '1',
     mcpAllowedOrigins: raw.MCP_ALLOWED_ORIGINS,
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,
+    publicUrl: raw.PUBLIC_URL ?? null,
     webhook,
     nodeEnv: raw.NODE_ENV,
     shopName: raw.SHOP_NAME,

@@ -23,6 +23,16 @@ export const errorCatalogue = {
     description: 'The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).',
   },
   unauthorized: { status: 401, description: 'Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`).' },
+  invalid_token: {
+    status: 401,
+    description:
+      'MCP endpoint: the `Authorization: Bearer` value is neither an API key nor a live OAuth access token for this endpoint (expired, revoked, forged, or issued for another server). `WWW-Authenticate` names the protected resource metadata.',
+  },
+  insufficient_scope: {
+    status: 403,
+    description:
+      'The OAuth access token or scoped API key lacks the scope this call needs (`invoices:read` or `invoices:write`); `WWW-Authenticate` names it. Ask for it again with that scope.',
+  },
   origin_not_allowed: {
     status: 403,
     description: 'MCP endpoint: the request comes from a browser page whose `Origin` is not in `MCP_ALLOWED_ORIGINS`. Clients that send no Origin are not affected.',

@@ -23,6 +23,7 @@ export function errorMiddleware(logger: Logger): Middleware {
       if (error instanceof ServiceError) {
         renderError(ctx, error.code, error.message);
         if (error.extra.retryAfterS !== undefined) ctx.set('Retry-After', String(error.extra.retryAfterS));
+        if (error.extra.challenge) ctx.set('WWW-Authenticate', error.extra.challenge);
         if (error.extra.details) Object.assign((ctx.body as ErrorEnvelope).error, error.extra.details);
         return;
       }

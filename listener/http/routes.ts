@@ -1,6 +1,9 @@
 import type { Health } from '../../shared/index.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
-import { requireApiKey } from './api-key.ts';
+import { keyMatcher, requireApiKey } from './api-key.ts';
+import type { EndpointOAuth } from '../oauth/endpoint-oauth.ts';
+import { requireMcpCredentials } from '../oauth/protected-resource.ts';
+import type { Principal } from '../oauth/scopes.ts';
 import { readJsonBodyWithNumberTexts } from './json-body.ts';
 import { documentHandlers } from './serve.ts';
 import { invoiceLimit, limitRequests } from './rate-limit.ts';
@@ -25,17 +28,31 @@ export interface RouteDeps {
   /** Browser origins allowed to call /mcp. */
   mcpAllowedOrigins: readonly string[];
   mcpMaxSessions: number;
+  /** The server's own browser origins (see ownOrigins). */
+  isOwnOrigin(origin: string): boolean;
+  /** OAuth for /mcp; null without SERVICE_API_KEY (nothing to sign in with). */
+  oauth: EndpointOAuth | null;
 }
+
+const LISTENER: Principal = { accountId: 'listener', scopes: null, via: 'key' };
 
 /** The listener's own API routes by operation id (the checkout's come from the checkout module). */
 export function listenerHandlers(deps: RouteDeps): RouteHandlers {
   const documents = documentHandlers(deps.documents);
   const limit = invoiceLimit(deps.rateLimit, deps.clock);
   const logger = deps.logger.child({ component: 'mcp' });
+  const keyMatches = deps.apiKey === null ? () => true : keyMatcher(deps.apiKey);
+  const oauth = async () => (deps.oauth ? deps.oauth.oauth() : null);
   const mcp = mcpHandlers({
     sessions: createMcpSessions({ maxSessions: deps.mcpMaxSessions, idleMs: MCP_IDLE_MS, logger }),
     allowedOrigins: deps.mcpAllowedOrigins,
-    authorize: requireApiKey(deps.apiKey),
+    isOwnOrigin: deps.isOwnOrigin,
+    oauth,
+    authorize: requireMcpCredentials({
+      principalOfKey: async (_ctx, key) => (keyMatches(key) ? LISTENER : null),
+      oauth,
+      touched: deps.oauth?.touched,
+    }),
     // One key (or none) opens every session: any caller that passed the key check may use them.
     ownerOf: () => 'listener',
     open: (ctx) => createMcpServer({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), renderQr: renderQrPng, logger }),

@@ -1,0 +1,76 @@
+import type { Context, Middleware } from 'koa';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/log.ts';
+import { createOAuthStore } from '../../core/oauth/oauth-store.ts';
+import type { OAuthTables } from '../../core/oauth/oauth.tables.ts';
+import type { RateLimiter } from '../http/sliding-window.ts';
+import { createAuthorizationServer, isAuthorizationServerPath } from './authorization-server.ts';
+import type { GuardedFetchPolicy } from './guarded-fetch.ts';
+import { metadataHandler, resourceUrls, usageTouch, type OAuthResource } from './protected-resource.ts';
+
+const WELL_KNOWN = '/.well-known/oauth-protected-resource';
+const SWEEP_EVERY_MS = 10 * 60_000;
+
+export interface EndpointOAuthOptions {
+  /** The MCP endpoint's path (`/mcp`, `/api/v1/mcp`). */
+  mcpPath: string;
+  /** The public base URL; null while OAuth is off (no PUBLIC_URL and not on loopback, or nothing to sign in with). */
+  baseUrl(): string | null;
+  db: Kysely<OAuthTables>;
+  clock: Clock;
+  logger: Logger;
+  trustProxy: boolean;
+  accountOfKey(key: string): Promise<string | null>;
+  keyLabel: string;
+  cimdPolicy: GuardedFetchPolicy;
+  consentLimiter: RateLimiter | null;
+  registrationLimiter: RateLimiter | null;
+}
+
+/**
+ * OAuth for one edition's MCP endpoint: the authorization server (made on first use, once the
+ * public URL is known), the protected resource metadata, and the expired-row sweep.
+ */
+export function endpointOAuth(options: EndpointOAuthOptions) {
+  const store = createOAuthStore(options.db, options.clock);
+  let ready: Promise<OAuthResource> | null = null;
+  const log = options.logger.child({ component: 'oauth' });
+  const sweeper = setInterval(() => void store.sweep().catch((error) => log.warn('OAuth sweep failed', { error })), SWEEP_EVERY_MS);
+  sweeper.unref();
+
+  async function oauth(): Promise<OAuthResource | null> {
+    const base = options.baseUrl();
+    if (!base) return null;
+    ready ??= createAuthorizationServer({ ...options, issuer: base, resource: resourceUrls(base, options.mcpPath).resource, store, logger: options.logger }).then(
+      (server) => ({ ...resourceUrls(base, options.mcpPath), server }),
+    );
+    try {
+      return await ready;
+    } catch (error) {
+      ready = null;
+      throw error;
+    }
+  }
+
+  const metadata = metadataHandler(oauth);
+  const middleware: Middleware = async (ctx: Context, next) => {
+    if ((ctx.path === WELL_KNOWN || ctx.path === `${WELL_KNOWN}${options.mcpPath}`) && ctx.method === 'GET') return metadata(ctx, next);
+    if (!isAuthorizationServerPath(ctx.path)) return next();
+    const found = await oauth();
+    if (!found) return next();
+    return found.server.middleware(ctx, next);
+  };
+
+  return {
+    oauth,
+    middleware,
+    store,
+    touched: usageTouch((grantId) => store.touchGrant(grantId), () => options.clock.now()),
+    close() {
+      clearInterval(sweeper);
+    },
+  };
+}
+
+export type EndpointOAuth = ReturnType<typeof endpointOAuth>;
