@@ -22,6 +22,11 @@ import { createCloudChainWatchers } from './chain-watchers.ts';
 import { cloudSecrets, type CloudConfig } from './cloud-config.ts';
 import { createCloudService } from './cloud-service.ts';
 import { createCloudHttpApp } from './http/app.ts';
+import { ownOrigins } from '../listener/http/mcp-endpoint.ts';
+import { endpointOAuth } from '../listener/oauth/endpoint-oauth.ts';
+import { hashApiKey } from './api-keys.ts';
+import { merchantByKeyHash } from './merchant.repository.ts';
+import { createSharedRateLimiter } from './shared-rate-limiter.ts';
 import { electLeader } from './leader.ts';
 import { createMerchantReceivers } from './merchant-context.ts';
 import { createStripeCardProcessor } from './stripe-card-processor.ts';
@@ -39,6 +44,8 @@ export interface CloudDeps {
   fetch?: Fetch;
   /** DNS for webhook hosts; tests make names resolve where they like. */
   resolve?: Resolver;
+  /** Tests only: a certificate authority trusted for Client ID Metadata Documents (with CLOUD_WEBHOOK_ALLOW_LOOPBACK). */
+  cimdCa?: string;
   card?: CardProcessor | null;
   /** Where the Stripe SDK sends API requests (tests: a local stand-in for api.stripe.com). */
   stripeApi?: { host: string; port: number; protocol: 'http' | 'https' };
@@ -149,9 +156,28 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     },
   });
 
+  // OAuth for /api/v1/mcp: issuer and resource on PUBLIC_URL, or on the loopback URL served.
+  let servedUrl: string | null = null;
+  const onLoopback = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/.test(config.host);
+  const oauth = endpointOAuth({
+    mcpPath: '/api/v1/mcp',
+    baseUrl: () => config.publicUrl ?? (onLoopback ? servedUrl : null),
+    db,
+    clock,
+    logger,
+    trustProxy: config.trustProxy,
+    accountOfKey: async (key) => (await merchantByKeyHash(db, hashApiKey(key)))?.merchant_id ?? null,
+    keyLabel: 'one of your API keys',
+    cimdPolicy: { ...webhookPolicy, ca: deps.cimdCa },
+    consentLimiter: config.signInRateLimit && createSharedRateLimiter({ db, clock, name: 'oauth-consent', config: config.signInRateLimit }),
+    registrationLimiter: createSharedRateLimiter({ db, clock, name: 'oauth-register', config: { perClient: 20, overall: 1000 } }),
+  });
+
   const app = createCloudHttpApp({
     cloud,
     db,
+    oauth,
+    isOwnOrigin: ownOrigins(config.publicUrl, onLoopback),
     clock,
     logger,
     trustProxy: config.trustProxy,
@@ -176,6 +202,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     },
   });
   const { server, url } = await serveHttp(app, config.port, config.host);
+  servedUrl = url;
   logger.info('cloud started', { url, database: database.dialect, hosted_checkout: config.checkoutBaseUrl ?? 'off' });
 
   return {
@@ -193,6 +220,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       await watchers.stop();
       clearTimeout(billingTimer);
       await delivery.stop();
+      oauth.close();
       deriver.close();
       sender?.close();
       if (!deps.database) await database.close();

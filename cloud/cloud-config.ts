@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
-import { ConfigError, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, parseRateLimit, type Env, type RateLimitConfig } from '../listener/config.ts';
+import { ConfigError, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, parseRateLimit, publicUrlSetting, type Env, type RateLimitConfig } from '../listener/config.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
@@ -41,6 +41,8 @@ export interface CloudConfig {
   mcpAllowedOrigins: string[];
   /** Open MCP sessions at most on this instance (MCP_MAX_SESSIONS). */
   mcpMaxSessions: number;
+  /** PUBLIC_URL: the base URL clients reach Cloud at (OAuth issuer, MCP resource); null: loopback only. */
+  publicUrl: string | null;
   /** Whether this instance runs chain watchers when elected (false: serve HTTP and deliver only). */
   watch: boolean;
   /** Card plans through Stripe Checkout; null: card billing off (409 method_unavailable). */
@@ -71,6 +73,7 @@ const CloudEnv = z.object({
   TRUST_PROXY: flag,
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
+  PUBLIC_URL: publicUrlSetting,
   NODE_ENV: z.preprocess(blank, z.string().default('development')),
   CLOUD_CHECKOUT_BASE_URL: z.preprocess(blank, z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional()),
   CLOUD_INVOICE_RATE_LIMIT: z.preprocess(blank, z.union([z.literal('off'), z.coerce.number().int().min(1)]).default(60)),
@@ -137,6 +140,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,
     nodeEnv: raw.NODE_ENV,
     checkoutBaseUrl: raw.CLOUD_CHECKOUT_BASE_URL ?? null,
+    publicUrl: raw.PUBLIC_URL ?? null,
     invoiceRateLimit: raw.CLOUD_INVOICE_RATE_LIMIT === 'off' ? null : raw.CLOUD_INVOICE_RATE_LIMIT,
     signupRateLimit,
     signInRateLimit,

@@ -3,6 +3,7 @@ import type { Account, InvoiceListEntry } from '../../shared/index.ts';
 import { escapeHtml } from '../../listener/checkout/page.ts';
 import { KEY_LABEL_MAX } from '../api-keys.ts';
 import type { DeliverySummary } from '../../core/webhooks/delivery-store.ts';
+import type { ConnectedApp } from '../../core/oauth/oauth-store.ts';
 import type { CardSubscription } from '../card-subscription.ts';
 import type { Plan } from '../plans.ts';
 
@@ -34,6 +35,7 @@ export const dashboardNav = [
   ['/dashboard/invoices', 'Invoices'],
   ['/dashboard/webhooks', 'Webhooks'],
   ['/dashboard/keys', 'API keys'],
+  ['/dashboard/apps', 'Connected apps'],
   ['/dashboard/plan', 'Plan'],
 ] as const;
 
@@ -356,4 +358,29 @@ ${options.card ? cardSubscriptionHtml(frame, options.card, options.expiresAt, op
 ${cards}
 </div>`,
   );
+}
+
+/** The agents connected with OAuth: each grant with its scopes and a Revoke button. */
+export function renderConnectedApps(frame: PageFrame, apps: ConnectedApp[]): string {
+  const rows = apps
+    .map(
+      (app) => `<tr>
+<td data-label="Client"><code>${e(app.clientId)}</code></td>
+<td data-label="Scopes">${app.scopes.map((s) => `<code>${e(s)}</code>`).join(' ')}</td>
+<td data-label="Connected">${utcMs(app.createdAt)}</td>
+<td data-label="Last used">${utcMs(app.lastUsedAt)}</td>
+<td><form method="post" action="/dashboard/apps/revoke" class="inline">${csrfField(frame.csrf)}<input type="hidden" name="grant_id" value="${e(app.grantId)}"><button type="submit" aria-label="Revoke ${e(app.clientId)}">Revoke</button></form></td>
+</tr>`,
+    )
+    .join('\n');
+  const table = apps.length
+    ? `<div class="scroll"><table id="apps">
+<thead><tr><th scope="col">Client</th><th scope="col">Scopes</th><th scope="col">Connected</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table></div>`
+    : '<p id="no-apps">No app is connected. An agent connects by adding <code>/api/v1/mcp</code> as a remote MCP server and signing in here with an API key.</p>';
+  return page(frame, '/dashboard/apps', 'Connected apps', `${table}
+<p class="hint">Revoking ends the app's access at once: its next call is refused, and its refresh token no longer works.</p>`);
 }

@@ -7,12 +7,14 @@ import { serveHashedAsset, setHtmlPageHeaders } from '../../listener/checkout/ro
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
+import type { OAuthStore } from '../../core/oauth/oauth-store.ts';
 import { KEY_LABEL_MAX, parseKeyLabel } from '../api-keys.ts';
 import type { CloudService } from '../cloud-service.ts';
 import { planCatalogue } from '../plans.ts';
 import { readFormBody } from '../../listener/http/form-body.ts';
 import {
   renderInvoices,
+  renderConnectedApps,
   renderKeys,
   renderMessagePage,
   renderOverview,
@@ -34,6 +36,8 @@ export interface DashboardDeps {
   signInLimiter: { take(client: string): Promise<number> } | null;
   clock: Clock;
   logger: Logger;
+  /** The OAuth grants behind the Connected apps page. */
+  oauthStore: OAuthStore;
 }
 
 /** Server-rendered pages and one stylesheet: no script at all, and forms post only to this origin. */
@@ -256,6 +260,16 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     await keysPage(ctx, {
       notice: { kind: 'ok', text: `Key ${prefix}… is revoked: requests with it now get 401 unauthorized, and dashboard sessions signed in with it have ended.` },
     });
+  });
+
+  const appsPage = async (ctx: Context, notice?: Notice, status = 200) => {
+    show(ctx, renderConnectedApps(frame(ctx, notice), await deps.oauthStore.connectedApps(ctx.state.session.merchant.merchant_id)), status);
+  };
+  router.get('/apps', signedIn, (ctx) => appsPage(ctx));
+  router.post('/apps/revoke', signedIn, checkedForm, async (ctx) => {
+    const revoked = await deps.oauthStore.revokeGrant(ctx.state.session.merchant.merchant_id, ctx.state.form.grant_id ?? '');
+    if (!revoked) return appsPage(ctx, { kind: 'error', text: 'No such connected app (already revoked?).' }, 404);
+    await appsPage(ctx, { kind: 'ok', text: 'Access revoked: the app can no longer call the MCP endpoint, and its refresh token no longer works.' });
   });
 
   const planPage = async (ctx: Context, extra: { notice?: Notice; checkout?: { plan: string; amountUsd: number; url: string }; portalUrl?: string; status?: number } = {}) => {

@@ -27,9 +27,10 @@ export function createCloudHttpApp(
   app.use(wellFormedRequest);
   app.use(router.routes());
   app.use(checkoutPreflight().routes());
-  app.use(mcpPreflight('/api/v1/mcp', deps.mcpAllowedOrigins).routes());
+  app.use(mcpPreflight('/api/v1/mcp', deps.mcpAllowedOrigins, deps.isOwnOrigin).routes());
+  app.use(deps.oauth.middleware);
   app.use(checkout.assets.routes());
   const signInLimiter = deps.signInRateLimit && createSharedRateLimiter({ db: deps.db, clock: deps.clock, name: 'dashboard-signin', config: deps.signInRateLimit });
-  app.use(dashboardRoutes({ cloud: deps.cloud, sessions: createSessionStore(deps.db), signInLimiter, clock: deps.clock, logger: deps.logger }).routes());
+  app.use(dashboardRoutes({ cloud: deps.cloud, sessions: createSessionStore(deps.db), signInLimiter, clock: deps.clock, logger: deps.logger, oauthStore: deps.oauth.store }).routes());
   return app;
 }

@@ -3,7 +3,15 @@ import type { Kysely } from 'kysely';
 import type { CloudTables } from '../cloud.tables.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { hashApiKey } from '../api-keys.ts';
-import { merchantByKeyHash } from '../merchant.repository.ts';
+import { merchantByKeyHash, type MerchantRow } from '../merchant.repository.ts';
+import type { Principal } from '../../listener/oauth/scopes.ts';
+
+/** The merchant an API key belongs to and what the key may do; null for a wrong or revoked key. */
+export async function keyPrincipal(db: Kysely<CloudTables>, key: string): Promise<{ merchant: MerchantRow; keyHash: string; principal: Principal } | null> {
+  const keyHash = hashApiKey(key);
+  const merchant = await merchantByKeyHash(db, keyHash);
+  return merchant ? { merchant, keyHash, principal: { accountId: merchant.merchant_id, scopes: null, via: 'key' } } : null;
+}
 
 /**
  * Resolves `X-Service-Api-Key` to its merchant (by the key's SHA-256, the only form stored) and

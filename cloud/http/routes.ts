@@ -13,7 +13,10 @@ import type { CloudService } from '../cloud-service.ts';
 import type { MerchantRow } from '../merchant.repository.ts';
 import { STRIPE_WEBHOOK_MAX_BYTES, type StripeEventOutcome } from '../stripe-webhook.ts';
 import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
-import { requireMerchantKey } from './auth.ts';
+import { keyPrincipal, requireMerchantKey } from './auth.ts';
+import { findMerchant } from '../merchant.repository.ts';
+import type { EndpointOAuth } from '../../listener/oauth/endpoint-oauth.ts';
+import { requireMcpCredentials } from '../../listener/oauth/protected-resource.ts';
 import type { Kysely } from 'kysely';
 import type { CloudTables } from '../cloud.tables.ts';
 import type { Logger } from '../../core/log.ts';
@@ -37,6 +40,10 @@ export interface CloudRouteDeps {
   /** Browser origins allowed to call /api/v1/mcp. */
   mcpAllowedOrigins: readonly string[];
   mcpMaxSessions: number;
+  /** The server's own browser origins (see ownOrigins). */
+  isOwnOrigin(origin: string): boolean;
+  /** OAuth for /api/v1/mcp. */
+  oauth: EndpointOAuth;
 }
 
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
@@ -78,7 +85,23 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
   const mcp = mcpHandlers({
     sessions: createMcpSessions({ maxSessions: deps.mcpMaxSessions, idleMs: MCP_IDLE_MS, logger }),
     allowedOrigins: deps.mcpAllowedOrigins,
-    authorize: keyed,
+    isOwnOrigin: deps.isOwnOrigin,
+    oauth: () => deps.oauth.oauth(),
+    authorize: requireMcpCredentials({
+      principalOfKey: async (ctx, key) => {
+        const found = key ? await keyPrincipal(deps.db, key) : null;
+        if (found) Object.assign(ctx.state, { merchant: found.merchant, keyHash: found.keyHash });
+        return found?.principal ?? null;
+      },
+      oauth: () => deps.oauth.oauth(),
+      adopt: async (ctx, principal) => {
+        const merchant = await findMerchant(deps.db, principal.accountId);
+        // Creates count per grant, as per key over HTTP.
+        if (merchant) Object.assign(ctx.state, { merchant, keyHash: `oauth:${principal.grantId}` });
+        return merchant !== undefined;
+      },
+      touched: deps.oauth.touched,
+    }),
     ownerOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id,
     open: (ctx) => {
       const client = cloudMcpClient({ ...deps, merchant: ctx.state.merchant, keyHash: ctx.state.keyHash, limit: invoiceLimit, logger });
