@@ -22,11 +22,10 @@ export const errorCatalogue = {
     status: 400,
     description: 'The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).',
   },
-  unauthorized: { status: 401, description: 'Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`).' },
-  invalid_token: {
+  unauthorized: {
     status: 401,
     description:
-      'MCP endpoint: the `Authorization: Bearer` value is neither an API key nor a live OAuth access token for this endpoint (expired, revoked, forged, or issued for another server). `WWW-Authenticate` names the protected resource metadata.',
+      'Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`, which may also carry an OAuth access token). Where OAuth is offered, the MCP endpoint adds `WWW-Authenticate: Bearer resource_metadata=…`, with `error="invalid_token"` when the token is invalid, expired, revoked or issued for another server.',
   },
   insufficient_scope: {
     status: 403,

@@ -70,7 +70,7 @@ describe('OAuth on the listener, with the MCP SDK client', () => {
   });
 
   test('a valid key is never met with a challenge, in either header', async () => {
-    for (const headers of [{ 'x-service-api-key': API_KEY }, { authorization: `Bearer ${API_KEY}` }]) {
+    for (const headers of [{ 'x-service-api-key': API_KEY }, { authorization: `Bearer ${API_KEY}` }] as Record<string, string>[]) {
       const response = await mcpPost(mcpUrl, headers);
       assert.equal(response.status, 200);
       assert.equal(response.headers.get('www-authenticate'), null);
@@ -101,7 +101,7 @@ describe('OAuth on the listener, with the MCP SDK client', () => {
     const refused = await mcpPost(mcpUrl, { authorization: `Bearer ${next.access_token}` });
     assert.equal(refused.status, 401);
     assert.match(refused.headers.get('www-authenticate')!, /error="invalid_token"/);
-    assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'invalid_token');
+    assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'unauthorized');
 
     // A rotated-out refresh token used again fails, and revokes the grant: the latest refresh token too.
     const replayed = await formPost(`${listener.url}/oauth/token`, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: provider.clientInfo!.client_id, resource: mcpUrl });
@@ -141,7 +141,7 @@ describe('OAuth on the listener, with the MCP SDK client', () => {
     const { client_id, verifier, outcome } = await codeFor();
     const code = outcome!.redirect.searchParams.get('code')!;
     const other = await codeFor();
-    for (const fields of [{ code, client_id }, { code, client_id, code_verifier: pkce().verifier }, { code, client_id: other.client_id, code_verifier: verifier }]) {
+    for (const fields of [{ code, client_id }, { code, client_id, code_verifier: pkce().verifier }, { code, client_id: other.client_id, code_verifier: verifier }] as Record<string, string>[]) {
       const response = await exchange(fields);
       assert.equal(response.status, 400, JSON.stringify(fields));
       const body = (await response.json()) as { error: string; error_description: string };

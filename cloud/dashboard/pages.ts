@@ -365,11 +365,11 @@ export function renderConnectedApps(frame: PageFrame, apps: ConnectedApp[]): str
   const rows = apps
     .map(
       (app) => `<tr>
-<td data-label="Client"><code>${e(app.clientId)}</code></td>
+<td data-label="Client">${app.clientName ? `<strong>${e(app.clientName)}</strong><br>` : ''}<code class="hint">${e(app.clientId)}</code></td>
 <td data-label="Scopes">${app.scopes.map((s) => `<code>${e(s)}</code>`).join(' ')}</td>
 <td data-label="Connected">${utcMs(app.createdAt)}</td>
 <td data-label="Last used">${utcMs(app.lastUsedAt)}</td>
-<td><form method="post" action="/dashboard/apps/revoke" class="inline">${csrfField(frame.csrf)}<input type="hidden" name="grant_id" value="${e(app.grantId)}"><button type="submit" aria-label="Revoke ${e(app.clientId)}">Revoke</button></form></td>
+<td><form method="post" action="/dashboard/apps/revoke" class="inline">${csrfField(frame.csrf)}<input type="hidden" name="grant_id" value="${e(app.grantId)}"><button type="submit" aria-label="Revoke ${e(app.clientName ?? app.clientId)}">Revoke</button></form></td>
 </tr>`,
     )
     .join('\n');

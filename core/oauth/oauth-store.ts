@@ -20,6 +20,7 @@ export interface OAuthAdapter {
 export interface ConnectedApp {
   grantId: string;
   clientId: string;
+  clientName: string | null;
   scopes: string[];
   createdAt: number;
   lastUsedAt: number | null;
@@ -62,7 +63,7 @@ export function createOAuthStore(db: Db, clock: Clock) {
         };
         await db
           .insertInto('oauth_records')
-          .values({ model, id_hash: sha256(id), ...values, consumed_at: null, created_at: now, last_used_at: null })
+          .values({ model, id_hash: sha256(id), ...values, client_name: null, consumed_at: null, created_at: now, last_used_at: null })
           .onConflict((oc) => oc.columns(['model', 'id_hash']).doUpdateSet(values))
           .execute();
       },
@@ -109,7 +110,7 @@ export function createOAuthStore(db: Db, clock: Clock) {
     async connectedApps(accountId: string): Promise<ConnectedApp[]> {
       const rows = await db
         .selectFrom('oauth_records')
-        .select(['grant_id', 'client_id', 'payload', 'created_at', 'last_used_at'])
+        .select(['grant_id', 'client_id', 'client_name', 'payload', 'created_at', 'last_used_at'])
         .where('model', '=', 'Grant')
         .where('account_id', '=', accountId)
         .where(live(clock.now()))
@@ -118,7 +119,7 @@ export function createOAuthStore(db: Db, clock: Clock) {
       return rows.map((r) => {
         const payload = JSON.parse(r.payload) as { resources?: Record<string, string> };
         const scopes = [...new Set(Object.values(payload.resources ?? {}).flatMap((s) => s.split(' ')))].filter(Boolean).sort();
-        return { grantId: r.grant_id!, clientId: r.client_id ?? '', scopes, createdAt: r.created_at, lastUsedAt: r.last_used_at };
+        return { grantId: r.grant_id!, clientId: r.client_id ?? '', clientName: r.client_name, scopes, createdAt: r.created_at, lastUsedAt: r.last_used_at };
       });
     },
     /** Removes a grant of this account with every code and token issued under it; false when it is not theirs. */
@@ -132,6 +133,10 @@ export function createOAuthStore(db: Db, clock: Clock) {
     async grantLive(grantId: string): Promise<boolean> {
       const found = await db.selectFrom('oauth_records').select('grant_id').where('model', '=', 'Grant').where('grant_id', '=', grantId).where(live(clock.now())).executeTakeFirst();
       return found !== undefined;
+    },
+    /** Notes the client's name on its grant, for the Connected apps page. */
+    async nameGrant(grantId: string, clientName: string): Promise<void> {
+      await db.updateTable('oauth_records').set({ client_name: clientName }).where('model', '=', 'Grant').where('grant_id', '=', grantId).execute();
     },
     async touchGrant(grantId: string): Promise<void> {
       await db.updateTable('oauth_records').set({ last_used_at: clock.now() }).where('model', '=', 'Grant').where('grant_id', '=', grantId).execute();

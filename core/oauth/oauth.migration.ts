@@ -11,6 +11,7 @@ export const oauthStoreMigration: Migration = {
       .addColumn('uid_hash', 'text')
       .addColumn('account_id', 'text')
       .addColumn('client_id', 'text')
+      .addColumn('client_name', 'text')
       .addColumn('expires_at', 'bigint')
       .addColumn('consumed_at', 'bigint')
       .addColumn('created_at', 'bigint', (c) => c.notNull())

@@ -16,6 +16,8 @@ export interface OAuthRecordsTable {
   /** Grants: the merchant (Cloud) or `listener` that approved them, and the client; for the Connected apps page. */
   account_id: string | null;
   client_id: string | null;
+  /** Grants: the client's name as shown on the consent page. */
+  client_name: string | null;
   /** Epoch ms; null never expires. A row past it is treated as absent and swept. */
   expires_at: number | null;
   consumed_at: number | null;

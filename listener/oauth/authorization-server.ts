@@ -219,6 +219,8 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     grant.addResourceScope(resource, granted.join(' '));
     grant.addOIDCScope([...granted, ...requested.filter((s) => s === 'offline_access')]);
     const grantId = await grant.save();
+    const client = await provider.Client.find(params.client_id);
+    if (client?.clientName) await store.nameGrant(grantId, client.clientName.slice(0, MAX_CLIENT_NAME));
     log.info('OAuth grant approved', { client_id: params.client_id, account_id: accountId });
     await finish(ctx, { login: { accountId }, consent: { grantId } });
   }

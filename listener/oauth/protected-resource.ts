@@ -72,7 +72,7 @@ export function requireMcpCredentials(options: CredentialOptions): Middleware {
         const token = await oauth.server.verifyAccessToken(bearer);
         principal = token && { accountId: token.accountId, scopes: token.scopes, via: 'oauth', grantId: token.grantId };
         if (!principal || (options.adopt && !(await options.adopt(ctx, principal)))) {
-          throw new ServiceError('invalid_token', 'The access token is invalid, expired or revoked, or was issued for another server.', {
+          throw new ServiceError('unauthorized', 'The access token or API key is invalid, expired or revoked, or was issued for another server.', {
             challenge: bearerChallenge(oauth, { error: 'invalid_token', description: 'The access token is invalid or expired' }),
           });
         }
