@@ -27,6 +27,10 @@ export const errorCatalogue = {
     description:
       'Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`, which may also carry an OAuth access token). Where OAuth is offered, the MCP endpoint adds `WWW-Authenticate: Bearer resource_metadata=…`, with `error="invalid_token"` when the token is invalid, expired, revoked or issued for another server.',
   },
+  invalid_key_request: {
+    status: 400,
+    description: 'Cloud POST /api/v1/keys: `label` is not 1-60 characters without control characters, or `scopes` is not a non-empty list of `invoices:read` / `invoices:write`.',
+  },
   insufficient_scope: {
     status: 403,
     description:

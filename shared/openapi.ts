@@ -201,7 +201,9 @@ function operation(route: Route): JsonObject {
   const pathParameters = (route.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
   if (templated.join() !== pathParameters.join()) throw new Error(`${route.operationId}: path parameters ${pathParameters.join()} differ from ${route.path}`);
   const cloudOnly = !route.surfaces.includes('listener');
-  const errors: ErrorCode[] = route.auth === 'public' ? [...route.errors] : ['unauthorized', ...route.errors];
+  // A scoped Cloud key (or, on the MCP endpoint, an OAuth token) may lack what the route needs.
+  const scoped: ErrorCode[] = route.auth === 'merchant-key' || route.path.endsWith('/mcp') ? ['insufficient_scope'] : [];
+  const errors: ErrorCode[] = route.auth === 'public' ? [...route.errors] : ['unauthorized', ...scoped, ...route.errors];
   const responses = Object.fromEntries(
     Object.entries(route.responses).map(([status, response]) => [status, { description: response.description, ...(response.content ? { content: content(response.content) } : {}) }]),
   );

@@ -6,6 +6,8 @@ import {
   BillingCheckoutResponse,
   CloudCreatedInvoice,
   CloudHealth,
+  CreatedKey,
+  CreateKeyRequest,
   InvoiceList,
   PlanCatalogue,
   SignupRequest,
@@ -231,6 +233,19 @@ export const routeTable: readonly Route[] = [
     auth: 'merchant-key',
     responses: { 200: json(Account, 'No secrets.') },
     errors: [],
+  },
+  {
+    operationId: 'cloudCreateKey',
+    method: 'post',
+    path: '/api/v1/keys',
+    surfaces: ['cloud'],
+    summary: 'Issue another API key, full-access or scoped',
+    description:
+      'Needs a full-access key. A scoped key works on `/api/v1` and `/api/v1/mcp` within its scopes: `invoices:read` for GET /invoice/{id}, GET /invoices and the reading MCP tools and resources; `invoices:write` for POST /invoice and create_invoice. Anything else (account, webhook, billing, keys, the dashboard) needs a full-access key; a scoped key gets 403 `insufficient_scope`.',
+    auth: 'merchant-key',
+    request: CreateKeyRequest,
+    responses: { 201: json(CreatedKey, 'The new key, shown once.') },
+    errors: ['bad_body', 'invalid_key_request'],
   },
   {
     operationId: 'cloudListInvoices',

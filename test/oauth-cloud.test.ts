@@ -83,3 +83,71 @@ for (const database of testDatabases) {
     });
   });
 }
+
+describe('Cloud scoped API keys, on HTTP and MCP', () => {
+  let cloud: RunningCloud;
+  after(async () => {
+    await cloud?.stop();
+  });
+
+  test('read-only and create-only keys do only that; bad requests get invalid_key_request; scoped keys cannot make keys', async () => {
+    cloud = await startTestCloud();
+    const merchant = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(13) });
+    const full = { 'x-service-api-key': merchant.api_key };
+    const issue = (body: unknown, headers = full) => postJson(`${cloud.url}/api/v1/keys`, body, headers);
+    const read = await issue({ label: 'reader', scopes: ['invoices:read'] });
+    assert.equal(read.status, 201, read.text);
+    assert.deepEqual(read.json.scopes, ['invoices:read']);
+    const create = await issue({ label: 'creator', scopes: ['invoices:write'] });
+    assert.equal(create.status, 201);
+    for (const bad of [{ label: '' }, { label: 'x', scopes: [] }, { label: 'x', scopes: ['invoices:delete'] }, { label: 'x', scopes: 'invoices:read' }]) {
+      const refused = await issue(bad);
+      assert.equal(refused.status, 400, JSON.stringify(bad));
+      assert.equal(refused.json.error.code, 'invalid_key_request');
+    }
+    const readKey = { 'x-service-api-key': read.json.api_key };
+    const createKey = { 'x-service-api-key': create.json.api_key };
+    assert.equal((await issue({ label: 'escalate' }, readKey)).json.error.code, 'insufficient_scope');
+
+    // HTTP: create-only creates but cannot read; read-only reads but cannot create or see the account.
+    const invoice = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'btc', amount_sats: 777 }, createKey);
+    assert.equal(invoice.status, 201, invoice.text);
+    const readBack = await fetch(`${cloud.url}/api/v1/invoice/${invoice.json.invoice_id}`, { headers: createKey });
+    assert.equal(readBack.status, 403);
+    assert.equal(((await readBack.json()) as { error: { code: string; message: string } }).error.code, 'insufficient_scope');
+    assert.equal((await fetch(`${cloud.url}/api/v1/invoice/${invoice.json.invoice_id}`, { headers: readKey })).status, 200);
+    assert.equal((await fetch(`${cloud.url}/api/v1/invoices`, { headers: readKey })).status, 200);
+    const readCreate = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'btc', amount_sats: 1 }, readKey);
+    assert.equal(readCreate.status, 403);
+    assert.match(readCreate.json.error.message, /invoices:write/);
+    assert.equal((await fetch(`${cloud.url}/api/v1/me`, { headers: readKey })).status, 403);
+    const me = (await (await fetch(`${cloud.url}/api/v1/me`, { headers: full })).json()) as { api_keys: { label: string; scopes: string[] | null }[] };
+    assert.deepEqual(me.api_keys.map((k) => [k.label, k.scopes]), [['default', null], ['reader', ['invoices:read']], ['creator', ['invoices:write']]]);
+
+    // MCP: the same scopes per tool.
+    const mcpUrl = `${cloud.url}/api/v1/mcp`;
+    const call = async (headers: Record<string, string>, name: string, args: Record<string, unknown>) => {
+      const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers };
+      const init = await fetch(mcpUrl, { method: 'POST', headers: base, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) });
+      await init.arrayBuffer();
+      const session = { ...base, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+      return fetch(mcpUrl, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } }) });
+    };
+    const mcpCreateByReader = await call(readKey, 'create_invoice', { chain: 'btc', amount_sats: 5 });
+    assert.equal(mcpCreateByReader.status, 403);
+    assert.equal(mcpCreateByReader.headers.get('www-authenticate'), null, 'a key is never met with an OAuth challenge');
+    assert.equal((await call(readKey, 'get_invoice_status', { invoice_id: invoice.json.invoice_id })).status, 200);
+    assert.equal((await call(createKey, 'get_invoice_status', { invoice_id: invoice.json.invoice_id })).status, 403);
+    assert.equal((await call(createKey, 'create_invoice', { chain: 'btc', amount_sats: 5 })).status, 200);
+
+    // Scoped keys do not sign in to the dashboard.
+    const form = await (await import('./support/dashboard.ts')).loginForm(cloud.url);
+    const signInAttempt = await fetch(`${cloud.url}/dashboard/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: form.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf: form.csrf, api_key: read.json.api_key }),
+    });
+    assert.equal(signInAttempt.status, 401);
+  });
+});

@@ -247,7 +247,7 @@ export function renderKeys(frame: PageFrame, keys: KeyView[], issued?: IssuedKey
     .map(
       (k) => `<tr>
 <td data-label="Prefix"><code>${e(k.prefix)}…</code></td>
-<td data-label="Label">${e(k.label)}</td>
+<td data-label="Label">${e(k.label)}${k.scopes ? ` <span class="hint">(${k.scopes.map(e).join(', ')})</span>` : ''}</td>
 <td data-label="Created">${utc(k.created_at)}</td>
 <td data-label="State">${k.revoked ? '<span class="status status-failed">revoked</span>' : '<span class="status status-confirmed">active</span>'}</td>
 <td>${action(k)}</td>
@@ -272,6 +272,13 @@ ${csrfField(frame.csrf)}
 <label for="label">Label</label>
 <input id="label" name="label" type="text" required maxlength="${KEY_LABEL_MAX}" spellcheck="false" placeholder="e.g. shop backend">
 <p class="hint">1-${KEY_LABEL_MAX} characters, to tell your keys apart.</p>
+<label for="access">Access</label>
+<select id="access" name="access">
+<option value="full">Full access (account, webhooks, keys, invoices)</option>
+<option value="read">Read-only: read invoices and wait for payment</option>
+<option value="create">Create-only: create invoices</option>
+</select>
+<p class="hint">A scoped key works on the API and the MCP endpoint within its scope only; it cannot sign in here.</p>
 <button type="submit">Issue key</button>
 </form>`,
   );

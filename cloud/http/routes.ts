@@ -13,7 +13,9 @@ import type { CloudService } from '../cloud-service.ts';
 import type { MerchantRow } from '../merchant.repository.ts';
 import { STRIPE_WEBHOOK_MAX_BYTES, type StripeEventOutcome } from '../stripe-webhook.ts';
 import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
-import { keyPrincipal, requireMerchantKey } from './auth.ts';
+import { keyPrincipal, requireKeyScope, requireMerchantKey } from './auth.ts';
+import { parseKeyLabel, parseKeyScopes } from '../api-keys.ts';
+import { INVOICES_READ, INVOICES_WRITE } from '../../listener/oauth/scopes.ts';
 import { findMerchant } from '../merchant.repository.ts';
 import type { EndpointOAuth } from '../../listener/oauth/endpoint-oauth.ts';
 import { requireMcpCredentials } from '../../listener/oauth/protected-resource.ts';
@@ -72,6 +74,7 @@ export function checkoutPreflight(): Router {
 /** Cloud's `/api/v1` routes by operation id (the documents and the checkout page are added by the app). */
 export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
   const keyed = requireMerchantKey(deps.db);
+  const fullAccess = requireKeyScope(null);
   const invoiceLimit = limited(
     deps,
     'invoice',
@@ -120,18 +123,34 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
     ],
     cloudMe: [
       keyed,
+      fullAccess,
       async (ctx) => {
         ctx.body = await cloud.me(ctx.state.merchant);
       },
     ],
+    cloudCreateKey: [
+      keyed,
+      fullAccess,
+      async (ctx) => {
+        const body = (await readJsonBody(ctx)) as { label?: unknown; scopes?: unknown };
+        const label = parseKeyLabel(body?.label);
+        const scopes = parseKeyScopes(body?.scopes);
+        if (label === null || scopes === null) throw new ServiceError('invalid_key_request', 'label must be 1-60 characters; scopes, when given, a non-empty list of invoices:read and invoices:write.');
+        const issued = await cloud.issueApiKey(ctx.state.merchant, label, scopes.scopes);
+        ctx.status = 201;
+        ctx.body = { api_key: issued.key, key_prefix: issued.prefix, label: issued.label, scopes: issued.scopes };
+      },
+    ],
     cloudListInvoices: [
       keyed,
+      requireKeyScope(INVOICES_READ),
       async (ctx) => {
         ctx.body = await cloud.listInvoices(ctx.state.merchant, ctx.query.limit);
       },
     ],
     cloudSetWebhook: [
       keyed,
+      fullAccess,
       async (ctx) => {
         ctx.body = await cloud.setWebhook(ctx.state.merchant, await readJsonBody(ctx));
       },
@@ -141,6 +160,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
     },
     cloudBillingCheckout: [
       keyed,
+      fullAccess,
       async (ctx) => {
         ctx.body = await cloud.billingCheckout(ctx.state.merchant, await readJsonBody(ctx));
       },
@@ -153,6 +173,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
     },
     cloudCreateInvoice: [
       keyed,
+      requireKeyScope(INVOICES_WRITE),
       perKey,
       async (ctx) => {
         const { body, numberTexts } = await readJsonBodyWithNumberTexts(ctx);
@@ -162,6 +183,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
     ],
     cloudGetInvoice: [
       keyed,
+      requireKeyScope(INVOICES_READ),
       async (ctx) => {
         ctx.body = await cloud.getInvoice(ctx.state.merchant, ctx.params.id!);
       },
