@@ -17,7 +17,7 @@ import { keyPrincipal, requireKeyScope, requireMerchantKey } from './auth.ts';
 import { parseKeyLabel, parseKeyScopes } from '../api-keys.ts';
 import { INVOICES_READ, INVOICES_WRITE } from '../../listener/oauth/scopes.ts';
 import { findMerchant } from '../merchant.repository.ts';
-import type { EndpointOAuth } from '../../listener/oauth/endpoint-oauth.ts';
+import { oauthRouteHandlers, type EndpointOAuth } from '../../listener/oauth/endpoint-oauth.ts';
 import { requireMcpCredentials } from '../../listener/oauth/protected-resource.ts';
 import type { Kysely } from 'kysely';
 import type { CloudTables } from '../cloud.tables.ts';
@@ -201,5 +201,6 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
     cloudMcpPost: mcp.post,
     cloudMcpGet: mcp.get,
     cloudMcpDelete: mcp.delete,
+    ...oauthRouteHandlers(deps.oauth, 'cloudOauthProtectedResourceMcp'),
   };
 }

@@ -1,7 +1,7 @@
 import type { Health } from '../../shared/index.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
 import { keyMatcher, requireApiKey } from './api-key.ts';
-import type { EndpointOAuth } from '../oauth/endpoint-oauth.ts';
+import { oauthRouteHandlers, type EndpointOAuth } from '../oauth/endpoint-oauth.ts';
 import { requireMcpCredentials } from '../oauth/protected-resource.ts';
 import type { Principal } from '../oauth/scopes.ts';
 import { readJsonBodyWithNumberTexts } from './json-body.ts';
@@ -79,5 +79,6 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
     mcpPost: mcp.post,
     mcpGet: mcp.get,
     mcpDelete: mcp.delete,
+    ...oauthRouteHandlers(deps.oauth, 'oauthProtectedResourceMcp'),
   };
 }

@@ -1,4 +1,5 @@
 import type { Context, Middleware } from 'koa';
+import { ServiceError } from '../../core/errors.ts';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/log.ts';
@@ -74,3 +75,17 @@ export function endpointOAuth(options: EndpointOAuthOptions) {
 }
 
 export type EndpointOAuth = ReturnType<typeof endpointOAuth>;
+
+const OAUTH_OPERATIONS = ['oauthProtectedResource', 'oauthAuthorizationServer', 'oauthAuthorize', 'oauthToken', 'oauthRegister', 'oauthRevoke'];
+
+/** The route table's OAuth operations of an edition (its path-suffixed metadata under `metadataId`); 404 while OAuth is off. */
+export function oauthRouteHandlers(oauth: EndpointOAuth | null, metadataId: string): Record<string, Middleware> {
+  const handler: Middleware = async (ctx, next) => {
+    if (!oauth) throw new ServiceError('not_found', 'OAuth is not offered by this server (it has no SERVICE_API_KEY to sign in with).');
+    await oauth.middleware(ctx, async () => {
+      throw new ServiceError('not_found', 'OAuth is not offered by this server (set PUBLIC_URL when it is not on loopback).');
+    });
+    void next;
+  };
+  return Object.fromEntries([...OAUTH_OPERATIONS, metadataId].map((id) => [id, handler]));
+}
