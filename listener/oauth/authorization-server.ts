@@ -44,7 +44,9 @@ const METADATA_PATHS = new Set(['/.well-known/oauth-authorization-server', '/.we
 export const isAuthorizationServerPath = (path: string) => path.startsWith(OAUTH_PREFIX) || METADATA_PATHS.has(path);
 const ASSET_PREFIX = '/oauth/assets/';
 const CONSENT_PREFIX = '/oauth/consent/';
-const PAGE_CSP = ["default-src 'none'", "style-src 'self'", "form-action 'self' https: http:", "base-uri 'none'", "frame-ancestors 'none'"].join('; ');
+// No form-action: browsers apply it to the redirect after the consent form, and clients come back on
+// their own schemes (https, loopback http, cursor://, vscode://). The form carries its CSRF token.
+const PAGE_CSP = ["default-src 'none'", "style-src 'self'", "base-uri 'none'", "frame-ancestors 'none'"].join('; ');
 
 const oauthJson = (ctx: Context, status: number, error: string, description: string) => {
   ctx.status = status;
