@@ -129,11 +129,6 @@ export function createOAuthStore(db: Db, clock: Clock) {
       await db.deleteFrom('oauth_records').where('grant_id', '=', grantId).execute();
       return true;
     },
-    /** Whether the grant is still there (a revoked grant's tokens are refused even if one row were left). */
-    async grantLive(grantId: string): Promise<boolean> {
-      const found = await db.selectFrom('oauth_records').select('grant_id').where('model', '=', 'Grant').where('grant_id', '=', grantId).where(live(clock.now())).executeTakeFirst();
-      return found !== undefined;
-    },
     /** Notes the client's name on its grant, for the Connected apps page. */
     async nameGrant(grantId: string, clientName: string): Promise<void> {
       await db.updateTable('oauth_records').set({ client_name: clientName }).where('model', '=', 'Grant').where('grant_id', '=', grantId).execute();

@@ -1,6 +1,6 @@
 import { createHmac, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Logger } from '../../core/log.ts';
 import type { OAuthStore } from '../../core/oauth/oauth-store.ts';
 import { serveHashedAsset, setHtmlPageHeaders } from '../checkout/routes.ts';
@@ -54,16 +54,6 @@ const oauthJson = (ctx: Context, status: number, error: string, description: str
   ctx.body = { error, error_description: description };
 };
 
-/** Each client's metadata: at most MAX_REDIRECT_URIS redirect URIs and a short name (DCR and CIMD alike). */
-function validateClientMetadata(_ctx: unknown, key: string, value: unknown): void {
-  if (key === 'redirect_uris' && Array.isArray(value) && value.length > MAX_REDIRECT_URIS) {
-    throw new errors.InvalidRedirectUri(`at most ${MAX_REDIRECT_URIS} redirect_uris`);
-  }
-  if (key === 'client_name' && typeof value === 'string' && [...value].length > MAX_CLIENT_NAME) {
-    throw new errors.InvalidClientMetadata(`client_name must be at most ${MAX_CLIENT_NAME} characters`);
-  }
-}
-
 /**
  * The OAuth 2.1 authorization server of one edition, on oidc-provider: authorization code with
  * PKCE S256, `resource` required and bound into the token audience, dynamic client registration
@@ -71,7 +61,19 @@ function validateClientMetadata(_ctx: unknown, key: string, value: unknown): voi
  * service's database. `middleware` serves its endpoints, its metadata and the consent page.
  */
 export async function createAuthorizationServer(options: AuthorizationServerOptions) {
+  // Loaded on first use: a listener without OAuth never loads it (nor prints its runtime notice).
+  const { default: Provider, errors } = await import('oidc-provider');
   const { store, logger, resource } = options;
+
+  /** Each client's metadata: at most MAX_REDIRECT_URIS redirect URIs and a short name (DCR and CIMD alike). */
+  const validateClientMetadata = (_ctx: unknown, key: string, value: unknown): void => {
+    if (key === 'redirect_uris' && Array.isArray(value) && value.length > MAX_REDIRECT_URIS) {
+      throw new errors.InvalidRedirectUri(`at most ${MAX_REDIRECT_URIS} redirect_uris`);
+    }
+    if (key === 'client_name' && typeof value === 'string' && [...value].length > MAX_CLIENT_NAME) {
+      throw new errors.InvalidClientMetadata(`client_name must be at most ${MAX_CLIENT_NAME} characters`);
+    }
+  };
   const cookieKey = await store.sharedSecret('cookie-key');
   const signingKey = JSON.parse(
     await store.sharedSecret('signing-key', () =>
