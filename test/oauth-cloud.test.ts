@@ -7,6 +7,7 @@ import { postJson, startTestListener } from './support/listener.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { open, postForm, signIn } from './support/dashboard.ts';
 import { testDatabases } from './support/databases.ts';
+import { createLogger } from '../core/log.ts';
 import { connectWithOAuth } from './support/oauth.ts';
 
 const initializeBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
@@ -83,6 +84,24 @@ for (const database of testDatabases) {
     });
   });
 }
+
+describe('OAuth on Cloud keeps keys and tokens out of the logs', () => {
+  test('a whole OAuth connection logs neither the merchant key nor a token', async () => {
+    const lines: string[] = [];
+    const cloud = await startTestCloud({ deps: { logger: createLogger({ write: (line) => lines.push(line) }) } });
+    try {
+      const merchant = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(14) });
+      const { client, provider } = await connectWithOAuth(`${cloud.url}/api/v1/mcp`, merchant.api_key);
+      await client.callTool({ name: 'list_invoices', arguments: {} });
+      await client.close();
+      assert.ok(lines.length > 5, 'requests were logged');
+      const log = lines.join('\n');
+      for (const secret of [merchant.api_key, provider.savedTokens!.access_token, provider.savedTokens!.refresh_token!]) assert.ok(!log.includes(secret));
+    } finally {
+      await cloud.stop();
+    }
+  });
+});
 
 describe('Cloud scoped API keys, on HTTP and MCP', () => {
   let cloud: RunningCloud;

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { RunningListener } from '../listener/app.ts';
 import { startTestListener } from './support/listener.ts';
-import { answerConsent, connectWithOAuth, REDIRECT_URL } from './support/oauth.ts';
+import { answerConsent, connectWithOAuth, CookieJar, REDIRECT_URL } from './support/oauth.ts';
 
 const API_KEY = 'oauth-listener-test-key-0123456789';
 
@@ -184,6 +184,41 @@ describe('OAuth on the listener, with the MCP SDK client', () => {
     assert.equal(unregistered.status, 400);
     assert.equal(unregistered.headers.get('location'), null);
     assert.match(await unregistered.text(), /redirect_uri/);
+  });
+
+  test('the consent form refuses a missing or forged CSRF token, and throttles wrong keys', async () => {
+    const { url } = await codeFor('invoices:read', null);
+    const jar = new CookieJar();
+    const consentUrl = new URL((await jar.fetch(url)).headers.get('location')!, url);
+    await (await jar.fetch(consentUrl)).text();
+    for (const csrf of ['', 'forged-token']) {
+      const refused = await jar.fetch(consentUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, api_key: API_KEY, decision: 'approve' }).toString() });
+      assert.equal(refused.status, 403);
+      assert.equal(refused.headers.get('location'), null);
+    }
+    const page = await (await jar.fetch(consentUrl)).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const response = await jar.fetch(consentUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, api_key: `wrong-${i}`, decision: 'approve' }).toString() });
+      statuses.push(response.status);
+      await response.text();
+    }
+    // Ten attempts a minute per address (the approvals of earlier tests count too), then 429.
+    const firstThrottled = statuses.indexOf(429);
+    assert.ok(firstThrottled >= 0 && firstThrottled <= 10, statuses.join(' '));
+    assert.ok(statuses.slice(0, firstThrottled).every((s) => s === 401) && statuses.slice(firstThrottled).every((s) => s === 429), statuses.join(' '));
+    const rightKeyWhileThrottled = await jar.fetch(consentUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, api_key: API_KEY, decision: 'approve' }).toString() });
+    assert.equal(rightKeyWhileThrottled.status, 429);
+    assert.equal(rightKeyWhileThrottled.headers.get('location'), null);
+  });
+
+  test('origins: a loopback page may call the loopback server, another site may not', async () => {
+    const loopback = await mcpPost(mcpUrl, { 'x-service-api-key': API_KEY, origin: 'http://localhost:5173' });
+    assert.equal(loopback.status, 200);
+    assert.equal(loopback.headers.get('access-control-allow-origin'), 'http://localhost:5173');
+    const other = await mcpPost(mcpUrl, { 'x-service-api-key': API_KEY, origin: 'http://127.0.0.1.evil.example' });
+    assert.equal(other.status, 403);
   });
 
   test('unknown scopes end with invalid_scope', async () => {
