@@ -112,6 +112,19 @@ describe('OAuth on the listener, with the MCP SDK client', () => {
     await client.close();
   });
 
+  test('SDK client: when its access token has expired it refreshes by itself and goes on', async () => {
+    const { client, provider } = await connectWithOAuth(mcpUrl, API_KEY);
+    const first = provider.savedTokens!;
+    // As if it had expired and been swept (revoking it would end the grant's refresh tokens too).
+    await listener.database.db.deleteFrom('oauth_records').where('model', '=', 'AccessToken').execute();
+    assert.equal((await mcpPost(mcpUrl, { authorization: `Bearer ${first.access_token}` })).status, 401);
+    const listed = await client.callTool({ name: 'list_supported_assets', arguments: {} });
+    assert.ok(!listed.isError, JSON.stringify(listed.content));
+    assert.notEqual(provider.savedTokens!.access_token, first.access_token, 'a new access token');
+    assert.notEqual(provider.savedTokens!.refresh_token, first.refresh_token, 'and a rotated refresh token');
+    await client.close();
+  });
+
   test('scopes: a read-only token reads but gets 403 insufficient_scope naming invoices:write on create', async () => {
     const { client_id, verifier, outcome } = await codeFor('invoices:read');
     const exchanged = await exchange({ code: outcome!.redirect.searchParams.get('code')!, client_id, code_verifier: verifier });
