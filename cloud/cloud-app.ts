@@ -167,7 +167,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     logger,
     trustProxy: config.trustProxy,
     accountOfKey: async (key) => (await merchantByKeyHash(db, hashApiKey(key)))?.merchant_id ?? null,
-    keyLabel: 'one of your API keys',
+    keyLabel: 'a full-access API key',
     cimdPolicy: { ...webhookPolicy, ca: deps.cimdCa },
     consentLimiter: config.signInRateLimit && createSharedRateLimiter({ db, clock, name: 'oauth-consent', config: config.signInRateLimit }),
     registrationLimiter: createSharedRateLimiter({ db, clock, name: 'oauth-register', config: { perClient: 20, overall: 1000 } }),
