@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { RunningListener } from '../listener/app.ts';
 import { startTestListener } from './support/listener.ts';
+import { createLogger } from '../core/log.ts';
 import { answerConsent, connectWithOAuth, CookieJar, REDIRECT_URL } from './support/oauth.ts';
 
 const API_KEY = 'oauth-listener-test-key-0123456789';
@@ -276,3 +277,33 @@ describe('OAuth off on a listener without SERVICE_API_KEY', () => {
   });
 });
 
+describe('PUBLIC_URL', () => {
+  test('names the issuer and the resource, and its origin may call /mcp', async () => {
+    const listener = await startTestListener({ env: { SERVICE_API_KEY: API_KEY, PUBLIC_URL: 'https://pay.example/' } });
+    try {
+      const challenge = (await mcpPost(`${listener.url}/mcp`, {})).headers.get('www-authenticate');
+      assert.match(challenge!, /resource_metadata="https:\/\/pay\.example\/\.well-known\/oauth-protected-resource\/mcp"/);
+      const metadata = (await (await fetch(`${listener.url}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string; authorization_servers: string[] };
+      assert.equal(metadata.resource, 'https://pay.example/mcp');
+      assert.deepEqual(metadata.authorization_servers, ['https://pay.example']);
+      assert.equal((await mcpPost(`${listener.url}/mcp`, { 'x-service-api-key': API_KEY, origin: 'https://pay.example' })).status, 200);
+    } finally {
+      await listener.stop();
+    }
+  });
+
+  test('without it, a server off loopback offers no OAuth (and says so in its log)', async () => {
+    const lines: string[] = [];
+    const listener = await startTestListener({ env: { SERVICE_API_KEY: API_KEY, HOST: '0.0.0.0' }, logger: createLogger({ write: (line) => lines.push(line) }) });
+    try {
+      const url = `http://127.0.0.1:${new URL(listener.url).port}`;
+      const response = await mcpPost(`${url}/mcp`, {});
+      assert.equal(response.status, 401);
+      assert.equal(response.headers.get('www-authenticate'), null);
+      assert.equal((await fetch(`${url}/.well-known/oauth-protected-resource/mcp`)).status, 404);
+      assert.ok(lines.some((line) => line.includes('set PUBLIC_URL')));
+    } finally {
+      await listener.stop();
+    }
+  });
+});
