@@ -250,6 +250,30 @@ describe('OAuth on the listener, with the MCP SDK client', () => {
     assert.equal(((await long.json()) as { error: string }).error, 'invalid_client_metadata');
   });
 
+  test('malformed OAuth requests get 4xx answers, never a 500', async () => {
+    const base = listener.url;
+    const probes: [string, RequestInit][] = [
+      ['/oauth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' }],
+      ['/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password&username=a&password=b' }],
+      ['/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '%zz=%zz' }],
+      ['/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' }],
+      ['/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['javascript:alert(1)'] }) }],
+      ['/oauth/revoke', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=x' }],
+      ['/oauth/authorize?client_id=nope&response_type=code', { method: 'GET' }],
+      ['/oauth/authorize?response_type=token', { method: 'GET' }],
+      ['/oauth/consent/not-an-interaction', { method: 'GET' }],
+      ['/oauth/consent/not-an-interaction', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'api_key=x' }],
+      ['/oauth/authorize/not-an-interaction', { method: 'GET' }],
+      ['/.well-known/oauth-protected-resource/elsewhere', { method: 'GET' }],
+    ];
+    for (const [path, init] of probes) {
+      const response = await fetch(`${base}${path}`, { ...init, redirect: 'manual' });
+      const text = await response.text();
+      assert.ok(response.status >= 300 && response.status < 500, `${init.method} ${path}: ${response.status} ${text.slice(0, 200)}`);
+      assert.doesNotMatch(text, /at \w+ \(|node_modules/, `${path} leaks a stack trace`);
+    }
+  });
+
   test('registrations from one address are throttled', async () => {
     const register = () => fetch(`${listener.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'none' }) });
     let throttled: Response | null = null;
