@@ -168,6 +168,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     trustProxy: config.trustProxy,
     accountOfKey: async (key) => (await merchantByKeyHash(db, hashApiKey(key)))?.merchant_id ?? null,
     keyLabel: 'a full-access API key',
+    appsPage: false,
     cimdPolicy: { ...webhookPolicy, ca: deps.cimdCa },
     consentLimiter: config.signInRateLimit && createSharedRateLimiter({ db, clock, name: 'oauth-consent', config: config.signInRateLimit }),
     registrationLimiter: createSharedRateLimiter({ db, clock, name: 'oauth-register', config: { perClient: 20, overall: 1000 } }),

@@ -182,8 +182,9 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
         trustProxy: config.trustProxy,
         accountOfKey: async (key) => (keyMatcher(config.apiKey!)(key) ? 'listener' : null),
         keyLabel: 'the SERVICE_API_KEY',
+        appsPage: true,
         cimdPolicy: { resolve: deps.resolve ?? systemResolver, allowLoopback: deps.cimdAllowLoopback ?? false, ca: deps.cimdCa },
-        consentLimiter: createRateLimiter({ store: memoryWindows(), clock, name: 'oauth-consent', config: { perClient: 10, overall: 100 } }),
+        consentLimiter: createRateLimiter({ store: memoryWindows(), clock, name: 'oauth-consent', config: { perClient: 20, overall: 200 } }),
         registrationLimiter: createRateLimiter({ store: memoryWindows(), clock, name: 'oauth-register', config: { perClient: 20, overall: 200 } }),
       })
     : null;

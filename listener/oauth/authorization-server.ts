@@ -7,7 +7,7 @@ import { serveHashedAsset, setHtmlPageHeaders } from '../checkout/routes.ts';
 import { loadDashboardStylesheet } from '../http/dashboard-style.ts';
 import { readFormBody } from '../http/form-body.ts';
 import type { RateLimiter } from '../http/sliding-window.ts';
-import { renderConsent, renderOAuthErrorPage, type Stylesheet } from './consent-page.ts';
+import { renderAppsPage, renderConsent, renderOAuthErrorPage, type Stylesheet } from './consent-page.ts';
 import { guardedFetch, type GuardedFetchPolicy } from './guarded-fetch.ts';
 import { OAUTH_SCOPES } from './scopes.ts';
 
@@ -33,6 +33,8 @@ export interface AuthorizationServerOptions {
   /** Consent sign-ins and client registrations per client IP; null: not throttled. */
   consentLimiter: RateLimiter | null;
   registrationLimiter: RateLimiter | null;
+  /** Serve a Connected apps page at /oauth/apps (the listener; Cloud has its dashboard's). */
+  appsPage: boolean;
   trustProxy: boolean;
   logger: Logger;
 }
@@ -229,6 +231,45 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     await finish(ctx, { login: { accountId }, consent: { grantId } });
   }
 
+  /** A pass for the Connected apps page's forms: the account, an expiry, and their HMAC. */
+  const APPS_PASS_MS = 10 * 60_000;
+  const passFor = (accountId: string) => {
+    const payload = `${accountId}.${Date.now() + APPS_PASS_MS}`;
+    return `${Buffer.from(payload).toString('base64url')}.${createHmac('sha256', csrfKey).update(`apps|${payload}`).digest('base64url')}`;
+  };
+  const accountOfPass = (pass: string | undefined): string | null => {
+    const [encoded, mac] = (pass ?? '').split('.');
+    if (!encoded || !mac) return null;
+    const payload = Buffer.from(encoded, 'base64url').toString();
+    const expected = Buffer.from(createHmac('sha256', csrfKey).update(`apps|${payload}`).digest('base64url'));
+    const given = Buffer.from(mac);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    const at = payload.lastIndexOf('.');
+    return Number(payload.slice(at + 1)) > Date.now() ? payload.slice(0, at) : null;
+  };
+
+  async function appsPage(ctx: Context): Promise<void> {
+    if (ctx.method === 'GET') return page(ctx, 200, renderAppsPage(css, { keyLabel: options.keyLabel }));
+    const form = await readFormBody(ctx);
+    let accountId: string | null;
+    let notice: { kind: 'ok' | 'error'; text: string } | undefined;
+    if (ctx.path === '/oauth/apps/revoke') {
+      accountId = accountOfPass(form.pass);
+      if (!accountId) return page(ctx, 403, renderAppsPage(css, { keyLabel: options.keyLabel, notice: { kind: 'error', text: 'This page has expired. Sign in again.' } }));
+      const revoked = await store.revokeGrant(accountId, form.grant_id ?? '');
+      notice = revoked ? { kind: 'ok', text: 'Access revoked: the app can no longer call the MCP endpoint.' } : { kind: 'error', text: 'No such connected app (already revoked?).' };
+    } else {
+      const retryAfterS = options.consentLimiter ? await options.consentLimiter.take(ctx.ip) : 0;
+      if (retryAfterS > 0) {
+        ctx.set('Retry-After', String(retryAfterS));
+        return page(ctx, 429, renderAppsPage(css, { keyLabel: options.keyLabel, notice: { kind: 'error', text: `Too many sign-in attempts. Try again in ${retryAfterS} seconds.` } }));
+      }
+      accountId = form.api_key ? await options.accountOfKey(form.api_key) : null;
+      if (!accountId) return page(ctx, 401, renderAppsPage(css, { keyLabel: options.keyLabel, notice: { kind: 'error', text: 'That key is not valid.' } }));
+    }
+    page(ctx, 200, renderAppsPage(css, { keyLabel: options.keyLabel, pass: passFor(accountId), apps: await store.connectedApps(accountId), notice }));
+  }
+
   /** Registrations per client IP: past the limit, the OAuth error format with Retry-After. */
   async function registrationAllowed(ctx: Context): Promise<boolean> {
     const retryAfterS = options.registrationLimiter ? await options.registrationLimiter.take(ctx.ip) : 0;
@@ -245,6 +286,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       return next();
     }
     if (path.startsWith(CONSENT_PREFIX) && (ctx.method === 'GET' || ctx.method === 'POST')) return consent(ctx, path.slice(CONSENT_PREFIX.length));
+    if (options.appsPage && ((path === '/oauth/apps' && (ctx.method === 'GET' || ctx.method === 'POST')) || (path === '/oauth/apps/revoke' && ctx.method === 'POST'))) return appsPage(ctx);
     const metadata = METADATA_PATHS.has(path);
     if (!isAuthorizationServerPath(path)) return next();
     if (path === '/oauth/register' && ctx.method === 'POST' && !(await registrationAllowed(ctx))) return;

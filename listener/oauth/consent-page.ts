@@ -1,3 +1,4 @@
+import type { ConnectedApp } from '../../core/oauth/oauth-store.ts';
 import { escapeHtml as e } from '../checkout/page.ts';
 
 export interface Stylesheet {
@@ -68,6 +69,40 @@ ${scopes}
 <button type="submit" name="decision" value="deny" class="danger">Deny</button>
 </form>`,
   );
+}
+
+const utcMs = (ms: number | null) => (ms === null ? '—' : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`);
+
+/**
+ * The self-hosted Connected apps page: signed in with the key (form `api_key`), then the grants
+ * with a Revoke button each; `pass` lets the page's forms act for a few minutes without the key.
+ */
+export function renderAppsPage(css: Stylesheet, view: { keyLabel: string; pass?: string; apps?: ConnectedApp[]; notice?: { kind: 'ok' | 'error'; text: string } }): string {
+  const notice = view.notice ? `<p class="notice notice-${view.notice.kind}" role="${view.notice.kind === 'error' ? 'alert' : 'status'}">${e(view.notice.text)}</p>` : '';
+  if (!view.apps || !view.pass) {
+    return document('Connected apps', css, `${notice}
+<form method="post" action="/oauth/apps" class="stack">
+<label for="api_key">Sign in with ${e(view.keyLabel)}</label>
+<input id="api_key" name="api_key" type="password" autocomplete="current-password" spellcheck="false">
+<button type="submit">Show connected apps</button>
+</form>`);
+  }
+  const rows = view.apps
+    .map(
+      (app) => `<tr>
+<td>${app.clientName ? `<strong>${e(app.clientName)}</strong><br>` : ''}<code class="hint">${e(app.clientId)}</code></td>
+<td>${app.scopes.map((s) => `<code>${e(s)}</code>`).join(' ')}</td>
+<td>${utcMs(app.createdAt)}</td>
+<td>${utcMs(app.lastUsedAt)}</td>
+<td><form method="post" action="/oauth/apps/revoke" class="inline"><input type="hidden" name="pass" value="${e(view.pass!)}"><input type="hidden" name="grant_id" value="${e(app.grantId)}"><button type="submit">Revoke</button></form></td>
+</tr>`,
+    )
+    .join('\n');
+  return document('Connected apps', css, `${notice}
+${view.apps.length ? `<div class="scroll"><table id="apps"><thead><tr><th>Client</th><th>Scopes</th><th>Connected</th><th>Last used</th><th></th></tr></thead><tbody>
+${rows}
+</tbody></table></div>` : '<p id="no-apps">No app is connected.</p>'}
+<p class="hint">Revoking ends the app's access at once. This page's buttons work for ten minutes; then sign in again.</p>`);
 }
 
 /** An OAuth failure shown in the browser (the client cannot be sent back: e.g. its redirect_uri is unknown). */

@@ -24,6 +24,8 @@ export interface EndpointOAuthOptions {
   trustProxy: boolean;
   accountOfKey(key: string): Promise<string | null>;
   keyLabel: string;
+  /** Serve the Connected apps page at /oauth/apps (the listener's; Cloud's is on its dashboard). */
+  appsPage: boolean;
   cimdPolicy: GuardedFetchPolicy;
   consentLimiter: RateLimiter | null;
   registrationLimiter: RateLimiter | null;
