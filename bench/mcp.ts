@@ -2,7 +2,9 @@
  * create_invoice over MCP, on both transports (stdio: the MCP server process calls the listener over
  * HTTP; Streamable HTTP: the listener's own /mcp endpoint), vs a direct POST /invoice, against one
  * real listener process. The three are interleaved call by call so machine noise hits all alike.
- * Target: each MCP p50 within 1.5x of direct HTTP. Run: npm run bench -- mcp
+ * Target: each MCP p50 within 1.5x of direct HTTP. Also Streamable HTTP with an OAuth access token
+ * (got through the SDK client's own OAuth flow) vs the same with the API key, interleaved too:
+ * target within 1.10x (`oauth_vs_key_ratio`). Run: npm run bench -- mcp
  */
 import { mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -14,11 +16,13 @@ import { renderQrPng } from '../mcp/qr.ts';
 import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from '../test/support/listener.ts';
 import { spawnListener } from '../test/support/process.ts';
 import { connectMcp } from '../test/support/mcp-process.ts';
+import { connectWithOAuth } from '../test/support/oauth.ts';
 import { progress, report, round } from './support/report.ts';
 
 const CALLS = 1000;
 const WARMUP = 50;
 const TARGET_RATIO = 1.5;
+const OAUTH_TARGET_RATIO = 1.1;
 const API_KEY = 'bench-key-0123456789abcdef';
 
 const listener = await spawnListener(
@@ -37,6 +41,9 @@ const remote = new Client({ name: 'bench', version: '1.0.0' });
 await remote.connect(
   new StreamableHTTPClientTransport(new URL(`${listener.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${API_KEY}` } } }),
 );
+
+// The same SDK client authorized the OAuth way: discovery from the 401, registration, consent, code exchange.
+const { client: oauthRemote } = await connectWithOAuth(`${listener.url}/mcp`, API_KEY);
 
 async function viaHttp(amount: number): Promise<void> {
   const response = await fetch(`${listener.url}/invoice`, {
@@ -59,6 +66,7 @@ async function createOver(client: Client, amount: number): Promise<void> {
 }
 const viaStdio = (amount: number) => createOver(session.client, amount);
 const viaStreamableHttp = (amount: number) => createOver(remote, amount);
+const viaOAuth = (amount: number) => createOver(oauthRemote, amount);
 
 async function timed(run: () => Promise<void>): Promise<number> {
   const start = process.hrtime.bigint();
@@ -83,22 +91,32 @@ try {
   // Tool listing caches the output-schema validator the client applies to every result.
   await session.client.listTools();
   await remote.listTools();
+  await oauthRemote.listTools();
   for (let i = 0; i < WARMUP; i++) {
     await viaHttp(1000 + i);
     await viaStdio(1000 + i);
     await viaStreamableHttp(1000 + i);
+    await viaOAuth(1000 + i);
   }
   const http: number[] = [];
   const stdio: number[] = [];
   const streamable: number[] = [];
+  const oauth: number[] = [];
   for (let i = 0; i < CALLS; i++) {
     http.push(await timed(() => viaHttp(5000 + i)));
     stdio.push(await timed(() => viaStdio(5000 + i)));
-    streamable.push(await timed(() => viaStreamableHttp(5000 + i)));
+    // Key and token take turns going first, so whatever a previous call leaves running hits both alike.
+    if (i % 2 === 0) {
+      streamable.push(await timed(() => viaStreamableHttp(5000 + i)));
+      oauth.push(await timed(() => viaOAuth(5000 + i)));
+    } else {
+      oauth.push(await timed(() => viaOAuth(5000 + i)));
+      streamable.push(await timed(() => viaStreamableHttp(5000 + i)));
+    }
     if ((i + 1) % 100 === 0) progress(`  ${i + 1}/${CALLS} of each`);
   }
   // The QR code is the one CPU-heavy step of the tool: time it alone, in this process, on the same URIs.
-  const qr = paymentUris.slice(-2 * CALLS).map((uri) => {
+  const qr = paymentUris.slice(-3 * CALLS).map((uri) => {
     const start = process.hrtime.bigint();
     renderQrPng(uri);
     return Number(process.hrtime.bigint() - start) / 1e6;
@@ -107,6 +125,8 @@ try {
   const s = summary(stdio);
   const r = summary(streamable);
   const q = summary(qr);
+  const o = summary(oauth);
+  const oauthRatio = round(o.p50 / r.p50);
   const stdioRatio = round(s.p50 / h.p50);
   const streamableRatio = round(r.p50 / h.p50);
   const verdict = (ratio: number) => `${ratio}x (target <= ${TARGET_RATIO}x): ${ratio <= TARGET_RATIO ? 'met' : 'NOT met'}`;
@@ -121,9 +141,11 @@ try {
       `  direct HTTP POST /invoice           p50 ${h.p50} ms   p99 ${h.p99} ms   mean ${h.mean} ms`,
       `  MCP stdio create_invoice            p50 ${s.p50} ms   p99 ${s.p99} ms   mean ${s.mean} ms`,
       `  MCP Streamable HTTP create_invoice  p50 ${r.p50} ms   p99 ${r.p99} ms   mean ${r.mean} ms`,
+      `  ... with an OAuth access token      p50 ${o.p50} ms   p99 ${o.p99} ms   mean ${o.mean} ms`,
       `  of which the QR code PNG            p50 ${q.p50} ms   p99 ${q.p99} ms (timed alone in-process)`,
       `  ratio stdio/HTTP p50 ${verdict(stdioRatio)}`,
       `  ratio Streamable HTTP/HTTP p50 ${verdict(streamableRatio)}`,
+      `  ratio OAuth token/API key (Streamable HTTP) p50 ${oauthRatio}x (target <= ${OAUTH_TARGET_RATIO}x): ${oauthRatio <= OAUTH_TARGET_RATIO ? 'met' : 'NOT met'}`,
     ],
     {
       bench: 'mcp',
@@ -140,12 +162,17 @@ try {
       streamable_http_p99_ms: r.p99,
       http_p99_ms: h.p99,
       qr_p50_ms: q.p50,
+      oauth_p50_ms: o.p50,
+      oauth_p99_ms: o.p99,
+      oauth_vs_key_ratio: oauthRatio,
+      oauth_target: OAUTH_TARGET_RATIO,
       load_avg_1m: load,
       calls: CALLS,
     },
   );
 } finally {
   await remote.close();
+  await oauthRemote.close();
   await session.close();
   await listener.stop();
 }

@@ -22,7 +22,7 @@ export function accountView(row: MerchantRow, keys: ApiKeyRow[], invoicesThisMon
     usage: { invoices_this_month: invoicesThisMonth, monthly_limit: planOf(plan.plan).invoices_per_month },
     chains,
     webhook_url: row.webhook_url,
-    api_keys: keys.map((key) => ({ prefix: key.prefix, label: key.label, created_at: iso(Number(key.created_at)), revoked: Number(key.revoked) === 1 })),
+    api_keys: keys.map((key) => ({ prefix: key.prefix, label: key.label, created_at: iso(Number(key.created_at)), revoked: Number(key.revoked) === 1, scopes: key.scopes === null ? null : (key.scopes.split(' ') as ('invoices:read' | 'invoices:write')[]) })),
     created_at: iso(Number(row.created_at)),
   };
 }

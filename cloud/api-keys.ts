@@ -14,6 +14,18 @@ export function newApiKey(): { key: string; hash: string; prefix: string } {
 
 export const KEY_LABEL_MAX = 60;
 
+/** What a key may do: everything (null), or only some of the invoice scopes. */
+export const KEY_ACCESS = { full: null, read: ['invoices:read'], create: ['invoices:write'], invoices: ['invoices:read', 'invoices:write'] } as const;
+
+/** A key's scopes as asked for (absent: full access); null when the list names an unknown scope or none. */
+export function parseKeyScopes(value: unknown): { scopes: string | null } | null {
+  if (value === undefined || value === null) return { scopes: null };
+  if (!Array.isArray(value) || value.length === 0) return null;
+  const known = new Set<string>(KEY_ACCESS.invoices);
+  if (!value.every((s) => typeof s === 'string' && known.has(s))) return null;
+  return { scopes: [...new Set(value as string[])].sort().join(' ') };
+}
+
 /** A key's label as typed (trimmed): 1-60 characters, no control characters; null when it is not one. */
 export function parseKeyLabel(text: unknown): string | null {
   if (typeof text !== 'string') return null;

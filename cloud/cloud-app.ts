@@ -26,6 +26,11 @@ import { createCloudChainWatchers } from './chain-watchers.ts';
 import { cloudSecrets, type CloudConfig } from './cloud-config.ts';
 import { createCloudService } from './cloud-service.ts';
 import { createCloudHttpApp } from './http/app.ts';
+import { ownOrigins } from '../listener/http/mcp-endpoint.ts';
+import { endpointOAuth } from '../listener/oauth/endpoint-oauth.ts';
+import { hashApiKey } from './api-keys.ts';
+import { merchantByKeyHash } from './merchant.repository.ts';
+import { createSharedRateLimiter } from './shared-rate-limiter.ts';
 import { electLeader } from './leader.ts';
 import { createMerchantReceivers } from './merchant-context.ts';
 import { createStripeCardProcessor } from './stripe-card-processor.ts';
@@ -34,7 +39,7 @@ import { findMerchant } from './merchant.repository.ts';
 import { cloudClaimScope, cloudDeliveryTarget } from './webhook-delivery.ts';
 import { openCloudDatabase } from './cloud.schema.ts';
 import type { CloudTables } from './cloud.tables.ts';
-import { systemResolver, type Resolver } from './webhook-target.ts';
+import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
 
 export interface CloudDeps {
   /** The metrics registry GET /metrics serves (default: a new one of its own). */
@@ -45,6 +50,8 @@ export interface CloudDeps {
   fetch?: Fetch;
   /** DNS for webhook hosts; tests make names resolve where they like. */
   resolve?: Resolver;
+  /** Tests only: a certificate authority trusted for Client ID Metadata Documents (with CLOUD_WEBHOOK_ALLOW_LOOPBACK). */
+  cimdCa?: string;
   card?: CardProcessor | null;
   /** Where the Stripe SDK sends API requests (tests: a local stand-in for api.stripe.com). */
   stripeApi?: { host: string; port: number; protocol: 'http' | 'https' };
@@ -173,9 +180,29 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     },
   });
 
+  // OAuth for /api/v1/mcp: issuer and resource on PUBLIC_URL, or on the loopback URL served.
+  let servedUrl: string | null = null;
+  const onLoopback = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/.test(config.host);
+  const oauth = endpointOAuth({
+    mcpPath: '/api/v1/mcp',
+    baseUrl: () => config.publicUrl ?? (onLoopback ? servedUrl : null),
+    db,
+    clock,
+    logger,
+    trustProxy: config.trustProxy,
+    accountOfKey: async (key) => (await merchantByKeyHash(db, hashApiKey(key)))?.merchant_id ?? null,
+    keyLabel: 'a full-access API key',
+    appsPage: false,
+    cimdPolicy: { ...webhookPolicy, ca: deps.cimdCa },
+    consentLimiter: config.signInRateLimit && createSharedRateLimiter({ db, clock, name: 'oauth-consent', config: config.signInRateLimit }),
+    registrationLimiter: createSharedRateLimiter({ db, clock, name: 'oauth-register', config: { perClient: 20, overall: 1000 } }),
+  });
+
   const app = createCloudHttpApp({
     cloud,
     db,
+    oauth,
+    isOwnOrigin: ownOrigins(config.publicUrl, onLoopback),
     clock,
     logger,
     trustProxy: config.trustProxy,
@@ -203,6 +230,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     },
   });
   const { server, url } = await serveHttp(app, config.port, config.host, logger);
+  servedUrl = url;
   logger.info('cloud started', { url, database: database.dialect, hosted_checkout: config.checkoutBaseUrl ?? 'off' });
 
   return {
@@ -216,6 +244,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       await closeServer(server, options.graceMs);
       await leader.stop();
       await delivery.stop(options.graceMs);
+      oauth.close();
       deriver.close();
       sender?.close();
       await expiry.stop();

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { BtcNetwork } from '../shared/index.ts';
 import { baseSettingNames, parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
-import { ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, wholeNumber, type Env, type RateLimitConfig } from '../listener/config.ts';
+import { ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, type Env, type RateLimitConfig } from '../listener/config.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
@@ -48,6 +48,8 @@ export interface CloudConfig {
   mcpMaxSessions: number;
   /** Bearer token that opens GET /metrics to non-loopback callers (METRICS_TOKEN); null: loopback only. */
   metricsToken: string | null;
+  /** PUBLIC_URL: the base URL clients reach Cloud at (OAuth issuer, MCP resource); null: loopback only. */
+  publicUrl: string | null;
   /** Whether this instance runs chain watchers when elected (false: serve HTTP and deliver only). */
   watch: boolean;
   /** Card plans through Stripe Checkout; null: card billing off (409 method_unavailable). */
@@ -80,6 +82,7 @@ const CloudEnv = z.object({
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   METRICS_TOKEN: metricsTokenSetting,
+  PUBLIC_URL: publicUrlSetting,
   NODE_ENV: z.preprocess(blank, z.string().default('development')),
   CLOUD_CHECKOUT_BASE_URL: z.preprocess(blank, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')).optional()),
   CLOUD_INVOICE_RATE_LIMIT: z.preprocess(blank, z.union([z.literal('off'), wholeNumber(1, 1_000_000)]).default(60)),
@@ -149,6 +152,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
     metricsToken: raw.METRICS_TOKEN ?? null,
     nodeEnv: raw.NODE_ENV,
     checkoutBaseUrl: raw.CLOUD_CHECKOUT_BASE_URL ?? null,
+    publicUrl: raw.PUBLIC_URL ?? null,
     invoiceRateLimit: raw.CLOUD_INVOICE_RATE_LIMIT === 'off' ? null : raw.CLOUD_INVOICE_RATE_LIMIT,
     signupRateLimit,
     signInRateLimit,

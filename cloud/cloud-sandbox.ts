@@ -97,7 +97,7 @@ async function insertDemoMerchant(database: Database<CloudTables>, sandbox: Sand
       plan_expires_at: null,
       created_at: now,
     },
-    { key_hash: key.hash, merchant_id: merchant.merchantId, prefix: key.prefix, label: 'sandbox demo', revoked: 0, created_at: now },
+    { key_hash: key.hash, merchant_id: merchant.merchantId, prefix: key.prefix, label: 'sandbox demo', revoked: 0, scopes: null, created_at: now },
   );
   if (stored !== 'inserted') throw new Error(`the sandbox's demo merchant could not be stored (${stored}) in a fresh database`);
   return merchant;

@@ -19,7 +19,7 @@ import { findMerchant, insertApiKey, listApiKeys, revokeApiKey, saveWebhook, typ
 import { effectivePlan, planCatalogue, planOf, usageMonth, type PlanName } from './plans.ts';
 import { signup } from './signup.ts';
 import { countInvoice, invoicesThisMonth } from './usage.ts';
-import { checkWebhookUrl, type WebhookTargetPolicy } from './webhook-target.ts';
+import { checkWebhookUrl, type WebhookTargetPolicy } from '../core/net/webhook-target.ts';
 import { listDeliveries, resendDeliveries } from '../core/webhooks/delivery-store.ts';
 
 export interface CloudServiceDeps {
@@ -142,12 +142,12 @@ export function createCloudService(deps: CloudServiceDeps) {
      * A new key with a label (checked by the caller, see parseKeyLabel), returned this once: only
      * its hash is stored. Keys are named by prefix on the dashboard, so the prefix is unique per merchant.
      */
-    async issueApiKey(merchant: MerchantRow, label: string) {
+    async issueApiKey(merchant: MerchantRow, label: string, scopes: string | null = null) {
       const taken = new Set((await listApiKeys(db, merchant.merchant_id)).map((row) => row.prefix));
       let key = newApiKey();
       while (taken.has(key.prefix)) key = newApiKey();
-      await insertApiKey(db, { key_hash: key.hash, merchant_id: merchant.merchant_id, prefix: key.prefix, label, revoked: 0, created_at: clock.now() });
-      return { key: key.key, prefix: key.prefix, label };
+      await insertApiKey(db, { key_hash: key.hash, merchant_id: merchant.merchant_id, prefix: key.prefix, label, revoked: 0, created_at: clock.now(), scopes });
+      return { key: key.key, prefix: key.prefix, label, scopes: scopes === null ? null : scopes.split(' ') };
     },
 
     /** Revokes one of the merchant's own active keys by prefix (never the last one); its sessions end with it. */

@@ -4,6 +4,7 @@ import type { EditionSchema } from '../core/db/migrate.ts';
 import { KeyError, parseEvmAccountXpub, textKeyId } from '../core/base/keys.ts';
 import type { KeyIdRenames } from '../core/invoices/key-identity.migration.ts';
 import { coreMigrations } from '../core/schema.ts';
+import { apiKeyScopesMigration } from './api-key-scopes.migration.ts';
 import { cloudAccountsMigration } from './cloud.migration.ts';
 import type { CloudTables } from './cloud.tables.ts';
 import { dashboardSessionsMigration } from './dashboard/session.migration.ts';
@@ -46,6 +47,7 @@ export const cloudSchema: EditionSchema = {
     '0007_cloud_rate_windows': rateWindowsMigration,
     '0008_stripe_subscription_state': stripeSubscriptionStateMigration,
     '0011_cloud_fixed_address_claims': fixedAddressClaimsMigration,
+    '0013_cloud_api_key_scopes': apiKeyScopesMigration,
   }),
   retired: [],
 };

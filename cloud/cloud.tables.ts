@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { CoreTables } from '../core/schema.ts';
 import type { DashboardSessionsTable } from './dashboard/session.tables.ts';
 
@@ -27,6 +28,8 @@ export interface CloudApiKeysTable {
   label: string;
   revoked: number;
   created_at: number;
+  /** Space-separated (`invoices:read`, `invoices:write`); null: full access, as every key made before scopes. */
+  scopes: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Invoices created per merchant and calendar month (UTC, `YYYY-MM`): the plan cap counter. */

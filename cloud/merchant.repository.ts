@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import { claimFixedAddress } from '../core/base/address-claims.ts';
 import type { CloudTables } from './cloud.tables.ts';
 import type { CloudApiKeysTable, CloudMerchantsTable } from './cloud.tables.ts';
@@ -34,15 +34,25 @@ export async function insertMerchant(db: Db, merchant: MerchantRow, key: ApiKeyR
   }
 }
 
-/** The merchant owning an unrevoked key with this hash. */
+/** The merchant owning an unrevoked full-access key with this hash (the dashboard signs in with these only). */
 export async function merchantByKeyHash(db: Db, keyHash: string): Promise<MerchantRow | undefined> {
-  return db
+  const owner = await apiKeyOwner(db, keyHash);
+  return owner && owner.scopes === null ? owner.merchant : undefined;
+}
+
+/** The merchant owning an unrevoked key with this hash, and the key's scopes (null: full access). */
+export async function apiKeyOwner(db: Db, keyHash: string): Promise<{ merchant: MerchantRow; scopes: string[] | null } | undefined> {
+  const row = await db
     .selectFrom('cloud_api_keys')
     .innerJoin('cloud_merchants', 'cloud_merchants.merchant_id', 'cloud_api_keys.merchant_id')
     .selectAll('cloud_merchants')
+    .select('cloud_api_keys.scopes as key_scopes')
     .where('cloud_api_keys.key_hash', '=', keyHash)
     .where('cloud_api_keys.revoked', '=', 0)
     .executeTakeFirst();
+  if (!row) return undefined;
+  const { key_scopes, ...merchant } = row;
+  return { merchant, scopes: key_scopes === null ? null : key_scopes.split(' ') };
 }
 
 export async function findMerchant(db: Db, merchantId: string): Promise<MerchantRow | undefined> {
@@ -53,7 +63,7 @@ export async function listApiKeys(db: Db, merchantId: string): Promise<ApiKeyRow
   return db.selectFrom('cloud_api_keys').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at').execute();
 }
 
-export async function insertApiKey(db: Db, key: ApiKeyRow): Promise<void> {
+export async function insertApiKey(db: Db, key: Insertable<CloudApiKeysTable>): Promise<void> {
   await db.insertInto('cloud_api_keys').values(key).execute();
 }
 
@@ -68,10 +78,11 @@ export type RevokeOutcome = 'revoked' | 'not_found' | 'last_key';
 export async function revokeApiKey(db: Db, merchantId: string, prefix: string): Promise<RevokeOutcome> {
   return db.transaction().execute(async (trx) => {
     await trx.updateTable('cloud_merchants').set((eb) => ({ merchant_id: eb.ref('merchant_id') })).where('merchant_id', '=', merchantId).execute();
-    const active = await trx.selectFrom('cloud_api_keys').select(['key_hash', 'prefix']).where('merchant_id', '=', merchantId).where('revoked', '=', 0).execute();
+    const active = await trx.selectFrom('cloud_api_keys').select(['key_hash', 'prefix', 'scopes']).where('merchant_id', '=', merchantId).where('revoked', '=', 0).execute();
     const target = active.find((key) => key.prefix === prefix);
     if (!target) return 'not_found';
-    if (active.length === 1) return 'last_key';
+    // The last full-access key stays: only it signs in to the dashboard and manages the account.
+    if (target.scopes === null && active.filter((key) => key.scopes === null).length === 1) return 'last_key';
     await trx.updateTable('cloud_api_keys').set({ revoked: 1 }).where('key_hash', '=', target.key_hash).execute();
     await trx.deleteFrom('cloud_dashboard_sessions').where('key_hash', '=', target.key_hash).execute();
     return 'revoked';

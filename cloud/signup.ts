@@ -10,7 +10,7 @@ import { ServiceError } from '../core/errors.ts';
 import { newApiKey } from './api-keys.ts';
 import { newWebhookSecret } from '../core/webhooks/signature.ts';
 import { insertMerchant } from './merchant.repository.ts';
-import { checkWebhookUrl, type WebhookTargetPolicy } from './webhook-target.ts';
+import { checkWebhookUrl, type WebhookTargetPolicy } from '../core/net/webhook-target.ts';
 
 const Email = z.email();
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -102,7 +102,7 @@ export async function signup(deps: { db: Kysely<CloudTables>; clock: Clock; webh
       plan_expires_at: null,
       created_at: now,
     },
-    { key_hash: key.hash, merchant_id: merchantId, prefix: key.prefix, label: 'default', revoked: 0, created_at: now },
+    { key_hash: key.hash, merchant_id: merchantId, prefix: key.prefix, label: 'default', revoked: 0, created_at: now, scopes: null },
   );
   if (stored === 'email_taken') throw new ServiceError('email_taken', 'An account with this email exists.');
   if (stored === 'address_derived') throw new ServiceError('invalid_address', 'base_address is already the receive address of a derived-address invoice; register another address.');

@@ -1,19 +1,10 @@
-import type { LookupFunction } from 'node:net';
 import type { Kysely } from 'kysely';
 import type { CloudTables } from './cloud.tables.ts';
 import { ServiceError } from '../core/errors.ts';
 import type { ClaimScope } from '../core/webhooks/delivery-store.ts';
 import type { DeliveryTarget } from '../core/webhooks/delivery-worker.ts';
 import { findMerchant } from './merchant.repository.ts';
-import { checkWebhookUrl, type ResolvedAddress, type WebhookTargetPolicy } from './webhook-target.ts';
-
-/** A DNS replacement that always answers the address already checked: no second lookup to rebind. */
-export function pinnedLookup(address: ResolvedAddress): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address: address.address, family: address.family }]);
-    else callback(null, address.address, address.family);
-  }) as LookupFunction;
-}
+import { checkWebhookUrl, pinnedLookup, type WebhookTargetPolicy } from '../core/net/webhook-target.ts';
 
 /** Cloud delivers the events of every merchant that has saved a webhook URL. */
 export const cloudClaimScope: ClaimScope = {

@@ -6,7 +6,7 @@ export class ServiceError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly extra: { retryAfterS?: number; details?: Record<string, unknown> } = {},
+    readonly extra: { retryAfterS?: number; details?: Record<string, unknown>; /** A `WWW-Authenticate` header to send with it. */ challenge?: string } = {},
   ) {
     super(message);
     this.name = 'ServiceError';

@@ -12,10 +12,12 @@ import type { AddressCountersTable, InvoicesTable } from './invoices/invoice.tab
 import { invoicesAndOutboxMigration } from './invoices/invoices.migration.ts';
 import { keyIdentityMigration, noKeyIdRenames, type KeyIdRenames } from './invoices/key-identity.migration.ts';
 import { webhookDeliveryMigration } from './webhooks/delivery-migration.ts';
+import { oauthStoreMigration } from './oauth/oauth.migration.ts';
+import type { OAuthTables } from './oauth/oauth.tables.ts';
 import type { EventDeliveryColumns, WebhookAttemptsTable } from './webhooks/delivery-tables.ts';
 
 /** The core's tables, each defined by the module that owns it. An edition's tables extend these. */
-export interface CoreTables extends BaseTables {
+export interface CoreTables extends BaseTables, OAuthTables {
   invoices: InvoicesTable;
   address_counters: AddressCountersTable;
   events: EventsTable & EventDeliveryColumns;
@@ -39,6 +41,7 @@ export function coreMigrations(dialect: Dialect, hooks: CoreMigrationHooks = { k
     '0009_key_identity': keyIdentityMigration(hooks.keyIdRenames),
     '0010_nonce_leases_by_address': nonceLeasesByAddressMigration,
     '0011_base_address_claims': baseAddressClaimsMigration,
+    '0012_oauth_store': oauthStoreMigration,
   };
 }
 

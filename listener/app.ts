@@ -19,6 +19,11 @@ import { baseChainStatus, baseHealth } from '../core/base/base-health.ts';
 import { createRpcSource } from '../core/base/rpc.ts';
 import { createBaseWatcher } from '../core/base/watcher.ts';
 import { createHttpApp } from './http/app.ts';
+import { keyMatcher } from './http/api-key.ts';
+import { ownOrigins } from './http/mcp-endpoint.ts';
+import { createRateLimiter, memoryWindows } from './http/sliding-window.ts';
+import { endpointOAuth } from './oauth/endpoint-oauth.ts';
+import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
 import { createListenerCheckoutSource } from './checkout/listener-checkout-source.ts';
 import { closeServer, serveHttp } from './http/serve.ts';
 import { createInvoiceService } from '../core/invoices/invoice.service.ts';
@@ -45,6 +50,11 @@ export interface ListenerDeps {
   metrics?: ServiceMetrics;
   /** Base watcher tuning (poll interval, fixed-address nonce digits) for tests and benchmarks. */
   baseOptions?: { pollIntervalMs?: number; nonceDigits?: number; quarantineMs?: number };
+  /** DNS of the OAuth Client ID Metadata Document fetches (the webhook URL guard's). */
+  resolve?: Resolver;
+  /** Tests only: metadata documents may be on loopback, served with a certificate of this authority. */
+  cimdAllowLoopback?: boolean;
+  cimdCa?: string;
 }
 
 export interface RunningListener {
@@ -68,6 +78,8 @@ export interface ChainStatus {
   last_event_at: string | null;
   last_block_height: number | null;
 }
+
+const isLoopbackHost = (host: string) => /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/.test(host);
 
 const idleChainStatus = (): ChainStatus => ({ ws_connected: false, subscribed_count: 0, last_event_at: null, last_block_height: null });
 
@@ -193,6 +205,26 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     };
   };
 
+  // OAuth needs a key to sign in with, and a base URL: PUBLIC_URL, or the loopback URL served.
+  let servedUrl: string | null = null;
+  const onLoopback = isLoopbackHost(config.host);
+  const oauth = config.apiKey
+    ? endpointOAuth({
+        mcpPath: '/mcp',
+        baseUrl: () => config.publicUrl ?? (onLoopback ? servedUrl : null),
+        db: database.db,
+        clock,
+        logger,
+        trustProxy: config.trustProxy,
+        accountOfKey: async (key) => (keyMatcher(config.apiKey!)(key) ? 'listener' : null),
+        keyLabel: 'the SERVICE_API_KEY',
+        appsPage: true,
+        cimdPolicy: { resolve: deps.resolve ?? systemResolver, allowLoopback: deps.cimdAllowLoopback ?? false, ca: deps.cimdCa },
+        consentLimiter: createRateLimiter({ store: memoryWindows(), clock, name: 'oauth-consent', config: { perClient: 20, overall: 200 } }),
+        registrationLimiter: createRateLimiter({ store: memoryWindows(), clock, name: 'oauth-register', config: { perClient: 20, overall: 200 } }),
+      })
+    : null;
+
   const app = createHttpApp({
     invoices,
     health,
@@ -208,6 +240,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     metricsToken: config.metricsToken,
     feed,
     merchantId: config.merchantId,
+    isOwnOrigin: ownOrigins(config.publicUrl, onLoopback),
+    oauth,
     checkout: createListenerCheckoutSource({
       invoices,
       db: database.db,
@@ -219,6 +253,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   });
 
   const { server, url } = await serveHttp(app, config.port, config.host, logger);
+  servedUrl = url;
+  if (oauth && !config.publicUrl && !onLoopback) logger.warn('OAuth for /mcp is off: set PUBLIC_URL to the URL clients reach this server at');
   baseWatcher?.start();
   logger.info('listener started', {
     url,
@@ -242,6 +278,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       await btcWatcher?.stop();
       btcWatching?.socket?.close();
       await webhooks.stop(options.graceMs);
+      oauth?.close();
       deriver?.close();
       await baseWatcher?.stop();
       await expiry.stop();

@@ -44,6 +44,8 @@ export interface Config {
   mcpMaxSessions: number;
   /** Bearer token that opens GET /metrics to non-loopback callers (METRICS_TOKEN); null: loopback only. */
   metricsToken: string | null;
+  /** PUBLIC_URL: the base URL clients reach this server at (OAuth issuer and resource); null: loopback only. */
+  publicUrl: string | null;
   webhook: { url: string; secret: string } | null;
   nodeEnv: string;
   /** Shown to payers on the checkout page. */
@@ -80,6 +82,7 @@ export const settingNames = [
   'MCP_ALLOWED_ORIGINS',
   'MCP_MAX_SESSIONS',
   'METRICS_TOKEN',
+  'PUBLIC_URL',
   'MERCHANT_WEBHOOK_URL',
   'MERCHANT_WEBHOOK_SECRET',
   'SERVICE_WEBHOOK_SECRET',
@@ -171,6 +174,18 @@ export const mcpAllowedOriginsSetting = z.preprocess(
 
 /** METRICS_TOKEN: a bearer token of 16 or more characters for GET /metrics from other hosts; unset, loopback only. */
 export const metricsTokenSetting = z.preprocess(blankToUndefined, z.string().min(16, 'must be at least 16 characters').optional());
+/**
+ * PUBLIC_URL: the origin (and optional path prefix) clients reach the server at, behind a proxy
+ * (`https://pay.example.com`): the OAuth issuer and the MCP endpoint's canonical URL are built on it.
+ */
+export const publicUrlSetting = z.preprocess(
+  blankToUndefined,
+  z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://pay.example.com' })
+    .refine((text) => { const url = new URL(text); return !url.search && !url.hash && !url.username; }, 'must have no query, fragment or credentials')
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
+);
 
 /** MCP_MAX_SESSIONS: open MCP sessions at most, each a few kilobytes of memory (default 1000). */
 export const mcpMaxSessionsSetting = z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(1_000));
@@ -244,6 +259,7 @@ const EnvSchema = z.object({
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   METRICS_TOKEN: metricsTokenSetting,
+  PUBLIC_URL: publicUrlSetting,
   MERCHANT_WEBHOOK_URL: optionalText,
   MERCHANT_WEBHOOK_SECRET: optionalText,
   SERVICE_WEBHOOK_SECRET: optionalText,
@@ -326,6 +342,7 @@ export function loadConfig(env: Env): Config {
     mcpAllowedOrigins: raw.MCP_ALLOWED_ORIGINS,
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,
     metricsToken: raw.METRICS_TOKEN ?? null,
+    publicUrl: raw.PUBLIC_URL ?? null,
     webhook,
     nodeEnv: raw.NODE_ENV,
     shopName: raw.SHOP_NAME,

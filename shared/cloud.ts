@@ -51,7 +51,15 @@ export const Account = z
       }),
     ),
     webhook_url: z.string().nullable(),
-    api_keys: z.array(z.object({ prefix: z.string(), label: z.string(), created_at: dateTime(), revoked: z.boolean() })),
+    api_keys: z.array(
+      z.object({
+        prefix: z.string(),
+        label: z.string(),
+        created_at: dateTime(),
+        revoked: z.boolean(),
+        scopes: z.array(z.enum(['invoices:read', 'invoices:write'])).nullable().describe('null: full access; else what the key may do (see POST /api/v1/keys).'),
+      }),
+    ),
     created_at: dateTime(),
   })
   .meta({ id: 'Account', description: 'GET /api/v1/me. Carries no secret.' });
@@ -81,6 +89,24 @@ export const InvoiceListEntry = z
   })
   .meta({ id: 'InvoiceListEntry' });
 export const InvoiceList = z.object({ invoices: z.array(InvoiceListEntry) }).meta({ id: 'InvoiceList', description: 'Most recent first.' });
+
+export const CreateKeyRequest = z
+  .object({
+    label: z.string().describe('1-60 characters, to tell keys apart.'),
+    scopes: z
+      .array(z.enum(['invoices:read', 'invoices:write']))
+      .optional()
+      .describe('Absent: a full-access key. `["invoices:read"]`: read-only (read invoices, list them, wait for payment). `["invoices:write"]`: create-only. Both: invoices only, no account settings.'),
+  })
+  .meta({ id: 'CreateKeyRequest' });
+export const CreatedKey = z
+  .object({
+    api_key: z.string().describe('Shown once; only its hash is stored.'),
+    key_prefix: z.string(),
+    label: z.string(),
+    scopes: z.array(z.enum(['invoices:read', 'invoices:write'])).nullable().describe('null: full access.'),
+  })
+  .meta({ id: 'CreatedKey' });
 
 export const WebhookSettingRequest = z.object({ webhook_url: z.string() }).meta({ id: 'WebhookSettingRequest' });
 export const WebhookSettingResponse = z

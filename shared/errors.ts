@@ -22,7 +22,20 @@ export const errorCatalogue = {
     status: 400,
     description: 'The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).',
   },
-  unauthorized: { status: 401, description: 'Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`).' },
+  unauthorized: {
+    status: 401,
+    description:
+      'Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`, which may also carry an OAuth access token). Where OAuth is offered, the MCP endpoint adds `WWW-Authenticate: Bearer resource_metadata=…`, with `error="invalid_token"` when the token is invalid, expired, revoked or issued for another server.',
+  },
+  invalid_key_request: {
+    status: 400,
+    description: 'Cloud POST /api/v1/keys: `label` is not 1-60 characters without control characters, or `scopes` is not a non-empty list of `invoices:read` / `invoices:write`.',
+  },
+  insufficient_scope: {
+    status: 403,
+    description:
+      'The OAuth access token or scoped API key lacks the scope this call needs (`invoices:read` or `invoices:write`); `WWW-Authenticate` names it. Ask for it again with that scope.',
+  },
   origin_not_allowed: {
     status: 403,
     description: 'MCP endpoint: the request comes from a browser page whose `Origin` is not in `MCP_ALLOWED_ORIGINS`. Clients that send no Origin are not affected.',

@@ -27,6 +27,8 @@ import {
   SignupRequest,
   SignupResponse,
   WebhookSettingRequest,
+  CreateKeyRequest,
+  CreatedKey,
   WebhookSettingResponse,
 } from './cloud.ts';
 import { InvoiceConfirmedEvent, PaymentOrphanEvent, standardWebhookHeaders, webhookHeaders, webhookVerificationCodes } from './webhooks.ts';
@@ -63,6 +65,8 @@ const componentSchemas = [
   InvoiceListEntry,
   InvoiceList,
   WebhookSettingRequest,
+  CreateKeyRequest,
+  CreatedKey,
   WebhookSettingResponse,
   BillingCheckoutRequest,
   BillingCheckoutResponse,

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { errorCatalogue, type ErrorCode } from './errors.ts';
 import { DEFAULT_EXPIRES_IN_S, MAX_SATS, MEMO_MAX_LENGTH } from './invoice.ts';
 import { buildOpenApiDocument } from './openapi.ts';
-import { routeTable, type Route } from './routes.ts';
+import { routeErrors, routeTable, type Route } from './routes.ts';
 import { API_VERSION } from './version.ts';
 import { WEBHOOK_ACK_TIMEOUT_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMESTAMP_TOLERANCE_MS, webhookHeaders, webhookRetryDelaysMs } from './webhooks.ts';
 
@@ -73,8 +73,9 @@ function schemaSection(name: string, schema: Json): string {
   return lines.join('\n');
 }
 
-function routeErrors(route: Route): ErrorCode[] {
-  return [...new Set<ErrorCode>(['bad_body', 'headers_too_large', ...(route.auth === 'public' ? [] : (['unauthorized'] as ErrorCode[])), ...route.errors])];
+/** What a route answers with, besides its own codes: a malformed request fails before any route. */
+function referenceErrors(route: Route): ErrorCode[] {
+  return [...new Set<ErrorCode>(['bad_body', 'headers_too_large', ...routeErrors(route)])];
 }
 
 function endpointSection(route: Route): string {
@@ -93,7 +94,7 @@ function endpointSection(route: Route): string {
     const shape = id ? ` Body: ${typeOf({ $ref: id })}.` : content ? ` \`${content.mediaType}\`.` : '';
     lines.push(`| ${status} | ${cell(response.description + shape)} |`);
   }
-  const codes = routeErrors(route).sort((a, b) => errorCatalogue[a].status - errorCatalogue[b].status);
+  const codes = referenceErrors(route).sort((a, b) => errorCatalogue[a].status - errorCatalogue[b].status);
   lines.push(`| errors | ${codes.map((code) => `${errorCatalogue[code].status} [\`${code}\`](#${code})`).join(', ')} |`, '');
   return lines.join('\n');
 }

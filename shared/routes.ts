@@ -6,6 +6,8 @@ import {
   BillingCheckoutResponse,
   CloudCreatedInvoice,
   CloudHealth,
+  CreatedKey,
+  CreateKeyRequest,
   InvoiceList,
   PlanCatalogue,
   SignupRequest,
@@ -126,6 +128,96 @@ function mcpRoutes(surface: Surface, path: string, idPrefix: string, auth: Route
   ];
 }
 
+const oauthJson = (description: string): RouteResponse => ({ description, content: { mediaType: 'application/json', jsonSchema: { type: 'object' } } });
+const OAUTH_NOTE = 'Answers errors in the OAuth format (`{"error", "error_description"}`), not the envelope. Served only where OAuth is on: a listener with SERVICE_API_KEY, and Cloud; its base URL is PUBLIC_URL (else the loopback URL served).';
+
+/** RFC 9728 metadata of an MCP endpoint, at the well-known address with the endpoint's path appended. */
+function protectedResourceRoute(surface: Surface, mcpPath: string, operationId: string): Route {
+  return {
+    operationId,
+    method: 'get',
+    path: `/.well-known/oauth-protected-resource${mcpPath}`,
+    surfaces: [surface],
+    summary: `OAuth protected resource metadata of ${mcpPath} (RFC 9728)`,
+    description: `Names the endpoint (\`resource\`), its authorization server, the scopes \`invoices:read\` and \`invoices:write\`, and \`bearer_methods_supported: ["header"]\`. ${OAUTH_NOTE}`,
+    auth: 'public',
+    responses: { 200: oauthJson('Protected resource metadata.') },
+    errors: ['not_found'],
+  };
+}
+
+/** The OAuth 2.1 authorization server both editions serve for their MCP endpoint. */
+const oauthRoutes: Route[] = [
+  {
+    operationId: 'oauthProtectedResource',
+    method: 'get',
+    path: '/.well-known/oauth-protected-resource',
+    surfaces: ['listener', 'cloud'],
+    summary: "OAuth protected resource metadata of the server's MCP endpoint (RFC 9728)",
+    description: `The same document as the path-suffixed address. ${OAUTH_NOTE}`,
+    auth: 'public',
+    responses: { 200: oauthJson('Protected resource metadata.') },
+    errors: ['not_found'],
+  },
+  protectedResourceRoute('listener', '/mcp', 'oauthProtectedResourceMcp'),
+  protectedResourceRoute('cloud', '/api/v1/mcp', 'cloudOauthProtectedResourceMcp'),
+  {
+    operationId: 'oauthAuthorizationServer',
+    method: 'get',
+    path: '/.well-known/oauth-authorization-server',
+    surfaces: ['listener', 'cloud'],
+    summary: 'OAuth authorization server metadata (RFC 8414)',
+    description: `Endpoints, \`code_challenge_methods_supported: ["S256"]\`, \`client_id_metadata_document_supported: true\`. ${OAUTH_NOTE}`,
+    auth: 'public',
+    responses: { 200: oauthJson('Authorization server metadata.') },
+    errors: [],
+  },
+  {
+    operationId: 'oauthAuthorize',
+    method: 'get',
+    path: '/oauth/authorize',
+    surfaces: ['listener', 'cloud'],
+    summary: 'OAuth authorization endpoint: authorization code with PKCE S256, `resource` required',
+    description: `Query: \`response_type=code\`, \`client_id\` (a registered id, or an https URL of a Client ID Metadata Document), \`redirect_uri\`, \`code_challenge\` + \`code_challenge_method=S256\`, \`scope\`, \`state\`, and \`resource\` = the MCP endpoint URL. Sends the browser to the consent page, where the merchant signs in with an API key and approves or denies; then back to \`redirect_uri\` with \`code\` or \`error\`. An unregistered \`redirect_uri\` gets an error page and no redirect. ${OAUTH_NOTE}`,
+    auth: 'public',
+    responses: { 303: { description: 'To the consent page, or back to the client.' }, 400: html('Error page (no redirect).') },
+    errors: [],
+  },
+  {
+    operationId: 'oauthToken',
+    method: 'post',
+    path: '/oauth/token',
+    surfaces: ['listener', 'cloud'],
+    summary: 'OAuth token endpoint: code exchange (with code_verifier) and refresh (rotating)',
+    description: `Form body. \`grant_type=authorization_code\` with \`code\`, \`code_verifier\`, \`redirect_uri\`, \`client_id\`; or \`grant_type=refresh_token\`. Access tokens live 15 minutes and are accepted only by the MCP endpoint named in \`resource\`; each refresh returns a new refresh token and a reused one revokes the grant. A reused code fails and revokes what it issued. ${OAUTH_NOTE}`,
+    auth: 'public',
+    responses: { 200: oauthJson('access_token, token_type, expires_in, refresh_token, scope.') },
+    errors: [],
+  },
+  {
+    operationId: 'oauthRegister',
+    method: 'post',
+    path: '/oauth/register',
+    surfaces: ['listener', 'cloud'],
+    summary: 'OAuth dynamic client registration (RFC 7591)',
+    description: `JSON client metadata: at most 10 \`redirect_uris\`, a \`client_name\` of at most 200 characters. Throttled per client address (429 \`too_many_requests\` with Retry-After). ${OAUTH_NOTE}`,
+    auth: 'public',
+    responses: { 201: oauthJson('The registered client, with its client_id.') },
+    errors: [],
+  },
+  {
+    operationId: 'oauthRevoke',
+    method: 'post',
+    path: '/oauth/revoke',
+    surfaces: ['listener', 'cloud'],
+    summary: 'OAuth token revocation (RFC 7009)',
+    description: `Form body \`token\` (an access or refresh token) and \`client_id\`. The token stops working at once. ${OAUTH_NOTE}`,
+    auth: 'public',
+    responses: { 200: { description: 'Revoked (or already unknown); no body.' } },
+    errors: [],
+  },
+];
+
 /**
  * Every API route of both editions, in the order of the OpenAPI document. The document's paths are
  * built from it, and each edition mounts one handler per route of its surface (by operation id),
@@ -243,7 +335,7 @@ export const routeTable: readonly Route[] = [
     responses: { 200: prometheusText },
     errors: ['unauthorized'],
   },
-  ...mcpRoutes('listener', '/mcp', 'mcp', 'listener-key', 'The key as for `POST /invoice` (`X-Service-Api-Key`, or `Authorization: Bearer <key>`) when the listener has `SERVICE_API_KEY` set; `create_invoice` counts against the same rate limit.'),
+  ...mcpRoutes('listener', '/mcp', 'mcp', 'listener-key', 'The key as for `POST /invoice` (`X-Service-Api-Key`, or `Authorization: Bearer <key>`) when the listener has `SERVICE_API_KEY` set, or an OAuth access token issued for this endpoint (`Authorization: Bearer`; without credentials the 401 carries `WWW-Authenticate: Bearer resource_metadata=…`, and a token lacking the scope of a tool gets 403 `insufficient_scope`); `create_invoice` counts against the same rate limit.'),
   {
     operationId: 'cloudSignup',
     method: 'post',
@@ -265,6 +357,19 @@ export const routeTable: readonly Route[] = [
     auth: 'merchant-key',
     responses: { 200: json(Account, 'No secrets.') },
     errors: [],
+  },
+  {
+    operationId: 'cloudCreateKey',
+    method: 'post',
+    path: '/api/v1/keys',
+    surfaces: ['cloud'],
+    summary: 'Issue another API key, full-access or scoped',
+    description:
+      'Needs a full-access key. A scoped key works on `/api/v1` and `/api/v1/mcp` within its scopes: `invoices:read` for GET /invoice/{id}, GET /invoices and the reading MCP tools and resources; `invoices:write` for POST /invoice and create_invoice. Anything else (account, webhook, billing, keys, the dashboard) needs a full-access key; a scoped key gets 403 `insufficient_scope`.',
+    auth: 'merchant-key',
+    request: CreateKeyRequest,
+    responses: { 201: json(CreatedKey, 'The new key, shown once.') },
+    errors: ['bad_body', 'invalid_key_request'],
   },
   {
     operationId: 'cloudListInvoices',
@@ -400,17 +505,21 @@ export const routeTable: readonly Route[] = [
     responses: { 200: llmsText },
     errors: [],
   },
-  ...mcpRoutes('cloud', '/api/v1/mcp', 'cloudMcp', 'merchant-key', "The merchant's API key (`X-Service-Api-Key`, or `Authorization: Bearer <key>`); every tool and resource sees only that merchant's invoices, and `list_invoices` is added."),
+  ...mcpRoutes('cloud', '/api/v1/mcp', 'cloudMcp', 'merchant-key', "The merchant's API key (`X-Service-Api-Key`, or `Authorization: Bearer <key>`), or an OAuth access token issued for this endpoint (`Authorization: Bearer`; without credentials the 401 carries `WWW-Authenticate: Bearer resource_metadata=…`); every tool and resource sees only that merchant's invoices, and `list_invoices` is added. Scoped keys and tokens: `invoices:write` for create_invoice, `invoices:read` for the reading tools and resources, else 403 `insufficient_scope`."),
+  ...oauthRoutes,
 ];
 
 /** The routes one edition serves. */
 export const routesOf = (surface: Surface): Route[] => routeTable.filter((route) => route.surfaces.includes(surface));
 
-/** What an unexpected failure inside a route answers: the 500 code the route documents, else `internal_error`. */
 /** Every error code a route answers with: its own and those its `auth` implies. */
 export function routeErrors(route: Route): ErrorCode[] {
   const implied: ErrorCode[] = route.auth === 'public' ? [] : route.auth === 'listener-key' ? ['unauthorized'] : ['unauthorized', 'database_unavailable'];
-  return [...new Set([...implied, ...route.errors])];
+  // A scoped Cloud key (or, on an MCP endpoint, an OAuth token) may lack what the route needs.
+  const scoped: ErrorCode[] = route.auth === 'merchant-key' || route.path.endsWith('/mcp') ? ['insufficient_scope'] : [];
+  return [...new Set([...implied, ...scoped, ...route.errors])];
 }
+
+/** What an unexpected failure inside a route answers: the 500 code the route documents, else `internal_error`. */
 
 export const failureCode = (route: Route): ErrorCode => route.errors.find((code) => errorCatalogue[code].status === 500) ?? 'internal_error';

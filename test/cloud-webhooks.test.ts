@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isPublicAddress } from '../cloud/public-address.ts';
-import { checkWebhookUrl, type Resolver } from '../cloud/webhook-target.ts';
+import { isPublicAddress } from '../core/net/public-address.ts';
+import { checkWebhookUrl, type Resolver } from '../core/net/webhook-target.ts';
 import { enqueueEvent } from '../core/events/outbox.ts';
 import { verifyWebhook } from '../core/webhooks/index.ts';
 import { startTestCloud, signupMerchant } from './support/cloud.ts';

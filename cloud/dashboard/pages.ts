@@ -3,6 +3,7 @@ import { SignupRequest, supportedAssets, type Account, type AssetId, type Invoic
 import { escapeHtml } from '../../listener/checkout/page.ts';
 import { KEY_LABEL_MAX } from '../api-keys.ts';
 import type { DeliverySummary } from '../../core/webhooks/delivery-store.ts';
+import type { ConnectedApp } from '../../core/oauth/oauth-store.ts';
 import type { CardSubscription } from '../card-subscription.ts';
 import type { Plan } from '../plans.ts';
 import { DEFAULT_LIFETIME_MIN } from './invoice-form.ts';
@@ -40,6 +41,7 @@ export const dashboardNav = [
   ['/dashboard/invoices', 'Invoices'],
   ['/dashboard/webhooks', 'Webhooks'],
   ['/dashboard/keys', 'API keys'],
+  ['/dashboard/apps', 'Connected apps'],
   ['/dashboard/plan', 'Plan'],
 ] as const;
 
@@ -392,7 +394,7 @@ export function renderKeys(frame: PageFrame, keys: KeyView[], issued?: IssuedKey
     .map(
       (k) => `<tr>
 <td data-label="Prefix"><code>${e(k.prefix)}…</code></td>
-<td data-label="Label">${e(k.label)}</td>
+<td data-label="Label">${e(k.label)}${k.scopes ? ` <span class="hint">(${k.scopes.map(e).join(', ')})</span>` : ''}</td>
 <td data-label="Created">${utc(k.created_at)}</td>
 <td data-label="State">${k.revoked ? '<span class="status status-failed">revoked</span>' : '<span class="status status-confirmed">active</span>'}</td>
 <td>${action(k)}</td>
@@ -417,6 +419,13 @@ ${csrfField(frame.csrf)}
 <label for="label">Label</label>
 <input id="label" name="label" type="text" required maxlength="${KEY_LABEL_MAX}" spellcheck="false" placeholder="e.g. shop backend">
 <p class="hint">1-${KEY_LABEL_MAX} characters, to tell your keys apart.</p>
+<label for="access">Access</label>
+<select id="access" name="access">
+<option value="full">Full access (account, webhooks, keys, invoices)</option>
+<option value="read">Read-only: read invoices and wait for payment</option>
+<option value="create">Create-only: create invoices</option>
+</select>
+<p class="hint">A scoped key works on the API and the MCP endpoint within its scope only; it cannot sign in here.</p>
 <button type="submit">Issue key</button>
 </form>`,
   );
@@ -513,4 +522,29 @@ ${options.card ? cardSubscriptionHtml(frame, options.card, options.expiresAt, op
 ${cards}
 </div>`,
   );
+}
+
+/** The agents connected with OAuth: each grant with its scopes and a Revoke button. */
+export function renderConnectedApps(frame: PageFrame, apps: ConnectedApp[]): string {
+  const rows = apps
+    .map(
+      (app) => `<tr>
+<td data-label="Client">${app.clientName ? `<strong>${e(app.clientName)}</strong><br>` : ''}<code class="hint">${e(app.clientId)}</code></td>
+<td data-label="Scopes">${app.scopes.map((s) => `<code>${e(s)}</code>`).join(' ')}</td>
+<td data-label="Connected">${utcMs(app.createdAt)}</td>
+<td data-label="Last used">${utcMs(app.lastUsedAt)}</td>
+<td><form method="post" action="/dashboard/apps/revoke" class="inline">${csrfField(frame.csrf)}<input type="hidden" name="grant_id" value="${e(app.grantId)}"><button type="submit" aria-label="Revoke ${e(app.clientName ?? app.clientId)}">Revoke</button></form></td>
+</tr>`,
+    )
+    .join('\n');
+  const table = apps.length
+    ? `<div class="scroll"><table id="apps">
+<thead><tr><th scope="col">Client</th><th scope="col">Scopes</th><th scope="col">Connected</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table></div>`
+    : '<p id="no-apps">No app is connected. An agent connects by adding <code>/api/v1/mcp</code> as a remote MCP server and signing in here with an API key.</p>';
+  return page(frame, '/dashboard/apps', 'Connected apps', `${table}
+<p class="hint">Revoking ends the app's access at once: its next call is refused, and its refresh token no longer works.</p>`);
 }

@@ -3,19 +3,22 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { errorCatalogue } from '../../shared/index.ts';
 import { loadHashedAsset } from '../../listener/checkout/assets.ts';
+import { loadDashboardStylesheet } from '../../listener/http/dashboard-style.ts';
 import { serveHashedAsset, setHtmlPageHeaders } from '../../listener/checkout/routes.ts';
 import { renderQrSvg } from '../../listener/checkout/qr-svg.ts';
 import type { CallLimit } from '../../listener/http/rate-limit.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
-import { KEY_LABEL_MAX, parseKeyLabel } from '../api-keys.ts';
+import type { OAuthStore } from '../../core/oauth/oauth-store.ts';
+import { KEY_ACCESS, KEY_LABEL_MAX, parseKeyLabel } from '../api-keys.ts';
 import type { CloudService } from '../cloud-service.ts';
 import { planCatalogue } from '../plans.ts';
-import { readFormBody } from './form-body.ts';
+import { readFormBody } from '../../listener/http/form-body.ts';
 import { invoiceRequestOfForm } from './invoice-form.ts';
 import {
   renderInvoices,
+  renderConnectedApps,
   renderKeys,
   renderMessagePage,
   renderNewInvoice,
@@ -43,6 +46,8 @@ export interface DashboardDeps {
   signupLimit: CallLimit;
   clock: Clock;
   logger: Logger;
+  /** The OAuth grants behind the Connected apps page. */
+  oauthStore: OAuthStore;
 }
 
 /** Server-rendered pages, one stylesheet, one script of this origin for copy buttons; forms post only to this origin. */
@@ -76,7 +81,7 @@ const noticeOf = (error: ServiceError): Notice => ({ kind: 'error', text: `${err
 /** The merchant dashboard under `/dashboard`, signed in with an API key, over the Cloud service functions. */
 export function dashboardRoutes(deps: DashboardDeps): Router {
   const { cloud, sessions, clock } = deps;
-  const asset = loadHashedAsset(new URL('./public/', import.meta.url), 'dashboard.css', 'text/css; charset=utf-8');
+  const asset = loadDashboardStylesheet();
   const css: Stylesheet = { url: `/dashboard/assets/${asset.name}`, integrity: asset.integrity };
   const scriptAsset = loadHashedAsset(new URL('./public/', import.meta.url), 'dashboard.js', 'text/javascript; charset=utf-8');
   const script: Stylesheet = { url: `/dashboard/assets/${scriptAsset.name}`, integrity: scriptAsset.integrity };
@@ -310,7 +315,8 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     if (label === null) {
       return keysPage(ctx, { notice: { kind: 'error', text: `A key label is 1-${KEY_LABEL_MAX} characters, without control characters. No key was issued.` }, status: 400 });
     }
-    await keysPage(ctx, { issued: await cloud.issueApiKey(ctx.state.session.merchant, label) });
+    const access = KEY_ACCESS[ctx.state.form.access as keyof typeof KEY_ACCESS] ?? null;
+    await keysPage(ctx, { issued: await cloud.issueApiKey(ctx.state.session.merchant, label, access && access.join(' ')) });
   });
   router.get('/keys/revoke', signedIn, async (ctx) => {
     const prefix = typeof ctx.query.prefix === 'string' ? ctx.query.prefix : '';
@@ -333,6 +339,16 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     await keysPage(ctx, {
       notice: { kind: 'ok', text: `Key ${prefix}… is revoked: requests with it now get 401 unauthorized, and dashboard sessions signed in with it have ended.` },
     });
+  });
+
+  const appsPage = async (ctx: Context, notice?: Notice, status = 200) => {
+    show(ctx, renderConnectedApps(frame(ctx, notice), await deps.oauthStore.connectedApps(ctx.state.session.merchant.merchant_id)), status);
+  };
+  router.get('/apps', signedIn, (ctx) => appsPage(ctx));
+  router.post('/apps/revoke', signedIn, checkedForm, async (ctx) => {
+    const revoked = await deps.oauthStore.revokeGrant(ctx.state.session.merchant.merchant_id, ctx.state.form.grant_id ?? '');
+    if (!revoked) return appsPage(ctx, { kind: 'error', text: 'No such connected app (already revoked?).' }, 404);
+    await appsPage(ctx, { kind: 'ok', text: 'Access revoked: the app can no longer call the MCP endpoint, and its refresh token no longer works.' });
   });
 
   const planPage = async (ctx: Context, extra: { notice?: Notice; checkout?: { plan: string; amountUsd: number; url: string }; portalUrl?: string; status?: number } = {}) => {

@@ -29,11 +29,20 @@ export function createCloudHttpApp(
   app.use(wellFormedRequest);
   app.use(router.routes());
   app.use(checkoutPreflight().routes());
-  app.use(mcpPreflight('/api/v1/mcp', deps.mcpAllowedOrigins).routes());
+  app.use(mcpPreflight('/api/v1/mcp', deps.mcpAllowedOrigins, deps.isOwnOrigin).routes());
+  app.use(deps.oauth.middleware);
   app.use(checkout.assets.routes());
   const signInLimiter = deps.signInRateLimit && createSharedRateLimiter({ db: deps.db, clock: deps.clock, name: 'dashboard-signin', config: deps.signInRateLimit });
   app.use(
-    dashboardRoutes({ cloud: deps.cloud, sessions: createSessionStore(deps.db), signInLimiter, signupLimit: signupLimit(deps), clock: deps.clock, logger: deps.logger }).routes(),
+    dashboardRoutes({
+      cloud: deps.cloud,
+      sessions: createSessionStore(deps.db),
+      signInLimiter,
+      signupLimit: signupLimit(deps),
+      clock: deps.clock,
+      logger: deps.logger,
+      oauthStore: deps.oauth.store,
+    }).routes(),
   );
   return app;
 }

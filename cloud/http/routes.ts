@@ -13,7 +13,12 @@ import type { CloudService } from '../cloud-service.ts';
 import type { MerchantRow } from '../merchant.repository.ts';
 import { STRIPE_WEBHOOK_MAX_BYTES, type StripeEventOutcome } from '../stripe-webhook.ts';
 import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
-import { requireMerchantKey } from './auth.ts';
+import { keyPrincipal, requireKeyScope, requireMerchantKey } from './auth.ts';
+import { parseKeyLabel, parseKeyScopes } from '../api-keys.ts';
+import { INVOICES_READ, INVOICES_WRITE } from '../../listener/oauth/scopes.ts';
+import { findMerchant } from '../merchant.repository.ts';
+import { oauthRouteHandlers, type EndpointOAuth } from '../../listener/oauth/endpoint-oauth.ts';
+import { requireMcpCredentials } from '../../listener/oauth/protected-resource.ts';
 import type { Kysely } from 'kysely';
 import type { CloudTables } from '../cloud.tables.ts';
 import type { Logger } from '../../core/log.ts';
@@ -46,6 +51,10 @@ export interface CloudRouteDeps {
   metricsToken: string | null;
   /** The invoices' status changes: MCP subscriptions and wait_for_payment hear them here. */
   feed: Pick<StatusFeed, 'watch'>;
+  /** The server's own browser origins (see ownOrigins). */
+  isOwnOrigin(origin: string): boolean;
+  /** OAuth for /api/v1/mcp. */
+  oauth: EndpointOAuth;
 }
 
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
@@ -77,6 +86,7 @@ export function checkoutPreflight(): Router {
 /** Cloud's `/api/v1` routes by operation id (the documents and the checkout page are added by the app). */
 export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
   const keyed = requireMerchantKey(deps.db);
+  const fullAccess = requireKeyScope(null);
   const invoiceLimit = limited(
     deps,
     'invoice',
@@ -93,7 +103,23 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
   const mcp = mcpHandlers({
     sessions,
     allowedOrigins: deps.mcpAllowedOrigins,
-    authorize: keyed,
+    isOwnOrigin: deps.isOwnOrigin,
+    oauth: () => deps.oauth.oauth(),
+    authorize: requireMcpCredentials({
+      principalOfKey: async (ctx, key) => {
+        const found = key ? await keyPrincipal(deps.db, key) : null;
+        if (found) Object.assign(ctx.state, { merchant: found.merchant, keyHash: found.keyHash });
+        return found?.principal ?? null;
+      },
+      oauth: () => deps.oauth.oauth(),
+      adopt: async (ctx, principal) => {
+        const merchant = await findMerchant(deps.db, principal.accountId);
+        // Creates count per grant, as per key over HTTP.
+        if (merchant) Object.assign(ctx.state, { merchant, keyHash: `oauth:${principal.grantId}` });
+        return merchant !== undefined;
+      },
+      touched: deps.oauth.touched,
+    }),
     ownerOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id,
     open: (ctx) => {
       const client = cloudMcpClient({ ...deps, merchant: ctx.state.merchant, keyHash: ctx.state.keyHash, limit: invoiceLimit, logger });
@@ -112,18 +138,34 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
     ],
     cloudMe: [
       keyed,
+      fullAccess,
       async (ctx) => {
         ctx.body = await cloud.me(ctx.state.merchant);
       },
     ],
+    cloudCreateKey: [
+      keyed,
+      fullAccess,
+      async (ctx) => {
+        const body = (await readJsonBody(ctx)) as { label?: unknown; scopes?: unknown };
+        const label = parseKeyLabel(body?.label);
+        const scopes = parseKeyScopes(body?.scopes);
+        if (label === null || scopes === null) throw new ServiceError('invalid_key_request', 'label must be 1-60 characters; scopes, when given, a non-empty list of invoices:read and invoices:write.');
+        const issued = await cloud.issueApiKey(ctx.state.merchant, label, scopes.scopes);
+        ctx.status = 201;
+        ctx.body = { api_key: issued.key, key_prefix: issued.prefix, label: issued.label, scopes: issued.scopes };
+      },
+    ],
     cloudListInvoices: [
       keyed,
+      requireKeyScope(INVOICES_READ),
       async (ctx) => {
         ctx.body = await cloud.listInvoices(ctx.state.merchant, ctx.query.limit);
       },
     ],
     cloudSetWebhook: [
       keyed,
+      fullAccess,
       async (ctx) => {
         ctx.body = await cloud.setWebhook(ctx.state.merchant, await readJsonBody(ctx));
       },
@@ -133,6 +175,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
     },
     cloudBillingCheckout: [
       keyed,
+      fullAccess,
       async (ctx) => {
         ctx.body = await cloud.billingCheckout(ctx.state.merchant, await readJsonBody(ctx));
       },
@@ -145,6 +188,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
     },
     cloudCreateInvoice: [
       keyed,
+      requireKeyScope(INVOICES_WRITE),
       perKey,
       async (ctx) => {
         const { body, numberTexts } = await readJsonBodyWithNumberTexts(ctx);
@@ -154,6 +198,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
     ],
     cloudGetInvoice: [
       keyed,
+      requireKeyScope(INVOICES_READ),
       async (ctx) => {
         ctx.body = await cloud.getInvoice(ctx.state.merchant, ctx.params.id!);
       },
@@ -172,5 +217,6 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
     cloudMcpPost: mcp.post,
     cloudMcpGet: mcp.get,
     cloudMcpDelete: mcp.delete,
+    ...oauthRouteHandlers(deps.oauth, 'cloudOauthProtectedResourceMcp'),
   };
 }

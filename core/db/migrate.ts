@@ -45,7 +45,9 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, schema:
 
 async function migrateWith(db: Kysely<any>, dialect: Dialect, schema: EditionSchema, migrationTableSchema: string | undefined, logger?: Logger): Promise<void> {
   const provider = await editionProvider(db, dialect, schema, migrationTableSchema);
-  const migrator = new Migrator({ db, provider, migrationTableSchema });
+  // An edition's own migration can sort before a later core one its database already ran (a database
+  // opened by the listener, then by Cloud): each runs once, in name order among those not yet run.
+  const migrator = new Migrator({ db, provider, migrationTableSchema, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   for (const result of results ?? []) {
     if (result.status === 'Success') logger?.info('migration applied', { migration: result.migrationName });

@@ -28,7 +28,8 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   app.use(errorMiddleware(deps.logger));
   app.use(wellFormedRequest);
   app.use(router.routes());
-  app.use(mcpPreflight('/mcp', deps.mcpAllowedOrigins).routes());
+  app.use(mcpPreflight('/mcp', deps.mcpAllowedOrigins, deps.isOwnOrigin).routes());
+  if (deps.oauth) app.use(deps.oauth.middleware);
   app.use(checkout.assets.routes());
   return app;
 }

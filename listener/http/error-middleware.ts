@@ -25,6 +25,7 @@ export function errorMiddleware(logger: Logger): Middleware {
       if (known) {
         renderError(ctx, known.code, known.message);
         if (known.extra.retryAfterS !== undefined) ctx.set('Retry-After', String(known.extra.retryAfterS));
+        if (known.extra.challenge) ctx.set('WWW-Authenticate', known.extra.challenge);
         if (known.extra.details) Object.assign((ctx.body as ErrorEnvelope).error, known.extra.details);
         if (known !== thrown) log.warn('request failed: the database cannot be used', { error: thrown });
         return;

@@ -4,13 +4,19 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ServiceError } from '../../core/errors.ts';
 import type { McpSessions } from '../../mcp/http-sessions.ts';
 import { readJsonBody } from './json-body.ts';
+import { refuseMissingScope, type OAuthResource } from '../oauth/protected-resource.ts';
+import { missingScope, type Principal } from '../oauth/scopes.ts';
 
 export interface McpEndpointOptions {
   sessions: McpSessions;
   /** Browser origins allowed in; a request without Origin (not from a browser) is always let through. */
   allowedOrigins: readonly string[];
-  /** Checks the key (X-Service-Api-Key, or Authorization: Bearer) before the body is read. */
+  /** The server's own origins (PUBLIC_URL's; any loopback origin for a server on loopback), also allowed. */
+  isOwnOrigin(origin: string): boolean;
+  /** Checks the credential (a key, or an OAuth access token) before the body is read; see requireMcpCredentials. */
   authorize: Middleware;
+  /** The endpoint's OAuth side, for the step-up challenge of a call outside the token's scopes. */
+  oauth(ctx: Context): Promise<OAuthResource | null>;
   /** Who owns the sessions this request may use: its merchant, or the listener's one key. */
   ownerOf(ctx: Context): string;
   /** The MCP server of a new session, its tools bound to this request's caller. */
@@ -21,11 +27,11 @@ export interface McpEndpointOptions {
  * A browser page of another site must not reach a local or keyed MCP server through the user's
  * browser (DNS rebinding, the MCP specification's security notes): its Origin must be allowed.
  */
-function checkOrigin(allowedOrigins: readonly string[]): Middleware {
+function checkOrigin(allowedOrigins: readonly string[], isOwnOrigin: (origin: string) => boolean): Middleware {
   const allowed = new Set(allowedOrigins);
   return async (ctx, next) => {
     const origin = ctx.get('Origin');
-    if (origin && !allowed.has(origin)) throw new ServiceError('origin_not_allowed', 'This Origin may not use the MCP endpoint (see MCP_ALLOWED_ORIGINS).');
+    if (origin && !allowed.has(origin) && !isOwnOrigin(origin)) throw new ServiceError('origin_not_allowed', 'This Origin may not use the MCP endpoint (see MCP_ALLOWED_ORIGINS).');
     if (origin) {
       ctx.set('Access-Control-Allow-Origin', origin);
       ctx.set('Access-Control-Expose-Headers', 'Mcp-Session-Id');
@@ -35,12 +41,23 @@ function checkOrigin(allowedOrigins: readonly string[]): Middleware {
   };
 }
 
+const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?$/;
+
+/**
+ * The server's own origins: its public URL's, and every loopback origin when it listens on loopback
+ * (a page of another site cannot carry a loopback Origin, DNS rebinding or not).
+ */
+export function ownOrigins(publicUrl: string | null, onLoopback: boolean): (origin: string) => boolean {
+  const own = publicUrl ? new URL(publicUrl).origin : null;
+  return (origin) => origin === own || (onLoopback && LOOPBACK_ORIGIN.test(origin));
+}
+
 /**
  * The browser's CORS preflight of the MCP endpoint, for an allowed origin only: plumbing of the
  * endpoint's routes, not an operation of its own.
  */
-export function mcpPreflight(path: string, allowedOrigins: readonly string[]): Router {
-  return new Router().options(path, checkOrigin(allowedOrigins), (ctx) => {
+export function mcpPreflight(path: string, allowedOrigins: readonly string[], isOwnOrigin: (origin: string) => boolean): Router {
+  return new Router().options(path, checkOrigin(allowedOrigins, isOwnOrigin), (ctx) => {
     if (!ctx.get('Origin')) return;
     ctx.set('Access-Control-Allow-Methods', 'GET, POST, DELETE');
     ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, Last-Event-ID, Mcp-Protocol-Version, Mcp-Session-Id, X-Service-Api-Key');
@@ -48,13 +65,6 @@ export function mcpPreflight(path: string, allowedOrigins: readonly string[]): R
     ctx.status = 204;
   });
 }
-
-/** MCP clients send the key as a bearer token; the key checks read X-Service-Api-Key. */
-const bearerAsApiKey: Middleware = async (ctx, next) => {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
-  if (!ctx.get('X-Service-Api-Key') && bearer) ctx.request.headers['x-service-api-key'] = bearer[1];
-  await next();
-};
 
 /**
  * The MCP Streamable HTTP endpoint's three methods (POST messages, GET the server's stream, DELETE
@@ -66,6 +76,8 @@ export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' 
     (method: 'GET' | 'POST' | 'DELETE'): RouterMiddleware =>
     async (ctx) => {
       const body = method === 'POST' ? await readJsonBody(ctx) : undefined;
+      const missing = missingScope(body, (ctx.state.principal as Principal).scopes);
+      if (missing) await refuseMissingScope(ctx, missing, await options.oauth(ctx));
       const transport = await options.sessions.transportFor({
         method,
         sessionId: ctx.get('Mcp-Session-Id') || undefined,
@@ -78,6 +90,6 @@ export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' 
       ctx.respond = false;
       await transport.handleRequest(ctx.req, ctx.res, body);
     };
-  const checks = [checkOrigin(options.allowedOrigins), bearerAsApiKey, options.authorize];
+  const checks = [checkOrigin(options.allowedOrigins, options.isOwnOrigin), options.authorize];
   return { post: [...checks, serve('POST')], get: [...checks, serve('GET')], delete: [...checks, serve('DELETE')] };
 }

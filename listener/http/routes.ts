@@ -1,6 +1,9 @@
 import type { Health } from '../../shared/index.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
-import { requireApiKey } from './api-key.ts';
+import { keyMatcher, requireApiKey } from './api-key.ts';
+import { oauthRouteHandlers, type EndpointOAuth } from '../oauth/endpoint-oauth.ts';
+import { requireMcpCredentials } from '../oauth/protected-resource.ts';
+import type { Principal } from '../oauth/scopes.ts';
 import { readJsonBodyWithNumberTexts } from './json-body.ts';
 import { documentHandlers } from './serve.ts';
 import { invoiceLimit, limitRequests } from './rate-limit.ts';
@@ -38,7 +41,13 @@ export interface RouteDeps {
   /** The invoices' status changes: MCP subscriptions and wait_for_payment hear them here. */
   feed: Pick<StatusFeed, 'watch'>;
   merchantId: string;
+  /** The server's own browser origins (see ownOrigins). */
+  isOwnOrigin(origin: string): boolean;
+  /** OAuth for /mcp; null without SERVICE_API_KEY (nothing to sign in with). */
+  oauth: EndpointOAuth | null;
 }
+
+const LISTENER: Principal = { accountId: 'listener', scopes: null, via: 'key' };
 
 /** The listener's own API routes by operation id (the checkout's come from the checkout module). */
 export function listenerHandlers(deps: RouteDeps): RouteHandlers {
@@ -49,10 +58,18 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
   countMcpSessions(deps.metrics, () => sessions.size);
   const onToolCall = (tool: string, outcome: 'ok' | 'error') => deps.metrics.mcpToolCalls.inc({ tool, outcome });
   const updates = feedUpdates(deps.feed, deps.merchantId);
+  const keyMatches = deps.apiKey === null ? () => true : keyMatcher(deps.apiKey);
+  const oauth = async () => (deps.oauth ? deps.oauth.oauth() : null);
   const mcp = mcpHandlers({
     sessions,
     allowedOrigins: deps.mcpAllowedOrigins,
-    authorize: requireApiKey(deps.apiKey),
+    isOwnOrigin: deps.isOwnOrigin,
+    oauth,
+    authorize: requireMcpCredentials({
+      principalOfKey: async (_ctx, key) => (keyMatches(key) ? LISTENER : null),
+      oauth,
+      touched: deps.oauth?.touched,
+    }),
     // One key (or none) opens every session: any caller that passed the key check may use them.
     ownerOf: () => 'listener',
     open: (ctx) => createMcpServer({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), updates, renderQr: renderQrPng, logger, onToolCall }),
@@ -80,5 +97,6 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
     mcpPost: mcp.post,
     mcpGet: mcp.get,
     mcpDelete: mcp.delete,
+    ...oauthRouteHandlers(deps.oauth, 'oauthProtectedResourceMcp'),
   };
 }

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { ServiceError } from '../../core/errors.ts';
-import { readBodyText } from '../../listener/http/json-body.ts';
-import { decodeUrlComponent } from '../../listener/http/well-formed.ts';
+import { readBodyText } from './json-body.ts';
+import { decodeUrlComponent } from './well-formed.ts';
 
 /**
  * Reads an `application/x-www-form-urlencoded` body (at most 16 KB) into plain fields; the last of

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import { ServiceError } from '../core/errors.ts';
+import { isIP, type LookupFunction } from 'node:net';
+import { ServiceError } from '../errors.ts';
 import { isPublicAddress } from './public-address.ts';
 
 export interface ResolvedAddress {
@@ -67,4 +67,12 @@ export async function checkWebhookUrl(text: unknown, policy: WebhookTargetPolicy
   const allowed = (a: ResolvedAddress) => isPublicAddress(a.address) || (policy.allowLoopback && LOOPBACK.test(a.address));
   if (!addresses.every(allowed)) throw invalid('webhook_url must resolve only to public addresses.');
   return { url, address: addresses[0] };
+}
+
+/** A DNS replacement that always answers the address already checked: no second lookup to rebind. */
+export function pinnedLookup(address: ResolvedAddress): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address: address.address, family: address.family }]);
+    else callback(null, address.address, address.family);
+  }) as LookupFunction;
 }
