@@ -57,8 +57,11 @@ export interface Route {
   auth: RouteAuth;
   parameters?: readonly RouteParameter[];
   request?: z.ZodType;
-  /** The answers a handler gives itself, by status; the envelope answers come from `errors`. */
-  responses: Readonly<Record<number, RouteResponse>>;
+  /**
+   * The answers a handler gives itself, by status; the envelope answers come from `errors`.
+   * `default` stands for a range of statuses a library chooses (the OAuth error pages).
+   */
+  responses: Readonly<{ [status: number]: RouteResponse; default?: RouteResponse }>;
   /** Error codes the route answers with (in the error envelope), besides those of its `auth`. */
   errors: readonly ErrorCode[];
   /** Why a served route is left out of the public document; absent for every documented route. */
@@ -180,7 +183,9 @@ const oauthRoutes: Route[] = [
     summary: 'OAuth authorization endpoint: authorization code with PKCE S256, `resource` required',
     description: `Query: \`response_type=code\`, \`client_id\` (a registered id, or an https URL of a Client ID Metadata Document), \`redirect_uri\`, \`code_challenge\` + \`code_challenge_method=S256\`, \`scope\`, \`state\`, and \`resource\` = the MCP endpoint URL. Sends the browser to the consent page, where the merchant signs in with an API key and approves or denies; then back to \`redirect_uri\` with \`code\` or \`error\`. An unregistered \`redirect_uri\` gets an error page and no redirect. ${OAUTH_NOTE}`,
     auth: 'public',
-    responses: { 303: { description: 'To the consent page, or back to the client.' }, 400: html('Error page (no redirect).') },
+    // A redirect endpoint (RFC 6749): its only answers are the redirect and an error page whose 4xx
+    // status oidc-provider picks by the error, hence `default` rather than one status.
+    responses: { 303: { description: 'To the consent page, or back to the client.' }, default: html('Error page, no redirect (4xx by the error: a malformed request, an unknown client, an unregistered redirect_uri).') },
     errors: [],
   },
   {

@@ -3575,6 +3575,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Error page, no redirect (4xx by the error: a malformed request, an unknown client, an unregistered redirect_uri). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     oauthToken: {
