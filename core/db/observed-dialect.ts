@@ -1,4 +1,4 @@
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryCompiler, TransactionSettings } from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryCompiler, QueryResult, TransactionSettings } from 'kysely';
 import { markDatabaseError, type DatabaseHealth } from './availability.ts';
 
 /**
@@ -45,8 +45,16 @@ class ObservedDriver implements Driver {
     let observed = this.#observed.get(connection);
     if (!observed) {
       observed = {
-        executeQuery: <R>(query: CompiledQuery) =>
-          connection.executeQuery<R>(query).then(
+        executeQuery: <R>(query: CompiledQuery) => {
+          let pending: Promise<QueryResult<R>>;
+          try {
+            // kysely's SQLite connection throws synchronously (better-sqlite3 is synchronous).
+            pending = connection.executeQuery<R>(query);
+          } catch (error) {
+            this.#failed(error);
+            throw error;
+          }
+          return pending.then(
             (result) => {
               this.health.succeeded(query);
               return result;
@@ -55,7 +63,8 @@ class ObservedDriver implements Driver {
               this.#failed(error);
               throw error;
             },
-          ),
+          );
+        },
         streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
       };
       this.#observed.set(connection, observed);
