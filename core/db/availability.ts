@@ -71,8 +71,9 @@ export function createDatabaseHealth(dialect: 'sqlite' | 'postgres', now: () => 
       const reason = `the database cannot be used: ${describeDatabaseError(error)}`;
       problem = { component: 'database', kind: 'failing', reason, since: problem?.since ?? new Date(now()).toISOString() };
     },
-    succeeded(write: boolean) {
-      if (problem && (write || dialect === 'postgres')) problem = null;
+    /** A query succeeded: a problem ends (SQLite: if the query wrote). */
+    succeeded(query: CompiledQuery) {
+      if (problem && (dialect === 'postgres' || isWrite(query))) problem = null;
     },
     problem: (): WatcherProblem | null => problem,
   };

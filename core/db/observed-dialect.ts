@@ -1,5 +1,5 @@
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryCompiler, TransactionSettings } from 'kysely';
-import { isWrite, markDatabaseError, type DatabaseHealth } from './availability.ts';
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryCompiler, QueryResult, TransactionSettings } from 'kysely';
+import { markDatabaseError, type DatabaseHealth } from './availability.ts';
 
 /**
  * A dialect whose every connection and query reports to `health`: failures (marked as database
@@ -18,7 +18,9 @@ export function observedDialect(dialect: Dialect, health: DatabaseHealth): Diale
 const NO_TRANSACTION = /cannot rollback - no transaction is active/;
 
 class ObservedDriver implements Driver {
+  /** Observed connection → the driver's own, and back: one wrapper per connection, made once. */
   readonly #originals = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  readonly #observed = new WeakMap<DatabaseConnection, DatabaseConnection>();
 
   constructor(
     private readonly inner: Driver,
@@ -29,28 +31,45 @@ class ObservedDriver implements Driver {
     return this.inner.init();
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
-    let connection: DatabaseConnection;
-    try {
-      connection = await this.inner.acquireConnection();
-    } catch (error) {
-      this.#failed(error);
-      throw error;
-    }
-    const observed: DatabaseConnection = {
-      executeQuery: async <R>(query: CompiledQuery) => {
-        try {
-          const result = await connection.executeQuery<R>(query);
-          this.health.succeeded(isWrite(query));
-          return result;
-        } catch (error) {
-          this.#failed(error);
-          throw error;
-        }
+  acquireConnection(): Promise<DatabaseConnection> {
+    return this.inner.acquireConnection().then(
+      (connection) => this.#observe(connection),
+      (error) => {
+        this.#failed(error);
+        throw error;
       },
-      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
-    };
-    this.#originals.set(observed, connection);
+    );
+  }
+
+  #observe(connection: DatabaseConnection): DatabaseConnection {
+    let observed = this.#observed.get(connection);
+    if (!observed) {
+      observed = {
+        executeQuery: <R>(query: CompiledQuery) => {
+          let pending: Promise<QueryResult<R>>;
+          try {
+            // kysely's SQLite connection throws synchronously (better-sqlite3 is synchronous).
+            pending = connection.executeQuery<R>(query);
+          } catch (error) {
+            this.#failed(error);
+            throw error;
+          }
+          return pending.then(
+            (result) => {
+              this.health.succeeded(query);
+              return result;
+            },
+            (error) => {
+              this.#failed(error);
+              throw error;
+            },
+          );
+        },
+        streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+      };
+      this.#observed.set(connection, observed);
+      this.#originals.set(observed, connection);
+    }
     return observed;
   }
 
