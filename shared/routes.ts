@@ -84,8 +84,8 @@ const openApiDocument: RouteResponse = { description: 'OpenAPI 3.1 document.', c
 const llmsText: RouteResponse = { description: 'Markdown text.', content: { mediaType: 'text/plain', jsonSchema: { type: 'string' } } };
 
 const prometheusText: RouteResponse = {
-  description: 'Prometheus text exposition format 0.0.4.',
-  content: { mediaType: 'text/plain; version=0.0.4', jsonSchema: { type: 'string' } },
+  description: 'Prometheus text exposition format 0.0.4 (`Content-Type: text/plain; version=0.0.4`).',
+  content: { mediaType: 'text/plain', jsonSchema: { type: 'string' } },
 };
 
 const eventStream = (description: string): RouteResponse => ({ description, content: { mediaType: 'text/event-stream', jsonSchema: { type: 'string' } } });

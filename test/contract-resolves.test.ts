@@ -138,7 +138,8 @@ describe('real answers of every listener operation and documented status match t
     assert.equal((await send(url, 'GET', '/health')).status, 200);
     assert.equal((await send(url, 'GET', '/health?%ff')).status, 400);
     assert.equal((await send(url, 'GET', `/health?${OVERLONG_ID}`)).status, 431);
-    for (const path of ['/openapi.json', '/llms.txt', `/pay/${id}`]) {
+    assert.equal((await send(url, 'GET', '/metrics', { headers: { 'X-Forwarded-For': '203.0.113.7' } })).status, 401, 'a forwarded /metrics request');
+    for (const path of ['/openapi.json', '/llms.txt', `/pay/${id}`, '/metrics']) {
       assert.equal((await send(url, 'GET', path)).status, 200, path);
       assert.equal((await send(url, 'GET', `${path}?%ff`)).status, 400, path);
       assert.equal((await send(url, 'GET', `${path}?${OVERLONG_ID}`)).status, 431, path);

@@ -8,6 +8,8 @@ import { BIP32Factory } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { systemClock } from '../core/clock.ts';
 import { silentLogger } from '../core/log.ts';
 import { newWebhookSecret } from '../core/webhooks/signature.ts';
@@ -181,6 +183,23 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     const ok = await fetch(`${listener.url}/metrics`, { headers: { Authorization: `Bearer ${token}`, 'X-Forwarded-For': '203.0.113.7' } });
     assert.equal(ok.status, 200);
     assert.ok(parse(await ok.text()).has('service_http_requests_total'));
+  });
+
+  it('counts MCP sessions and tool calls by tool and outcome', async () => {
+    const client = new Client({ name: 'metrics-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${listener.url}/mcp`)));
+    try {
+      await client.callTool({ name: 'list_supported_assets', arguments: {} });
+      const missing = await client.callTool({ name: 'get_invoice_status', arguments: { invoice_id: 'inv_missing' } });
+      assert.equal(missing.isError, true);
+      const families = parse(await (await fetch(`${listener.url}/metrics`, { headers: { Authorization: `Bearer ${token}` } })).text());
+      assert.equal(sample(families, 'service_mcp_sessions'), 1);
+      assert.equal(sample(families, 'service_mcp_tool_calls_total', { tool: 'list_supported_assets', outcome: 'ok' }), 1);
+      assert.equal(sample(families, 'service_mcp_tool_calls_total', { tool: 'get_invoice_status', outcome: 'error' }), 1);
+      assert.equal(sample(families, 'service_http_requests_total', { method: 'POST', route: '/mcp' }) >= 3, true);
+    } finally {
+      await client.close();
+    }
   });
 
   it('two listeners in one process keep separate counts (a registry each)', async () => {

@@ -1924,13 +1924,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Prometheus text exposition format 0.0.4. */
+            /** @description Prometheus text exposition format 0.0.4 (`Content-Type: text/plain; version=0.0.4`). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain; version=0.0.4": string;
+                    "text/plain": string;
                 };
             };
             /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
