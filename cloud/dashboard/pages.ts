@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import { SignupRequest, supportedAssets, type Account, type AssetId, type InvoiceListEntry } from '../../shared/index.ts';
 import { escapeHtml } from '../../listener/checkout/page.ts';
+import { accountPage } from '../../listener/http/dashboard-style.ts';
 import { KEY_LABEL_MAX } from '../api-keys.ts';
 import type { DeliverySummary } from '../../core/webhooks/delivery-store.ts';
 import type { ConnectedApp } from '../../core/oauth/oauth-store.ts';
@@ -46,20 +47,7 @@ export const dashboardNav = [
 ] as const;
 
 function document(title: string, css: Stylesheet, body: string, script?: Stylesheet, head = ''): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${e(title)} · Service dashboard</title>
-<link rel="stylesheet" href="${e(css.url)}" integrity="${css.integrity}">
-${script ? `<script src="${e(script.url)}" integrity="${script.integrity}" defer></script>\n` : ''}${head}</head>
-<body>
-${body}
-</body>
-</html>
-`;
+  return accountPage({ title: `${title} · Service dashboard`, css, body, script, head });
 }
 
 const csrfField = (csrf: string) => `<input type="hidden" name="csrf" value="${e(csrf)}">`;

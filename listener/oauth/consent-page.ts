@@ -1,5 +1,6 @@
 import type { ConnectedApp } from '../../core/oauth/oauth-store.ts';
 import { escapeHtml as e } from '../checkout/page.ts';
+import { accountPage } from '../http/dashboard-style.ts';
 
 export interface Stylesheet {
   url: string;
@@ -12,23 +13,7 @@ const scopeText: Record<string, string> = {
 };
 
 function document(title: string, css: Stylesheet, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${e(title)} · Service</title>
-<link rel="stylesheet" href="${e(css.url)}" integrity="${css.integrity}">
-</head>
-<body>
-<main class="narrow">
-<h1>${e(title)}</h1>
-${body}
-</main>
-</body>
-</html>
-`;
+  return accountPage({ title: `${title} · Service`, css, body: `<main class="narrow">\n<h1>${e(title)}</h1>\n${body}\n</main>` });
 }
 
 export interface ConsentView {
