@@ -207,6 +207,23 @@ function security(route: Route, cloudOnly: boolean): JsonObject {
   return cloudOnly ? { security: [] } : {};
 }
 
+/**
+ * A route's own answers and its envelope errors; where both give a status (an OAuth endpoint's own
+ * 400 beside the edge's `bad_body`), one response holding both bodies: a media type each, or either schema.
+ */
+function mergeResponses(own: Record<string, JsonObject>, edge: Record<string, JsonObject>): JsonObject {
+  const merged: Record<string, JsonObject> = { ...own, ...edge };
+  for (const status of Object.keys(own).filter((status) => status in edge)) {
+    const content = { ...(edge[status]!.content as Record<string, JsonObject>) };
+    for (const [mediaType, media] of Object.entries((own[status]!.content ?? {}) as Record<string, JsonObject>)) {
+      const shared = content[mediaType];
+      content[mediaType] = shared ? { ...shared, schema: { anyOf: [shared.schema, media.schema] } } : media;
+    }
+    merged[status] = { ...edge[status], description: `${own[status]!.description}\n\n${edge[status]!.description}`, content };
+  }
+  return merged;
+}
+
 function operation(route: Route): JsonObject {
   const templated = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
   const pathParameters = (route.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
@@ -226,7 +243,7 @@ function operation(route: Route): JsonObject {
       ? { parameters: route.parameters.map((p) => ({ name: p.name, in: p.in, required: p.required, schema: p.jsonSchema, description: p.description })) }
       : {}),
     ...(route.request ? { requestBody: { required: true, content: { 'application/json': { schema: jsonRef(route.request) } } } } : {}),
-    responses: { ...responses, ...errorResponses(errors) },
+    responses: mergeResponses(responses, errorResponses(errors) as Record<string, JsonObject>),
   };
 }
 

@@ -132,6 +132,14 @@ function mcpRoutes(surface: Surface, path: string, idPrefix: string, auth: Route
 }
 
 const oauthJson = (description: string): RouteResponse => ({ description, content: { mediaType: 'application/json', jsonSchema: { type: 'object' } } });
+/** An error of the OAuth endpoints in the OAuth format (RFC 6749 §5.2), beside the envelope's edge errors. */
+const oauthError = (description: string): RouteResponse => ({
+  description,
+  content: {
+    mediaType: 'application/json',
+    jsonSchema: { type: 'object', required: ['error'], properties: { error: { type: 'string' }, error_description: { type: 'string' } } },
+  },
+});
 const OAUTH_NOTE = 'Answers errors in the OAuth format (`{"error", "error_description"}`), not the envelope. Served only where OAuth is on: a listener with SERVICE_API_KEY, and Cloud; its base URL is PUBLIC_URL (else the loopback URL served).';
 
 /** RFC 9728 metadata of an MCP endpoint, at the well-known address with the endpoint's path appended. */
@@ -173,7 +181,7 @@ const oauthRoutes: Route[] = [
     description: `Endpoints, \`code_challenge_methods_supported: ["S256"]\`, \`client_id_metadata_document_supported: true\`. ${OAUTH_NOTE}`,
     auth: 'public',
     responses: { 200: oauthJson('Authorization server metadata.') },
-    errors: [],
+    errors: ['not_found'],
   },
   {
     operationId: 'oauthAuthorize',
@@ -185,8 +193,12 @@ const oauthRoutes: Route[] = [
     auth: 'public',
     // A redirect endpoint (RFC 6749): its only answers are the redirect and an error page whose 4xx
     // status oidc-provider picks by the error, hence `default` rather than one status.
-    responses: { 303: { description: 'To the consent page, or back to the client.' }, default: html('Error page, no redirect (4xx by the error: a malformed request, an unknown client, an unregistered redirect_uri).') },
-    errors: [],
+    responses: {
+      303: html('To the consent page, or back to the client (`Location`); the body is a short note with the link.'),
+      400: html('Error page, no redirect: a malformed request, an unknown client, an unregistered redirect_uri.'),
+      default: html('Error page, no redirect, with another status oidc-provider picks by the error (500 `server_error` when its storage fails).'),
+    },
+    errors: ['not_found'],
   },
   {
     operationId: 'oauthToken',
@@ -196,8 +208,11 @@ const oauthRoutes: Route[] = [
     summary: 'OAuth token endpoint: code exchange (with code_verifier) and refresh (rotating)',
     description: `Form body. \`grant_type=authorization_code\` with \`code\`, \`code_verifier\`, \`redirect_uri\`, \`client_id\`; or \`grant_type=refresh_token\`. Access tokens live 15 minutes and are accepted only by the MCP endpoint named in \`resource\`; each refresh returns a new refresh token and a reused one revokes the grant. A reused code fails and revokes what it issued. ${OAUTH_NOTE}`,
     auth: 'public',
-    responses: { 200: oauthJson('access_token, token_type, expires_in, refresh_token, scope.') },
-    errors: [],
+    responses: {
+      200: oauthJson('access_token, token_type, expires_in, refresh_token, scope.'),
+      400: oauthError('An OAuth error: `invalid_request`, `invalid_grant` (an unknown, used or expired code or refresh token, a wrong code_verifier), `invalid_target`.'),
+    },
+    errors: ['not_found'],
   },
   {
     operationId: 'oauthRegister',
@@ -207,8 +222,12 @@ const oauthRoutes: Route[] = [
     summary: 'OAuth dynamic client registration (RFC 7591)',
     description: `JSON client metadata: at most 10 \`redirect_uris\`, a \`client_name\` of at most 200 characters. Throttled per client address (429 \`too_many_requests\` with Retry-After). ${OAUTH_NOTE}`,
     auth: 'public',
-    responses: { 201: oauthJson('The registered client, with its client_id.') },
-    errors: [],
+    responses: {
+      201: oauthJson('The registered client, with its client_id.'),
+      400: oauthError('An OAuth error: `invalid_redirect_uri`, `invalid_client_metadata`.'),
+      429: { ...oauthError('`too_many_requests`: too many registrations from this address; `Retry-After` says when to retry.') },
+    },
+    errors: ['not_found'],
   },
   {
     operationId: 'oauthRevoke',
@@ -218,8 +237,11 @@ const oauthRoutes: Route[] = [
     summary: 'OAuth token revocation (RFC 7009)',
     description: `Form body \`token\` (an access or refresh token) and \`client_id\`. The token stops working at once. ${OAUTH_NOTE}`,
     auth: 'public',
-    responses: { 200: { description: 'Revoked (or already unknown); no body.' } },
-    errors: [],
+    responses: {
+      200: { description: 'Revoked (or already unknown); no body.' },
+      400: oauthError('An OAuth error: `invalid_request` (no client_id).'),
+    },
+    errors: ['not_found'],
   },
 ];
 
@@ -278,7 +300,7 @@ export const routeTable: readonly Route[] = [
     auth: 'public',
     parameters: [invoiceId],
     responses: { 200: eventStream('`event: view` messages whose data is the checkout view.') },
-    errors: ['not_found', 'lookup_failed'],
+    errors: ['not_found', 'lookup_failed', 'database_unavailable'],
   },
   {
     operationId: 'getCheckoutPage',
@@ -478,7 +500,7 @@ export const routeTable: readonly Route[] = [
     auth: 'public',
     parameters: [invoiceId],
     responses: { 200: eventStream('`event: view` messages whose data is the display view.') },
-    errors: ['not_found'],
+    errors: ['not_found', 'database_unavailable'],
   },
   {
     operationId: 'cloudHealth',
@@ -521,7 +543,7 @@ export const routesOf = (surface: Surface): Route[] => routeTable.filter((route)
 export function routeErrors(route: Route): ErrorCode[] {
   const implied: ErrorCode[] = route.auth === 'public' ? [] : route.auth === 'listener-key' ? ['unauthorized'] : ['unauthorized', 'database_unavailable'];
   // A scoped Cloud key (or, on an MCP endpoint, an OAuth token) may lack what the route needs.
-  const scoped: ErrorCode[] = route.auth === 'merchant-key' || route.path.endsWith('/mcp') ? ['insufficient_scope'] : [];
+  const scoped: ErrorCode[] = route.auth === 'merchant-key' || (route.auth !== 'public' && route.path.endsWith('/mcp')) ? ['insufficient_scope'] : [];
   return [...new Set([...implied, ...scoped, ...route.errors])];
 }
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { startListener, type RunningListener } from '../listener/app.ts';
@@ -9,7 +10,8 @@ import { silentLogger } from '../core/log.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, startTestListener, tempSqliteUrl } from './support/listener.ts';
 import { privatePostgresSkip, startPrivatePostgres } from './support/private-postgres.ts';
-import { dereferenced, exchange, responseChecker, strictAjv, type Answer } from './support/openapi-check.ts';
+import { dereferenced, exchange, firstEvent, responseChecker, strictAjv, type Answer } from './support/openapi-check.ts';
+import { answerConsent, REDIRECT_URL } from './support/oauth.ts';
 
 const committed = JSON.parse(readFileSync(new URL('../openapi/openapi.json', import.meta.url), 'utf8'));
 const FIXED_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -47,6 +49,76 @@ async function exerciseMcp(baseUrl: string, path: string, key: Record<string, st
     assert.equal((await send(method, `${path}?${OVERLONG_ID}`, { headers: session, body })).status, 431, method);
   }
   assert.equal((await send('DELETE', path, { headers: session })).status, 200);
+}
+
+type Send = (method: string, path: string, options?: Parameters<typeof exchange>[3]) => Promise<Answer & { json(): any; headers: Headers }>;
+const form = (fields: Record<string, string>) => ({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), bare: true });
+
+/**
+ * Every documented answer of the OAuth endpoints of a server with OAuth on, signing in with `key` for
+ * `mcpPath`: the metadata, a registration, the authorization redirect, the code exchange, a
+ * revocation, each OAuth refusal, the edge refusals, and the registration throttle last.
+ */
+async function exerciseOAuth(baseUrl: string, mcpPath: string, key: string, send: Send) {
+  for (const path of ['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${mcpPath}`, '/.well-known/oauth-authorization-server']) {
+    const metadata = await send('GET', path);
+    assert.equal(metadata.status, 200, path);
+    assert.equal(metadata.json().resource ?? `${baseUrl}${mcpPath}`, `${baseUrl}${mcpPath}`, path);
+  }
+  const client = await send('POST', '/oauth/register', { body: JSON.stringify({ client_name: 'Contract', redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'none' }) });
+  assert.equal(client.status, 201, client.body);
+  const clientId: string = client.json().client_id;
+  assert.equal((await send('POST', '/oauth/register', { body: '{}' })).json().error, 'invalid_redirect_uri');
+
+  const verifier = randomBytes(32).toString('base64url');
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URL,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    scope: 'invoices:read invoices:write',
+    state: 'contract',
+    resource: `${baseUrl}${mcpPath}`,
+  });
+  const toConsent = await send('GET', `/oauth/authorize?${query}`, { redirect: 'manual' });
+  assert.equal(toConsent.status, 303);
+  assert.match(toConsent.headers.get('location')!, /\/oauth\/consent\//);
+  const unknownClient = await send('GET', `/oauth/authorize?${new URLSearchParams({ ...Object.fromEntries(query), client_id: 'unknown' })}`, { redirect: 'manual' });
+  assert.equal(unknownClient.status, 400);
+  assert.match(unknownClient.body, /invalid_client/);
+
+  const { redirect } = await answerConsent(new URL(`/oauth/authorize?${query}`, baseUrl), key, 'approve');
+  const code = redirect.searchParams.get('code');
+  assert.ok(code, redirect.href);
+  const exchangeCode = form({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URL, client_id: clientId });
+  const tokens = await send('POST', '/oauth/token', exchangeCode);
+  assert.equal(tokens.status, 200, tokens.body);
+  assert.equal((await send('POST', '/oauth/token', exchangeCode)).json().error, 'invalid_grant', 'a used code');
+  assert.equal((await send('POST', '/oauth/revoke', form({ token: tokens.json().access_token, client_id: clientId }))).status, 200);
+  assert.equal((await send('POST', '/oauth/revoke', form({ token: tokens.json().access_token }))).json().error, 'invalid_request');
+
+  for (const [method, path] of [
+    ['GET', '/.well-known/oauth-protected-resource'],
+    ['GET', `/.well-known/oauth-protected-resource${mcpPath}`],
+    ['GET', '/.well-known/oauth-authorization-server'],
+    ['GET', '/oauth/authorize'],
+    ['POST', '/oauth/token'],
+    ['POST', '/oauth/register'],
+    ['POST', '/oauth/revoke'],
+  ] as const) {
+    const body = method === 'POST' ? form({}) : {};
+    assert.equal((await send(method, `${path}?%ff`, body)).json().error.code, 'bad_body', path);
+    assert.equal((await send(method, `${path}?${OVERLONG_ID}`, body)).status, 431, path);
+  }
+  // Registrations are throttled per client address (20 here): the next ones get 429 with Retry-After.
+  let throttled;
+  for (let i = 0; i < 25 && !throttled; i++) {
+    const answer = await send('POST', '/oauth/register', { body: JSON.stringify({ redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'none' }) });
+    if (answer.status === 429) throttled = answer;
+  }
+  assert.equal(throttled?.json().error, 'too_many_requests');
+  assert.match(throttled!.headers.get('retry-after')!, /^[1-9][0-9]*$/);
 }
 
 function assertFullyResolves(document: Record<string, unknown>) {
@@ -186,7 +258,7 @@ describe('real answers of every listener operation and documented status match t
       const listener = await startTestListener({ env: { DATABASE_URL: server.url } });
       listeners.push(listener);
       await server.stop();
-      for (const [method, path, body] of [['POST', '/invoice', '{"chain":"btc","amount_sats":1000}'], ['GET', '/invoice/any'], ['GET', '/checkout/any']]) {
+      for (const [method, path, body] of [['POST', '/invoice', '{"chain":"btc","amount_sats":1000}'], ['GET', '/invoice/any'], ['GET', '/checkout/any'], ['GET', '/checkout/any/events']]) {
         const answer = await send(listener.url, method, path, body ? { body } : {});
         assert.equal(answer.json().error.code, 'database_unavailable', path);
         assert.equal(answer.headers.get('retry-after'), '5', path);
@@ -202,12 +274,58 @@ describe('real answers of every listener operation and documented status match t
     await exerciseMcp(listener.url, '/mcp', { 'X-Service-Api-Key': LISTENER_KEY }, (method, path, options) => send(listener.url, method, path, options), (answer) => check.check(answer));
   });
 
+  it('OAuth: metadata, authorization, token, registration, revocation, their refusals; 404 everywhere while OAuth is off', async () => {
+    const listener = await startTestListener({ env: { SERVICE_API_KEY: LISTENER_KEY } });
+    const off = await startTestListener();
+    listeners.push(listener, off);
+    await exerciseOAuth(listener.url, '/mcp', LISTENER_KEY, (method, path, options) => send(listener.url, method, path, options));
+    for (const [method, path] of [
+      ['GET', '/.well-known/oauth-protected-resource'],
+      ['GET', '/.well-known/oauth-protected-resource/mcp'],
+      ['GET', '/.well-known/oauth-authorization-server'],
+      ['GET', '/oauth/authorize'],
+      ['POST', '/oauth/token'],
+      ['POST', '/oauth/register'],
+      ['POST', '/oauth/revoke'],
+    ] as const) {
+      assert.equal((await send(off.url, method, path, method === 'POST' ? form({}) : {})).json().error.code, 'not_found', path);
+    }
+  });
+
+  it("OAuth whose storage fails: the authorization endpoint's error page with the status oidc-provider picks", async () => {
+    const database = await openCoreDatabase(tempSqliteUrl(), { logger: silentLogger });
+    const listener = await startTestListener({ database, env: { SERVICE_API_KEY: LISTENER_KEY } });
+    listeners.push(listener);
+    assert.equal((await send(listener.url, 'GET', '/.well-known/oauth-authorization-server')).status, 200, 'the authorization server is up');
+    await database.close();
+    const failed = await send(listener.url, 'GET', '/oauth/authorize?client_id=any&response_type=code', { redirect: 'manual' });
+    assert.equal(failed.status, 500, failed.body);
+    assert.match(failed.body, /server_error/);
+  });
+
+  it('the live checkout view: its first event, and each refusal', async () => {
+    const { listener, database } = await listenerOverClosableDatabase();
+    listeners.push(listener);
+    const created = await send(listener.url, 'POST', '/invoice', { body: '{"chain":"btc","amount_sats":1000}' });
+    const id = created.json().invoice_id;
+    const stream = await firstEvent(listener.url, `/checkout/${id}/events`);
+    check.check(stream);
+    assert.equal(stream.event, 'view');
+    assert.equal(JSON.parse(stream.data).invoice_id, id);
+    for (const [path, status] of [['/checkout/missing/events', 404], ['/checkout/%ff/events', 400], [`/checkout/${OVERLONG_ID}/events`, 431]] as const) {
+      assert.equal((await send(listener.url, 'GET', path)).status, status, path.slice(0, 40));
+    }
+    await database.close();
+    assert.equal((await send(listener.url, 'GET', `/checkout/${id}/events`)).json().error.code, 'lookup_failed');
+  });
+
   it('covers every documented listener status but the one no input can reach', () => {
     const unreachable = [
       // /health reports a failing database as `ok: false` with 200; 500 is only for a bug.
       'GET /health 500',
     ];
-    const documented = check.documented((template) => !template.startsWith('/api/v1'));
+    // Cloud's paths: under /api/v1, and the metadata of its MCP endpoint.
+    const documented = check.documented((template) => !template.includes('/api/v1'));
     assert.deepEqual([...check.covered].sort(), documented.filter((entry) => !unreachable.includes(entry)).sort());
   });
 });
@@ -223,7 +341,15 @@ describe('real answers of every Cloud operation and documented status match the 
     return answer;
   };
 
+  /** A second Cloud with signups and plan room left, for the tests after the first. */
+  let second: RunningCloud;
+  const fresh = {
+    url: () => second.url,
+    send: ((method, path, options) => send(method, path, options, second.url)) as Send,
+  };
+
   before(async () => {
+    second = await startTestCloud();
     cloud = await startTestCloud({
       env: { CLOUD_SIGNUP_RATE_LIMIT: '4,1000', CLOUD_CHECKOUT_BASE_URL: 'https://pay.example.com' },
       deps: {
@@ -237,7 +363,7 @@ describe('real answers of every Cloud operation and documented status match the 
     });
     check = responseChecker(await dereferenced(await (await fetch(`${cloud.url}/api/v1/openapi.json`)).json()));
   });
-  after(() => cloud.stop());
+  after(() => Promise.all([cloud.stop(), second.stop()]));
 
   it('every keyed and public route: success, refusals, oversized headers, plan limit and rate limit', async () => {
     const signup = (body: string) => send('POST', api('/signup'), { body });
@@ -294,6 +420,64 @@ describe('real answers of every Cloud operation and documented status match the 
     assert.ok(statuses.includes(402) && statuses.includes(429), String(statuses));
   });
 
+  it('scoped keys: issuing them, and 403 insufficient_scope wherever a scope falls short', async () => {
+    const send = fresh.send;
+    const merchant = await signupMerchant(fresh.url(), { btc_xpub: BIP84_ZPUB });
+    const full = { 'X-Service-Api-Key': merchant.api_key };
+    const issue = (body: string, headers = full) => send('POST', api('/keys'), { headers, body });
+    const reader = await issue('{"label":"reader","scopes":["invoices:read"]}');
+    assert.equal(reader.status, 201, reader.body);
+    const writer = await issue('{"label":"writer","scopes":["invoices:write"]}');
+    assert.equal(writer.status, 201, writer.body);
+    assert.equal((await issue('{"label":"x","scopes":["invoices:delete"]}')).json().error.code, 'invalid_key_request');
+    assert.equal((await send('POST', api('/keys?%ff'), { headers: full, body: '{}' })).json().error.code, 'bad_body');
+    assert.equal((await send('POST', api('/keys'), { body: '{"label":"x"}' })).status, 401);
+    assert.equal((await send('POST', api(`/keys?${OVERLONG_ID}`), { headers: full, body: '{}' })).status, 431);
+    const readKey = { 'X-Service-Api-Key': reader.json().api_key };
+    const writeKey = { 'X-Service-Api-Key': writer.json().api_key };
+    const created = await send('POST', api('/invoice'), { headers: writeKey, body: '{"chain":"btc","amount_sats":1000}' });
+    assert.equal(created.status, 201, created.body);
+    const refusals: Array<[string, string, Record<string, string>, string?]> = [
+      ['POST', '/keys', readKey, '{"label":"escalate"}'],
+      ['GET', '/me', readKey],
+      ['GET', '/invoices', writeKey],
+      ['GET', `/invoice/${created.json().invoice_id}`, writeKey],
+      ['POST', '/invoice', readKey, '{"chain":"btc","amount_sats":1000}'],
+      ['POST', '/webhook', readKey, '{"webhook_url":"https://hooks.example.com/w"}'],
+      ['POST', '/billing/checkout', readKey, '{"plan":"pro","method":"card"}'],
+    ];
+    for (const [method, path, headers, body] of refusals) {
+      assert.equal((await send(method, api(path), { headers, body })).json().error.code, 'insufficient_scope', `${method} ${path}`);
+    }
+  });
+
+  it('the live checkout view: its first event, and each refusal', async () => {
+    const send = fresh.send;
+    const merchant = await signupMerchant(fresh.url(), { btc_xpub: BIP84_ZPUB });
+    const created = await send('POST', api('/invoice'), { headers: { 'X-Service-Api-Key': merchant.api_key }, body: '{"chain":"btc","amount_sats":1000}' });
+    const id = created.json().invoice_id;
+    const stream = await firstEvent(fresh.url(), api(`/checkout/${id}/events`));
+    check.check(stream);
+    assert.equal(stream.event, 'view');
+    assert.equal(JSON.parse(stream.data).invoice_id, id);
+    for (const [path, status] of [['/checkout/missing/events', 404], ['/checkout/%ff/events', 400], [`/checkout/${OVERLONG_ID}/events`, 431]] as const) {
+      assert.equal((await send('GET', api(path))).status, status, path.slice(0, 40));
+    }
+  });
+
+  it("OAuth for /api/v1/mcp, and its metadata's 404 on a Cloud that cannot tell its own URL", async () => {
+    const merchant = await signupMerchant(fresh.url(), { btc_xpub: BIP84_ZPUB });
+    await exerciseOAuth(fresh.url(), api('/mcp'), merchant.api_key, fresh.send);
+    // Neither PUBLIC_URL nor a loopback address: OAuth is off.
+    const unnamed = await startTestCloud({ env: { HOST: '0.0.0.0' } });
+    try {
+      const url = `http://127.0.0.1:${new URL(unnamed.url).port}`;
+      assert.equal((await send('GET', '/.well-known/oauth-protected-resource/api/v1/mcp', {}, url)).json().error.code, 'not_found');
+    } finally {
+      await unnamed.stop();
+    }
+  });
+
   it('a Cloud whose database fails: 500 create_failed and lookup_failed', async () => {
     const database = await openCoreDatabase(tempSqliteUrl(), { logger: silentLogger });
     const failing = await startTestCloud({ env: { DATABASE_URL: 'sqlite::memory:' }, deps: { database } });
@@ -322,6 +506,8 @@ describe('real answers of every Cloud operation and documented status match the 
         ['POST', api('/invoice'), { headers: key, body: '{"chain":"btc","amount_sats":1}' }],
         ['GET', api('/invoice/any'), { headers: key }],
         ['GET', api('/checkout/any'), {}],
+        ['GET', api('/checkout/any/events'), {}],
+        ['POST', api('/keys'), { headers: key, body: '{"label":"down"}' }],
         ['POST', api('/mcp'), { headers: { ...key, ...MCP_ACCEPT }, body: INITIALIZE }],
         ['GET', api('/mcp'), { headers: { ...key, ...MCP_ACCEPT, 'mcp-session-id': 'any' } }],
         ['DELETE', api('/mcp'), { headers: { ...key, 'mcp-session-id': 'any' } }],
@@ -369,6 +555,8 @@ describe('real answers of every Cloud operation and documented status match the 
   });
 
   it('covers every documented Cloud status', () => {
-    assert.deepEqual([...check.covered].sort(), check.documented((template) => template.startsWith('/api/v1')).sort());
+    // The OAuth addresses both editions share are counted in the listener's coverage.
+    const cloudOnly = (entry: string) => entry.includes('/api/v1');
+    assert.deepEqual([...check.covered].filter(cloudOnly).sort(), check.documented(cloudOnly).sort());
   });
 });

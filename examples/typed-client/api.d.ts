@@ -1731,6 +1731,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     getCheckoutPage: {
@@ -2985,6 +2994,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     cloudHealth: {
@@ -3418,15 +3436,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `insufficient_scope`: The OAuth access token or scoped API key lacks the scope this call needs (`invoices:read` or `invoices:write`); `WWW-Authenticate` names it. Ask for it again with that scope. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description `not_found`: No such invoice or route. */
             404: {
                 headers: {
@@ -3467,15 +3476,6 @@ export interface operations {
             };
             /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `insufficient_scope`: The OAuth access token or scoped API key lacks the scope this call needs (`invoices:read` or `invoices:write`); `WWW-Authenticate` names it. Ask for it again with that scope. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3530,6 +3530,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
             431: {
                 headers: {
@@ -3550,15 +3559,31 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description To the consent page, or back to the client. */
+            /** @description To the consent page, or back to the client (`Location`); the body is a short note with the link. */
             303: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /**
+             * @description Error page, no redirect: a malformed request, an unknown client, an unregistered redirect_uri.
+             *
+             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "text/html": string;
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3575,7 +3600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error page, no redirect (4xx by the error: a malformed request, an unknown client, an unregistered redirect_uri). */
+            /** @description Error page, no redirect, with another status oidc-provider picks by the error (500 `server_error` when its storage fails). */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3604,8 +3629,24 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /**
+             * @description An OAuth error: `invalid_request`, `invalid_grant` (an unknown, used or expired code or refresh token, a wrong code_verifier), `invalid_target`.
+             *
+             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] | {
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3642,13 +3683,41 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /**
+             * @description An OAuth error: `invalid_redirect_uri`, `invalid_client_metadata`.
+             *
+             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] | {
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `too_many_requests`: too many registrations from this address; `Retry-After` says when to retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
             /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
@@ -3678,8 +3747,24 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /**
+             * @description An OAuth error: `invalid_request` (no client_id).
+             *
+             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] | {
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

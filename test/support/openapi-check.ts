@@ -60,10 +60,12 @@ export function responseChecker(document: JsonObject) {
     /** Throws with the schema errors when the answer does not match the document. */
     check(answer: Answer): void {
       const { template, operation } = operationOf(answer.method, answer.path);
-      const where = `${answer.method} ${template} ${answer.status}`;
-      const response = operation.responses[String(answer.status)];
+      // `default` stands for every status the operation does not list on its own.
+      const status = String(answer.status) in operation.responses || !operation.responses.default ? String(answer.status) : 'default';
+      const where = `${answer.method} ${template} ${answer.status}${status === 'default' ? ' (default)' : ''}`;
+      const response = operation.responses[status];
       if (!response) throw new Error(`${where} is not a documented status (${Object.keys(operation.responses).join(', ')}): ${answer.body.slice(0, 300)}`);
-      covered.add(`${answer.method} ${template} ${answer.status}`);
+      covered.add(`${answer.method} ${template} ${status}`);
       if (!response.content) {
         if (answer.body !== '') throw new Error(`${where} is documented without a body but has one: ${answer.body.slice(0, 300)}`);
         return;
@@ -92,18 +94,49 @@ export function responseChecker(document: JsonObject) {
   };
 }
 
+/**
+ * Opens a Server-Sent Events stream and returns the answer with its first event (the first block
+ * carrying `data`; a `retry` or comment block dispatches nothing) as the body, then aborts; an
+ * answer that is not a stream is read whole.
+ */
+export async function firstEvent(baseUrl: string, path: string): Promise<Answer & { event: string; data: string }> {
+  const controller = new AbortController();
+  const response = await fetch(`${baseUrl}${path}`, { headers: { accept: 'text/event-stream' }, signal: controller.signal });
+  const contentType = response.headers.get('content-type') ?? '';
+  const fields = (block: string, name: string) =>
+    block.split(/\r?\n/).filter((line) => line.startsWith(`${name}:`)).map((line) => line.slice(name.length + 1).replace(/^ /, ''));
+  let body = '';
+  if (!contentType.startsWith('text/event-stream')) body = await response.text();
+  else {
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let received = '';
+    let event: string | undefined;
+    while (event === undefined) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`${path}: the stream ended before an event: ${received.slice(0, 300)}`);
+      received += value;
+      const blocks = received.split(/\r?\n\r?\n/).slice(0, -1);
+      event = blocks.find((block) => fields(block, 'data').length > 0);
+    }
+    controller.abort();
+    body = event;
+  }
+  return { method: 'GET', path, status: response.status, contentType, body, event: fields(body, 'event').join(''), data: fields(body, 'data').join('\n') };
+}
+
 /** Sends a request and returns the answer in the shape `responseChecker` reads; a body is JSON unless `bare`. */
 export async function exchange(
   baseUrl: string,
   method: string,
   path: string,
-  options: { headers?: Record<string, string>; body?: string | Uint8Array; bare?: boolean } = {},
+  options: { headers?: Record<string, string>; body?: string | Uint8Array; bare?: boolean; redirect?: RequestRedirect } = {},
 ): Promise<Answer & { json(): any; headers: Headers }> {
   const jsonBody = options.body !== undefined && !options.bare;
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { ...(jsonBody ? { 'content-type': 'application/json' } : {}), ...options.headers },
     body: typeof options.body === 'string' ? options.body : options.body && new Uint8Array(options.body),
+    redirect: options.redirect,
   });
   const body = await response.text();
   return { method, path, status: response.status, contentType: response.headers.get('content-type') ?? '', body, json: () => JSON.parse(body), headers: response.headers };
