@@ -87,7 +87,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   const chains = [btcAdapter, baseAdapter];
   const feed = await openStatusFeed(database.dialect, { databaseUrl: config.databaseUrl, db, logger: logger.child({ component: 'status-feed' }) });
   // Every instance sweeps: the guarded flip expires each invoice once, whichever instance gets there first.
-  const expiry = startExpirySweeper({ db, feed, clock, logger, guards: chains.map((chain) => chain.paymentSeenBeforeExpiry) });
+  const expiry = startExpirySweeper({ db, feed, clock, logger, guards: chains.map((chain) => chain.paymentSeenBeforeExpiry), metrics });
   const engine = createInvoiceEngine({ db, clock, logger, chains, feed, expiry, metrics });
   const deriver = startAddressDeriver(logger);
   const receivers = createMerchantReceivers(config, deriver, database.dialect === 'postgres');

@@ -21,7 +21,7 @@ export function createServiceMetrics() {
     invoicesCreated: new Counter({ name: 'service_invoices_created_total', help: 'Invoices created, by chain and asset.', labelNames: ['chain', 'asset'], registers }),
     invoiceTransitions: new Counter({
       name: 'service_invoice_transitions_total',
-      help: 'Invoice status changes made by the chain watchers, by chain, asset and new status.',
+      help: 'Invoice status changes, by chain, asset and new status: those the chain watchers make, and expiries (by the sweeper or on read).',
       labelNames: ['chain', 'asset', 'status'],
       registers,
     }),
@@ -30,6 +30,13 @@ export function createServiceMetrics() {
       help: 'From a payment first seen (mempool or log) to its invoice confirmed, by chain.',
       labelNames: ['chain'],
       buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 21600],
+      registers,
+    }),
+    blockToConfirmedSeconds: new Histogram({
+      name: 'service_block_to_confirmed_seconds',
+      help: 'From the watcher taking in the block the confirmations were counted against (Bitcoin: that block stored; Base: the head read at the start of the pass) to the invoice confirmed, by chain.',
+      labelNames: ['chain'],
+      buckets: [...seconds, 60, 120, 300, 600],
       registers,
     }),
     httpRequests: new Counter({ name: 'service_http_requests_total', help: 'HTTP requests by method, route template and status.', labelNames: ['method', 'route', 'status'], registers }),
@@ -58,6 +65,7 @@ export function watchObserver(metrics: ServiceMetrics, chain: string): WatchObse
     lag: (blocks) => metrics.watcherLagBlocks.set({ chain }, Math.max(0, blocks)),
     transition: (asset, status) => metrics.invoiceTransitions.inc({ chain, asset, status }),
     settled: (s) => metrics.settlementSeconds.observe({ chain }, Math.max(0, s)),
+    confirmedAfterBlock: (s) => metrics.blockToConfirmedSeconds.observe({ chain }, Math.max(0, s)),
   };
 }
 

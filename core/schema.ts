@@ -9,6 +9,7 @@ import { openDatabase, type Database, type OpenOptions } from './db/database.ts'
 import type { Dialect, EditionSchema } from './db/migrate.ts';
 import type { EventsTable } from './events/events.tables.ts';
 import type { AddressCountersTable, InvoicesTable } from './invoices/invoice.tables.ts';
+import { invoicesExpiryIndexMigration } from './invoices/expiry-index.migration.ts';
 import { invoicesAndOutboxMigration } from './invoices/invoices.migration.ts';
 import { keyIdentityMigration, noKeyIdRenames, type KeyIdRenames } from './invoices/key-identity.migration.ts';
 import { webhookDeliveryMigration } from './webhooks/delivery-migration.ts';
@@ -42,6 +43,7 @@ export function coreMigrations(dialect: Dialect, hooks: CoreMigrationHooks = { k
     '0010_nonce_leases_by_address': nonceLeasesByAddressMigration,
     '0011_base_address_claims': baseAddressClaimsMigration,
     '0012_oauth_store': oauthStoreMigration,
+    '0014_invoices_expiry_index': invoicesExpiryIndexMigration,
   };
 }
 

@@ -36,6 +36,8 @@ export interface WatchObserver {
   transition(asset: string, status: string): void;
   /** An invoice confirmed, `seconds` after its payment was first seen. */
   settled(seconds: number): void;
+  /** An invoice confirmed, `seconds` after the watcher took in the block its confirmations were counted against. */
+  confirmedAfterBlock(seconds: number): void;
 }
 
 /** Progress of one watcher, reported step by step by the watcher itself (and to `observer`, the metrics). */

@@ -101,7 +101,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   }
 
   const feed = await openStatusFeed(database.dialect, { databaseUrl: config.databaseUrl, db: database.db, logger: logger.child({ component: 'status-feed' }) });
-  const expiry = startExpirySweeper({ db: database.db, feed, clock, logger, guards: chains.map((chain) => chain.paymentSeenBeforeExpiry), maxWaitMs: deps.expirySweepMs });
+  const expiry = startExpirySweeper({ db: database.db, feed, clock, logger, guards: chains.map((chain) => chain.paymentSeenBeforeExpiry), maxWaitMs: deps.expirySweepMs, metrics });
 
   const deriver = config.btc ? startAddressDeriver(logger) : null;
   const btc = config.btc

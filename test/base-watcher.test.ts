@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../core/clock.ts';
+import { createServiceMetrics } from '../core/metrics.ts';
 import { ACCOUNT_XPUB, FIXED_ADDRESS, baseServices, startBaseTestChain, type BaseTestChain } from './helpers/base-chain.ts';
 import { startRpcProxy } from './helpers/rpc-proxy.ts';
 import { testDatabases } from './support/databases.ts';
@@ -20,7 +21,8 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
 
   test('xpub invoice paid in one transfer confirms after the required confirmations, with its tx_hash', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
-      const { create, invoice, watcher, events } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }));
+      const metrics = createServiceMetrics();
+      const { create, invoice, watcher, events } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), { metrics });
       const created = (await create({ amount_usd: 12.34 })) as { invoice_id: string; receive_address: string; amount_usdc_units: number; child_index: number };
       assert.equal(created.child_index, 0);
       assert.equal(created.receive_address, '0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
@@ -55,6 +57,14 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
       await chain.anvil.mine(2);
       await watcher.tick();
       assert.equal((await events()).length, 1, 'a confirmed invoice is never confirmed twice');
+      // One latency each; the head that confirmed it was read after the transfer was first seen.
+      const observed = async (histogram: typeof metrics.settlementSeconds, suffix: string) => {
+        const { name, values } = await histogram.get();
+        return values.find((v) => v.metricName === `${name}_${suffix}` && v.labels.chain === 'base')?.value;
+      };
+      assert.equal(await observed(metrics.blockToConfirmedSeconds, 'count'), 1);
+      assert.equal(await observed(metrics.settlementSeconds, 'count'), 1);
+      assert.ok((await observed(metrics.blockToConfirmedSeconds, 'sum'))! <= (await observed(metrics.settlementSeconds, 'sum'))!);
     }));
 
   test('xpub invoice paid in two transfers confirms on the one that completes it', { timeout: TEST_TIMEOUT_MS }, () =>

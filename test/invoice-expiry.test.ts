@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { baseAdapter } from '../core/base/base-adapter.ts';
 import { btcAdapter } from '../core/btc/btc-adapter.ts';
 import type { CoreTables } from '../core/schema.ts';
@@ -100,6 +100,25 @@ for (const database of testDatabases) {
 
         assert.equal(await statusAfterExpiryRead(db, paid), 'pending');
         assert.equal(await statusAfterExpiryRead(db, neighbour), 'expired', "another invoice's payment to the shared address keeps nothing open");
+      });
+    });
+  });
+}
+
+for (const database of testDatabases) {
+  describe(`the expiry sweep's index on ${database.name}`, { skip: database.skip }, () => {
+    it('invoices are indexed by (status, expires_at) (on SQLite, the sweep query\'s plan uses it)', async () => {
+      await withFreshDatabase(database, async (db) => {
+        if (database.name === 'sqlite') {
+          const columns = await sql<{ name: string }>`select name from pragma_index_info('invoices_status_expires') order by seqno`.execute(db);
+          assert.deepEqual(columns.rows.map((row) => row.name), ['status', 'expires_at']);
+          const plan = await sql<{ detail: string }>`explain query plan select invoice_id from invoices where status = 'pending' and expires_at <= ${AFTER}`.execute(db);
+          assert.match(plan.rows.map((row) => row.detail).join('\n'), /USING INDEX invoices_status_expires \(status=\? AND expires_at<\?\)/);
+        } else {
+          const found = await sql<{ indexdef: string }>`select indexdef from pg_indexes where schemaname = current_schema() and indexname = 'invoices_status_expires'`.execute(db);
+          assert.equal(found.rows.length, 1, 'the index exists in this schema');
+          assert.match(found.rows[0]!.indexdef, /ON \S*invoices USING btree \(status, expires_at\)$/);
+        }
       });
     });
   });

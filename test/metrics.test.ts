@@ -10,8 +10,15 @@ import * as ecc from 'tiny-secp256k1';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { systemClock } from '../core/clock.ts';
+import { baseAdapter } from '../core/base/base-adapter.ts';
+import { btcAdapter } from '../core/btc/btc-adapter.ts';
+import { manualClock, systemClock } from '../core/clock.ts';
+import { startExpirySweeper } from '../core/invoices/expiry-sweeper.ts';
+import { findInvoice, insertInvoice, type InvoiceRow } from '../core/invoices/invoice.repository.ts';
+import { createInvoiceEngine } from '../core/invoices/invoice.service.ts';
+import { openStatusFeed } from '../core/invoices/pg-status-feed.ts';
 import { silentLogger } from '../core/log.ts';
+import { createServiceMetrics } from '../core/metrics.ts';
 import { newWebhookSecret } from '../core/webhooks/signature.ts';
 import { startWebhookReceiver, type ReceivedWebhook, type RunningReceiver } from '../core/webhooks/receiver.ts';
 import { startListener, type RunningListener } from '../listener/app.ts';
@@ -19,6 +26,7 @@ import { loadConfig } from '../listener/config.ts';
 import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from '../listener/sandbox/local-chain-server.ts';
 import { repoRoot } from './support/child.ts';
+import { testDatabases } from './support/databases.ts';
 import { BIP84_ZPUB, postJson, startTestListener, tempSqliteUrl } from './support/listener.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
@@ -112,6 +120,8 @@ describe('GET /metrics after create, pay, mine, deliver (listener, local Bitcoin
     assert.equal(sample(families, 'service_invoices', { status: 'pending' }), 0);
     assert.equal(sample(families, 'service_invoice_transitions_total', { chain: 'btc', asset: 'BTC', status: 'confirmed' }), 1);
     assert.equal(sample(families, 'service_settlement_seconds'), 1, 'one settlement latency observed');
+    assert.equal(sample(families, 'service_block_to_confirmed_seconds'), 1, 'one block-to-confirmed latency observed');
+    assert.match(text, /^service_block_to_confirmed_seconds_count\{chain="btc"\} 1$/m);
     assert.equal(sample(families, 'service_webhook_attempts_total'), 1, 'one attempt, delivered');
     assert.equal(sample(families, 'service_webhook_delivery_seconds'), 1, 'one delivery latency observed');
     assert.equal(sample(families, 'service_webhook_outbox_depth'), 0);
@@ -145,6 +155,19 @@ describe('GET /metrics after create, pay, mine, deliver (listener, local Bitcoin
     const queried = dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => target.expr.match(/\bservice_\w+/g) ?? []));
     assert.ok(queried.length > 20);
     for (const name of queried) assert.ok(families.has(name.replace(/_(bucket|count|sum)$/, '')), `the dashboard queries ${name}, which is exposed`);
+  });
+
+  it('counts an expiry once: the sweeper flips it at its expiry, a later read does not count it again', async () => {
+    const expired = { chain: 'btc', asset: 'BTC', status: 'expired' };
+    assert.equal(sample((await scrape()).families, 'service_invoice_transitions_total', expired), 0);
+    const created = await postJson(`${listener.url}/invoice`, { amount_sats: 1_000, expires_in: 1 }, { 'X-Service-Api-Key': apiKey });
+    assert.equal(created.status, 201, created.text);
+    const { invoice_id } = created.json as { invoice_id: string };
+    // Nothing reads the invoice meanwhile: only the sweeper can flip it.
+    await waitFor('the sweeper to expire the invoice', scrape, (s) => sample(s.families, 'service_invoice_transitions_total', expired) === 1);
+    const read = (await (await fetch(`${listener.url}/invoice/${invoice_id}`)).json()) as { status: string };
+    assert.equal(read.status, 'expired');
+    assert.equal(sample((await scrape()).families, 'service_invoice_transitions_total', expired), 1);
   });
 
   it('refuses a request a proxy forwarded, even from loopback, when METRICS_TOKEN is unset', async () => {
@@ -242,5 +265,78 @@ describe('GET /metrics on Cloud', () => {
     }
     const forwarded = await fetch(`${cloud.url}/metrics`, { headers: { 'X-Forwarded-For': '203.0.113.7' } });
     assert.equal(forwarded.status, 401);
+  });
+});
+
+describe('expiries in service_invoice_transitions_total (SQLite, a hand-moved clock)', () => {
+  const merchantId = 'merchant_expiry_metrics';
+  const expiresAt = Date.UTC(2026, 5, 1, 12);
+  const invoice = (n: number, overrides: Partial<InvoiceRow>): InvoiceRow => ({
+    invoice_id: `inv_expiry_metrics_${n}`,
+    merchant_id: merchantId,
+    chain: 'btc',
+    asset: 'BTC',
+    network: 'regtest',
+    receive_address: `bcrt1qexpirymetrics${n}`,
+    child_index: n,
+    derivation_path: `m/0/${n}`,
+    key_id: 'k1',
+    amount_sats: 10_000,
+    amount_units: null,
+    memo: null,
+    status: 'pending',
+    tx_hash: null,
+    paid_at: null,
+    expires_at: expiresAt,
+    created_at: expiresAt - 3_600_000,
+    updated_at: expiresAt - 3_600_000,
+    token_address: null,
+    nonce: null,
+    amount_usd: null,
+    address_duplicate_of: null,
+    ...overrides,
+  });
+
+  it('counts each invoice once, with its chain and asset, whether a read or the sweeper flips it, and a second read or sweep adds nothing', async () => {
+    const created = await testDatabases[0]!.create();
+    const { db, close } = await created.open();
+    const feed = await openStatusFeed('sqlite', { databaseUrl: created.url, db, logger: silentLogger });
+    try {
+      const metrics = createServiceMetrics();
+      const clock = manualClock(expiresAt - 1_000);
+      const chains = [btcAdapter, baseAdapter];
+      const guards = chains.map((chain) => chain.paymentSeenBeforeExpiry);
+      const engine = createInvoiceEngine({ db, clock, logger: silentLogger, chains, feed, metrics });
+      const btc = invoice(1, {});
+      const usdc = invoice(2, { chain: 'base', asset: 'USDC', network: 'base', receive_address: `0x${'2'.padStart(40, '0')}`, amount_sats: null, amount_units: '25000000', token_address: '0x5FbDB2315678afecb367f032d93F642f64180aa3', amount_usd: '25' });
+      await insertInvoice(db, btc);
+      await insertInvoice(db, usdc);
+      const expiredCount = async (labels: Record<string, string> = {}) => sample(parse(await metrics.registry.metrics()), 'service_invoice_transitions_total', { ...labels, status: 'expired' });
+      const sweepOnce = async () => {
+        // A sweeper sweeps as it starts; stopping it waits for that sweep.
+        await startExpirySweeper({ db, feed, clock, logger: silentLogger, guards, metrics }).stop();
+      };
+
+      await sweepOnce();
+      assert.equal((await engine.get(merchantId, btc.invoice_id)).status, 'pending');
+      assert.equal(await expiredCount(), 0, 'nothing has lapsed yet');
+
+      clock.set(expiresAt + 60_000);
+      assert.equal((await engine.get(merchantId, btc.invoice_id)).status, 'expired', 'the read flips it');
+      assert.equal((await engine.get(merchantId, btc.invoice_id)).status, 'expired');
+      assert.equal(await expiredCount({ chain: 'btc', asset: 'BTC' }), 1);
+      assert.equal(await expiredCount(), 1, 'the USDC invoice is not read yet, nor swept');
+
+      await sweepOnce();
+      assert.equal((await findInvoice(db, merchantId, usdc.invoice_id))!.status, 'expired', 'the sweeper flips the other');
+      assert.equal(await expiredCount({ chain: 'base', asset: 'USDC' }), 1);
+      await sweepOnce();
+      assert.equal((await engine.get(merchantId, usdc.invoice_id)).status, 'expired');
+      assert.equal(await expiredCount({ chain: 'btc', asset: 'BTC' }), 1);
+      assert.equal(await expiredCount(), 2, 'one count per invoice');
+    } finally {
+      await feed.close();
+      await close();
+    }
   });
 });

@@ -41,7 +41,9 @@ export interface SettlementDeps {
   confirmations: number;
   /** Checksummed token contract → asset name (USDC, USDT). */
   assetByToken: ReadonlyMap<string, string>;
-  observer?: Pick<WatchObserver, 'transition' | 'settled'>;
+  /** When the watcher read the head that confirmations are counted against. */
+  headSeenAt: number;
+  observer?: Pick<WatchObserver, 'transition' | 'settled' | 'confirmedAfterBlock'>;
 }
 
 /**
@@ -193,6 +195,7 @@ async function confirmInvoice(deps: SettlementDeps, invoiceId: string, completin
   if (!confirmed) return;
   deps.observer?.transition(confirmed.asset, 'confirmed');
   deps.observer?.settled((now - Number(completing.detected_at)) / 1000);
+  deps.observer?.confirmedAfterBlock((now - deps.headSeenAt) / 1000);
   deps.logger.info('base: invoice confirmed', { invoice_id: invoiceId, tx_hash: completing.tx_hash });
 }
 

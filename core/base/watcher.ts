@@ -197,6 +197,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
   async function pass(): Promise<TickResult | null> {
     progress.step('asking the RPC sources for the head');
     const { scanner, head, others } = await pickScanner();
+    const headSeenAt = deps.clock.now();
     progress.step('reading blocks and Transfer logs');
     status.head_block_height = head;
     let last = await lastProcessed();
@@ -256,7 +257,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     }
     progress.step('settling transfers');
     status.awaiting_second_source = await settleTransfers(
-      { db, feed: deps.feed, clock: deps.clock, logger, merchantId, fixedAddress: base.fixedAddress, confirmations: base.confirmations, assetByToken, observer: deps.observer },
+      { db, feed: deps.feed, clock: deps.clock, logger, merchantId, fixedAddress: base.fixedAddress, confirmations: base.confirmations, assetByToken, headSeenAt, observer: deps.observer },
       head,
       others,
     );

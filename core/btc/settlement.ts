@@ -48,10 +48,11 @@ export async function settleInvoices(
   db: Kysely<CoreTables>,
   feed: StatusFeed,
   merchantId: string,
-  tipHeight: number,
+  /** The last block processed, which confirmations are counted against, and when the watcher stored it. */
+  tip: { height: number; storedAt: number },
   now: number,
   logger: Logger,
-  observer?: Pick<WatchObserver, 'transition' | 'settled'>,
+  observer?: Pick<WatchObserver, 'transition' | 'settled' | 'confirmedAfterBlock'>,
 ): Promise<void> {
   const invoiceIds = await invoicesToSettle(db, merchantId);
   if (invoiceIds.length === 0) return;
@@ -66,7 +67,7 @@ export async function settleInvoices(
     payments.set(row.invoice_id, list);
   }
 
-  const plan = planSettlement(invoices, payments, tipHeight, now);
+  const plan = planSettlement(invoices, payments, tip.height, now);
   if (!plan.confirmations.length && !plan.moves.length && !plan.orphans.length) return;
 
   const done = await feed.transaction(db, async (trx, changed) => {
@@ -91,6 +92,7 @@ export async function settleInvoices(
   for (const c of done.confirmed) {
     observer?.transition(c.invoice.asset, 'confirmed');
     if (c.counted.length) observer?.settled((now - Math.min(...c.counted.map((p) => p.firstSeenAt))) / 1000);
+    observer?.confirmedAfterBlock((now - tip.storedAt) / 1000);
     const amountSats = BigInt(c.invoice.amount_sats ?? 0);
     const paid = c.counted.reduce((sum, p) => sum + p.valueSats, 0n);
     logger.info('btc invoice confirmed', {

@@ -428,7 +428,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     const last = await lastProcessedBlock(db, merchantId);
     if (last) {
       lastBlockHeight = last.height;
-      await settleInvoices(db, deps.feed, merchantId, last.height, clock.now(), log, deps.observer);
+      await settleInvoices(db, deps.feed, merchantId, { height: last.height, storedAt: Number(last.processed_at) }, clock.now(), log, deps.observer);
     }
   }
 

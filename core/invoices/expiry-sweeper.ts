@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
+import type { ServiceMetrics } from '../metrics.ts';
 import type { CoreTables } from '../schema.ts';
 import { expireLapsed, nextPendingExpiry, type ExpiryGuard } from './invoice.repository.ts';
 import type { StatusFeed } from './status-feed.ts';
@@ -14,6 +15,8 @@ export interface ExpirySweeperDeps {
   guards: readonly ExpiryGuard[];
   /** The longest wait between sweeps, so an invoice created elsewhere (another instance) is not missed for long. */
   maxWaitMs?: number;
+  /** Counts each expiry in the invoice transitions. */
+  metrics?: ServiceMetrics;
 }
 
 export interface ExpirySweeper {
@@ -55,9 +58,10 @@ export function startExpirySweeper(deps: ExpirySweeperDeps): ExpirySweeper {
       const expired = await deps.feed.transaction(deps.db, async (trx, changed) => {
         const rows = await expireLapsed(trx, deps.guards, now);
         for (const row of rows) changed({ invoice_id: row.invoice_id, merchant_id: row.merchant_id, status: 'expired', at: now });
-        return rows.length;
+        return rows;
       });
-      if (expired > 0) deps.logger.info('invoices expired', { count: expired });
+      for (const row of expired) deps.metrics?.invoiceTransitions.inc({ chain: row.chain, asset: row.asset, status: 'expired' });
+      if (expired.length > 0) deps.logger.info('invoices expired', { count: expired.length });
       next = await nextPendingExpiry(deps.db, now);
     } catch (error) {
       deps.logger.warn('expiry sweep failed; retrying', { error: String(error) });

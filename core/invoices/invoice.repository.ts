@@ -64,9 +64,15 @@ export async function findInvoice(db: Db, merchantId: string, invoiceId: string)
 /**
  * Flips a pending invoice past its expiry; a no-op if anything else changed it first, or if a
  * chain's guard holds (a payment was seen before expiry: it may still confirm; the watchers decide).
- * True when it flipped.
+ * The flipped invoice's chain and asset, or undefined when it did not flip.
  */
-export async function expireIfPending(db: Db, guards: Iterable<ExpiryGuard>, merchantId: string, invoiceId: string, now: number): Promise<boolean> {
+export async function expireIfPending(
+  db: Db,
+  guards: Iterable<ExpiryGuard>,
+  merchantId: string,
+  invoiceId: string,
+  now: number,
+): Promise<Pick<InvoiceRow, 'chain' | 'asset'> | undefined> {
   let query = db
     .updateTable('invoices')
     .set({ status: 'expired', updated_at: now })
@@ -75,19 +81,18 @@ export async function expireIfPending(db: Db, guards: Iterable<ExpiryGuard>, mer
     .where('status', '=', 'pending')
     .where('expires_at', '<=', now);
   for (const guard of guards) query = query.where((invoice) => invoice.not(guard(invoice)));
-  const result = await query.executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return query.returning(['chain', 'asset']).executeTakeFirst();
 }
 
 /** Flips every lapsed pending invoice (of any merchant) as `expireIfPending` does one; returns those flipped. */
-export async function expireLapsed(db: Db, guards: Iterable<ExpiryGuard>, now: number): Promise<Array<Pick<InvoiceRow, 'invoice_id' | 'merchant_id'>>> {
+export async function expireLapsed(db: Db, guards: Iterable<ExpiryGuard>, now: number): Promise<Array<Pick<InvoiceRow, 'invoice_id' | 'merchant_id' | 'chain' | 'asset'>>> {
   let query = db
     .updateTable('invoices')
     .set({ status: 'expired', updated_at: now })
     .where('status', '=', 'pending')
     .where('expires_at', '<=', now);
   for (const guard of guards) query = query.where((invoice) => invoice.not(guard(invoice)));
-  return query.returning(['invoice_id', 'merchant_id']).execute();
+  return query.returning(['invoice_id', 'merchant_id', 'chain', 'asset']).execute();
 }
 
 /** The earliest expiry after `now` among pending invoices, or null when none is pending. */

@@ -51,10 +51,14 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
   const receiverOf = (merchant: MerchantContext, chain: string) => (chains.has(chain) ? merchant.receivers[chain] : undefined);
 
   /** Flips a pending invoice past its expiry unless a chain saw a payment toward it in time. */
-  const expireIfLapsed = (merchantId: string, invoiceId: string, now: number) =>
-    deps.feed.transaction(db, async (trx, changed) => {
-      if (await expireIfPending(trx, expiryGuards, merchantId, invoiceId, now)) changed({ invoice_id: invoiceId, merchant_id: merchantId, status: 'expired', at: now });
+  const expireIfLapsed = async (merchantId: string, invoiceId: string, now: number): Promise<void> => {
+    const expired = await deps.feed.transaction(db, async (trx, changed) => {
+      const flipped = await expireIfPending(trx, expiryGuards, merchantId, invoiceId, now);
+      if (flipped) changed({ invoice_id: invoiceId, merchant_id: merchantId, status: 'expired', at: now });
+      return flipped;
     });
+    if (expired) deps.metrics?.invoiceTransitions.inc({ chain: expired.chain, asset: expired.asset, status: 'expired' });
+  };
 
   /** Reads an invoice row; a pending one past its expiry is flipped to expired on the way. */
   async function find(merchantId: string, invoiceId: string): Promise<InvoiceRow> {

@@ -7,6 +7,7 @@ import { createRpcSource, type RpcSource } from '../../core/base/rpc.ts';
 import { createBaseWatcher } from '../../core/base/watcher.ts';
 import { createInvoiceService } from '../../core/invoices/invoice.service.ts';
 import { silentLogger } from '../../core/log.ts';
+import { watchObserver, type ServiceMetrics } from '../../core/metrics.ts';
 import { testDatabases, type TestDatabase } from '../support/databases.ts';
 import { startAnvil, type Anvil } from '../../listener/sandbox/anvil.ts';
 import { deployTestToken, type TestToken } from '../../listener/sandbox/test-token.ts';
@@ -81,7 +82,7 @@ export async function startBaseTestChain(kind: TestDatabase = testDatabases[0]):
 export function baseServices(
   chain: BaseTestChain,
   config: BaseConfig,
-  options: { sources?: RpcSource[]; clock?: Clock; watcherClock?: Clock; nonceDigits?: number; quarantineMs?: number; recipientsPerCall?: number } = {},
+  options: { sources?: RpcSource[]; clock?: Clock; watcherClock?: Clock; nonceDigits?: number; quarantineMs?: number; recipientsPerCall?: number; metrics?: ServiceMetrics } = {},
 ) {
   const clock = options.clock ?? systemClock;
   const db = chain.database.db;
@@ -104,6 +105,7 @@ export function baseServices(
     base: config,
     sources: options.sources ?? [chain.source()],
     recipientsPerCall: options.recipientsPerCall,
+    observer: options.metrics && watchObserver(options.metrics, 'base'),
   });
   const create = (body: Record<string, unknown>) => invoices.create({ chain: 'base', ...body });
   const invoice = (id: string) => invoices.get(id);
