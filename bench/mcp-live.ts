@@ -19,7 +19,7 @@ import { testAccountKey } from '../test/support/btc-chain.ts';
 import { signupMerchant } from '../test/support/cloud.ts';
 import { testDatabases } from '../test/support/databases.ts';
 import { postJson } from '../test/support/listener.ts';
-import { progress, report, round } from './support/report.ts';
+import { percentile, progress, report, round } from './support/report.ts';
 
 const SESSIONS = 1_000;
 const PER_SESSION = 10;
@@ -90,10 +90,6 @@ async function idleCpuPct(pid: number): Promise<number> {
   const before = cpuMs(pid);
   await sleep(IDLE_S * 1000);
   return ((cpuMs(pid) - before) / (IDLE_S * 1000)) * 100;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
 /** Opens the sessions, each subscribed to the targets and to others of `invoices`; records each notification's arrival. */

@@ -17,7 +17,7 @@ import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from '../test/support
 import { spawnListener } from '../test/support/process.ts';
 import { connectMcp } from '../test/support/mcp-process.ts';
 import { connectWithOAuth } from '../test/support/oauth.ts';
-import { progress, report, round } from './support/report.ts';
+import { percentile, progress, report, round } from './support/report.ts';
 
 const CALLS = 1000;
 const WARMUP = 50;
@@ -72,10 +72,6 @@ async function timed(run: () => Promise<void>): Promise<number> {
   const start = process.hrtime.bigint();
   await run();
   return Number(process.hrtime.bigint() - start) / 1e6;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 function summary(samples: number[]) {

@@ -7,3 +7,6 @@ export function report(lines: string[], summary: { bench: string; value: number;
 export const progress = (text: string) => process.stderr.write(`${text}\n`);
 
 export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** The p-th percentile (nearest rank) of ascending samples; NaN when there are none. */
+export const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
