@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { BtcNetwork } from '../shared/index.ts';
 import { baseSettingNames, parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
-import { ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, type Env, type RateLimitConfig } from '../listener/config.ts';
+import { ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, type Env, type RateLimitConfig } from '../edge/settings.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 

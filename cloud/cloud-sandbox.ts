@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import type { ReceivedWebhook } from '../core/webhooks/receiver.ts';
-import type { Env } from '../listener/config.ts';
+import type { Env } from '../edge/settings.ts';
 import { startSandbox, type Sandbox } from '../listener/sandbox/sandbox.ts';
 import { newApiKey } from './api-keys.ts';
 import { startCloud, type RunningCloud } from './cloud-app.ts';

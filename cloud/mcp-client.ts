@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { CreatedInvoice, InvoiceList, StoredInvoice } from '../shared/index.ts';
 import { CheckoutView } from '../shared/checkout.ts';
 import type { Logger } from '../core/log.ts';
-import type { CallLimit } from '../listener/http/rate-limit.ts';
+import type { CallLimit } from '../edge/http/rate-limit.ts';
 import { inProcess } from '../mcp/in-process-result.ts';
 import type { ListenerClient } from '../mcp/listener-client.ts';
 import type { CloudTables } from './cloud.tables.ts';

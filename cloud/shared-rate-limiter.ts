@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.ts';
-import type { RateLimitConfig } from '../listener/config.ts';
+import type { RateLimitConfig } from '../edge/settings.ts';
 import type { CloudTables } from './cloud.tables.ts';
-import { createRateLimiter, type RateLimiter, type WindowStore } from '../listener/http/sliding-window.ts';
+import { createRateLimiter, type RateLimiter, type WindowStore } from '../edge/http/sliding-window.ts';
 
 /**
  * The sliding windows kept in the database every Cloud instance shares, so N instances together let

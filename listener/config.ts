@@ -1,19 +1,26 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { parseEnv } from 'node:util';
 import * as z from 'zod';
 import { BtcNetwork } from '../shared/index.ts';
 import { baseSettingNames, parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES, mempoolSocketUrl } from '../core/btc/mempool-socket.ts';
 import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from '../core/btc/account-key.ts';
-import { DEFAULT_DATABASE_WAIT_S } from '../core/db/database.ts';
 import { budgetSettingNames, budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
+import {
+  blankToUndefined,
+  ConfigError,
+  databaseWaitSetting,
+  mcpAllowedOriginsSetting,
+  mcpMaxSessionsSetting,
+  metricsTokenSetting,
+  parseRateLimit,
+  parseSettings,
+  publicUrlSetting,
+  wholeNumber,
+  type Env,
+  type RateLimitConfig,
+} from '../edge/settings.ts';
 
-export type Env = Record<string, string | undefined>;
-
-export interface RateLimitConfig {
-  perClient: number;
-  overall: number;
-}
+// The sandbox reads these as the listener's.
+export { ConfigError, type Env };
 
 export interface Config {
   port: number;
@@ -52,12 +59,6 @@ export interface Config {
   shopName: string;
   /** Request budget of each chain source (docs/chains.md, "Request budgets"). */
   sourceBudgets: BudgetSettings;
-}
-
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  }
 }
 
 /** Every setting the listener reads; documented in docs/self-hosting.md. */
@@ -104,91 +105,7 @@ const defaultExplorer: Record<BtcNetwork, string> = {
   regtest: 'http://127.0.0.1:8787/explorer',
 };
 
-/**
- * A whole-number setting from `min` to `max` whose every refusal says so in those words (zod's
- * own would read "Invalid input: expected number, received NaN").
- */
-export function wholeNumber(min: number, max: number, note = '') {
-  const error = `must be a whole number between ${min} and ${max}${note}`;
-  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
-}
-
-/** Settings whose value may hold a secret (a key, a password in a URL): named in a problem, never echoed. */
-const SECRET_SETTING = /KEY|SECRET|XPUB|PASSWORD|TOKEN|DATABASE_URL|RPC_URL/;
-
-/** A refusal in plain words: the schema's own where it has one, else zod's turned into a sentence. */
-function plainReason(issue: z.core.$ZodIssue): string {
-  if (!/^(Invalid|Too (small|big))/.test(issue.message)) return issue.message;
-  switch (issue.code) {
-    case 'invalid_value':
-      return `must be one of ${issue.values.map((v) => String(v)).join(', ')}`;
-    case 'invalid_type':
-      return issue.expected === 'number' || issue.expected === 'int' ? 'must be a number' : `must be a ${issue.expected}`;
-    case 'too_small':
-      return `must be at least ${issue.minimum}`;
-    case 'too_big':
-      return `must be at most ${issue.maximum}`;
-    case 'invalid_format':
-      return issue.format === 'url' ? 'must be a URL' : 'is not in the expected format';
-    case 'invalid_union':
-      return `must be ${issue.errors.map((branch) => (branch[0] ? plainReason(branch[0]).replace(/^must be (one of )?/, '') : '')).join(' or ')}`;
-    default:
-      return 'is not valid';
-  }
-}
-
-/** One problem of a setting, named by the setting, with the value given unless it may hold a secret. */
-export function describeSettingIssue(issue: z.core.$ZodIssue, env: Env): string {
-  const name = String(issue.path[0]);
-  const value = env[name];
-  const got = value === undefined || SECRET_SETTING.test(name) ? '' : `, got "${value}"`;
-  return `${name} ${plainReason(issue)}${got}`;
-}
-
-/**
- * Parses the settings with `schema`, adding every refusal to `problems`; a refused setting then
- * reads as unset, so the checks that follow still run and all problems are reported together.
- */
-export function parseSettings<T extends z.ZodType>(schema: T, env: Env, problems: string[]): z.infer<T> {
-  const parsed = schema.safeParse(env);
-  if (parsed.success) return parsed.data;
-  problems.push(...parsed.error.issues.map((issue) => describeSettingIssue(issue, env)));
-  const refused = Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0]), undefined]));
-  return schema.parse({ ...env, ...refused });
-}
-
-const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 const optionalText = z.preprocess(blankToUndefined, z.string().trim().optional());
-/**
- * MCP_ALLOWED_ORIGINS: comma-separated browser origins (`https://app.example.com`) that may call the
- * MCP endpoint. Empty (the default): no browser page may; clients that send no Origin always can.
- */
-export const mcpAllowedOriginsSetting = z.preprocess(
-  blankToUndefined,
-  z
-    .string()
-    .default('')
-    .transform((text) => text.split(',').map((origin) => origin.trim()).filter(Boolean))
-    .refine((origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin), 'must be comma-separated origins such as https://app.example.com'),
-);
-
-/** METRICS_TOKEN: a bearer token of 16 or more characters for GET /metrics from other hosts; unset, loopback only. */
-export const metricsTokenSetting = z.preprocess(blankToUndefined, z.string().min(16, 'must be at least 16 characters').optional());
-/**
- * PUBLIC_URL: the origin (and optional path prefix) clients reach the server at, behind a proxy
- * (`https://pay.example.com`): the OAuth issuer and the MCP endpoint's canonical URL are built on it.
- */
-export const publicUrlSetting = z.preprocess(
-  blankToUndefined,
-  z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://pay.example.com' })
-    .refine((text) => { const url = new URL(text); return !url.search && !url.hash && !url.username; }, 'must have no query, fragment or credentials')
-    .transform((url) => url.replace(/\/+$/, ''))
-    .optional(),
-);
-
-/** MCP_MAX_SESSIONS: open MCP sessions at most, each a few kilobytes of memory (default 1000). */
-export const mcpMaxSessionsSetting = z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(1_000));
 
 const httpUrl = z.preprocess(
   blankToUndefined,
@@ -197,16 +114,6 @@ const httpUrl = z.preprocess(
     .transform((url) => url.replace(/\/+$/, ''))
     .optional(),
 );
-
-export function parseRateLimit(text: string): RateLimitConfig | null {
-  if (text === 'off') return null;
-  const match = /^(\d+)(?:,(\d+))?$/.exec(text);
-  if (!match) throw new Error('must be "off", "<per client>" or "<per client>,<overall>" per minute, e.g. 30,300');
-  const perClient = Number(match[1]);
-  const overall = match[2] === undefined ? Math.max(300, perClient) : Number(match[2]);
-  if (perClient < 1 || overall < 1) throw new Error('limits must be at least 1 per minute');
-  return { perClient, overall };
-}
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -222,9 +129,6 @@ export function webhookUrlProblem(text: string): string | null {
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return null;
   return 'must be https (plain http is accepted only for localhost, 127.0.0.1 or [::1])';
 }
-
-/** DATABASE_WAIT_S, both editions: seconds to wait at start for an unreachable database (0: give up at once). */
-export const databaseWaitSetting = z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(86_400).default(DEFAULT_DATABASE_WAIT_S));
 
 const EnvSchema = z.object({
   PORT: z.preprocess(blankToUndefined, wholeNumber(0, 65535, ' (0 picks a free port)').default(8787)),
@@ -348,12 +252,6 @@ export function loadConfig(env: Env): Config {
     shopName: raw.SHOP_NAME,
     sourceBudgets: budgetSettingsFrom(raw),
   };
-}
-
-/** Process environment over the `.env` file: a variable set in the environment wins. */
-export function readEnvironment(processEnv: Env, envFile = '.env'): Env {
-  const fromFile = existsSync(envFile) ? parseEnv(readFileSync(envFile, 'utf8')) : {};
-  return { ...fromFile, ...processEnv };
 }
 
 /** Values that must never appear in a log line. */

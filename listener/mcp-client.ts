@@ -3,9 +3,9 @@ import type { InvoiceService } from '../core/invoices/invoice.service.ts';
 import type { Logger } from '../core/log.ts';
 import { inProcess } from '../mcp/in-process-result.ts';
 import type { ListenerClient } from '../mcp/listener-client.ts';
-import type { CallLimit } from './http/rate-limit.ts';
+import type { CallLimit } from '../edge/http/rate-limit.ts';
 import { CheckoutView } from '../shared/checkout.ts';
-import type { CheckoutSource } from './checkout/checkout-source.ts';
+import type { CheckoutSource } from '../edge/checkout/checkout-source.ts';
 
 export interface ListenerMcpClientDeps {
   invoices: InvoiceService;

@@ -16,12 +16,19 @@ const allowedImports: Record<string, string[]> = {
   shared: [],
   core: ['shared'],
   mcp: ['shared', 'core'],
-  listener: ['shared', 'core', 'mcp'],
-  cloud: ['shared', 'core', 'mcp', 'listener'],
-  bench: ['shared', 'core', 'mcp', 'listener', 'cloud', 'bin'],
-  scripts: ['shared', 'core', 'mcp', 'listener', 'cloud', 'bin'],
-  bin: ['shared', 'core', 'mcp', 'listener', 'cloud'],
+  edge: ['shared', 'core', 'mcp'],
+  listener: ['shared', 'core', 'mcp', 'edge'],
+  cloud: ['shared', 'core', 'mcp', 'edge'],
+  bench: ['shared', 'core', 'mcp', 'edge', 'listener', 'cloud', 'bin'],
+  scripts: ['shared', 'core', 'mcp', 'edge', 'listener', 'cloud', 'bin'],
+  bin: ['shared', 'core', 'mcp', 'edge', 'listener', 'cloud'],
 };
+
+/**
+ * Temporary: Cloud's sandbox starts the listener's sandbox until the sandbox has a top-level folder
+ * of its own. The only import from cloud/ into listener/ allowed; delete it with that move.
+ */
+const cloudSandboxOnListenerSandbox = { from: 'cloud/cloud-sandbox.ts', to: 'listener/sandbox/' };
 
 /**
  * Inside the core the engine sees chains only through the adapter interface, and one chain's
@@ -78,6 +85,7 @@ export function ruleBroken(from: string, to: string): string | undefined {
   const fromTop = topFolder(from);
   const toTop = topFolder(to);
   if (fromTop !== toTop) {
+    if (from === cloudSandboxOnListenerSandbox.from && to.startsWith(cloudSandboxOnListenerSandbox.to)) return undefined;
     const allowed = allowedImports[fromTop];
     if (allowed && !allowed.includes(toTop)) return `${fromTop}/ may not import ${toTop}/`;
     return undefined;

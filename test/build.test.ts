@@ -114,7 +114,7 @@ describe('the production build (bin/build.js)', () => {
       assert.ok(stylesheet, 'the checkout page links its stylesheet');
       const css = await fetch(new URL(stylesheet[1], listener.url));
       assert.equal(css.status, 200);
-      assert.equal(await css.text(), readFileSync(join(repoRoot, 'listener/checkout/public/checkout.css'), 'utf8'));
+      assert.equal(await css.text(), readFileSync(join(repoRoot, 'edge/checkout/public/checkout.css'), 'utf8'));
     } finally {
       await listener.stop();
     }

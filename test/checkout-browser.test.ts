@@ -4,7 +4,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningListener } from '../listener/app.ts';
-import { CHECKOUT_CSP } from '../listener/checkout/routes.ts';
+import { CHECKOUT_CSP } from '../edge/checkout/routes.ts';
 import { artifactsDir, chromiumMissing, collectPageErrors, decodeQr as decodeDrawnQr, horizontalOverflow, launchChromium, saveScreenshot } from './support/browser.ts';
 import { payeeOf, startBtcWatchContext, testAccountKey, type BtcWatchContext } from './support/btc-chain.ts';
 import { getJson, signupMerchant, startLocalChainCloud } from './support/cloud.ts';

@@ -5,7 +5,7 @@ import Stripe from 'stripe';
 import { manualClock } from '../core/clock.ts';
 import { cloudSecrets, loadCloudConfig } from '../cloud/cloud-config.ts';
 import { applyCardPeriod, CARD_GRACE_MS, PAID_PERIOD_MS } from '../cloud/plans.ts';
-import { ConfigError } from '../listener/config.ts';
+import { ConfigError } from '../edge/settings.ts';
 import { createLogger } from '../core/log.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { BIP84_ZPUB, postJson } from './support/listener.ts';

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadCloudConfig } from '../cloud/cloud-config.ts';
-import { ConfigError, loadConfig, parseRateLimit, readEnvironment } from '../listener/config.ts';
+import { loadConfig } from '../listener/config.ts';
+import { ConfigError, parseRateLimit, readEnvironment } from '../edge/settings.ts';
 import { BIP84_ZPUB } from './support/listener.ts';
 
 const ZPRV = 'zprvAdG4iTXWBoARxkkzNpNh8r6Qag3irQB8PzEMkAFeTRXxHpbF9z4QgEvBRmfvqWvGp42t42nvgGpNgYSJA9iefm1yYNZKEm7z6qUWCroSQnE';

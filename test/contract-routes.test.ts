@@ -7,7 +7,7 @@ import type { RouterMiddleware } from '@koa/router';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
 import { errorCatalogue } from '../shared/errors.ts';
 import { failureCode, routeTable, routesOf, type Surface } from '../shared/routes.ts';
-import { koaPath, tableRouter, type RouteHandlers } from '../listener/http/route-table.ts';
+import { koaPath, tableRouter, type RouteHandlers } from '../edge/http/route-table.ts';
 
 const answer: RouterMiddleware = (ctx) => {
   ctx.body = 'ok';

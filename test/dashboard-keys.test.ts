@@ -6,7 +6,7 @@ import { loadCloudConfig } from '../cloud/cloud-config.ts';
 import { SESSION_COOKIE } from '../cloud/dashboard/routes.ts';
 import { insertApiKey, revokeApiKey } from '../cloud/merchant.repository.ts';
 import { manualClock } from '../core/clock.ts';
-import { ConfigError } from '../listener/config.ts';
+import { ConfigError } from '../edge/settings.ts';
 import { createLogger } from '../core/log.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { cookieOf, FORM, loginForm, open, postForm, signIn } from './support/dashboard.ts';

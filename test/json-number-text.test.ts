@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { topLevelNumberTexts } from '../listener/http/json-number-text.ts';
+import { topLevelNumberTexts } from '../edge/http/json-number-text.ts';
 
 test('topLevelNumberTexts recovers the digits JSON.parse rounds away', () => {
   const raw = '{"chain":"base", "amount_usd" : 10.000000000000000001}';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { manualClock } from '../core/clock.ts';
-import { ConfigError, loadConfig } from '../listener/config.ts';
+import { loadConfig } from '../listener/config.ts';
+import { ConfigError } from '../edge/settings.ts';
 import { budgetedFetch, createRequestBudget, retryAfterMs, sourceLabel, type RequestBudgetOptions } from '../core/net/request-budget.ts';
 import { DEFAULT_BUDGETS, budgetLimitsFor, createSourceBudgets } from '../core/net/source-budgets.ts';
 

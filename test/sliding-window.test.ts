@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { manualClock } from '../core/clock.ts';
-import { createRateLimiter, memoryWindows } from '../listener/http/sliding-window.ts';
+import { createRateLimiter, memoryWindows } from '../edge/http/sliding-window.ts';
 
 const T0 = Date.UTC(2026, 4, 1, 9);
 

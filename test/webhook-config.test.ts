@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../listener/config.ts';
+import { loadConfig } from '../listener/config.ts';
+import { ConfigError } from '../edge/settings.ts';
 
 const secret = 'whsec_config_test_secret';
 

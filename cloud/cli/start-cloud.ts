@@ -1,5 +1,5 @@
-import { ConfigError, readEnvironment } from '../../listener/config.ts';
-import { STOP_GRACE_MS, describeVerifiedWebhook, sandboxBaseLines, stopSignal } from '../../listener/cli/start.ts';
+import { ConfigError, readEnvironment } from '../../edge/settings.ts';
+import { STOP_GRACE_MS, describeVerifiedWebhook, sandboxBaseLines, stopSignal } from '../../edge/start.ts';
 import { startCloud } from '../cloud-app.ts';
 import { loadCloudConfig } from '../cloud-config.ts';
 import { startCloudSandbox, wantsCloudSandbox, type CloudSandbox } from '../cloud-sandbox.ts';

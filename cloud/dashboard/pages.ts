@@ -1,7 +1,7 @@
 import type * as z from 'zod';
 import { SignupRequest, supportedAssets, type Account, type AssetId, type InvoiceListEntry } from '../../shared/index.ts';
-import { escapeHtml } from '../../listener/checkout/page.ts';
-import { accountPage } from '../../listener/http/dashboard-style.ts';
+import { escapeHtml } from '../../edge/checkout/page.ts';
+import { accountPage } from '../../edge/http/dashboard-style.ts';
 import { KEY_LABEL_MAX } from '../api-keys.ts';
 import type { DeliverySummary } from '../../core/webhooks/delivery-store.ts';
 import type { ConnectedApp } from '../../core/oauth/oauth-store.ts';

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { errorCatalogue } from '../../shared/index.ts';
-import { loadHashedAsset } from '../../listener/checkout/assets.ts';
-import { loadDashboardStylesheet } from '../../listener/http/dashboard-style.ts';
-import { serveHashedAsset, setHtmlPageHeaders } from '../../listener/checkout/routes.ts';
-import { renderQrSvg } from '../../listener/checkout/qr-svg.ts';
-import type { CallLimit } from '../../listener/http/rate-limit.ts';
+import { loadHashedAsset } from '../../edge/checkout/assets.ts';
+import { loadDashboardStylesheet } from '../../edge/http/dashboard-style.ts';
+import { serveHashedAsset, setHtmlPageHeaders } from '../../edge/checkout/routes.ts';
+import { renderQrSvg } from '../../edge/checkout/qr-svg.ts';
+import type { CallLimit } from '../../edge/http/rate-limit.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
@@ -14,7 +14,7 @@ import type { OAuthStore } from '../../core/oauth/oauth-store.ts';
 import { KEY_ACCESS, KEY_LABEL_MAX, parseKeyLabel } from '../api-keys.ts';
 import type { CloudService } from '../cloud-service.ts';
 import { planCatalogue } from '../plans.ts';
-import { readFormBody } from '../../listener/http/form-body.ts';
+import { readFormBody } from '../../edge/http/form-body.ts';
 import { invoiceRequestOfForm } from './invoice-form.ts';
 import {
   renderInvoices,

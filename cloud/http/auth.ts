@@ -4,7 +4,7 @@ import type { CloudTables } from '../cloud.tables.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { hashApiKey } from '../api-keys.ts';
 import { apiKeyOwner, type MerchantRow } from '../merchant.repository.ts';
-import type { Principal } from '../../listener/oauth/scopes.ts';
+import type { Principal } from '../../edge/oauth/scopes.ts';
 
 /** The merchant an API key belongs to and what the key may do; null for a wrong or revoked key. */
 export async function keyPrincipal(db: Kysely<CloudTables>, key: string): Promise<{ merchant: MerchantRow; keyHash: string; principal: Principal } | null> {

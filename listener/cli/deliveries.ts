@@ -1,4 +1,5 @@
-import { loadConfig, readEnvironment } from '../config.ts';
+import { loadConfig } from '../config.ts';
+import { readEnvironment } from '../../edge/settings.ts';
 import { openCoreDatabase } from '../../core/schema.ts';
 import { stateDatabaseUrl } from './state-database.ts';
 import { systemClock } from '../../core/clock.ts';

@@ -1,6 +1,6 @@
 import { AmountError, unitsToDecimal, usdTextToUnits } from '../../core/base/amount.ts';
 import type { CheckoutView } from '../../shared/index.ts';
-import { readEnvironment } from '../config.ts';
+import { readEnvironment } from '../../edge/settings.ts';
 import { DEFAULT_SANDBOX_CHAIN_PORT } from '../sandbox/sandbox.ts';
 import { runningSandbox } from '../sandbox/sandbox-state.ts';
 import { USAGE_EXIT_CODE, type Command } from './command.ts';

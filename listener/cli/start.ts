@@ -1,26 +1,9 @@
-import { formatReceivedWebhook, type ReceivedWebhook } from '../../core/webhooks/receiver.ts';
+import { describeVerifiedWebhook, sandboxBaseLines, STOP_GRACE_MS, stopSignal } from '../../edge/start.ts';
 import { startListener } from '../app.ts';
-import { ConfigError, loadConfig, readEnvironment, settingNames, type Env } from '../config.ts';
+import { loadConfig, settingNames } from '../config.ts';
+import { ConfigError, readEnvironment, type Env } from '../../edge/settings.ts';
 import { startSandbox, wantsSandbox, type Sandbox } from '../sandbox/sandbox.ts';
 import type { Command } from './command.ts';
-
-/** On SIGTERM/SIGINT, how long requests under way and webhook attempts in flight get to finish. */
-export const STOP_GRACE_MS = 10_000;
-
-/**
- * SIGINT/SIGTERM, listened for from the first moment: `requested` resolves on the first one once
- * `started()` was called. One that comes while still starting (waiting for the database, say) ends
- * the process at once: nothing has been acknowledged yet.
- */
-export function stopSignal(): { started(): void; requested: Promise<void> } {
-  let running = false;
-  let stop!: () => void;
-  const requested = new Promise<void>((resolve) => (stop = resolve));
-  const onSignal = () => (running ? stop() : process.exit(0));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return { started: () => void (running = true), requested };
-}
 
 /** The editions `service start` can run besides the listener; Cloud's is given by the entry point. */
 export interface Editions {
@@ -97,11 +80,6 @@ address per USDC invoice; fixed-address: USDC at the fixed address too, as USDT 
   },
 });
 
-/** Each delivery the sandbox's receiver verified, between blank lines so it stands out among the logs. */
-export function describeVerifiedWebhook(event: ReceivedWebhook): string {
-  return `\n  WEBHOOK received and signature verified (sandbox receiver):\n${formatReceivedWebhook(event).replace(/^/gm, '  ')}\n\n`;
-}
-
 type ApiKeySource = 'none' | 'environment' | 'env-file';
 
 /** Where SERVICE_API_KEY comes from, so the banner's commands send it the way this shell can. */
@@ -144,27 +122,4 @@ function sandboxBanner(sandbox: Sandbox, url: string, keySource: ApiKeySource): 
     '',
     '',
   ].join('\n');
-}
-
-/**
- * The banner's Base lines, the same in both editions: the local node, USDC and USDT with their
- * modes, a create command for each and the pay commands, exact and (fixed-address) inexact.
- */
-export function sandboxBaseLines(sandbox: Sandbox, create: (body: string) => string, invoice: string): string[] {
-  const evm = sandbox.evm;
-  if (!evm) return [`  Base:    not in this sandbox: ${sandbox.baseUnavailable}`];
-  const modes =
-    evm.usdcMode === 'xpub'
-      ? ['           USDC: an address per invoice (xpub mode).', '           USDT: fixed-address mode, one address for all invoices:']
-      : ['           USDC and USDT: fixed-address mode (SANDBOX_USDC_MODE), one address for all invoices:'];
-  return [
-    `  Base:    a local EVM node (chain id ${evm.anvil.chainId}, not Base) with a test USDC and a test USDT.`,
-    ...modes,
-    `           ${evm.fixedAddress}; the nonce in the amount's last 4 decimals tells`,
-    '           the invoice apart, and two RPC sources confirm each payment.',
-    `  Create:  ${create('{"chain":"base","amount_usd":12.5}')}`,
-    `  Create:  ${create('{"chain":"base","asset":"usdt","amount_usd":12.34}')}`,
-    `  Orphan:  npx service pay ${invoice} --amount 12.34    (not the exact amount: a payment.orphan webhook)`,
-    `  Pay:     npx service pay ${invoice} [amount_usd]       Confirm:  npx service mine`,
-  ];
 }

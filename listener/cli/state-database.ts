@@ -1,4 +1,4 @@
-import type { Env } from '../config.ts';
+import type { Env } from '../../edge/settings.ts';
 import { SANDBOX_DATABASE_PATH, wantsSandbox } from '../sandbox/sandbox.ts';
 import { runningSandbox } from '../sandbox/sandbox-state.ts';
 

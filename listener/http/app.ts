@@ -1,15 +1,15 @@
 import Koa from 'koa';
-import type { CheckoutSource } from '../checkout/checkout-source.ts';
-import { checkoutRoutes } from '../checkout/routes.ts';
+import type { CheckoutSource } from '../../edge/checkout/checkout-source.ts';
+import { checkoutRoutes } from '../../edge/checkout/routes.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/log.ts';
-import { errorMiddleware } from './error-middleware.ts';
-import { requestContext } from './request-context.ts';
-import { wellFormedRequest } from './well-formed.ts';
+import { errorMiddleware } from '../../edge/http/error-middleware.ts';
+import { requestContext } from '../../edge/http/request-context.ts';
+import { wellFormedRequest } from '../../edge/http/well-formed.ts';
 import { listenerHandlers, type RouteDeps } from './routes.ts';
-import { tableRouter } from './route-table.ts';
-import { mcpPreflight } from './mcp-endpoint.ts';
-import { httpMetrics } from './metrics-endpoint.ts';
+import { tableRouter } from '../../edge/http/route-table.ts';
+import { mcpPreflight } from '../../edge/http/mcp-endpoint.ts';
+import { httpMetrics } from '../../edge/http/metrics-endpoint.ts';
 
 export interface HttpAppDeps extends RouteDeps {
   logger: Logger;

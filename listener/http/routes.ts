@@ -1,25 +1,25 @@
 import type { Health } from '../../shared/index.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
 import { keyMatcher, requireApiKey } from './api-key.ts';
-import { oauthRouteHandlers, type EndpointOAuth } from '../oauth/endpoint-oauth.ts';
-import { requireMcpCredentials } from '../oauth/protected-resource.ts';
-import type { Principal } from '../oauth/scopes.ts';
-import { readJsonBodyWithNumberTexts } from './json-body.ts';
-import { documentHandlers } from './serve.ts';
-import { invoiceLimit, limitRequests } from './rate-limit.ts';
-import type { RouteHandlers } from './route-table.ts';
+import { oauthRouteHandlers, type EndpointOAuth } from '../../edge/oauth/endpoint-oauth.ts';
+import { requireMcpCredentials } from '../../edge/oauth/protected-resource.ts';
+import type { Principal } from '../../edge/oauth/scopes.ts';
+import { readJsonBodyWithNumberTexts } from '../../edge/http/json-body.ts';
+import { documentHandlers } from '../../edge/http/serve.ts';
+import { invoiceLimit, limitRequests } from '../../edge/http/rate-limit.ts';
+import type { RouteHandlers } from '../../edge/http/route-table.ts';
 import type { Clock } from '../../core/clock.ts';
-import type { RateLimitConfig } from '../config.ts';
+import type { RateLimitConfig } from '../../edge/settings.ts';
 import type { Logger } from '../../core/log.ts';
 import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
 import { renderQrPng } from '../../mcp/qr.ts';
 import { createServer as createMcpServer } from '../../mcp/server.ts';
 import { feedUpdates } from '../../mcp/invoice-watch.ts';
 import type { StatusFeed } from '../../core/invoices/status-feed.ts';
-import type { CheckoutSource } from '../checkout/checkout-source.ts';
+import type { CheckoutSource } from '../../edge/checkout/checkout-source.ts';
 import { listenerMcpClient } from '../mcp-client.ts';
-import { mcpHandlers } from './mcp-endpoint.ts';
-import { metricsHandler } from './metrics-endpoint.ts';
+import { mcpHandlers } from '../../edge/http/mcp-endpoint.ts';
+import { metricsHandler } from '../../edge/http/metrics-endpoint.ts';
 import { countMcpSessions, type ServiceMetrics } from '../../core/metrics.ts';
 
 export interface RouteDeps {

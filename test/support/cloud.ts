@@ -1,6 +1,6 @@
 import { startCloud, type CloudDeps, type RunningCloud } from '../../cloud/cloud-app.ts';
 import { loadCloudConfig } from '../../cloud/cloud-config.ts';
-import type { Env } from '../../listener/config.ts';
+import type { Env } from '../../edge/settings.ts';
 import { silentLogger } from '../../core/log.ts';
 import { LocalBtcChain } from '../../listener/sandbox/local-btc-chain.ts';
 import { startLocalChainServer } from '../../listener/sandbox/local-chain-server.ts';

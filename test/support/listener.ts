@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startListener, type RunningListener } from '../../listener/app.ts';
 import type { Clock } from '../../core/clock.ts';
-import { loadConfig, type Env } from '../../listener/config.ts';
+import { loadConfig } from '../../listener/config.ts';
+import { type Env } from '../../edge/settings.ts';
 import type { CoreDatabase } from '../../core/schema.ts';
 import { silentLogger, type Logger } from '../../core/log.ts';
 

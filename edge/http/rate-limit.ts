@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Clock } from '../../core/clock.ts';
-import type { RateLimitConfig } from '../config.ts';
+import type { RateLimitConfig } from '../settings.ts';
 import { isServiceFailure, ServiceError } from '../../core/errors.ts';
 import { createRateLimiter, memoryWindows, type RateLimiter } from './sliding-window.ts';
 

@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/clock.ts';
-import type { RateLimitConfig } from '../config.ts';
+import type { RateLimitConfig } from '../settings.ts';
 
 export const WINDOW_MS = 60_000;
 /** Idle windows are forgotten once every this many requests a limiter lets through or refuses. */

@@ -1,5 +1,5 @@
 import type { AssetId } from '../shared/index.ts';
-import type { BaseConfig } from '../core/base/base-config.ts';
+import type { BaseConfig } from './base/base-config.ts';
 
 /**
  * What /health reports as `enabled_assets`: the assets POST /invoice accepts with this config.
