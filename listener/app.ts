@@ -1,21 +1,21 @@
 import type { Server } from 'node:http';
-import { sql } from 'kysely';
 import type { Health } from '../shared/index.ts';
 import { buildLlmsTxt } from '../shared/llms.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
-import { btcAdapter, btcReceiver } from '../core/btc/btc-adapter.ts';
+import { btcReceiver } from '../core/btc/btc-adapter.ts';
 import { btcWatchingFor } from '../core/btc/chain-source-factory.ts';
 import type { Fetch } from '../core/btc/chain-source.ts';
-import { createReceiveAddressBook, startAddressDeriver } from '../core/btc/receive-address-book.ts';
 import { adoptKeyIdentity, peekNextChildIndex } from '../core/invoices/invoice.repository.ts';
 import { createBtcWatcher, type BtcWatcher } from '../core/btc/watcher.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { configSecrets, type Config } from './config.ts';
 import { ConfigError } from '../edge/settings.ts';
-import { openCoreDatabase, type CoreDatabase } from '../core/schema.ts';
+import { coreSchema, type CoreDatabase, type CoreTables } from '../core/schema.ts';
+import { startEngine, type EngineParts } from '../core/engine.ts';
+import { createReceiveAddressBook } from '../core/btc/receive-address-book.ts';
 import { enabledAssets } from '../core/enabled-assets.ts';
 import { claimOwnFixedAddress } from '../core/base/address-claims.ts';
-import { baseAdapter, baseReceiver } from '../core/base/base-adapter.ts';
+import { baseReceiver } from '../core/base/base-adapter.ts';
 import { baseChainStatus, baseHealth } from '../core/base/base-health.ts';
 import { createRpcSource } from '../core/base/rpc.ts';
 import { createBaseWatcher } from '../core/base/watcher.ts';
@@ -27,15 +27,12 @@ import { endpointOAuth } from '../edge/oauth/endpoint-oauth.ts';
 import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
 import { createListenerCheckoutSource } from './checkout/listener-checkout-source.ts';
 import { closeServer, serveHttp } from '../edge/http/serve.ts';
-import { createInvoiceService } from '../core/invoices/invoice.service.ts';
-import { startExpirySweeper } from '../core/invoices/expiry-sweeper.ts';
-import { openStatusFeed } from '../core/invoices/pg-status-feed.ts';
+import { merchantInvoices } from '../core/invoices/invoice.service.ts';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
 import { createLogger, type Logger } from '../core/log.ts';
-import { createSourceBudgets } from '../core/net/source-budgets.ts';
-import { addScrapeMetrics, createServiceMetrics, watchObserver, type ServiceMetrics } from '../core/metrics.ts';
+import { createServiceMetrics, watchObserver, type ServiceMetrics } from '../core/metrics.ts';
 import { countDeliveries } from '../core/webhooks/delivery-store.ts';
-import { startWebhookDelivery, type WebhookDeliveryDeps } from '../core/webhooks/start-delivery.ts';
+import { singleMerchantRoute, type WebhookDeliveryDeps } from '../core/webhooks/start-delivery.ts';
 
 export interface ListenerDeps {
   clock?: Clock;
@@ -84,45 +81,15 @@ const isLoopbackHost = (host: string) => /^(localhost|127(\.\d{1,3}){3}|::1|\[::
 
 const idleChainStatus = (): ChainStatus => ({ ws_connected: false, subscribed_count: 0, last_event_at: null, last_block_height: null });
 
-/** Builds the whole listener from a validated config and starts serving. */
-const chains = [btcAdapter, baseAdapter];
-
-export async function startListener(config: Config, deps: ListenerDeps = {}): Promise<RunningListener> {
-  const clock = deps.clock ?? systemClock;
-  const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
-  const database = deps.database ?? (await openCoreDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true, waitS: config.databaseWaitS }));
-  const startedAt = clock.now();
-  const metrics = deps.metrics ?? createServiceMetrics();
-  const baseXpub = config.base?.xpub;
-  if (baseXpub?.legacyKeyId) await adoptKeyIdentity(database.db, 'base', baseXpub.legacyKeyId, baseXpub.keyId);
-  const fixedAddressProblem = config.base?.fixedAddress ? await claimOwnFixedAddress(database.db, config.base.fixedAddress) : null;
-  if (fixedAddressProblem) {
-    if (!deps.database) await database.close();
-    throw new ConfigError([fixedAddressProblem]);
-  }
-
-  const feed = await openStatusFeed(database.dialect, { databaseUrl: config.databaseUrl, db: database.db, logger: logger.child({ component: 'status-feed' }) });
-  const expiry = startExpirySweeper({ db: database.db, feed, clock, logger, guards: chains.map((chain) => chain.paymentSeenBeforeExpiry), maxWaitMs: deps.expirySweepMs, metrics });
-
-  const deriver = config.btc ? startAddressDeriver(logger) : null;
-  const btc = config.btc
-    ? btcReceiver({
-        accountKey: config.btc.accountKey,
-        explorerUrl: config.btc.explorerUrl,
-        ...createReceiveAddressBook(deriver!, config.btc.accountKey, {
-          nextIndex: await peekNextChildIndex(database.db, 'btc', config.btc.accountKey.keyId),
-        }),
-      })
-    : null;
-
-  const budgets = createSourceBudgets({ settings: config.sourceBudgets });
+/** The listener's chain watchers: Bitcoin's and Base's, each when its chain is configured. */
+function listenerWatchers(config: Config, deps: ListenerDeps, { db, feed, clock, logger, metrics, budgets }: EngineParts<CoreTables>) {
   const networkFetch = deps.fetch ?? fetch;
   const btcWatching = config.btc ? btcWatchingFor(config.btc, { fetch: networkFetch, budgets, clock, logger }) : null;
   if (config.btc && !btcWatching) logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
-  const btcWatcher =
+  const btc =
     btcWatching && config.btc
       ? createBtcWatcher({
-          db: database.db,
+          db,
           feed,
           merchantId: config.merchantId,
           keyId: config.btc.accountKey.keyId,
@@ -133,11 +100,10 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
           observer: watchObserver(metrics, 'btc'),
         })
       : null;
-
-  const baseWatcher = config.base
+  const base = config.base
     ? createBaseWatcher({
         observer: watchObserver(metrics, 'base'),
-        db: database.db,
+        db,
         feed,
         clock,
         logger: logger.child({ chain: 'base' }),
@@ -153,56 +119,92 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
         pollIntervalMs: deps.baseOptions?.pollIntervalMs,
       })
     : null;
+  return {
+    btc,
+    base,
+    start() {
+      base?.start();
+      btc?.start();
+    },
+    async stop() {
+      await btc?.stop();
+      btcWatching?.socket?.close();
+      await base?.stop();
+    },
+    problems: () => [btc?.problem(), base?.problem()].filter((problem) => problem != null),
+    progress: () => [
+      ...(btc ? [{ chain: 'btc', progress: btc.status().btc_progress }] : []),
+      ...(base ? [{ chain: 'base', progress: base.status().progress }] : []),
+    ],
+  };
+}
+
+/** Builds the whole listener from a validated config and starts serving. */
+export async function startListener(config: Config, deps: ListenerDeps = {}): Promise<RunningListener> {
+  const clock = deps.clock ?? systemClock;
+  const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
+  const startedAt = clock.now();
+  const metrics = deps.metrics ?? createServiceMetrics();
+  const engine = await startEngine({
+    clock,
+    logger,
+    metrics,
+    databaseUrl: config.databaseUrl,
+    schema: coreSchema,
+    databaseWaitS: config.databaseWaitS,
+    database: deps.database,
+    async prepare(db) {
+      const baseXpub = config.base?.xpub;
+      if (baseXpub?.legacyKeyId) await adoptKeyIdentity(db, 'base', baseXpub.legacyKeyId, baseXpub.keyId);
+      const fixedAddressProblem = config.base?.fixedAddress ? await claimOwnFixedAddress(db, config.base.fixedAddress) : null;
+      if (fixedAddressProblem) throw new ConfigError([fixedAddressProblem]);
+    },
+    expirySweepMs: deps.expirySweepMs,
+    sourceBudgets: config.sourceBudgets,
+    webhooks: () => singleMerchantRoute(config),
+    webhookDeps: deps.webhooks,
+    watchers: (parts) => listenerWatchers(config, deps, parts),
+  });
+  const { database, db, feed, watchers } = engine;
+
+  const btc = config.btc
+    ? btcReceiver({
+        accountKey: config.btc.accountKey,
+        explorerUrl: config.btc.explorerUrl,
+        ...createReceiveAddressBook(engine.addressDeriver(), config.btc.accountKey, {
+          nextIndex: await peekNextChildIndex(db, 'btc', config.btc.accountKey.keyId),
+        }),
+      })
+    : null;
   const base = config.base
     ? baseReceiver({ base: config.base, nonceDigits: deps.baseOptions?.nonceDigits, quarantineMs: deps.baseOptions?.quarantineMs })
     : null;
-
-  const invoices = createInvoiceService({
-    db: database.db,
-    clock,
-    logger,
-    chains,
-    feed,
-    expiry,
-    merchantId: config.merchantId,
-    receivers: { ...(btc && { btc }), ...(base && { base }) },
-    metrics,
-  });
-
-  const webhooks = startWebhookDelivery({ config, db: database.db, clock, logger, metrics, ...deps.webhooks });
-  addScrapeMetrics(metrics, {
-    db: database.db,
-    clock,
-    chainSources: () => budgets.metricStats(),
-    watchers: () => [
-      ...(btcWatcher ? [{ chain: 'btc', progress: btcWatcher.status().btc_progress }] : []),
-      ...(baseWatcher ? [{ chain: 'base', progress: baseWatcher.status().progress }] : []),
-    ],
-  });
+  const invoices = merchantInvoices(engine.invoices, { merchantId: config.merchantId, receivers: { ...(btc && { btc }), ...(base && { base }) } });
 
   const health = async (): Promise<Health> => {
-    let ok = true;
+    const shared = await engine.health();
+    let ok = shared.ok;
     let webhookCounts: Health['webhooks'] = { queued: 0, failing: 0, failed: 0 };
-    try {
-      await sql`select 1`.execute(database.db);
-      webhookCounts = await countDeliveries(database.db, config.merchantId);
-    } catch (error) {
-      ok = false;
-      logger.warn('health: database check failed', { error });
+    if (shared.answered) {
+      try {
+        webhookCounts = await countDeliveries(db, config.merchantId);
+      } catch (error) {
+        ok = false;
+        logger.warn('health: database check failed', { error });
+      }
     }
-    const baseStatus = baseWatcher?.status();
-    const problems = [database.problem(), btcWatcher?.problem(), baseWatcher?.problem()].filter((p) => p != null);
+    const baseStatus = watchers.base?.status();
     return {
-      ok: ok && problems.length === 0,
-      problems,
+      ok,
+      problems: shared.problems,
       ...idleChainStatus(),
       // Bitcoin's watcher when Bitcoin is configured, else Base's: see docs/self-hosting.md, "Health".
-      ...(btcWatcher?.status() ?? (baseStatus ? baseChainStatus(baseStatus) : {})),
+      ...(watchers.btc?.status() ?? (baseStatus ? baseChainStatus(baseStatus) : {})),
       uptime_s: Math.round((clock.now() - startedAt) / 100) / 10,
       webhooks: webhookCounts,
       enabled_assets: enabledAssets(config),
       ...(baseStatus ? { base: baseHealth(baseStatus) } : {}),
-      chain_sources: budgets.stats(),
+      chain_sources: shared.chain_sources,
     };
   };
 
@@ -213,7 +215,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     ? endpointOAuth({
         mcpPath: '/mcp',
         baseUrl: () => config.publicUrl ?? (onLoopback ? servedUrl : null),
-        db: database.db,
+        db,
         clock,
         logger,
         trustProxy: config.trustProxy,
@@ -245,7 +247,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     oauth,
     checkout: createListenerCheckoutSource({
       invoices,
-      db: database.db,
+      db,
       merchantId: config.merchantId,
       clock,
       shopName: config.shopName,
@@ -256,7 +258,6 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const { server, url } = await serveHttp(app, config.port, config.host, logger);
   servedUrl = url;
   if (oauth && !config.publicUrl && !onLoopback) logger.warn('OAuth for /mcp is off: set PUBLIC_URL to the URL clients reach this server at');
-  baseWatcher?.start();
   logger.info('listener started', {
     url,
     database: database.dialect,
@@ -265,26 +266,18 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     api_key: config.apiKey ? 'set' : 'unset (POST /invoice is open: development only)',
     webhook_url: config.webhook?.url ?? 'unset (events are stored, not sent)',
   });
-
-  btcWatcher?.start();
+  engine.startLeading();
 
   return {
     url,
     server,
     database,
-    btcWatcher,
+    btcWatcher: watchers.btc,
     feed,
     async stop(options = {}) {
       await closeServer(server, options.graceMs);
-      await btcWatcher?.stop();
-      btcWatching?.socket?.close();
-      await webhooks.stop(options.graceMs);
       oauth?.close();
-      deriver?.close();
-      await baseWatcher?.stop();
-      await expiry.stop();
-      await feed.close();
-      if (!deps.database) await database.close();
+      await engine.stop(options.graceMs);
       logger.info('listener stopped');
     },
   };

@@ -113,15 +113,18 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
 
 export type InvoiceEngine = ReturnType<typeof createInvoiceEngine>;
 
-/** The listener's engine: one merchant, configured at start. */
-export function createInvoiceService(deps: InvoiceServiceDeps) {
-  const engine = createInvoiceEngine(deps);
-  const merchant: MerchantContext = { merchantId: deps.merchantId, receivers: deps.receivers };
+/** One merchant's invoices: the listener's, whose merchant and receivers are configured at start. */
+export function merchantInvoices(engine: InvoiceEngine, merchant: MerchantContext) {
   return {
     create: (body: unknown, numberTexts?: NumberTexts) => engine.create(merchant, body, numberTexts),
-    get: (invoiceId: string) => engine.get(deps.merchantId, invoiceId),
-    find: (invoiceId: string) => engine.find(deps.merchantId, invoiceId),
+    get: (invoiceId: string) => engine.get(merchant.merchantId, invoiceId),
+    find: (invoiceId: string) => engine.find(merchant.merchantId, invoiceId),
   };
 }
 
-export type InvoiceService = ReturnType<typeof createInvoiceService>;
+/** An engine of its own for one merchant (tests of a single chain). */
+export function createInvoiceService(deps: InvoiceServiceDeps) {
+  return merchantInvoices(createInvoiceEngine(deps), { merchantId: deps.merchantId, receivers: deps.receivers });
+}
+
+export type InvoiceService = ReturnType<typeof merchantInvoices>;

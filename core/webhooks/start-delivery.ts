@@ -3,7 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
 import type { Logger } from '../log.ts';
 import type { ServiceMetrics } from '../metrics.ts';
-import { createDeliveryWorker } from './delivery-worker.ts';
+import { createDeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.ts';
 import { createHttpSender, type WebhookSender } from './http-sender.ts';
 import { realTimers, type Timers } from './timers.ts';
 
@@ -16,31 +16,34 @@ export interface WebhookDeliveryDeps {
   metrics?: ServiceMetrics;
 }
 
-/** The one merchant whose events are delivered, and its receiver (none: events stay queued). */
-export interface SingleMerchantDelivery {
-  merchantId: string;
-  webhook: { url: string; secret: string } | null;
+/**
+ * Whose events are delivered, and where: one merchant's configured receiver (the listener), or
+ * the merchants a scope selects, each to the target looked up before every attempt (Cloud).
+ */
+export type DeliveryRoute = Pick<DeliveryWorkerOptions, 'scope' | 'url' | 'secret' | 'target'>;
+
+/** The listener's route: its one merchant's events to MERCHANT_WEBHOOK_URL; none without one (events stay queued). */
+export function singleMerchantRoute(config: { merchantId: string; webhook: { url: string; secret: string } | null }): DeliveryRoute | null {
+  return config.webhook && { scope: { merchantId: config.merchantId }, url: new URL(config.webhook.url), secret: config.webhook.secret };
 }
 
 export const DEFAULT_DELIVERY_CONCURRENCY = 16;
 export const DEFAULT_POLL_INTERVAL_MS = 250;
 
 /**
- * Starts the delivery worker when a webhook URL is configured. Without one, events still go into
- * the outbox and stay queued, to be sent once a URL is set.
+ * Starts the delivery worker when there is a route. Without one, events still go into the outbox
+ * and stay queued, to be sent once a URL is set.
  */
 export function startWebhookDelivery(
-  options: { config: SingleMerchantDelivery; db: Kysely<CoreTables>; clock: Clock; logger: Logger } & WebhookDeliveryDeps,
+  options: { route: DeliveryRoute | null; db: Kysely<CoreTables>; clock: Clock; logger: Logger } & WebhookDeliveryDeps,
 ): { stop(graceMs?: number): Promise<void> } {
-  const { config } = options;
-  if (!config.webhook) return { stop: async () => {} };
+  const { route } = options;
+  if (!route) return { stop: async () => {} };
   const concurrency = options.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY;
   const sender = options.send ? null : createHttpSender({ maxSockets: concurrency });
   const worker = createDeliveryWorker({
     db: options.db,
-    scope: { merchantId: config.merchantId },
-    url: new URL(config.webhook.url),
-    secret: config.webhook.secret,
+    ...route,
     clock: options.clock,
     timers: options.timers ?? realTimers,
     send: options.send ?? sender!,

@@ -1,0 +1,196 @@
+import { sql, type Kysely } from 'kysely';
+import { baseAdapter } from './base/base-adapter.ts';
+import { btcAdapter } from './btc/btc-adapter.ts';
+import { startAddressDeriver, type AddressDeriver } from './btc/receive-address-book.ts';
+import type { Clock } from './clock.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import type { EditionSchema } from './db/migrate.ts';
+import { startExpirySweeper, type ExpirySweeper } from './invoices/expiry-sweeper.ts';
+import { createInvoiceEngine, type InvoiceEngine } from './invoices/invoice.service.ts';
+import { openStatusFeed } from './invoices/pg-status-feed.ts';
+import type { StatusFeed } from './invoices/status-feed.ts';
+import type { Logger } from './log.ts';
+import { addScrapeMetrics, type ServiceMetrics } from './metrics.ts';
+import type { RequestBudgetStats } from './net/request-budget.ts';
+import { createSourceBudgets, type BudgetSettings, type SourceBudgets } from './net/source-budgets.ts';
+import type { CoreTables } from './schema.ts';
+import type { WatcherProblem, WatcherProgress } from './watch-progress.ts';
+import { startWebhookDelivery, type DeliveryRoute, type WebhookDeliveryDeps } from './webhooks/start-delivery.ts';
+
+/** The chains both editions serve. */
+export const engineChains = [btcAdapter, baseAdapter];
+
+/** An edition's chain watchers, built by the factory it gives the engine. */
+export interface EngineWatchers {
+  start(): void;
+  /** Resolves once every watcher (and its pass under way) has stopped. */
+  stop(): Promise<void>;
+  /** Their problems for /health. */
+  problems(): WatcherProblem[];
+  /** Each watcher's progress by chain, for the metrics (left out: not reported). */
+  progress?(): Array<{ chain: string; progress: WatcherProgress }>;
+}
+
+/** Singleton work that runs while this instance leads, beside the chain watchers (Cloud's billing). */
+export interface LeaderTask {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Decides whether this instance leads: `onChange(true)` starts the leader's work, `onChange(false)`
+ * stops it and resolves once it has stopped. Cloud elects one instance among many (cloud/leader.ts).
+ */
+export type Leadership = (onChange: (leading: boolean) => Promise<void>) => { isLeader(): boolean; stop(): Promise<void> };
+
+/** One process, one leader: it leads from the start until it stops. */
+export const alwaysLead: Leadership = (onChange) => {
+  void onChange(true);
+  return { isLeader: () => true, stop: () => onChange(false) };
+};
+
+/** What the watcher factory is built from. */
+export interface EngineParts<Tables extends CoreTables> {
+  db: Kysely<Tables>;
+  feed: StatusFeed;
+  clock: Clock;
+  logger: Logger;
+  metrics: ServiceMetrics;
+  /** Request budgets per chain source URL; they outlive a term as leader. */
+  budgets: SourceBudgets;
+}
+
+export interface EngineOptions<Tables extends CoreTables, Watchers extends EngineWatchers> {
+  clock: Clock;
+  logger: Logger;
+  metrics: ServiceMetrics;
+  databaseUrl: string;
+  /** The edition's migrations, run to the latest at open. */
+  schema: EditionSchema;
+  /** DATABASE_WAIT_S: how long to wait at start for an unreachable Postgres database. */
+  databaseWaitS: number;
+  /** An open database (tests, benchmarks): used as it is and left open at stop. */
+  database?: Database<Tables>;
+  /** Checks on the migrated database before anything starts; a throw closes what the engine opened. */
+  prepare?: (db: Kysely<Tables>) => Promise<void>;
+  /** The longest wait between two expiry sweeps (default: a minute; they also run at each invoice's expiry). */
+  expirySweepMs?: number;
+  sourceBudgets: BudgetSettings;
+  /** Where webhooks go; null: events stay queued in the outbox. */
+  webhooks: (db: Kysely<Tables>) => DeliveryRoute | null;
+  webhookDeps?: WebhookDeliveryDeps;
+  watchers: (parts: EngineParts<Tables>) => Watchers;
+  leaderTasks?: (parts: EngineParts<Tables>) => LeaderTask[];
+  /** Default: this process always leads. */
+  leadership?: Leadership;
+}
+
+/** The part of /health both editions report. */
+export interface EngineHealth {
+  /** The database answered, and nothing has a problem. */
+  ok: boolean;
+  /** The database answered a query just now. */
+  answered: boolean;
+  /** The database's and the watchers' problems. */
+  problems: WatcherProblem[];
+  /** The chain sources' request budgets. */
+  chain_sources: RequestBudgetStats[];
+}
+
+export interface Engine<Tables extends CoreTables, Watchers extends EngineWatchers> {
+  database: Database<Tables>;
+  db: Kysely<Tables>;
+  feed: StatusFeed;
+  expiry: ExpirySweeper;
+  invoices: InvoiceEngine;
+  budgets: SourceBudgets;
+  watchers: Watchers;
+  /** The Bitcoin address pre-derivation worker, started on first use. */
+  addressDeriver(): AddressDeriver;
+  /** Starts the leader's work (chain watching, the leader tasks) whenever this instance leads; call once it serves. */
+  startLeading(): void;
+  isLeader(): boolean;
+  health(): Promise<EngineHealth>;
+  /** Stops leading, lets webhook attempts in flight finish within `graceMs`, then closes everything it opened. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * The engine both editions run: the database (opened, migrated, its availability watched), the
+ * status feed, the expiry sweeper, the invoice engine, webhook delivery, the chain watchers the
+ * edition builds (started by the leader), the metrics read at scrape time, and the shared part of
+ * /health. The edition adds its HTTP edge, and serves.
+ */
+export async function startEngine<Tables extends CoreTables, Watchers extends EngineWatchers>(
+  options: EngineOptions<Tables, Watchers>,
+): Promise<Engine<Tables, Watchers>> {
+  const { clock, logger, metrics } = options;
+  const database =
+    options.database ?? (await openDatabase<Tables>(options.databaseUrl, options.schema, { logger, backgroundCheckpoints: true, waitS: options.databaseWaitS }));
+  const ownDatabase = !options.database;
+  const { db } = database;
+  // Tables extends CoreTables, which TypeScript cannot carry through Kysely's generics while Tables is open.
+  const coreDb = db as unknown as Kysely<CoreTables>;
+  try {
+    await options.prepare?.(db);
+  } catch (error) {
+    if (ownDatabase) await database.close();
+    throw error;
+  }
+
+  const feed = await openStatusFeed(database.dialect, { databaseUrl: options.databaseUrl, db: coreDb, logger: logger.child({ component: 'status-feed' }) });
+  // Every instance sweeps: the guarded flip expires each invoice once, whichever instance gets there first.
+  const expiry = startExpirySweeper({ db: coreDb, feed, clock, logger, guards: engineChains.map((chain) => chain.paymentSeenBeforeExpiry), maxWaitMs: options.expirySweepMs, metrics });
+  const invoices = createInvoiceEngine({ db: coreDb, clock, logger, chains: engineChains, feed, expiry, metrics });
+  const webhooks = startWebhookDelivery({ route: options.webhooks(db), db: coreDb, clock, logger, metrics, ...options.webhookDeps });
+  const budgets = createSourceBudgets({ settings: options.sourceBudgets });
+  const parts: EngineParts<Tables> = { db, feed, clock, logger, metrics, budgets };
+  const watchers = options.watchers(parts);
+  const leaderTasks = options.leaderTasks?.(parts) ?? [];
+  addScrapeMetrics(metrics, { db: coreDb, clock, chainSources: () => budgets.metricStats(), watchers: watchers.progress });
+
+  let deriver: AddressDeriver | null = null;
+  let leadership: ReturnType<Leadership> | null = null;
+  const onChange = async (leading: boolean) => {
+    if (leading) {
+      watchers.start();
+      for (const task of leaderTasks) task.start();
+    } else {
+      await Promise.all([watchers.stop(), ...leaderTasks.map((task) => task.stop())]);
+    }
+  };
+
+  return {
+    database,
+    db,
+    feed,
+    expiry,
+    invoices,
+    budgets,
+    watchers,
+    addressDeriver: () => (deriver ??= startAddressDeriver(logger)),
+    startLeading() {
+      leadership ??= (options.leadership ?? alwaysLead)(onChange);
+    },
+    isLeader: () => leadership?.isLeader() ?? false,
+    async health() {
+      let answered = true;
+      try {
+        await sql`select 1`.execute(db);
+      } catch (error) {
+        answered = false;
+        logger.warn('health: database check failed', { error });
+      }
+      const problems = [database.problem(), ...watchers.problems()].filter((problem) => problem != null);
+      return { ok: answered && problems.length === 0, answered, problems, chain_sources: budgets.stats() };
+    },
+    async stop(graceMs) {
+      await (leadership ? leadership.stop() : onChange(false));
+      await webhooks.stop(graceMs);
+      deriver?.close();
+      await expiry.stop();
+      await feed.close();
+      if (ownDatabase) await database.close();
+    },
+  };
+}
