@@ -1,26 +1,18 @@
 import type { Server } from 'node:http';
-import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import Stripe from 'stripe';
 import { buildLlmsTxt } from '../shared/llms.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
 import type { Fetch } from '../core/btc/chain-source.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
-import { createSourceBudgets } from '../core/net/source-budgets.ts';
 import type { Database } from '../core/db/database.ts';
 import { closeServer, serveHttp } from '../edge/http/serve.ts';
-import { createInvoiceEngine } from '../core/invoices/invoice.service.ts';
-import { addScrapeMetrics, createServiceMetrics, type ServiceMetrics } from '../core/metrics.ts';
-import { startExpirySweeper } from '../core/invoices/expiry-sweeper.ts';
-import { openStatusFeed } from '../core/invoices/pg-status-feed.ts';
+import { createServiceMetrics, type ServiceMetrics } from '../core/metrics.ts';
+import { startEngine, type LeaderTask } from '../core/engine.ts';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
-import { baseAdapter } from '../core/base/base-adapter.ts';
-import { btcAdapter } from '../core/btc/btc-adapter.ts';
-import { startAddressDeriver } from '../core/btc/receive-address-book.ts';
 import { createLogger, type Logger } from '../core/log.ts';
-import { createDeliveryWorker } from '../core/webhooks/delivery-worker.ts';
-import { createHttpSender, type WebhookSender } from '../core/webhooks/http-sender.ts';
-import { DEFAULT_DELIVERY_CONCURRENCY, DEFAULT_POLL_INTERVAL_MS } from '../core/webhooks/start-delivery.ts';
-import { realTimers, type Timers } from '../core/webhooks/timers.ts';
+import type { WebhookSender } from '../core/webhooks/http-sender.ts';
+import type { Timers } from '../core/webhooks/timers.ts';
 import { applyConfirmedPurchases, type CardProcessor, type CreateBillingInvoice } from './billing.ts';
 import { createCloudChainWatchers } from './chain-watchers.ts';
 import { cloudSecrets, type CloudConfig } from './cloud-config.ts';
@@ -37,7 +29,7 @@ import { createStripeCardProcessor } from './stripe-card-processor.ts';
 import { receiveStripeWebhook } from './stripe-webhook.ts';
 import { findMerchant } from './merchant.repository.ts';
 import { cloudClaimScope, cloudDeliveryTarget } from './webhook-delivery.ts';
-import { openCloudDatabase } from './cloud.schema.ts';
+import { cloudSchema } from './cloud.schema.ts';
 import type { CloudTables } from './cloud.tables.ts';
 import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
 
@@ -78,20 +70,69 @@ export interface RunningCloud {
 
 export const CLOUD_SERVICE_NAME = 'service-cloud';
 
+/**
+ * Applies confirmed plan purchases while this instance leads: it stops (the pass under way
+ * included) with the term.
+ */
+function billingTask(config: CloudConfig, db: Kysely<CloudTables>, clock: Clock, logger: Logger, pollMs = 5_000): LeaderTask {
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  let pass: Promise<void> = Promise.resolve();
+  const loop = async () => {
+    if (!running) return;
+    if (config.billingMerchantId) {
+      await applyConfirmedPurchases(db, config.billingMerchantId, clock.now()).catch((error) =>
+        logger.warn('applying plan purchases failed', { error: String(error) }),
+      );
+    }
+    if (running) timer = setTimeout(() => void (pass = loop()), pollMs);
+  };
+  return {
+    start() {
+      running = true;
+      pass = loop();
+    },
+    async stop() {
+      running = false;
+      clearTimeout(timer);
+      await pass;
+    },
+  };
+}
+
 export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Promise<RunningCloud> {
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger({ clock, fields: { mode: 'cloud' }, secrets: cloudSecrets(config) });
-  const database = deps.database ?? (await openCloudDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true, waitS: config.databaseWaitS }));
-  const { db } = database;
   const metrics = deps.metrics ?? createServiceMetrics();
-  const chains = [btcAdapter, baseAdapter];
-  const feed = await openStatusFeed(database.dialect, { databaseUrl: config.databaseUrl, db, logger: logger.child({ component: 'status-feed' }) });
-  // Every instance sweeps: the guarded flip expires each invoice once, whichever instance gets there first.
-  const expiry = startExpirySweeper({ db, feed, clock, logger, guards: chains.map((chain) => chain.paymentSeenBeforeExpiry), metrics });
-  const engine = createInvoiceEngine({ db, clock, logger, chains, feed, expiry, metrics });
-  const deriver = startAddressDeriver(logger);
-  const receivers = createMerchantReceivers(config, deriver, database.dialect === 'postgres');
   const webhookPolicy = { resolve: deps.resolve ?? systemResolver, allowLoopback: config.webhookAllowLoopback };
+  const engine = await startEngine({
+    clock,
+    logger,
+    metrics,
+    databaseUrl: config.databaseUrl,
+    schema: cloudSchema,
+    databaseWaitS: config.databaseWaitS,
+    database: deps.database,
+    sourceBudgets: config.sourceBudgets,
+    webhooks: (db) => ({ scope: cloudClaimScope, target: cloudDeliveryTarget(db, webhookPolicy) }),
+    webhookDeps: deps.webhooks,
+  });
+  const { database, db, feed } = engine;
+  const receivers = createMerchantReceivers(config, engine.addressDeriver(), database.dialect === 'postgres');
+  const chainWatchers = createCloudChainWatchers({
+    db,
+    feed,
+    clock,
+    logger,
+    metrics,
+    budgets: engine.budgets,
+    config,
+    receivers,
+    fetch: deps.fetch ?? fetch,
+    refreshMs: deps.chainWatch?.refreshMs,
+    btcPollIntervalMs: deps.chainWatch?.btcPollMs,
+    basePollIntervalMs: deps.chainWatch?.basePollMs,
+  });
 
   const cryptoInvoice: CreateBillingInvoice | null =
     config.billingMerchantId && config.checkoutBaseUrl
@@ -99,7 +140,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
           const operator = await findMerchant(db, config.billingMerchantId!);
           if (!operator) throw new Error('CLOUD_BILLING_MERCHANT_ID is not a Cloud merchant');
           // Plan prices are whole dollars: the number's own text is exact.
-          const invoice = await engine.create({ merchantId: operator.merchant_id, receivers: receivers.receivers(operator).chains }, { chain: 'base', amount_usd: amountUsd });
+          const invoice = await engine.invoices.create({ merchantId: operator.merchant_id, receivers: receivers.receivers(operator).chains }, { chain: 'base', amount_usd: amountUsd });
           return { invoiceId: invoice.invoice_id, checkoutUrl: `${config.checkoutBaseUrl}/pay/${invoice.invoice_id}` };
         }
       : null;
@@ -111,73 +152,10 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     db,
     clock,
     config,
-    engine,
+    engine: engine.invoices,
     receivers,
     webhookPolicy,
     billing: { logger, cryptoInvoice, card },
-  });
-
-  const concurrency = deps.webhooks?.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY;
-  const sender = deps.webhooks?.send ? null : createHttpSender({ maxSockets: concurrency });
-  const delivery = createDeliveryWorker({
-    db,
-    scope: cloudClaimScope,
-    target: cloudDeliveryTarget(db, webhookPolicy),
-    clock,
-    timers: deps.webhooks?.timers ?? realTimers,
-    send: deps.webhooks?.send ?? sender!,
-    logger: logger.child({ component: 'webhooks' }),
-    concurrency,
-    pollIntervalMs: deps.webhooks?.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
-    metrics,
-  });
-  delivery.start();
-
-  const budgets = createSourceBudgets({ settings: config.sourceBudgets });
-  const watchers = createCloudChainWatchers({
-    db,
-    feed,
-    clock,
-    logger,
-    config,
-    receivers,
-    fetch: deps.fetch ?? fetch,
-    budgets,
-    refreshMs: deps.chainWatch?.refreshMs,
-    btcPollIntervalMs: deps.chainWatch?.btcPollMs,
-    basePollIntervalMs: deps.chainWatch?.basePollMs,
-    metrics,
-  });
-  addScrapeMetrics(metrics, { db, clock, chainSources: () => budgets.metricStats() });
-  // Applying plan purchases is leader work too: it stops (the pass under way included) with the term.
-  let billingTimer: NodeJS.Timeout | undefined;
-  let billing = false;
-  let billingPass: Promise<void> = Promise.resolve();
-  const billingLoop = async () => {
-    if (!billing) return;
-    if (config.billingMerchantId) {
-      await applyConfirmedPurchases(db, config.billingMerchantId, clock.now()).catch((error) =>
-        logger.warn('applying plan purchases failed', { error: String(error) }),
-      );
-    }
-    if (billing) billingTimer = setTimeout(() => void (billingPass = billingLoop()), deps.billingPollMs ?? 5_000);
-  };
-  const leader = electLeader({
-    databaseUrl: config.databaseUrl,
-    dialect: database.dialect,
-    logger,
-    retryMs: deps.leaderRetryMs,
-    async onChange(leading) {
-      if (leading) {
-        if (config.watch) watchers.start();
-        billing = true;
-        billingPass = billingLoop();
-      } else {
-        billing = false;
-        clearTimeout(billingTimer);
-        await Promise.all([watchers.stop(), billingPass]);
-      }
-    },
   });
 
   // OAuth for /api/v1/mcp: issuer and resource on PUBLIC_URL, or on the loopback URL served.
@@ -219,37 +197,37 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       : null,
     documents: { openapi: JSON.stringify(buildOpenApiDocument(), null, 2), llms: buildLlmsTxt() },
     async health() {
-      let ok = true;
-      try {
-        await sql`select 1`.execute(db);
-      } catch {
-        ok = false;
-      }
-      const problems = [database.problem(), ...watchers.problems()].filter((p) => p != null);
-      return { ok: ok && problems.length === 0, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), chain_sources: budgets.stats(), problems };
+      const { ok, problems, chain_sources } = await engine.health();
+      return { ok, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), chain_sources, problems };
     },
   });
   const { server, url } = await serveHttp(app, config.port, config.host, logger);
   servedUrl = url;
   logger.info('cloud started', { url, database: database.dialect, hosted_checkout: config.checkoutBaseUrl ?? 'off' });
+  engine.lead({
+    watchers: {
+      problems: () => chainWatchers.problems(),
+      // CLOUD_WATCH=false: this instance serves and delivers webhooks, and never watches the chains.
+      start() {
+        if (config.watch) chainWatchers.start();
+      },
+      stop: () => chainWatchers.stop(),
+    },
+    tasks: [billingTask(config, db, clock, logger, deps.billingPollMs)],
+    leadership: (onChange) => electLeader({ databaseUrl: config.databaseUrl, dialect: database.dialect, logger, retryMs: deps.leaderRetryMs, onChange }),
+  });
 
   return {
     url,
     server,
     database,
-    isLeader: () => leader.isLeader(),
+    isLeader: () => engine.isLeader(),
     feed,
-    watcherStates: () => watchers.states(),
+    watcherStates: () => chainWatchers.states(),
     async stop(options = {}) {
       await closeServer(server, options.graceMs);
-      await leader.stop();
-      await delivery.stop(options.graceMs);
       oauth.close();
-      deriver.close();
-      sender?.close();
-      await expiry.stop();
-      await feed.close();
-      if (!deps.database) await database.close();
+      await engine.stop(options.graceMs);
       logger.info('cloud stopped');
     },
   };

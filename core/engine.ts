@@ -49,7 +49,7 @@ export const alwaysLead: Leadership = (onChange) => {
   return { isLeader: () => true, stop: () => onChange(false) };
 };
 
-/** What the watcher factory is built from. */
+/** What an edition builds its chain watchers from. */
 export interface EngineParts<Tables extends CoreTables> {
   db: Kysely<Tables>;
   feed: StatusFeed;
@@ -60,7 +60,7 @@ export interface EngineParts<Tables extends CoreTables> {
   budgets: SourceBudgets;
 }
 
-export interface EngineOptions<Tables extends CoreTables, Watchers extends EngineWatchers> {
+export interface EngineOptions<Tables extends CoreTables> {
   clock: Clock;
   logger: Logger;
   metrics: ServiceMetrics;
@@ -79,8 +79,14 @@ export interface EngineOptions<Tables extends CoreTables, Watchers extends Engin
   /** Where webhooks go; null: events stay queued in the outbox. */
   webhooks: (db: Kysely<Tables>) => DeliveryRoute | null;
   webhookDeps?: WebhookDeliveryDeps;
-  watchers: (parts: EngineParts<Tables>) => Watchers;
-  leaderTasks?: (parts: EngineParts<Tables>) => LeaderTask[];
+}
+
+/** The singleton work the edition hands the engine once it serves. */
+export interface LeaderWork {
+  /** The chain watchers, built by the edition from the engine's parts. */
+  watchers: EngineWatchers;
+  /** Other singleton work beside them (Cloud's billing). */
+  tasks?: LeaderTask[];
   /** Default: this process always leads. */
   leadership?: Leadership;
 }
@@ -97,18 +103,17 @@ export interface EngineHealth {
   chain_sources: RequestBudgetStats[];
 }
 
-export interface Engine<Tables extends CoreTables, Watchers extends EngineWatchers> {
+export interface Engine<Tables extends CoreTables> extends EngineParts<Tables> {
   database: Database<Tables>;
-  db: Kysely<Tables>;
-  feed: StatusFeed;
   expiry: ExpirySweeper;
   invoices: InvoiceEngine;
-  budgets: SourceBudgets;
-  watchers: Watchers;
   /** The Bitcoin address pre-derivation worker, started on first use. */
   addressDeriver(): AddressDeriver;
-  /** Starts the leader's work (chain watching, the leader tasks) whenever this instance leads; call once it serves. */
-  startLeading(): void;
+  /**
+   * Runs the leader's work (the chain watchers, the other tasks) whenever this instance leads; its
+   * watchers report to /health and the metrics from now on. Call once, when the edition serves.
+   */
+  lead(work: LeaderWork): void;
   isLeader(): boolean;
   health(): Promise<EngineHealth>;
   /** Stops leading, lets webhook attempts in flight finish within `graceMs`, then closes everything it opened. */
@@ -117,13 +122,11 @@ export interface Engine<Tables extends CoreTables, Watchers extends EngineWatche
 
 /**
  * The engine both editions run: the database (opened, migrated, its availability watched), the
- * status feed, the expiry sweeper, the invoice engine, webhook delivery, the chain watchers the
- * edition builds (started by the leader), the metrics read at scrape time, and the shared part of
- * /health. The edition adds its HTTP edge, and serves.
+ * status feed, the expiry sweeper, the invoice engine, webhook delivery, the metrics read at scrape
+ * time, the shared part of /health, and once the edition serves, the chain watchers it built from
+ * these parts, run by the leader. The edition adds its HTTP edge.
  */
-export async function startEngine<Tables extends CoreTables, Watchers extends EngineWatchers>(
-  options: EngineOptions<Tables, Watchers>,
-): Promise<Engine<Tables, Watchers>> {
+export async function startEngine<Tables extends CoreTables>(options: EngineOptions<Tables>): Promise<Engine<Tables>> {
   const { clock, logger, metrics } = options;
   const database =
     options.database ?? (await openDatabase<Tables>(options.databaseUrl, options.schema, { logger, backgroundCheckpoints: true, waitS: options.databaseWaitS }));
@@ -144,33 +147,32 @@ export async function startEngine<Tables extends CoreTables, Watchers extends En
   const invoices = createInvoiceEngine({ db: coreDb, clock, logger, chains: engineChains, feed, expiry, metrics });
   const webhooks = startWebhookDelivery({ route: options.webhooks(db), db: coreDb, clock, logger, metrics, ...options.webhookDeps });
   const budgets = createSourceBudgets({ settings: options.sourceBudgets });
-  const parts: EngineParts<Tables> = { db, feed, clock, logger, metrics, budgets };
-  const watchers = options.watchers(parts);
-  const leaderTasks = options.leaderTasks?.(parts) ?? [];
-  addScrapeMetrics(metrics, { db: coreDb, clock, chainSources: () => budgets.metricStats(), watchers: watchers.progress });
+  let work: LeaderWork | null = null;
+  addScrapeMetrics(metrics, { db: coreDb, clock, chainSources: () => budgets.metricStats(), watchers: () => work?.watchers.progress?.() ?? [] });
 
   let deriver: AddressDeriver | null = null;
   let leadership: ReturnType<Leadership> | null = null;
   const onChange = async (leading: boolean) => {
-    if (leading) {
-      watchers.start();
-      for (const task of leaderTasks) task.start();
-    } else {
-      await Promise.all([watchers.stop(), ...leaderTasks.map((task) => task.stop())]);
-    }
+    const tasks = [work!.watchers, ...(work!.tasks ?? [])];
+    if (leading) for (const task of tasks) task.start();
+    else await Promise.all(tasks.map((task) => task.stop()));
   };
 
   return {
     database,
     db,
     feed,
+    clock,
+    logger,
+    metrics,
     expiry,
     invoices,
     budgets,
-    watchers,
     addressDeriver: () => (deriver ??= startAddressDeriver(logger)),
-    startLeading() {
-      leadership ??= (options.leadership ?? alwaysLead)(onChange);
+    lead(given) {
+      if (work) throw new Error('the engine already leads');
+      work = given;
+      leadership = (given.leadership ?? alwaysLead)(onChange);
     },
     isLeader: () => leadership?.isLeader() ?? false,
     async health() {
@@ -181,11 +183,11 @@ export async function startEngine<Tables extends CoreTables, Watchers extends En
         answered = false;
         logger.warn('health: database check failed', { error });
       }
-      const problems = [database.problem(), ...watchers.problems()].filter((problem) => problem != null);
+      const problems = [database.problem(), ...(work?.watchers.problems() ?? [])].filter((problem) => problem != null);
       return { ok: answered && problems.length === 0, answered, problems, chain_sources: budgets.stats() };
     },
     async stop(graceMs) {
-      await (leadership ? leadership.stop() : onChange(false));
+      await leadership?.stop();
       await webhooks.stop(graceMs);
       deriver?.close();
       await expiry.stop();

@@ -163,9 +163,9 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     sourceBudgets: config.sourceBudgets,
     webhooks: () => singleMerchantRoute(config),
     webhookDeps: deps.webhooks,
-    watchers: (parts) => listenerWatchers(config, deps, parts),
   });
-  const { database, db, feed, watchers } = engine;
+  const { database, db, feed } = engine;
+  const watchers = listenerWatchers(config, deps, engine);
 
   const btc = config.btc
     ? btcReceiver({
@@ -266,7 +266,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     api_key: config.apiKey ? 'set' : 'unset (POST /invoice is open: development only)',
     webhook_url: config.webhook?.url ?? 'unset (events are stored, not sent)',
   });
-  engine.startLeading();
+  engine.lead({ watchers });
 
   return {
     url,
