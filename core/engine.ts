@@ -18,7 +18,7 @@ import type { WatcherProblem, WatcherProgress } from './watch-progress.ts';
 import { startWebhookDelivery, type DeliveryRoute, type WebhookDeliveryDeps } from './webhooks/start-delivery.ts';
 
 /** The chains both editions serve. */
-export const engineChains = [btcAdapter, baseAdapter];
+const engineChains = [btcAdapter, baseAdapter];
 
 /** An edition's chain watchers, built by the factory it gives the engine. */
 export interface EngineWatchers {

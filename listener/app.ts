@@ -143,7 +143,6 @@ function listenerWatchers(config: Config, deps: ListenerDeps, { db, feed, clock,
 export async function startListener(config: Config, deps: ListenerDeps = {}): Promise<RunningListener> {
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
-  const startedAt = clock.now();
   const metrics = deps.metrics ?? createServiceMetrics();
   const engine = await startEngine({
     clock,
@@ -164,6 +163,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     webhooks: () => singleMerchantRoute(config),
     webhookDeps: deps.webhooks,
   });
+  const startedAt = clock.now();
   const { database, db, feed } = engine;
   const watchers = listenerWatchers(config, deps, engine);
 
