@@ -9,6 +9,7 @@ import { createEsploraSource } from '../core/btc/esplora-source.ts';
 import { createMempoolSocket, mempoolSocketUrl } from '../core/btc/mempool-socket.ts';
 import { createSharedChainSource } from '../core/btc/shared-chain-source.ts';
 import { createBtcWatcher } from '../core/btc/watcher.ts';
+import { networksScope } from '../core/btc/btc-payment.repository.ts';
 import { watchObserver, type ServiceMetrics } from '../core/metrics.ts';
 import type { Clock } from '../core/clock.ts';
 import type { CloudTables } from './cloud.tables.ts';
@@ -16,7 +17,7 @@ import type { Logger } from '../core/log.ts';
 import type { SourceBudgets } from '../core/net/source-budgets.ts';
 import type { WatcherProblem } from '../core/watch-progress.ts';
 import type { CloudConfig } from './cloud-config.ts';
-import { merchantBtcKey, type createMerchantReceivers } from './merchant-context.ts';
+import type { createMerchantReceivers } from './merchant-context.ts';
 
 interface Running {
   stop(): Promise<void>;
@@ -81,32 +82,33 @@ export function createCloudChainWatchers(deps: {
     ),
   );
 
+  /** One Bitcoin watcher per Esplora URL, for every merchant's invoices of the networks it serves. */
+  function startBtcWatchers() {
+    const networksByUrl = new Map<string, string[]>();
+    for (const [network, url] of Object.entries(btc.esploraUrls)) networksByUrl.set(url, [...(networksByUrl.get(url) ?? []), network]);
+    for (const [url, networks] of networksByUrl) {
+      const scope = networksScope(networks);
+      const watcher = createBtcWatcher({
+        observer: observers?.btc,
+        db: deps.db,
+        feed: deps.feed,
+        scope,
+        ...btcSources.get(url),
+        clock: deps.clock,
+        logger: deps.logger.child({ watch_scope: scope.key }),
+        pollIntervalMs: deps.btcPollIntervalMs,
+      });
+      watcher.start();
+      running.set(`btc:${networks.join(',')}`, watcher);
+    }
+  }
+
   async function refresh() {
     const merchants = await deps.db.selectFrom('cloud_merchants').selectAll().execute();
     // Stopped while the merchants were read: no watcher may start after stop().
     if (!active) return;
     for (const merchant of merchants) {
       const log = deps.logger.child({ merchant_id: merchant.merchant_id });
-      const btcKey = `btc:${merchant.merchant_id}:${merchant.btc_xpub}`;
-      if (merchant.btc_xpub && !running.has(btcKey)) {
-        const accountKey = merchantBtcKey(deps.config, merchant.btc_xpub);
-        const esplora = deps.config.btc.esploraUrls[accountKey.network];
-        if (esplora) {
-          const watcher = createBtcWatcher({
-            observer: observers?.btc,
-            db: deps.db,
-            feed: deps.feed,
-            merchantId: merchant.merchant_id,
-            keyId: accountKey.keyId,
-            ...btcSources.get(esplora),
-            clock: deps.clock,
-            logger: log,
-            pollIntervalMs: deps.btcPollIntervalMs,
-          });
-          watcher.start();
-          running.set(btcKey, watcher);
-        }
-      }
       const baseKey = `base:${merchant.merchant_id}:${merchant.base_xpub}:${merchant.base_address}`;
       const base = deps.receivers.receivers(merchant).base;
       if (base && !running.has(baseKey)) {
@@ -167,6 +169,7 @@ export function createCloudChainWatchers(deps: {
     start() {
       if (active) return;
       active = true;
+      startBtcWatchers();
       void loop();
     },
     async stop() {

@@ -9,6 +9,7 @@ import type { Fetch } from '../core/btc/chain-source.ts';
 import { createReceiveAddressBook, startAddressDeriver } from '../core/btc/receive-address-book.ts';
 import { adoptKeyIdentity, peekNextChildIndex } from '../core/invoices/invoice.repository.ts';
 import { createBtcWatcher, type BtcWatcher } from '../core/btc/watcher.ts';
+import { merchantScope } from '../core/btc/btc-payment.repository.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { ConfigError, configSecrets, type Config } from './config.ts';
 import { openCoreDatabase, type CoreDatabase } from '../core/schema.ts';
@@ -123,7 +124,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       ? createBtcWatcher({
           db: database.db,
           feed,
-          merchantId: config.merchantId,
+          scope: merchantScope(config.merchantId),
           keyId: config.btc.accountKey.keyId,
           ...btcWatching,
           clock,
