@@ -140,7 +140,6 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     clock,
     logger,
     config,
-    receivers,
     fetch: deps.fetch ?? fetch,
     budgets,
     refreshMs: deps.chainWatch?.refreshMs,

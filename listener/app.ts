@@ -19,6 +19,7 @@ import { baseAdapter, baseReceiver } from '../core/base/base-adapter.ts';
 import { baseChainStatus, baseHealth } from '../core/base/base-health.ts';
 import { createRpcSource } from '../core/base/rpc.ts';
 import { createBaseWatcher } from '../core/base/watcher.ts';
+import { merchantBaseScope } from '../core/base/base-transfer.repository.ts';
 import { createHttpApp } from './http/app.ts';
 import { keyMatcher } from './http/api-key.ts';
 import { ownOrigins } from './http/mcp-endpoint.ts';
@@ -141,7 +142,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
         feed,
         clock,
         logger: logger.child({ chain: 'base' }),
-        merchantId: config.merchantId,
+        scope: merchantBaseScope(config.merchantId),
         base: config.base,
         sources: config.base.rpcUrls.map((url) =>
           createRpcSource(url, {
