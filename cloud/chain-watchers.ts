@@ -72,12 +72,21 @@ export function createCloudChainWatchers(deps: {
     return { source, mode: 'address', addresses: esplora, socket };
   }
 
-  /** One Bitcoin watcher per Esplora URL, for every merchant's invoices of the networks it serves. */
-  function startBtcWatchers() {
+  /**
+   * One Bitcoin watcher per Esplora URL, for every merchant's invoices of the networks it serves,
+   * started once the first invoice of those networks exists: an instance whose merchants take no
+   * Bitcoin never asks a public Esplora anything. One query per URL not yet watched, on one timer.
+   */
+  async function startBtcWatchers() {
     const networksByUrl = new Map<string, string[]>();
     for (const [network, url] of Object.entries(btc.esploraUrls)) networksByUrl.set(url, [...(networksByUrl.get(url) ?? []), network]);
     for (const [url, networks] of networksByUrl) {
       const scope = networksScope(networks);
+      const key = `btc:${scope.networks!.join(',')}`;
+      if (running.has(key)) continue;
+      const invoice = await deps.db.selectFrom('invoices').select('invoice_id').where('chain', '=', 'btc').where('network', 'in', scope.networks!).limit(1).executeTakeFirst();
+      // Stopped while the database was read: no watcher may start after stop().
+      if (!invoice || !active) continue;
       const watcher = createBtcWatcher({
         observer: observers?.btc,
         db: deps.db,
@@ -89,9 +98,26 @@ export function createCloudChainWatchers(deps: {
         pollIntervalMs: deps.btcPollIntervalMs,
       });
       watcher.start();
-      running.set(`btc:${scope.networks!.join(',')}`, watcher);
+      running.set(key, watcher);
     }
+    // True while some URL still has no watcher: look again later.
+    return [...running.keys()].filter((key) => key.startsWith('btc:')).length < networksByUrl.size;
   }
+
+  let timer: NodeJS.Timeout | undefined;
+  let checking: Promise<void> = Promise.resolve();
+  const checkLoop = async () => {
+    if (!active) return;
+    checking = startBtcWatchers()
+      .then((more) => {
+        if (more && active) timer = setTimeout(checkLoop, deps.refreshMs ?? 30_000);
+      })
+      .catch((error) => {
+        deps.logger.warn('could not look for Bitcoin invoices to watch; trying again', { error: String(error) });
+        if (active) timer = setTimeout(checkLoop, deps.refreshMs ?? 30_000);
+      });
+    await checking;
+  };
 
   /** The merchants' fixed Base addresses, read in one query and reused for `refreshMs`. */
   function cachedFixedAddresses(): () => Promise<FixedAddress[]> {
@@ -158,11 +184,13 @@ export function createCloudChainWatchers(deps: {
     start() {
       if (active) return;
       active = true;
-      startBtcWatchers();
       startBaseWatcher();
+      void checkLoop();
     },
     async stop() {
       active = false;
+      clearTimeout(timer);
+      await checking;
       const all = [...running.values()];
       running.clear();
       // A later term as leader starts from fresh sources, answers and sockets.
