@@ -24,9 +24,25 @@ function distinctOutputs(outputs: SeenOutput[]): SeenOutput[] {
   return [...byKey.values()];
 }
 
-/** `(txid, vout) in (values …)`: row values against a VALUES list, which both SQLite and Postgres accept. */
-function isOneOf(outputs: readonly { txid: string; vout: number }[]) {
-  return sql<boolean>`(txid, vout) in (values ${sql.join(outputs.map((o) => sql`(${o.txid}, cast(${o.vout} as integer))`))})`;
+/**
+ * `(merchant_id, txid, vout) in (values …)`: row values against a VALUES list, which both SQLite and
+ * Postgres accept; one statement for many merchants' outputs, each matched with its own merchant.
+ */
+function isOneOf(outputs: readonly PaymentRef[]) {
+  return sql<boolean>`(merchant_id, txid, vout) in (values ${sql.join(outputs.map((o) => sql`(${o.merchantId}, ${o.txid}, cast(${o.vout} as integer))`))})`;
+}
+
+/** `(merchant_id, invoice_id) in (values …)`: many merchants' invoices in one statement, never one merchant's id with another's. */
+export function isInvoiceOf(refs: readonly InvoiceRef[], table?: string) {
+  const columns = table ? sql`(${sql.ref(`${table}.merchant_id`)}, ${sql.ref(`${table}.invoice_id`)})` : sql`(merchant_id, invoice_id)`;
+  return sql<boolean>`${columns} in (values ${sql.join(refs.map((r) => sql`(${r.merchantId}, ${r.invoiceId})`))})`;
+}
+
+/** One output of one merchant's payment. */
+export interface PaymentRef {
+  merchantId: string;
+  txid: string;
+  vout: number;
 }
 
 export interface SeenOutput {
@@ -194,23 +210,24 @@ export async function invoicesToSettle(db: Db, scope: BtcWatchScope): Promise<In
   return [...refs.values()];
 }
 
-/** The invoices' rows, each read with its own merchant's filter. */
+/** The invoices' rows, each matched with its own merchant. */
 export async function invoicesOf(db: Db, refs: InvoiceRef[]) {
   const rows = [];
-  for (const [merchantId, group] of byMerchant(refs)) {
-    for (const chunk of chunks(group)) {
-      rows.push(...(await db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId).where('invoice_id', 'in', chunk.map((r) => r.invoiceId)).execute()));
-    }
-  }
+  for (const chunk of chunks(refs)) rows.push(...(await db.selectFrom('invoices').selectAll().where(isInvoiceOf(chunk)).execute()));
   return rows;
 }
 
 export async function paymentsOf(db: Db, refs: InvoiceRef[]): Promise<BtcPaymentRow[]> {
   const rows: BtcPaymentRow[] = [];
-  for (const [merchantId, group] of byMerchant(refs)) {
-    for (const chunk of chunks(group)) {
-      rows.push(...(await db.selectFrom('btc_payments').selectAll().where('merchant_id', '=', merchantId).where('invoice_id', 'in', chunk.map((r) => r.invoiceId)).execute()));
-    }
+  for (const chunk of chunks(refs)) rows.push(...(await db.selectFrom('btc_payments').selectAll().where(isInvoiceOf(chunk)).execute()));
+  return rows;
+}
+
+/** Of these invoices, the ones still open (pending or partial), with their status: those a new payment is announced to. */
+export async function openAmong(db: Db, refs: InvoiceRef[]) {
+  const rows = [];
+  for (const chunk of chunks(refs)) {
+    rows.push(...(await db.selectFrom('invoices').select(['merchant_id', 'invoice_id', 'status']).where(isInvoiceOf(chunk)).where('status', 'in', ['pending', 'partial']).execute()));
   }
   return rows;
 }
@@ -239,9 +256,9 @@ export async function seenSatsOf(db: Db, merchantId: string, invoiceId: string):
   return Number(row?.sats ?? 0);
 }
 
-export async function markReported(trx: Db, merchantId: string, payments: { txid: string; vout: number }[]) {
+export async function markReported(trx: Db, payments: PaymentRef[]) {
   for (const chunk of chunks(payments)) {
-    await trx.updateTable('btc_payments').set({ reported: 1 }).where('merchant_id', '=', merchantId).where(isOneOf(chunk)).execute();
+    await trx.updateTable('btc_payments').set({ reported: 1 }).where(isOneOf(chunk)).execute();
   }
 }
 
@@ -249,21 +266,22 @@ export async function markReported(trx: Db, merchantId: string, payments: { txid
  * Marks still-unreported payments reported and returns the ones this call flipped: only those may
  * be reported, so a second pass (or a second listener on the same database) never reports one twice.
  */
-export async function claimUnreported(trx: Db, merchantId: string, payments: { txid: string; vout: number }[]): Promise<Set<string>> {
+export async function claimUnreported(trx: Db, payments: PaymentRef[]): Promise<Set<string>> {
   const claimed = new Set<string>();
   for (const chunk of chunks(payments)) {
     const rows = await trx
       .updateTable('btc_payments')
       .set({ reported: 1 })
-      .where('merchant_id', '=', merchantId)
       .where('reported', '=', 0)
       .where(isOneOf(chunk))
-      .returning(['txid', 'vout'])
+      .returning(['merchant_id', 'txid', 'vout'])
       .execute();
-    for (const row of rows) claimed.add(`${row.txid}:${row.vout}`);
+    for (const row of rows) claimed.add(paymentKey({ merchantId: row.merchant_id, txid: row.txid, vout: row.vout }));
   }
   return claimed;
 }
+
+export const paymentKey = (payment: PaymentRef) => `${payment.merchantId}\n${payment.txid}:${payment.vout}`;
 
 export function toPaymentView(row: BtcPaymentRow): PaymentView {
   return {

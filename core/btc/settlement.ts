@@ -11,7 +11,9 @@ import {
   claimUnreported,
   invoicesOf,
   invoicesToSettle,
+  isInvoiceOf,
   markReported,
+  paymentKey,
   paymentsOf,
   toPaymentView,
   type BtcWatchScope,
@@ -75,14 +77,10 @@ export async function settleInvoices(
     const confirmed = await confirmInvoices(trx, plan.confirmations, now);
     for (const { invoice, to } of moved) changed({ invoice_id: invoice.invoice_id, merchant_id: invoice.merchant_id, status: to, at: now });
     for (const { invoice } of confirmed) changed({ invoice_id: invoice.invoice_id, merchant_id: invoice.merchant_id, status: 'confirmed', at: now });
-    for (const group of groupBy(confirmed, (c) => c.invoice.merchant_id)) {
-      await markReported(trx, group[0].invoice.merchant_id, group.flatMap((c) => c.counted));
-    }
-    const orphans: Plan['orphans'] = [];
-    for (const group of groupBy(plan.orphans, (o) => o.invoice.merchant_id)) {
-      const claimed = await claimUnreported(trx, group[0].invoice.merchant_id, group.map((o) => o.payment));
-      orphans.push(...group.filter((o) => claimed.has(`${o.payment.txid}:${o.payment.vout}`)));
-    }
+    await markReported(trx, confirmed.flatMap((c) => c.counted.map((p) => ({ merchantId: c.invoice.merchant_id, txid: p.txid, vout: p.vout }))));
+    const orphanRef = (o: Plan['orphans'][number]) => ({ merchantId: o.invoice.merchant_id, txid: o.payment.txid, vout: o.payment.vout });
+    const claimed = await claimUnreported(trx, plan.orphans.map(orphanRef));
+    const orphans = plan.orphans.filter((o) => claimed.has(paymentKey(orphanRef(o))));
     await enqueueEvents(trx, [...confirmed.map((c) => confirmedEvent(c, now)), ...orphans.map((o) => orphanEvent(o.invoice, o.payment, now))]);
     return { moved, confirmed, orphans };
   });
@@ -166,18 +164,17 @@ async function updateGuarded<T extends { invoice: InvoiceRow }>(
   changes: (chunk: T[]) => UpdateObject<CoreTables, 'invoices'>,
 ): Promise<T[]> {
   const happened: T[] = [];
-  for (const group of groupBy(items, (item) => `${item.invoice.merchant_id}\n${item.invoice.status}>${groupKey(item)}`)) {
+  for (const group of groupBy(items, (item) => `${item.invoice.status}>${groupKey(item)}`)) {
     for (const chunk of chunks(group)) {
       const rows = await trx
         .updateTable('invoices')
         .set(changes(chunk))
-        .where('merchant_id', '=', chunk[0].invoice.merchant_id)
         .where('status', '=', chunk[0].invoice.status)
-        .where('invoice_id', 'in', chunk.map((item) => item.invoice.invoice_id))
-        .returning('invoice_id')
+        .where(isInvoiceOf(chunk.map((item) => ({ merchantId: item.invoice.merchant_id, invoiceId: item.invoice.invoice_id }))))
+        .returning(['merchant_id', 'invoice_id'])
         .execute();
-      const ids = new Set(rows.map((r) => r.invoice_id));
-      happened.push(...chunk.filter((item) => ids.has(item.invoice.invoice_id)));
+      const ids = new Set(rows.map((r) => invoiceKey(r)));
+      happened.push(...chunk.filter((item) => ids.has(invoiceKey(item.invoice))));
     }
   }
   return happened;
@@ -190,8 +187,8 @@ const moveStatuses = (trx: Transaction<CoreTables>, moves: Plan['moves'], now: n
 const confirmInvoices = (trx: Transaction<CoreTables>, confirmations: Confirmation[], now: number) =>
   updateGuarded(trx, confirmations, () => 'confirmed', (chunk) => ({
     status: 'confirmed',
-    tx_hash: sql<string>`case invoice_id ${sql.join(
-      chunk.map((c) => sql`when ${c.invoice.invoice_id} then ${c.txHash}`),
+    tx_hash: sql<string>`case ${sql.join(
+      chunk.map((c) => sql`when merchant_id = ${c.invoice.merchant_id} and invoice_id = ${c.invoice.invoice_id} then ${c.txHash}`),
       sql` `,
     )} end`,
     paid_at: now,

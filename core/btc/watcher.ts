@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { BtcGapReport } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
@@ -14,6 +14,7 @@ import {
   markGone,
   markLeftMempool,
   mempoolPaymentsByAddress,
+  openAmong,
   openInvoiceAddresses,
   processedBlockAt,
   recordInBlock,
@@ -27,7 +28,7 @@ import { createGapMonitors } from './gap-report.ts';
 import type { MempoolSocket, SocketSubscription } from './mempool-socket.ts';
 import { settleInvoices } from './settlement.ts';
 import { createWatchIndex, matchOutputs, type MatchedOutput, type WatchIndex } from './watch-index.ts';
-import { announcePaymentSeen, type StatusFeed } from '../invoices/status-feed.ts';
+import type { StatusChange, StatusFeed } from '../invoices/status-feed.ts';
 import { exponentialBackoffMs } from '../net/backoff.ts';
 import { createPollLoop } from '../poll-loop.ts';
 import { createWatchProgress, stallAfterMs, watcherProblem, type WatchObserver, type WatcherProgress, type WatchProgress } from '../watch-progress.ts';
@@ -206,11 +207,9 @@ async function refreshWatchSet(w: Watch): Promise<void> {
   }
 }
 
-/** Announces the payments' invoices to their own merchants' status listeners. */
-async function announceSeen(trx: Parameters<Parameters<StatusFeed['transaction']>[1]>[0], changed: Parameters<Parameters<StatusFeed['transaction']>[1]>[1], refs: InvoiceRef[], at: number) {
-  for (const [merchantId, group] of byMerchant(refs)) {
-    await announcePaymentSeen(trx, changed, merchantId, { invoiceIds: group.map((ref) => ref.invoiceId) }, at);
-  }
+/** Announces a payment seen to the listeners of its invoice, if still open; one statement for every merchant's invoices. */
+async function announceSeen(trx: Transaction<CoreTables>, changed: (change: StatusChange) => void, refs: InvoiceRef[], at: number) {
+  for (const row of await openAmong(trx, refs)) changed({ invoice_id: row.invoice_id, merchant_id: row.merchant_id, status: row.status, at });
 }
 
 /** Walks back from `height` to the last block our record and the source agree on. */
