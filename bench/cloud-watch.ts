@@ -11,7 +11,7 @@
  * Baseline: the same with 1,000 merchants in the same run.
  * Run: npm run bench -- cloud-watch   (BENCH_IDLE_S=… shortens the idle window)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,6 +39,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const TPUB = BIP32Factory(ecc).fromSeed(Buffer.alloc(32, 7), bitcoin.networks.testnet).derivePath("m/84'/1'/0'").neutered().toBase58();
 const CLOCK_TICKS = 100;
 
+progress('building the Cloud (dist/)…');
+spawnSync(process.execPath, ['bin/build.js'], { cwd: root, stdio: 'inherit' });
 const chain = new LocalBtcChain();
 const server = await startLocalChainServer(chain);
 const randomAddress = () => bitcoin.payments.p2wpkh({ hash: randomBytes(20), network: bitcoin.networks.regtest }).address!;

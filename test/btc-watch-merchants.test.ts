@@ -168,3 +168,38 @@ for (const kind of testDatabases) {
     });
   });
 }
+
+for (const kind of testDatabases) {
+  it(`a Cloud upgraded from per-merchant watchers continues from the merchant furthest behind, and finds the payment made meanwhile (${kind.name})`, { skip: kind.skip }, async () => {
+    const created = await kind.create();
+    const database = await created.open();
+    const ctx = await setup(database, networksScope(['regtest']));
+    try {
+      const a = await ctx.invoice('m_a', 30_000);
+      await ctx.invoice('m_b', 40_000);
+      ctx.chain.mine(5);
+      const stoppedAt = ctx.chain.tip.height;
+      // What the per-merchant watchers left: m_a at the tip then, m_b one block behind.
+      for (const [merchantId, last] of [['m_a', stoppedAt], ['m_b', stoppedAt - 1]] as const) {
+        for (let height = last - 1; height <= last; height++) {
+          await database.db.insertInto('btc_blocks').values({ merchant_id: merchantId, height, hash: ctx.chain.blockAt(height)!.hash, processed_at: ctx.clock.now() }).execute();
+        }
+      }
+      ctx.chain.pay([{ address: a.address, value: 30_000n }]);
+      ctx.chain.mine(2);
+      await ctx.watcher.syncOnce();
+      const rows = await database.db.selectFrom('btc_blocks').select(['merchant_id', 'height']).orderBy('height').execute();
+      assert.deepEqual(
+        rows.map((r) => [r.merchant_id, r.height]),
+        [stoppedAt - 1, stoppedAt, stoppedAt + 1, stoppedAt + 2].map((height) => ['watch:btc:regtest', height]),
+        `continued from m_b's last block under the watcher's key, the merchants' rows dropped; ${ctx.state()}`,
+      );
+      const invoice = await database.db.selectFrom('invoices').select('status').where('invoice_id', '=', a.invoiceId).executeTakeFirstOrThrow();
+      assert.equal(invoice.status, 'confirmed', 'the payment made during the upgrade was found');
+    } finally {
+      await ctx.close();
+      await database.close();
+      await created.drop();
+    }
+  });
+}

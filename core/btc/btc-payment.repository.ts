@@ -315,6 +315,40 @@ export async function processedBlockAt(db: Db, scopeKey: string, height: number)
     .executeTakeFirst();
 }
 
+/**
+ * A Cloud watcher's first start after per-merchant watchers: it takes over from the merchant of its
+ * networks that was furthest behind (its last processed block becomes the watcher's), so payments
+ * made while the instance was upgraded are still found; the merchants' own rows are dropped. Nothing
+ * happens once the watcher has progress of its own, or for the listener's scope (its key is the
+ * merchant id, whose rows it keeps using).
+ */
+export async function adoptMerchantProgress(db: Kysely<CoreTables>, scope: BtcWatchScope, now: number): Promise<number | null> {
+  if (scope.merchantId !== null || scope.networks === null) return null;
+  return db.transaction().execute(async (trx) => {
+    if (await lastProcessedBlock(trx, scope.key)) return null;
+    const merchants = trx
+      .selectFrom('invoices')
+      .select('invoices.merchant_id')
+      .where('invoices.chain', '=', 'btc')
+      .where('invoices.network', 'in', scope.networks!);
+    const lasts = await trx
+      .selectFrom('btc_blocks')
+      .select(['merchant_id', (eb) => eb.fn.max<number>('height').as('height')])
+      .where('merchant_id', 'in', merchants)
+      .groupBy('merchant_id')
+      .execute();
+    if (!lasts.length) return null;
+    const behind = lasts.reduce((a, b) => (Number(b.height) < Number(a.height) ? b : a));
+    const block = await processedBlockAt(trx, behind.merchant_id, Number(behind.height));
+    await trx.deleteFrom('btc_blocks').where('merchant_id', 'in', merchants).execute();
+    await recordProcessedBlock(trx, scope.key, block!, now, KEEP_PROCESSED_BLOCKS);
+    return block!.height;
+  });
+}
+
+/** How many processed block hashes are kept to find a fork point; deeper reorgs rescan from the oldest. */
+export const KEEP_PROCESSED_BLOCKS = 1_000;
+
 /** Stores a processed block and forgets ones deeper than any reorg we would follow. */
 export async function recordProcessedBlock(trx: Db, scopeKey: string, block: { height: number; hash: string }, now: number, keep: number) {
   await trx

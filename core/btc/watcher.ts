@@ -7,7 +7,9 @@ import type { AddressSource, AddressTx } from './address-source.ts';
 import { addressesToPoll } from './address-poll-order.ts';
 import {
   disconnectAbove,
+  adoptMerchantProgress,
   btcInvoicesCreatedSince,
+  KEEP_PROCESSED_BLOCKS,
   byMerchant,
   invoicesPayableSince,
   lastProcessedBlock,
@@ -95,8 +97,6 @@ export interface BtcWatcherStatus {
   };
 }
 
-/** How many processed block hashes are kept to find a fork point; deeper reorgs rescan from the oldest. */
-const KEEP_BLOCKS = 1_000;
 const PROGRESS_EVERY_MS = 5_000;
 /** How far before the newest invoice seen each watch-set refresh looks again for late commits. */
 const LATE_COMMIT_WINDOW_MS = 120_000;
@@ -135,6 +135,8 @@ interface WatchState {
   sourceError: string | null;
   /** The live step recorded or dropped an unconfirmed payment: invoice states may move (partial). */
   liveChanged: boolean;
+  /** Whether progress left by per-merchant watchers was looked for (once per start). */
+  adoptionChecked: boolean;
 }
 
 function initialState(): WatchState {
@@ -154,6 +156,7 @@ function initialState(): WatchState {
     lastBlockHeight: null,
     sourceError: null,
     liveChanged: false,
+    adoptionChecked: false,
   };
 }
 
@@ -233,7 +236,7 @@ async function processBlock(w: Watch, height: number, prevHash: string | undefin
   const seenAt = Math.min(clock.now(), block.time * 1000);
   await w.deps.feed.transaction(db, async (trx, changed) => {
     await recordInBlock(trx, found, block, seenAt);
-    await recordProcessedBlock(trx, scope.key, block, clock.now(), KEEP_BLOCKS);
+    await recordProcessedBlock(trx, scope.key, block, clock.now(), KEEP_PROCESSED_BLOCKS);
     await announceSeen(trx, changed, found, clock.now());
   });
   for (const output of found) w.state.seenMempool.delete(output.txid);
@@ -317,6 +320,11 @@ async function scanBlocks(w: Watch, from: number, tip: number, prevHash: string 
 
 async function followBlocks(w: Watch): Promise<number> {
   const { db, source, scope, clock, observer } = w.deps;
+  if (!w.state.adoptionChecked) {
+    const adopted = await adoptMerchantProgress(db, scope, clock.now());
+    if (adopted !== null) w.log.info("btc watcher continues from the per-merchant watchers' progress", { from_height: adopted });
+    w.state.adoptionChecked = true;
+  }
   let last: LastBlock = await lastProcessedBlock(db, scope.key);
   w.state.lastTipCheckAt = clock.now();
   // Still at our last block (the usual answer between blocks): one request, no reorg to look for.
