@@ -56,6 +56,32 @@ export function checkpoints(db: Db, scope: BaseWatchScope) {
   return db.selectFrom('base_blocks').selectAll().where('merchant_id', '=', scope.key).orderBy('block_number', 'desc').execute();
 }
 
+/**
+ * A Cloud watcher's first start after per-merchant watchers: it continues from the range end of the
+ * merchant that was furthest behind, so transfers made while the instance was upgraded are still
+ * found; the merchants' own range ends are dropped. Nothing happens once the watcher has progress
+ * of its own, or for the listener's scope (its key is the merchant id, whose rows it keeps using).
+ */
+export async function adoptMerchantCheckpoints(db: Kysely<CoreTables>, scope: BaseWatchScope): Promise<number | null> {
+  if (scope.merchantId !== null) return null;
+  return db.transaction().execute(async (trx) => {
+    if (await lastCheckpoint(trx, scope)) return null;
+    const merchants = trx.selectFrom('invoices').select('invoices.merchant_id').where('invoices.chain', '=', 'base');
+    const lasts = await trx
+      .selectFrom('base_blocks')
+      .select(['merchant_id', (eb) => eb.fn.max<number>('block_number').as('block_number')])
+      .where('merchant_id', 'in', merchants)
+      .groupBy('merchant_id')
+      .execute();
+    if (!lasts.length) return null;
+    const behind = lasts.reduce((a, b) => (Number(b.block_number) < Number(a.block_number) ? b : a));
+    const row = await trx.selectFrom('base_blocks').selectAll().where('merchant_id', '=', behind.merchant_id).where('block_number', '=', behind.block_number).executeTakeFirstOrThrow();
+    await trx.deleteFrom('base_blocks').where('merchant_id', 'in', merchants).execute();
+    await trx.insertInto('base_blocks').values({ ...row, merchant_id: scope.key }).execute();
+    return Number(row.block_number);
+  });
+}
+
 export async function insertCheckpoint(db: Db, scope: BaseWatchScope, header: BlockHeader) {
   await db.insertInto('base_blocks').values(checkpointOf(scope, header)).execute();
 }

@@ -4,6 +4,7 @@ import type { CoreTables } from '../schema.ts';
 import type { Logger } from '../log.ts';
 import type { BaseConfig } from './base-config.ts';
 import {
+  adoptMerchantCheckpoints,
   checkpoints,
   insertCheckpoint,
   lastCheckpoint,
@@ -99,6 +100,8 @@ interface Watch {
   progress: WatchProgress;
   tokens: string[];
   assetByToken: ReadonlyMap<string, string>;
+  /** Whether progress left by per-merchant watchers was looked for (once per start). */
+  adoptionChecked: boolean;
 }
 
 /** The first source that answers, with its head; the rest are counted for /health. */
@@ -189,6 +192,11 @@ export function transfersByMerchant(logs: TransferLog[], merchantsOf: ReadonlyMa
 /** Where the scan continues: the last range end (rolled back past a reorg), or, on the very first start, a block `initialLookback` below the head. */
 async function startingPoint(w: Watch, scanner: RpcSource, head: number): Promise<{ last: { block_number: number; block_hash: string; block_time: number }; reorgDepth: number }> {
   const { db, scope } = w.deps;
+  if (!w.adoptionChecked) {
+    const adopted = await adoptMerchantCheckpoints(db, scope);
+    if (adopted !== null) w.deps.logger.info("base: watcher continues from the per-merchant watchers' progress", { from_block: adopted });
+    w.adoptionChecked = true;
+  }
   let last = await lastCheckpoint(db, scope);
   if (!last) {
     const start = await headerOrThrow(scanner, Math.max(0, head - w.options.initialLookback));
@@ -309,6 +317,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     progress: createWatchProgress(deps.clock, deps.observer),
     tokens: [...base.tokens.values()],
     assetByToken: new Map([...base.tokens].map(([symbol, address]) => [address, assetOf(symbol)])),
+    adoptionChecked: false,
   };
   const stallLimitMs = deps.stallAfterMs ?? stallAfterMs(w.options.pollIntervalMs);
 
