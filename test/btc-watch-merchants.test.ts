@@ -5,6 +5,7 @@ import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { createEsploraSource } from '../core/btc/esplora-source.ts';
 import { createBtcWatcher } from '../core/btc/watcher.ts';
+import { inTurnsByMerchant } from '../core/btc/watch-index.ts';
 import { merchantScope, networksScope, type BtcWatchScope } from '../core/btc/btc-payment.repository.ts';
 import { manualClock } from '../core/clock.ts';
 import type { CoreDatabase } from '../core/schema.ts';
@@ -203,3 +204,13 @@ for (const kind of testDatabases) {
     }
   });
 }
+
+it('the socket tracks merchants in turns: each one\'s newest open invoice first, then each one\'s next', () => {
+  // Newest first, as the open invoices are read: a busy shop's five invoices, then two quieter shops.
+  const open = ['busy:5', 'busy:4', 'quiet:2', 'busy:3', 'busy:2', 'other:1', 'quiet:1', 'busy:1'].map((id) => ({ merchantId: id.split(':')[0], id }));
+  assert.deepEqual(
+    inTurnsByMerchant(open).map((o) => o.id),
+    ['busy:5', 'quiet:2', 'other:1', 'busy:4', 'quiet:1', 'busy:3', 'busy:2', 'busy:1'],
+  );
+  assert.deepEqual(inTurnsByMerchant([]), []);
+});

@@ -86,3 +86,23 @@ export function matchOutputs(index: Pick<WatchIndex, 'invoiceOf'>, txs: readonly
   }
   return found;
 }
+
+/**
+ * The open invoices in the order the socket should track them when it cannot track them all: each
+ * merchant's newest first (merchants by their newest invoice), then each one's next, and so on, so
+ * one shop with many open invoices cannot crowd the others out. `open` is newest first.
+ */
+export function inTurnsByMerchant<T extends { merchantId: string }>(open: readonly T[]): T[] {
+  const byMerchant = new Map<string, T[]>();
+  for (const invoice of open) {
+    const own = byMerchant.get(invoice.merchantId);
+    if (own) own.push(invoice);
+    else byMerchant.set(invoice.merchantId, [invoice]);
+  }
+  const queues = [...byMerchant.values()];
+  const ordered: T[] = [];
+  for (let rank = 0; ordered.length < open.length; rank++) {
+    for (const queue of queues) if (rank < queue.length) ordered.push(queue[rank]);
+  }
+  return ordered;
+}

@@ -29,7 +29,7 @@ import type { ChainSource } from './chain-source.ts';
 import { createGapMonitors } from './gap-report.ts';
 import type { MempoolSocket, SocketSubscription } from './mempool-socket.ts';
 import { settleInvoices } from './settlement.ts';
-import { createWatchIndex, matchOutputs, type MatchedOutput, type WatchIndex } from './watch-index.ts';
+import { createWatchIndex, inTurnsByMerchant, matchOutputs, type MatchedOutput, type WatchIndex } from './watch-index.ts';
 import type { StatusChange, StatusFeed } from '../invoices/status-feed.ts';
 import { exponentialBackoffMs } from '../net/backoff.ts';
 import { createPollLoop } from '../poll-loop.ts';
@@ -410,7 +410,7 @@ async function recordUnconfirmed(w: Watch, txs: AddressTx[], removed: string[], 
 }
 
 /**
- * Address mode: the open invoices' addresses go to the socket (newest first); the ones it does
+ * Address mode: the open invoices' addresses go to the socket (merchants in turns, each one's newest first); the ones it does
  * not track (all of them while it is down) are polled, the most overdue first. An address with
  * an unconfirmed payment is read whole (`/txs`: mempool and recent confirmed), so a payment that
  * is in neither left the mempool.
@@ -419,7 +419,7 @@ async function followAddresses(w: Watch, subscription: SocketSubscription | null
   const { db, scope, clock } = w.deps;
   const state = w.state;
   const open = await openInvoiceAddresses(db, scope, clock.now(), LIVE_ADDRESSES);
-  subscription?.update(open.map((o) => o.address));
+  subscription?.update(inTurnsByMerchant(open).map((o) => o.address));
   const tracked = subscription?.tracked() ?? new Set<string>();
   // A newly subscribed address is polled once if its invoice is young enough to have been paid
   // just before the server took the subscription; after a drop, every re-subscribed one is.
