@@ -19,6 +19,7 @@ import { RpcUnavailableError, type RpcSource } from './rpc.ts';
 import { announcePaymentSeen, type StatusFeed } from '../invoices/status-feed.ts';
 import { refreshPartialStatus } from './partial.ts';
 import { settleTransfers } from './settlement.ts';
+import { parseChecksummedAddress } from './keys.ts';
 import { assetOf } from './tokens.ts';
 import { createPollLoop } from '../poll-loop.ts';
 import { createWatchProgress, stallAfterMs, watcherProblem, type WatchObserver, type WatcherProgress, type WatchProgress } from '../watch-progress.ts';
@@ -73,6 +74,8 @@ export interface BaseWatcherStatus {
   head_block_height: number | null;
   watched_addresses: number;
   awaiting_second_source: number;
+  /** Merchants whose fixed address is not a valid one: left out, every other merchant is watched. */
+  refused_merchants: number;
   last_tick_at: string | null;
   last_error: string | null;
   progress: WatcherProgress;
@@ -279,10 +282,24 @@ async function pass(w: Watch): Promise<TickResult | null> {
   return result;
 }
 
+/**
+ * The merchants' fixed addresses that are checksummed EVM addresses: one that is not (a corrupt row)
+ * is left out for its merchant alone, rather than failing the one eth_getLogs every merchant shares.
+ */
 async function fixedAddressesOf(w: Watch): Promise<FixedAddress[]> {
-  const fixed = await w.deps.fixedAddresses!();
+  const all = await w.deps.fixedAddresses!();
+  const fixed = all.filter((f) => isChecksummed(f.address));
+  w.status.refused_merchants = new Set(all.filter((f) => !fixed.includes(f)).map((f) => f.merchantId)).size;
   w.status.fixed_address_confirming = fixed.length === 0 || w.deps.sources.length >= 2;
   return fixed;
+}
+
+function isChecksummed(address: string): boolean {
+  try {
+    return parseChecksummedAddress(address) === address;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -311,6 +328,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
       head_block_height: null,
       watched_addresses: 0,
       awaiting_second_source: 0,
+      refused_merchants: 0,
       last_tick_at: null,
       last_error: null,
     },
