@@ -95,7 +95,8 @@ async function prepare(kind: 'sqlite' | 'postgres', merchants: number): Promise<
       .execute();
     const invoices = ids.flatMap((i) =>
       Array.from({ length: INVOICES_PER_MERCHANT }, (_, n) => {
-        const createdAt = now - 3_600_000 + i * 10 + n;
+        // Spread over the last hour, one every 180 ms at 10,000 merchants: the watch-set refresh re-reads the last two minutes.
+        const createdAt = Math.round(now - 3_600_000 + ((i * INVOICES_PER_MERCHANT + n) * 3_600_000) / (merchants * INVOICES_PER_MERCHANT));
         const address = randomAddress();
         if (n === 0 && i < PAID) paid.push({ invoiceId: `inv_${i}_${n}`, address });
         return {

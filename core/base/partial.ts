@@ -10,7 +10,9 @@ import { moveInvoiceStatus, partialCandidates, type BaseWatchScope } from './bas
  * add up to less than the amount; `pending` once they cover it, until the confirmations come;
  * `expired` once a part-paid invoice is past its expiry. Recounted from the recorded transfers
  * on every pass, so a reorg that drops a part payment turns `partial` back to `pending`.
- * Fixed-address invoices never read `partial`: an inexact amount pays nothing.
+ * Fixed-address invoices never read `partial`: an inexact amount pays nothing. Every invoice of the
+ * scope (one merchant's, or every merchant's) is planned from its own transfers, then the moves are
+ * written in one transaction, each guarded by the status it was planned from.
  */
 export async function refreshPartialStatus(db: Kysely<CoreTables>, feed: StatusFeed, scope: BaseWatchScope, now: number): Promise<void> {
   const moves = planPartialMoves(await partialCandidates(db, scope), now);

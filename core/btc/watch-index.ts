@@ -30,7 +30,8 @@ export function createWatchIndex() {
   const byScript = new Map<string, WatchedInvoice>();
   /** Merchant → the last reason one of its invoices could not be watched. */
   const refused = new Map<string, string>();
-  const refusedInvoices = new Set<string>();
+  /** Invoices already indexed or refused: the refresh window reads recent rows again, and decoding an address again costs more than this lookup. */
+  const seen = new Set<string>();
   let newestCreatedAt = -1;
 
   return {
@@ -48,17 +49,17 @@ export function createWatchIndex() {
       for (const row of rows) {
         newestCreatedAt = Math.max(newestCreatedAt, Number(row.created_at));
         const invoiceKey = `${row.merchant_id}\n${row.invoice_id}`;
-        if (refusedInvoices.has(invoiceKey)) continue;
+        if (seen.has(invoiceKey)) continue;
+        seen.add(invoiceKey);
         let script: string;
         try {
           script = outputScriptHex(row.receive_address, bitcoinNetworks[(row.network ?? 'mainnet') as BtcNetwork]);
         } catch (error) {
-          refusedInvoices.add(invoiceKey);
           refused.set(row.merchant_id, `invoice ${row.invoice_id}: ${error instanceof Error ? error.message : String(error)}`);
           continue;
         }
-        if (!byScript.has(script)) added.push(row.key_id);
         byScript.set(script, { merchantId: row.merchant_id, invoiceId: row.invoice_id, keyId: row.key_id });
+        added.push(row.key_id);
       }
       return added;
     },
