@@ -36,7 +36,7 @@ interface Running {
  * merchant. A merchant's bad data (an invoice address that cannot be read, a key that does not
  * parse) is left out of the index for that merchant alone and never stops the others.
  * With a third-party Esplora (address-scoped watching) the watcher of a URL uses one
- * mempool.space WebSocket, which tracks the newest open invoices up to its limit.
+ * mempool.space WebSocket, which tracks the newest open invoices up to its limit, merchants in turns.
  */
 export function createCloudChainWatchers(deps: {
   db: Kysely<CloudTables>;
