@@ -1,14 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
-import { createRpcSource, type RpcSource } from '../core/base/rpc.ts';
+import { createRpcSource } from '../core/base/rpc.ts';
 import { createSharedRpcSource } from '../core/base/shared-rpc-source.ts';
-import { createBaseWatcher } from '../core/base/watcher.ts';
+import { createBaseWatcher, type FixedAddress } from '../core/base/watcher.ts';
+import { chainBaseScope } from '../core/base/base-transfer.repository.ts';
 import type { BtcWatching } from '../core/btc/chain-source-factory.ts';
 import type { Fetch } from '../core/btc/chain-source.ts';
 import { createEsploraSource } from '../core/btc/esplora-source.ts';
 import { createMempoolSocket, mempoolSocketUrl } from '../core/btc/mempool-socket.ts';
 import { createSharedChainSource } from '../core/btc/shared-chain-source.ts';
 import { createBtcWatcher } from '../core/btc/watcher.ts';
+import { networksScope } from '../core/btc/btc-payment.repository.ts';
 import { watchObserver, type ServiceMetrics } from '../core/metrics.ts';
 import type { Clock } from '../core/clock.ts';
 import type { CloudTables } from './cloud.tables.ts';
@@ -16,7 +18,6 @@ import type { Logger } from '../core/log.ts';
 import type { SourceBudgets } from '../core/net/source-budgets.ts';
 import type { WatcherProblem } from '../core/watch-progress.ts';
 import type { CloudConfig } from './cloud-config.ts';
-import { merchantBtcKey, type createMerchantReceivers } from './merchant-context.ts';
 
 interface Running {
   stop(): Promise<void>;
@@ -25,16 +26,17 @@ interface Running {
 }
 
 /**
- * The elected instance's chain watching: one Bitcoin and one Base watcher per merchant that has
- * that chain (the listener's watchers, scoped by merchant id), with merchants who signed up since
- * picked up every `refreshMs`. Confirmations and events go through the same code as the listener's.
+ * The elected instance's chain watching: one Bitcoin watcher per Esplora URL and one Base watcher,
+ * each for every merchant's invoices (the listener's watchers, with merchants as a column of the
+ * invoices they index rather than one watcher each). A merchant who signs up needs nothing
+ * started: its invoices join the watchers' index at their next pass. Confirmations and events go
+ * through the same code as the listener's, each payment credited to its invoice's merchant.
  *
- * The watchers of one chain share one source per URL, which downloads each block and mempool
- * transaction once and asks the tip (Base: head and headers) at most once per short window, so
- * the chain traffic does not grow with the number of merchants. Each watcher keeps its own
- * progress and reorg handling, so one merchant's failure or catch-up never holds back another.
- * With a third-party Esplora (address-scoped watching) the watchers of a URL also share one
- * mempool.space WebSocket, which tracks the merchants' newest open invoices in turn up to its limit.
+ * Memory and idle work grow with open invoices, not merchants: no timer, socket or closure per
+ * merchant. A merchant's bad data (an invoice address that cannot be read, a key that does not
+ * parse) is left out of the index for that merchant alone and never stops the others.
+ * With a third-party Esplora (address-scoped watching) the watcher of a URL uses one
+ * mempool.space WebSocket, which tracks the newest open invoices up to its limit, merchants in turns.
  */
 export function createCloudChainWatchers(deps: {
   db: Kysely<CloudTables>;
@@ -43,109 +45,124 @@ export function createCloudChainWatchers(deps: {
   clock: Clock;
   logger: Logger;
   config: CloudConfig;
-  receivers: ReturnType<typeof createMerchantReceivers>;
   fetch: Fetch;
   /** Request budgets per source URL (made by the caller, so its /health can show them). */
   budgets: SourceBudgets;
+  /** How long the merchants' fixed Base addresses are reused before they are read again (one query for all). */
   refreshMs?: number;
   btcPollIntervalMs?: number;
   basePollIntervalMs?: number;
-  /** Every merchant's watcher reports its steps, passes and lag to these (labelled by chain only). */
+  /** The watchers report their steps, passes and lag to these (labelled by chain only). */
   metrics?: ServiceMetrics;
 }) {
   const observers = deps.metrics && { btc: watchObserver(deps.metrics, 'btc'), base: watchObserver(deps.metrics, 'base') };
   const running = new Map<string, Running>();
-  let timer: NodeJS.Timeout | undefined;
   let active = false;
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-  // Budgets sit below the shared caches: one per URL for all merchants, and they outlive a term as
-  // leader, so a new term cannot reopen a Retry-After window.
+  // Budgets outlive a term as leader, so a new term cannot reopen a Retry-After window.
   const budgets = deps.budgets;
   const btc = deps.config.btc;
-  const btcSources = onePerUrl<BtcWatching>((url) => {
+
+  function btcWatching(url: string): BtcWatching {
     const esplora = createEsploraSource({ baseUrl: url, fetch: budgets.fetchFor(deps.fetch, 'btc', url, btc.esploraSelfHosted) });
     const source = createSharedChainSource(esplora, { clock: deps.clock });
     if (btc.esploraSelfHosted) return { source, mode: 'full' };
     const wsUrl = btc.wsUrl === 'off' ? null : (btc.wsUrl ?? mempoolSocketUrl(url));
     const socket = wsUrl ? createMempoolSocket({ url: wsUrl, clock: deps.clock, logger: deps.logger, maxAddresses: btc.wsMaxAddresses, maxConnections: btc.wsMaxConnections }) : null;
     return { source, mode: 'address', addresses: esplora, socket };
-  });
-  const baseSources = onePerUrl<RpcSource>((url) =>
-    createSharedRpcSource(
-      createRpcSource(url, {
-        fetch: budgets.fetchFor(deps.fetch, 'base', url),
-        sleep,
-        logger: deps.logger,
-      }),
-      { clock: deps.clock },
-    ),
-  );
-
-  async function refresh() {
-    const merchants = await deps.db.selectFrom('cloud_merchants').selectAll().execute();
-    // Stopped while the merchants were read: no watcher may start after stop().
-    if (!active) return;
-    for (const merchant of merchants) {
-      const log = deps.logger.child({ merchant_id: merchant.merchant_id });
-      const btcKey = `btc:${merchant.merchant_id}:${merchant.btc_xpub}`;
-      if (merchant.btc_xpub && !running.has(btcKey)) {
-        const accountKey = merchantBtcKey(deps.config, merchant.btc_xpub);
-        const esplora = deps.config.btc.esploraUrls[accountKey.network];
-        if (esplora) {
-          const watcher = createBtcWatcher({
-            observer: observers?.btc,
-            db: deps.db,
-            feed: deps.feed,
-            merchantId: merchant.merchant_id,
-            keyId: accountKey.keyId,
-            ...btcSources.get(esplora),
-            clock: deps.clock,
-            logger: log,
-            pollIntervalMs: deps.btcPollIntervalMs,
-          });
-          watcher.start();
-          running.set(btcKey, watcher);
-        }
-      }
-      const baseKey = `base:${merchant.merchant_id}:${merchant.base_xpub}:${merchant.base_address}`;
-      const base = deps.receivers.receivers(merchant).base;
-      if (base && !running.has(baseKey)) {
-        const watcher = createBaseWatcher({
-          observer: observers?.base,
-          db: deps.db,
-          feed: deps.feed,
-          clock: deps.clock,
-          logger: log.child({ chain: 'base' }),
-          merchantId: merchant.merchant_id,
-          base: base.base,
-          sources: base.base.rpcUrls.map((url) => baseSources.get(url)),
-          pollIntervalMs: deps.basePollIntervalMs,
-        });
-        watcher.start();
-        running.set(baseKey, watcher);
-      }
-    }
   }
 
-  let refreshing: Promise<void> = Promise.resolve();
-  const loop = async () => {
+  /**
+   * One Bitcoin watcher per Esplora URL, for every merchant's invoices of the networks it serves,
+   * started once the first invoice of those networks exists: an instance whose merchants take no
+   * Bitcoin never asks a public Esplora anything. One query per URL not yet watched, on one timer.
+   */
+  async function startBtcWatchers() {
+    const networksByUrl = new Map<string, string[]>();
+    for (const [network, url] of Object.entries(btc.esploraUrls)) networksByUrl.set(url, [...(networksByUrl.get(url) ?? []), network]);
+    for (const [url, networks] of networksByUrl) {
+      const scope = networksScope(networks);
+      const key = `btc:${scope.networks!.join(',')}`;
+      if (running.has(key)) continue;
+      const invoice = await deps.db.selectFrom('invoices').select('invoice_id').where('chain', '=', 'btc').where('network', 'in', scope.networks!).limit(1).executeTakeFirst();
+      // Stopped while the database was read: no watcher may start after stop().
+      if (!invoice || !active) continue;
+      const watcher = createBtcWatcher({
+        observer: observers?.btc,
+        db: deps.db,
+        feed: deps.feed,
+        scope,
+        ...btcWatching(url),
+        clock: deps.clock,
+        logger: deps.logger.child({ watch_scope: scope.key }),
+        pollIntervalMs: deps.btcPollIntervalMs,
+      });
+      watcher.start();
+      running.set(key, watcher);
+    }
+    // True while some URL still has no watcher: look again later.
+    return [...running.keys()].filter((key) => key.startsWith('btc:')).length < networksByUrl.size;
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let checking: Promise<void> = Promise.resolve();
+  const checkLoop = async () => {
     if (!active) return;
-    refreshing = refresh().catch((error) => deps.logger.warn('chain watcher refresh failed', { error: String(error) }));
-    await refreshing;
-    if (active) timer = setTimeout(loop, deps.refreshMs ?? 30_000);
+    checking = startBtcWatchers()
+      .then((more) => {
+        if (more && active) timer = setTimeout(checkLoop, deps.refreshMs ?? 30_000);
+      })
+      .catch((error) => {
+        deps.logger.warn('could not look for Bitcoin invoices to watch; trying again', { error: String(error) });
+        if (active) timer = setTimeout(checkLoop, deps.refreshMs ?? 30_000);
+      });
+    await checking;
   };
+
+  /** The merchants' fixed Base addresses, read in one query and reused for `refreshMs`. */
+  function cachedFixedAddresses(): () => Promise<FixedAddress[]> {
+    let cached: { at: number; addresses: FixedAddress[] } | null = null;
+    return async () => {
+      if (cached && deps.clock.now() - cached.at < (deps.refreshMs ?? 30_000)) return cached.addresses;
+      const rows = await deps.db.selectFrom('cloud_merchants').select(['merchant_id', 'base_address']).where('base_address', 'is not', null).execute();
+      cached = { at: deps.clock.now(), addresses: rows.map((row) => ({ merchantId: row.merchant_id, address: row.base_address! })) };
+      return cached.addresses;
+    };
+  }
+
+  /** One Base watcher for every merchant's Base invoices and fixed addresses. */
+  function startBaseWatcher() {
+    const base = deps.config.base;
+    if (!base) return;
+    const watcher = createBaseWatcher({
+      observer: observers?.base,
+      db: deps.db,
+      feed: deps.feed,
+      clock: deps.clock,
+      logger: deps.logger.child({ chain: 'base' }),
+      scope: chainBaseScope(base.chainId),
+      base: { ...base, fixedAddress: null },
+      fixedAddresses: cachedFixedAddresses(),
+      sources: base.rpcUrls.map((url) =>
+        createSharedRpcSource(createRpcSource(url, { fetch: budgets.fetchFor(deps.fetch, 'base', url), sleep, logger: deps.logger }), { clock: deps.clock }),
+      ),
+      pollIntervalMs: deps.basePollIntervalMs,
+    });
+    watcher.start();
+    running.set(`base:${base.chainId}`, watcher);
+  }
 
   return {
     get count() {
       return running.size;
     },
-    /** Each watcher's status and progress by `chain:merchant_id` (never the key it watches), for tests' failure messages. */
+    /** Each watcher's status and progress by `chain:networks` (never a merchant's key), for tests' failure messages. */
     states(): Record<string, object> {
-      return Object.fromEntries([...running].map(([key, watcher]) => [key.split(':').slice(0, 2).join(':'), watcher.status()]));
+      return Object.fromEntries([...running].map(([key, watcher]) => [key, watcher.status()]));
     },
     /**
-     * One problem per chain and kind, for the public /api/v1/health: how many merchant watchers
-     * have it (never which merchants), the first one's reason, and the earliest since.
+     * One problem per chain and kind, for the public /api/v1/health: how many of the chain's
+     * watchers have it (never which merchants), the first one's reason, and the earliest since.
      */
     problems(): WatcherProblem[] {
       const grouped = new Map<string, WatcherProblem[]>();
@@ -159,7 +176,7 @@ export function createCloudChainWatchers(deps: {
         return {
           component,
           kind: same[0].kind,
-          reason: `${same.length} of ${watchers} merchant watchers; first: ${same[0].reason}`,
+          reason: `${same.length} of ${watchers} ${component} watchers (all merchants); first: ${same[0].reason}`,
           since: same.map((p) => p.since).sort()[0],
         };
       });
@@ -167,34 +184,17 @@ export function createCloudChainWatchers(deps: {
     start() {
       if (active) return;
       active = true;
-      void loop();
+      startBaseWatcher();
+      void checkLoop();
     },
     async stop() {
       active = false;
       clearTimeout(timer);
-      await refreshing;
+      await checking;
       const all = [...running.values()];
       running.clear();
+      // A later term as leader starts from fresh sources, answers and sockets.
       await Promise.all(all.map((w) => w.stop()));
-      // A later term as leader starts from fresh answers (and sockets: each closed with its last watcher).
-      btcSources.clear();
-      baseSources.clear();
     },
-  };
-}
-
-/** One source per URL, made on first use and shared by every watcher of that URL until cleared. */
-function onePerUrl<T>(create: (url: string) => T) {
-  const made = new Map<string, T>();
-  return {
-    get(url: string): T {
-      let source = made.get(url);
-      if (!source) {
-        source = create(url);
-        made.set(url, source);
-      }
-      return source;
-    },
-    clear: () => made.clear(),
   };
 }

@@ -127,7 +127,6 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     metrics,
     budgets: engine.budgets,
     config,
-    receivers,
     fetch: deps.fetch ?? fetch,
     refreshMs: deps.chainWatch?.refreshMs,
     btcPollIntervalMs: deps.chainWatch?.btcPollMs,

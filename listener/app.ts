@@ -7,6 +7,7 @@ import { btcWatchingFor } from '../core/btc/chain-source-factory.ts';
 import type { Fetch } from '../core/btc/chain-source.ts';
 import { adoptKeyIdentity, peekNextChildIndex } from '../core/invoices/invoice.repository.ts';
 import { createBtcWatcher, type BtcWatcher } from '../core/btc/watcher.ts';
+import { merchantScope } from '../core/btc/btc-payment.repository.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { configSecrets, type Config } from './config.ts';
 import { ConfigError } from '../edge/settings.ts';
@@ -19,6 +20,7 @@ import { baseReceiver } from '../core/base/base-adapter.ts';
 import { baseChainStatus, baseHealth } from '../core/base/base-health.ts';
 import { createRpcSource } from '../core/base/rpc.ts';
 import { createBaseWatcher } from '../core/base/watcher.ts';
+import { merchantBaseScope } from '../core/base/base-transfer.repository.ts';
 import { createHttpApp } from './http/app.ts';
 import { keyMatcher } from './http/api-key.ts';
 import { ownOrigins } from '../edge/http/mcp-endpoint.ts';
@@ -91,7 +93,7 @@ function listenerWatchers(config: Config, deps: ListenerDeps, { db, feed, clock,
       ? createBtcWatcher({
           db,
           feed,
-          merchantId: config.merchantId,
+          scope: merchantScope(config.merchantId),
           keyId: config.btc.accountKey.keyId,
           ...btcWatching,
           clock,
@@ -107,7 +109,7 @@ function listenerWatchers(config: Config, deps: ListenerDeps, { db, feed, clock,
         feed,
         clock,
         logger: logger.child({ chain: 'base' }),
-        merchantId: config.merchantId,
+        scope: merchantBaseScope(config.merchantId),
         base: config.base,
         sources: config.base.rpcUrls.map((url) =>
           createRpcSource(url, {

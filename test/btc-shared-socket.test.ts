@@ -8,6 +8,7 @@ import { createEsploraSource } from '../core/btc/esplora-source.ts';
 import { createMempoolSocket } from '../core/btc/mempool-socket.ts';
 import { createSharedChainSource } from '../core/btc/shared-chain-source.ts';
 import { createBtcWatcher, type BtcWatcher } from '../core/btc/watcher.ts';
+import { merchantScope } from '../core/btc/btc-payment.repository.ts';
 import { manualClock } from '../core/clock.ts';
 import { openCoreDatabase, type CoreDatabase } from '../core/schema.ts';
 import { insertInvoice } from '../core/invoices/invoice.repository.ts';
@@ -54,7 +55,7 @@ async function setup(maxTrackedAddresses: number) {
     watch(merchantId: string) {
       const watcher = createBtcWatcher({
         feed: createMemoryStatusFeed(),
-        db: database.db, merchantId, keyId: 'k', clock, logger: silentLogger, pollIntervalMs: 3_600_000,
+        db: database.db, scope: merchantScope(merchantId), keyId: 'k', clock, logger: silentLogger, pollIntervalMs: 3_600_000,
         source, mode: 'address', addresses: esplora, socket,
       });
       watcher.start();

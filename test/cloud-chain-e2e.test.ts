@@ -60,11 +60,14 @@ describe('Cloud chain watching end to end: two instances on one Postgres', { ski
       assert.equal(invoiceB.status, 201, invoiceB.text);
       const status = (cloud: RunningCloud, id: string, key: Record<string, string>) => async () =>
         (await getJson(`${cloud.url}/api/v1/invoice/${id}`, key)).json.status as string;
-      // The leader picks new merchants up within its refresh; a watcher starts from the tip.
+      // The leader's one Bitcoin watcher indexes both merchants' invoices at its next pass, and has read the tip.
       await until(
         'the leader watches both merchants',
-        async () => (await one.database.db.selectFrom('btc_blocks').select('merchant_id').distinct().execute()).length,
-        (n) => n === 2,
+        async () => {
+          const [state] = Object.values(one.watcherStates()) as Array<{ subscribed_count: number; last_block_height: number | null }>;
+          return state?.subscribed_count === 2 && state.last_block_height === chain.tip.height;
+        },
+        Boolean,
       );
 
       const txA = chain.pay([{ ...payeeOf(invoiceA.json.receive_address), value: 50_000n }]);

@@ -47,10 +47,11 @@ describe('MCP subscriptions across two Cloud instances on one Postgres', { skip:
       await client.subscribeResource({ uri });
       const waiting = client.callTool({ name: 'wait_for_payment', arguments: { invoice_id: invoice.invoice_id, timeout_s: 120 } }, undefined, { timeout: 130_000 });
 
+      // The leader's one Bitcoin watcher has the invoice in its index and has read the tip.
       await until(
         'the leader watches the merchant',
-        async () => (await leader.database.db.selectFrom('btc_blocks').select('merchant_id').where('merchant_id', '=', merchant.merchant_id).execute()).length,
-        (n) => n > 0,
+        () => Object.values(leader.watcherStates()) as Array<{ subscribed_count?: number; last_block_height?: number | null }>,
+        (states) => states.some((s) => s.subscribed_count === 1 && s.last_block_height === chain.tip.height),
       );
       chain.pay([{ ...payeeOf(invoice.receive_address), value: 45_000n }]);
       chain.mine(1);

@@ -12,7 +12,7 @@ import { ACCOUNT_XPUB, startBaseTestChain } from './helpers/base-chain.ts';
 import { startRpcProxy } from './helpers/rpc-proxy.ts';
 import { REGTEST_TPUB, testAccountKey } from './support/btc-chain.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
-import { tempSqliteUrl } from './support/listener.ts';
+import { postJson, tempSqliteUrl } from './support/listener.ts';
 import { waitForWatcher } from './support/wait-for-watcher.ts';
 
 /** The network seen by a watcher: real requests to the local chain, held back while `holding`. */
@@ -158,7 +158,11 @@ test("Cloud /api/v1/health: a merchant's Bitcoin watcher failing against a down 
   });
   try {
     const merchant = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(7) });
-    const key = `btc:${merchant.merchant_id}`;
+    // The Bitcoin watcher of a source starts with the first invoice of its networks.
+    const invoice = await postJson(`${cloud.url}/api/v1/invoice`, { amount_sats: 10_000 }, { 'X-Service-Api-Key': merchant.api_key });
+    assert.equal(invoice.status, 201, invoice.text);
+    // One Bitcoin watcher for every merchant of the Esplora URL, keyed by the networks it serves.
+    const key = 'btc:mainnet,regtest,signet,testnet';
     const progress = () => (cloud.watcherStates()[key] as { btc_progress?: { last_success_at: string | null; failing_since: string | null } } | undefined)?.btc_progress;
     const health = async () => {
       const response = await fetch(`${cloud.url}/api/v1/health`);
@@ -180,7 +184,7 @@ test("Cloud /api/v1/health: a merchant's Bitcoin watcher failing against a down 
     assert.equal(failing.problems!.length, 1);
     assert.equal(failing.problems![0].component, 'btc');
     assert.equal(failing.problems![0].since, failed!.failing_since);
-    assert.match(failing.problems![0].reason, /^1 of 1 merchant watchers; first: every pass fails: /);
+    assert.match(failing.problems![0].reason, /^1 of 1 btc watchers \(all merchants\); first: every pass fails: /);
     assert.doesNotMatch(JSON.stringify(failing), new RegExp(merchant.merchant_id), 'a public route names no merchant');
 
     server.setDown(false);

@@ -11,6 +11,7 @@ import { createBitcoinCoreSource } from '../../core/btc/bitcoin-core-source.ts';
 import { createEsploraSource } from '../../core/btc/esplora-source.ts';
 import { computeGapReport } from '../../core/btc/gap-report.ts';
 import { createBtcWatcher } from '../../core/btc/watcher.ts';
+import { merchantScope } from '../../core/btc/btc-payment.repository.ts';
 import { systemClock } from '../../core/clock.ts';
 import { openCoreDatabase } from '../../core/schema.ts';
 import { silentLogger } from '../../core/log.ts';
@@ -36,7 +37,7 @@ const rssIdleMb = mb(process.memoryUsage().rss);
 const database = await openCoreDatabase(start.databaseUrl);
 const source =
   start.kind === 'esplora' ? createEsploraSource({ baseUrl: start.url, fetch }) : createBitcoinCoreSource({ url: start.url, fetch });
-const watcher = createBtcWatcher({ db: database.db, feed: createMemoryStatusFeed(), merchantId: 'bench', keyId: 'bench', source, clock: systemClock, logger: silentLogger });
+const watcher = createBtcWatcher({ db: database.db, feed: createMemoryStatusFeed(), scope: merchantScope('bench'), keyId: 'bench', source, clock: systemClock, logger: silentLogger });
 const loadStarted = performance.now();
 await watcher.syncOnce(); // loads the watched set and starts at the current tip
 const loadMs = performance.now() - loadStarted;

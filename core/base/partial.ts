@@ -2,6 +2,7 @@ import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { CoreTables } from '../schema.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import type { StatusFeed } from '../invoices/status-feed.ts';
+import { moveInvoiceStatus, partialCandidates, type BaseWatchScope } from './base-transfer.repository.ts';
 
 /**
  * What an unconfirmed xpub-mode invoice reads, by Bitcoin's rule: `partial` while the transfers
@@ -9,49 +10,47 @@ import type { StatusFeed } from '../invoices/status-feed.ts';
  * add up to less than the amount; `pending` once they cover it, until the confirmations come;
  * `expired` once a part-paid invoice is past its expiry. Recounted from the recorded transfers
  * on every pass, so a reorg that drops a part payment turns `partial` back to `pending`.
- * Fixed-address invoices never read `partial`: an inexact amount pays nothing.
+ * Fixed-address invoices never read `partial`: an inexact amount pays nothing. Every invoice of the
+ * scope (one merchant's, or every merchant's) is planned from its own transfers, then the moves are
+ * written in one transaction, each guarded by the status it was planned from.
  */
-export async function refreshPartialStatus(db: Kysely<CoreTables>, feed: StatusFeed, merchantId: string, now: number): Promise<void> {
-  const rows = await db
-    .selectFrom('invoices as i')
-    .leftJoin('base_transfers as t', (join) =>
-      join
-        .onRef('t.merchant_id', '=', 'i.merchant_id')
-        .onRef('t.to_address', '=', 'i.receive_address')
-        .onRef('t.token_address', '=', 'i.token_address')
-        .onRef('t.block_time', '<=', 'i.expires_at')
-        .on('t.state', 'in', ['seen', 'applied']),
-    )
-    .select(['i.invoice_id', 'i.status', 'i.amount_units', 'i.expires_at', 't.value'])
-    .where('i.merchant_id', '=', merchantId)
-    .where('i.chain', '=', 'base')
-    .where('i.child_index', 'is not', null)
-    .where('i.status', 'in', ['pending', 'partial'])
-    .where((eb) => eb.or([eb('i.status', '=', 'partial'), eb('t.tx_hash', 'is not', null)]))
-    .execute();
+export async function refreshPartialStatus(db: Kysely<CoreTables>, feed: StatusFeed, scope: BaseWatchScope, now: number): Promise<void> {
+  const moves = planPartialMoves(await partialCandidates(db, scope), now);
+  if (!moves.length) return;
+  await feed.transaction(db, async (trx, changed) => {
+    for (const move of moves) {
+      if (await moveInvoiceStatus(trx, move, move.from, move.to, now)) changed({ invoice_id: move.invoice_id, merchant_id: move.merchant_id, status: move.to, at: now });
+    }
+  });
+}
 
-  const seen = new Map<string, { status: string; amount: bigint; expiresAt: number; sum: bigint }>();
+export interface PartialMove {
+  merchant_id: string;
+  invoice_id: string;
+  from: string;
+  to: string;
+}
+
+/** The status each invoice should read from the transfers seen toward it (one row per transfer, or one without). */
+export function planPartialMoves(
+  rows: ReadonlyArray<{ merchant_id: string; invoice_id: string; status: string; amount_units: string | null; expires_at: number; value: string | null }>,
+  now: number,
+): PartialMove[] {
+  const seen = new Map<string, { merchant_id: string; invoice_id: string; status: string; amount: bigint; expiresAt: number; sum: bigint }>();
   for (const row of rows) {
-    const entry = seen.get(row.invoice_id) ?? { status: row.status, amount: BigInt(row.amount_units!), expiresAt: row.expires_at, sum: 0n };
+    const key = `${row.merchant_id}\n${row.invoice_id}`;
+    const entry = seen.get(key) ?? { merchant_id: row.merchant_id, invoice_id: row.invoice_id, status: row.status, amount: BigInt(row.amount_units!), expiresAt: Number(row.expires_at), sum: 0n };
     if (row.value !== null) entry.sum += BigInt(row.value);
-    seen.set(row.invoice_id, entry);
+    seen.set(key, entry);
   }
-  for (const [invoiceId, entry] of seen) {
+  const moves: PartialMove[] = [];
+  for (const entry of seen.values()) {
     let status: string;
     if (entry.sum >= entry.amount || entry.sum === 0n) status = 'pending';
     else status = now >= entry.expiresAt ? 'expired' : 'partial';
-    if (status === entry.status) continue;
-    await feed.transaction(db, async (trx, changed) => {
-      const moved = await trx
-        .updateTable('invoices')
-        .set({ status, updated_at: now })
-        .where('merchant_id', '=', merchantId)
-        .where('invoice_id', '=', invoiceId)
-        .where('status', '=', entry.status)
-        .executeTakeFirst();
-      if (moved.numUpdatedRows > 0n) changed({ invoice_id: invoiceId, merchant_id: merchantId, status, at: now });
-    });
+    if (status !== entry.status) moves.push({ merchant_id: entry.merchant_id, invoice_id: entry.invoice_id, from: entry.status, to: status });
   }
+  return moves;
 }
 
 /**

@@ -3,14 +3,26 @@ import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
 import type { Logger } from '../log.ts';
 import type { BaseConfig } from './base-config.ts';
+import {
+  adoptMerchantCheckpoints,
+  checkpoints,
+  insertCheckpoint,
+  lastCheckpoint,
+  openXpubAddresses,
+  recordRange,
+  rollBackAbove,
+  type BaseWatchScope,
+  type MerchantTransfer,
+} from './base-transfer.repository.ts';
 import { blockHeader, blockHeaders, headNumber, transferLogs, type BlockHeader, type TransferLog } from './chain.ts';
 import { RpcUnavailableError, type RpcSource } from './rpc.ts';
 import { announcePaymentSeen, type StatusFeed } from '../invoices/status-feed.ts';
 import { refreshPartialStatus } from './partial.ts';
-import { OPEN, settleTransfers } from './settlement.ts';
+import { settleTransfers } from './settlement.ts';
+import { parseChecksummedAddress } from './keys.ts';
 import { assetOf } from './tokens.ts';
 import { createPollLoop } from '../poll-loop.ts';
-import { createWatchProgress, stallAfterMs, watcherProblem, type WatchObserver, type WatcherProgress } from '../watch-progress.ts';
+import { createWatchProgress, stallAfterMs, watcherProblem, type WatchObserver, type WatcherProgress, type WatchProgress } from '../watch-progress.ts';
 
 export interface BaseWatcherDeps {
   /** The metrics' view of the passes, steps and lag behind the head. */
@@ -20,8 +32,19 @@ export interface BaseWatcherDeps {
   feed: StatusFeed;
   clock: Clock;
   logger: Logger;
-  merchantId: string;
-  base: BaseConfig;
+  /**
+   * Whose invoices are watched and under which key the watcher's progress is stored: the listener
+   * watches its merchant's under its merchant id (where earlier versions kept it), Cloud every
+   * merchant's under a fixed key per chain.
+   */
+  scope: BaseWatchScope;
+  /** The chain's settings; its `fixedAddress` is the scope merchant's (the listener's). */
+  base: Pick<BaseConfig, 'tokens' | 'confirmations' | 'fixedAddress'>;
+  /**
+   * Every merchant's fixed receive address (Cloud: read from its merchants, cached by the caller).
+   * Default: `base.fixedAddress` for the scope's merchant.
+   */
+  fixedAddresses?: () => Promise<FixedAddress[]>;
   /** One per BASE_RPC_URL entry, in order: the first reachable one scans. */
   sources: RpcSource[];
   pollIntervalMs?: number;
@@ -37,6 +60,11 @@ export interface BaseWatcherDeps {
   stallAfterMs?: number;
 }
 
+export interface FixedAddress {
+  merchantId: string;
+  address: string;
+}
+
 export interface BaseWatcherStatus {
   sources: number;
   sources_up: number;
@@ -46,6 +74,8 @@ export interface BaseWatcherStatus {
   head_block_height: number | null;
   watched_addresses: number;
   awaiting_second_source: number;
+  /** Merchants whose fixed address is not a valid one: left out, every other merchant is watched. */
+  refused_merchants: number;
   last_tick_at: string | null;
   last_error: string | null;
   progress: WatcherProgress;
@@ -63,245 +93,278 @@ export interface TickResult {
 /** Reorg detected mid-scan (a block hash changed under us): the tick is abandoned and retried. */
 class ChainMovedError extends Error {}
 
-export function createBaseWatcher(deps: BaseWatcherDeps) {
-  const { db, merchantId, base, logger } = deps;
-  const pollIntervalMs = deps.pollIntervalMs ?? 2_000;
-  const recipientsPerCall = deps.recipientsPerCall ?? 1_000;
-  const maxBlockRange = deps.maxBlockRange ?? 2_000;
-  const initialLookback = deps.initialLookback ?? 1_800;
-  const keepBlocks = deps.keepBlocks ?? 256;
-  const stallLimitMs = deps.stallAfterMs ?? stallAfterMs(pollIntervalMs);
-  const progress = createWatchProgress(deps.clock, deps.observer);
-  const tokens = [...base.tokens.values()];
-  const assetByToken = new Map([...base.tokens].map(([symbol, address]) => [address, assetOf(symbol)]));
-  const status: Omit<BaseWatcherStatus, 'progress'> = {
-    sources: deps.sources.length,
-    sources_up: 0,
-    fixed_address_confirming: base.fixedAddress === null || deps.sources.length >= 2,
-    last_block_height: null,
-    last_block_hash: null,
-    head_block_height: null,
-    watched_addresses: 0,
-    awaiting_second_source: 0,
-    last_tick_at: null,
-    last_error: null,
-  };
+type Options = Required<Pick<BaseWatcherDeps, 'pollIntervalMs' | 'recipientsPerCall' | 'maxBlockRange' | 'initialLookback' | 'keepBlocks'>>;
 
-  /** The first source that answers, with its head; the rest are counted for /health. */
-  async function pickScanner(): Promise<{ scanner: RpcSource; head: number; others: RpcSource[] }> {
-    let up = 0;
-    let picked: { scanner: RpcSource; head: number } | null = null;
-    for (const source of deps.sources) {
-      try {
-        const head = await headNumber(source);
-        up++;
-        picked ??= { scanner: source, head };
-      } catch (error) {
-        logger.warn('base: RPC source unavailable', { source: source.label, error: (error as Error).message });
-      }
+/** Everything a step needs: the dependencies, the derived settings, the status it updates. */
+interface Watch {
+  deps: BaseWatcherDeps;
+  options: Options;
+  status: Omit<BaseWatcherStatus, 'progress'>;
+  progress: WatchProgress;
+  tokens: string[];
+  assetByToken: ReadonlyMap<string, string>;
+  /** Whether progress left by per-merchant watchers was looked for (once per start). */
+  adoptionChecked: boolean;
+}
+
+/** The first source that answers, with its head; the rest are counted for /health. */
+async function pickScanner(w: Watch): Promise<{ scanner: RpcSource; head: number; others: RpcSource[] }> {
+  let up = 0;
+  let picked: { scanner: RpcSource; head: number } | null = null;
+  for (const source of w.deps.sources) {
+    try {
+      const head = await headNumber(source);
+      up++;
+      picked ??= { scanner: source, head };
+    } catch (error) {
+      w.deps.logger.warn('base: RPC source unavailable', { source: source.label, error: (error as Error).message });
     }
-    status.sources_up = up;
-    if (!picked) throw new RpcUnavailableError('no Base RPC source answers');
-    return { ...picked, others: deps.sources.filter((s) => s !== picked.scanner) };
   }
+  w.status.sources_up = up;
+  if (!picked) throw new RpcUnavailableError('no Base RPC source answers');
+  return { ...picked, others: w.deps.sources.filter((s) => s !== picked.scanner) };
+}
 
-  async function lastProcessed() {
-    return db
-      .selectFrom('base_blocks')
-      .selectAll()
-      .where('merchant_id', '=', merchantId)
-      .orderBy('block_number', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-  }
+async function headerOrThrow(source: RpcSource, number: number): Promise<BlockHeader> {
+  const header = await blockHeader(source, number);
+  if (!header) throw new ChainMovedError(`block ${number} is not available`);
+  return header;
+}
 
-  /**
-   * Walks the stored range ends down until one still has the same hash on the node; everything
-   * above it is forgotten and rescanned. Transfers that already settled an invoice were deeper
-   * than the required confirmations; a reorg that deep cannot be undone here and is logged.
-   */
-  function checkpoint(header: BlockHeader) {
-    return { merchant_id: merchantId, block_number: header.number, block_hash: header.hash, block_time: header.time };
-  }
-
-  async function rollBack(scanner: RpcSource): Promise<number> {
-    const stored = await db
-      .selectFrom('base_blocks')
-      .selectAll()
-      .where('merchant_id', '=', merchantId)
-      .orderBy('block_number', 'desc')
-      .execute();
-    let ancestor: BlockHeader | null = null;
-    for (const block of stored) {
-      const header = await blockHeader(scanner, block.block_number);
-      if (header?.hash === block.block_hash) {
-        ancestor = header;
-        break;
-      }
+/**
+ * Walks the stored range ends down until one still has the same hash on the node; everything
+ * above it is forgotten and rescanned. Transfers that already settled an invoice were deeper
+ * than the required confirmations; a reorg that deep cannot be undone here and is logged.
+ */
+async function rollBack(w: Watch, scanner: RpcSource): Promise<number> {
+  const { db, scope, logger } = w.deps;
+  const stored = await checkpoints(db, scope);
+  let ancestor: BlockHeader | null = null;
+  for (const block of stored) {
+    const header = await blockHeader(scanner, block.block_number);
+    if (header?.hash === block.block_hash) {
+      ancestor = header;
+      break;
     }
-    // No stored block survived: restart well below the oldest one; rescanning is idempotent.
-    ancestor ??= await headerOrThrow(scanner, Math.max(0, (stored.at(-1)?.block_number ?? 0) - keepBlocks));
-    const depth = (stored[0]?.block_number ?? ancestor.number) - ancestor.number;
-    await db.transaction().execute(async (trx) => {
-      const settled = await trx
-        .selectFrom('base_transfers')
-        .select(['tx_hash', 'invoice_id', 'state'])
-        .where('merchant_id', '=', merchantId)
-        .where('block_number', '>', ancestor.number)
-        .where('state', '!=', 'seen')
-        .execute();
-      for (const t of settled) {
-        logger.error('base: reorg deeper than BASE_CONFIRMATIONS removed a settled transfer; check this invoice by hand', t);
-      }
-      await trx.deleteFrom('base_transfers').where('merchant_id', '=', merchantId).where('block_number', '>', ancestor.number).where('state', '=', 'seen').execute();
-      await trx.deleteFrom('base_blocks').where('merchant_id', '=', merchantId).where('block_number', '>=', ancestor.number).execute();
-      await trx.insertInto('base_blocks').values(checkpoint(ancestor)).execute();
-    });
-    logger.warn('base: reorg, rolled back', { ancestor: ancestor.number, depth });
-    return depth;
   }
+  // No stored block survived: restart well below the oldest one; rescanning is idempotent.
+  ancestor ??= await headerOrThrow(scanner, Math.max(0, (stored.at(-1)?.block_number ?? 0) - w.options.keepBlocks));
+  const depth = (stored[0]?.block_number ?? ancestor.number) - ancestor.number;
+  const settled = await db.transaction().execute((trx) => rollBackAbove(trx, scope, ancestor));
+  for (const t of settled) logger.error('base: reorg deeper than BASE_CONFIRMATIONS removed a settled transfer; check this invoice by hand', t);
+  logger.warn('base: reorg, rolled back', { ancestor: ancestor.number, depth });
+  return depth;
+}
 
-  /**
-   * Addresses whose transfers matter for blocks from `sinceTime` on: the fixed address, and the
-   * address of every xpub invoice that was still open at that time. Read after the head, so an
-   * invoice created after this read can only be paid in a block above that head.
-   */
-  async function watchedAddresses(sinceTime: number): Promise<string[]> {
-    const rows = await db
-      .selectFrom('invoices')
-      .select('receive_address')
-      .where('merchant_id', '=', merchantId)
-      .where('chain', '=', 'base')
-      .where('child_index', 'is not', null)
-      .where('status', 'in', OPEN)
-      .where('expires_at', '>=', sinceTime)
-      .execute();
-    const addresses = rows.map((r) => r.receive_address);
-    if (base.fixedAddress) addresses.unshift(base.fixedAddress);
-    return addresses;
+/**
+ * Merchants by address, for blocks from `sinceTime` on: every merchant's fixed address, and the
+ * address of every xpub invoice that was still open at that time. Read after the head, so an
+ * invoice created after this read can only be paid in a block above that head.
+ */
+async function watchedAddresses(w: Watch, fixed: FixedAddress[], sinceTime: number): Promise<Map<string, string[]>> {
+  const byAddress = new Map<string, string[]>();
+  for (const { merchantId, address } of [...fixed, ...(await openXpubAddresses(w.deps.db, w.deps.scope, sinceTime))]) {
+    const merchants = byAddress.get(address);
+    if (!merchants) byAddress.set(address, [merchantId]);
+    else if (!merchants.includes(merchantId)) merchants.push(merchantId);
   }
+  return byAddress;
+}
 
-  async function headerOrThrow(source: RpcSource, number: number): Promise<BlockHeader> {
-    const header = await blockHeader(source, number);
+/**
+ * Headers of every block that holds a log, plus `to`, fetched after the logs: each log's block
+ * hash must still be the node's, or the chain moved during the scan.
+ */
+async function blockTimes(source: RpcSource, logs: TransferLog[], to: number): Promise<Map<number, BlockHeader>> {
+  const headers = new Map<number, BlockHeader>();
+  for (const [number, header] of await blockHeaders(source, [...new Set([...logs.map((l) => l.blockNumber), to])])) {
     if (!header) throw new ChainMovedError(`block ${number} is not available`);
-    return header;
+    headers.set(number, header);
   }
+  for (const log of logs) {
+    if (headers.get(log.blockNumber)!.hash !== log.blockHash) throw new ChainMovedError(`block ${log.blockNumber} changed during the scan`);
+  }
+  return headers;
+}
+
+/** Each log once per merchant that watches its recipient: a fixed address several merchants registered is each one's. */
+export function transfersByMerchant(logs: TransferLog[], merchantsOf: ReadonlyMap<string, string[]>, times: ReadonlyMap<number, BlockHeader>): MerchantTransfer[] {
+  return logs.flatMap((log) => (merchantsOf.get(log.to) ?? []).map((merchantId) => ({ merchantId, log, blockTime: times.get(log.blockNumber)!.time })));
+}
+
+/** Where the scan continues: the last range end (rolled back past a reorg), or, on the very first start, a block `initialLookback` below the head. */
+async function startingPoint(w: Watch, scanner: RpcSource, head: number): Promise<{ last: { block_number: number; block_hash: string; block_time: number }; reorgDepth: number }> {
+  const { db, scope } = w.deps;
+  if (!w.adoptionChecked) {
+    const adopted = await adoptMerchantCheckpoints(db, scope);
+    if (adopted !== null) w.deps.logger.info("base: watcher continues from the per-merchant watchers' progress", { from_block: adopted });
+    w.adoptionChecked = true;
+  }
+  let last = await lastCheckpoint(db, scope);
+  if (!last) {
+    const start = await headerOrThrow(scanner, Math.max(0, head - w.options.initialLookback));
+    await insertCheckpoint(db, scope, start);
+    last = (await lastCheckpoint(db, scope))!;
+  }
+  if (head >= last.block_number && (await headerOrThrow(scanner, last.block_number)).hash === last.block_hash) return { last, reorgDepth: 0 };
+  const reorgDepth = await rollBack(w, scanner);
+  return { last: (await lastCheckpoint(db, scope))!, reorgDepth };
+}
+
+/** Scans one block range above `last` and records its transfers, each to its merchant, with the range end. */
+async function scanRange(w: Watch, scanner: RpcSource, head: number, last: { block_number: number; block_time: number }, fixed: FixedAddress[]) {
+  const { db, feed, clock, scope } = w.deps;
+  const from = last.block_number + 1;
+  const to = Math.min(head, last.block_number + w.options.maxBlockRange);
+  const merchantsOf = await watchedAddresses(w, fixed, last.block_time);
+  w.status.watched_addresses = merchantsOf.size;
+  const before = await headerOrThrow(scanner, to);
+  const { recipientsPerCall, maxBlockRange } = w.options;
+  const logs = await transferLogs(scanner, { tokens: w.tokens, recipients: [...merchantsOf.keys()], fromBlock: from, toBlock: to, recipientsPerCall, maxBlockRange });
+  const times = await blockTimes(scanner, logs, to);
+  if (times.get(to)?.hash !== before.hash) throw new ChainMovedError(`block ${to} changed during the scan`);
+  const transfers = transfersByMerchant(logs, merchantsOf, times);
+  const now = clock.now();
+  await feed.transaction(db, async (trx, changed) => {
+    await recordRange(trx, scope, transfers, before, now, w.options.keepBlocks);
+    for (const [merchantId, group] of groupByMerchant(transfers)) {
+      await announcePaymentSeen(trx, changed, merchantId, { addresses: group.map((t) => t.log.to) }, now);
+    }
+  });
+  w.status.last_block_height = to;
+  w.status.last_block_hash = before.hash;
+  return { from, to, transfers: logs.length };
+}
+
+function groupByMerchant(transfers: MerchantTransfer[]): Map<string, MerchantTransfer[]> {
+  const groups = new Map<string, MerchantTransfer[]>();
+  for (const transfer of transfers) groups.set(transfer.merchantId, [...(groups.get(transfer.merchantId) ?? []), transfer]);
+  return groups;
+}
+
+async function pass(w: Watch): Promise<TickResult | null> {
+  const { deps, status, progress } = w;
+  progress.step('asking the RPC sources for the head');
+  const { scanner, head, others } = await pickScanner(w);
+  const headSeenAt = deps.clock.now();
+  progress.step('reading blocks and Transfer logs');
+  status.head_block_height = head;
+  const fixed = await fixedAddressesOf(w);
+  const { last, reorgDepth } = await startingPoint(w, scanner, head);
+  let result: TickResult | null = null;
+  if (head > last.block_number) {
+    result = { head, reorgDepth, ...(await scanRange(w, scanner, head, last, fixed)) };
+  } else {
+    status.last_block_height = last.block_number;
+    status.last_block_hash = last.block_hash;
+  }
+  progress.step('settling transfers');
+  const fixedPairs = new Set(fixed.map((f) => `${f.merchantId}\n${f.address}`));
+  status.awaiting_second_source = await settleTransfers(
+    {
+      db: deps.db,
+      feed: deps.feed,
+      clock: deps.clock,
+      logger: deps.logger,
+      scope: deps.scope,
+      isFixed: (merchantId, address) => fixedPairs.has(`${merchantId}\n${address}`),
+      confirmations: deps.base.confirmations,
+      assetByToken: w.assetByToken,
+      headSeenAt,
+      observer: deps.observer,
+    },
+    head,
+    others,
+  );
+  await refreshPartialStatus(deps.db, deps.feed, deps.scope, deps.clock.now());
+  status.last_tick_at = new Date(deps.clock.now()).toISOString();
+  status.last_error = null;
+  return result;
+}
+
+/**
+ * The merchants' fixed addresses that are checksummed EVM addresses: one that is not (a corrupt row)
+ * is left out for its merchant alone, rather than failing the one eth_getLogs every merchant shares.
+ */
+async function fixedAddressesOf(w: Watch): Promise<FixedAddress[]> {
+  const all = await w.deps.fixedAddresses!();
+  const fixed = all.filter((f) => isChecksummed(f.address));
+  w.status.refused_merchants = new Set(all.filter((f) => !fixed.includes(f)).map((f) => f.merchantId)).size;
+  w.status.fixed_address_confirming = fixed.length === 0 || w.deps.sources.length >= 2;
+  return fixed;
+}
+
+function isChecksummed(address: string): boolean {
+  try {
+    return parseChecksummedAddress(address) === address;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Follows Transfer logs of the configured tokens to the scope's addresses: every merchant's fixed
+ * address and open xpub invoices' addresses, in one eth_getLogs scan per range whatever the
+ * number of merchants, each log recorded for the merchant whose address it pays.
+ */
+export function createBaseWatcher(deps: BaseWatcherDeps) {
+  const { base, logger, scope } = deps;
+  const listenerFixed: FixedAddress[] = base.fixedAddress && scope.merchantId !== null ? [{ merchantId: scope.merchantId, address: base.fixedAddress }] : [];
+  const w: Watch = {
+    deps: { ...deps, fixedAddresses: deps.fixedAddresses ?? (async () => listenerFixed) },
+    options: {
+      pollIntervalMs: deps.pollIntervalMs ?? 2_000,
+      recipientsPerCall: deps.recipientsPerCall ?? 1_000,
+      maxBlockRange: deps.maxBlockRange ?? 2_000,
+      initialLookback: deps.initialLookback ?? 1_800,
+      keepBlocks: deps.keepBlocks ?? 256,
+    },
+    status: {
+      sources: deps.sources.length,
+      sources_up: 0,
+      fixed_address_confirming: base.fixedAddress === null || deps.sources.length >= 2,
+      last_block_height: null,
+      last_block_hash: null,
+      head_block_height: null,
+      watched_addresses: 0,
+      awaiting_second_source: 0,
+      refused_merchants: 0,
+      last_tick_at: null,
+      last_error: null,
+    },
+    progress: createWatchProgress(deps.clock, deps.observer),
+    tokens: [...base.tokens.values()],
+    assetByToken: new Map([...base.tokens].map(([symbol, address]) => [address, assetOf(symbol)])),
+    adoptionChecked: false,
+  };
+  const stallLimitMs = deps.stallAfterMs ?? stallAfterMs(w.options.pollIntervalMs);
 
   /** One pass; its progress (success, failure, the step under way) is what /health reports. */
   const tick = async () => {
-    const result = await progress.track(pass);
-    if (status.head_block_height !== null && status.last_block_height !== null) deps.observer?.lag(status.head_block_height - status.last_block_height);
+    const result = await w.progress.track(() => pass(w));
+    if (w.status.head_block_height !== null && w.status.last_block_height !== null) deps.observer?.lag(w.status.head_block_height - w.status.last_block_height);
     return result;
   };
 
-  async function pass(): Promise<TickResult | null> {
-    progress.step('asking the RPC sources for the head');
-    const { scanner, head, others } = await pickScanner();
-    const headSeenAt = deps.clock.now();
-    progress.step('reading blocks and Transfer logs');
-    status.head_block_height = head;
-    let last = await lastProcessed();
-    if (!last) {
-      const start = await headerOrThrow(scanner, Math.max(0, head - initialLookback));
-      last = checkpoint(start);
-      await db.insertInto('base_blocks').values(last).execute();
-    }
-    let reorgDepth = 0;
-    if (head < last.block_number || (await headerOrThrow(scanner, last.block_number)).hash !== last.block_hash) {
-      reorgDepth = await rollBack(scanner);
-      last = (await lastProcessed())!;
-    }
-    let result: TickResult | null = null;
-    if (head > last.block_number) {
-      const from = last.block_number + 1;
-      const to = Math.min(head, last.block_number + maxBlockRange);
-      const recipients = await watchedAddresses(last.block_time);
-      status.watched_addresses = recipients.length;
-      const before = await headerOrThrow(scanner, to);
-      const logs = await transferLogs(scanner, { tokens, recipients, fromBlock: from, toBlock: to, recipientsPerCall, maxBlockRange });
-      const times = await blockTimes(scanner, logs, to);
-      if (times.get(to)?.hash !== before.hash) throw new ChainMovedError(`block ${to} changed during the scan`);
-      const now = deps.clock.now();
-      await deps.feed.transaction(db, async (trx, changed) => {
-        for (const log of logs) {
-          await trx
-            .insertInto('base_transfers')
-            .values({
-              merchant_id: merchantId,
-              tx_hash: log.txHash,
-              log_index: log.logIndex,
-              block_number: log.blockNumber,
-              block_hash: log.blockHash,
-              block_time: times.get(log.blockNumber)!.time,
-              token_address: log.token,
-              from_address: log.from,
-              to_address: log.to,
-              value: log.value.toString(),
-              state: 'seen',
-              invoice_id: null,
-              detected_at: now,
-            })
-            .onConflict((oc) => oc.columns(['merchant_id', 'tx_hash', 'log_index']).doNothing())
-            .execute();
-        }
-        await trx.insertInto('base_blocks').values(checkpoint(before)).execute();
-        await trx.deleteFrom('base_blocks').where('merchant_id', '=', merchantId).where('block_number', '<', to - keepBlocks).execute();
-        await announcePaymentSeen(trx, changed, merchantId, { addresses: logs.map((log) => log.to) }, now);
-      });
-      status.last_block_height = to;
-      status.last_block_hash = before.hash;
-      result = { head, from, to, transfers: logs.length, reorgDepth };
-    } else {
-      status.last_block_height = last.block_number;
-      status.last_block_hash = last.block_hash;
-    }
-    progress.step('settling transfers');
-    status.awaiting_second_source = await settleTransfers(
-      { db, feed: deps.feed, clock: deps.clock, logger, merchantId, fixedAddress: base.fixedAddress, confirmations: base.confirmations, assetByToken, headSeenAt, observer: deps.observer },
-      head,
-      others,
-    );
-    await refreshPartialStatus(db, deps.feed, merchantId, deps.clock.now());
-    status.last_tick_at = new Date(deps.clock.now()).toISOString();
-    status.last_error = null;
-    return result;
-  }
-
-  /**
-   * Headers of every block that holds a log, plus `to`, fetched after the logs: each log's block
-   * hash must still be the node's, or the chain moved during the scan.
-   */
-  async function blockTimes(source: RpcSource, logs: TransferLog[], to: number): Promise<Map<number, BlockHeader>> {
-    const headers = new Map<number, BlockHeader>();
-    for (const [number, header] of await blockHeaders(source, [...new Set([...logs.map((l) => l.blockNumber), to])])) {
-      if (!header) throw new ChainMovedError(`block ${number} is not available`);
-      headers.set(number, header);
-    }
-    for (const log of logs) {
-      if (headers.get(log.blockNumber)!.hash !== log.blockHash) throw new ChainMovedError(`block ${log.blockNumber} changed during the scan`);
-    }
-    return headers;
-  }
-
   const loop = createPollLoop({
     pass: tick,
-    progress,
+    progress: w.progress,
     failed(error) {
-      status.last_error = (error as Error).message;
+      w.status.last_error = (error as Error).message;
       logger.warn('base: watcher tick failed; retrying', { error: (error as Error).message });
     },
     // Still behind the head after a full block range: the next range at once.
-    waitMs: (_failures, result) => (result && result.to < result.head ? null : pollIntervalMs),
+    waitMs: (_failures, result) => (result && result.to < result.head ? null : w.options.pollIntervalMs),
   });
 
   return {
     tick,
-    status: (): BaseWatcherStatus => ({ ...status, progress: progress.current() }),
+    status: (): BaseWatcherStatus => ({ ...w.status, progress: w.progress.current() }),
     /** Stalled or failing for longer than the limit, at the clock's now; null when progressing. */
-    problem: () => watcherProblem('base', progress.current(), deps.clock.now(), stallLimitMs),
+    problem: () => watcherProblem('base', w.progress.current(), deps.clock.now(), stallLimitMs),
     start() {
       if (loop.running) return;
-      if (!status.fixed_address_confirming) {
+      if (!w.status.fixed_address_confirming) {
         logger.warn(
           'base: BASE_RPC_URL has a single source, so fixed-address invoices stay pending: a fixed-address payment needs two independent RPC sources to confirm. Add a second URL.',
         );

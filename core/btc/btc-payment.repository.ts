@@ -24,27 +24,111 @@ function distinctOutputs(outputs: SeenOutput[]): SeenOutput[] {
   return [...byKey.values()];
 }
 
-/** `(txid, vout) in (values …)`: row values against a VALUES list, which both SQLite and Postgres accept. */
-function isOneOf(outputs: readonly { txid: string; vout: number }[]) {
-  return sql<boolean>`(txid, vout) in (values ${sql.join(outputs.map((o) => sql`(${o.txid}, cast(${o.vout} as integer))`))})`;
+/**
+ * `(merchant_id, txid, vout) in (values …)`: row values against a VALUES list, which both SQLite and
+ * Postgres accept; one statement for many merchants' outputs, each matched with its own merchant.
+ */
+function isOneOf(outputs: readonly PaymentRef[]) {
+  return sql<boolean>`(merchant_id, txid, vout) in (values ${sql.join(outputs.map((o) => sql`(${o.merchantId}, ${o.txid}, cast(${o.vout} as integer))`))})`;
+}
+
+/** `(merchant_id, invoice_id) in (values …)`: many merchants' invoices in one statement, never one merchant's id with another's. */
+export function isInvoiceOf(refs: readonly InvoiceRef[], table?: string) {
+  const columns = table ? sql`(${sql.ref(`${table}.merchant_id`)}, ${sql.ref(`${table}.invoice_id`)})` : sql`(merchant_id, invoice_id)`;
+  return sql<boolean>`${columns} in (values ${sql.join(refs.map((r) => sql`(${r.merchantId}, ${r.invoiceId})`))})`;
+}
+
+/** One output of one merchant's payment. */
+export interface PaymentRef {
+  merchantId: string;
+  txid: string;
+  vout: number;
 }
 
 export interface SeenOutput {
+  /** The merchant of the invoice the output pays: its payment row is that merchant's. */
+  merchantId: string;
   invoiceId: string;
   txid: string;
   vout: number;
   valueSats: bigint;
 }
 
+/** One invoice of one merchant. */
+export interface InvoiceRef {
+  merchantId: string;
+  invoiceId: string;
+}
+
+/**
+ * The invoices one watcher follows: one merchant's (the listener), or every merchant's invoices of
+ * the networks one source serves (Cloud). `key` names the watcher's own progress (its rows in
+ * btc_blocks, whose merchant_id column holds it).
+ */
+export interface BtcWatchScope {
+  key: string;
+  merchantId: string | null;
+  /** Null: every network. */
+  networks: string[] | null;
+}
+
+/** One merchant's invoices, progress under its merchant id: the listener's scope, where earlier versions kept their progress. */
+export const merchantScope = (merchantId: string): BtcWatchScope => ({ key: merchantId, merchantId, networks: null });
+
+/** Every merchant's invoices of these networks, progress under a fixed key no merchant id takes: Cloud's scope. */
+export const networksScope = (networks: string[]): BtcWatchScope => ({ key: `watch:btc:${[...networks].sort().join(',')}`, merchantId: null, networks: [...networks].sort() });
+
+/** Rows of `invoices` inside the scope. */
+function scopedInvoices<QB extends { where: (...args: any[]) => QB }>(query: QB, scope: BtcWatchScope, table = 'invoices'): QB {
+  let scoped = query.where(`${table}.chain`, '=', 'btc');
+  if (scope.merchantId !== null) scoped = scoped.where(`${table}.merchant_id`, '=', scope.merchantId);
+  if (scope.networks !== null) scoped = scoped.where(`${table}.network`, 'in', scope.networks);
+  return scoped;
+}
+
+/** Rows of `btc_payments` whose invoice is inside the scope. */
+function paymentsInScope(scope: BtcWatchScope) {
+  return (eb: ExpressionBuilder<CoreTables, 'btc_payments'>) => {
+    const checks = [];
+    if (scope.merchantId !== null) checks.push(eb('btc_payments.merchant_id', '=', scope.merchantId));
+    if (scope.networks !== null) {
+      checks.push(
+        eb.exists(
+          eb
+            .selectFrom('invoices')
+            .select('invoices.invoice_id')
+            .whereRef('invoices.merchant_id', '=', 'btc_payments.merchant_id')
+            .whereRef('invoices.invoice_id', '=', 'btc_payments.invoice_id')
+            .where('invoices.network', 'in', scope.networks),
+        ),
+      );
+    }
+    return eb.and(checks);
+  };
+}
+
+const refKey = (ref: InvoiceRef) => `${ref.merchantId}\n${ref.invoiceId}`;
+
+/** Groups items by merchant: statements filter by merchant, so one merchant's rows never touch another's. */
+export function byMerchant<T extends { merchantId: string }>(items: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(item.merchantId);
+    if (group) group.push(item);
+    else groups.set(item.merchantId, [item]);
+  }
+  return groups;
+}
+
 /**
  * Records outputs seen in a block. An output already known keeps its invoice, first sighting and
  * reported flag (the primary key makes a second credit impossible); only its place in the chain moves.
  */
-export async function recordInBlock(trx: Db, merchantId: string, outputs: SeenOutput[], block: { height: number; hash: string }, seenAt: number) {
+export async function recordInBlock(trx: Db, outputs: SeenOutput[], block: { height: number; hash: string }, seenAt: number) {
   for (const chunk of chunks(distinctOutputs(outputs))) {
     await trx
       .insertInto('btc_payments')
-      .values(chunk.map((output) => ({ ...newRow(merchantId, output, seenAt), status: 'block', block_height: block.height, block_hash: block.hash })))
+      .values(chunk.map((output) => ({ ...newRow(output, seenAt), status: 'block', block_height: block.height, block_hash: block.hash })))
       .onConflict((oc) =>
         oc.columns(['merchant_id', 'txid', 'vout']).doUpdateSet({ status: 'block', block_height: block.height, block_hash: block.hash }),
       )
@@ -53,28 +137,28 @@ export async function recordInBlock(trx: Db, merchantId: string, outputs: SeenOu
 }
 
 /** Records outputs seen in the mempool; one already in a block is left as it is. Returns the invoices of the outputs new (or back) in the mempool. */
-export async function recordInMempool(trx: Db, merchantId: string, outputs: SeenOutput[], seenAt: number): Promise<string[]> {
-  const recorded: string[] = [];
+export async function recordInMempool(trx: Db, outputs: SeenOutput[], seenAt: number): Promise<InvoiceRef[]> {
+  const recorded: InvoiceRef[] = [];
   for (const chunk of chunks(distinctOutputs(outputs))) {
     const rows = await trx
       .insertInto('btc_payments')
-      .values(chunk.map((output) => ({ ...newRow(merchantId, output, seenAt), status: 'mempool' })))
+      .values(chunk.map((output) => ({ ...newRow(output, seenAt), status: 'mempool' })))
       .onConflict((oc) =>
         oc
           .columns(['merchant_id', 'txid', 'vout'])
           .doUpdateSet({ status: 'mempool' })
           .where('btc_payments.status', '=', 'gone'),
       )
-      .returning('invoice_id')
+      .returning(['merchant_id', 'invoice_id'])
       .execute();
-    recorded.push(...rows.map((row) => row.invoice_id));
+    recorded.push(...rows.map((row) => ({ merchantId: row.merchant_id, invoiceId: row.invoice_id })));
   }
   return recorded;
 }
 
-function newRow(merchantId: string, output: SeenOutput, seenAt: number) {
+function newRow(output: SeenOutput, seenAt: number) {
   return {
-    merchant_id: merchantId,
+    merchant_id: output.merchantId,
     invoice_id: output.invoiceId,
     txid: output.txid,
     vout: output.vout,
@@ -87,63 +171,63 @@ function newRow(merchantId: string, output: SeenOutput, seenAt: number) {
 }
 
 /** A reorg disconnected every block above `forkHeight`: their payments are unconfirmed until seen again. */
-export async function disconnectAbove(trx: Db, merchantId: string, forkHeight: number) {
+export async function disconnectAbove(trx: Db, scope: BtcWatchScope, forkHeight: number) {
   await trx
     .updateTable('btc_payments')
     .set({ status: 'gone', block_height: null, block_hash: null })
-    .where('merchant_id', '=', merchantId)
+    .where(paymentsInScope(scope))
     .where('block_height', '>', forkHeight)
     .execute();
-  await trx.deleteFrom('btc_blocks').where('merchant_id', '=', merchantId).where('height', '>', forkHeight).execute();
+  await trx.deleteFrom('btc_blocks').where('merchant_id', '=', scope.key).where('height', '>', forkHeight).execute();
 }
 
 /** Unconfirmed payments whose transaction is no longer in the mempool (replaced or evicted). */
-export async function markLeftMempool(db: Db, merchantId: string, mempool: ReadonlySet<string>): Promise<number> {
-  const rows = await db
-    .selectFrom('btc_payments')
-    .select(['txid'])
-    .where('merchant_id', '=', merchantId)
-    .where('status', '=', 'mempool')
-    .execute();
+export async function markLeftMempool(db: Db, scope: BtcWatchScope, mempool: ReadonlySet<string>): Promise<number> {
+  const rows = await db.selectFrom('btc_payments').select(['txid']).where(paymentsInScope(scope)).where('status', '=', 'mempool').execute();
   const left = [...new Set(rows.map((r) => r.txid).filter((txid) => !mempool.has(txid)))];
   if (left.length === 0) return 0;
-  await db
-    .updateTable('btc_payments')
-    .set({ status: 'gone' })
-    .where('merchant_id', '=', merchantId)
-    .where('status', '=', 'mempool')
-    .where('txid', 'in', left)
-    .execute();
-  return left.length;
+  return markGone(db, scope, left);
 }
 
 /**
  * The only invoices a pass must look at: those with live payments the merchant has not been told
  * about, and partial ones (whose payment may have vanished).
  */
-export async function invoicesToSettle(db: Db, merchantId: string): Promise<string[]> {
+export async function invoicesToSettle(db: Db, scope: BtcWatchScope): Promise<InvoiceRef[]> {
   const unreported = await db
     .selectFrom('btc_payments')
-    .select('invoice_id')
+    .select(['merchant_id', 'invoice_id'])
     .distinct()
-    .where('merchant_id', '=', merchantId)
+    .where(paymentsInScope(scope))
     .where('reported', '=', 0)
     .where('status', '!=', 'gone')
     .execute();
-  const partial = await db
-    .selectFrom('invoices')
-    .select('invoice_id')
-    .where('merchant_id', '=', merchantId)
-    .where('chain', '=', 'btc')
-    .where('status', '=', 'partial')
-    .execute();
-  return [...new Set([...unreported, ...partial].map((r) => r.invoice_id))];
+  const partial = await scopedInvoices(db.selectFrom('invoices').select(['merchant_id', 'invoice_id']), scope).where('status', '=', 'partial').execute();
+  const refs = new Map([...unreported, ...partial].map((r) => {
+    const ref = { merchantId: r.merchant_id, invoiceId: r.invoice_id };
+    return [refKey(ref), ref];
+  }));
+  return [...refs.values()];
 }
 
-export async function paymentsOf(db: Db, merchantId: string, invoiceIds: string[]): Promise<BtcPaymentRow[]> {
+/** The invoices' rows, each matched with its own merchant. */
+export async function invoicesOf(db: Db, refs: InvoiceRef[]) {
+  const rows = [];
+  for (const chunk of chunks(refs)) rows.push(...(await db.selectFrom('invoices').selectAll().where(isInvoiceOf(chunk)).execute()));
+  return rows;
+}
+
+export async function paymentsOf(db: Db, refs: InvoiceRef[]): Promise<BtcPaymentRow[]> {
   const rows: BtcPaymentRow[] = [];
-  for (const chunk of chunks(invoiceIds)) {
-    rows.push(...(await db.selectFrom('btc_payments').selectAll().where('merchant_id', '=', merchantId).where('invoice_id', 'in', chunk).execute()));
+  for (const chunk of chunks(refs)) rows.push(...(await db.selectFrom('btc_payments').selectAll().where(isInvoiceOf(chunk)).execute()));
+  return rows;
+}
+
+/** Of these invoices, the ones still open (pending or partial), with their status: those a new payment is announced to. */
+export async function openAmong(db: Db, refs: InvoiceRef[]) {
+  const rows = [];
+  for (const chunk of chunks(refs)) {
+    rows.push(...(await db.selectFrom('invoices').select(['merchant_id', 'invoice_id', 'status']).where(isInvoiceOf(chunk)).where('status', 'in', ['pending', 'partial']).execute()));
   }
   return rows;
 }
@@ -172,9 +256,9 @@ export async function seenSatsOf(db: Db, merchantId: string, invoiceId: string):
   return Number(row?.sats ?? 0);
 }
 
-export async function markReported(trx: Db, merchantId: string, payments: { txid: string; vout: number }[]) {
+export async function markReported(trx: Db, payments: PaymentRef[]) {
   for (const chunk of chunks(payments)) {
-    await trx.updateTable('btc_payments').set({ reported: 1 }).where('merchant_id', '=', merchantId).where(isOneOf(chunk)).execute();
+    await trx.updateTable('btc_payments').set({ reported: 1 }).where(isOneOf(chunk)).execute();
   }
 }
 
@@ -182,21 +266,22 @@ export async function markReported(trx: Db, merchantId: string, payments: { txid
  * Marks still-unreported payments reported and returns the ones this call flipped: only those may
  * be reported, so a second pass (or a second listener on the same database) never reports one twice.
  */
-export async function claimUnreported(trx: Db, merchantId: string, payments: { txid: string; vout: number }[]): Promise<Set<string>> {
+export async function claimUnreported(trx: Db, payments: PaymentRef[]): Promise<Set<string>> {
   const claimed = new Set<string>();
   for (const chunk of chunks(payments)) {
     const rows = await trx
       .updateTable('btc_payments')
       .set({ reported: 1 })
-      .where('merchant_id', '=', merchantId)
       .where('reported', '=', 0)
       .where(isOneOf(chunk))
-      .returning(['txid', 'vout'])
+      .returning(['merchant_id', 'txid', 'vout'])
       .execute();
-    for (const row of rows) claimed.add(`${row.txid}:${row.vout}`);
+    for (const row of rows) claimed.add(paymentKey({ merchantId: row.merchant_id, txid: row.txid, vout: row.vout }));
   }
   return claimed;
 }
+
+export const paymentKey = (payment: PaymentRef) => `${payment.merchantId}\n${payment.txid}:${payment.vout}`;
 
 export function toPaymentView(row: BtcPaymentRow): PaymentView {
   return {
@@ -210,43 +295,78 @@ export function toPaymentView(row: BtcPaymentRow): PaymentView {
   };
 }
 
-export async function lastProcessedBlock(db: Db, merchantId: string) {
+/** The watcher's latest processed block; `scopeKey` names the watcher (btc_blocks.merchant_id holds it). */
+export async function lastProcessedBlock(db: Db, scopeKey: string) {
   return db
     .selectFrom('btc_blocks')
     .select(['height', 'hash', 'processed_at'])
-    .where('merchant_id', '=', merchantId)
+    .where('merchant_id', '=', scopeKey)
     .orderBy('height', 'desc')
     .limit(1)
     .executeTakeFirst();
 }
 
-export async function processedBlockAt(db: Db, merchantId: string, height: number) {
+export async function processedBlockAt(db: Db, scopeKey: string, height: number) {
   return db
     .selectFrom('btc_blocks')
     .select(['height', 'hash'])
-    .where('merchant_id', '=', merchantId)
+    .where('merchant_id', '=', scopeKey)
     .where('height', '=', height)
     .executeTakeFirst();
 }
 
+/**
+ * A Cloud watcher's first start after per-merchant watchers: it takes over from the merchant of its
+ * networks that was furthest behind (its last processed block becomes the watcher's), so payments
+ * made while the instance was upgraded are still found; the merchants' own rows are dropped. Nothing
+ * happens once the watcher has progress of its own, or for the listener's scope (its key is the
+ * merchant id, whose rows it keeps using).
+ */
+export async function adoptMerchantProgress(db: Kysely<CoreTables>, scope: BtcWatchScope, now: number): Promise<number | null> {
+  if (scope.merchantId !== null || scope.networks === null) return null;
+  return db.transaction().execute(async (trx) => {
+    if (await lastProcessedBlock(trx, scope.key)) return null;
+    const merchants = trx
+      .selectFrom('invoices')
+      .select('invoices.merchant_id')
+      .where('invoices.chain', '=', 'btc')
+      .where('invoices.network', 'in', scope.networks!);
+    const lasts = await trx
+      .selectFrom('btc_blocks')
+      .select(['merchant_id', (eb) => eb.fn.max<number>('height').as('height')])
+      .where('merchant_id', 'in', merchants)
+      .groupBy('merchant_id')
+      .execute();
+    if (!lasts.length) return null;
+    const behind = lasts.reduce((a, b) => (Number(b.height) < Number(a.height) ? b : a));
+    const block = await processedBlockAt(trx, behind.merchant_id, Number(behind.height));
+    await trx.deleteFrom('btc_blocks').where('merchant_id', 'in', merchants).execute();
+    await recordProcessedBlock(trx, scope.key, block!, now, KEEP_PROCESSED_BLOCKS);
+    return block!.height;
+  });
+}
+
+/** How many processed block hashes are kept to find a fork point; deeper reorgs rescan from the oldest. */
+export const KEEP_PROCESSED_BLOCKS = 1_000;
+
 /** Stores a processed block and forgets ones deeper than any reorg we would follow. */
-export async function recordProcessedBlock(trx: Db, merchantId: string, block: { height: number; hash: string }, now: number, keep: number) {
+export async function recordProcessedBlock(trx: Db, scopeKey: string, block: { height: number; hash: string }, now: number, keep: number) {
   await trx
     .insertInto('btc_blocks')
-    .values({ merchant_id: merchantId, height: block.height, hash: block.hash, processed_at: now })
+    .values({ merchant_id: scopeKey, height: block.height, hash: block.hash, processed_at: now })
     .onConflict((oc) => oc.columns(['merchant_id', 'height']).doUpdateSet({ hash: block.hash, processed_at: now }))
     .execute();
-  await trx.deleteFrom('btc_blocks').where('merchant_id', '=', merchantId).where('height', '<=', block.height - keep).execute();
+  await trx.deleteFrom('btc_blocks').where('merchant_id', '=', scopeKey).where('height', '<=', block.height - keep).execute();
 }
 
 /** Unconfirmed payments of these transactions that the source says left the mempool; returns how many transactions. */
-export async function markGone(db: Db, merchantId: string, txids: readonly string[]): Promise<number> {
+export async function markGone(db: Db, scope: BtcWatchScope, txids: readonly string[]): Promise<number> {
   let count = 0;
   for (const chunk of chunks([...new Set(txids)])) {
     const rows = await db
       .updateTable('btc_payments')
       .set({ status: 'gone' })
-      .where('merchant_id', '=', merchantId)
+      .where(paymentsInScope(scope))
       .where('status', '=', 'mempool')
       .where('txid', 'in', chunk)
       .returning('txid')
@@ -256,29 +376,31 @@ export async function markGone(db: Db, merchantId: string, txids: readonly strin
   return count;
 }
 
-export interface OpenAddress {
-  invoiceId: string;
+export interface OpenAddress extends InvoiceRef {
   address: string;
   createdAt: number;
 }
+
+const toOpenAddress = (r: { merchant_id: string; invoice_id: string; receive_address: string; created_at: number }): OpenAddress => ({
+  merchantId: r.merchant_id,
+  invoiceId: r.invoice_id,
+  address: r.receive_address,
+  createdAt: Number(r.created_at),
+});
 
 /**
  * Bitcoin invoices that can still be paid in time (pending or partial, not past expiry), newest
  * first: the addresses address-scoped watching follows live. Bounded by `limit`.
  */
-export async function openInvoiceAddresses(db: Db, merchantId: string, now: number, limit: number): Promise<OpenAddress[]> {
-  const rows = await db
-    .selectFrom('invoices')
-    .select(['invoice_id', 'receive_address', 'created_at'])
-    .where('merchant_id', '=', merchantId)
-    .where('chain', '=', 'btc')
+export async function openInvoiceAddresses(db: Db, scope: BtcWatchScope, now: number, limit: number): Promise<OpenAddress[]> {
+  const rows = await scopedInvoices(db.selectFrom('invoices').select(['merchant_id', 'invoice_id', 'receive_address', 'created_at']), scope)
     .where('status', 'in', ['pending', 'partial'])
     .where('expires_at', '>', now)
     .orderBy('created_at', 'desc')
     .orderBy('invoice_id', 'desc')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ invoiceId: r.invoice_id, address: r.receive_address, createdAt: Number(r.created_at) }));
+  return rows.map(toOpenAddress);
 }
 
 /**
@@ -286,26 +408,40 @@ export async function openInvoiceAddresses(db: Db, merchantId: string, now: numb
  * came after `since` (a payment first seen before expiry confirms late). Confirmed invoices and
  * ones expired before the gap are left to the blocks read whole.
  */
-export async function invoicesPayableSince(db: Db, merchantId: string, since: number): Promise<OpenAddress[]> {
-  const rows = await db
-    .selectFrom('invoices')
-    .select(['invoice_id', 'receive_address', 'created_at'])
-    .where('merchant_id', '=', merchantId)
-    .where('chain', '=', 'btc')
+export async function invoicesPayableSince(db: Db, scope: BtcWatchScope, since: number): Promise<OpenAddress[]> {
+  const rows = await scopedInvoices(db.selectFrom('invoices').select(['merchant_id', 'invoice_id', 'receive_address', 'created_at']), scope)
     .where((eb) => eb.or([eb('status', 'in', ['pending', 'partial']), eb.and([eb('status', '=', 'expired'), eb('expires_at', '>', since)])]))
     .execute();
-  return rows.map((r) => ({ invoiceId: r.invoice_id, address: r.receive_address, createdAt: Number(r.created_at) }));
+  return rows.map(toOpenAddress);
 }
 
-/** Transactions of unconfirmed payments, by invoice. */
-export async function mempoolPaymentsByInvoice(db: Db, merchantId: string): Promise<Map<string, string[]>> {
+/** Transactions of unconfirmed payments, by receive address. */
+export async function mempoolPaymentsByAddress(db: Db, scope: BtcWatchScope): Promise<Map<string, string[]>> {
   const rows = await db
     .selectFrom('btc_payments')
-    .select(['invoice_id', 'txid'])
-    .where('merchant_id', '=', merchantId)
-    .where('status', '=', 'mempool')
+    .innerJoin('invoices', (join) => join.onRef('invoices.merchant_id', '=', 'btc_payments.merchant_id').onRef('invoices.invoice_id', '=', 'btc_payments.invoice_id'))
+    .select(['invoices.receive_address', 'btc_payments.txid'])
+    .where(paymentsInScope(scope))
+    .where('btc_payments.status', '=', 'mempool')
     .execute();
-  const byInvoice = new Map<string, string[]>();
-  for (const row of rows) byInvoice.set(row.invoice_id, [...(byInvoice.get(row.invoice_id) ?? []), row.txid]);
-  return byInvoice;
+  const byAddress = new Map<string, string[]>();
+  for (const row of rows) byAddress.set(row.receive_address, [...(byAddress.get(row.receive_address) ?? []), row.txid]);
+  return byAddress;
+}
+
+/**
+ * Invoices created at or after `from`, in pages ordered by (created_at, invoice_id) after `after`:
+ * what the watcher's index of scripts is built from.
+ */
+export async function btcInvoicesCreatedSince(db: Db, scope: BtcWatchScope, from: number, after: { createdAt: number; invoiceId: string } | null, limit: number) {
+  let query = scopedInvoices(db.selectFrom('invoices').select(['merchant_id', 'invoice_id', 'receive_address', 'network', 'key_id', 'created_at']), scope).where(
+    'created_at',
+    '>=',
+    from,
+  );
+  if (after) {
+    const { createdAt, invoiceId } = after;
+    query = query.where((eb) => eb.or([eb('created_at', '>', createdAt), eb.and([eb('created_at', '=', createdAt), eb('invoice_id', '>', invoiceId)])]));
+  }
+  return query.orderBy('created_at').orderBy('invoice_id').limit(limit).execute();
 }

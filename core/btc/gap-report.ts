@@ -59,29 +59,51 @@ export async function computeGapReport(db: Kysely<CoreTables>, keyId: string): P
 const REPEAT_WARNING_MS = 3_600_000;
 
 /**
- * Keeps the last gap report for /health and warns when the wallet needs more than the usual gap
- * limit: when it first passes 20 (or at start), then again at most hourly while it keeps changing,
- * so a merchant creating many unpaid invoices is told without a warning on every pass.
+ * Keeps the last gap report of every wallet key the watcher has invoices of (for /health) and warns
+ * when a wallet needs more than the usual gap limit: when it first passes 20 (or at start), then
+ * again at most hourly while it keeps changing, so a merchant creating many unpaid invoices is told
+ * without a warning on every pass. Keys are data here, not watchers: only the keys marked stale
+ * (new invoices, payments appearing or vanishing) are recomputed, and one key's failure leaves
+ * the others' reports current.
  */
-export function createGapMonitor(deps: { db: Kysely<CoreTables>; keyId: string; clock: Clock; logger: Logger }) {
-  const { db, keyId, clock, logger } = deps;
-  let report: BtcGapReport | null = null;
-  let lastWarning: { at: number; limit: number } | null = null;
+export function createGapMonitors(deps: { db: Kysely<CoreTables>; clock: Clock; logger: Logger }) {
+  const { db, clock, logger } = deps;
+  const reports = new Map<string, BtcGapReport>();
+  const warnings = new Map<string, { at: number; limit: number }>();
+  const stale = new Set<string>();
+
+  async function refreshKey(keyId: string): Promise<void> {
+    const report = await computeGapReport(db, keyId);
+    reports.set(keyId, report);
+    const limit = report.wallet_gap_limit;
+    const lastWarning = warnings.get(keyId);
+    if (limit <= DEFAULT_WALLET_GAP_LIMIT) {
+      warnings.delete(keyId);
+    } else if (!lastWarning || (limit !== lastWarning.limit && clock.now() - lastWarning.at >= REPEAT_WARNING_MS)) {
+      warnings.set(keyId, { at: clock.now(), limit });
+      logger.warn('btc address gap exceeds the usual wallet gap limit of 20: the merchant wallet may not show every payment', {
+        key_id: keyId,
+        ...report,
+        advice: `set the wallet gap limit to at least ${limit} (docs/chains.md, "Gap limit"; service gap)`,
+      });
+    }
+  }
+
   return {
-    current: () => report,
-    async refresh(): Promise<BtcGapReport> {
-      report = await computeGapReport(db, keyId);
-      const limit = report.wallet_gap_limit;
-      if (limit <= DEFAULT_WALLET_GAP_LIMIT) {
-        lastWarning = null;
-      } else if (!lastWarning || (limit !== lastWarning.limit && clock.now() - lastWarning.at >= REPEAT_WARNING_MS)) {
-        lastWarning = { at: clock.now(), limit };
-        logger.warn('btc address gap exceeds the usual wallet gap limit of 20: the merchant wallet may not show every payment', {
-          ...report,
-          advice: `set the wallet gap limit to at least ${limit} (docs/chains.md, "Gap limit"; service gap)`,
-        });
+    current: (keyId: string) => reports.get(keyId) ?? null,
+    markStale(keyId: string | null) {
+      if (keyId !== null) stale.add(keyId);
+    },
+    /** Recomputes the stale keys; a key that fails stays stale for the next call. */
+    async refresh(): Promise<void> {
+      for (const keyId of [...stale]) {
+        try {
+          await refreshKey(keyId);
+          stale.delete(keyId);
+        } catch (error) {
+          logger.warn('btc gap report of a wallet key could not be computed; the other keys go on', { key_id: keyId, error: String(error) });
+        }
       }
-      return report;
     },
   };
 }

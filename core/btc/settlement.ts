@@ -9,10 +9,14 @@ import { satsToBtc } from './amount.ts';
 import {
   chunks,
   claimUnreported,
+  invoicesOf,
   invoicesToSettle,
+  isInvoiceOf,
   markReported,
+  paymentKey,
   paymentsOf,
   toPaymentView,
+  type BtcWatchScope,
 } from './btc-payment.repository.ts';
 import { decideOpenInvoice, orphansToReport, type PaymentView } from './confirmation-rules.ts';
 
@@ -38,8 +42,8 @@ interface Plan {
 }
 
 /**
- * Applies the confirmation rules to every invoice that has payments the merchant was not told
- * about. Everything a pass decides is written in one transaction: status moves, the invoice.confirmed
+ * Applies the confirmation rules to every invoice of the scope (one merchant's, or every merchant's
+ * of a network) that has payments its merchant was not told about. Everything a pass decides is written in one transaction: status moves, the invoice.confirmed
  * and payment.orphan events, and the reported marks. Each move is guarded by the status it was
  * decided from and only the rows that really moved get an event, so a concurrent change (or a
  * second pass, or a second listener on the same database) can never confirm or report twice.
@@ -47,46 +51,42 @@ interface Plan {
 export async function settleInvoices(
   db: Kysely<CoreTables>,
   feed: StatusFeed,
-  merchantId: string,
+  scope: BtcWatchScope,
   /** The last block processed, which confirmations are counted against, and when the watcher stored it. */
   tip: { height: number; storedAt: number },
   now: number,
   logger: Logger,
   observer?: Pick<WatchObserver, 'transition' | 'settled' | 'confirmedAfterBlock'>,
 ): Promise<void> {
-  const invoiceIds = await invoicesToSettle(db, merchantId);
-  if (invoiceIds.length === 0) return;
-  const invoices: InvoiceRow[] = [];
-  for (const chunk of chunks(invoiceIds)) {
-    invoices.push(...(await db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId).where('invoice_id', 'in', chunk).execute()));
-  }
+  const refs = await invoicesToSettle(db, scope);
+  if (refs.length === 0) return;
+  const invoices = await invoicesOf(db, refs);
   const payments = new Map<string, PaymentView[]>();
-  for (const row of await paymentsOf(db, merchantId, invoiceIds)) {
-    const list = payments.get(row.invoice_id) ?? [];
+  for (const row of await paymentsOf(db, refs)) {
+    const key = invoiceKey(row);
+    const list = payments.get(key) ?? [];
     list.push(toPaymentView(row));
-    payments.set(row.invoice_id, list);
+    payments.set(key, list);
   }
 
   const plan = planSettlement(invoices, payments, tip.height, now);
   if (!plan.confirmations.length && !plan.moves.length && !plan.orphans.length) return;
 
   const done = await feed.transaction(db, async (trx, changed) => {
-    const moved = await moveStatuses(trx, merchantId, plan.moves, now);
-    const confirmed = await confirmInvoices(trx, merchantId, plan.confirmations, now);
-    for (const { invoice, to } of moved) changed({ invoice_id: invoice.invoice_id, merchant_id: merchantId, status: to, at: now });
-    for (const { invoice } of confirmed) changed({ invoice_id: invoice.invoice_id, merchant_id: merchantId, status: 'confirmed', at: now });
-    await markReported(trx, merchantId, confirmed.flatMap((c) => c.counted));
-    const claimed = await claimUnreported(trx, merchantId, plan.orphans.map((o) => o.payment));
-    const orphans = plan.orphans.filter((o) => claimed.has(`${o.payment.txid}:${o.payment.vout}`));
-    await enqueueEvents(trx, [
-      ...confirmed.map((c) => confirmedEvent(merchantId, c, now)),
-      ...orphans.map((o) => orphanEvent(merchantId, o.invoice, o.payment, now)),
-    ]);
+    const moved = await moveStatuses(trx, plan.moves, now);
+    const confirmed = await confirmInvoices(trx, plan.confirmations, now);
+    for (const { invoice, to } of moved) changed({ invoice_id: invoice.invoice_id, merchant_id: invoice.merchant_id, status: to, at: now });
+    for (const { invoice } of confirmed) changed({ invoice_id: invoice.invoice_id, merchant_id: invoice.merchant_id, status: 'confirmed', at: now });
+    await markReported(trx, confirmed.flatMap((c) => c.counted.map((p) => ({ merchantId: c.invoice.merchant_id, txid: p.txid, vout: p.vout }))));
+    const orphanRef = (o: Plan['orphans'][number]) => ({ merchantId: o.invoice.merchant_id, txid: o.payment.txid, vout: o.payment.vout });
+    const claimed = await claimUnreported(trx, plan.orphans.map(orphanRef));
+    const orphans = plan.orphans.filter((o) => claimed.has(paymentKey(orphanRef(o))));
+    await enqueueEvents(trx, [...confirmed.map((c) => confirmedEvent(c, now)), ...orphans.map((o) => orphanEvent(o.invoice, o.payment, now))]);
     return { moved, confirmed, orphans };
   });
 
   for (const { invoice, to } of done.moved) {
-    logger.info('btc invoice status changed', { invoice_id: invoice.invoice_id, from: invoice.status, to });
+    logger.info('btc invoice status changed', { merchant_id: invoice.merchant_id, invoice_id: invoice.invoice_id, from: invoice.status, to });
     observer?.transition(invoice.asset, to);
   }
   for (const c of done.confirmed) {
@@ -115,10 +115,14 @@ export async function settleInvoices(
   }
 }
 
-function planSettlement(invoices: InvoiceRow[], payments: Map<string, PaymentView[]>, tipHeight: number, now: number): Plan {
+/** Invoice ids are the merchant's: the merchant is part of the key, so payments never meet another merchant's invoice. */
+const invoiceKey = (row: { merchant_id: string; invoice_id: string }) => `${row.merchant_id}\n${row.invoice_id}`;
+
+/** Decides every invoice's move from its own payments; pure, so a pass is planned before anything is written. */
+export function planSettlement(invoices: InvoiceRow[], payments: Map<string, PaymentView[]>, tipHeight: number, now: number): Plan {
   const plan: Plan = { confirmations: [], moves: [], orphans: [] };
   for (const invoice of invoices) {
-    const rows = payments.get(invoice.invoice_id) ?? [];
+    const rows = payments.get(invoiceKey(invoice)) ?? [];
     const amountSats = BigInt(invoice.amount_sats ?? 0);
     const expiresAt = Number(invoice.expires_at);
     if (OPEN.includes(invoice.status)) {
@@ -155,7 +159,6 @@ function groupBy<T>(items: T[], key: (item: T) => string): T[][] {
  */
 async function updateGuarded<T extends { invoice: InvoiceRow }>(
   trx: Transaction<CoreTables>,
-  merchantId: string,
   items: T[],
   groupKey: (item: T) => string,
   changes: (chunk: T[]) => UpdateObject<CoreTables, 'invoices'>,
@@ -166,34 +169,34 @@ async function updateGuarded<T extends { invoice: InvoiceRow }>(
       const rows = await trx
         .updateTable('invoices')
         .set(changes(chunk))
-        .where('merchant_id', '=', merchantId)
         .where('status', '=', chunk[0].invoice.status)
-        .where('invoice_id', 'in', chunk.map((item) => item.invoice.invoice_id))
-        .returning('invoice_id')
+        .where(isInvoiceOf(chunk.map((item) => ({ merchantId: item.invoice.merchant_id, invoiceId: item.invoice.invoice_id }))))
+        .returning(['merchant_id', 'invoice_id'])
         .execute();
-      const ids = new Set(rows.map((r) => r.invoice_id));
-      happened.push(...chunk.filter((item) => ids.has(item.invoice.invoice_id)));
+      const ids = new Set(rows.map((r) => invoiceKey(r)));
+      happened.push(...chunk.filter((item) => ids.has(invoiceKey(item.invoice))));
     }
   }
   return happened;
 }
 
-const moveStatuses = (trx: Transaction<CoreTables>, merchantId: string, moves: Plan['moves'], now: number) =>
-  updateGuarded(trx, merchantId, moves, (m) => m.to, (chunk) => ({ status: chunk[0].to, updated_at: now }));
+const moveStatuses = (trx: Transaction<CoreTables>, moves: Plan['moves'], now: number) =>
+  updateGuarded(trx, moves, (m) => m.to, (chunk) => ({ status: chunk[0].to, updated_at: now }));
 
 /** The completing transaction differs per invoice: one CASE sets each its own. */
-const confirmInvoices = (trx: Transaction<CoreTables>, merchantId: string, confirmations: Confirmation[], now: number) =>
-  updateGuarded(trx, merchantId, confirmations, () => 'confirmed', (chunk) => ({
+const confirmInvoices = (trx: Transaction<CoreTables>, confirmations: Confirmation[], now: number) =>
+  updateGuarded(trx, confirmations, () => 'confirmed', (chunk) => ({
     status: 'confirmed',
-    tx_hash: sql<string>`case invoice_id ${sql.join(
-      chunk.map((c) => sql`when ${c.invoice.invoice_id} then ${c.txHash}`),
+    tx_hash: sql<string>`case ${sql.join(
+      chunk.map((c) => sql`when merchant_id = ${c.invoice.merchant_id} and invoice_id = ${c.invoice.invoice_id} then ${c.txHash}`),
       sql` `,
     )} end`,
     paid_at: now,
     updated_at: now,
   }));
 
-function confirmedEvent(merchantId: string, c: Confirmation, now: number): NewEvent {
+function confirmedEvent(c: Confirmation, now: number): NewEvent {
+  const merchantId = c.invoice.merchant_id;
   return {
     merchantId,
     createdAt: now,
@@ -212,9 +215,9 @@ function confirmedEvent(merchantId: string, c: Confirmation, now: number): NewEv
   };
 }
 
-function orphanEvent(merchantId: string, invoice: InvoiceRow, payment: PaymentView, now: number): NewEvent {
+function orphanEvent(invoice: InvoiceRow, payment: PaymentView, now: number): NewEvent {
   return {
-    merchantId,
+    merchantId: invoice.merchant_id,
     createdAt: now,
     payload: {
       event: 'payment.orphan',

@@ -5,6 +5,7 @@ import { baseAdapter, baseReceiver } from '../../core/base/base-adapter.ts';
 import { parseBaseConfig, type BaseConfig } from '../../core/base/base-config.ts';
 import { createRpcSource, type RpcSource } from '../../core/base/rpc.ts';
 import { createBaseWatcher } from '../../core/base/watcher.ts';
+import { merchantBaseScope } from '../../core/base/base-transfer.repository.ts';
 import { createInvoiceService } from '../../core/invoices/invoice.service.ts';
 import { silentLogger } from '../../core/log.ts';
 import { watchObserver, type ServiceMetrics } from '../../core/metrics.ts';
@@ -101,7 +102,7 @@ export function baseServices(
     feed,
     clock: options.watcherClock ?? systemClock,
     logger: silentLogger,
-    merchantId: MERCHANT,
+    scope: merchantBaseScope(MERCHANT),
     base: config,
     sources: options.sources ?? [chain.source()],
     recipientsPerCall: options.recipientsPerCall,

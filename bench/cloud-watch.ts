@@ -1,0 +1,300 @@
+/**
+ * Cloud chain watching at 10,000 merchants on one instance: a real Cloud process (`service start
+ * --cloud`, compiled, default poll intervals) watching the local regtest chain through its Esplora
+ * API in full mode, on SQLite and on Postgres (a private schema). Each merchant has two open
+ * Bitcoin invoices, written in bulk before the process starts (signing 10,000 merchants up over
+ * HTTP would take longer than the measurement); the watchers are Cloud's own.
+ *
+ * Per database and size: the process's RSS once its watcher has indexed every invoice and read the
+ * tip; its CPU over 30 s of idle; then one block paying 1,000 invoices of 1,000 different merchants,
+ * timed from the watcher's download of the block to the 1,000th invoice confirmed in the database.
+ * Baseline: the same with 1,000 merchants in the same run.
+ * Run: npm run bench -- cloud-watch   (BENCH_IDLE_S=… shortens the idle window)
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BIP32Factory } from 'bip32';
+import * as bitcoin from 'bitcoinjs-lib';
+import * as ecc from 'tiny-secp256k1';
+import pg from 'pg';
+import { openCloudDatabase } from '../cloud/cloud.schema.ts';
+import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
+import { startLocalChainServer } from '../listener/sandbox/local-chain-server.ts';
+import { progress, report, round } from './support/report.ts';
+import { freePort } from './support/server-process.ts';
+
+const MERCHANTS = 10_000;
+const BASELINE_MERCHANTS = 1_000;
+const INVOICES_PER_MERCHANT = 2;
+const PAID = 1_000;
+const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 30);
+const TARGETS = { rss_mb: 400, idle_cpu_pct: 3, block_settle_ms: 1_000 };
+const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const root = fileURLToPath(new URL('..', import.meta.url));
+/** A test-network key stored on every merchant, as signup would; the watchers read the invoices, not the keys. */
+const TPUB = BIP32Factory(ecc).fromSeed(Buffer.alloc(32, 7), bitcoin.networks.testnet).derivePath("m/84'/1'/0'").neutered().toBase58();
+const CLOCK_TICKS = 100;
+
+progress('building the Cloud (dist/)…');
+spawnSync(process.execPath, ['bin/build.js'], { cwd: root, stdio: 'inherit' });
+const chain = new LocalBtcChain();
+const server = await startLocalChainServer(chain);
+const randomAddress = () => bitcoin.payments.p2wpkh({ hash: randomBytes(20), network: bitcoin.networks.regtest }).address!;
+
+interface Prepared {
+  url: string;
+  database: Awaited<ReturnType<typeof openCloudDatabase>>;
+  /** The first invoice's address of each of the first PAID merchants, and its invoice id. */
+  paid: Array<{ invoiceId: string; address: string }>;
+  cleanup(): Promise<void>;
+}
+
+async function prepare(kind: 'sqlite' | 'postgres', merchants: number): Promise<Prepared> {
+  let url: string;
+  let cleanup: () => Promise<void>;
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-cloud-watch-'));
+    url = `sqlite:${join(dir, 'cloud.db')}`;
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  } else {
+    const schema = `bench_cloud_watch_${randomBytes(4).toString('hex')}`;
+    await withPg(PG_URL, (client) => client.query(`create schema ${schema}`));
+    const u = new URL(PG_URL);
+    u.searchParams.set('options', `-c search_path=${schema}`);
+    url = u.toString();
+    cleanup = async () => {
+      await withPg(PG_URL, (client) => client.query(`drop schema ${schema} cascade`));
+    };
+  }
+  const database = await openCloudDatabase(url);
+  const now = Date.now();
+  const paid: Prepared['paid'] = [];
+  for (let start = 0; start < merchants; start += 500) {
+    const ids = Array.from({ length: Math.min(500, merchants - start) }, (_, j) => start + j);
+    await database.db
+      .insertInto('cloud_merchants')
+      .values(
+        ids.map((i) => ({
+          merchant_id: `m_${i}`,
+          email: `bench${i}@example.com`,
+          shop_name: `Bench ${i}`,
+          btc_xpub: TPUB,
+          base_xpub: null,
+          base_address: null,
+          webhook_url: null,
+          webhook_secret: null,
+          plan: 'free',
+          plan_expires_at: null,
+          created_at: now - 7_200_000,
+        })),
+      )
+      .execute();
+    const invoices = ids.flatMap((i) =>
+      Array.from({ length: INVOICES_PER_MERCHANT }, (_, n) => {
+        // Spread over the last hour, one every 180 ms at 10,000 merchants: the watch-set refresh re-reads the last two minutes.
+        const createdAt = Math.round(now - 3_600_000 + ((i * INVOICES_PER_MERCHANT + n) * 3_600_000) / (merchants * INVOICES_PER_MERCHANT));
+        const address = randomAddress();
+        if (n === 0 && i < PAID) paid.push({ invoiceId: `inv_${i}_${n}`, address });
+        return {
+          invoice_id: `inv_${i}_${n}`,
+          merchant_id: `m_${i}`,
+          chain: 'btc',
+          asset: 'BTC',
+          network: 'regtest',
+          receive_address: address,
+          child_index: n,
+          derivation_path: null,
+          key_id: `key_${i}`,
+          amount_sats: 10_000,
+          amount_units: null,
+          memo: null,
+          status: 'pending',
+          tx_hash: null,
+          paid_at: null,
+          expires_at: now + 86_400_000,
+          created_at: createdAt,
+          updated_at: createdAt,
+        };
+      }),
+    );
+    await database.db.insertInto('invoices').values(invoices).execute();
+  }
+  return { url, database, paid, cleanup };
+}
+
+async function withPg<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The compiled Cloud, as `npm start -- --cloud` runs it. */
+async function startCloudProcess(databaseUrl: string): Promise<ChildProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['bin/service.js', 'start', '--cloud'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      CLOUD_WATCH: 'true',
+      BTC_ESPLORA_URL: server.esploraUrl,
+      BTC_ESPLORA_SELF_HOSTED: 'true',
+      CLOUD_SIGNUP_RATE_LIMIT: 'off',
+      CLOUD_INVOICE_RATE_LIMIT: 'off',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let tries = 0; tries < 600; tries++) {
+    if (child.exitCode !== null) throw new Error(`the Cloud process exited with ${child.exitCode}`);
+    try {
+      await fetch(`http://127.0.0.1:${port}/api/v1/health`);
+      return child;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error('the Cloud process did not answer');
+}
+
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+/** User plus system CPU seconds of the process so far. */
+const cpuS = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+};
+const cpuPctOver = async (pid: number, seconds: number) => {
+  const before = cpuS(pid);
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  return ((cpuS(pid) - before) / ((performance.now() - started) / 1000)) * 100;
+};
+
+async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 50): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+interface Measured {
+  merchants: number;
+  pickupS: number;
+  rssMb: number;
+  idleCpuPct: number;
+  settleMs: number;
+  fromMineMs: number;
+}
+
+async function measure(kind: 'sqlite' | 'postgres', merchants: number): Promise<Measured> {
+  const label = `[${kind}, ${merchants.toLocaleString('en')} merchants]`;
+  progress(`${label} writing ${merchants.toLocaleString('en')} merchants and ${(merchants * INVOICES_PER_MERCHANT).toLocaleString('en')} invoices…`);
+  const prepared = await prepare(kind, merchants);
+  const { database } = prepared;
+  let child: ChildProcess | undefined;
+  try {
+    progress(`${label} starting the Cloud process…`);
+    const started = performance.now();
+    child = await startCloudProcess(prepared.url);
+    const pid = child.pid!;
+    const tip = chain.tip.height;
+    await waitFor(
+      'the watcher indexed every invoice and read the tip',
+      async () => Boolean(await database.db.selectFrom('btc_blocks').select('height').where('merchant_id', 'like', 'watch:btc:%').where('height', '>=', tip).executeTakeFirst()),
+      120_000,
+      100,
+    );
+    const pickupS = (performance.now() - started) / 1000;
+    // The first pass ends with every wallet key's gap report; idle is after it.
+    await waitFor('the first pass ended', async () => (await cpuPctOver(pid, 1)) < 10, 120_000, 0);
+    const rss = rssMb(pid);
+    progress(`${label} picked up in ${pickupS.toFixed(1)} s; RSS ${rss.toFixed(0)} MB; measuring idle CPU over ${IDLE_S} s…`);
+    const idleCpuPct = await cpuPctOver(pid, IDLE_S);
+
+    progress(`${label} one block paying ${PAID} invoices of ${PAID} merchants…`);
+    const blockFetches = () => server.requestsByRoute().get('GET /api/block/:hash/raw') ?? 0;
+    const fetchesBefore = blockFetches();
+    for (let i = 0; i < prepared.paid.length; i += 2) chain.pay(prepared.paid.slice(i, i + 2).map((p) => ({ address: p.address, value: 10_000n })));
+    chain.mine(1);
+    const minedAt = performance.now();
+    await waitFor('the watcher downloaded the block', () => blockFetches() > fetchesBefore, 30_000, 1);
+    const fetchedAt = performance.now();
+    const ids = prepared.paid.map((p) => p.invoiceId);
+    await waitFor(
+      `the ${PAID} invoices confirmed`,
+      async () => {
+        const row = await database.db.selectFrom('invoices').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'confirmed').where('invoice_id', 'in', ids).executeTakeFirstOrThrow();
+        return Number(row.n) === PAID;
+      },
+      60_000,
+      10,
+    );
+    const doneAt = performance.now();
+    const settleMs = doneAt - fetchedAt;
+    progress(`${label} settled in ${settleMs.toFixed(0)} ms after the block download (${(doneAt - minedAt).toFixed(0)} ms after mining, the poll wait included)`);
+    return { merchants, pickupS, rssMb: rss, idleCpuPct, settleMs, fromMineMs: doneAt - minedAt };
+  } finally {
+    if (child && child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child!.once('exit', resolve));
+    }
+    await database.close();
+    await prepared.cleanup();
+  }
+}
+
+const results: Record<'sqlite' | 'postgres', { base: Measured; big: Measured }> = {} as never;
+for (const kind of ['sqlite', 'postgres'] as const) {
+  results[kind] = { base: await measure(kind, BASELINE_MERCHANTS), big: await measure(kind, MERCHANTS) };
+}
+await server.close();
+
+const row = (kind: string, m: Measured) =>
+  `${kind.padEnd(10)}${m.merchants.toLocaleString('en').padStart(10)}${(m.merchants * INVOICES_PER_MERCHANT).toLocaleString('en').padStart(10)}` +
+  `${m.pickupS.toFixed(1).padStart(12)}${m.rssMb.toFixed(0).padStart(10)}${m.idleCpuPct.toFixed(2).padStart(12)}${m.settleMs.toFixed(0).padStart(14)}`;
+const worst = <K extends keyof Measured>(key: K) => Math.max(results.sqlite.big[key] as number, results.postgres.big[key] as number);
+const worstBase = <K extends keyof Measured>(key: K) => Math.max(results.sqlite.base[key] as number, results.postgres.base[key] as number);
+const lines = [
+  '',
+  `cloud-watch: one Cloud instance, ${INVOICES_PER_MERCHANT} open Bitcoin invoices per merchant, local regtest chain (Esplora, full mode), default poll intervals`,
+  'database   merchants  invoices  picked up (s)  RSS (MB)  idle CPU (%)  block settle (ms)',
+  ...(['sqlite', 'postgres'] as const).flatMap((kind) => [row(kind, results[kind].base), row(kind, results[kind].big)]),
+  '',
+  `block settle: from the watcher's download of a block paying ${PAID} invoices of ${PAID} merchants to the last of them confirmed in the database`,
+  `idle CPU: share of one core over ${IDLE_S} s with nothing happening on the chain; RSS once every invoice is indexed`,
+  `${MERCHANTS.toLocaleString('en')} vs ${BASELINE_MERCHANTS.toLocaleString('en')} merchants (worst database): RSS ${round(worst('rssMb') / worstBase('rssMb'))}x, ` +
+    `idle CPU ${worst('idleCpuPct').toFixed(2)} % vs ${worstBase('idleCpuPct').toFixed(2)} %; targets: RSS <= ${TARGETS.rss_mb} MB, idle <= ${TARGETS.idle_cpu_pct} %, block <= ${TARGETS.block_settle_ms} ms`,
+];
+const per = (kind: 'sqlite' | 'postgres') => ({
+  [`${kind}_rss_mb`]: Math.round(results[kind].big.rssMb),
+  [`${kind}_idle_cpu_pct`]: round(results[kind].big.idleCpuPct),
+  [`${kind}_block_settle_ms`]: Math.round(results[kind].big.settleMs),
+  [`${kind}_rss_mb_1000`]: Math.round(results[kind].base.rssMb),
+  [`${kind}_idle_cpu_pct_1000`]: round(results[kind].base.idleCpuPct),
+  [`${kind}_block_settle_ms_1000`]: Math.round(results[kind].base.settleMs),
+  [`${kind}_pickup_s`]: round(results[kind].big.pickupS, 1),
+});
+report(lines, {
+  bench: 'cloud-watch',
+  value: Math.round(worst('rssMb')),
+  unit: 'MB',
+  baseline: Math.round(worstBase('rssMb')),
+  ratio: round(worst('rssMb') / worstBase('rssMb')),
+  target: TARGETS,
+  merchants: MERCHANTS,
+  rss_mb: Math.round(worst('rssMb')),
+  idle_cpu_pct: round(worst('idleCpuPct')),
+  block_settle_ms: Math.round(worst('settleMs')),
+  rss_mb_1000: Math.round(worstBase('rssMb')),
+  ...per('sqlite'),
+  ...per('postgres'),
+});
