@@ -98,7 +98,7 @@ export function createCloudService(deps: CloudServiceDeps) {
     /** The assets the merchant's stored keys let an invoice be created in, as the listener reports its own. */
     enabledAssets(merchant: MerchantRow) {
       const { chains, base } = deps.receivers.receivers(merchant);
-      return enabledAssets({ btc: chains.btc ?? null, base: base?.base ?? null });
+      return enabledAssets({ btc: chains.btc ?? null, evm: base ? [base.base] : [] });
     },
 
     getInvoice: (merchant: MerchantRow, invoiceId: string) => engine.get(merchant.merchant_id, invoiceId),

@@ -3,7 +3,10 @@ import { sql } from 'kysely';
 import type { Health } from '../shared/index.ts';
 import { buildLlmsTxt } from '../shared/llms.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
-import { btcAdapter, btcReceiver } from '../core/btc/btc-adapter.ts';
+import { btcReceiver } from '../core/btc/btc-adapter.ts';
+import { btcModule } from '../core/btc/btc-module.ts';
+import { chainModules } from '../core/chains/registry.ts';
+import { evmSpecOf } from '../core/base/evm-chains.ts';
 import { btcWatchingFor } from '../core/btc/chain-source-factory.ts';
 import type { Fetch } from '../core/btc/chain-source.ts';
 import { createReceiveAddressBook, startAddressDeriver } from '../core/btc/receive-address-book.ts';
@@ -14,7 +17,7 @@ import { ConfigError, configSecrets, type Config } from './config.ts';
 import { openCoreDatabase, type CoreDatabase } from '../core/schema.ts';
 import { enabledAssets } from './enabled-assets.ts';
 import { claimOwnFixedAddress } from '../core/base/address-claims.ts';
-import { baseAdapter, baseReceiver } from '../core/base/base-adapter.ts';
+import { baseReceiver } from '../core/base/base-adapter.ts';
 import { baseChainStatus, baseHealth } from '../core/base/base-health.ts';
 import { createRpcSource } from '../core/base/rpc.ts';
 import { createBaseWatcher } from '../core/base/watcher.ts';
@@ -84,7 +87,7 @@ const isLoopbackHost = (host: string) => /^(localhost|127(\.\d{1,3}){3}|::1|\[::
 const idleChainStatus = (): ChainStatus => ({ ws_connected: false, subscribed_count: 0, last_event_at: null, last_block_height: null });
 
 /** Builds the whole listener from a validated config and starts serving. */
-const chains = [btcAdapter, baseAdapter];
+const chains = [...chainModules.values()].map((module) => module.adapter);
 
 export async function startListener(config: Config, deps: ListenerDeps = {}): Promise<RunningListener> {
   const clock = deps.clock ?? systemClock;
@@ -94,7 +97,9 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const metrics = deps.metrics ?? createServiceMetrics();
   const baseXpub = config.base?.xpub;
   if (baseXpub?.legacyKeyId) await adoptKeyIdentity(database.db, 'base', baseXpub.legacyKeyId, baseXpub.keyId);
-  const fixedAddressProblem = config.base?.fixedAddress ? await claimOwnFixedAddress(database.db, config.base.fixedAddress) : null;
+  // One claim per address: the chains that share MERCHANT_EVM_ADDRESS share its claim.
+  const fixedAddresses = [...new Set(config.evm.map((evm) => evm.fixedAddress).filter((address) => address !== null))];
+  const fixedAddressProblem = (await Promise.all(fixedAddresses.map((address) => claimOwnFixedAddress(database.db, address)))).find((problem) => problem !== null) ?? null;
   if (fixedAddressProblem) {
     if (!deps.database) await database.close();
     throw new ConfigError([fixedAddressProblem]);
@@ -129,32 +134,33 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
           clock,
           logger,
           pollIntervalMs: deps.btcPollIntervalMs,
-          observer: watchObserver(metrics, 'btc'),
+          observer: watchObserver(metrics, btcModule.chain),
         })
       : null;
 
-  const baseWatcher = config.base
-    ? createBaseWatcher({
-        observer: watchObserver(metrics, 'base'),
-        db: database.db,
-        feed,
-        clock,
-        logger: logger.child({ chain: 'base' }),
-        merchantId: config.merchantId,
-        base: config.base,
-        sources: config.base.rpcUrls.map((url) =>
-          createRpcSource(url, {
-            fetch: budgets.fetchFor(networkFetch, 'base', url),
-            sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-            logger,
-          }),
-        ),
-        pollIntervalMs: deps.baseOptions?.pollIntervalMs,
-      })
-    : null;
-  const base = config.base
-    ? baseReceiver({ base: config.base, nonceDigits: deps.baseOptions?.nonceDigits, quarantineMs: deps.baseOptions?.quarantineMs })
-    : null;
+  const evmWatchers = config.evm.map((evm) =>
+    createBaseWatcher({
+      observer: watchObserver(metrics, evm.chain),
+      db: database.db,
+      feed,
+      clock,
+      logger: logger.child({ chain: evm.chain }),
+      merchantId: config.merchantId,
+      base: evm,
+      sources: evm.rpcUrls.map((url) =>
+        createRpcSource(url, {
+          fetch: budgets.fetchFor(networkFetch, evm.chain, url, false, evmSpecOf(evm.chain).sourceBudget),
+          sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+          logger,
+        }),
+      ),
+      pollIntervalMs: deps.baseOptions?.pollIntervalMs,
+    }),
+  );
+  const baseWatcher = evmWatchers.find((_, i) => config.evm[i] === config.base) ?? null;
+  const evmReceivers = Object.fromEntries(
+    config.evm.map((evm) => [evm.chain, baseReceiver({ base: evm, nonceDigits: deps.baseOptions?.nonceDigits, quarantineMs: deps.baseOptions?.quarantineMs })]),
+  );
 
   const invoices = createInvoiceService({
     db: database.db,
@@ -164,7 +170,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     feed,
     expiry,
     merchantId: config.merchantId,
-    receivers: { ...(btc && { btc }), ...(base && { base }) },
+    receivers: { ...(btc && { btc }), ...evmReceivers },
     metrics,
   });
 
@@ -174,8 +180,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     clock,
     chainSources: () => budgets.metricStats(),
     watchers: () => [
-      ...(btcWatcher ? [{ chain: 'btc', progress: btcWatcher.status().btc_progress }] : []),
-      ...(baseWatcher ? [{ chain: 'base', progress: baseWatcher.status().progress }] : []),
+      ...(btcWatcher ? [{ chain: btcModule.chain, progress: btcWatcher.status().btc_progress }] : []),
+      ...evmWatchers.map((watcher, i) => ({ chain: config.evm[i].chain, progress: watcher.status().progress })),
     ],
   });
 
@@ -190,13 +196,14 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       logger.warn('health: database check failed', { error });
     }
     const baseStatus = baseWatcher?.status();
-    const problems = [database.problem(), btcWatcher?.problem(), baseWatcher?.problem()].filter((p) => p != null);
+    const evmStatus = evmWatchers[0]?.status();
+    const problems = [database.problem(), btcWatcher?.problem(), ...evmWatchers.map((watcher) => watcher.problem())].filter((p) => p != null);
     return {
       ok: ok && problems.length === 0,
       problems,
       ...idleChainStatus(),
-      // Bitcoin's watcher when Bitcoin is configured, else Base's: see docs/self-hosting.md, "Health".
-      ...(btcWatcher?.status() ?? (baseStatus ? baseChainStatus(baseStatus) : {})),
+      // Bitcoin's watcher when Bitcoin is configured, else the first EVM chain's: see docs/self-hosting.md, "Health".
+      ...(btcWatcher?.status() ?? (evmStatus ? baseChainStatus(evmStatus) : {})),
       uptime_s: Math.round((clock.now() - startedAt) / 100) / 10,
       webhooks: webhookCounts,
       enabled_assets: enabledAssets(config),
@@ -248,19 +255,19 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       merchantId: config.merchantId,
       clock,
       shopName: config.shopName,
-      explorers: { btc: config.btc?.explorerUrl ?? null, base: config.base?.explorerUrl ?? null },
+      explorers: Object.fromEntries([...(config.btc ? [[btcModule.chain, config.btc.explorerUrl]] : []), ...config.evm.map((evm) => [evm.chain, evm.explorerUrl])]),
     }),
   });
 
   const { server, url } = await serveHttp(app, config.port, config.host, logger);
   servedUrl = url;
   if (oauth && !config.publicUrl && !onLoopback) logger.warn('OAuth for /mcp is off: set PUBLIC_URL to the URL clients reach this server at');
-  baseWatcher?.start();
+  for (const watcher of evmWatchers) watcher.start();
   logger.info('listener started', {
     url,
     database: database.dialect,
     btc_network: config.btc?.accountKey.network ?? null,
-    base_chain_id: config.base?.chainId ?? null,
+    evm_chain_ids: Object.fromEntries(config.evm.map((evm) => [evm.chain, evm.chainId])),
     api_key: config.apiKey ? 'set' : 'unset (POST /invoice is open: development only)',
     webhook_url: config.webhook?.url ?? 'unset (events are stored, not sent)',
   });
@@ -280,7 +287,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       await webhooks.stop(options.graceMs);
       oauth?.close();
       deriver?.close();
-      await baseWatcher?.stop();
+      for (const watcher of evmWatchers) await watcher.stop();
       await expiry.stop();
       await feed.close();
       if (!deps.database) await database.close();

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import * as z from 'zod';
 import { BtcNetwork } from '../shared/index.ts';
-import { baseSettingNames, parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
+import { evmSettingNames, parseEvmConfigs, type BaseConfig, type EvmConfig } from '../core/base/base-config.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES, mempoolSocketUrl } from '../core/btc/mempool-socket.ts';
 import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from '../core/btc/account-key.ts';
 import { DEFAULT_DATABASE_WAIT_S } from '../core/db/database.ts';
@@ -34,7 +34,10 @@ export interface Config {
     wsMaxAddresses: number;
     wsMaxConnections: number;
   } | null;
+  /** Base's settings when Base is enabled: the first of `evm` then. */
   base: BaseConfig | null;
+  /** Every enabled EVM chain (Base, Ethereum, …), in registry order. */
+  evm: EvmConfig[];
   apiKey: string | null;
   rateLimit: RateLimitConfig | null;
   trustProxy: boolean;
@@ -89,7 +92,7 @@ export const settingNames = [
   'NODE_ENV',
   'SHOP_NAME',
   ...budgetSettingNames,
-  ...baseSettingNames,
+  ...evmSettingNames,
 ] as const;
 
 const defaultEsplora: Partial<Record<BtcNetwork, string>> = {
@@ -305,7 +308,8 @@ export function loadConfig(env: Env): Config {
     }
   }
 
-  const base = parseBaseConfig(env, problems);
+  const evm = parseEvmConfigs(env, problems);
+  const base = evm.find((chain) => chain.chain === 'base') ?? null;
 
   let rateLimit: RateLimitConfig | null = null;
   try {
@@ -336,6 +340,7 @@ export function loadConfig(env: Env): Config {
     merchantId: raw.MERCHANT_ID,
     btc,
     base,
+    evm,
     apiKey: raw.SERVICE_API_KEY ?? null,
     rateLimit,
     trustProxy: raw.TRUST_PROXY === 'true' || raw.TRUST_PROXY === '1',

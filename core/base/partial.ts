@@ -11,12 +11,13 @@ import type { StatusFeed } from '../invoices/status-feed.ts';
  * on every pass, so a reorg that drops a part payment turns `partial` back to `pending`.
  * Fixed-address invoices never read `partial`: an inexact amount pays nothing.
  */
-export async function refreshPartialStatus(db: Kysely<CoreTables>, feed: StatusFeed, merchantId: string, now: number): Promise<void> {
+export async function refreshPartialStatus(db: Kysely<CoreTables>, feed: StatusFeed, merchantId: string, chain: string, now: number): Promise<void> {
   const rows = await db
     .selectFrom('invoices as i')
     .leftJoin('base_transfers as t', (join) =>
       join
         .onRef('t.merchant_id', '=', 'i.merchant_id')
+        .onRef('t.chain', '=', 'i.chain')
         .onRef('t.to_address', '=', 'i.receive_address')
         .onRef('t.token_address', '=', 'i.token_address')
         .onRef('t.block_time', '<=', 'i.expires_at')
@@ -24,7 +25,7 @@ export async function refreshPartialStatus(db: Kysely<CoreTables>, feed: StatusF
     )
     .select(['i.invoice_id', 'i.status', 'i.amount_units', 'i.expires_at', 't.value'])
     .where('i.merchant_id', '=', merchantId)
-    .where('i.chain', '=', 'base')
+    .where('i.chain', '=', chain)
     .where('i.child_index', 'is not', null)
     .where('i.status', 'in', ['pending', 'partial'])
     .where((eb) => eb.or([eb('i.status', '=', 'partial'), eb('t.tx_hash', 'is not', null)]))
@@ -61,12 +62,13 @@ export async function refreshPartialStatus(db: Kysely<CoreTables>, feed: StatusF
  */
 export async function seenUnitsOf(
   db: Kysely<CoreTables>,
-  invoice: Pick<InvoiceRow, 'merchant_id' | 'receive_address' | 'token_address' | 'expires_at' | 'child_index' | 'amount_units'>,
+  invoice: Pick<InvoiceRow, 'merchant_id' | 'chain' | 'receive_address' | 'token_address' | 'expires_at' | 'child_index' | 'amount_units'>,
 ): Promise<bigint> {
   let query = db
     .selectFrom('base_transfers')
     .select('value')
     .where('merchant_id', '=', invoice.merchant_id)
+    .where('chain', '=', invoice.chain)
     .where('to_address', '=', invoice.receive_address)
     .where('token_address', '=', invoice.token_address)
     .where('block_time', '<=', invoice.expires_at)
@@ -77,14 +79,16 @@ export async function seenUnitsOf(
 }
 
 /**
- * The expiry guard of Base invoices: a transfer of the invoice's token to its address mined by
- * `expires_at`, of the exact amount when the address is the merchant's fixed one (other invoices
- * share it there).
+ * The expiry guard of one EVM chain's invoices: a transfer on that chain of the invoice's token to
+ * its address mined by `expires_at`, of the exact amount when the address is the merchant's fixed
+ * one (other invoices share it there).
  */
-export function baseTransferSeenBeforeExpiry({ exists, selectFrom }: ExpressionBuilder<CoreTables, 'invoices'>) {
-  return exists(
+export const evmTransferSeenBeforeExpiry = (chain: string) => ({ exists, selectFrom }: ExpressionBuilder<CoreTables, 'invoices'>) =>
+  exists(
     selectFrom('base_transfers')
       .select('base_transfers.tx_hash')
+      .where('base_transfers.chain', '=', chain)
+      .whereRef('base_transfers.chain', '=', 'invoices.chain')
       .whereRef('base_transfers.merchant_id', '=', 'invoices.merchant_id')
       .whereRef('base_transfers.to_address', '=', 'invoices.receive_address')
       .whereRef('base_transfers.token_address', '=', 'invoices.token_address')
@@ -94,4 +98,3 @@ export function baseTransferSeenBeforeExpiry({ exists, selectFrom }: ExpressionB
         transfer.or([transfer('invoices.child_index', 'is not', null), transfer('base_transfers.value', '=', transfer.ref('invoices.amount_units'))]),
       ),
   );
-}

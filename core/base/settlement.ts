@@ -37,6 +37,8 @@ export interface SettlementDeps {
   clock: Clock;
   logger: Logger;
   merchantId: string;
+  /** The EVM chain these transfers were read on. */
+  chain: string;
   fixedAddress: string | null;
   confirmations: number;
   /** Checksummed token contract → asset name (USDC, USDT). */
@@ -65,6 +67,7 @@ export async function settleTransfers(deps: SettlementDeps, head: number, others
     .selectFrom('base_transfers')
     .selectAll()
     .where('merchant_id', '=', merchantId)
+    .where('chain', '=', deps.chain)
     .where('state', '=', 'seen')
     .where('block_number', '<=', head - confirmations + 1)
     .orderBy('block_number')
@@ -81,20 +84,20 @@ export async function settleTransfers(deps: SettlementDeps, head: number, others
   return awaiting;
 }
 
-/** This merchant's Base invoices whose receive address is `address`. */
-function baseInvoicesTo(db: SettlementDeps['db'], merchantId: string, address: string) {
-  return db
+/** This merchant's invoices on the watched chain whose receive address is `address`. */
+function baseInvoicesTo(deps: Pick<SettlementDeps, 'db' | 'merchantId' | 'chain'>, address: string) {
+  return deps.db
     .selectFrom('invoices')
     .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('chain', '=', 'base')
+    .where('merchant_id', '=', deps.merchantId)
+    .where('chain', '=', deps.chain)
     .where('receive_address', '=', address);
 }
 
 /** Returns false when the transfer matches an open invoice but too few sources confirm it yet. */
 async function settleFixed(deps: SettlementDeps, transfer: TransferRow, head: number, others: RpcSource[]): Promise<boolean> {
   const { db, merchantId } = deps;
-  const invoice = await baseInvoicesTo(db, merchantId, transfer.to_address)
+  const invoice = await baseInvoicesTo(deps, transfer.to_address)
     .where('nonce', 'is not', null)
     .where('token_address', '=', transfer.token_address)
     .where('amount_units', '=', transfer.value)
@@ -127,7 +130,7 @@ async function settleFixed(deps: SettlementDeps, transfer: TransferRow, head: nu
 
 async function settleXpub(deps: SettlementDeps, transfer: TransferRow, head: number): Promise<void> {
   const { db, merchantId } = deps;
-  const invoice = await baseInvoicesTo(db, merchantId, transfer.to_address)
+  const invoice = await baseInvoicesTo(deps, transfer.to_address)
     .where('child_index', 'is not', null)
     .executeTakeFirst();
   const counts =
@@ -181,7 +184,7 @@ async function confirmInvoice(deps: SettlementDeps, invoiceId: string, completin
       event: 'invoice.confirmed',
       invoice_id: invoice.invoice_id,
       merchant_id: merchantId,
-      chain: 'base',
+      chain: deps.chain as InvoiceConfirmedEvent['chain'],
       asset: invoice.asset,
       amount: unitsToDecimal(BigInt(invoice.amount_units!)),
       address: invoice.receive_address,
@@ -206,7 +209,7 @@ async function markOrphan(deps: SettlementDeps, transfer: TransferRow): Promise<
     if (!changed) return;
     const payload: PaymentOrphanEvent = {
       event: 'payment.orphan',
-      chain: 'base',
+      chain: deps.chain as PaymentOrphanEvent['chain'],
       asset: deps.assetByToken.get(transfer.token_address) ?? 'unknown',
       token_address: transfer.token_address,
       address: transfer.to_address,

@@ -110,6 +110,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
       .selectFrom('base_blocks')
       .selectAll()
       .where('merchant_id', '=', merchantId)
+      .where('chain', '=', base.chain)
       .orderBy('block_number', 'desc')
       .limit(1)
       .executeTakeFirst();
@@ -121,7 +122,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
    * than the required confirmations; a reorg that deep cannot be undone here and is logged.
    */
   function checkpoint(header: BlockHeader) {
-    return { merchant_id: merchantId, block_number: header.number, block_hash: header.hash, block_time: header.time };
+    return { merchant_id: merchantId, chain: base.chain, block_number: header.number, block_hash: header.hash, block_time: header.time };
   }
 
   async function rollBack(scanner: RpcSource): Promise<number> {
@@ -129,6 +130,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
       .selectFrom('base_blocks')
       .selectAll()
       .where('merchant_id', '=', merchantId)
+      .where('chain', '=', base.chain)
       .orderBy('block_number', 'desc')
       .execute();
     let ancestor: BlockHeader | null = null;
@@ -147,14 +149,15 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
         .selectFrom('base_transfers')
         .select(['tx_hash', 'invoice_id', 'state'])
         .where('merchant_id', '=', merchantId)
+        .where('chain', '=', base.chain)
         .where('block_number', '>', ancestor.number)
         .where('state', '!=', 'seen')
         .execute();
       for (const t of settled) {
         logger.error('base: reorg deeper than BASE_CONFIRMATIONS removed a settled transfer; check this invoice by hand', t);
       }
-      await trx.deleteFrom('base_transfers').where('merchant_id', '=', merchantId).where('block_number', '>', ancestor.number).where('state', '=', 'seen').execute();
-      await trx.deleteFrom('base_blocks').where('merchant_id', '=', merchantId).where('block_number', '>=', ancestor.number).execute();
+      await trx.deleteFrom('base_transfers').where('merchant_id', '=', merchantId).where('chain', '=', base.chain).where('block_number', '>', ancestor.number).where('state', '=', 'seen').execute();
+      await trx.deleteFrom('base_blocks').where('merchant_id', '=', merchantId).where('chain', '=', base.chain).where('block_number', '>=', ancestor.number).execute();
       await trx.insertInto('base_blocks').values(checkpoint(ancestor)).execute();
     });
     logger.warn('base: reorg, rolled back', { ancestor: ancestor.number, depth });
@@ -171,7 +174,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
       .selectFrom('invoices')
       .select('receive_address')
       .where('merchant_id', '=', merchantId)
-      .where('chain', '=', 'base')
+      .where('chain', '=', base.chain)
       .where('child_index', 'is not', null)
       .where('status', 'in', OPEN)
       .where('expires_at', '>=', sinceTime)
@@ -228,6 +231,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
             .insertInto('base_transfers')
             .values({
               merchant_id: merchantId,
+              chain: base.chain,
               tx_hash: log.txHash,
               log_index: log.logIndex,
               block_number: log.blockNumber,
@@ -245,7 +249,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
             .execute();
         }
         await trx.insertInto('base_blocks').values(checkpoint(before)).execute();
-        await trx.deleteFrom('base_blocks').where('merchant_id', '=', merchantId).where('block_number', '<', to - keepBlocks).execute();
+        await trx.deleteFrom('base_blocks').where('merchant_id', '=', merchantId).where('chain', '=', base.chain).where('block_number', '<', to - keepBlocks).execute();
         await announcePaymentSeen(trx, changed, merchantId, { addresses: logs.map((log) => log.to) }, now);
       });
       status.last_block_height = to;
@@ -257,11 +261,11 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     }
     progress.step('settling transfers');
     status.awaiting_second_source = await settleTransfers(
-      { db, feed: deps.feed, clock: deps.clock, logger, merchantId, fixedAddress: base.fixedAddress, confirmations: base.confirmations, assetByToken, headSeenAt, observer: deps.observer },
+      { db, feed: deps.feed, clock: deps.clock, logger, merchantId, chain: base.chain, fixedAddress: base.fixedAddress, confirmations: base.confirmations, assetByToken, headSeenAt, observer: deps.observer },
       head,
       others,
     );
-    await refreshPartialStatus(db, deps.feed, merchantId, deps.clock.now());
+    await refreshPartialStatus(db, deps.feed, merchantId, base.chain, deps.clock.now());
     status.last_tick_at = new Date(deps.clock.now()).toISOString();
     status.last_error = null;
     return result;
@@ -298,7 +302,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     tick,
     status: (): BaseWatcherStatus => ({ ...status, progress: progress.current() }),
     /** Stalled or failing for longer than the limit, at the clock's now; null when progressing. */
-    problem: () => watcherProblem('base', progress.current(), deps.clock.now(), stallLimitMs),
+    problem: () => watcherProblem(base.chain, progress.current(), deps.clock.now(), stallLimitMs),
     start() {
       if (loop.running) return;
       if (!status.fixed_address_confirming) {

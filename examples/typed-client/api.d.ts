@@ -712,22 +712,22 @@ export interface components {
         /** @description Body of POST /invoice. JSON, at most 16 KB. */
         CreateInvoiceRequest: {
             /**
-             * @description `btc` (default) or `base`.
+             * @description `btc`, `base` or `eth`; default `btc`.
              * @enum {string}
              */
-            chain?: "btc" | "base";
-            /** @description Required for btc: the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1. */
+            chain?: "btc" | "base" | "eth";
+            /** @description Required for Bitcoin (`btc`): the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1. */
             amount_sats?: number;
-            /** @description Required for base: the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). */
+            /** @description Required for the EVM chains (`base` or `eth`): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). */
             amount_usd?: number;
             /**
-             * @description Base only: `usdc` (default) or `usdt` (always fixed-address mode).
+             * @description EVM chains only (`base` or `eth`): `usdc` (default) or `usdt` (always fixed-address mode).
              * @enum {string}
              */
             asset?: "usdc" | "usdt";
             /** @description Bitcoin only: shown to the payer as the BIP-21 label; at most 200 characters. */
             memo?: string;
-            /** @description Lifetime in seconds, >= 1 (Bitcoin and Base xpub mode); default 3600. Fixed-address invoices always live one hour. */
+            /** @description Lifetime in seconds, >= 1 (Bitcoin and EVM xpub mode); default 3600. Fixed-address invoices always live one hour. */
             expires_in?: number;
         };
         /** @description A stored Bitcoin invoice (GET /invoice/:id). */
@@ -811,13 +811,13 @@ export interface components {
              */
             verify_url: string;
         };
-        /** @description A stored Base stablecoin invoice (GET /invoice/:id). */
+        /** @description A stored stablecoin invoice on an EVM chain (`base` or `eth`) (GET /invoice/:id). */
         BaseInvoice: {
             /** @description Identifier returned at creation. */
             invoice_id: string;
             merchant_id: string;
-            /** @constant */
-            chain: "base";
+            /** @enum {string} */
+            chain: "base" | "eth";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @description The on-chain address the payer sends to. */
@@ -851,13 +851,13 @@ export interface components {
             /** @description Fixed-address only: the ERC-20 contract the payer must send. */
             token_address?: string;
         };
-        /** @description A Base invoice in xpub mode, as returned by POST /invoice. */
+        /** @description An EVM chain invoice in xpub mode, as returned by POST /invoice. */
         BaseXpubInvoiceCreated: {
             /** @description Identifier returned at creation. */
             invoice_id: string;
             merchant_id: string;
-            /** @constant */
-            chain: "base";
+            /** @enum {string} */
+            chain: "base" | "eth";
             /** @constant */
             asset: "USDC";
             /** @description The on-chain address the payer sends to. */
@@ -891,11 +891,11 @@ export interface components {
              */
             verify_url: string;
         };
-        /** @description A Base invoice in fixed-address mode, as returned by POST /invoice. The payer must send exactly amount_usdc. */
+        /** @description An EVM chain invoice in fixed-address mode, as returned by POST /invoice. The payer must send exactly amount_usdc. */
         BaseFixedInvoiceCreated: {
             invoice_id: string;
-            /** @constant */
-            chain: "base";
+            /** @enum {string} */
+            chain: "base" | "eth";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @constant */
@@ -1041,7 +1041,7 @@ export interface components {
                 failed: number;
             };
             /** @description Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it. */
-            enabled_assets?: ("btc" | "usdc-base" | "usdt-base")[];
+            enabled_assets?: ("btc" | "usdc-base" | "usdt-base" | "usdc-eth" | "usdt-eth")[];
             /** @description Present when Base is configured. */
             base?: components["schemas"]["BaseHealth"];
             /** @description Per chain source (Esplora, Bitcoin Core, each Base RPC URL): requests made, 429s received, when the next request is allowed. */
@@ -1054,7 +1054,7 @@ export interface components {
             status: components["schemas"]["InvoiceStatus"];
             /** @description The address the payer sends to. */
             receive_address: string;
-            /** @description The payment URI encoded in the QR code: BIP-21 for Bitcoin, EIP-681 for Base. */
+            /** @description The payment URI encoded in the QR code: BIP-21 for Bitcoin, EIP-681 (with the chain id) for the EVM chains. */
             qr_uri: string;
             /** Format: date-time */
             expires_at: string;
@@ -1069,7 +1069,7 @@ export interface components {
             tx_url: string | null;
             /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_usdc`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
             amount_due: string;
-            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; Base: mined, `BASE_CONFIRMATIONS` blocks). The page then tells the payer not to pay again. */
+            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain (BASE_CONFIRMATIONS, ETH_CONFIRMATIONS, …)). The page then tells the payer not to pay again. */
             payment_seen: boolean;
             /** @description An addition to the spec's view: the memo the merchant gave at creation (Bitcoin invoices; null when none), shown to the payer. */
             memo: string | null;
@@ -1097,7 +1097,7 @@ export interface components {
             status: components["schemas"]["InvoiceStatus"];
             /** @description The address the payer sends to. */
             receive_address: string;
-            /** @description The payment URI encoded in the QR code: BIP-21 for Bitcoin, EIP-681 for Base. */
+            /** @description The payment URI encoded in the QR code: BIP-21 for Bitcoin, EIP-681 (with the chain id) for the EVM chains. */
             qr_uri: string;
             /** Format: date-time */
             expires_at: string;
@@ -1112,7 +1112,7 @@ export interface components {
             tx_url: string | null;
             /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_usdc`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
             amount_due: string;
-            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; Base: mined, `BASE_CONFIRMATIONS` blocks). The page then tells the payer not to pay again. */
+            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain (BASE_CONFIRMATIONS, ETH_CONFIRMATIONS, …)). The page then tells the payer not to pay again. */
             payment_seen: boolean;
             /** @description An addition to the spec's view: the memo the merchant gave at creation (Bitcoin invoices; null when none), shown to the payer. */
             memo: string | null;
@@ -1121,8 +1121,8 @@ export interface components {
              * @description The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.
              */
             server_time: string;
-            /** @constant */
-            chain: "base";
+            /** @enum {string} */
+            chain: "base" | "eth";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @description Exact decimal token amount to send (6 decimals), USDC or USDT. */
@@ -1141,7 +1141,7 @@ export interface components {
             invoice_id: string;
             merchant_id: string;
             /** @enum {string} */
-            chain: "btc" | "base" | "polygon" | "eth";
+            chain: "btc" | "base" | "eth";
             asset: string;
             /** @description Decimal amount in the asset's unit (BTC or token), e.g. "0.00001000". */
             amount: string;
@@ -1157,7 +1157,7 @@ export interface components {
             /** @constant */
             event: "payment.orphan";
             /** @enum {string} */
-            chain: "btc" | "base" | "polygon" | "eth";
+            chain: "btc" | "base" | "eth";
             asset: string;
             /** @description ERC-20 contract; null for Bitcoin. */
             token_address: string | null;
@@ -1357,8 +1357,8 @@ export interface components {
             /** @description Identifier returned at creation. */
             invoice_id: string;
             merchant_id: string;
-            /** @constant */
-            chain: "base";
+            /** @enum {string} */
+            chain: "base" | "eth";
             /** @constant */
             asset: "USDC";
             /** @description The on-chain address the payer sends to. */
@@ -1395,8 +1395,8 @@ export interface components {
             checkout_url?: string;
         } | {
             invoice_id: string;
-            /** @constant */
-            chain: "base";
+            /** @enum {string} */
+            chain: "base" | "eth";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @constant */

@@ -59,13 +59,13 @@ async function payBtc(chainUrl: string, view: CheckoutView, amount: string | und
   return 0;
 }
 
-async function payBase(chainUrl: string, view: Extract<CheckoutView, { chain: 'base' }>, amount: string | undefined): Promise<number> {
+async function payEvm(chainUrl: string, view: Extract<CheckoutView, { amount_usdc: string }>, amount: string | undefined): Promise<number> {
   let units: bigint;
   try {
     units = usdTextToUnits(amount ?? view.amount_due);
   } catch (error) {
     if (!(error instanceof AmountError)) throw error;
-    process.stderr.write(`The amount of a Base invoice is in USD (${view.asset}), at most 6 decimals: ${error.message}\n`);
+    process.stderr.write(`The amount of an EVM chain invoice is in USD (${view.asset}), at most 6 decimals: ${error.message}\n`);
     return 1;
   }
   // The sandbox checks the address is its own merchant's (a child of its key, or its fixed address) before it sends anything.
@@ -118,7 +118,7 @@ sandbox state file is found).`,
       process.stderr.write(`Invoice ${invoiceId} is ${view.status} and asks for nothing more; give an amount to send one anyway.\n`);
       return 1;
     }
-    return view.chain === 'base' ? payBase(chain, view, amount) : payBtc(chain, view, amount);
+    return 'amount_usdc' in view ? payEvm(chain, view, amount) : payBtc(chain, view, amount);
   },
 };
 
