@@ -114,7 +114,7 @@ async function allocateUnclaimedAddress(deps: BaseInvoiceDeps, trx: Transaction<
     const index = await allocateChildIndex(trx, EVM_ADDRESS_COUNTER, xpub.keyId);
     const address = xpub.key.address(index);
     if (await claimDerivedAddress(trx, address)) return { index, address };
-    deps.logger.warn('EVM child index skipped: its address is a registered fixed address', { child_index: index, address });
+    deps.logger.warn(`${deps.base.chain} child index skipped: its address is a registered fixed address`, { child_index: index, address });
   }
 }
 
