@@ -18,6 +18,7 @@ import { openCoreDatabase, type CoreDatabase } from '../core/schema.ts';
 import { enabledAssets } from './enabled-assets.ts';
 import { claimOwnFixedAddress } from '../core/base/address-claims.ts';
 import { baseReceiver } from '../core/base/base-adapter.ts';
+import { EVM_ADDRESS_COUNTER } from '../core/base/base-invoices.ts';
 import { baseChainStatus, baseHealth } from '../core/base/base-health.ts';
 import { createRpcSource } from '../core/base/rpc.ts';
 import { createBaseWatcher } from '../core/base/watcher.ts';
@@ -96,7 +97,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const startedAt = clock.now();
   const metrics = deps.metrics ?? createServiceMetrics();
   const baseXpub = config.base?.xpub;
-  if (baseXpub?.legacyKeyId) await adoptKeyIdentity(database.db, 'base', baseXpub.legacyKeyId, baseXpub.keyId);
+  if (baseXpub?.legacyKeyId) await adoptKeyIdentity(database.db, EVM_ADDRESS_COUNTER, baseXpub.legacyKeyId, baseXpub.keyId);
   // One claim per address: the chains that share MERCHANT_EVM_ADDRESS share its claim.
   const fixedAddresses = [...new Set(config.evm.map((evm) => evm.fixedAddress).filter((address) => address !== null))];
   const fixedAddressProblem = (await Promise.all(fixedAddresses.map((address) => claimOwnFixedAddress(database.db, address)))).find((problem) => problem !== null) ?? null;
@@ -114,7 +115,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
         accountKey: config.btc.accountKey,
         explorerUrl: config.btc.explorerUrl,
         ...createReceiveAddressBook(deriver!, config.btc.accountKey, {
-          nextIndex: await peekNextChildIndex(database.db, 'btc', config.btc.accountKey.keyId),
+          nextIndex: await peekNextChildIndex(database.db, btcModule.chain, config.btc.accountKey.keyId),
         }),
       })
     : null;

@@ -1,5 +1,6 @@
 import type { AssetId } from '../shared/index.ts';
 import type { EvmConfig } from '../core/base/base-config.ts';
+import { btcModule } from '../core/btc/btc-module.ts';
 import { chainModule } from '../core/chains/registry.ts';
 
 /**
@@ -8,6 +9,6 @@ import { chainModule } from '../core/chains/registry.ts';
  * dashboard offers a merchant's (its Bitcoin receiver, its EVM settings).
  */
 export function enabledAssets(config: { btc: object | null; evm: readonly Pick<EvmConfig, 'chain' | 'tokens' | 'fixedAddress' | 'confirmations'>[] }): AssetId[] {
-  const configured: { chain: string; settings: object }[] = [...(config.btc ? [{ chain: 'btc', settings: config.btc }] : []), ...config.evm.map((evm) => ({ chain: evm.chain, settings: evm }))];
+  const configured: { chain: string; settings: object }[] = [...(config.btc ? [{ chain: btcModule.chain, settings: config.btc }] : []), ...config.evm.map((evm) => ({ chain: evm.chain, settings: evm }))];
   return configured.flatMap(({ chain, settings }) => chainModule(chain).enabledAssets(settings));
 }

@@ -15,7 +15,7 @@ interface AssetEntry {
 
 /** Every (chain, asset) pair, named `btc` for Bitcoin and `<token>-<chain>` (usdc-base, usdt-eth) for the EVM chains. */
 const assetEntries: AssetEntry[] = chainNames.flatMap((chain): AssetEntry[] =>
-  chainFacts[chain].family === 'bitcoin'
+  chainFacts[chain].family !== 'evm'
     ? [{ id: chain, chain, asset: chainFacts[chain].assets[0] }]
     : chainFacts[chain].assets.map((asset) => {
         const symbol = asset.toLowerCase() as TokenSymbol;

@@ -21,6 +21,8 @@ export interface ChainFacts {
   /** The POST /invoice field that carries the amount, and its unit. */
   amountField: 'amount_sats' | 'amount_usd';
   unit: 'sats' | 'USD';
+  /** The error code of a request for the chain from a merchant who does not receive on it. */
+  disabledCode: 'chain_disabled' | 'base_disabled';
   /** What the payer can send, in the order offered; an EVM chain's first token is its default. */
   assets: readonly ('BTC' | 'USDC' | 'USDT')[];
   /** EVM chains: the chain ids that are this chain, mainnet first; any other id is a local chain. */
@@ -30,12 +32,14 @@ export interface ChainFacts {
 const stablecoins = ['USDC', 'USDT'] as const;
 
 export const chainFacts = {
-  btc: { family: 'bitcoin', name: 'Bitcoin', amountField: 'amount_sats', unit: 'sats', assets: ['BTC'], networks: {} },
+  btc: { family: 'bitcoin', name: 'Bitcoin', amountField: 'amount_sats', unit: 'sats', disabledCode: 'chain_disabled', assets: ['BTC'], networks: {} },
   base: {
     family: 'evm',
     name: 'Base',
     amountField: 'amount_usd',
     unit: 'USD',
+    // Every EVM chain answers Base's code, the one clients knew before there were others.
+    disabledCode: 'base_disabled',
     assets: stablecoins,
     networks: { 8453: { name: 'Base', note: null }, 84532: { name: 'Base Sepolia (testnet)', note: 'test tokens, not real money' } },
   },
@@ -44,6 +48,7 @@ export const chainFacts = {
     name: 'Ethereum',
     amountField: 'amount_usd',
     unit: 'USD',
+    disabledCode: 'base_disabled',
     assets: stablecoins,
     networks: { 1: { name: 'Ethereum', note: null }, 11155111: { name: 'Ethereum Sepolia (testnet)', note: 'test tokens, not real money' } },
   },

@@ -16,7 +16,7 @@ const unitsOf = (row: InvoiceRow) => BigInt(requiredAmount(row.amount_units, 'am
 /** The module of one EVM chain: the same code for every EVM chain, its differences in `spec`. */
 export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'tokens' | 'fixedAddress' | 'confirmations'>> {
   const facts = chainFacts[spec.chain];
-  const disabled = new ServiceError('base_disabled', `${facts.name} (${spec.chain}) is not configured for this merchant.`);
+  const disabled = new ServiceError(facts.disabledCode, `${facts.name} (${spec.chain}) is not configured for this merchant.`);
   const module: ChainModule<Pick<EvmConfig, 'tokens' | 'fixedAddress' | 'confirmations'>> = {
     chain: spec.chain,
     facts,

@@ -40,9 +40,9 @@ export interface InvoiceEngineDeps {
 
 export type InvoiceServiceDeps = InvoiceEngineDeps & Omit<MerchantContext, 'beforeInsert'>;
 
-/** A chain the contract knows but this edition serves no adapter for: disabled, by its family's code. */
+/** A chain the contract knows but this edition serves no adapter for: disabled, with the chain's code. */
 const notServed = (chain: ChainName) =>
-  new ServiceError(chainFacts[chain].family === 'bitcoin' ? 'chain_disabled' : 'base_disabled', `${chainFacts[chain].name} is not served here.`);
+  new ServiceError(chainFacts[chain].disabledCode, `${chainFacts[chain].name} is not served here.`);
 
 export function newInvoiceId(): string {
   return `inv_${randomBytes(12).toString('base64url')}`;
