@@ -106,7 +106,7 @@ const CloudEnv = z.object({
 });
 
 /** Every setting Cloud reads (the Base ones are shared by its merchants). */
-export const cloudSettingNames: readonly string[] = [...Object.keys(CloudEnv.shape), ...baseSettingNames.filter((name) => !name.startsWith('MERCHANT_BASE_'))];
+export const cloudSettingNames: readonly string[] = [...Object.keys(CloudEnv.shape), ...baseSettingNames.filter((name) => !name.startsWith('MERCHANT_'))];
 
 export function loadCloudConfig(env: Env): CloudConfig {
   const problems: string[] = [];

@@ -30,7 +30,7 @@ async function measure(merchants: number): Promise<Record<string, number>> {
   };
   let cloud: RunningCloud | undefined;
   try {
-    const { MERCHANT_BASE_XPUB: _throwaway, ...baseEnv } = evm.env;
+    const { MERCHANT_EVM_XPUB: _throwaway, MERCHANT_EVM_ADDRESS: _alsoThrowaway, ...baseEnv } = evm.env;
     cloud = await startTestCloud({
       env: { ...baseEnv, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' },
       deps: { clock, fetch: countingFetch, chainWatch: { basePollMs: 20, refreshMs: 20 } },

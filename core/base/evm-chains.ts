@@ -18,6 +18,8 @@ export interface EvmChainSpec {
   explorers: Readonly<Record<number, string>>;
   /** Request budget per public RPC URL (requests per second, burst). */
   sourceBudget: { ratePerSec: number; burst: number };
+  /** The chain id of the sandbox's local node standing in for the chain: never a real chain's. */
+  sandboxChainId: number;
 }
 
 export const evmChainSpecs: readonly EvmChainSpec[] = [
@@ -33,6 +35,8 @@ export const evmChainSpecs: readonly EvmChainSpec[] = [
     },
     explorers: { 8453: 'https://basescan.org', 84532: 'https://sepolia.basescan.org' },
     sourceBudget: { ratePerSec: 3, burst: 12 },
+    // anvil's own default.
+    sandboxChainId: 31337,
   },
   {
     chain: 'eth',
@@ -46,6 +50,7 @@ export const evmChainSpecs: readonly EvmChainSpec[] = [
     explorers: { 1: 'https://etherscan.io', 11155111: 'https://sepolia.etherscan.io' },
     // Blocks come every 12 s: a tenth of Base's reads keep up.
     sourceBudget: { ratePerSec: 1, burst: 6 },
+    sandboxChainId: 31338,
   },
 ];
 
