@@ -60,7 +60,6 @@ export const chainNameAllowList: readonly string[] = [
   'shared/routes.ts',
   'mcp/tool-error.ts',
   'listener/app.ts',
-  'listener/cli/start.ts',
   'listener/config.ts',
   'cloud/account-view.ts',
   'cloud/chain-watchers.ts',
