@@ -13,8 +13,7 @@ import { addScrapeMetrics, createServiceMetrics, type ServiceMetrics } from '../
 import { startExpirySweeper } from '../core/invoices/expiry-sweeper.ts';
 import { openStatusFeed } from '../core/invoices/pg-status-feed.ts';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
-import { baseAdapter } from '../core/base/base-adapter.ts';
-import { btcAdapter } from '../core/btc/btc-adapter.ts';
+import { chainModules } from '../core/chains/registry.ts';
 import { startAddressDeriver } from '../core/btc/receive-address-book.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import { createDeliveryWorker } from '../core/webhooks/delivery-worker.ts';
@@ -84,7 +83,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   const database = deps.database ?? (await openCloudDatabase(config.databaseUrl, { logger, backgroundCheckpoints: true, waitS: config.databaseWaitS }));
   const { db } = database;
   const metrics = deps.metrics ?? createServiceMetrics();
-  const chains = [btcAdapter, baseAdapter];
+  const chains = [...chainModules.values()].map((module) => module.adapter);
   const feed = await openStatusFeed(database.dialect, { databaseUrl: config.databaseUrl, db, logger: logger.child({ component: 'status-feed' }) });
   // Every instance sweeps: the guarded flip expires each invoice once, whichever instance gets there first.
   const expiry = startExpirySweeper({ db, feed, clock, logger, guards: chains.map((chain) => chain.paymentSeenBeforeExpiry), metrics });

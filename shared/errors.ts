@@ -46,13 +46,13 @@ export const errorCatalogue = {
   },
   invalid_email: { status: 400, description: 'Cloud signup: `email` is missing or not an email address.' },
   invalid_shop_name: { status: 400, description: 'Cloud signup: `shop_name` is missing or not 2-80 characters.' },
-  no_receive_method: { status: 400, description: 'Cloud signup: none of `btc_xpub`, `base_xpub`, `base_address` was given.' },
+  no_receive_method: { status: 400, description: 'Cloud signup: no receive method was given (`receive_methods`, or `btc_xpub`, `base_xpub`, `base_address`).' },
   private_key_rejected: {
     status: 400,
     description: 'Cloud signup: a field holds an extended PRIVATE key; it is neither stored nor logged. Send the public key (xpub).',
   },
-  invalid_xpub: { status: 400, description: 'Cloud signup: `btc_xpub` (BIP-84 account key) or `base_xpub` (EVM account key at m/44\'/60\'/0\') is not valid.' },
-  invalid_address: { status: 400, description: 'Cloud signup: `base_address` is not an EIP-55 checksummed 0x address.' },
+  invalid_xpub: { status: 400, description: 'Cloud signup: `btc_xpub` (BIP-84 account key), `base_xpub` or a `receive_methods` entry\'s `xpub` (EVM account key at m/44\'/60\'/0\') is not valid, or a Bitcoin entry has none.' },
+  invalid_address: { status: 400, description: 'Cloud signup: `base_address` or a `receive_methods` entry\'s `address` is not an EIP-55 checksummed 0x address, or is given for Bitcoin.' },
   invalid_webhook_url: {
     status: 400,
     description: 'Cloud: the webhook URL is not https on the default port, or its host does not resolve only to public addresses.',

@@ -1172,6 +1172,15 @@ export interface components {
              */
             detected_at: string;
         };
+        /** @description How the merchant receives on one chain: an xpub, a fixed address (EVM chains), or both (EVM: USDC per address, USDT at the fixed one). */
+        ReceiveMethod: {
+            /** @enum {string} */
+            chain: "btc" | "base" | "eth";
+            /** @description The account public key: Bitcoin's BIP-84 key (btc), or an EVM account key at m/44'/60'/0' (any EVM chain). */
+            xpub?: string;
+            /** @description EVM chains only: a fixed EIP-55 checksummed 0x receive address (fixed-address mode, needed for USDT). */
+            address?: string;
+        };
         /** @description Body of POST /api/v1/signup. At least one receive method is required. */
         SignupRequest: {
             /** @description Required; one account per email. */
@@ -1184,6 +1193,8 @@ export interface components {
             base_xpub?: string;
             /** @description Fixed EIP-55 checksummed 0x receive address on Base (fixed-address mode, needed for USDT). */
             base_address?: string;
+            /** @description One entry per chain the account receives on (any chain of POST /invoice). `btc_xpub`, `base_xpub` and `base_address` say the same for `btc` and `base` and are still accepted; an entry here wins over them for its chain. */
+            receive_methods?: components["schemas"]["ReceiveMethod"][];
             /** @description https, default port, host resolving only to public addresses. */
             webhook_url?: string;
         };
@@ -1217,7 +1228,7 @@ export interface components {
             };
             chains: {
                 /** @enum {string} */
-                chain: "btc" | "base";
+                chain: "btc" | "base" | "eth";
                 /** @enum {string} */
                 mode: "xpub" | "fixed-address";
                 /** @description Shortened for display: first 8 and last 4 characters. */
@@ -2221,13 +2232,13 @@ export interface operations {
              *
              *     `invalid_shop_name`: Cloud signup: `shop_name` is missing or not 2-80 characters.
              *
-             *     `no_receive_method`: Cloud signup: none of `btc_xpub`, `base_xpub`, `base_address` was given.
+             *     `no_receive_method`: Cloud signup: no receive method was given (`receive_methods`, or `btc_xpub`, `base_xpub`, `base_address`).
              *
              *     `private_key_rejected`: Cloud signup: a field holds an extended PRIVATE key; it is neither stored nor logged. Send the public key (xpub).
              *
-             *     `invalid_xpub`: Cloud signup: `btc_xpub` (BIP-84 account key) or `base_xpub` (EVM account key at m/44'/60'/0') is not valid.
+             *     `invalid_xpub`: Cloud signup: `btc_xpub` (BIP-84 account key), `base_xpub` or a `receive_methods` entry's `xpub` (EVM account key at m/44'/60'/0') is not valid, or a Bitcoin entry has none.
              *
-             *     `invalid_address`: Cloud signup: `base_address` is not an EIP-55 checksummed 0x address.
+             *     `invalid_address`: Cloud signup: `base_address` or a `receive_methods` entry's `address` is not an EIP-55 checksummed 0x address, or is given for Bitcoin.
              *
              *     `invalid_webhook_url`: Cloud: the webhook URL is not https on the default port, or its host does not resolve only to public addresses.
              */
