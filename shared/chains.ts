@@ -52,6 +52,15 @@ export const chainFacts = {
     assets: stablecoins,
     networks: { 1: { name: 'Ethereum', note: null }, 11155111: { name: 'Ethereum Sepolia (testnet)', note: 'test tokens, not real money' } },
   },
+  polygon: {
+    family: 'evm',
+    name: 'Polygon',
+    amountField: 'amount_usd',
+    unit: 'USD',
+    disabledCode: 'base_disabled',
+    assets: stablecoins,
+    networks: { 137: { name: 'Polygon', note: null }, 80002: { name: 'Polygon Amoy (testnet)', note: 'test tokens, not real money' } },
+  },
 } as const satisfies Record<string, ChainFacts>;
 
 export type ChainName = keyof typeof chainFacts;

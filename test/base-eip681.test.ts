@@ -42,4 +42,5 @@ test('every EVM chain\'s URI carries its own chain id, in the shape of EIP-681\'
 test('the canonical contracts are the chains\' native USDC and USDT', () => {
   const known = Object.fromEntries(evmChainSpecs.map((spec) => [spec.chain, spec.knownTokens[spec.mainnetChainId]]));
   assert.deepEqual(known.eth, { usdc: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', usdt: '0xdAC17F958D2ee523a2206206994597C13D831ec7' });
+  assert.deepEqual(known.polygon, { usdc: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', usdt: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F' });
 });

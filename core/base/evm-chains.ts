@@ -52,6 +52,21 @@ export const evmChainSpecs: readonly EvmChainSpec[] = [
     sourceBudget: { ratePerSec: 1, burst: 6 },
     sandboxChainId: 31338,
   },
+  {
+    chain: 'polygon',
+    envPrefix: 'POLYGON',
+    mainnetChainId: 137,
+    // About a minute at ~2 s blocks: past the 32-block reorgs Polygon PoS had before milestones,
+    // and well past the milestone that now finalizes a block within seconds.
+    defaultConfirmations: 32,
+    knownTokens: {
+      // Native USDC (Circle), not the bridged USDC.e.
+      137: { usdc: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', usdt: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F' },
+    },
+    explorers: { 137: 'https://polygonscan.com', 80002: 'https://amoy.polygonscan.com' },
+    sourceBudget: { ratePerSec: 3, burst: 12 },
+    sandboxChainId: 31339,
+  },
 ];
 
 export function evmSpecOf(chain: string): EvmChainSpec {

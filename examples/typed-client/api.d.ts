@@ -712,16 +712,16 @@ export interface components {
         /** @description Body of POST /invoice. JSON, at most 16 KB. */
         CreateInvoiceRequest: {
             /**
-             * @description `btc`, `base` or `eth`; default `btc`.
+             * @description `btc`, `base`, `eth` or `polygon`; default `btc`.
              * @enum {string}
              */
-            chain?: "btc" | "base" | "eth";
+            chain?: "btc" | "base" | "eth" | "polygon";
             /** @description Required for Bitcoin (`btc`): the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1. */
             amount_sats?: number;
-            /** @description Required for the EVM chains (`base` or `eth`): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). */
+            /** @description Required for the EVM chains (`base`, `eth` or `polygon`): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). */
             amount_usd?: number;
             /**
-             * @description EVM chains only (`base` or `eth`): `usdc` (default) or `usdt` (always fixed-address mode).
+             * @description EVM chains only (`base`, `eth` or `polygon`): `usdc` (default) or `usdt` (always fixed-address mode).
              * @enum {string}
              */
             asset?: "usdc" | "usdt";
@@ -811,13 +811,13 @@ export interface components {
              */
             verify_url: string;
         };
-        /** @description A stored stablecoin invoice on an EVM chain (`base` or `eth`) (GET /invoice/:id). */
+        /** @description A stored stablecoin invoice on an EVM chain (`base`, `eth` or `polygon`) (GET /invoice/:id). */
         BaseInvoice: {
             /** @description Identifier returned at creation. */
             invoice_id: string;
             merchant_id: string;
             /** @enum {string} */
-            chain: "base" | "eth";
+            chain: "base" | "eth" | "polygon";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @description The on-chain address the payer sends to. */
@@ -857,7 +857,7 @@ export interface components {
             invoice_id: string;
             merchant_id: string;
             /** @enum {string} */
-            chain: "base" | "eth";
+            chain: "base" | "eth" | "polygon";
             /** @constant */
             asset: "USDC";
             /** @description The on-chain address the payer sends to. */
@@ -895,7 +895,7 @@ export interface components {
         BaseFixedInvoiceCreated: {
             invoice_id: string;
             /** @enum {string} */
-            chain: "base" | "eth";
+            chain: "base" | "eth" | "polygon";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @constant */
@@ -1041,7 +1041,7 @@ export interface components {
                 failed: number;
             };
             /** @description Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it. */
-            enabled_assets?: ("btc" | "usdc-base" | "usdt-base" | "usdc-eth" | "usdt-eth")[];
+            enabled_assets?: ("btc" | "usdc-base" | "usdt-base" | "usdc-eth" | "usdt-eth" | "usdc-polygon" | "usdt-polygon")[];
             /** @description Present when Base is configured. */
             base?: components["schemas"]["BaseHealth"];
             /** @description Per chain source (Esplora, Bitcoin Core, each Base RPC URL): requests made, 429s received, when the next request is allowed. */
@@ -1122,7 +1122,7 @@ export interface components {
              */
             server_time: string;
             /** @enum {string} */
-            chain: "base" | "eth";
+            chain: "base" | "eth" | "polygon";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @description Exact decimal token amount to send (6 decimals), USDC or USDT. */
@@ -1141,7 +1141,7 @@ export interface components {
             invoice_id: string;
             merchant_id: string;
             /** @enum {string} */
-            chain: "btc" | "base" | "eth";
+            chain: "btc" | "base" | "eth" | "polygon";
             asset: string;
             /** @description Decimal amount in the asset's unit (BTC or token), e.g. "0.00001000". */
             amount: string;
@@ -1157,7 +1157,7 @@ export interface components {
             /** @constant */
             event: "payment.orphan";
             /** @enum {string} */
-            chain: "btc" | "base" | "eth";
+            chain: "btc" | "base" | "eth" | "polygon";
             asset: string;
             /** @description ERC-20 contract; null for Bitcoin. */
             token_address: string | null;
@@ -1175,7 +1175,7 @@ export interface components {
         /** @description How the merchant receives on one chain: an xpub, a fixed address (EVM chains), or both (EVM: USDC per address, USDT at the fixed one). */
         ReceiveMethod: {
             /** @enum {string} */
-            chain: "btc" | "base" | "eth";
+            chain: "btc" | "base" | "eth" | "polygon";
             /** @description The account public key: Bitcoin's BIP-84 key (btc), or an EVM account key at m/44'/60'/0' (any EVM chain). */
             xpub?: string;
             /** @description EVM chains only: a fixed EIP-55 checksummed 0x receive address (fixed-address mode, needed for USDT). */
@@ -1228,7 +1228,7 @@ export interface components {
             };
             chains: {
                 /** @enum {string} */
-                chain: "btc" | "base" | "eth";
+                chain: "btc" | "base" | "eth" | "polygon";
                 /** @enum {string} */
                 mode: "xpub" | "fixed-address";
                 /** @description Shortened for display: first 8 and last 4 characters. */
@@ -1369,7 +1369,7 @@ export interface components {
             invoice_id: string;
             merchant_id: string;
             /** @enum {string} */
-            chain: "base" | "eth";
+            chain: "base" | "eth" | "polygon";
             /** @constant */
             asset: "USDC";
             /** @description The on-chain address the payer sends to. */
@@ -1407,7 +1407,7 @@ export interface components {
         } | {
             invoice_id: string;
             /** @enum {string} */
-            chain: "base" | "eth";
+            chain: "base" | "eth" | "polygon";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @constant */
