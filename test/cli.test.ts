@@ -49,7 +49,7 @@ describe('service CLI', () => {
     // A flag that ends several settings' names: each of them.
     const xpub = await runCli(['start', '--xpub', 'zpub6r'], { cwd: tmpdir() });
     assert.equal(xpub.code, 2);
-    assert.match(xpub.stderr, /use MERCHANT_BTC_XPUB=zpub6r or MERCHANT_BASE_XPUB=zpub6r\n/);
+    assert.match(xpub.stderr, /use MERCHANT_BTC_XPUB=zpub6r or MERCHANT_EVM_XPUB=zpub6r or MERCHANT_BASE_XPUB=zpub6r or /);
     // No setting of that name: the flag and the usage.
     const unknown = await runCli(['healthcheck', '--bogus']);
     assert.equal(unknown.code, 2);
