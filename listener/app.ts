@@ -209,6 +209,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       webhooks: webhookCounts,
       enabled_assets: enabledAssets(config),
       ...(baseStatus ? { base: baseHealth(baseStatus) } : {}),
+      ...(evmWatchers.length > 0 && { evm_chains: Object.fromEntries(evmWatchers.map((watcher, i) => [config.evm[i].chain, baseHealth(watcher.status(), config.evm[i].chain)])) }),
       chain_sources: budgets.stats(),
     };
   };

@@ -12,7 +12,10 @@ import { createMemoryStatusFeed } from '../core/invoices/status-feed.ts';
 import { silentLogger } from '../core/log.ts';
 import { startAnvil } from '../listener/sandbox/anvil.ts';
 import { deployTestToken } from '../listener/sandbox/test-token.ts';
-import { ACCOUNT_XPUB, MERCHANT, startBaseTestChain } from './helpers/base-chain.ts';
+import { parse } from 'eth-url-parser';
+import { evmChainNames, Health } from '../shared/index.ts';
+import { ACCOUNT_XPUB, FIXED_ADDRESS, MERCHANT, settingsFor, startBaseTestChain } from './helpers/base-chain.ts';
+import { postJson, startTestListener } from './support/listener.ts';
 
 /**
  * One merchant key (MERCHANT_EVM_XPUB) on two EVM chains at once, each on its own anvil node: a
@@ -88,5 +91,39 @@ test('two EVM chains under one key: addresses are never shared, and a payment on
   } finally {
     await ethNode.stop();
     await base.close();
+  }
+});
+
+test('the listener with MERCHANT_EVM_XPUB and an RPC URL per chain serves each chain: assets, health per chain, invoices on its chain id', { timeout: 120_000 }, async () => {
+  const nodes = await Promise.all(evmChainNames.map((chain) => startAnvil({ chainId: evmSpecOf(chain).mainnetChainId })));
+  try {
+    const tokens = await Promise.all(nodes.map((node) => deployTestToken(node, 'USDC')));
+    const env: Record<string, string> = { MERCHANT_EVM_XPUB: ACCOUNT_XPUB, MERCHANT_EVM_ADDRESS: FIXED_ADDRESS };
+    evmChainNames.forEach((chain, i) => {
+      Object.assign(env, settingsFor(chain, { BASE_RPC_URL: nodes[i]!.url, BASE_TOKENS: `usdc:${tokens[i]!.address}`, BASE_CONFIRMATIONS: '2' }));
+    });
+    const listener = await startTestListener({ env });
+    try {
+      const health = Health.parse(await (await fetch(`${listener.url}/health`)).json());
+      assert.deepEqual(health.enabled_assets, ['btc', ...evmChainNames.map((chain) => `usdc-${chain}`)]);
+      assert.deepEqual(Object.keys(health.evm_chains ?? {}), [...evmChainNames], 'a watcher per EVM chain');
+      for (const chain of evmChainNames) {
+        assert.equal(health.evm_chains![chain]!.rpc_sources, 1);
+        assert.match(health.evm_chains![chain]!.warning ?? '', new RegExp(`second independent ${evmSpecOf(chain).envPrefix}_RPC_URL`), 'one source: fixed-address invoices wait');
+      }
+      for (const [index, chain] of evmChainNames.entries()) {
+        const created = await postJson(`${listener.url}/invoice`, { chain, amount_usd: 1.5 });
+        assert.equal(created.status, 201, created.text);
+        assert.equal(created.json.chain, chain);
+        assert.equal(created.json.child_index, index, 'one counter for the key across EVM chains');
+        assert.equal(parse(created.json.qr_uri).chain_id, String(evmSpecOf(chain).mainnetChainId));
+        const stored = await (await fetch(`${listener.url}/invoice/${created.json.invoice_id}`)).json();
+        assert.equal(stored.chain, chain);
+      }
+    } finally {
+      await listener.stop();
+    }
+  } finally {
+    await Promise.all(nodes.map((node) => node.stop()));
   }
 });

@@ -1044,6 +1044,10 @@ export interface components {
             enabled_assets?: ("btc" | "usdc-base" | "usdt-base" | "usdc-eth" | "usdt-eth" | "usdc-polygon" | "usdt-polygon")[];
             /** @description Present when Base is configured. */
             base?: components["schemas"]["BaseHealth"];
+            /** @description Per EVM chain configured (`base`, `eth` or `polygon`): its watcher, in the fields of `base` (Base's entry is `base` again). */
+            evm_chains?: {
+                [key: string]: components["schemas"]["BaseHealth"];
+            };
             /** @description Per chain source (Esplora, Bitcoin Core, each Base RPC URL): requests made, 429s received, when the next request is allowed. */
             chain_sources?: components["schemas"]["ChainSourceBudget"][];
         };
