@@ -53,7 +53,7 @@ export function createCloudChainWatchers(deps: {
   /** Every merchant's watcher reports its steps, passes and lag to these (labelled by chain only). */
   metrics?: ServiceMetrics;
 }) {
-  const observers = deps.metrics && { btc: watchObserver(deps.metrics, 'btc'), base: watchObserver(deps.metrics, 'base') };
+  const observers = deps.metrics && { btc: watchObserver(deps.metrics, 'btc') };
   const running = new Map<string, Running>();
   let timer: NodeJS.Timeout | undefined;
   let active = false;
@@ -107,22 +107,24 @@ export function createCloudChainWatchers(deps: {
           running.set(btcKey, watcher);
         }
       }
-      const baseKey = `base:${merchant.merchant_id}:${merchant.base_xpub}:${merchant.base_address}`;
-      const base = deps.receivers.receivers(merchant).base;
-      if (base && !running.has(baseKey)) {
+      // One watcher per EVM chain the merchant receives on (Base, Ethereum, …).
+      for (const evm of deps.receivers.receivers(merchant).evm) {
+        const chain = evm.base.chain;
+        const evmKey = `${chain}:${merchant.merchant_id}:${merchant.base_xpub}:${merchant.base_address}:${merchant.receive_methods}`;
+        if (running.has(evmKey)) continue;
         const watcher = createBaseWatcher({
-          observer: observers?.base,
+          observer: deps.metrics && watchObserver(deps.metrics, chain),
           db: deps.db,
           feed: deps.feed,
           clock: deps.clock,
-          logger: log.child({ chain: 'base' }),
+          logger: log.child({ chain }),
           merchantId: merchant.merchant_id,
-          base: base.base,
-          sources: base.base.rpcUrls.map((url) => baseSources.get(url)),
+          base: evm.base,
+          sources: evm.base.rpcUrls.map((url) => baseSources.get(url)),
           pollIntervalMs: deps.basePollIntervalMs,
         });
         watcher.start();
-        running.set(baseKey, watcher);
+        running.set(evmKey, watcher);
       }
     }
   }

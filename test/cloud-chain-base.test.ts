@@ -6,6 +6,8 @@ import { ACCOUNT_PATH } from '../core/base/keys.ts';
 import { manualClock } from '../core/clock.ts';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { startLocalEvm } from '../listener/sandbox/local-evm.ts';
+import { evmSpecOf } from '../core/base/evm-chains.ts';
+import { evmChainNames, type EvmChainName } from '../shared/index.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { postJson } from './support/listener.ts';
 import { waitForWatcher } from './support/wait-for-watcher.ts';
@@ -19,8 +21,8 @@ const PAST_REUSE_WINDOW_MS = 1_001;
  * calls counted by method through the injected fetch. The clock only moves when the test moves it
  * (see cloud-chain-watch.test.ts): the calls counted are those one new block causes.
  */
-async function measure(merchants: number): Promise<Record<string, number>> {
-  const evm = await startLocalEvm();
+async function measure(chain: EvmChainName, merchants: number): Promise<Record<string, number>> {
+  const evm = await startLocalEvm({ spec: evmSpecOf(chain) });
   const clock = manualClock(Date.now());
   const calls = new Map<string, number>();
   const countingFetch: typeof fetch = (input, init) => {
@@ -39,8 +41,8 @@ async function measure(merchants: number): Promise<Record<string, number>> {
     const invoices: { invoice_id: string; receive_address: string; amount_usdc_units: number; key: Record<string, string> }[] = [];
     for (let i = 0; i < merchants; i++) {
       const xpub = HDNodeWallet.fromSeed(randomBytes(32)).derivePath(ACCOUNT_PATH).neuter().extendedKey;
-      const m = await signupMerchant(cloud.url, { base_xpub: xpub });
-      const created = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'base', amount_usd: 2 }, { 'X-Service-Api-Key': m.api_key });
+      const m = await signupMerchant(cloud.url, { receive_methods: [{ chain, xpub }] });
+      const created = await postJson(`${cloud.url}/api/v1/invoice`, { chain, amount_usd: 2 }, { 'X-Service-Api-Key': m.api_key });
       assert.equal(created.status, 201, created.text);
       invoices.push({ ...created.json, key: { 'X-Service-Api-Key': m.api_key } });
     }
@@ -48,7 +50,7 @@ async function measure(merchants: number): Promise<Record<string, number>> {
     const watchers = async () => ({ tip: await head(), watchers: cloud!.watcherStates() });
     const until = (what: string, check: () => Promise<boolean>) => waitForWatcher(what, check, Boolean, { watcher: watchers, timeoutMs: 20_000 });
     const allAt = async (height: number) =>
-      (await db.selectFrom('base_blocks').select('merchant_id').distinct().where('block_number', '=', height).execute()).length === merchants;
+      (await db.selectFrom('base_blocks').select('merchant_id').distinct().where('chain', '=', chain).where('block_number', '=', height).execute()).length === merchants;
     const startHead = await head();
     await until('every merchant scanned to the head', () => allAt(startHead));
     await new Promise((r) => setTimeout(r, 200));
@@ -81,11 +83,11 @@ async function measure(merchants: number): Promise<Record<string, number>> {
   }
 }
 
-describe('Cloud Base watching: shared head and headers, however many merchants', { timeout: 90_000 }, () => {
+for (const chain of evmChainNames) describe(`Cloud watching on ${chain}: shared head and headers, however many merchants`, { timeout: 90_000 }, () => {
   it('1 vs 4 merchants: one new block costs one eth_blockNumber and the same headers; eth_getLogs stays one per merchant; the paid xpub invoice confirms', async () => {
-    const one = await measure(1);
-    const four = await measure(4);
-    console.log('base rpc calls per new block', JSON.stringify({ one, four }));
+    const one = await measure(chain, 1);
+    const four = await measure(chain, 4);
+    console.log(`${chain} rpc calls per new block`, JSON.stringify({ one, four }));
     for (const [name, counts, n] of [
       ['1 merchant', one, 1],
       ['4 merchants', four, 4],
