@@ -63,7 +63,6 @@ export const chainNameAllowList: readonly string[] = [
   'listener/config.ts',
   'cloud/chain-watchers.ts',
   'cloud/cloud-app.ts',
-  'cloud/cloud-sandbox.ts',
   'cloud/cloud.migration.ts',
   'cloud/cloud.schema.ts',
   'cloud/cloud.tables.ts',

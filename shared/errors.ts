@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { chainList, evmChainNames } from './chains.ts';
 
 /**
  * Every error code the interface can answer with. `status` is the HTTP status that carries it;
@@ -15,9 +16,9 @@ export const errorCatalogue = {
     description:
       '`amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).',
   },
-  unsupported_chain: { status: 400, description: '`chain` is not one the API knows (`btc` or `base`).' },
+  unsupported_chain: { status: 400, description: `\`chain\` is not one the API knows (${chainList()}).` },
   chain_disabled: { status: 400, description: 'Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`).' },
-  base_disabled: { status: 400, description: 'Base is not configured for this merchant.' },
+  base_disabled: { status: 400, description: `The EVM chain asked for (${chainList(evmChainNames)}) is not configured for this merchant; every EVM chain answers this code.` },
   asset_disabled: {
     status: 400,
     description: 'The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).',

@@ -16,7 +16,7 @@ export const WatcherProblem = z
   .object({
     component: z
       .string()
-      .describe('The watcher: `btc` or `base` (Cloud: the chain, for every merchant watcher of it); or `database` while the database cannot be used (always `failing`).'),
+      .describe(`The watcher: its chain, ${chainList()} (Cloud: for every merchant watcher of it); or \`database\` while the database cannot be used (always \`failing\`).`),
     kind: z
       .enum(['stalled', 'failing'])
       .describe(

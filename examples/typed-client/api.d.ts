@@ -968,7 +968,7 @@ export interface components {
         };
         /** @description A chain watcher that has made no progress for several poll intervals (at least 2 minutes), or (`component: database`) a database that cannot be used: unreachable, restarting, or (SQLite) full or locked; it clears when a query (SQLite: a write) succeeds again. A slow or rate-limited source whose answers still arrive is not a problem. */
         WatcherProblem: {
-            /** @description The watcher: `btc` or `base` (Cloud: the chain, for every merchant watcher of it); or `database` while the database cannot be used (always `failing`). */
+            /** @description The watcher: its chain, `btc`, `base`, `eth` or `polygon` (Cloud: for every merchant watcher of it); or `database` while the database cannot be used (always `failing`). */
             component: string;
             /**
              * @description `stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns.
@@ -1484,11 +1484,11 @@ export interface operations {
              *
              *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
              *
-             *     `unsupported_chain`: `chain` is not one the API knows (`btc` or `base`).
+             *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth` or `polygon`).
              *
              *     `chain_disabled`: Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`).
              *
-             *     `base_disabled`: Base is not configured for this merchant.
+             *     `base_disabled`: The EVM chain asked for (`base`, `eth` or `polygon`) is not configured for this merchant; every EVM chain answers this code.
              *
              *     `asset_disabled`: The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).
              */
@@ -2729,11 +2729,11 @@ export interface operations {
              *
              *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
              *
-             *     `unsupported_chain`: `chain` is not one the API knows (`btc` or `base`).
+             *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth` or `polygon`).
              *
              *     `chain_disabled`: Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`).
              *
-             *     `base_disabled`: Base is not configured for this merchant.
+             *     `base_disabled`: The EVM chain asked for (`base`, `eth` or `polygon`) is not configured for this merchant; every EVM chain answers this code.
              *
              *     `asset_disabled`: The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).
              */
