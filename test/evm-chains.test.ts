@@ -13,7 +13,8 @@ import { silentLogger } from '../core/log.ts';
 import { startAnvil } from '../listener/sandbox/anvil.ts';
 import { deployTestToken } from '../listener/sandbox/test-token.ts';
 import { parse } from 'eth-url-parser';
-import { evmChainNames, Health } from '../shared/index.ts';
+import { chainFacts, evmChainNames, Health } from '../shared/index.ts';
+import { chainModule } from '../core/chains/registry.ts';
 import { ACCOUNT_XPUB, FIXED_ADDRESS, MERCHANT, settingsFor, startBaseTestChain } from './helpers/base-chain.ts';
 import { postJson, startTestListener } from './support/listener.ts';
 
@@ -126,4 +127,18 @@ test('the listener with MERCHANT_EVM_XPUB and an RPC URL per chain serves each c
   } finally {
     await Promise.all(nodes.map((node) => node.stop()));
   }
+});
+
+test('each EVM chain tells the payer how long its own confirmations take', () => {
+  const words = Object.fromEntries(evmChainNames.map((chain) => [chain, chainModule(chain).confirmingTakes(chainFacts[chain].name)]));
+  assert.deepEqual(words, {
+    base: 'the Base network is confirming it, which takes about a minute',
+    eth: 'the Ethereum network is confirming it, which takes about 13 minutes',
+    polygon: 'the Polygon network is confirming it, which takes about a minute',
+  });
+  assert.deepEqual(
+    evmChainNames.map((chain) => evmSpecOf(chain).defaultConfirmations),
+    [12, 64, 32],
+    'the defaults docs/chains.md justifies',
+  );
 });

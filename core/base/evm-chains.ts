@@ -18,6 +18,8 @@ export interface EvmChainSpec {
   explorers: Readonly<Record<number, string>>;
   /** Request budget per public RPC URL (requests per second, burst). */
   sourceBudget: { ratePerSec: number; burst: number };
+  /** How long the default confirmations take, for the payer ("about a minute"). */
+  confirmationTime: string;
   /** The chain id of the sandbox's local node standing in for the chain: never a real chain's. */
   sandboxChainId: number;
 }
@@ -35,6 +37,7 @@ export const evmChainSpecs: readonly EvmChainSpec[] = [
     },
     explorers: { 8453: 'https://basescan.org', 84532: 'https://sepolia.basescan.org' },
     sourceBudget: { ratePerSec: 3, burst: 12 },
+    confirmationTime: 'about a minute',
     // anvil's own default.
     sandboxChainId: 31337,
   },
@@ -50,6 +53,7 @@ export const evmChainSpecs: readonly EvmChainSpec[] = [
     explorers: { 1: 'https://etherscan.io', 11155111: 'https://sepolia.etherscan.io' },
     // Blocks come every 12 s: a tenth of Base's reads keep up.
     sourceBudget: { ratePerSec: 1, burst: 6 },
+    confirmationTime: 'about 13 minutes',
     sandboxChainId: 31338,
   },
   {
@@ -65,6 +69,7 @@ export const evmChainSpecs: readonly EvmChainSpec[] = [
     },
     explorers: { 137: 'https://polygonscan.com', 80002: 'https://amoy.polygonscan.com' },
     sourceBudget: { ratePerSec: 3, burst: 12 },
+    confirmationTime: 'about a minute',
     sandboxChainId: 31339,
   },
 ];

@@ -50,7 +50,7 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
       };
     },
     confirmationRule: (settings) => `${settings?.confirmations ?? spec.defaultConfirmations} blocks`,
-    confirmingTakes: `the ${facts.name} network is confirming it (${spec.defaultConfirmations} blocks by default)`,
+    confirmingTakes: (networkName) => `the ${networkName} network is confirming it, which takes ${spec.confirmationTime}`,
   };
   return module;
 }

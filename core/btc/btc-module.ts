@@ -33,6 +33,6 @@ export const btcModule: ChainModule<object> = {
     };
   },
   confirmationRule: () => '1 confirmation below 0.001 BTC, 3 below 0.01 BTC, 6 from 0.01 BTC',
-  confirmingTakes: 'the Bitcoin network is confirming it, which usually takes 10 to 60 minutes',
+  confirmingTakes: () => 'the Bitcoin network is confirming it, which usually takes 10 to 60 minutes',
 };
 

@@ -38,8 +38,8 @@ export interface ChainModule<Settings = unknown> {
   checkoutView(row: InvoiceRow, context: CheckoutContext): CheckoutView;
   /** "12 blocks (about 24 s)": when a payment on this chain counts, for texts and the checkout page. */
   confirmationRule(settings: Settings | null): string;
-  /** How long confirming takes, in the words the checkout page and MCP texts use. */
-  confirmingTakes: string;
+  /** What the payer reads while the payment confirms, naming the network as the page does ("the Base network is confirming it, …"). */
+  confirmingTakes(networkName: string): string;
 }
 
 /** The chains an edition serves, by name. */

@@ -1,5 +1,6 @@
 import { finalCheckoutStatuses, type CheckoutView } from '../../shared/checkout.ts';
 import { btcNetworkName, evmNetworkOfUri, networkLabel, type InvoiceStatus, type NetworkName } from '../../shared/index.ts';
+import { chainModule } from '../../core/chains/registry.ts';
 
 export interface PageAssets {
   cssUrl: string;
@@ -57,7 +58,7 @@ function statusBlocks(view: CheckoutView): string {
     },
     seen: {
       title: 'Payment received',
-      body: `<p>Your payment is on its way: ${'amount_btc' in view ? 'the Bitcoin network is confirming it, which usually takes 10 to 60 minutes' : `the ${evmNetworkOfUri(view.qr_uri).name} network is confirming it, which takes about a minute`}. This page turns to Paid by itself. Do not pay again.</p>`,
+      body: `<p>Your payment is on its way: ${chainModule(view.chain).confirmingTakes(networkOf(view).name)}. This page turns to Paid by itself. Do not pay again.</p>`,
     },
     confirmed: {
       title: 'Paid',
