@@ -48,8 +48,8 @@ to finish. With Postgres, waits up to DATABASE_WAIT_S (default 60) at start for 
 No merchant key set (no MERCHANT_BTC_XPUB, no MERCHANT_EVM_* and no EVM chain setting such as
 MERCHANT_BASE_*, BASE_* or ETH_*) and NODE_ENV not production: the SANDBOX. Local chains with
 worthless coins (Bitcoin regtest served through the Esplora API, a local EVM node per EVM chain
-with test USDC and USDT), throwaway keys, a local webhook receiver
-that verifies and prints each delivery, a database removed at stop. It never touches a public
+with test USDC and USDT), throwaway keys, a local webhook receiver that verifies and prints each
+delivery, a database removed at stop. It never touches a public
 network. It prints a banner with commands that work as printed; "service pay" and "service mine"
 pay and confirm its invoices. With a key set: the real listener, SQLite at ./data/service.db.
 
