@@ -5,7 +5,7 @@ import type { ChainModule } from '../invoices/chain-module.ts';
 import { checkoutCommon } from '../invoices/checkout-common.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import { unitsToDecimal } from './amount.ts';
-import { evmSettingNamesOf, type EvmConfig } from './base-config.ts';
+import type { EvmConfig } from './base-config.ts';
 import { rowToBaseInvoice } from './base-invoice.mapper.ts';
 import { erc20TransferUri } from './eip681.ts';
 import { evmChainSpecs, type EvmChainSpec } from './evm-chains.ts';
@@ -14,14 +14,13 @@ import { evmTransferSeenBeforeExpiry, seenUnitsOf } from './partial.ts';
 const unitsOf = (row: InvoiceRow) => BigInt(requiredAmount(row.amount_units, 'amount_units', row.invoice_id));
 
 /** The module of one EVM chain: the same code for every EVM chain, its differences in `spec`. */
-export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'tokens' | 'fixedAddress' | 'confirmations'>> {
+export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'tokens' | 'fixedAddress'>> {
   const facts = chainFacts[spec.chain];
   const disabled = new ServiceError(facts.disabledCode, `${facts.name} (${spec.chain}) is not configured for this merchant.`);
-  const module: ChainModule<Pick<EvmConfig, 'tokens' | 'fixedAddress' | 'confirmations'>> = {
+  const module: ChainModule<Pick<EvmConfig, 'tokens' | 'fixedAddress'>> = {
     chain: spec.chain,
     facts,
     adapter: { chain: spec.chain, toStoredInvoice: rowToBaseInvoice, paymentSeenBeforeExpiry: evmTransferSeenBeforeExpiry(spec.chain), disabled: () => disabled },
-    settingNames: Object.values(evmSettingNamesOf(spec)),
     enabledAssets(settings) {
       const assets: AssetId[] = [];
       if (settings.tokens.has('usdc')) assets.push(assetIdOf(spec.chain, 'USDC'));
@@ -49,7 +48,6 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
         qr_uri: module.paymentUri(row, askFor),
       };
     },
-    confirmationRule: (settings) => `${settings?.confirmations ?? spec.defaultConfirmations} blocks`,
     confirmingTakes: (networkName) => `the ${networkName} network is confirming it, which takes ${spec.confirmationTime}`,
   };
   return module;

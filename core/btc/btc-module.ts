@@ -12,7 +12,6 @@ export const btcModule: ChainModule<object> = {
   chain: 'btc',
   facts: chainFacts.btc,
   adapter: btcAdapter,
-  settingNames: ['MERCHANT_BTC_XPUB', 'BTC_NETWORK', 'BTC_ESPLORA_URL', 'BTC_RPC_URL', 'BTC_EXPLORER_URL'],
   enabledAssets: () => ['btc'],
   disabled: btcAdapter.disabled,
   paidSoFar: async (db, row) => BigInt(await seenSatsOf(db, row.merchant_id, row.invoice_id)),
@@ -32,7 +31,6 @@ export const btcModule: ChainModule<object> = {
       qr_uri: btcModule.paymentUri(row, askFor),
     };
   },
-  confirmationRule: () => '1 confirmation below 0.001 BTC, 3 below 0.01 BTC, 6 from 0.01 BTC',
   confirmingTakes: () => 'the Bitcoin network is confirming it, which usually takes 10 to 60 minutes',
 };
 

@@ -22,8 +22,6 @@ export interface ChainModule<Settings = unknown> {
   facts: ChainFacts;
   /** Stored-row mapper and expiry guard for the invoice engine. */
   adapter: ChainAdapter;
-  /** The settings the chain reads (documented in docs/self-hosting.md). */
-  settingNames: readonly string[];
   /** The assets POST /invoice accepts with these settings. */
   enabledAssets(settings: Settings): AssetId[];
   /** The answer to a request for this chain from a merchant who does not receive on it. */
@@ -36,11 +34,6 @@ export interface ChainModule<Settings = unknown> {
   paymentUri(row: InvoiceRow, units: bigint): string;
   /** The invoice's checkout page data. */
   checkoutView(row: InvoiceRow, context: CheckoutContext): CheckoutView;
-  /** "12 blocks (about 24 s)": when a payment on this chain counts, for texts and the checkout page. */
-  confirmationRule(settings: Settings | null): string;
   /** What the payer reads while the payment confirms, naming the network as the page does ("the Base network is confirming it, …"). */
   confirmingTakes(networkName: string): string;
 }
-
-/** The chains an edition serves, by name. */
-export type ChainModules = ReadonlyMap<string, ChainModule<never>>;
