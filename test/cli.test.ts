@@ -67,7 +67,7 @@ describe('service CLI', () => {
     const help = await runCli(['start', '--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /never from flags: PORT=9999 npx service start/);
-    assert.match(help.stdout, /No merchant key set \(no MERCHANT_BTC_XPUB, no MERCHANT_EVM_\* and no EVM chain setting such as\nMERCHANT_BASE_\*, BASE_\* or ETH_\*\) and NODE_ENV not production: the SANDBOX\./);
+    assert.match(help.stdout, /No merchant key set \(no MERCHANT_BTC_XPUB, MERCHANT_EVM_\*, no chain's own key such as\nMERCHANT_BASE_\* or MERCHANT_ETH_\*, no BASE_\* setting\) and NODE_ENV not production: the SANDBOX\./);
     assert.match(help.stdout, /It never touches a public\nnetwork\./);
     assert.match(help.stdout, /With no settings \(no\n\s+DATABASE_URL, BTC_ESPLORA_URL, BASE_RPC_URL, CLOUD_CHECKOUT_BASE_URL, …\) the Cloud\n\s+SANDBOX/);
     assert.match(help.stdout, /SANDBOX_USDC_MODE/);

@@ -11,6 +11,7 @@ import { createInvoiceService } from '../core/invoices/invoice.service.ts';
 import { createMemoryStatusFeed } from '../core/invoices/status-feed.ts';
 import { silentLogger } from '../core/log.ts';
 import { startAnvil } from '../listener/sandbox/anvil.ts';
+import { wantsSandbox } from '../listener/sandbox/sandbox.ts';
 import { deployTestToken } from '../listener/sandbox/test-token.ts';
 import { parse } from 'eth-url-parser';
 import { chainFacts, evmChainNames, Health } from '../shared/index.ts';
@@ -141,4 +142,14 @@ test('each EVM chain tells the payer how long its own confirmations take', () =>
     [12, 64, 32],
     'the defaults docs/chains.md justifies',
   );
+});
+
+test('the sandbox runs unless a merchant key of some chain (or a BASE_ setting) is set; an RPC URL of another chain alone does not stop it', () => {
+  assert.equal(wantsSandbox({}), true);
+  assert.equal(wantsSandbox({ ETH_RPC_URL: 'http://127.0.0.1:8545' }), true, "Foundry's ETH_RPC_URL in the shell");
+  for (const name of ['MERCHANT_BTC_XPUB', 'MERCHANT_EVM_XPUB', 'MERCHANT_EVM_ADDRESS', 'MERCHANT_ETH_XPUB', 'MERCHANT_POLYGON_ADDRESS', 'BASE_RPC_URL']) {
+    assert.equal(wantsSandbox({ [name]: 'set' }), false, name);
+    assert.equal(wantsSandbox({ [name]: '  ' }), true, `${name} blank`);
+  }
+  assert.equal(wantsSandbox({ NODE_ENV: 'production' }), false);
 });

@@ -41,12 +41,15 @@ function usdcMode(env: Env): SandboxUsdcMode {
 /**
  * Sandbox mode applies when no merchant key of any chain is configured, outside production. It can
  * never touch mainnet: the Bitcoin chain is an in-process regtest chain with a fresh tpub, and each
- * EVM chain a local anvil node (Base's chain id 31337, Ethereum's 31338) with one fresh xpub for all.
+ * EVM chain a local anvil node (Base's chain id 31337, Ethereum's 31338, Polygon's 31339) with one
+ * fresh xpub for all. A merchant key or address of any chain counts, and (as before there were other
+ * EVM chains) any BASE_ setting; another chain's RPC URL alone does not: ETH_RPC_URL is also
+ * Foundry's variable, often set in a developer's shell.
  */
 export function wantsSandbox(env: Env): boolean {
   if (env.NODE_ENV === 'production') return false;
-  const evmSettings = new Set([EVM_XPUB, EVM_ADDRESS, ...evmChainSpecs.flatMap((spec) => Object.values(evmSettingNamesOf(spec)))]);
-  return !Object.keys(env).some((name) => (name === 'MERCHANT_BTC_XPUB' || evmSettings.has(name)) && env[name]?.trim());
+  const merchantKeys = new Set(['MERCHANT_BTC_XPUB', EVM_XPUB, EVM_ADDRESS, ...evmChainSpecs.flatMap((spec) => [evmSettingNamesOf(spec).xpub, evmSettingNamesOf(spec).address])]);
+  return !Object.keys(env).some((name) => (merchantKeys.has(name) || name.startsWith('BASE_')) && env[name]?.trim());
 }
 
 export interface Sandbox {
