@@ -3,16 +3,18 @@ import type { Account } from '../shared/index.ts';
 import { maskExtendedKeys } from '../core/log.ts';
 import type { ApiKeyRow, MerchantRow } from './merchant.repository.ts';
 import { effectivePlan, planOf } from './plans.ts';
+import { receiveMethodsOf } from './receive-methods.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** GET /api/v1/me: the account without any secret; xpubs shortened as in the logs. */
 export function accountView(row: MerchantRow, keys: ApiKeyRow[], invoicesThisMonth: number, now: number): z.infer<typeof Account> {
   const plan = effectivePlan({ plan: row.plan as 'free', expiresAt: row.plan_expires_at === null ? null : Number(row.plan_expires_at) }, now);
-  const chains: z.infer<typeof Account>['chains'] = [];
-  if (row.btc_xpub) chains.push({ chain: 'btc', mode: 'xpub', xpub: maskExtendedKeys(row.btc_xpub), fixed_address: null });
-  if (row.base_xpub) chains.push({ chain: 'base', mode: 'xpub', xpub: maskExtendedKeys(row.base_xpub), fixed_address: null });
-  if (row.base_address) chains.push({ chain: 'base', mode: 'fixed-address', xpub: null, fixed_address: row.base_address });
+  // One entry per chain and mode: an EVM chain with an xpub and a fixed address has two.
+  const chains: z.infer<typeof Account>['chains'] = receiveMethodsOf(row).flatMap((method) => [
+    ...(method.xpub ? [{ chain: method.chain, mode: 'xpub' as const, xpub: maskExtendedKeys(method.xpub), fixed_address: null }] : []),
+    ...(method.address ? [{ chain: method.chain, mode: 'fixed-address' as const, xpub: null, fixed_address: method.address }] : []),
+  ]);
   return {
     merchant_id: row.merchant_id,
     shop_name: row.shop_name,

@@ -4,6 +4,8 @@ import { createRpcSource } from '../core/base/rpc.ts';
 import { createSharedRpcSource } from '../core/base/shared-rpc-source.ts';
 import { createBaseWatcher, type FixedAddress } from '../core/base/watcher.ts';
 import { chainBaseScope } from '../core/base/base-transfer.repository.ts';
+import { evmSpecOf } from '../core/base/evm-chains.ts';
+import { receiveMethodsOf } from './receive-methods.ts';
 import type { BtcWatching } from '../core/btc/chain-source-factory.ts';
 import type { Fetch } from '../core/btc/chain-source.ts';
 import { createEsploraSource } from '../core/btc/esplora-source.ts';
@@ -26,8 +28,8 @@ interface Running {
 }
 
 /**
- * The elected instance's chain watching: one Bitcoin watcher per Esplora URL and one Base watcher,
- * each for every merchant's invoices (the listener's watchers, with merchants as a column of the
+ * The elected instance's chain watching: one Bitcoin watcher per Esplora URL and one watcher per EVM
+ * chain, each for every merchant's invoices (the listener's watchers, with merchants as a column of the
  * invoices they index rather than one watcher each). A merchant who signs up needs nothing
  * started: its invoices join the watchers' index at their next pass. Confirmations and events go
  * through the same code as the listener's, each payment credited to its invoice's merchant.
@@ -48,14 +50,14 @@ export function createCloudChainWatchers(deps: {
   fetch: Fetch;
   /** Request budgets per source URL (made by the caller, so its /health can show them). */
   budgets: SourceBudgets;
-  /** How long the merchants' fixed Base addresses are reused before they are read again (one query for all). */
+  /** How long the merchants' fixed EVM addresses are reused before they are read again (one query for all). */
   refreshMs?: number;
   btcPollIntervalMs?: number;
   basePollIntervalMs?: number;
   /** The watchers report their steps, passes and lag to these (labelled by chain only). */
   metrics?: ServiceMetrics;
 }) {
-  const observers = deps.metrics && { btc: watchObserver(deps.metrics, 'btc'), base: watchObserver(deps.metrics, 'base') };
+  const btcObserver = deps.metrics && watchObserver(deps.metrics, 'btc');
   const running = new Map<string, Running>();
   let active = false;
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -88,7 +90,7 @@ export function createCloudChainWatchers(deps: {
       // Stopped while the database was read: no watcher may start after stop().
       if (!invoice || !active) continue;
       const watcher = createBtcWatcher({
-        observer: observers?.btc,
+        observer: btcObserver,
         db: deps.db,
         feed: deps.feed,
         scope,
@@ -119,37 +121,47 @@ export function createCloudChainWatchers(deps: {
     await checking;
   };
 
-  /** The merchants' fixed Base addresses, read in one query and reused for `refreshMs`. */
-  function cachedFixedAddresses(): () => Promise<FixedAddress[]> {
-    let cached: { at: number; addresses: FixedAddress[] } | null = null;
-    return async () => {
-      if (cached && deps.clock.now() - cached.at < (deps.refreshMs ?? 30_000)) return cached.addresses;
-      const rows = await deps.db.selectFrom('cloud_merchants').select(['merchant_id', 'base_address']).where('base_address', 'is not', null).execute();
-      cached = { at: deps.clock.now(), addresses: rows.map((row) => ({ merchantId: row.merchant_id, address: row.base_address! })) };
-      return cached.addresses;
+  /** Every merchant's fixed address on each EVM chain, read in one query for all chains and reused for `refreshMs`. */
+  const fixedAddressesByChain = (() => {
+    let cached: { at: number; byChain: Map<string, FixedAddress[]> } | null = null;
+    return async (chain: string): Promise<FixedAddress[]> => {
+      if (!cached || deps.clock.now() - cached.at >= (deps.refreshMs ?? 30_000)) {
+        const rows = await deps.db.selectFrom('cloud_merchants').select(['merchant_id', 'btc_xpub', 'base_xpub', 'base_address', 'receive_methods']).execute();
+        const byChain = new Map<string, FixedAddress[]>();
+        for (const row of rows) {
+          for (const method of receiveMethodsOf(row)) {
+            if (method.address) byChain.set(method.chain, [...(byChain.get(method.chain) ?? []), { merchantId: row.merchant_id, address: method.address }]);
+          }
+        }
+        cached = { at: deps.clock.now(), byChain };
+      }
+      return cached.byChain.get(chain) ?? [];
     };
-  }
+  })();
 
-  /** One Base watcher for every merchant's Base invoices and fixed addresses. */
-  function startBaseWatcher() {
-    const base = deps.config.base;
-    if (!base) return;
-    const watcher = createBaseWatcher({
-      observer: observers?.base,
-      db: deps.db,
-      feed: deps.feed,
-      clock: deps.clock,
-      logger: deps.logger.child({ chain: 'base' }),
-      scope: chainBaseScope(base.chainId),
-      base: { ...base, fixedAddress: null },
-      fixedAddresses: cachedFixedAddresses(),
-      sources: base.rpcUrls.map((url) =>
-        createSharedRpcSource(createRpcSource(url, { fetch: budgets.fetchFor(deps.fetch, 'base', url), sleep, logger: deps.logger }), { clock: deps.clock }),
-      ),
-      pollIntervalMs: deps.basePollIntervalMs,
-    });
-    watcher.start();
-    running.set(`base:${base.chainId}`, watcher);
+  /** One watcher per EVM chain the platform serves, for every merchant's invoices and fixed addresses on it. */
+  function startEvmWatchers() {
+    for (const evm of deps.config.evm) {
+      const watcher = createBaseWatcher({
+        observer: deps.metrics && watchObserver(deps.metrics, evm.chain),
+        db: deps.db,
+        feed: deps.feed,
+        clock: deps.clock,
+        logger: deps.logger.child({ chain: evm.chain }),
+        scope: chainBaseScope(evm.chain, evm.chainId),
+        base: { ...evm, fixedAddress: null },
+        fixedAddresses: () => fixedAddressesByChain(evm.chain),
+        sources: evm.rpcUrls.map((url) =>
+          createSharedRpcSource(
+            createRpcSource(url, { fetch: budgets.fetchFor(deps.fetch, evm.chain, url, false, evmSpecOf(evm.chain).sourceBudget), sleep, logger: deps.logger }),
+            { clock: deps.clock },
+          ),
+        ),
+        pollIntervalMs: deps.basePollIntervalMs,
+      });
+      watcher.start();
+      running.set(`${evm.chain}:${evm.chainId}`, watcher);
+    }
   }
 
   return {
@@ -184,7 +196,7 @@ export function createCloudChainWatchers(deps: {
     start() {
       if (active) return;
       active = true;
-      startBaseWatcher();
+      startEvmWatchers();
       void checkLoop();
     },
     async stop() {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { BtcNetwork } from '../shared/index.ts';
-import { baseSettingNames, parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
+import { baseSettingNames, evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB, parseEvmConfig, type BaseConfig } from '../core/base/base-config.ts';
+import { evmChainSpecs } from '../core/base/evm-chains.ts';
 import { ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, type Env, type RateLimitConfig } from '../edge/settings.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
@@ -40,6 +41,8 @@ export interface CloudConfig {
   };
   /** Shared Base settings (chain, RPC, tokens, explorer); each merchant adds its xpub or address. Null: Base off. */
   base: Omit<BaseConfig, 'xpub' | 'fixedAddress'> | null;
+  /** Shared settings of every EVM chain with an RPC URL (Base's is `base`); each merchant adds its xpub or address per chain. */
+  evm: Omit<BaseConfig, 'xpub' | 'fixedAddress'>[];
   /** The operator's own Cloud merchant: plan purchases are invoices it owns. Null: crypto billing off. */
   billingMerchantId: string | null;
   /** Browser origins allowed to call /api/v1/mcp (MCP_ALLOWED_ORIGINS); a request without Origin is always allowed. */
@@ -106,7 +109,7 @@ const CloudEnv = z.object({
 });
 
 /** Every setting Cloud reads (the Base ones are shared by its merchants). */
-export const cloudSettingNames: readonly string[] = [...Object.keys(CloudEnv.shape), ...baseSettingNames.filter((name) => !name.startsWith('MERCHANT_BASE_'))];
+export const cloudSettingNames: readonly string[] = [...Object.keys(CloudEnv.shape), ...baseSettingNames.filter((name) => !name.startsWith('MERCHANT_'))];
 
 export function loadCloudConfig(env: Env): CloudConfig {
   const problems: string[] = [];
@@ -126,14 +129,16 @@ export function loadCloudConfig(env: Env): CloudConfig {
     problems.push(`CLOUD_SIGNIN_RATE_LIMIT ${(error as Error).message}`);
   }
 
-  let base: CloudConfig['base'] = null;
-  if (env.BASE_RPC_URL?.trim()) {
-    const parsedBase = parseBaseConfig({ ...env, MERCHANT_BASE_XPUB: undefined, MERCHANT_BASE_ADDRESS: PLACEHOLDER_ADDRESS }, problems);
-    if (parsedBase) {
-      const { xpub: _xpub, fixedAddress: _fixed, ...shared } = parsedBase;
-      base = shared;
-    }
-  }
+  // The platform's side of each EVM chain; a merchant's key or address is its own (the placeholder stands in for it here).
+  const evm: CloudConfig['evm'] = evmChainSpecs.flatMap((spec) => {
+    const names = evmSettingNamesOf(spec);
+    if (!env[names.rpcUrl]?.trim()) return [];
+    const parsed = parseEvmConfig(spec, { ...env, [EVM_XPUB]: undefined, [EVM_ADDRESS]: undefined, [names.xpub]: undefined, [names.address]: PLACEHOLDER_ADDRESS }, problems);
+    if (!parsed) return [];
+    const { xpub: _xpub, fixedAddress: _fixed, ...shared } = parsed;
+    return [shared];
+  });
+  const base = evm.find((chain) => chain.chain === evmChainSpecs[0].chain) ?? null;
   if (raw.NODE_ENV === 'production' && raw.CLOUD_WEBHOOK_ALLOW_LOOPBACK) {
     problems.push('CLOUD_WEBHOOK_ALLOW_LOOPBACK is for development only and is refused with NODE_ENV=production');
   }
@@ -174,6 +179,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
       wsMaxConnections: raw.BTC_WS_MAX_CONNECTIONS,
     },
     base,
+    evm,
     billingMerchantId: raw.CLOUD_BILLING_MERCHANT_ID ?? null,
     watch: raw.CLOUD_WATCH,
     stripe,

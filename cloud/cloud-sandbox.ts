@@ -1,3 +1,5 @@
+import { btcModule } from '../core/btc/btc-module.ts';
+import { legacyColumnsOf, type StoredReceiveMethod } from './receive-methods.ts';
 import { createServer } from 'node:net';
 import type { ReceivedWebhook } from '../core/webhooks/receiver.ts';
 import type { Env } from '../edge/settings.ts';
@@ -75,12 +77,17 @@ async function sandboxCloudConfig(sandbox: Sandbox): Promise<CloudConfig> {
 }
 
 /**
- * The demo merchant, with the sandbox's throwaway keys: its Bitcoin key, its Base xpub (USDC, an
- * address per invoice) and the sandbox's fixed address (USDT, and USDC with
+ * The demo merchant, with the sandbox's throwaway keys: its Bitcoin key, on every EVM chain its xpub
+ * (USDC, an address per invoice) and the sandbox's fixed address (USDT, and USDC with
  * SANDBOX_USDC_MODE=fixed-address), its webhooks to the sandbox's receiver with that receiver's secret.
  */
 async function insertDemoMerchant(database: Database<CloudTables>, sandbox: Sandbox, now: number) {
   const key = newApiKey();
+  // One Bitcoin key, and the sandbox's one EVM key and fixed address on every EVM chain it runs.
+  const methods: StoredReceiveMethod[] = [
+    ...(sandbox.env.MERCHANT_BTC_XPUB ? [{ chain: btcModule.chain, xpub: sandbox.env.MERCHANT_BTC_XPUB, address: null }] : []),
+    ...sandbox.evms.map((evm) => ({ chain: evm.chain, xpub: sandbox.env.MERCHANT_EVM_XPUB ?? null, address: evm.fixedAddress })),
+  ];
   const merchant = { merchantId: 'm_sandbox_demo', email: 'demo@example.com', shopName: 'Sandbox Demo Shop', apiKey: key.key };
   const stored = await insertMerchant(
     database.db,
@@ -88,9 +95,8 @@ async function insertDemoMerchant(database: Database<CloudTables>, sandbox: Sand
       merchant_id: merchant.merchantId,
       email: merchant.email,
       shop_name: merchant.shopName,
-      btc_xpub: sandbox.env.MERCHANT_BTC_XPUB ?? null,
-      base_xpub: sandbox.env.MERCHANT_BASE_XPUB ?? null,
-      base_address: sandbox.env.MERCHANT_BASE_ADDRESS ?? null,
+      ...legacyColumnsOf(methods),
+      receive_methods: JSON.stringify(methods),
       webhook_url: sandbox.webhookReceiver?.url ?? null,
       webhook_secret: sandbox.webhookReceiver ? sandbox.env.MERCHANT_WEBHOOK_SECRET! : null,
       plan: 'free',

@@ -1,3 +1,5 @@
+import { btcModule } from '../core/btc/btc-module.ts';
+import { evmChainSpecs } from '../core/base/evm-chains.ts';
 import type { Kysely } from 'kysely';
 import { INVOICE_LIST_DEFAULT, INVOICE_LIST_MAX, type NumberTexts } from '../shared/index.ts';
 import type { Clock } from '../core/clock.ts';
@@ -97,8 +99,8 @@ export function createCloudService(deps: CloudServiceDeps) {
 
     /** The assets the merchant's stored keys let an invoice be created in, as the listener reports its own. */
     enabledAssets(merchant: MerchantRow) {
-      const { chains, base } = deps.receivers.receivers(merchant);
-      return enabledAssets({ btc: chains.btc ?? null, base: base?.base ?? null });
+      const { chains, evm } = deps.receivers.receivers(merchant);
+      return enabledAssets({ btc: chains.btc ?? null, evm: evm.map((options) => options.base) });
     },
 
     getInvoice: (merchant: MerchantRow, invoiceId: string) => engine.get(merchant.merchant_id, invoiceId),
@@ -114,8 +116,9 @@ export function createCloudService(deps: CloudServiceDeps) {
         row = (await findInvoice(db, row.merchant_id, invoiceId))!;
       }
       const explorers = {
-        btc: config.btc.explorerUrls[row.network ?? 'mainnet'] ?? null,
-        base: config.base?.explorerUrl ?? 'https://basescan.org',
+        [btcModule.chain]: config.btc.explorerUrls[row.network ?? 'mainnet'] ?? null,
+        // An EVM chain the platform no longer has settings for still links to its mainnet explorer.
+        ...Object.fromEntries(evmChainSpecs.map((spec) => [spec.chain, config.evm.find((chain) => chain.chain === spec.chain)?.explorerUrl ?? spec.explorers[spec.mainnetChainId]])),
       };
       return checkoutView(db, row, { shopName: owner.shop_name, explorers, now });
     },

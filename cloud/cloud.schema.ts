@@ -1,3 +1,4 @@
+import { receiveMethodsMigration } from './receive-methods.migration.ts';
 import type { Kysely } from 'kysely';
 import { openDatabase, type Database, type OpenOptions } from '../core/db/database.ts';
 import type { EditionSchema } from '../core/db/migrate.ts';
@@ -48,6 +49,7 @@ export const cloudSchema: EditionSchema = {
     '0008_stripe_subscription_state': stripeSubscriptionStateMigration,
     '0011_cloud_fixed_address_claims': fixedAddressClaimsMigration,
     '0013_cloud_api_key_scopes': apiKeyScopesMigration,
+    '0017_cloud_receive_methods': receiveMethodsMigration,
   }),
   retired: [],
 };

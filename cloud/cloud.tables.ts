@@ -11,6 +11,11 @@ export interface CloudMerchantsTable {
   btc_xpub: string | null;
   base_xpub: string | null;
   base_address: string | null;
+  /**
+   * JSON list of the account's receive methods, one per chain (receive-methods.ts); null for
+   * accounts stored before there was one, whose btc_xpub / base_xpub / base_address say it.
+   */
+  receive_methods: ColumnType<string | null, string | null | undefined, string | null>;
   webhook_url: string | null;
   /** The current signing secret; replaced (never kept alongside) on every POST /webhook. */
   webhook_secret: string | null;

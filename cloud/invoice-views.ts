@@ -1,14 +1,13 @@
 import type * as z from 'zod';
 import type { InvoiceListEntry, InvoiceStatus } from '../shared/index.ts';
-import { unitsToDecimal } from '../core/base/amount.ts';
-import { satsToBtc } from '../core/btc/amount.ts';
+import { chainModule } from '../core/chains/registry.ts';
 import type { InvoiceRow } from '../core/invoices/invoice.repository.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(Number(ms)));
 
 export function amountText(row: InvoiceRow): string {
-  return row.chain === 'btc' ? satsToBtc(Number(row.amount_sats ?? 0)) : unitsToDecimal(BigInt(row.amount_units ?? '0'));
+  return chainModule(row.chain).amountText(row);
 }
 
 export function listEntry(row: InvoiceRow): z.infer<typeof InvoiceListEntry> {

@@ -7,10 +7,14 @@ import { createReceiveAddressBook, onDemandAddresses, type AddressDeriver } from
 import type { ChainReceiver } from '../core/invoices/chain-adapter.ts';
 import type { CloudConfig } from './cloud-config.ts';
 import type { MerchantRow } from './merchant.repository.ts';
+import { receiveMethodsOf } from './receive-methods.ts';
+import { btcModule } from '../core/btc/btc-module.ts';
 
 interface Receivers {
   /** The merchant's Base settings, which its Base watcher reads too. */
   base: BaseReceiverOptions | null;
+  /** The merchant's settings on every EVM chain it receives on (Base's among them). */
+  evm: BaseReceiverOptions[];
   /** The engine's receivers of the merchant, by chain. */
   chains: Partial<Record<string, ChainReceiver>>;
 }
@@ -49,27 +53,33 @@ export function createMerchantReceivers(config: CloudConfig, deriver: AddressDer
   const addressesOf = (key: AccountKey) => (sharedDatabase ? onDemandAddresses(deriver, key) : bookOf(key));
 
   function build(row: MerchantRow): Receivers {
-    let btc: BtcReceiverOptions | null = null;
-    if (row.btc_xpub) {
-      const accountKey = merchantBtcKey(config, row.btc_xpub);
-      btc = { accountKey, explorerUrl: config.btc.explorerUrls[accountKey.network], ...addressesOf(accountKey) };
+    const chains: Receivers['chains'] = {};
+    const evm: BaseReceiverOptions[] = [];
+    for (const method of receiveMethodsOf(row)) {
+      if (method.chain === btcModule.chain && method.xpub) {
+        const accountKey = merchantBtcKey(config, method.xpub);
+        const btc: BtcReceiverOptions = { accountKey, explorerUrl: config.btc.explorerUrls[accountKey.network], ...addressesOf(accountKey) };
+        chains[method.chain] = btcReceiver(btc);
+        continue;
+      }
+      // An EVM chain the platform has no RPC URL for stays off for every merchant.
+      const shared = config.evm.find((chain) => chain.chain === method.chain);
+      if (!shared) continue;
+      const key = method.xpub ? parseEvmAccountXpub(method.xpub) : null;
+      const tokens = new Map(shared.tokens);
+      // USDT is served in fixed-address mode only. A merchant with both an xpub and an address
+      // (the sandbox's demo merchant) takes USDC per address and USDT at the fixed one.
+      if (!method.address) tokens.delete('usdt');
+      const options: BaseReceiverOptions = { base: { ...shared, tokens, xpub: key && { key, keyId: key.keyId }, fixedAddress: method.address } };
+      evm.push(options);
+      chains[method.chain] = baseReceiver(options);
     }
-    let base: Receivers['base'] = null;
-    if (config.base && (row.base_xpub || row.base_address)) {
-      const key = row.base_xpub ? parseEvmAccountXpub(row.base_xpub) : null;
-      const xpub = key && { key, keyId: key.keyId };
-      const tokens = new Map(config.base.tokens);
-      // USDT is served in fixed-address mode only. Signup stores an xpub or an address; a merchant
-      // with both (the sandbox's demo merchant) takes USDC per address and USDT at the fixed one.
-      if (!row.base_address) tokens.delete('usdt');
-      base = { base: { ...config.base, tokens, xpub, fixedAddress: row.base_address } };
-    }
-    return { base, chains: { ...(btc && { btc: btcReceiver(btc) }), ...(base && { base: baseReceiver(base) }) } };
+    return { base: evm.find((options) => options.base.chain === config.base?.chain) ?? null, evm, chains };
   }
 
   return {
     receivers(row: MerchantRow): Receivers {
-      const cacheKey = `${row.merchant_id}\n${row.btc_xpub}\n${row.base_xpub}\n${row.base_address}`;
+      const cacheKey = `${row.merchant_id}\n${row.btc_xpub}\n${row.base_xpub}\n${row.base_address}\n${row.receive_methods}`;
       let entry = cache.get(cacheKey);
       if (!entry) {
         entry = build(row);

@@ -1,4 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import { isEvmChain } from '../shared/index.ts';
+import { receiveMethodsOf } from './receive-methods.ts';
 import { claimFixedAddress } from '../core/base/address-claims.ts';
 import type { CloudTables } from './cloud.tables.ts';
 import type { CloudApiKeysTable, CloudMerchantsTable } from './cloud.tables.ts';
@@ -11,10 +13,10 @@ export type ApiKeyRow = Selectable<CloudApiKeysTable>;
 class FixedAddressDerived extends Error {}
 
 /**
- * Inserts the account, its first key and the claim on its fixed Base address together:
+ * Inserts the account, its first key and the claims on its fixed EVM addresses together:
  * 'email_taken' and 'address_derived' (a derived invoice holds the fixed address) store nothing.
  */
-export async function insertMerchant(db: Db, merchant: MerchantRow, key: ApiKeyRow): Promise<'inserted' | 'email_taken' | 'address_derived'> {
+export async function insertMerchant(db: Db, merchant: Insertable<CloudMerchantsTable>, key: ApiKeyRow): Promise<'inserted' | 'email_taken' | 'address_derived'> {
   try {
     return await db.transaction().execute(async (trx) => {
       const inserted = await trx
@@ -24,7 +26,8 @@ export async function insertMerchant(db: Db, merchant: MerchantRow, key: ApiKeyR
         .returning('merchant_id')
         .executeTakeFirst();
       if (!inserted) return 'email_taken';
-      if (merchant.base_address && !(await claimFixedAddress(trx, merchant.base_address))) throw new FixedAddressDerived();
+      const fixed = new Set(receiveMethodsOf(merchant).flatMap((method) => (isEvmChain(method.chain) && method.address ? [method.address] : [])));
+      for (const address of fixed) if (!(await claimFixedAddress(trx, address))) throw new FixedAddressDerived();
       await trx.insertInto('cloud_api_keys').values(key).execute();
       return 'inserted';
     });

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import * as z from 'zod';
 import { SHOP_NAME_MAX, SHOP_NAME_MIN } from '../shared/index.ts';
-import { KeyError, parseChecksummedAddress, parseEvmAccountXpub } from '../core/base/keys.ts';
-import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey } from '../core/btc/account-key.ts';
+import { containsExtendedPrivateKey } from '../core/btc/account-key.ts';
+import { legacyColumnsOf, signupReceiveMethods } from './receive-methods.ts';
 import type { Clock } from '../core/clock.ts';
 import type { CloudTables } from './cloud.tables.ts';
 import { ServiceError } from '../core/errors.ts';
@@ -48,38 +48,7 @@ export async function signup(deps: { db: Kysely<CloudTables>; clock: Clock; webh
   if ([...shopName].length < SHOP_NAME_MIN || [...shopName].length > SHOP_NAME_MAX || CONTROL.test(shopName)) {
     throw new ServiceError('invalid_shop_name', `shop_name must be ${SHOP_NAME_MIN}-${SHOP_NAME_MAX} characters.`);
   }
-  const btcXpub = optionalText(fields, 'btc_xpub');
-  const baseXpub = optionalText(fields, 'base_xpub');
-  const baseAddressText = optionalText(fields, 'base_address');
-  if (!btcXpub && !baseXpub && !baseAddressText) {
-    throw new ServiceError('no_receive_method', 'Send at least one of btc_xpub, base_xpub or base_address.');
-  }
-  if (btcXpub) {
-    try {
-      parseAccountKey(btcXpub);
-    } catch (error) {
-      if (!(error instanceof AccountKeyError)) throw error;
-      throw new ServiceError('invalid_xpub', `btc_xpub ${error.message}.`);
-    }
-  }
-  if (baseXpub) {
-    try {
-      parseEvmAccountXpub(baseXpub);
-    } catch (error) {
-      if (!(error instanceof KeyError)) throw error;
-      throw new ServiceError('invalid_xpub', `base_xpub: ${error.message}.`);
-    }
-  }
-  // base_xpub wins: a fixed address sent with it is ignored, not stored.
-  let baseAddress: string | null = null;
-  if (baseAddressText && !baseXpub) {
-    try {
-      baseAddress = parseChecksummedAddress(baseAddressText);
-    } catch (error) {
-      if (!(error instanceof KeyError)) throw error;
-      throw new ServiceError('invalid_address', `base_address: ${error.message}.`);
-    }
-  }
+  const methods = signupReceiveMethods(fields);
   const webhookUrlText = optionalText(fields, 'webhook_url');
   const webhook = webhookUrlText ? await checkWebhookUrl(webhookUrlText, deps.webhookPolicy) : null;
 
@@ -93,9 +62,8 @@ export async function signup(deps: { db: Kysely<CloudTables>; clock: Clock; webh
       merchant_id: merchantId,
       email,
       shop_name: shopName,
-      btc_xpub: btcXpub,
-      base_xpub: baseXpub,
-      base_address: baseAddress,
+      ...legacyColumnsOf(methods),
+      receive_methods: JSON.stringify(methods),
       webhook_url: webhook ? webhook.url.href : null,
       webhook_secret: webhookSecret,
       plan: 'free',
@@ -105,7 +73,7 @@ export async function signup(deps: { db: Kysely<CloudTables>; clock: Clock; webh
     { key_hash: key.hash, merchant_id: merchantId, prefix: key.prefix, label: 'default', revoked: 0, created_at: now, scopes: null },
   );
   if (stored === 'email_taken') throw new ServiceError('email_taken', 'An account with this email exists.');
-  if (stored === 'address_derived') throw new ServiceError('invalid_address', 'base_address is already the receive address of a derived-address invoice; register another address.');
+  if (stored === 'address_derived') throw new ServiceError('invalid_address', 'The fixed address is already the receive address of a derived-address invoice; register another address.');
   return {
     merchant_id: merchantId,
     plan: 'free',

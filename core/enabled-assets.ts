@@ -1,14 +1,14 @@
 import type { AssetId } from '../shared/index.ts';
-import type { BaseConfig } from './base/base-config.ts';
+import type { EvmConfig } from './base/base-config.ts';
+import { btcModule } from './btc/btc-module.ts';
+import { chainModule } from './chains/registry.ts';
 
 /**
- * What /health reports as `enabled_assets`: the assets POST /invoice accepts with this config.
- * The MCP server's list_supported_assets reads it, and Cloud's dashboard offers a merchant's
- * (its Bitcoin receiver, its Base settings); a chain integration adds its assets here.
+ * What /health reports as `enabled_assets`: the assets POST /invoice accepts with this config, in
+ * the registry's chain order. The MCP server's list_supported_assets reads it, and Cloud's
+ * dashboard offers a merchant's (its Bitcoin receiver, its EVM settings).
  */
-export function enabledAssets(config: { btc: object | null; base: Pick<BaseConfig, 'tokens' | 'fixedAddress'> | null }): AssetId[] {
-  const assets: AssetId[] = config.btc ? ['btc'] : [];
-  if (config.base?.tokens.has('usdc')) assets.push('usdc-base');
-  if (config.base?.tokens.has('usdt') && config.base.fixedAddress) assets.push('usdt-base');
-  return assets;
+export function enabledAssets(config: { btc: object | null; evm: readonly Pick<EvmConfig, 'chain' | 'tokens' | 'fixedAddress'>[] }): AssetId[] {
+  const configured: { chain: string; settings: object }[] = [...(config.btc ? [{ chain: btcModule.chain, settings: config.btc }] : []), ...config.evm.map((evm) => ({ chain: evm.chain, settings: evm }))];
+  return configured.flatMap(({ chain, settings }) => chainModule(chain).enabledAssets(settings));
 }

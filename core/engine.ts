@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { baseAdapter } from './base/base-adapter.ts';
-import { btcAdapter } from './btc/btc-adapter.ts';
+import { chainModules } from './chains/registry.ts';
 import { startAddressDeriver, type AddressDeriver } from './btc/receive-address-book.ts';
 import type { Clock } from './clock.ts';
 import { openDatabase, type Database } from './db/database.ts';
@@ -18,7 +17,7 @@ import type { WatcherProblem, WatcherProgress } from './watch-progress.ts';
 import { startWebhookDelivery, type DeliveryRoute, type WebhookDeliveryDeps } from './webhooks/start-delivery.ts';
 
 /** The chains both editions serve. */
-const engineChains = [btcAdapter, baseAdapter];
+const engineChains = [...chainModules.values()].map((module) => module.adapter);
 
 /** An edition's chain watchers, built by the factory it gives the engine. */
 export interface EngineWatchers {

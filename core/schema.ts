@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import { baseAddressClaimsMigration } from './base/address-claims.migration.ts';
+import { evmChainColumnMigration } from './base/evm-chain-column.migration.ts';
 import { baseStablecoinsDown, baseStablecoinsUp } from './base/base.migration.ts';
 import type { BaseTables } from './base/base.tables.ts';
 import { nonceLeasesByAddressMigration } from './base/nonce-leases.migration.ts';
@@ -44,6 +45,7 @@ export function coreMigrations(dialect: Dialect, hooks: CoreMigrationHooks = { k
     '0011_base_address_claims': baseAddressClaimsMigration,
     '0012_oauth_store': oauthStoreMigration,
     '0014_invoices_expiry_index': invoicesExpiryIndexMigration,
+    '0016_evm_chain_column': evmChainColumnMigration,
   };
 }
 

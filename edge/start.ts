@@ -1,8 +1,9 @@
+import { chainFacts, type ChainName } from '../shared/index.ts';
 import { formatReceivedWebhook, type ReceivedWebhook } from '../core/webhooks/receiver.ts';
 
-/** What the banner's Base lines read of a running sandbox (listener/sandbox/sandbox.ts). */
+/** What the banner's EVM lines read of a running sandbox (listener/sandbox/sandbox.ts). */
 export interface SandboxBase {
-  evm: { usdcMode: 'xpub' | 'fixed-address'; anvil: { chainId: number }; fixedAddress: string } | null;
+  evms: { chain: ChainName; usdcMode: 'xpub' | 'fixed-address'; anvil: { chainId: number }; fixedAddress: string }[];
   baseUnavailable: string | null;
 }
 
@@ -30,23 +31,29 @@ export function describeVerifiedWebhook(event: ReceivedWebhook): string {
 }
 
 /**
- * The banner's Base lines, the same in both editions: the local node, USDC and USDT with their
- * modes, a create command for each and the pay commands, exact and (fixed-address) inexact.
+ * The banner's EVM lines, the same in both editions: per local node the chain it stands in for,
+ * USDC and USDT with their modes and a create command for each; then the pay commands, exact and
+ * (fixed-address) inexact. The merchant's key and fixed address are the same on every chain.
  */
 export function sandboxBaseLines(sandbox: SandboxBase, create: (body: string) => string, invoice: string): string[] {
-  const evm = sandbox.evm;
-  if (!evm) return [`  Base:    not in this sandbox: ${sandbox.baseUnavailable}`];
+  const [first] = sandbox.evms;
+  if (!first) return [`  EVM:     not in this sandbox: ${sandbox.baseUnavailable}`];
   const modes =
-    evm.usdcMode === 'xpub'
+    first.usdcMode === 'xpub'
       ? ['           USDC: an address per invoice (xpub mode).', '           USDT: fixed-address mode, one address for all invoices:']
       : ['           USDC and USDT: fixed-address mode (SANDBOX_USDC_MODE), one address for all invoices:'];
+  const label = (text: string) => `  ${`${text}:`.padEnd(Math.max(9, text.length + 2))}`;
   return [
-    `  Base:    a local EVM node (chain id ${evm.anvil.chainId}, not Base) with a test USDC and a test USDT.`,
+    ...sandbox.evms.map(
+      (evm) => `${label(chainFacts[evm.chain].name)}a local EVM node (chain id ${evm.anvil.chainId}, not ${chainFacts[evm.chain].name}) with a test USDC and a test USDT.`,
+    ),
     ...modes,
-    `           ${evm.fixedAddress}; the nonce in the amount's last 4 decimals tells`,
+    `           ${first.fixedAddress}; the nonce in the amount's last 4 decimals tells`,
     '           the invoice apart, and two RPC sources confirm each payment.',
-    `  Create:  ${create('{"chain":"base","amount_usd":12.5}')}`,
-    `  Create:  ${create('{"chain":"base","asset":"usdt","amount_usd":12.34}')}`,
+    ...sandbox.evms.flatMap((evm) => [
+      `  Create:  ${create(`{"chain":"${evm.chain}","amount_usd":12.5}`)}`,
+      `  Create:  ${create(`{"chain":"${evm.chain}","asset":"usdt","amount_usd":12.34}`)}`,
+    ]),
     `  Orphan:  npx service pay ${invoice} --amount 12.34    (not the exact amount: a payment.orphan webhook)`,
     `  Pay:     npx service pay ${invoice} [amount_usd]       Confirm:  npx service mine`,
   ];

@@ -3,6 +3,8 @@ import type { Health } from '../shared/index.ts';
 import { buildLlmsTxt } from '../shared/llms.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
 import { btcReceiver } from '../core/btc/btc-adapter.ts';
+import { btcModule } from '../core/btc/btc-module.ts';
+import { evmSpecOf } from '../core/base/evm-chains.ts';
 import { btcWatchingFor } from '../core/btc/chain-source-factory.ts';
 import type { Fetch } from '../core/btc/chain-source.ts';
 import { adoptKeyIdentity, peekNextChildIndex } from '../core/invoices/invoice.repository.ts';
@@ -17,6 +19,7 @@ import { createReceiveAddressBook } from '../core/btc/receive-address-book.ts';
 import { enabledAssets } from '../core/enabled-assets.ts';
 import { claimOwnFixedAddress } from '../core/base/address-claims.ts';
 import { baseReceiver } from '../core/base/base-adapter.ts';
+import { EVM_ADDRESS_COUNTER } from '../core/base/base-invoices.ts';
 import { baseChainStatus, baseHealth } from '../core/base/base-health.ts';
 import { createRpcSource } from '../core/base/rpc.ts';
 import { createBaseWatcher } from '../core/base/watcher.ts';
@@ -99,44 +102,44 @@ function listenerWatchers(config: Config, deps: ListenerDeps, { db, feed, clock,
           clock,
           logger,
           pollIntervalMs: deps.btcPollIntervalMs,
-          observer: watchObserver(metrics, 'btc'),
+          observer: watchObserver(metrics, btcModule.chain),
         })
       : null;
-  const base = config.base
-    ? createBaseWatcher({
-        observer: watchObserver(metrics, 'base'),
-        db,
-        feed,
-        clock,
-        logger: logger.child({ chain: 'base' }),
-        scope: merchantBaseScope(config.merchantId),
-        base: config.base,
-        sources: config.base.rpcUrls.map((url) =>
-          createRpcSource(url, {
-            fetch: budgets.fetchFor(networkFetch, 'base', url),
-            sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-            logger,
-          }),
-        ),
-        pollIntervalMs: deps.baseOptions?.pollIntervalMs,
-      })
-    : null;
+  const evm = config.evm.map((chain) =>
+    createBaseWatcher({
+      observer: watchObserver(metrics, chain.chain),
+      db,
+      feed,
+      clock,
+      logger: logger.child({ chain: chain.chain }),
+      scope: merchantBaseScope(config.merchantId, chain.chain),
+      base: chain,
+      sources: chain.rpcUrls.map((url) =>
+        createRpcSource(url, {
+          fetch: budgets.fetchFor(networkFetch, chain.chain, url, false, evmSpecOf(chain.chain).sourceBudget),
+          sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+          logger,
+        }),
+      ),
+      pollIntervalMs: deps.baseOptions?.pollIntervalMs,
+    }),
+  );
   return {
     btc,
-    base,
+    evm,
     start() {
-      base?.start();
+      for (const watcher of evm) watcher.start();
       btc?.start();
     },
     async stop() {
       await btc?.stop();
       btcWatching?.socket?.close();
-      await base?.stop();
+      for (const watcher of evm) await watcher.stop();
     },
-    problems: () => [btc?.problem(), base?.problem()].filter((problem) => problem != null),
+    problems: () => [btc?.problem(), ...evm.map((watcher) => watcher.problem())].filter((problem) => problem != null),
     progress: () => [
-      ...(btc ? [{ chain: 'btc', progress: btc.status().btc_progress }] : []),
-      ...(base ? [{ chain: 'base', progress: base.status().progress }] : []),
+      ...(btc ? [{ chain: btcModule.chain, progress: btc.status().btc_progress }] : []),
+      ...evm.map((watcher, i) => ({ chain: config.evm[i].chain, progress: watcher.status().progress })),
     ],
   };
 }
@@ -156,8 +159,10 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     database: deps.database,
     async prepare(db) {
       const baseXpub = config.base?.xpub;
-      if (baseXpub?.legacyKeyId) await adoptKeyIdentity(db, 'base', baseXpub.legacyKeyId, baseXpub.keyId);
-      const fixedAddressProblem = config.base?.fixedAddress ? await claimOwnFixedAddress(db, config.base.fixedAddress) : null;
+      if (baseXpub?.legacyKeyId) await adoptKeyIdentity(db, EVM_ADDRESS_COUNTER, baseXpub.legacyKeyId, baseXpub.keyId);
+      // One claim per address: the chains that share MERCHANT_EVM_ADDRESS share its claim.
+      const fixedAddresses = [...new Set(config.evm.map((evm) => evm.fixedAddress).filter((address) => address !== null))];
+      const fixedAddressProblem = (await Promise.all(fixedAddresses.map((address) => claimOwnFixedAddress(db, address)))).find((problem) => problem !== null) ?? null;
       if (fixedAddressProblem) throw new ConfigError([fixedAddressProblem]);
     },
     expirySweepMs: deps.expirySweepMs,
@@ -174,14 +179,14 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
         accountKey: config.btc.accountKey,
         explorerUrl: config.btc.explorerUrl,
         ...createReceiveAddressBook(engine.addressDeriver(), config.btc.accountKey, {
-          nextIndex: await peekNextChildIndex(db, 'btc', config.btc.accountKey.keyId),
+          nextIndex: await peekNextChildIndex(db, btcModule.chain, config.btc.accountKey.keyId),
         }),
       })
     : null;
-  const base = config.base
-    ? baseReceiver({ base: config.base, nonceDigits: deps.baseOptions?.nonceDigits, quarantineMs: deps.baseOptions?.quarantineMs })
-    : null;
-  const invoices = merchantInvoices(engine.invoices, { merchantId: config.merchantId, receivers: { ...(btc && { btc }), ...(base && { base }) } });
+  const evmReceivers = Object.fromEntries(
+    config.evm.map((evm) => [evm.chain, baseReceiver({ base: evm, nonceDigits: deps.baseOptions?.nonceDigits, quarantineMs: deps.baseOptions?.quarantineMs })]),
+  );
+  const invoices = merchantInvoices(engine.invoices, { merchantId: config.merchantId, receivers: { ...(btc && { btc }), ...evmReceivers } });
 
   const health = async (): Promise<Health> => {
     const shared = await engine.health();
@@ -195,17 +200,24 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
         logger.warn('health: database check failed', { error });
       }
     }
-    const baseStatus = watchers.base?.status();
+    const baseIndex = config.evm.findIndex((evm) => evm === config.base);
+    const baseStatus = baseIndex >= 0 ? watchers.evm[baseIndex].status() : undefined;
+    const evmStatus = watchers.evm[0]?.status();
+    // The count of merchants left out is Cloud's concern: the listener has one merchant.
+    const { refused_merchants: _oneMerchant, ...btcStatus } = watchers.btc?.status() ?? {};
     return {
       ok,
       problems: shared.problems,
       ...idleChainStatus(),
-      // Bitcoin's watcher when Bitcoin is configured, else Base's: see docs/self-hosting.md, "Health".
-      ...(watchers.btc?.status() ?? (baseStatus ? baseChainStatus(baseStatus) : {})),
+      // Bitcoin's watcher when Bitcoin is configured, else the first EVM chain's: see docs/self-hosting.md, "Health".
+      ...(watchers.btc ? btcStatus : evmStatus ? baseChainStatus(evmStatus) : {}),
       uptime_s: Math.round((clock.now() - startedAt) / 100) / 10,
       webhooks: webhookCounts,
       enabled_assets: enabledAssets(config),
       ...(baseStatus ? { base: baseHealth(baseStatus) } : {}),
+      ...(watchers.evm.length > 0 && {
+        evm_chains: Object.fromEntries(watchers.evm.map((watcher, i) => [config.evm[i].chain, baseHealth(watcher.status(), config.evm[i].chain)])),
+      }),
       chain_sources: shared.chain_sources,
     };
   };
@@ -253,7 +265,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       merchantId: config.merchantId,
       clock,
       shopName: config.shopName,
-      explorers: { btc: config.btc?.explorerUrl ?? null, base: config.base?.explorerUrl ?? null },
+      explorers: Object.fromEntries([...(config.btc ? [[btcModule.chain, config.btc.explorerUrl]] : []), ...config.evm.map((evm) => [evm.chain, evm.explorerUrl])]),
     }),
   });
 
@@ -264,7 +276,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     url,
     database: database.dialect,
     btc_network: config.btc?.accountKey.network ?? null,
-    base_chain_id: config.base?.chainId ?? null,
+    evm_chain_ids: Object.fromEntries(config.evm.map((evm) => [evm.chain, evm.chainId])),
     api_key: config.apiKey ? 'set' : 'unset (POST /invoice is open: development only)',
     webhook_url: config.webhook?.url ?? 'unset (events are stored, not sent)',
   });

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { BtcNetwork } from '../shared/index.ts';
-import { baseSettingNames, parseBaseConfig, type BaseConfig } from '../core/base/base-config.ts';
+import { evmSettingNames, parseEvmConfigs, type BaseConfig, type EvmConfig } from '../core/base/base-config.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES, mempoolSocketUrl } from '../core/btc/mempool-socket.ts';
 import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from '../core/btc/account-key.ts';
 import { budgetSettingNames, budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
@@ -41,7 +41,10 @@ export interface Config {
     wsMaxAddresses: number;
     wsMaxConnections: number;
   } | null;
+  /** Base's settings when Base is enabled: the first of `evm` then. */
   base: BaseConfig | null;
+  /** Every enabled EVM chain (Base, Ethereum, …), in registry order. */
+  evm: EvmConfig[];
   apiKey: string | null;
   rateLimit: RateLimitConfig | null;
   trustProxy: boolean;
@@ -90,7 +93,7 @@ export const settingNames = [
   'NODE_ENV',
   'SHOP_NAME',
   ...budgetSettingNames,
-  ...baseSettingNames,
+  ...evmSettingNames,
 ] as const;
 
 const defaultEsplora: Partial<Record<BtcNetwork, string>> = {
@@ -209,7 +212,8 @@ export function loadConfig(env: Env): Config {
     }
   }
 
-  const base = parseBaseConfig(env, problems);
+  const evm = parseEvmConfigs(env, problems);
+  const base = evm.find((chain) => chain.chain === 'base') ?? null;
 
   let rateLimit: RateLimitConfig | null = null;
   try {
@@ -240,6 +244,7 @@ export function loadConfig(env: Env): Config {
     merchantId: raw.MERCHANT_ID,
     btc,
     base,
+    evm,
     apiKey: raw.SERVICE_API_KEY ?? null,
     rateLimit,
     trustProxy: raw.TRUST_PROXY === 'true' || raw.TRUST_PROXY === '1',

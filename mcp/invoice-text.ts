@@ -1,21 +1,21 @@
 import type * as z from 'zod';
-import { btcNetworkName, evmNetworkOfUri, networkLabel, type CreatedInvoice, type NetworkName, type StoredInvoice } from '../shared/index.ts';
+import { btcNetworkName, evmChainName, evmNetworkOfUri, networkLabel, type CreatedInvoice, type NetworkName, type StoredInvoice } from '../shared/index.ts';
 
 type AnyInvoice = z.infer<typeof CreatedInvoice> | z.infer<typeof StoredInvoice>;
 
 /** The amount the payer sends, with its unit: "0.00001000 BTC (1000 sats)" or "12.500000 USDC (12.5 USD)". */
 export function describeAmount(invoice: AnyInvoice): string {
-  if (invoice.chain === 'btc') return `${invoice.amount_btc} BTC (${invoice.amount_sats} sats)`;
+  if ('amount_btc' in invoice) return `${invoice.amount_btc} BTC (${invoice.amount_sats} sats)`;
   return `${invoice.amount_usdc} ${invoice.asset} (${invoice.amount_usd} USD)`;
 }
 
 /**
  * "Bitcoin", or "Bitcoin regtest — sandbox, not real bitcoin —": a Bitcoin invoice carries its network,
- * a created Base invoice its payment URI, which names the chain (the sandbox's is a local one).
+ * a created EVM invoice its payment URI, which names the chain id (the sandbox's is a local one).
  */
 function network(invoice: AnyInvoice): string {
   const named: NetworkName =
-    invoice.chain === 'btc' ? btcNetworkName(invoice.network) : 'qr_uri' in invoice ? evmNetworkOfUri(invoice.qr_uri) : { name: 'Base', note: null };
+    'amount_btc' in invoice ? btcNetworkName(invoice.network) : 'qr_uri' in invoice ? evmNetworkOfUri(invoice.qr_uri) : evmChainName(invoice.chain);
   return named.note ? `${networkLabel(named)} —` : named.name;
 }
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { evmChainNames } from './chains.ts';
 import { BtcNetwork, InvoiceStatus } from './invoice.ts';
 
 const dateTime = () => z.iso.datetime();
@@ -8,7 +9,7 @@ const checkoutCoreShape = {
   shop_name: z.string().describe('The name shown to the payer (listener: `SHOP_NAME`; Cloud: the account shop name).'),
   status: InvoiceStatus,
   receive_address: z.string().describe('The address the payer sends to.'),
-  qr_uri: z.string().describe('The payment URI encoded in the QR code: BIP-21 for Bitcoin, EIP-681 for Base.'),
+  qr_uri: z.string().describe('The payment URI encoded in the QR code: BIP-21 for Bitcoin, EIP-681 (with the chain id) for the EVM chains.'),
   expires_at: dateTime(),
   created_at: dateTime(),
   tx_hash: z.string().nullable().describe('The transaction that completed the payment; set on confirmation.'),
@@ -23,7 +24,7 @@ const checkoutCoreShape = {
   payment_seen: z
     .boolean()
     .describe(
-      'An addition to the spec\'s view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; Base: mined, `BASE_CONFIRMATIONS` blocks). The page then tells the payer not to pay again.',
+      'An addition to the spec\'s view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain (BASE_CONFIRMATIONS, ETH_CONFIRMATIONS, …)). The page then tells the payer not to pay again.',
     ),
   memo: z
     .string()
@@ -48,7 +49,7 @@ export const BtcCheckoutView = z
 export const BaseCheckoutView = z
   .object({
     ...checkoutCoreShape,
-    chain: z.literal('base'),
+    chain: z.enum(evmChainNames),
     asset: z.enum(['USDC', 'USDT']),
     amount_usdc: z.string().describe('Exact decimal token amount to send (6 decimals), USDC or USDT.'),
     amount_usdc_units: z.number().int().describe('The same amount in 6-decimal base units.'),

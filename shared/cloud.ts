@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ChainSourceBudget, WatcherProblem } from './health.ts';
+import { chainNames } from './chains.ts';
 import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoiceCreated, InvoiceStatus } from './invoice.ts';
 
 const dateTime = () => z.iso.datetime();
@@ -10,6 +11,14 @@ export const SHOP_NAME_MAX = 80;
 export const INVOICE_LIST_DEFAULT = 25;
 export const INVOICE_LIST_MAX = 100;
 
+export const ReceiveMethod = z
+  .object({
+    chain: z.enum(chainNames),
+    xpub: z.string().optional().describe("The account public key: Bitcoin's BIP-84 key (btc), or an EVM account key at m/44'/60'/0' (any EVM chain)."),
+    address: z.string().optional().describe('EVM chains only: a fixed EIP-55 checksummed 0x receive address (fixed-address mode, needed for USDT).'),
+  })
+  .meta({ id: 'ReceiveMethod', description: 'How the merchant receives on one chain: an xpub, a fixed address (EVM chains), or both (EVM: USDC per address, USDT at the fixed one).' });
+
 export const SignupRequest = z
   .object({
     email: z.string().describe('Required; one account per email.'),
@@ -17,6 +26,10 @@ export const SignupRequest = z
     btc_xpub: z.string().optional().describe('Bitcoin BIP-84 account public key (xpub/zpub, tpub/vpub).'),
     base_xpub: z.string().optional().describe("EVM account public key at m/44'/60'/0'; wins over base_address if both are sent."),
     base_address: z.string().optional().describe('Fixed EIP-55 checksummed 0x receive address on Base (fixed-address mode, needed for USDT).'),
+    receive_methods: z
+      .array(ReceiveMethod)
+      .optional()
+      .describe('One entry per chain the account receives on (any chain of POST /invoice). `btc_xpub`, `base_xpub` and `base_address` say the same for `btc` and `base` and are still accepted; an entry here wins over them for its chain.'),
     webhook_url: z.string().optional().describe('https, default port, host resolving only to public addresses.'),
   })
   .meta({ id: 'SignupRequest', description: 'Body of POST /api/v1/signup. At least one receive method is required.' });
@@ -44,7 +57,7 @@ export const Account = z
     }),
     chains: z.array(
       z.object({
-        chain: z.enum(['btc', 'base']),
+        chain: z.enum(chainNames),
         mode: z.enum(['xpub', 'fixed-address']),
         xpub: z.string().nullable().describe('Shortened for display: first 8 and last 4 characters.'),
         fixed_address: z.string().nullable(),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { chainList, evmChainNames } from './chains.ts';
 
 /**
  * Every error code the interface can answer with. `status` is the HTTP status that carries it;
@@ -15,9 +16,9 @@ export const errorCatalogue = {
     description:
       '`amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).',
   },
-  unsupported_chain: { status: 400, description: '`chain` is not one the API knows (`btc` or `base`).' },
+  unsupported_chain: { status: 400, description: `\`chain\` is not one the API knows (${chainList()}).` },
   chain_disabled: { status: 400, description: 'Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`).' },
-  base_disabled: { status: 400, description: 'Base is not configured for this merchant.' },
+  base_disabled: { status: 400, description: `The EVM chain asked for (${chainList(evmChainNames)}) is not configured for this merchant; every EVM chain answers this code.` },
   asset_disabled: {
     status: 400,
     description: 'The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).',
@@ -46,13 +47,13 @@ export const errorCatalogue = {
   },
   invalid_email: { status: 400, description: 'Cloud signup: `email` is missing or not an email address.' },
   invalid_shop_name: { status: 400, description: 'Cloud signup: `shop_name` is missing or not 2-80 characters.' },
-  no_receive_method: { status: 400, description: 'Cloud signup: none of `btc_xpub`, `base_xpub`, `base_address` was given.' },
+  no_receive_method: { status: 400, description: 'Cloud signup: no receive method was given (`receive_methods`, or `btc_xpub`, `base_xpub`, `base_address`).' },
   private_key_rejected: {
     status: 400,
     description: 'Cloud signup: a field holds an extended PRIVATE key; it is neither stored nor logged. Send the public key (xpub).',
   },
-  invalid_xpub: { status: 400, description: 'Cloud signup: `btc_xpub` (BIP-84 account key) or `base_xpub` (EVM account key at m/44\'/60\'/0\') is not valid.' },
-  invalid_address: { status: 400, description: 'Cloud signup: `base_address` is not an EIP-55 checksummed 0x address.' },
+  invalid_xpub: { status: 400, description: 'Cloud signup: `btc_xpub` (BIP-84 account key), `base_xpub` or a `receive_methods` entry\'s `xpub` (EVM account key at m/44\'/60\'/0\') is not valid, or a Bitcoin entry has none.' },
+  invalid_address: { status: 400, description: 'Cloud signup: `base_address` or a `receive_methods` entry\'s `address` is not an EIP-55 checksummed 0x address, or is given for Bitcoin.' },
   invalid_webhook_url: {
     status: 400,
     description: 'Cloud: the webhook URL is not https on the default port, or its host does not resolve only to public addresses.',

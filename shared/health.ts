@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { AssetId } from './assets.ts';
+import { chainList, evmChainNames } from './chains.ts';
 
 export const WatcherProgress = z
   .object({
@@ -15,7 +16,7 @@ export const WatcherProblem = z
   .object({
     component: z
       .string()
-      .describe('The watcher: `btc` or `base` (Cloud: the chain, for every merchant watcher of it); or `database` while the database cannot be used (always `failing`).'),
+      .describe(`The watcher: its chain, ${chainList()} (Cloud: for every merchant watcher of it); or \`database\` while the database cannot be used (always \`failing\`).`),
     kind: z
       .enum(['stalled', 'failing'])
       .describe(
@@ -141,6 +142,10 @@ export const Health = z
       .optional()
       .describe('Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it.'),
     base: BaseHealth.optional().describe('Present when Base is configured.'),
+    evm_chains: z
+      .partialRecord(z.enum(evmChainNames), BaseHealth)
+      .optional()
+      .describe(`Per EVM chain configured (${chainList(evmChainNames)}): its watcher, in the fields of \`base\` (Base\'s entry is \`base\` again).`),
     chain_sources: z
       .array(ChainSourceBudget)
       .optional()

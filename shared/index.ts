@@ -7,3 +7,4 @@ export * from './checkout.ts';
 export { API_VERSION } from './version.ts';
 export * from './cloud.ts';
 export * from './network-name.ts';
+export * from './chains.ts';

@@ -1,15 +1,18 @@
 import * as z from 'zod';
+import { chainFacts, chainList, chainNames, DEFAULT_CHAIN, evmChainNames } from './chains.ts';
 
 /** 21 million BTC in satoshis: no valid amount is larger. */
 export const MAX_SATS = 2_100_000_000_000_000;
 export const MEMO_MAX_LENGTH = 200;
 export const DEFAULT_EXPIRES_IN_S = 3600;
 
-export const requestChains = ['btc', 'base'] as const;
+export const requestChains = chainNames;
 export const RequestChain = z.enum(requestChains);
 export type RequestChain = z.infer<typeof RequestChain>;
 
-export const InvoiceChain = z.enum(['btc', 'base', 'polygon', 'eth']);
+export const InvoiceChain = z.enum(chainNames);
+const EvmChain = z.enum(evmChainNames);
+const evmList = chainList(evmChainNames);
 export const InvoiceStatus = z
   .enum(['pending', 'partial', 'confirmed', 'expired', 'failed'])
   .meta({
@@ -46,17 +49,17 @@ const UsdAmount = z.codec(z.number().gt(0), DecimalText, {
 
 export const CreateInvoiceRequest = z
   .object({
-    chain: RequestChain.optional().describe('`btc` (default) or `base`.'),
+    chain: RequestChain.optional().describe(`${chainList()}; default \`${DEFAULT_CHAIN}\`.`),
     amount_sats: z
       .number()
       .int()
       .min(1)
       .max(MAX_SATS)
       .optional()
-      .describe('Required for btc: the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1.'),
+      .describe('Required for Bitcoin (`btc`): the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1.'),
     amount_usd: UsdAmount.optional()
-      .describe('Required for base: the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD).'),
-    asset: z.enum(['usdc', 'usdt']).optional().describe('Base only: `usdc` (default) or `usdt` (always fixed-address mode).'),
+      .describe(`Required for the EVM chains (${evmList}): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD).`),
+    asset: z.enum(['usdc', 'usdt']).optional().describe(`EVM chains only (${evmList}): \`usdc\` (default) or \`usdt\` (always fixed-address mode).`),
     memo: z
       .string()
       .max(MEMO_MAX_LENGTH)
@@ -67,16 +70,12 @@ export const CreateInvoiceRequest = z
       .int()
       .min(1)
       .optional()
-      .describe('Lifetime in seconds, >= 1 (Bitcoin and Base xpub mode); default 3600. Fixed-address invoices always live one hour.'),
+      .describe('Lifetime in seconds, >= 1 (Bitcoin and EVM xpub mode); default 3600. Fixed-address invoices always live one hour.'),
   })
   .superRefine((body, ctx) => {
-    const chain = body.chain ?? 'btc';
-    if (chain === 'btc' && body.amount_sats === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['amount_sats'], message: 'amount_sats is required for btc' });
-    }
-    if (chain === 'base' && body.amount_usd === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['amount_usd'], message: 'amount_usd is required for base' });
-    }
+    const chain = body.chain ?? DEFAULT_CHAIN;
+    const field = chainFacts[chain].amountField;
+    if (body[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} is required for ${chain}` });
   })
   .meta({ id: 'CreateInvoiceRequest', description: 'Body of POST /invoice. JSON, at most 16 KB.' });
 export type CreateInvoiceRequest = z.infer<typeof CreateInvoiceRequest>;
@@ -129,32 +128,32 @@ const baseAmountShape = {
 export const BaseInvoice = z
   .object({
     ...invoiceCoreShape,
-    chain: z.literal('base'),
+    chain: EvmChain,
     asset: z.enum(['USDC', 'USDT']),
     ...baseAmountShape,
     mode: z.literal('fixed-address').optional().describe('Present only for fixed-address invoices.'),
     nonce: z.number().int().optional().describe('Fixed-address only: the nonce encoded in the low decimals of the amount.'),
     token_address: z.string().optional().describe('Fixed-address only: the ERC-20 contract the payer must send.'),
   })
-  .meta({ id: 'BaseInvoice', description: 'A stored Base stablecoin invoice (GET /invoice/:id).' });
+  .meta({ id: 'BaseInvoice', description: `A stored stablecoin invoice on an EVM chain (${evmList}) (GET /invoice/:id).` });
 export type BaseInvoice = z.infer<typeof BaseInvoice>;
 
 export const BaseXpubInvoiceCreated = z
   .object({
     ...invoiceCoreShape,
-    chain: z.literal('base'),
+    chain: EvmChain,
     asset: z.literal('USDC'),
     ...baseAmountShape,
     qr_uri: z.string().describe('EIP-681 URI: ethereum:<token>@<chain id>/transfer?address=<recipient>&uint256=<units>.'),
     derivation_path: z.string().describe('Derivation path of the address under the merchant account xpub.'),
     verify_url: z.url().describe('Block-explorer link for the receive address.'),
   })
-  .meta({ id: 'BaseXpubInvoiceCreated', description: 'A Base invoice in xpub mode, as returned by POST /invoice.' });
+  .meta({ id: 'BaseXpubInvoiceCreated', description: 'An EVM chain invoice in xpub mode, as returned by POST /invoice.' });
 
 export const BaseFixedInvoiceCreated = z
   .object({
     invoice_id: z.string(),
-    chain: z.literal('base'),
+    chain: EvmChain,
     asset: z.enum(['USDC', 'USDT']),
     mode: z.literal('fixed-address'),
     nonce: z.number().int().describe('Encoded in the low decimals of the amount; the payer must send the exact amount.'),
@@ -167,7 +166,7 @@ export const BaseFixedInvoiceCreated = z
   })
   .meta({
     id: 'BaseFixedInvoiceCreated',
-    description: 'A Base invoice in fixed-address mode, as returned by POST /invoice. The payer must send exactly amount_usdc.',
+    description: 'An EVM chain invoice in fixed-address mode, as returned by POST /invoice. The payer must send exactly amount_usdc.',
   });
 
 export const CreatedInvoice = z

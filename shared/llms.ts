@@ -1,4 +1,5 @@
 import { errorCatalogue, type ErrorCode } from './errors.ts';
+import { chainFacts, evmChainNames } from './chains.ts';
 import { MAX_SATS, MEMO_MAX_LENGTH } from './invoice.ts';
 import { API_VERSION } from './version.ts';
 import { WEBHOOK_MAX_ATTEMPTS, standardWebhookHeaders, webhookHeaders, webhookRetryDelaysMs } from './webhooks.ts';
@@ -21,9 +22,9 @@ All requests and responses are JSON. Errors are \`{"error": {"code": "...", "mes
 \`POST /invoice\` with header \`X-Service-Api-Key: <key>\` (when the listener has a key) and a JSON body of at most 16 KB:
 
 - Bitcoin: \`{"amount_sats": 1000}\` (integer satoshis, 1 to ${MAX_SATS}; 1 BTC = 100,000,000 sats). Optional \`memo\` (at most ${MEMO_MAX_LENGTH} characters, shown to the payer as the BIP-21 label) and \`expires_in\` (seconds, integer >= 1, default 3600).
-- Base: \`{"chain": "base", "amount_usd": 12.5, "asset": "usdc"}\` (US dollars > 0; \`asset\` is \`usdc\` (default) or \`usdt\`). In fixed-address mode (\`"mode": "fixed-address"\` in the answer) many invoices share one address and the payer MUST send exactly \`amount_usdc\`: the low decimals identify the invoice. Fixed-address invoices live one hour.
+- Stablecoins on an EVM chain (${evmChainNames.map((chain) => `${chainFacts[chain].name}: \`"chain": "${chain}"\``).join(', ')}): \`{"chain": "${evmChainNames[0]}", "amount_usd": 12.5, "asset": "usdc"}\` (US dollars > 0; \`asset\` is \`usdc\` (default) or \`usdt\`). In fixed-address mode (\`"mode": "fixed-address"\` in the answer) many invoices share one address and the payer MUST send exactly \`amount_usdc\`: the low decimals identify the invoice. Fixed-address invoices live one hour.
 
-Answer \`201\`: the invoice. Show the payer \`receive_address\` and the amount (\`amount_btc\` for Bitcoin, \`amount_usdc\` for Base), or the \`qr_uri\` (BIP-21 or EIP-681 payment URI). Keep \`invoice_id\`.
+Answer \`201\`: the invoice. Show the payer \`receive_address\` and the amount (\`amount_btc\` for Bitcoin, \`amount_usdc\` for the EVM chains), or the \`qr_uri\` (BIP-21 or EIP-681 payment URI). Keep \`invoice_id\`.
 
 Example answer (Bitcoin): \`{"invoice_id": "inv_…", "chain": "btc", "asset": "BTC", "amount_sats": 1000, "amount_btc": "0.00001000", "receive_address": "bc1q…", "status": "pending", "qr_uri": "bitcoin:bc1q…?amount=0.00001", "expires_at": "…", …}\`
 

@@ -222,10 +222,14 @@ for (const database of testDatabases) {
         const held = await createOn(cloud, owner.api_key, { chain: 'base', amount_usd: 5 });
         assert.equal(held.status, 201, held.text);
         // What the race (or an account stored before the claims) leaves: the registration names the derived address.
-        await cloud.database.db.updateTable('cloud_merchants').set({ base_address: held.json.receive_address }).where('merchant_id', '=', fixed.merchant_id).execute();
-        const refused = await createOn(cloud, fixed.api_key, { chain: 'base', amount_usd: 5 });
-        assert.equal(refused.status, 400, refused.text);
-        assert.equal(refused.json.error.code, 'base_disabled');
+        // As an account stored before receive methods (read from its older columns), and as one stored since.
+        const methods = JSON.stringify([{ chain: 'base', xpub: null, address: held.json.receive_address }]);
+        for (const receive_methods of [null, methods]) {
+          await cloud.database.db.updateTable('cloud_merchants').set({ base_address: held.json.receive_address, receive_methods }).where('merchant_id', '=', fixed.merchant_id).execute();
+          const refused = await createOn(cloud, fixed.api_key, { chain: 'base', amount_usd: 5 });
+          assert.equal(refused.status, 400, refused.text);
+          assert.equal(refused.json.error.code, 'base_disabled');
+        }
         const stored = await cloud.database.db.selectFrom('invoices').select('invoice_id').where('merchant_id', '=', fixed.merchant_id).execute();
         assert.deepEqual(stored, [], 'no fixed-address invoice at the derived address');
         assert.deepEqual(await cloud.database.db.selectFrom('base_nonce_leases').select('nonce').execute(), [], 'no nonce leased');

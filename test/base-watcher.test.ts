@@ -2,16 +2,16 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../core/clock.ts';
 import { createServiceMetrics } from '../core/metrics.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS, baseServices, startBaseTestChain, type BaseTestChain } from './helpers/base-chain.ts';
+import { ACCOUNT_XPUB, FIXED_ADDRESS, baseServices, evmTestChains, startBaseTestChain, type BaseTestChain } from './helpers/base-chain.ts';
 import { startRpcProxy } from './helpers/rpc-proxy.ts';
 import { testDatabases } from './support/databases.ts';
 
-for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip: kind.skip }, () => {
+for (const kind of testDatabases) for (const evmChain of evmTestChains) describe(`EVM watcher on ${evmChain} (${kind.name})`, { skip: kind.skip }, () => {
   /** A hang (a node that never answers) fails the one test, with its name, instead of the run. */
   const TEST_TIMEOUT_MS = 90_000;
 
   async function withChain(fn: (chain: BaseTestChain) => Promise<void>) {
-    const chain = await startBaseTestChain(kind);
+    const chain = await startBaseTestChain(kind, evmChain);
     try {
       await fn(chain);
     } finally {
@@ -45,7 +45,7 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
           event: 'invoice.confirmed',
           invoice_id: created.invoice_id,
           merchant_id: 'm_test',
-          chain: 'base',
+          chain: evmChain,
           asset: 'USDC',
           amount: '12.340000',
           address: created.receive_address,
@@ -60,7 +60,7 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
       // One latency each; the head that confirmed it was read after the transfer was first seen.
       const observed = async (histogram: typeof metrics.settlementSeconds, suffix: string) => {
         const { name, values } = await histogram.get();
-        return values.find((v) => v.metricName === `${name}_${suffix}` && v.labels.chain === 'base')?.value;
+        return values.find((v) => v.metricName === `${name}_${suffix}` && v.labels.chain === evmChain)?.value;
       };
       assert.equal(await observed(metrics.blockToConfirmedSeconds, 'count'), 1);
       assert.equal(await observed(metrics.settlementSeconds, 'count'), 1);
@@ -151,7 +151,7 @@ for (const kind of testDatabases) describe(`Base watcher (${kind.name})`, { skip
           { ...orphan?.payload, detected_at: undefined },
           {
             event: 'payment.orphan',
-            chain: 'base',
+            chain: evmChain,
             asset: 'USDT',
             token_address: chain.usdt.address,
             address: FIXED_ADDRESS,

@@ -24,6 +24,7 @@ function standInChain() {
     toStoredInvoice: (row) => ({ invoice_id: row.invoice_id, status: row.status, mapped_by: 'stand-in' }) as unknown as StoredInvoice,
     // The stand-in's record of a payment is the memo, so the guard reads the invoice row alone.
     paymentSeenBeforeExpiry: (invoice) => invoice('invoices.memo', '=', SEEN_IN_TIME),
+    disabled: () => new ServiceError('chain_disabled', 'the stand-in chain is off'),
   };
   const receiver: ChainReceiver = {
     async create(creation, request) {

@@ -49,7 +49,7 @@ describe('service CLI', () => {
     // A flag that ends several settings' names: each of them.
     const xpub = await runCli(['start', '--xpub', 'zpub6r'], { cwd: tmpdir() });
     assert.equal(xpub.code, 2);
-    assert.match(xpub.stderr, /use MERCHANT_BTC_XPUB=zpub6r or MERCHANT_BASE_XPUB=zpub6r\n/);
+    assert.match(xpub.stderr, /use MERCHANT_BTC_XPUB=zpub6r or MERCHANT_EVM_XPUB=zpub6r or MERCHANT_BASE_XPUB=zpub6r or /);
     // No setting of that name: the flag and the usage.
     const unknown = await runCli(['healthcheck', '--bogus']);
     assert.equal(unknown.code, 2);
@@ -67,7 +67,7 @@ describe('service CLI', () => {
     const help = await runCli(['start', '--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /never from flags: PORT=9999 npx service start/);
-    assert.match(help.stdout, /No merchant key set \(no MERCHANT_BTC_XPUB, no MERCHANT_BASE_\* or BASE_\* setting\) and NODE_ENV not\nproduction: the SANDBOX\./);
+    assert.match(help.stdout, /No merchant key set \(no MERCHANT_BTC_XPUB, MERCHANT_EVM_\*, no chain's own key such as\nMERCHANT_BASE_\* or MERCHANT_ETH_\*, no BASE_\* setting\) and NODE_ENV not production: the SANDBOX\./);
     assert.match(help.stdout, /It never touches a public\nnetwork\./);
     assert.match(help.stdout, /With no settings \(no\n\s+DATABASE_URL, BTC_ESPLORA_URL, BASE_RPC_URL, CLOUD_CHECKOUT_BASE_URL, …\) the Cloud\n\s+SANDBOX/);
     assert.match(help.stdout, /SANDBOX_USDC_MODE/);

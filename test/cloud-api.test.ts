@@ -25,7 +25,8 @@ describe('Cloud /api/v1', () => {
 
   before(async () => {
     cloud = await startTestCloud({
-      env: { CLOUD_CHECKOUT_BASE_URL: 'https://pay.example.com', CLOUD_SIGNUP_RATE_LIMIT: '1000,1000' },
+      // Ethereum's platform settings (no watching here): merchants may receive on it.
+      env: { CLOUD_CHECKOUT_BASE_URL: 'https://pay.example.com', CLOUD_SIGNUP_RATE_LIMIT: '1000,1000', ETH_RPC_URL: 'http://127.0.0.1:9' },
       deps: { logger: createLogger({ write: (line) => logLines.push(line) }) },
     });
     a = await signupMerchant(cloud.url, { shop_name: 'Shop A', btc_xpub: BIP84_ZPUB, webhook_url: 'https://hooks.example.com/a' });
@@ -90,6 +91,46 @@ describe('Cloud /api/v1', () => {
     const row = await cloud.database.db.selectFrom('cloud_merchants').select(['base_address']).where('merchant_id', '=', m.merchant_id).executeTakeFirstOrThrow();
     assert.equal(row.base_address, null);
   });
+
+  it('signup takes a receive method per chain beside the older fields; /me lists each, and invoices are made on each chain', async () => {
+    const m = await signupMerchant(cloud.url, { receive_methods: [{ chain: 'eth', xpub: BASE_XPUB }, { chain: 'btc', xpub: BIP84_ZPUB }], base_address: BASE_ADDRESS });
+    const me = await getJson(api('/me'), { 'X-Service-Api-Key': m.api_key });
+    const shortXpub = `${BASE_XPUB.slice(0, 8)}…${BASE_XPUB.slice(-4)}`;
+    assert.deepEqual(me.json.chains, [
+      { chain: 'eth', mode: 'xpub', xpub: shortXpub, fixed_address: null },
+      { chain: 'btc', mode: 'xpub', xpub: 'zpub6rFR…tZYs', fixed_address: null },
+      { chain: 'base', mode: 'fixed-address', xpub: null, fixed_address: BASE_ADDRESS },
+    ]);
+    const row = await cloud.database.db.selectFrom('cloud_merchants').select(['btc_xpub', 'base_xpub', 'base_address']).where('merchant_id', '=', m.merchant_id).executeTakeFirstOrThrow();
+    assert.deepEqual(row, { btc_xpub: BIP84_ZPUB, base_xpub: null, base_address: BASE_ADDRESS }, 'the older columns still say what they can');
+
+    const key = { 'X-Service-Api-Key': m.api_key };
+    const onEth = await postJson(api('/invoice'), { chain: 'eth', amount_usd: 3 }, key);
+    assert.equal(onEth.status, 201, onEth.text);
+    assert.equal(onEth.json.chain, 'eth');
+    assert.equal(onEth.json.receive_address, wallet.deriveChild(0).deriveChild(0).address, 'child 0 of the merchant\'s EVM key');
+    assert.match(onEth.json.qr_uri, /^ethereum:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48@1\/transfer\?/, 'Ethereum\'s USDC, on chain id 1');
+    // This instance has no Base RPC URL: the merchant's Base method waits for the platform's.
+    const onBase = await postJson(api('/invoice'), { chain: 'base', amount_usd: 3, asset: 'usdt' }, key);
+    assert.equal(onBase.json.error.code, 'base_disabled', onBase.text);
+  });
+
+  const methodCases: [string, unknown, string][] = [
+    ['an unknown chain', [{ chain: 'doge', xpub: BASE_XPUB }], 'unsupported_chain'],
+    ['a fixed address for Bitcoin', [{ chain: 'btc', address: BASE_ADDRESS }], 'invalid_address'],
+    ['a bad EVM address', [{ chain: 'eth', address: '0x1234' }], 'invalid_address'],
+    ['a Bitcoin key on an EVM chain', [{ chain: 'eth', xpub: BIP84_ZPUB }], 'invalid_xpub'],
+    ['an entry with neither', [{ chain: 'eth' }], 'no_receive_method'],
+    ['a chain twice', [{ chain: 'eth', xpub: BASE_XPUB }, { chain: 'eth', address: BASE_ADDRESS }], 'bad_body'],
+    ['not a list', { chain: 'eth', xpub: BASE_XPUB }, 'bad_body'],
+  ];
+  for (const [title, methods, code] of methodCases) {
+    it(`signup with receive_methods holding ${title} answers ${code}`, async () => {
+      const r = await postJson(api('/signup'), { email: `m${Math.random()}@example.com`, shop_name: 'Shop', receive_methods: methods });
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.json.error.code, code);
+    });
+  }
 
   it('GET /me: account fields, shortened xpub, no secrets', async () => {
     const me = await getJson(api('/me'), keyA());

@@ -6,6 +6,8 @@ import { ACCOUNT_PATH } from '../core/base/keys.ts';
 import { manualClock } from '../core/clock.ts';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { startLocalEvm } from '../listener/sandbox/local-evm.ts';
+import { evmSpecOf } from '../core/base/evm-chains.ts';
+import { evmChainNames, type EvmChainName } from '../shared/index.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { postJson } from './support/listener.ts';
 import { waitForWatcher } from './support/wait-for-watcher.ts';
@@ -19,8 +21,8 @@ const PAST_REUSE_WINDOW_MS = 1_001;
  * calls counted by method through the injected fetch. The clock only moves when the test moves it
  * (see cloud-chain-watch.test.ts): the calls counted are those one new block causes.
  */
-async function measure(merchants: number): Promise<Record<string, number>> {
-  const evm = await startLocalEvm();
+async function measure(chain: EvmChainName, merchants: number): Promise<Record<string, number>> {
+  const evm = await startLocalEvm({ spec: evmSpecOf(chain) });
   const clock = manualClock(Date.now());
   const calls = new Map<string, number>();
   const countingFetch: typeof fetch = (input, init) => {
@@ -30,7 +32,7 @@ async function measure(merchants: number): Promise<Record<string, number>> {
   };
   let cloud: RunningCloud | undefined;
   try {
-    const { MERCHANT_BASE_XPUB: _throwaway, ...baseEnv } = evm.env;
+    const { MERCHANT_EVM_XPUB: _throwaway, MERCHANT_EVM_ADDRESS: _alsoThrowaway, ...baseEnv } = evm.env;
     cloud = await startTestCloud({
       env: { ...baseEnv, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' },
       deps: { clock, fetch: countingFetch, chainWatch: { basePollMs: 20, refreshMs: 20 } },
@@ -39,8 +41,8 @@ async function measure(merchants: number): Promise<Record<string, number>> {
     const invoices: { invoice_id: string; receive_address: string; amount_usdc_units: number; key: Record<string, string> }[] = [];
     for (let i = 0; i < merchants; i++) {
       const xpub = HDNodeWallet.fromSeed(randomBytes(32)).derivePath(ACCOUNT_PATH).neuter().extendedKey;
-      const m = await signupMerchant(cloud.url, { base_xpub: xpub });
-      const created = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'base', amount_usd: 2 }, { 'X-Service-Api-Key': m.api_key });
+      const m = await signupMerchant(cloud.url, { receive_methods: [{ chain, xpub }] });
+      const created = await postJson(`${cloud.url}/api/v1/invoice`, { chain, amount_usd: 2 }, { 'X-Service-Api-Key': m.api_key });
       assert.equal(created.status, 201, created.text);
       invoices.push({ ...created.json, key: { 'X-Service-Api-Key': m.api_key } });
     }
@@ -49,7 +51,8 @@ async function measure(merchants: number): Promise<Record<string, number>> {
     const until = (what: string, check: () => Promise<boolean>) => waitForWatcher(what, check, Boolean, { watcher: watchers, timeoutMs: 20_000 });
     // One watcher for every merchant: its progress is one row per range end, under its own key.
     const allAt = async (height: number) =>
-      (await db.selectFrom('base_blocks').select('merchant_id').distinct().where('block_number', '=', height).execute()).map((r) => r.merchant_id).join() === 'watch:base:31337';
+      (await db.selectFrom('base_blocks').select('merchant_id').distinct().where('chain', '=', chain).where('block_number', '=', height).execute()).map((r) => r.merchant_id).join() ===
+      `watch:${chain}:${evm.anvil.chainId}`;
     const startHead = await head();
     await until('every merchant scanned to the head', () => allAt(startHead));
     await new Promise((r) => setTimeout(r, 200));
@@ -82,11 +85,11 @@ async function measure(merchants: number): Promise<Record<string, number>> {
   }
 }
 
-describe('Cloud Base watching: one watcher for every merchant', { timeout: 90_000 }, () => {
-  it('1 vs 4 merchants: one new block costs one eth_blockNumber, the same headers and one eth_getLogs for all merchants; the paid xpub invoice confirms', async () => {
-    const one = await measure(1);
-    const four = await measure(4);
-    console.log('base rpc calls per new block', JSON.stringify({ one, four }));
+for (const chain of evmChainNames) describe(`Cloud watching on ${chain}: one watcher for every merchant`, { timeout: 90_000 }, () => {
+  it('1 vs 4 merchants: one new block costs one eth_blockNumber and the same headers; one eth_getLogs for all merchants; the paid xpub invoice confirms', async () => {
+    const one = await measure(chain, 1);
+    const four = await measure(chain, 4);
+    console.log(`${chain} rpc calls per new block`, JSON.stringify({ one, four }));
     for (const [name, counts] of [
       ['1 merchant', one],
       ['4 merchants', four],

@@ -1,3 +1,4 @@
+import { chainFacts, evmChainNames } from '../shared/index.ts';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,7 +41,7 @@ describe('Cloud sandbox: `service start --cloud` with no settings', () => {
       const invoiceId = out.split('\n')[0]!;
       assert.match(invoiceId, /^inv_[A-Za-z0-9_-]+$/, out);
       assert.match(out, /^paid 50000 sats to bcrt1/m, 'a regtest address, paid from the sandbox wallet');
-      assert.match(out, /^mined 1 block\(s\); height \d+; Base sandbox height \d+$/m);
+      assert.match(out, new RegExp(`^mined 1 block\\(s\\); height \\d+${evmChainNames.map((chain) => `; ${chainFacts[chain].name} sandbox height \\d+`).join('')}$`, 'm'), 'every EVM node mined too');
 
       // The status line, run as printed with the same $ID, until the watcher has confirmed it.
       const status = runnable(bannerLine(banner, 'Status:'));

@@ -8,8 +8,8 @@ import { testDatabases, type CreatedDatabase } from './support/databases.ts';
 import { openPreEditionsSchema } from './support/old-schema.ts';
 
 /** Migrations of releases after the split (the OAuth store, the expiry index; Cloud's key scopes): they run on an old database too. */
-const LATER_CORE = ['0012_oauth_store', '0014_invoices_expiry_index'];
-const LATER_CLOUD = ['0013_cloud_api_key_scopes'];
+const LATER_CORE = ['0012_oauth_store', '0014_invoices_expiry_index', '0016_evm_chain_column'];
+const LATER_CLOUD = ['0013_cloud_api_key_scopes', '0017_cloud_receive_methods'];
 
 const CLOUD_TABLES = ['cloud_api_keys', 'cloud_dashboard_sessions', 'cloud_merchants', 'cloud_rate_windows', 'cloud_stripe_events', 'cloud_subscriptions', 'cloud_usage'];
 const FIXED_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -39,6 +39,11 @@ async function storedRows(db: Kysely<any>) {
     merchants: asText(await db.selectFrom('cloud_merchants').selectAll().orderBy('merchant_id').execute()),
     claims: asText(await db.selectFrom('base_address_claims').selectAll().orderBy('address').execute()),
   };
+}
+
+/** The rows as Cloud reads them after 0017: the accounts' new receive_methods column empty (their older columns say how they receive). */
+function withReceiveMethodsColumn(rows: Awaited<ReturnType<typeof storedRows>>) {
+  return { ...rows, merchants: rows.merchants.map((merchant) => ({ ...merchant, receive_methods: null })) };
 }
 
 /** A database the last release before the split migrated, holding a Cloud merchant, an invoice and a webhook event. */
@@ -109,7 +114,7 @@ for (const database of testDatabases) {
         }
         const cloud = await store.openCloud();
         try {
-          assert.deepEqual(await storedRows(cloud.db), before.rows, 'the split-out Cloud claims find the address claimed already: no row changes');
+          assert.deepEqual(await storedRows(cloud.db), withReceiveMethodsColumn(before.rows), 'the split-out Cloud claims find the address claimed already: no row changes');
           // The listener ran the later core migrations first; Cloud's own ones run after them.
           assert.deepEqual(await executedMigrations(cloud.db), [...before.migrations, ...LATER_CORE, '0011_cloud_fixed_address_claims', ...LATER_CLOUD]);
         } finally {
@@ -125,7 +130,7 @@ for (const database of testDatabases) {
       const before = await preEditionsDatabase(database.name, store);
       const cloud = await store.openCloud();
       try {
-        assert.deepEqual(await storedRows(cloud.db), before.rows);
+        assert.deepEqual(await storedRows(cloud.db), withReceiveMethodsColumn(before.rows));
         // One run, in name order: Cloud's and the core's later migrations interleave.
         assert.deepEqual(await executedMigrations(cloud.db), [...before.migrations, '0011_cloud_fixed_address_claims', ...[...LATER_CORE, ...LATER_CLOUD].sort()]);
       } finally {

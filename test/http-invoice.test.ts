@@ -87,7 +87,7 @@ describe('POST /invoice and GET /invoice/:id (btc)', () => {
       ['amount as a string', 'invalid_amount', { amount_sats: '1000' }],
       ['amount above 21 million BTC', 'invalid_amount', { amount_sats: 2_100_000_000_000_001 }],
       ['unknown chain', 'unsupported_chain', { chain: 'doge', amount_sats: 1000 }],
-      ['chain not offered by the request API', 'unsupported_chain', { chain: 'eth', amount_usd: 5 }],
+      ['ethereum not configured', 'base_disabled', { chain: 'eth', amount_usd: 5 }],
       ['base not configured', 'base_disabled', { chain: 'base', amount_usd: 5 }],
       ['unknown asset', 'asset_disabled', { amount_sats: 1000, asset: 'doge' }],
     ];

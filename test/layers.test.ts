@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkLayers, ruleBroken } from '../scripts/layers.ts';
+import { chainNameAllowList, chainNameReport, chainNamesIn, checkLayers, ruleBroken } from '../scripts/layers.ts';
 
 test('the layout holds: no import cycle between files, no import against the layers', () => {
   const report = checkLayers();
@@ -31,4 +31,27 @@ test('the layer rules refuse what runs back up and allow what runs down', () => 
   assert.equal(ruleBroken('cloud/cloud-sandbox.ts', 'listener/sandbox/sandbox.ts'), undefined);
   assert.equal(ruleBroken('core/base/watcher.ts', 'core/invoices/chain-adapter.ts'), undefined);
   assert.equal(ruleBroken('bench/mcp.ts', 'cloud/cloud-app.ts'), undefined);
+});
+
+test('chains are named only in their own folders, the registry and the contract\'s chain list; the files still naming them can only get fewer', () => {
+  const report = chainNameReport();
+  const named = Object.keys(report.files);
+  assert.deepEqual(
+    named.filter((file) => !chainNameAllowList.includes(file)),
+    [],
+    'these files name a chain (\'base\', base_xpub, …): look it up in core/chains/registry.ts or shared/chains.ts instead',
+  );
+  assert.deepEqual(
+    chainNameAllowList.filter((file) => !named.includes(file)),
+    [],
+    'these files no longer name a chain: take them off chainNameAllowList in scripts/layers.ts',
+  );
+  assert.ok(report.count > 0 && report.count <= 89, `${report.count} chain names outside the chain folders: the count only goes down`);
+});
+
+test('the chain-name check sees literals and per-chain identifiers, not comments or assets', () => {
+  assert.equal(chainNamesIn(`if (row.chain === 'base') return "eth";`), 2);
+  assert.equal(chainNamesIn('const key = merchant.base_xpub ?? merchant.btc_xpub; const p = `polygon`;'), 3);
+  assert.equal(chainNamesIn(`// the 'base' chain\n/* 'btc' */ const asset = 'BTC'; const basement = 'based';`), 0);
+  assert.ok(!Object.keys(chainNameReport().files).some((file) => ['core/base/', 'core/btc/', 'core/chains/'].some((home) => file.startsWith(home))));
 });

@@ -12,7 +12,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { silentLogger } from '../core/log.ts';
 import { createListenerClient } from '../mcp/listener-client.ts';
 import { createServer as createMcpServer } from '../mcp/server.ts';
-import { API_VERSION, BtcInvoice, BtcInvoiceCreated, CreateInvoiceRequest } from '../shared/index.ts';
+import { API_VERSION, BtcInvoice, BtcInvoiceCreated, CreateInvoiceRequest, evmChainNames } from '../shared/index.ts';
 import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from './support/listener.ts';
 import { spawnListener, type ListenerProcess } from './support/process.ts';
 import { connectMcp, type McpSession } from './support/mcp-process.ts';
@@ -181,8 +181,10 @@ describe('MCP server over stdio against a real listener', () => {
       assets.map(({ id, chain, amount_field, unit, enabled }) => ({ id, chain, amount_field, unit, enabled })),
       [
         { id: 'btc', chain: 'btc', amount_field: 'amount_sats', unit: 'sats', enabled: true },
-        { id: 'usdc-base', chain: 'base', amount_field: 'amount_usd', unit: 'USD', enabled: false },
-        { id: 'usdt-base', chain: 'base', amount_field: 'amount_usd', unit: 'USD', enabled: false },
+        ...evmChainNames.flatMap((chain) => [
+          { id: `usdc-${chain}`, chain, amount_field: 'amount_usd', unit: 'USD', enabled: false },
+          { id: `usdt-${chain}`, chain, amount_field: 'amount_usd', unit: 'USD', enabled: false },
+        ]),
       ],
     );
     assert.match(result.content[0]!.text!, /^btc: .*enabled\.$/m);

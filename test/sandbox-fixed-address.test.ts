@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { bannerLine, runLines, runnable, verifiedWebhook } from './support/banner.ts';
+import { evmChainNames } from '../shared/index.ts';
 import { postJson } from './support/listener.ts';
 import { spawnListener, type ListenerProcess } from './support/process.ts';
 import { invoiceReaching, waitForWatcher } from './support/wait-for-watcher.ts';
@@ -27,45 +28,48 @@ test('listener sandbox, fixed-address mode: USDT at the sandbox fixed address, p
     const fixedAddress = /^ {11}(0x[0-9a-fA-F]{40}); the nonce in the amount's last 4 decimals/m.exec(banner)?.[1];
     assert.ok(fixedAddress, banner);
     const health = (await (await fetch(`${listener.url}/health`)).json()) as { enabled_assets: string[]; base: { rpc_sources: number; fixed_address_confirming: boolean } };
-    assert.ok(health.enabled_assets.includes('usdt-base'), JSON.stringify(health.enabled_assets));
+    for (const chain of evmChainNames) assert.ok(health.enabled_assets.includes(`usdt-${chain}`), JSON.stringify(health.enabled_assets));
     assert.equal(health.base.rpc_sources, 2, 'the node and a second source over it');
     assert.equal(health.base.fixed_address_confirming, true);
 
-    // Created with the banner's own line: fixed-address mode, the nonce in the last 4 decimals.
-    const created = JSON.parse(await runLines([runnable(bannerLine(banner, 'Create:', '"asset":"usdt"'))], dir));
-    assert.equal(created.mode, 'fixed-address');
-    assert.equal(created.asset, 'USDT');
-    assert.equal(created.receive_address, fixedAddress);
-    assert.ok(created.nonce >= 1 && created.nonce <= 9999);
-    assert.equal(created.amount_usdc_units, 12_340_000 + created.nonce, '12.34 rounded to the cent, plus the nonce');
+    // The same walkthrough on every EVM chain: one fixed address serves them all.
+    for (const chain of evmChainNames) {
+      // Created with the banner's own line: fixed-address mode, the nonce in the last 4 decimals.
+      const created = JSON.parse(await runLines([runnable(bannerLine(banner, 'Create:', `"chain":"${chain}","asset":"usdt"`))], dir));
+      assert.equal(created.mode, 'fixed-address');
+      assert.equal(created.asset, 'USDT');
+      assert.equal(created.receive_address, fixedAddress);
+      assert.ok(created.nonce >= 1 && created.nonce <= 9999);
+      assert.equal(created.amount_usdc_units, 12_340_000 + created.nonce, '12.34 rounded to the cent, plus the nonce');
 
-    // Paid exactly, as `service pay` does by default; `service mine` adds the second confirmation.
-    const [pay, confirm] = bannerLine(banner, 'Pay:', 'amount_usd').split(/\s+Confirm:\s+/).map(runnable);
-    const paid = await runLines([`${pay!.replace('<invoice_id>', created.invoice_id)}`, confirm!], dir);
-    const txHash = new RegExp(`^paid ${created.amount_usdc.replace('.', '\\.')} USDT to ${fixedAddress}\\ntx_hash (0x[0-9a-f]{64})$`, 'm').exec(paid)?.[1];
-    assert.ok(txHash, paid);
-    const confirmed = await invoiceReaching(listener.url, created.invoice_id, 'confirmed');
-    assert.equal(confirmed.tx_hash, txHash);
-    const again = await runLines([`${pay!.replace('<invoice_id>', created.invoice_id)} || echo "exit $?"`], dir).catch((error: { stderr?: string }) => error.stderr ?? '');
-    assert.match(again, /exit 1/, 'a paid invoice is not paid twice by default');
-    const confirmedHook = await consoleWebhook(listener, 'invoice.confirmed', created.invoice_id);
-    assert.match(confirmedHook!, /asset +USDT\n/);
-    assert.match(confirmedHook!, new RegExp(`amount +${created.amount_usdc.replace('.', '\\.')}\\n`));
+      // Paid exactly, as `service pay` does by default; `service mine` adds the second confirmation.
+      const [pay, confirm] = bannerLine(banner, 'Pay:', 'amount_usd').split(/\s+Confirm:\s+/).map(runnable);
+      const paid = await runLines([`${pay!.replace('<invoice_id>', created.invoice_id)}`, confirm!], dir);
+      const txHash: string | undefined = new RegExp(`^paid ${created.amount_usdc.replace('.', '\\.')} USDT to ${fixedAddress}\\ntx_hash (0x[0-9a-f]{64})$`, 'm').exec(paid)?.[1];
+      assert.ok(txHash, paid);
+      const confirmed = await invoiceReaching(listener.url, created.invoice_id, 'confirmed');
+      assert.equal(confirmed.tx_hash, txHash);
+      const again = await runLines([`${pay!.replace('<invoice_id>', created.invoice_id)} || echo "exit $?"`], dir).catch((error: { stderr?: string }) => error.stderr ?? '');
+      assert.match(again, /exit 1/, 'a paid invoice is not paid twice by default');
+      const confirmedHook = await consoleWebhook(listener, 'invoice.confirmed', created.invoice_id);
+      assert.match(confirmedHook!, /asset +USDT\n/);
+      assert.match(confirmedHook!, new RegExp(`amount +${created.amount_usdc.replace('.', '\\.')}\\n`));
 
-    // The banner's Orphan line: 12.34 without the nonce pays nothing and is reported as payment.orphan.
-    const second = await postJson(`${listener.url}/invoice`, { chain: 'base', asset: 'usdt', amount_usd: 12.34 });
-    assert.equal(second.status, 201, second.text);
-    assert.notEqual(second.json.nonce, created.nonce, 'the paid invoice\'s exact amount stays reserved');
-    const orphanLine = runnable(bannerLine(banner, 'Orphan:')).replace('<invoice_id>', second.json.invoice_id);
-    const sent = await runLines([orphanLine, confirm!], dir);
-    assert.match(sent, new RegExp(`^paid 12\\.340000 USDT to ${fixedAddress}$`, 'm'));
-    assert.match(sent, /^note: not the invoice's exact amount 12\.34\d{4}: .* payment\.orphan/m);
-    const orphanTx = /^tx_hash (0x[0-9a-f]{64})$/m.exec(sent)?.[1];
-    const orphan = await consoleWebhook(listener, 'payment.orphan', orphanTx!);
-    assert.match(orphan!, /value +12\.340000\n/);
-    assert.match(orphan!, new RegExp(`address +${fixedAddress}\\n`));
-    const after = (await (await fetch(`${listener.url}/invoice/${second.json.invoice_id}`)).json()) as { status: string };
-    assert.equal(after.status, 'pending', 'an inexact amount marks nothing paid');
+      // The banner's Orphan line: 12.34 without the nonce pays nothing and is reported as payment.orphan.
+      const second = await postJson(`${listener.url}/invoice`, { chain, asset: 'usdt', amount_usd: 12.34 });
+      assert.equal(second.status, 201, second.text);
+      assert.notEqual(second.json.nonce, created.nonce, 'the paid invoice\'s exact amount stays reserved');
+      const orphanLine = runnable(bannerLine(banner, 'Orphan:')).replace('<invoice_id>', second.json.invoice_id);
+      const sent = await runLines([orphanLine, confirm!], dir);
+      assert.match(sent, new RegExp(`^paid 12\\.340000 USDT to ${fixedAddress}$`, 'm'));
+      assert.match(sent, /^note: not the invoice's exact amount 12\.34\d{4}: .* payment\.orphan/m);
+      const orphanTx = /^tx_hash (0x[0-9a-f]{64})$/m.exec(sent)?.[1];
+      const orphan = await consoleWebhook(listener, 'payment.orphan', orphanTx!);
+      assert.match(orphan!, /value +12\.340000\n/);
+      assert.match(orphan!, new RegExp(`address +${fixedAddress}\\n`));
+      const after = (await (await fetch(`${listener.url}/invoice/${second.json.invoice_id}`)).json()) as { status: string };
+      assert.equal(after.status, 'pending', `${chain}: an inexact amount marks nothing paid`);
+    }
   } finally {
     assert.equal(await listener.stop(), 0);
   }

@@ -260,7 +260,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
       const { body, numberTexts } = invoiceRequestOfForm(values, assets);
       const invoice = await cloud.createInvoice(merchant, body, numberTexts);
       const checkoutUrl = 'checkout_url' in invoice ? invoice.checkout_url : null;
-      const amount = invoice.chain === 'btc' ? invoice.amount_btc : invoice.amount_usdc;
+      const amount = 'amount_btc' in invoice ? invoice.amount_btc : invoice.amount_usdc;
       const qrSvg = await renderQrSvg(checkoutUrl ?? invoice.qr_uri);
       show(ctx, renderNewInvoice(frame(ctx, undefined, true), { assets, created: { invoiceId: invoice.invoice_id, amount, asset: invoice.asset, checkoutUrl, qrSvg } }), 201);
     } catch (error) {

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { evmChainNames } from '../../shared/index.ts';
 import type { CoreTables } from '../schema.ts';
 
 type Db = Kysely<CoreTables> | Transaction<CoreTables>;
@@ -38,18 +39,18 @@ export async function claimFixedAddress(trx: Db, address: string): Promise<boole
  * derived invoice already has it (a database from before the claims, or an address changed to
  * one an invoice was given): a payment there would settle that invoice and a fixed-address one.
  */
-export async function claimOwnFixedAddress(db: Kysely<CoreTables>, address: string): Promise<string | null> {
+export async function claimOwnFixedAddress(db: Kysely<CoreTables>, address: string, settingName = 'MERCHANT_BASE_ADDRESS'): Promise<string | null> {
   if (await claimFixedAddress(db, address)) return null;
   const holder = await db
     .selectFrom('invoices')
     .select(['invoice_id', 'derivation_path'])
-    .where('chain', '=', 'base')
+    .where('chain', 'in', evmChainNames)
     .where('receive_address', '=', address)
     .where('child_index', 'is not', null)
     .orderBy('created_at')
     .executeTakeFirst();
   const invoice = holder ? `invoice ${holder.invoice_id} (${holder.derivation_path})` : 'a derived-address invoice';
-  return `MERCHANT_BASE_ADDRESS is already the receive address of ${invoice}: a payment there would settle it and a fixed-address invoice at once. Set an address no invoice was given (another account or wallet)`;
+  return `${settingName} is already the receive address of ${invoice}: a payment there would settle it and a fixed-address invoice at once. Set an address no invoice was given (another account or wallet)`;
 }
 
 export async function claimOf(db: Db, address: string): Promise<AddressClaim | undefined> {

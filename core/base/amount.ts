@@ -1,10 +1,11 @@
+import { AmountError } from '../invoices/amount-error.ts';
 /** USDC and USDT use 6 decimals on Base; `amount_usdc_units` counts these units. */
 export const TOKEN_DECIMALS = 6;
 
 /** `amount_usdc_units` is a JSON integer: keep it exact in every client's double. */
 export const MAX_TOKEN_UNITS = BigInt(Number.MAX_SAFE_INTEGER);
 
-export class AmountError extends Error {}
+export { AmountError } from '../invoices/amount-error.ts';
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
@@ -19,7 +20,7 @@ const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
  */
 export function usdTextToUnits(text: string): bigint {
   const m = DECIMAL.exec(text.trim());
-  if (!m) throw new AmountError('amount_usd must be a decimal number');
+  if (!m) throw new AmountError('not_a_number', 'amount_usd must be a decimal number');
   const [, sign, whole, fraction = '', exponentText = '0'] = m;
   let digits = (whole + fraction).replace(/^0+/, '');
   let exponent = Number(exponentText) - fraction.length;
@@ -27,12 +28,12 @@ export function usdTextToUnits(text: string): bigint {
     digits = digits.slice(0, -1);
     exponent++;
   }
-  if (digits === '' || sign === '-') throw new AmountError('amount_usd must be greater than 0');
+  if (digits === '' || sign === '-') throw new AmountError('not_positive', 'amount_usd must be greater than 0');
   const shift = exponent + TOKEN_DECIMALS;
-  if (shift < 0) throw new AmountError(`amount_usd has more than ${TOKEN_DECIMALS} decimals`);
-  if (digits.length + shift > String(MAX_TOKEN_UNITS).length) throw new AmountError('amount_usd is too large');
+  if (shift < 0) throw new AmountError('too_precise', `amount_usd has more than ${TOKEN_DECIMALS} decimals`);
+  if (digits.length + shift > String(MAX_TOKEN_UNITS).length) throw new AmountError('too_large', 'amount_usd is too large');
   const units = BigInt(digits + '0'.repeat(shift));
-  if (units > MAX_TOKEN_UNITS) throw new AmountError('amount_usd is too large');
+  if (units > MAX_TOKEN_UNITS) throw new AmountError('too_large', 'amount_usd is too large');
   return units;
 }
 

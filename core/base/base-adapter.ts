@@ -1,16 +1,11 @@
 import type { ChainAdapter, ChainReceiver } from '../invoices/chain-adapter.ts';
-import { rowToBaseInvoice } from './base-invoice.mapper.ts';
 import { createBaseInvoice, type BaseReceiverOptions } from './base-invoices.ts';
-import { baseTransferSeenBeforeExpiry } from './partial.ts';
+import { evmModules } from './evm-module.ts';
 
 /** Base for the invoice engine, whoever the merchant. */
-export const baseAdapter: ChainAdapter = {
-  chain: 'base',
-  toStoredInvoice: rowToBaseInvoice,
-  paymentSeenBeforeExpiry: baseTransferSeenBeforeExpiry,
-};
+export const baseAdapter: ChainAdapter = evmModules.get('base')!.adapter;
 
-/** Base invoices of one merchant. */
+/** One EVM chain's invoices of one merchant (the chain is `options.base.chain`). */
 export function baseReceiver(options: BaseReceiverOptions): ChainReceiver {
   return { create: (creation, request) => createBaseInvoice({ ...creation, ...options }, request) };
 }

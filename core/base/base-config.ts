@@ -1,20 +1,13 @@
 import { KeyError, parseChecksummedAddress, parseEvmAccountXpub, textKeyId, type EvmAccountKey } from './keys.ts';
+import { evmChainSpecs, type EvmChainSpec } from './evm-chains.ts';
 import { DEFAULT_EVM_TOKENS, parseEvmTokens, type TokenSymbol } from './tokens.ts';
+import type { EvmChainName } from '../../shared/index.ts';
 
-/**
- * Blocks a Transfer needs (its own block counts as one) before it settles an invoice: 12 blocks
- * is about 24 s at Base's 2 s block time, well past the depth of reorgs seen on Base.
- */
-export const DEFAULT_BASE_CONFIRMATIONS = 12;
-export const BASE_MAINNET_CHAIN_ID = 8453;
-
-const explorers: Record<number, string> = {
-  8453: 'https://basescan.org',
-  84532: 'https://sepolia.basescan.org',
-};
 const LOCAL_EXPLORER = 'http://127.0.0.1:8787/explorer';
 
-export interface BaseConfig {
+/** One EVM chain's settings (Base's, Ethereum's, …): the chain, its sources, and the merchant's receive method on it. */
+export interface EvmConfig {
+  chain: EvmChainName;
   chainId: number;
   /** Independent JSON-RPC sources; the first reachable one scans, the others corroborate. */
   rpcUrls: string[];
@@ -25,49 +18,64 @@ export interface BaseConfig {
   fixedAddress: string | null;
   explorerUrl: string;
 }
+/** The name from before there was more than one EVM chain. */
+export type BaseConfig = EvmConfig;
 
-export interface BaseEnv {
-  MERCHANT_BASE_XPUB?: string;
-  MERCHANT_BASE_ADDRESS?: string;
-  MERCHANT_EVM_TOKENS?: string;
-  BASE_RPC_URL?: string;
-  BASE_CHAIN_ID?: string;
-  BASE_CONFIRMATIONS?: string;
-  BASE_EXPLORER_URL?: string;
+export type EvmEnv = Readonly<Record<string, string | undefined>>;
+
+/** The account key and fixed address that serve every EVM chain a chain's own setting does not override. */
+export const EVM_XPUB = 'MERCHANT_EVM_XPUB';
+export const EVM_ADDRESS = 'MERCHANT_EVM_ADDRESS';
+export const EVM_TOKENS = 'MERCHANT_EVM_TOKENS';
+
+/** The settings one EVM chain reads, by what they are. */
+export function evmSettingNamesOf(spec: EvmChainSpec) {
+  const p = spec.envPrefix;
+  return {
+    xpub: `MERCHANT_${p}_XPUB`,
+    address: `MERCHANT_${p}_ADDRESS`,
+    tokens: `${p}_TOKENS`,
+    rpcUrl: `${p}_RPC_URL`,
+    chainId: `${p}_CHAIN_ID`,
+    confirmations: `${p}_CONFIRMATIONS`,
+    explorerUrl: `${p}_EXPLORER_URL`,
+  };
 }
 
-export const baseSettingNames = [
-  'MERCHANT_BASE_XPUB',
-  'MERCHANT_BASE_ADDRESS',
-  'MERCHANT_EVM_TOKENS',
-  'BASE_RPC_URL',
-  'BASE_CHAIN_ID',
-  'BASE_CONFIRMATIONS',
-  'BASE_EXPLORER_URL',
-] as const satisfies readonly (keyof BaseEnv)[];
+/** Every EVM setting name, for the settings check (unknown names are reported). */
+export const evmSettingNames: readonly string[] = [EVM_XPUB, EVM_ADDRESS, EVM_TOKENS, ...evmChainSpecs.flatMap((spec) => Object.values(evmSettingNamesOf(spec)))];
+/** Kept for the editions' settings lists. */
+export const baseSettingNames = evmSettingNames;
 
 /**
- * Base is enabled when an account xpub or a fixed address is set. Problems are appended to
- * `problems` (all reported together at start); null means Base is off or misconfigured.
+ * One EVM chain is enabled when its own key or address is set (MERCHANT_BASE_XPUB, …), or when the
+ * shared MERCHANT_EVM_XPUB / MERCHANT_EVM_ADDRESS is set and the chain has an RPC URL. Problems are
+ * appended to `problems` (all reported together at start); null means the chain is off or misconfigured.
  */
-export function parseBaseConfig(env: BaseEnv, problems: string[]): BaseConfig | null {
-  const text = (name: keyof BaseEnv) => env[name]?.trim() || undefined;
-  const xpubText = text('MERCHANT_BASE_XPUB');
-  const addressText = text('MERCHANT_BASE_ADDRESS');
-  if (!xpubText && !addressText) return null;
+export function parseEvmConfig(spec: EvmChainSpec, env: EvmEnv, problems: string[]): EvmConfig | null {
+  const names = evmSettingNamesOf(spec);
+  const text = (name: string) => env[name]?.trim() || undefined;
+  const rpcText = text(names.rpcUrl);
+  const ownKey = text(names.xpub) || text(names.address);
+  const sharedKey = text(EVM_XPUB) || text(EVM_ADDRESS);
+  if (!ownKey && !(sharedKey && rpcText)) return null;
+  const xpubName = text(names.xpub) ? names.xpub : EVM_XPUB;
+  const addressName = text(names.address) ? names.address : EVM_ADDRESS;
+  const xpubText = text(xpubName);
+  const addressText = text(addressName);
   const before = problems.length;
 
-  const chainId = integerSetting('BASE_CHAIN_ID', text('BASE_CHAIN_ID'), BASE_MAINNET_CHAIN_ID, 1, problems);
-  const confirmations = integerSetting('BASE_CONFIRMATIONS', text('BASE_CONFIRMATIONS'), DEFAULT_BASE_CONFIRMATIONS, 1, problems);
+  const chainId = integerSetting(names.chainId, text(names.chainId), spec.mainnetChainId, 1, problems);
+  const confirmations = integerSetting(names.confirmations, text(names.confirmations), spec.defaultConfirmations, 1, problems);
 
-  let xpub: BaseConfig['xpub'] = null;
+  let xpub: EvmConfig['xpub'] = null;
   if (xpubText) {
     try {
       const key = parseEvmAccountXpub(xpubText);
       xpub = { key, keyId: key.keyId, legacyKeyId: textKeyId(xpubText) };
     } catch (error) {
       if (!(error instanceof KeyError)) throw error;
-      problems.push(`MERCHANT_BASE_XPUB ${error.message}`);
+      problems.push(`${xpubName} ${error.message}`);
     }
   }
   let fixedAddress: string | null = null;
@@ -76,38 +84,54 @@ export function parseBaseConfig(env: BaseEnv, problems: string[]): BaseConfig | 
       fixedAddress = parseChecksummedAddress(addressText);
     } catch (error) {
       if (!(error instanceof KeyError)) throw error;
-      problems.push(`MERCHANT_BASE_ADDRESS ${error.message}`);
+      problems.push(`${addressName} ${error.message}`);
     }
   }
   if (xpub && fixedAddress) {
     const index = ownChildIndex(xpub.key, fixedAddress);
     if (index !== null) {
       problems.push(
-        `MERCHANT_BASE_ADDRESS is child ${index} of MERCHANT_BASE_XPUB (${xpub.key.derivationPath(index)}), so it would also be an xpub invoice address: use an address outside this account (another account or wallet)`,
+        `${addressName} is child ${index} of ${xpubName} (${xpub.key.derivationPath(index)}), so it would also be an xpub invoice address: use an address outside this account (another account or wallet)`,
       );
     }
   }
+  const tokensName = text(names.tokens) ? names.tokens : EVM_TOKENS;
   let tokens = new Map<TokenSymbol, string>();
   try {
-    tokens = parseEvmTokens(text('MERCHANT_EVM_TOKENS') ?? DEFAULT_EVM_TOKENS, chainId);
+    tokens = parseEvmTokens(text(tokensName) ?? DEFAULT_EVM_TOKENS, chainId, spec.knownTokens[chainId]);
   } catch (error) {
     if (!(error instanceof KeyError)) throw error;
-    problems.push(`MERCHANT_EVM_TOKENS ${error.message}`);
+    problems.push(`${tokensName} ${error.message}`);
   }
   if (tokens.has('usdt') && !addressText) {
-    problems.push('MERCHANT_EVM_TOKENS enables usdt, which is served in fixed-address mode only: set MERCHANT_BASE_ADDRESS');
+    problems.push(`${tokensName} enables usdt, which is served in fixed-address mode only: set ${names.address} or ${EVM_ADDRESS}`);
   }
 
-  const rpcUrls = [...new Set((text('BASE_RPC_URL') ?? '').split(',').map((u) => u.trim()).filter(Boolean))];
-  if (rpcUrls.length === 0) problems.push('BASE_RPC_URL is required when Base is configured (one or more comma-separated JSON-RPC URLs)');
+  const rpcUrls = [...new Set((rpcText ?? '').split(',').map((u) => u.trim()).filter(Boolean))];
+  if (rpcUrls.length === 0) problems.push(`${names.rpcUrl} is required when ${spec.chain} is configured (one or more comma-separated JSON-RPC URLs)`);
   for (const url of rpcUrls) {
-    if (!/^https?:\/\/[^/\s]+/.test(url)) problems.push('BASE_RPC_URL entries must be http(s) URLs');
+    if (!/^https?:\/\/[^/\s]+/.test(url)) problems.push(`${names.rpcUrl} entries must be http(s) URLs`);
   }
-  const explorerUrl = (text('BASE_EXPLORER_URL') ?? explorers[chainId] ?? LOCAL_EXPLORER).replace(/\/+$/, '');
-  if (!/^https?:\/\//.test(explorerUrl)) problems.push('BASE_EXPLORER_URL must be an http(s) URL');
+  const explorerUrl = (text(names.explorerUrl) ?? spec.explorers[chainId] ?? LOCAL_EXPLORER).replace(/\/+$/, '');
+  if (!/^https?:\/\//.test(explorerUrl)) problems.push(`${names.explorerUrl} must be an http(s) URL`);
 
   if (problems.length > before) return null;
-  return { chainId, rpcUrls, confirmations, tokens, xpub, fixedAddress, explorerUrl };
+  return { chain: spec.chain, chainId, rpcUrls, confirmations, tokens, xpub, fixedAddress, explorerUrl };
+}
+
+/** Every EVM chain the settings enable, in registry order. A shared key that enables none is a problem. */
+export function parseEvmConfigs(env: EvmEnv, problems: string[]): EvmConfig[] {
+  const configs = evmChainSpecs.map((spec) => parseEvmConfig(spec, env, problems)).filter((config) => config !== null);
+  const sharedKey = [EVM_XPUB, EVM_ADDRESS].find((name) => env[name]?.trim());
+  if (sharedKey && !evmChainSpecs.some((spec) => env[evmSettingNamesOf(spec).rpcUrl]?.trim())) {
+    problems.push(`${sharedKey} is set but no EVM chain has an RPC URL (${evmChainSpecs.map((spec) => evmSettingNamesOf(spec).rpcUrl).join(', ')})`);
+  }
+  return configs;
+}
+
+/** Base's settings alone (Cloud's platform settings, older callers). */
+export function parseBaseConfig(env: EvmEnv, problems: string[]): EvmConfig | null {
+  return parseEvmConfig(evmChainSpecs[0], env, problems);
 }
 
 function integerSetting(name: string, value: string | undefined, fallback: number, min: number, problems: string[]): number {

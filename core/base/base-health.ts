@@ -1,5 +1,8 @@
 import type * as z from 'zod';
 import type { BaseHealth } from '../../shared/health.ts';
+import { chainFacts, type EvmChainName } from '../../shared/index.ts';
+import { evmSettingNamesOf } from './base-config.ts';
+import { evmSpecOf } from './evm-chains.ts';
 import type { BaseWatcherStatus } from './watcher.ts';
 
 /**
@@ -15,12 +18,14 @@ export function baseChainStatus(status: BaseWatcherStatus) {
   };
 }
 
-export function baseHealth(status: BaseWatcherStatus): z.infer<typeof BaseHealth> {
+/** One EVM chain's watcher for /health (`base`, `evm_chains`); the warnings name the chain's own settings. */
+export function baseHealth(status: BaseWatcherStatus, chain: EvmChainName = 'base'): z.infer<typeof BaseHealth> {
+  const rpcUrl = evmSettingNamesOf(evmSpecOf(chain)).rpcUrl;
   let warning: string | null = null;
   if (!status.fixed_address_confirming) {
-    warning = 'single RPC source: fixed-address invoices stay pending until a second independent BASE_RPC_URL is added';
+    warning = `single RPC source: fixed-address invoices stay pending until a second independent ${rpcUrl} is added`;
   } else if (status.sources_up === 0 && status.last_error !== null) {
-    warning = 'no Base RPC source answers; the watcher catches up when one returns';
+    warning = `no ${chainFacts[chain].name} RPC source answers; the watcher catches up when one returns`;
   } else if (status.last_error) {
     warning = `last poll failed: ${status.last_error}`;
   }

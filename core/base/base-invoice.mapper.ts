@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import type { BaseFixedInvoiceCreated, BaseInvoice, BaseXpubInvoiceCreated, InvoiceStatus } from '../../shared/index.ts';
+import type { BaseFixedInvoiceCreated, BaseInvoice, BaseXpubInvoiceCreated, EvmChainName, InvoiceStatus } from '../../shared/index.ts';
+import { requiredAmount } from '../invoices/amount-error.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import { unitsToDecimal, usdJsonNumber } from './amount.ts';
 import { erc20TransferUri } from './eip681.ts';
@@ -10,12 +11,12 @@ type BaseFixedCreated = z.infer<typeof BaseFixedInvoiceCreated>;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export function rowToBaseInvoice(row: InvoiceRow): BaseInvoice {
-  const units = BigInt(row.amount_units ?? '0');
+  const units = BigInt(requiredAmount(row.amount_units, 'amount_units', row.invoice_id));
   const fixed = row.nonce !== null;
   return {
     invoice_id: row.invoice_id,
     merchant_id: row.merchant_id,
-    chain: 'base',
+    chain: row.chain as EvmChainName,
     asset: row.asset as 'USDC' | 'USDT',
     receive_address: row.receive_address,
     child_index: row.child_index,
@@ -25,7 +26,7 @@ export function rowToBaseInvoice(row: InvoiceRow): BaseInvoice {
     expires_at: iso(row.expires_at),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
-    amount_usd: usdJsonNumber(row.amount_usd!),
+    amount_usd: usdJsonNumber(requiredAmount(row.amount_usd, 'amount_usd', row.invoice_id)),
     amount_usdc: unitsToDecimal(units),
     amount_usdc_units: Number(units),
     ...(fixed ? { mode: 'fixed-address' as const, nonce: row.nonce!, token_address: row.token_address! } : {}),
@@ -47,7 +48,7 @@ export function rowToCreatedBaseFixedInvoice(row: InvoiceRow, chainId: number): 
   const invoice = rowToBaseInvoice(row);
   return {
     invoice_id: invoice.invoice_id,
-    chain: 'base',
+    chain: invoice.chain,
     asset: invoice.asset,
     mode: 'fixed-address',
     nonce: row.nonce!,

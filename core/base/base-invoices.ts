@@ -6,6 +6,7 @@ import type { InvoiceCreation } from '../invoices/chain-adapter.ts';
 import { allocateChildIndex, insertInvoice, type InvoiceRow } from '../invoices/invoice.repository.ts';
 import { claimDerivedAddress, claimOf } from './address-claims.ts';
 import { AmountError, MAX_TOKEN_UNITS, usdTextToUnits } from './amount.ts';
+import { requiredAmount } from '../invoices/amount-error.ts';
 import type { BaseConfig } from './base-config.ts';
 import { rowToCreatedBaseFixedInvoice, rowToCreatedBaseXpubInvoice } from './base-invoice.mapper.ts';
 import { DEFAULT_NONCE_DIGITS, FIXED_INVOICE_LIFETIME_MS, NONCE_QUARANTINE_MS, freeNonces, maxNonce, roundedBaseUnits } from './nonce.ts';
@@ -23,21 +24,21 @@ export type BaseInvoiceDeps = InvoiceCreation & BaseReceiverOptions;
 
 /** Creates a Base invoice. `request.amount_usd` is exact decimal text, turned into token units once, here. */
 export async function createBaseInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRequest) {
-  const amountText = request.amount_usd!;
+  const amountText = requiredAmount(request.amount_usd, 'amount_usd', 'new');
   const { base } = deps;
   const symbol: TokenSymbol = request.asset ?? 'usdc';
   const token = base.tokens.get(symbol);
-  if (!token) throw new ServiceError('asset_disabled', `${symbol} is not enabled on this listener (add it to MERCHANT_EVM_TOKENS).`);
+  if (!token) throw new ServiceError('asset_disabled', `${symbol} is not enabled on ${base.chain} (add it to the chain's token list, e.g. MERCHANT_EVM_TOKENS).`);
   let units: bigint;
   try {
     units = usdTextToUnits(amountText);
   } catch (error) {
-    if (error instanceof AmountError) throw new ServiceError('invalid_amount', error.message);
+    if (error instanceof AmountError) throw new ServiceError('invalid_amount', `${error.message} (${error.code})`);
     throw error;
   }
   const useXpub = symbol === 'usdc' && base.xpub !== null;
   if (!useXpub && base.fixedAddress === null) {
-    throw new ServiceError('asset_disabled', `${symbol} needs a fixed receive address (MERCHANT_BASE_ADDRESS).`);
+    throw new ServiceError('asset_disabled', `${symbol} needs a fixed receive address (MERCHANT_EVM_ADDRESS or the chain's own, e.g. MERCHANT_BASE_ADDRESS).`);
   }
   const common = { symbol, token, units, amountText };
   return useXpub ? createXpubInvoice(deps, request, common) : createFixedInvoice(deps, common);
@@ -54,7 +55,7 @@ function baseRow(deps: BaseInvoiceDeps, common: Common, now: number): Omit<Invoi
   return {
     invoice_id: deps.newInvoiceId(),
     merchant_id: deps.merchantId,
-    chain: 'base',
+    chain: deps.base.chain,
     asset: assetOf(common.symbol),
     network: String(deps.base.chainId),
     amount_sats: null,
@@ -93,6 +94,14 @@ async function createXpubInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRe
 }
 
 /**
+ * The counter of derived EVM addresses, one per key whatever the chain (kept under Base's name,
+ * the only EVM chain when it began): with MERCHANT_EVM_XPUB serving several chains, an address is
+ * handed to one invoice on one chain only, so a transfer to it can never be read as paying two
+ * invoices on two chains. The address claims below hold the same line in the database.
+ */
+export const EVM_ADDRESS_COUNTER = 'base';
+
+/**
  * The next child of the key whose address nobody registered as a fixed address (a Cloud
  * merchant's, or the listener's own MERCHANT_BASE_ADDRESS, claimed at start). A registered one
  * is skipped for good (the counter has moved past it): payments to it settle fixed-address
@@ -102,10 +111,10 @@ async function createXpubInvoice(deps: BaseInvoiceDeps, request: CreateInvoiceRe
  */
 async function allocateUnclaimedAddress(deps: BaseInvoiceDeps, trx: Transaction<CoreTables>, xpub: NonNullable<BaseConfig['xpub']>) {
   for (;;) {
-    const index = await allocateChildIndex(trx, 'base', xpub.keyId);
+    const index = await allocateChildIndex(trx, EVM_ADDRESS_COUNTER, xpub.keyId);
     const address = xpub.key.address(index);
     if (await claimDerivedAddress(trx, address)) return { index, address };
-    deps.logger.warn('base child index skipped: its address is a registered fixed address', { child_index: index, address });
+    deps.logger.warn(`${deps.base.chain} child index skipped: its address is a registered fixed address`, { child_index: index, address });
   }
 }
 
@@ -120,7 +129,7 @@ async function createFixedInvoice(deps: BaseInvoiceDeps, common: Common) {
     await deps.beforeInsert?.(trx);
     // Registered before the claims existed, or a signup that lost a race: the address is a derived invoice's.
     if ((await claimOf(trx, deps.base.fixedAddress!)) === 'derived') {
-      throw new ServiceError('base_disabled', 'The fixed Base receive address of this account is an address derived for another invoice; Base invoices need another receive address.');
+      throw new ServiceError('base_disabled', `The fixed receive address of this account is an address derived for another invoice; ${deps.base.chain} invoices need another receive address.`);
     }
     const invoice: Omit<InvoiceRow, 'nonce' | 'amount_units'> = {
       ...baseRow(deps, common, now),

@@ -21,13 +21,15 @@ export const OPEN = ['pending', 'partial', 'expired'];
 export interface BaseWatchScope {
   key: string;
   merchantId: string | null;
+  /** The EVM chain watched: its transfers and range ends are kept apart from the other chains'. */
+  chain: string;
 }
 
 /** One merchant's invoices, progress under its merchant id: the listener's scope, where earlier versions kept their progress. */
-export const merchantBaseScope = (merchantId: string): BaseWatchScope => ({ key: merchantId, merchantId });
+export const merchantBaseScope = (merchantId: string, chain: string): BaseWatchScope => ({ key: merchantId, merchantId, chain });
 
 /** Every merchant's invoices of one chain, progress under a fixed key no merchant id takes: Cloud's scope. */
-export const chainBaseScope = (chainId: number): BaseWatchScope => ({ key: `watch:base:${chainId}`, merchantId: null });
+export const chainBaseScope = (chain: string, chainId: number): BaseWatchScope => ({ key: `watch:${chain}:${chainId}`, merchantId: null, chain });
 
 /** A Transfer log to one merchant's address: a log to an address several merchants registered is one row per merchant. */
 export interface MerchantTransfer {
@@ -36,11 +38,19 @@ export interface MerchantTransfer {
   blockTime: number;
 }
 
-const merchantFilter = <QB extends { where: (...args: any[]) => QB }>(query: QB, scope: BaseWatchScope, column = 'merchant_id'): QB =>
-  scope.merchantId === null ? query : query.where(column, '=', scope.merchantId);
+/** The scope's rows: its chain's, and its merchant's when it has one (`prefix`: the table's alias). */
+const scopeFilter = <QB extends { where: (...args: any[]) => QB }>(query: QB, scope: BaseWatchScope, prefix = ''): QB => {
+  const ofChain = query.where(`${prefix}chain`, '=', scope.chain);
+  return scope.merchantId === null ? ofChain : ofChain.where(`${prefix}merchant_id`, '=', scope.merchantId);
+};
+
+/** The scope's own range ends. */
+const ownCheckpoints = <QB extends { where: (...args: any[]) => QB }>(query: QB, scope: BaseWatchScope): QB =>
+  query.where('merchant_id', '=', scope.key).where('chain', '=', scope.chain);
 
 export const checkpointOf = (scope: BaseWatchScope, header: BlockHeader) => ({
   merchant_id: scope.key,
+  chain: scope.chain,
   block_number: header.number,
   block_hash: header.hash,
   block_time: header.time,
@@ -48,12 +58,12 @@ export const checkpointOf = (scope: BaseWatchScope, header: BlockHeader) => ({
 
 /** The watcher's latest processed range end. */
 export function lastCheckpoint(db: Db, scope: BaseWatchScope) {
-  return db.selectFrom('base_blocks').selectAll().where('merchant_id', '=', scope.key).orderBy('block_number', 'desc').limit(1).executeTakeFirst();
+  return ownCheckpoints(db.selectFrom('base_blocks').selectAll(), scope).orderBy('block_number', 'desc').limit(1).executeTakeFirst();
 }
 
 /** Every stored range end, newest first: a reorg's common ancestor is looked for among them. */
 export function checkpoints(db: Db, scope: BaseWatchScope) {
-  return db.selectFrom('base_blocks').selectAll().where('merchant_id', '=', scope.key).orderBy('block_number', 'desc').execute();
+  return ownCheckpoints(db.selectFrom('base_blocks').selectAll(), scope).orderBy('block_number', 'desc').execute();
 }
 
 /**
@@ -66,17 +76,18 @@ export async function adoptMerchantCheckpoints(db: Kysely<CoreTables>, scope: Ba
   if (scope.merchantId !== null) return null;
   return db.transaction().execute(async (trx) => {
     if (await lastCheckpoint(trx, scope)) return null;
-    const merchants = trx.selectFrom('invoices').select('invoices.merchant_id').where('invoices.chain', '=', 'base');
+    const merchants = trx.selectFrom('invoices').select('invoices.merchant_id').where('invoices.chain', '=', scope.chain);
     const lasts = await trx
       .selectFrom('base_blocks')
       .select(['merchant_id', (eb) => eb.fn.max<number>('block_number').as('block_number')])
       .where('merchant_id', 'in', merchants)
+      .where('chain', '=', scope.chain)
       .groupBy('merchant_id')
       .execute();
     if (!lasts.length) return null;
     const behind = lasts.reduce((a, b) => (Number(b.block_number) < Number(a.block_number) ? b : a));
-    const row = await trx.selectFrom('base_blocks').selectAll().where('merchant_id', '=', behind.merchant_id).where('block_number', '=', behind.block_number).executeTakeFirstOrThrow();
-    await trx.deleteFrom('base_blocks').where('merchant_id', 'in', merchants).execute();
+    const row = await trx.selectFrom('base_blocks').selectAll().where('merchant_id', '=', behind.merchant_id).where('chain', '=', scope.chain).where('block_number', '=', behind.block_number).executeTakeFirstOrThrow();
+    await trx.deleteFrom('base_blocks').where('merchant_id', 'in', merchants).where('chain', '=', scope.chain).execute();
     await trx.insertInto('base_blocks').values({ ...row, merchant_id: scope.key }).execute();
     return Number(row.block_number);
   });
@@ -92,23 +103,22 @@ export async function insertCheckpoint(db: Db, scope: BaseWatchScope, header: Bl
  * reorg this deep cannot undo.
  */
 export async function rollBackAbove(trx: Transaction<CoreTables>, scope: BaseWatchScope, ancestor: BlockHeader) {
-  const settled = await merchantFilter(
+  const settled = await scopeFilter(
     trx.selectFrom('base_transfers').select(['merchant_id', 'tx_hash', 'invoice_id', 'state']).where('block_number', '>', ancestor.number).where('state', '!=', 'seen'),
     scope,
   ).execute();
-  await merchantFilter(trx.deleteFrom('base_transfers').where('block_number', '>', ancestor.number).where('state', '=', 'seen'), scope).execute();
-  await trx.deleteFrom('base_blocks').where('merchant_id', '=', scope.key).where('block_number', '>=', ancestor.number).execute();
+  await scopeFilter(trx.deleteFrom('base_transfers').where('block_number', '>', ancestor.number).where('state', '=', 'seen'), scope).execute();
+  await ownCheckpoints(trx.deleteFrom('base_blocks'), scope).where('block_number', '>=', ancestor.number).execute();
   await insertCheckpoint(trx, scope, ancestor);
   return settled;
 }
 
 /** The address of every xpub invoice still open at `sinceTime`, with its merchant. */
 export async function openXpubAddresses(db: Db, scope: BaseWatchScope, sinceTime: number): Promise<Array<{ merchantId: string; address: string }>> {
-  const rows = await merchantFilter(
+  const rows = await scopeFilter(
     db
       .selectFrom('invoices')
       .select(['merchant_id', 'receive_address'])
-      .where('chain', '=', 'base')
       .where('child_index', 'is not', null)
       .where('status', 'in', OPEN)
       .where('expires_at', '>=', sinceTime),
@@ -124,6 +134,7 @@ export async function recordRange(trx: Transaction<CoreTables>, scope: BaseWatch
       .insertInto('base_transfers')
       .values({
         merchant_id: merchantId,
+        chain: scope.chain,
         tx_hash: log.txHash,
         log_index: log.logIndex,
         block_number: log.blockNumber,
@@ -141,12 +152,12 @@ export async function recordRange(trx: Transaction<CoreTables>, scope: BaseWatch
       .execute();
   }
   await insertCheckpoint(trx, scope, end);
-  await trx.deleteFrom('base_blocks').where('merchant_id', '=', scope.key).where('block_number', '<', end.number - keep).execute();
+  await ownCheckpoints(trx.deleteFrom('base_blocks'), scope).where('block_number', '<', end.number - keep).execute();
 }
 
 /** Recorded transfers with enough confirmations that were not settled yet, oldest first. */
 export function readyTransfers(db: Db, scope: BaseWatchScope, deepestBlock: number): Promise<TransferRow[]> {
-  return merchantFilter(db.selectFrom('base_transfers').selectAll().where('state', '=', 'seen').where('block_number', '<=', deepestBlock), scope)
+  return scopeFilter(db.selectFrom('base_transfers').selectAll().where('state', '=', 'seen').where('block_number', '<=', deepestBlock), scope)
     .orderBy('block_number')
     .orderBy('log_index')
     .orderBy('merchant_id')
@@ -154,7 +165,7 @@ export function readyTransfers(db: Db, scope: BaseWatchScope, deepestBlock: numb
 }
 
 /** Each merchant's Base invoices at these addresses (xpub invoices: one per address). */
-export async function xpubInvoicesAt(db: Db, targets: Array<{ merchantId: string; address: string }>): Promise<BaseInvoiceRow[]> {
+export async function xpubInvoicesAt(db: Db, chain: string, targets: Array<{ merchantId: string; address: string }>): Promise<BaseInvoiceRow[]> {
   const rows: BaseInvoiceRow[] = [];
   for (const [merchantId, addresses] of groupAddresses(targets)) {
     rows.push(
@@ -162,7 +173,7 @@ export async function xpubInvoicesAt(db: Db, targets: Array<{ merchantId: string
         .selectFrom('invoices')
         .selectAll()
         .where('merchant_id', '=', merchantId)
-        .where('chain', '=', 'base')
+        .where('chain', '=', chain)
         .where('child_index', 'is not', null)
         .where('receive_address', 'in', addresses)
         .execute()),
@@ -204,7 +215,7 @@ export function fixedInvoiceMatching(db: Db, transfer: TransferRow) {
     .selectFrom('invoices')
     .selectAll()
     .where('merchant_id', '=', transfer.merchant_id)
-    .where('chain', '=', 'base')
+    .where('chain', '=', transfer.chain)
     .where('receive_address', '=', transfer.to_address)
     .where('nonce', 'is not', null)
     .where('token_address', '=', transfer.token_address)
@@ -245,24 +256,24 @@ export function confirmOpenInvoice(trx: Db, invoice: BaseInvoiceRow, txHash: str
 
 /** Unconfirmed xpub invoices with the transfers seen toward them (see partial.ts for the rule). */
 export function partialCandidates(db: Db, scope: BaseWatchScope) {
-  return merchantFilter(
+  return scopeFilter(
     db
       .selectFrom('invoices as i')
       .leftJoin('base_transfers as t', (join) =>
         join
           .onRef('t.merchant_id', '=', 'i.merchant_id')
+          .onRef('t.chain', '=', 'i.chain')
           .onRef('t.to_address', '=', 'i.receive_address')
           .onRef('t.token_address', '=', 'i.token_address')
           .onRef('t.block_time', '<=', 'i.expires_at')
           .on('t.state', 'in', ['seen', 'applied']),
       )
       .select(['i.merchant_id', 'i.invoice_id', 'i.status', 'i.amount_units', 'i.expires_at', 't.value'])
-      .where('i.chain', '=', 'base')
       .where('i.child_index', 'is not', null)
       .where('i.status', 'in', ['pending', 'partial'])
       .where((eb) => eb.or([eb('i.status', '=', 'partial'), eb('t.tx_hash', 'is not', null)])),
     scope,
-    'i.merchant_id',
+    'i.',
   ).execute();
 }
 

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Fixed-address amount reservations: (base_units, nonce) is the exact amount of one invoice and
  * stays reserved until `reserved_until` (its expiry plus the quarantine). Keyed by the receive
@@ -16,6 +18,8 @@ export interface BaseNonceLeasesTable {
 /** Transfer logs to watched addresses, one row per log: (tx_hash, log_index) is never counted twice. */
 export interface BaseTransfersTable {
   merchant_id: string;
+  /** The EVM chain the transfer was read on; rows from before it was recorded are Base's. */
+  chain: Generated<string>;
   tx_hash: string;
   log_index: number;
   block_number: number;
@@ -36,6 +40,7 @@ export interface BaseTransfersTable {
 /** Ends of processed block ranges; the highest is where the next scan starts; reorgs are found here. */
 export interface BaseBlocksTable {
   merchant_id: string;
+  chain: string;
   block_number: number;
   block_hash: string;
   block_time: number;

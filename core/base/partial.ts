@@ -60,12 +60,13 @@ export function planPartialMoves(
  */
 export async function seenUnitsOf(
   db: Kysely<CoreTables>,
-  invoice: Pick<InvoiceRow, 'merchant_id' | 'receive_address' | 'token_address' | 'expires_at' | 'child_index' | 'amount_units'>,
+  invoice: Pick<InvoiceRow, 'merchant_id' | 'chain' | 'receive_address' | 'token_address' | 'expires_at' | 'child_index' | 'amount_units'>,
 ): Promise<bigint> {
   let query = db
     .selectFrom('base_transfers')
     .select('value')
     .where('merchant_id', '=', invoice.merchant_id)
+    .where('chain', '=', invoice.chain)
     .where('to_address', '=', invoice.receive_address)
     .where('token_address', '=', invoice.token_address)
     .where('block_time', '<=', invoice.expires_at)
@@ -76,14 +77,16 @@ export async function seenUnitsOf(
 }
 
 /**
- * The expiry guard of Base invoices: a transfer of the invoice's token to its address mined by
- * `expires_at`, of the exact amount when the address is the merchant's fixed one (other invoices
- * share it there).
+ * The expiry guard of one EVM chain's invoices: a transfer on that chain of the invoice's token to
+ * its address mined by `expires_at`, of the exact amount when the address is the merchant's fixed
+ * one (other invoices share it there).
  */
-export function baseTransferSeenBeforeExpiry({ exists, selectFrom }: ExpressionBuilder<CoreTables, 'invoices'>) {
-  return exists(
+export const evmTransferSeenBeforeExpiry = (chain: string) => ({ exists, selectFrom }: ExpressionBuilder<CoreTables, 'invoices'>) =>
+  exists(
     selectFrom('base_transfers')
       .select('base_transfers.tx_hash')
+      .where('base_transfers.chain', '=', chain)
+      .whereRef('base_transfers.chain', '=', 'invoices.chain')
       .whereRef('base_transfers.merchant_id', '=', 'invoices.merchant_id')
       .whereRef('base_transfers.to_address', '=', 'invoices.receive_address')
       .whereRef('base_transfers.token_address', '=', 'invoices.token_address')
@@ -93,4 +96,3 @@ export function baseTransferSeenBeforeExpiry({ exists, selectFrom }: ExpressionB
         transfer.or([transfer('invoices.child_index', 'is not', null), transfer('base_transfers.value', '=', transfer.ref('invoices.amount_units'))]),
       ),
   );
-}

@@ -152,7 +152,7 @@ export async function settleTransfers(deps: SettlementDeps, head: number, others
 async function readFacts(deps: SettlementDeps, ready: TransferRow[], others: RpcSource[]): Promise<SettlementFacts> {
   const fixed = ready.filter((t) => deps.isFixed(t.merchant_id, t.to_address));
   const xpub = ready.filter((t) => !deps.isFixed(t.merchant_id, t.to_address));
-  const invoices = await xpubInvoicesAt(deps.db, xpub.map((t) => ({ merchantId: t.merchant_id, address: t.to_address })));
+  const invoices = await xpubInvoicesAt(deps.db, deps.scope.chain, xpub.map((t) => ({ merchantId: t.merchant_id, address: t.to_address })));
   const fixedMatches = new Map<string, { invoice: BaseInvoiceRow; corroborated: boolean }>();
   for (const transfer of fixed) {
     const invoice = await fixedInvoiceMatching(deps.db, transfer);
@@ -190,7 +190,7 @@ function confirmedPayload(invoice: BaseInvoiceRow, completing: TransferRow, head
     event: 'invoice.confirmed',
     invoice_id: invoice.invoice_id,
     merchant_id: invoice.merchant_id,
-    chain: 'base',
+    chain: invoice.chain as InvoiceConfirmedEvent['chain'],
     asset: invoice.asset,
     amount: unitsToDecimal(BigInt(invoice.amount_units!)),
     address: invoice.receive_address,
@@ -203,7 +203,7 @@ function confirmedPayload(invoice: BaseInvoiceRow, completing: TransferRow, head
 function orphanPayload(deps: SettlementDeps, transfer: TransferRow): PaymentOrphanEvent {
   return {
     event: 'payment.orphan',
-    chain: 'base',
+    chain: transfer.chain as PaymentOrphanEvent['chain'],
     asset: deps.assetByToken.get(transfer.token_address) ?? 'unknown',
     token_address: transfer.token_address,
     address: transfer.to_address,

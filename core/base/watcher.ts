@@ -361,7 +361,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     tick,
     status: (): BaseWatcherStatus => ({ ...w.status, progress: w.progress.current() }),
     /** Stalled or failing for longer than the limit, at the clock's now; null when progressing. */
-    problem: () => watcherProblem('base', w.progress.current(), deps.clock.now(), stallLimitMs),
+    problem: () => watcherProblem(deps.scope.chain, w.progress.current(), deps.clock.now(), stallLimitMs),
     start() {
       if (loop.running) return;
       if (!w.status.fixed_address_confirming) {

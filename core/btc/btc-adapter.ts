@@ -1,5 +1,7 @@
 import { DEFAULT_EXPIRES_IN_S } from '../../shared/index.ts';
+import { ServiceError } from '../errors.ts';
 import type { ChainAdapter, ChainReceiver } from '../invoices/chain-adapter.ts';
+import { requiredAmount } from '../invoices/amount-error.ts';
 import { allocateChildIndex, insertInvoice, type InvoiceRow } from '../invoices/invoice.repository.ts';
 import { derivationPath, type AccountKey } from './account-key.ts';
 import { rowToBtcInvoice, rowToCreatedBtcInvoice } from './btc-invoice.mapper.ts';
@@ -10,6 +12,7 @@ export const btcAdapter: ChainAdapter = {
   chain: 'btc',
   toStoredInvoice: rowToBtcInvoice,
   paymentSeenBeforeExpiry: btcPaymentSeenBeforeExpiry,
+  disabled: () => new ServiceError('chain_disabled', 'Bitcoin is not configured on this listener (set MERCHANT_BTC_XPUB).'),
 };
 
 /** A merchant's Bitcoin receive method: its account key and where its addresses come from. */
@@ -42,7 +45,7 @@ export function btcReceiver(btc: BtcReceiverOptions): ChainReceiver {
           child_index: index,
           derivation_path: derivationPath(btc.accountKey, index),
           key_id: btc.accountKey.keyId,
-          amount_sats: request.amount_sats ?? 0,
+          amount_sats: requiredAmount(request.amount_sats, 'amount_sats', 'new'),
           amount_units: null,
           token_address: null,
           nonce: null,

@@ -1,4 +1,5 @@
 import type { BtcInvoice, BtcInvoiceCreated, BtcNetwork, InvoiceStatus } from '../../shared/index.ts';
+import { requiredAmount } from '../invoices/amount-error.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import { satsToBtc } from './amount.ts';
 import { bip21Uri } from './bip21.ts';
@@ -7,6 +8,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 export function rowToBtcInvoice(row: InvoiceRow): BtcInvoice {
+  const sats = requiredAmount(row.amount_sats, 'amount_sats', row.invoice_id);
   return {
     invoice_id: row.invoice_id,
     merchant_id: row.merchant_id,
@@ -20,8 +22,8 @@ export function rowToBtcInvoice(row: InvoiceRow): BtcInvoice {
     expires_at: iso(row.expires_at),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
-    amount_btc: satsToBtc(row.amount_sats ?? 0),
-    amount_sats: row.amount_sats ?? 0,
+    amount_btc: satsToBtc(sats),
+    amount_sats: sats,
     network: row.network as BtcNetwork,
     memo: row.memo,
   };

@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type * as z from 'zod';
 import type { CreatedInvoice, CreateInvoiceRequest, StoredInvoice } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
+import type { ServiceError } from '../errors.ts';
 import type { CoreTables } from '../schema.ts';
 import type { Logger } from '../log.ts';
 import type { ExpiryGuard, InvoiceRow } from './invoice.repository.ts';
@@ -40,6 +41,8 @@ export interface ChainAdapter {
    * (it is negated: an EXISTS is safe).
    */
   paymentSeenBeforeExpiry: ExpiryGuard;
+  /** The answer to a request for this chain from a merchant who does not receive on it. */
+  disabled(): ServiceError;
 }
 
 /** The chains an edition serves, by name. */

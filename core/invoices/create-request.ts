@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { CreateInvoiceRequest, type DecimalText, type ErrorCode, type NumberTexts } from '../../shared/index.ts';
+import { chainList, CreateInvoiceRequest, DEFAULT_CHAIN, type ChainName, type DecimalText, type ErrorCode, type NumberTexts } from '../../shared/index.ts';
 import { ServiceError } from '../errors.ts';
 
 const codeByField: Record<string, ErrorCode> = {
@@ -22,14 +22,15 @@ function describe(issue: z.core.$ZodIssue): string {
 }
 
 /**
- * Validates a POST /invoice body against the contract. `isChainEnabled` is asked between the
- * chain check and the rest, so a request for a disabled chain is told so before its amount is judged.
+ * Validates a POST /invoice body against the contract. `whyDisabled` is asked between the chain
+ * check and the rest (null: the merchant receives on it), so a request for a disabled chain is
+ * told so before its amount is judged.
  * `numberTexts` (from the HTTP edge) holds the body's numbers as written: amount_usd is taken from
  * there, exact, rather than from the double JSON.parse made of it.
  */
 export function parseCreateInvoiceRequest(
   body: unknown,
-  isChainEnabled: (chain: 'btc' | 'base') => boolean,
+  whyDisabled: (chain: ChainName) => ServiceError | null,
   numberTexts?: NumberTexts,
 ): CreateInvoiceRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -38,14 +39,10 @@ export function parseCreateInvoiceRequest(
   const result = CreateInvoiceRequest.safeParse(body);
   const issues = result.success ? [] : result.error.issues;
   const chainIssue = issues.find((issue) => issueCode(issue) === 'unsupported_chain');
-  if (chainIssue) throw new ServiceError('unsupported_chain', 'chain must be "btc" or "base".');
+  if (chainIssue) throw new ServiceError('unsupported_chain', `chain must be ${chainList()}.`);
 
-  const chain = ((body as { chain?: unknown }).chain ?? 'btc') as 'btc' | 'base';
-  if (!isChainEnabled(chain)) {
-    throw chain === 'btc'
-      ? new ServiceError('chain_disabled', 'Bitcoin is not configured on this listener (set MERCHANT_BTC_XPUB).')
-      : new ServiceError('base_disabled', 'Base is not configured on this listener.');
-  }
+  const disabled = whyDisabled(((body as { chain?: unknown }).chain ?? DEFAULT_CHAIN) as ChainName);
+  if (disabled) throw disabled;
   if (!result.success) {
     const worst = [...issues].sort((a, b) => precedence.indexOf(issueCode(a)) - precedence.indexOf(issueCode(b)))[0];
     const code = issueCode(worst);

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
-import type { NumberTexts, StoredInvoice } from '../../shared/index.ts';
+import { chainFacts, DEFAULT_CHAIN, type ChainName, type NumberTexts, type StoredInvoice } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
 import { asServiceError, ServiceError } from '../errors.ts';
+import { AmountError } from './amount-error.ts';
 import type { Logger } from '../log.ts';
 import type { ServiceMetrics } from '../metrics.ts';
 import { chainRegistry, type ChainAdapter, type ChainReceiver } from './chain-adapter.ts';
@@ -38,6 +39,10 @@ export interface InvoiceEngineDeps {
 }
 
 export type InvoiceServiceDeps = InvoiceEngineDeps & Omit<MerchantContext, 'beforeInsert'>;
+
+/** A chain the contract knows but this edition serves no adapter for: disabled, with the chain's code. */
+const notServed = (chain: ChainName) =>
+  new ServiceError(chainFacts[chain].disabledCode, `${chainFacts[chain].name} is not served here.`);
 
 export function newInvoiceId(): string {
   return `inv_${randomBytes(12).toString('base64url')}`;
@@ -81,8 +86,9 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
   return {
     /** `numberTexts`: the body's numbers as the client wrote them (from the HTTP edge), so money stays exact. */
     async create(merchant: MerchantContext, body: unknown, numberTexts?: NumberTexts) {
-      const request = parseCreateInvoiceRequest(body, (chain) => receiverOf(merchant, chain) !== undefined, numberTexts);
-      const receiver = receiverOf(merchant, request.chain ?? 'btc')!;
+      const whyDisabled = (chain: ChainName) => (receiverOf(merchant, chain) ? null : (chains.get(chain)?.disabled() ?? notServed(chain)));
+      const request = parseCreateInvoiceRequest(body, whyDisabled, numberTexts);
+      const receiver = receiverOf(merchant, request.chain ?? DEFAULT_CHAIN)!;
       try {
         const { merchantId, beforeInsert } = merchant;
         const invoice = await receiver.create({ db, clock, logger, merchantId, newInvoiceId, beforeInsert }, request);
@@ -101,7 +107,13 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
       const row = await find(merchantId, invoiceId);
       const chain = chains.get(row.chain);
       if (!chain) throw new Error(`no adapter for chain ${row.chain}`);
-      return chain.toStoredInvoice(row);
+      try {
+        return chain.toStoredInvoice(row);
+      } catch (error) {
+        if (!(error instanceof AmountError)) throw error;
+        logger.error('stored invoice unreadable', { invoice_id: invoiceId, amount_error: error.code, error });
+        throw new ServiceError('lookup_failed', 'The invoice could not be read.');
+      }
     },
 
     /** The stored row behind `get`, for views that need columns the API read leaves out. */

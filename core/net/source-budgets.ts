@@ -23,9 +23,10 @@ export const DEFAULT_BUDGETS = {
   own: { ratePerSec: 50, burst: 100 },
 } as const satisfies Record<string, BudgetLimits>;
 
-export type SourceKind = 'btc' | 'base';
+/** A chain's name: its sources share the chain's settings and defaults. */
+export type SourceKind = string;
 /** What the settings say per kind of source; an unset figure takes the default. */
-export type BudgetSettings = Record<SourceKind, Partial<BudgetLimits>>;
+export type BudgetSettings = Partial<Record<SourceKind, Partial<BudgetLimits>>>;
 
 const blank = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 const rate = z.preprocess(blank, z.coerce.number().positive('must be a number of requests per second above 0').max(10_000).optional());
@@ -50,9 +51,9 @@ export function budgetSettingsFrom(raw: { [K in keyof typeof budgetSettingsSchem
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** The limits of one source: the settings, else the default for its kind, or for a source that is yours. */
-export function budgetLimitsFor(settings: BudgetSettings, kind: SourceKind, url: string, own = false): BudgetLimits {
-  const fallback = own || LOOPBACK.has(new URL(url).hostname) ? DEFAULT_BUDGETS.own : DEFAULT_BUDGETS[kind];
-  const set = settings[kind];
+export function budgetLimitsFor(settings: BudgetSettings, kind: SourceKind, url: string, own = false, defaults?: BudgetLimits): BudgetLimits {
+  const fallback = own || LOOPBACK.has(new URL(url).hostname) ? DEFAULT_BUDGETS.own : (defaults ?? DEFAULT_BUDGETS[kind as keyof typeof DEFAULT_BUDGETS] ?? DEFAULT_BUDGETS.btc);
+  const set = settings[kind] ?? {};
   return { ratePerSec: set.ratePerSec ?? fallback.ratePerSec, burst: set.burst ?? fallback.burst };
 }
 
@@ -73,18 +74,18 @@ export function createSourceBudgets(deps: {
   const made = new Map<string, RequestBudget>();
   return {
     /** The budget of `url`, made on first use; `own` marks a source that is the merchant's (Bitcoin Core, a self-hosted Esplora). */
-    forUrl(kind: SourceKind, url: string, own = false): RequestBudget {
+    forUrl(kind: SourceKind, url: string, own = false, defaults?: BudgetLimits): RequestBudget {
       let budget = made.get(url);
       if (!budget) {
-        const limits = budgetLimitsFor(deps.settings, kind, url, own);
+        const limits = budgetLimitsFor(deps.settings, kind, url, own, defaults);
         budget = createRequestBudget({ label: sourceLabel(url), ...limits, clock, sleep, random: deps.random });
         made.set(url, budget);
       }
       return budget;
     },
-    /** A fetch through the budget of `url`. */
-    fetchFor(fetch: typeof globalThis.fetch, kind: SourceKind, url: string, own = false): typeof globalThis.fetch {
-      return budgetedFetch(fetch, this.forUrl(kind, url, own));
+    /** A fetch through the budget of `url`; `defaults`: the chain's own, where the settings say nothing. */
+    fetchFor(fetch: typeof globalThis.fetch, kind: SourceKind, url: string, own = false, defaults?: BudgetLimits): typeof globalThis.fetch {
+      return budgetedFetch(fetch, this.forUrl(kind, url, own, defaults));
     },
     stats(): RequestBudgetStats[] {
       return [...made.values()].map((budget) => budget.stats());

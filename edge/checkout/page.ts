@@ -1,5 +1,6 @@
 import { finalCheckoutStatuses, type CheckoutView } from '../../shared/checkout.ts';
 import { btcNetworkName, evmNetworkOfUri, networkLabel, type InvoiceStatus, type NetworkName } from '../../shared/index.ts';
+import { chainModule } from '../../core/chains/registry.ts';
 
 export interface PageAssets {
   cssUrl: string;
@@ -15,18 +16,18 @@ export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => esca
 /** What the page asks the payer to send: the whole amount, or only the rest once part of it arrived. */
 function amountToSend(view: CheckoutView): string {
   if (view.status === 'partial') return view.amount_due;
-  return view.chain === 'btc' ? view.amount_btc : view.amount_usdc;
+  return 'amount_btc' in view ? view.amount_btc : view.amount_usdc;
 }
 
 /** Expiry as a UTC clock time for the page without JavaScript; the script shows it in the payer's time zone. */
 const utcMinute = (iso: string) => `${iso.slice(11, 16)} UTC, ${iso.slice(0, 10)}`;
 
-const networkOf = (view: CheckoutView): NetworkName => (view.chain === 'btc' ? btcNetworkName(view.network) : evmNetworkOfUri(view.qr_uri));
+const networkOf = (view: CheckoutView): NetworkName => ('network' in view ? btcNetworkName(view.network) : evmNetworkOfUri(view.qr_uri));
 
 /** "Bitcoin", "Bitcoin regtest — sandbox, not real bitcoin", "USDC on Base (not Ethereum mainnet)". */
 function networkText(view: CheckoutView): string {
   const network = networkOf(view);
-  if (view.chain === 'btc') return networkLabel(network);
+  if ('amount_btc' in view) return networkLabel(network);
   return network.note ? `${view.asset} on ${networkLabel(network)}` : `${view.asset} on ${network.name} (not Ethereum mainnet)`;
 }
 
@@ -57,7 +58,7 @@ function statusBlocks(view: CheckoutView): string {
     },
     seen: {
       title: 'Payment received',
-      body: `<p>Your payment is on its way: ${view.chain === 'btc' ? 'the Bitcoin network is confirming it, which usually takes 10 to 60 minutes' : `the ${evmNetworkOfUri(view.qr_uri).name} network is confirming it, which takes about a minute`}. This page turns to Paid by itself. Do not pay again.</p>`,
+      body: `<p>Your payment is on its way: ${chainModule(view.chain).confirmingTakes(networkOf(view).name)}. This page turns to Paid by itself. Do not pay again.</p>`,
     },
     confirmed: {
       title: 'Paid',
@@ -83,10 +84,10 @@ function statusBlocks(view: CheckoutView): string {
 }
 
 function amountNote(view: CheckoutView): string {
-  if (view.chain === 'base' && view.nonce !== undefined) {
+  if ('nonce' in view && view.nonce !== undefined) {
     return `<p class="note note-exact" id="amount-note"><strong>Send exactly ${escapeHtml(view.amount_usdc)} ${view.asset}.</strong> The last digits identify your payment: any other amount, even rounded, is not matched to this invoice.</p>`;
   }
-  const what = view.chain === 'btc' ? 'network fee' : 'gas fee';
+  const what = 'amount_btc' in view ? 'network fee' : 'gas fee';
   return `<p class="note" id="amount-note">Send at least this amount; the ${what} comes on top.</p>`;
 }
 
@@ -106,7 +107,7 @@ function head(title: string, assets: PageAssets): string {
 
 /** The page's heading in each state (the title is the heading and the shop): a paid page says Paid. */
 function headings(view: CheckoutView): Record<PageState, string> {
-  const full = `${view.chain === 'btc' ? view.amount_btc : view.amount_usdc} ${view.asset}`;
+  const full = `${'amount_btc' in view ? view.amount_btc : view.amount_usdc} ${view.asset}`;
   return {
     pending: `Pay ${amountToSend(view)} ${view.asset}`,
     partial: `Pay ${amountToSend(view)} ${view.asset}`,

@@ -712,22 +712,22 @@ export interface components {
         /** @description Body of POST /invoice. JSON, at most 16 KB. */
         CreateInvoiceRequest: {
             /**
-             * @description `btc` (default) or `base`.
+             * @description `btc`, `base`, `eth` or `polygon`; default `btc`.
              * @enum {string}
              */
-            chain?: "btc" | "base";
-            /** @description Required for btc: the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1. */
+            chain?: "btc" | "base" | "eth" | "polygon";
+            /** @description Required for Bitcoin (`btc`): the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1. */
             amount_sats?: number;
-            /** @description Required for base: the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). */
+            /** @description Required for the EVM chains (`base`, `eth` or `polygon`): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). */
             amount_usd?: number;
             /**
-             * @description Base only: `usdc` (default) or `usdt` (always fixed-address mode).
+             * @description EVM chains only (`base`, `eth` or `polygon`): `usdc` (default) or `usdt` (always fixed-address mode).
              * @enum {string}
              */
             asset?: "usdc" | "usdt";
             /** @description Bitcoin only: shown to the payer as the BIP-21 label; at most 200 characters. */
             memo?: string;
-            /** @description Lifetime in seconds, >= 1 (Bitcoin and Base xpub mode); default 3600. Fixed-address invoices always live one hour. */
+            /** @description Lifetime in seconds, >= 1 (Bitcoin and EVM xpub mode); default 3600. Fixed-address invoices always live one hour. */
             expires_in?: number;
         };
         /** @description A stored Bitcoin invoice (GET /invoice/:id). */
@@ -811,13 +811,13 @@ export interface components {
              */
             verify_url: string;
         };
-        /** @description A stored Base stablecoin invoice (GET /invoice/:id). */
+        /** @description A stored stablecoin invoice on an EVM chain (`base`, `eth` or `polygon`) (GET /invoice/:id). */
         BaseInvoice: {
             /** @description Identifier returned at creation. */
             invoice_id: string;
             merchant_id: string;
-            /** @constant */
-            chain: "base";
+            /** @enum {string} */
+            chain: "base" | "eth" | "polygon";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @description The on-chain address the payer sends to. */
@@ -851,13 +851,13 @@ export interface components {
             /** @description Fixed-address only: the ERC-20 contract the payer must send. */
             token_address?: string;
         };
-        /** @description A Base invoice in xpub mode, as returned by POST /invoice. */
+        /** @description An EVM chain invoice in xpub mode, as returned by POST /invoice. */
         BaseXpubInvoiceCreated: {
             /** @description Identifier returned at creation. */
             invoice_id: string;
             merchant_id: string;
-            /** @constant */
-            chain: "base";
+            /** @enum {string} */
+            chain: "base" | "eth" | "polygon";
             /** @constant */
             asset: "USDC";
             /** @description The on-chain address the payer sends to. */
@@ -891,11 +891,11 @@ export interface components {
              */
             verify_url: string;
         };
-        /** @description A Base invoice in fixed-address mode, as returned by POST /invoice. The payer must send exactly amount_usdc. */
+        /** @description An EVM chain invoice in fixed-address mode, as returned by POST /invoice. The payer must send exactly amount_usdc. */
         BaseFixedInvoiceCreated: {
             invoice_id: string;
-            /** @constant */
-            chain: "base";
+            /** @enum {string} */
+            chain: "base" | "eth" | "polygon";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @constant */
@@ -968,7 +968,7 @@ export interface components {
         };
         /** @description A chain watcher that has made no progress for several poll intervals (at least 2 minutes), or (`component: database`) a database that cannot be used: unreachable, restarting, or (SQLite) full or locked; it clears when a query (SQLite: a write) succeeds again. A slow or rate-limited source whose answers still arrive is not a problem. */
         WatcherProblem: {
-            /** @description The watcher: `btc` or `base` (Cloud: the chain, for every merchant watcher of it); or `database` while the database cannot be used (always `failing`). */
+            /** @description The watcher: its chain, `btc`, `base`, `eth` or `polygon` (Cloud: for every merchant watcher of it); or `database` while the database cannot be used (always `failing`). */
             component: string;
             /**
              * @description `stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns.
@@ -1041,9 +1041,13 @@ export interface components {
                 failed: number;
             };
             /** @description Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it. */
-            enabled_assets?: ("btc" | "usdc-base" | "usdt-base")[];
+            enabled_assets?: ("btc" | "usdc-base" | "usdt-base" | "usdc-eth" | "usdt-eth" | "usdc-polygon" | "usdt-polygon")[];
             /** @description Present when Base is configured. */
             base?: components["schemas"]["BaseHealth"];
+            /** @description Per EVM chain configured (`base`, `eth` or `polygon`): its watcher, in the fields of `base` (Base's entry is `base` again). */
+            evm_chains?: {
+                [key: string]: components["schemas"]["BaseHealth"];
+            };
             /** @description Per chain source (Esplora, Bitcoin Core, each Base RPC URL): requests made, 429s received, when the next request is allowed. */
             chain_sources?: components["schemas"]["ChainSourceBudget"][];
         };
@@ -1054,7 +1058,7 @@ export interface components {
             status: components["schemas"]["InvoiceStatus"];
             /** @description The address the payer sends to. */
             receive_address: string;
-            /** @description The payment URI encoded in the QR code: BIP-21 for Bitcoin, EIP-681 for Base. */
+            /** @description The payment URI encoded in the QR code: BIP-21 for Bitcoin, EIP-681 (with the chain id) for the EVM chains. */
             qr_uri: string;
             /** Format: date-time */
             expires_at: string;
@@ -1069,7 +1073,7 @@ export interface components {
             tx_url: string | null;
             /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_usdc`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
             amount_due: string;
-            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; Base: mined, `BASE_CONFIRMATIONS` blocks). The page then tells the payer not to pay again. */
+            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain (BASE_CONFIRMATIONS, ETH_CONFIRMATIONS, …)). The page then tells the payer not to pay again. */
             payment_seen: boolean;
             /** @description An addition to the spec's view: the memo the merchant gave at creation (Bitcoin invoices; null when none), shown to the payer. */
             memo: string | null;
@@ -1097,7 +1101,7 @@ export interface components {
             status: components["schemas"]["InvoiceStatus"];
             /** @description The address the payer sends to. */
             receive_address: string;
-            /** @description The payment URI encoded in the QR code: BIP-21 for Bitcoin, EIP-681 for Base. */
+            /** @description The payment URI encoded in the QR code: BIP-21 for Bitcoin, EIP-681 (with the chain id) for the EVM chains. */
             qr_uri: string;
             /** Format: date-time */
             expires_at: string;
@@ -1112,7 +1116,7 @@ export interface components {
             tx_url: string | null;
             /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_usdc`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
             amount_due: string;
-            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; Base: mined, `BASE_CONFIRMATIONS` blocks). The page then tells the payer not to pay again. */
+            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain (BASE_CONFIRMATIONS, ETH_CONFIRMATIONS, …)). The page then tells the payer not to pay again. */
             payment_seen: boolean;
             /** @description An addition to the spec's view: the memo the merchant gave at creation (Bitcoin invoices; null when none), shown to the payer. */
             memo: string | null;
@@ -1121,8 +1125,8 @@ export interface components {
              * @description The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.
              */
             server_time: string;
-            /** @constant */
-            chain: "base";
+            /** @enum {string} */
+            chain: "base" | "eth" | "polygon";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @description Exact decimal token amount to send (6 decimals), USDC or USDT. */
@@ -1141,7 +1145,7 @@ export interface components {
             invoice_id: string;
             merchant_id: string;
             /** @enum {string} */
-            chain: "btc" | "base" | "polygon" | "eth";
+            chain: "btc" | "base" | "eth" | "polygon";
             asset: string;
             /** @description Decimal amount in the asset's unit (BTC or token), e.g. "0.00001000". */
             amount: string;
@@ -1157,7 +1161,7 @@ export interface components {
             /** @constant */
             event: "payment.orphan";
             /** @enum {string} */
-            chain: "btc" | "base" | "polygon" | "eth";
+            chain: "btc" | "base" | "eth" | "polygon";
             asset: string;
             /** @description ERC-20 contract; null for Bitcoin. */
             token_address: string | null;
@@ -1172,6 +1176,15 @@ export interface components {
              */
             detected_at: string;
         };
+        /** @description How the merchant receives on one chain: an xpub, a fixed address (EVM chains), or both (EVM: USDC per address, USDT at the fixed one). */
+        ReceiveMethod: {
+            /** @enum {string} */
+            chain: "btc" | "base" | "eth" | "polygon";
+            /** @description The account public key: Bitcoin's BIP-84 key (btc), or an EVM account key at m/44'/60'/0' (any EVM chain). */
+            xpub?: string;
+            /** @description EVM chains only: a fixed EIP-55 checksummed 0x receive address (fixed-address mode, needed for USDT). */
+            address?: string;
+        };
         /** @description Body of POST /api/v1/signup. At least one receive method is required. */
         SignupRequest: {
             /** @description Required; one account per email. */
@@ -1184,6 +1197,8 @@ export interface components {
             base_xpub?: string;
             /** @description Fixed EIP-55 checksummed 0x receive address on Base (fixed-address mode, needed for USDT). */
             base_address?: string;
+            /** @description One entry per chain the account receives on (any chain of POST /invoice). `btc_xpub`, `base_xpub` and `base_address` say the same for `btc` and `base` and are still accepted; an entry here wins over them for its chain. */
+            receive_methods?: components["schemas"]["ReceiveMethod"][];
             /** @description https, default port, host resolving only to public addresses. */
             webhook_url?: string;
         };
@@ -1217,7 +1232,7 @@ export interface components {
             };
             chains: {
                 /** @enum {string} */
-                chain: "btc" | "base";
+                chain: "btc" | "base" | "eth" | "polygon";
                 /** @enum {string} */
                 mode: "xpub" | "fixed-address";
                 /** @description Shortened for display: first 8 and last 4 characters. */
@@ -1357,8 +1372,8 @@ export interface components {
             /** @description Identifier returned at creation. */
             invoice_id: string;
             merchant_id: string;
-            /** @constant */
-            chain: "base";
+            /** @enum {string} */
+            chain: "base" | "eth" | "polygon";
             /** @constant */
             asset: "USDC";
             /** @description The on-chain address the payer sends to. */
@@ -1395,8 +1410,8 @@ export interface components {
             checkout_url?: string;
         } | {
             invoice_id: string;
-            /** @constant */
-            chain: "base";
+            /** @enum {string} */
+            chain: "base" | "eth" | "polygon";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @constant */
@@ -1469,11 +1484,11 @@ export interface operations {
              *
              *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
              *
-             *     `unsupported_chain`: `chain` is not one the API knows (`btc` or `base`).
+             *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth` or `polygon`).
              *
              *     `chain_disabled`: Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`).
              *
-             *     `base_disabled`: Base is not configured for this merchant.
+             *     `base_disabled`: The EVM chain asked for (`base`, `eth` or `polygon`) is not configured for this merchant; every EVM chain answers this code.
              *
              *     `asset_disabled`: The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).
              */
@@ -2221,13 +2236,13 @@ export interface operations {
              *
              *     `invalid_shop_name`: Cloud signup: `shop_name` is missing or not 2-80 characters.
              *
-             *     `no_receive_method`: Cloud signup: none of `btc_xpub`, `base_xpub`, `base_address` was given.
+             *     `no_receive_method`: Cloud signup: no receive method was given (`receive_methods`, or `btc_xpub`, `base_xpub`, `base_address`).
              *
              *     `private_key_rejected`: Cloud signup: a field holds an extended PRIVATE key; it is neither stored nor logged. Send the public key (xpub).
              *
-             *     `invalid_xpub`: Cloud signup: `btc_xpub` (BIP-84 account key) or `base_xpub` (EVM account key at m/44'/60'/0') is not valid.
+             *     `invalid_xpub`: Cloud signup: `btc_xpub` (BIP-84 account key), `base_xpub` or a `receive_methods` entry's `xpub` (EVM account key at m/44'/60'/0') is not valid, or a Bitcoin entry has none.
              *
-             *     `invalid_address`: Cloud signup: `base_address` is not an EIP-55 checksummed 0x address.
+             *     `invalid_address`: Cloud signup: `base_address` or a `receive_methods` entry's `address` is not an EIP-55 checksummed 0x address, or is given for Bitcoin.
              *
              *     `invalid_webhook_url`: Cloud: the webhook URL is not https on the default port, or its host does not resolve only to public addresses.
              */
@@ -2714,11 +2729,11 @@ export interface operations {
              *
              *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
              *
-             *     `unsupported_chain`: `chain` is not one the API knows (`btc` or `base`).
+             *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth` or `polygon`).
              *
              *     `chain_disabled`: Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`).
              *
-             *     `base_disabled`: Base is not configured for this merchant.
+             *     `base_disabled`: The EVM chain asked for (`base`, `eth` or `polygon`) is not configured for this merchant; every EVM chain answers this code.
              *
              *     `asset_disabled`: The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).
              */

@@ -1,5 +1,5 @@
 import { AmountError, unitsToDecimal, usdTextToUnits } from '../../core/base/amount.ts';
-import type { CheckoutView } from '../../shared/index.ts';
+import { chainFacts, type ChainName, type CheckoutView } from '../../shared/index.ts';
 import { readEnvironment } from '../../edge/settings.ts';
 import { DEFAULT_SANDBOX_CHAIN_PORT } from '../sandbox/sandbox.ts';
 import { runningSandbox } from '../sandbox/sandbox-state.ts';
@@ -59,17 +59,17 @@ async function payBtc(chainUrl: string, view: CheckoutView, amount: string | und
   return 0;
 }
 
-async function payBase(chainUrl: string, view: Extract<CheckoutView, { chain: 'base' }>, amount: string | undefined): Promise<number> {
+async function payEvm(chainUrl: string, view: Extract<CheckoutView, { amount_usdc: string }>, amount: string | undefined): Promise<number> {
   let units: bigint;
   try {
     units = usdTextToUnits(amount ?? view.amount_due);
   } catch (error) {
     if (!(error instanceof AmountError)) throw error;
-    process.stderr.write(`The amount of a Base invoice is in USD (${view.asset}), at most 6 decimals: ${error.message}\n`);
+    process.stderr.write(`The amount of an EVM chain invoice is in USD (${view.asset}), at most 6 decimals: ${error.message}\n`);
     return 1;
   }
   // The sandbox checks the address is its own merchant's (a child of its key, or its fixed address) before it sends anything.
-  const paid = await control(chainUrl, 'base/pay', { address: view.receive_address, units: units.toString(), asset: view.asset.toLowerCase() });
+  const paid = await control(chainUrl, `${view.chain}/pay`, { address: view.receive_address, units: units.toString(), asset: view.asset.toLowerCase() });
   process.stdout.write(`paid ${unitsToDecimal(units)} ${view.asset} to ${view.receive_address}\ntx_hash ${paid.tx_hash}\n`);
   if (view.nonce !== undefined && units !== BigInt(view.amount_usdc_units)) {
     process.stdout.write(
@@ -118,7 +118,7 @@ sandbox state file is found).`,
       process.stderr.write(`Invoice ${invoiceId} is ${view.status} and asks for nothing more; give an amount to send one anyway.\n`);
       return 1;
     }
-    return view.chain === 'base' ? payBase(chain, view, amount) : payBtc(chain, view, amount);
+    return 'amount_usdc' in view ? payEvm(chain, view, amount) : payBtc(chain, view, amount);
   },
 };
 
@@ -129,7 +129,7 @@ export const mineCommand: Command = {
 Usage: service mine [n]
 
 Mines n blocks (default 1) on the sandbox regtest chain, confirming what is in its mempool, and n
-blocks on the sandbox EVM node, adding confirmations to Base payments. Run it in the directory the
+blocks on each sandbox EVM node, adding confirmations to Base and Ethereum payments. Run it in the directory the
 sandbox runs in (it finds it by ./data/sandbox.json), or set SANDBOX_CHAIN_PORT.`,
   settings: ['SANDBOX_CHAIN_PORT'],
   async run({ positionals }) {
@@ -142,10 +142,10 @@ sandbox runs in (it finds it by ./data/sandbox.json), or set SANDBOX_CHAIN_PORT.
     const { height } = await control(chain, 'mine', { blocks: Number(n) });
     let line = `mined ${n} block(s); height ${height}`;
     try {
-      const evm = await control(chain, 'base/mine', { blocks: Number(n) });
-      line += `; Base sandbox height ${evm.height}`;
+      const evm = (await control(chain, 'evm/mine', { blocks: Number(n) })) as { heights: Record<string, number> };
+      for (const [name, height] of Object.entries(evm.heights)) line += `; ${chainFacts[name as ChainName]?.name ?? name} sandbox height ${height}`;
     } catch (error) {
-      // 404: this sandbox runs without a Base node.
+      // 404: this sandbox runs without EVM nodes.
       if (!(error instanceof ControlError) || error.status !== 404) throw error;
     }
     process.stdout.write(`${line}\n`);

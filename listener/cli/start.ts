@@ -27,10 +27,11 @@ every setting. It keeps the terminal, so run the other commands in a second one.
 SIGINT/SIGTERM (Ctrl-C): no new requests; those under way and webhook attempts in flight get 10 s
 to finish. With Postgres, waits up to DATABASE_WAIT_S (default 60) at start for the database.
 
-No merchant key set (no MERCHANT_BTC_XPUB, no MERCHANT_BASE_* or BASE_* setting) and NODE_ENV not
-production: the SANDBOX. Local chains with worthless coins (Bitcoin regtest served through the
-Esplora API, a local EVM node with test USDC and USDT), throwaway keys, a local webhook receiver
-that verifies and prints each delivery, a database removed at stop. It never touches a public
+No merchant key set (no MERCHANT_BTC_XPUB, MERCHANT_EVM_*, no chain's own key such as
+MERCHANT_BASE_* or MERCHANT_ETH_*, no BASE_* setting) and NODE_ENV not production: the SANDBOX. Local chains with
+worthless coins (Bitcoin regtest served through the Esplora API, a local EVM node per EVM chain
+with test USDC and USDT), throwaway keys, a local webhook receiver that verifies and prints each
+delivery, a database removed at stop. It never touches a public
 network. It prints a banner with commands that work as printed; "service pay" and "service mine"
 pay and confirm its invoices. With a key set: the real listener, SQLite at ./data/service.db.
 

@@ -1,3 +1,4 @@
+import { chainFacts } from '../../shared/index.ts';
 import * as bitcoin from 'bitcoinjs-lib';
 import { unitsToDecimal } from '../../core/base/amount.ts';
 import { escapeHtml } from '../../edge/checkout/page.ts';
@@ -95,37 +96,49 @@ async function evmRows(evm: LocalEvm, logs: Log[]): Promise<Row[]> {
   }));
 }
 
-async function evmAddress(evm: LocalEvm, address: string): Promise<ExplorerReply> {
+const localChain = (evm: LocalEvm) => `Test USDC and USDT on the local test chain (id ${evm.anvil.chainId}), not ${chainFacts[evm.chain].name}`;
+
+async function evmAddress(evms: LocalEvm[], address: string): Promise<ExplorerReply> {
   const recipient = `0x${address.slice(2).toLowerCase().padStart(64, '0')}`;
-  const tokens = Object.values(evm.tokens).map((token) => token.address);
-  const logs = await evm.anvil.rpc<Log[]>('eth_getLogs', [{ address: tokens, fromBlock: '0x0', toBlock: 'latest', topics: [TRANSFER_TOPIC, null, recipient] }]);
-  return { status: 200, html: page(`Address ${address}`, `Test USDC and USDT on the local test chain (id ${evm.anvil.chainId}), not Base`, await evmRows(evm, logs.reverse())) };
+  const sections: { evm: LocalEvm; rows: Row[] }[] = [];
+  for (const evm of evms) {
+    const tokens = Object.values(evm.tokens).map((token) => token.address);
+    const logs = await evm.anvil.rpc<Log[]>('eth_getLogs', [{ address: tokens, fromBlock: '0x0', toBlock: 'latest', topics: [TRANSFER_TOPIC, null, recipient] }]);
+    sections.push({ evm, rows: await evmRows(evm, logs.reverse()) });
+  }
+  // An address is the same on every EVM chain: show the chains it received on (the first when none).
+  const shown = sections.filter((section) => section.rows.length > 0);
+  const { evm, rows } = shown.length === 1 ? shown[0]! : { evm: (shown[0] ?? sections[0]!).evm, rows: shown.flatMap((section) => section.rows) };
+  return { status: 200, html: page(`Address ${address}`, localChain(evm), rows) };
 }
 
-async function evmTx(evm: LocalEvm, hash: string): Promise<ExplorerReply> {
-  const receipt = await evm.anvil.rpc<{ logs: Log[] } | null>('eth_getTransactionReceipt', [hash]);
-  if (!receipt) return notFound(hash);
-  const transfers = receipt.logs.filter((log) => log.topics[0] === TRANSFER_TOPIC);
-  return { status: 200, html: page(`Transaction ${hash}`, `Test USDC and USDT on the local test chain (id ${evm.anvil.chainId}), not Base`, await evmRows(evm, transfers)) };
+async function evmTx(evms: LocalEvm[], hash: string): Promise<ExplorerReply> {
+  for (const evm of evms) {
+    const receipt = await evm.anvil.rpc<{ logs: Log[] } | null>('eth_getTransactionReceipt', [hash]);
+    if (!receipt) continue;
+    const transfers = receipt.logs.filter((log) => log.topics[0] === TRANSFER_TOPIC);
+    return { status: 200, html: page(`Transaction ${hash}`, localChain(evm), await evmRows(evm, transfers)) };
+  }
+  return notFound(hash);
 }
 
 /**
  * The sandbox's block explorer: `/explorer/address/<address>` and `/explorer/tx/<id>` as HTML pages
  * a person can read, so an invoice's `verify_url` and `tx_url` open something useful. Bitcoin ids
- * are read from the regtest chain, 0x ones from the local EVM node's test USDC and USDT transfers.
+ * are read from the regtest chain, 0x ones from the local EVM nodes' test USDC and USDT transfers.
  */
-export function sandboxExplorer(chain: LocalBtcChain, evm: LocalEvm | null) {
+export function sandboxExplorer(chain: LocalBtcChain, evms: LocalEvm[]) {
   return async (path: string): Promise<ExplorerReply> => {
     const [kind, id = '', ...rest] = path.split('/').filter(Boolean);
     if (rest.length > 0 || !id) return notFound(path);
     const evmId = /^0x[0-9a-fA-F]+$/.test(id);
-    if (evmId && !evm) return notFound(id);
+    if (evmId && evms.length === 0) return notFound(id);
     if (kind === 'address') {
-      if (evmId) return /^0x[0-9a-fA-F]{40}$/.test(id) ? evmAddress(evm!, id) : notFound(id);
+      if (evmId) return /^0x[0-9a-fA-F]{40}$/.test(id) ? evmAddress(evms, id) : notFound(id);
       return btcAddress(chain, id);
     }
     if (kind === 'tx') {
-      if (evmId) return /^0x[0-9a-fA-F]{64}$/.test(id) ? evmTx(evm!, id) : notFound(id);
+      if (evmId) return /^0x[0-9a-fA-F]{64}$/.test(id) ? evmTx(evms, id) : notFound(id);
       return /^[0-9a-f]{64}$/.test(id) ? btcTx(chain, id) : notFound(id);
     }
     return notFound(path);

@@ -21,7 +21,7 @@ export interface LocalChainServer {
   readonly explorerUrl: string;
   /** Base URL of the control endpoints (pay, mine, reorg, outage). */
   readonly controlUrl: string;
-  /** JSON-RPC relayed to the sandbox's EVM node (`evmRpc`): a second source over the same node. */
+  /** JSON-RPC relayed to the sandbox's EVM nodes (`evmRpc`), at `<evmRpcUrl>/<chain>`: a second source over the same node. */
   readonly evmRpcUrl: string;
   /** Esplora and RPC requests answered so far (control calls not counted). */
   readonly requestCount: number;
@@ -44,8 +44,8 @@ export interface LocalChainServerOptions {
   rpcPassword?: string;
   /** More POST control actions by name (the sandbox's Base node); a rejection answers 400 with its message. */
   extraControl?: Record<string, (input: Record<string, unknown>) => Promise<unknown>>;
-  /** Answers JSON-RPC posted to /evm-rpc (the sandbox's relay to its EVM node); absent: 404. */
-  evmRpc?: (body: string) => Promise<string>;
+  /** Answers JSON-RPC posted to /evm-rpc/<chain> (the sandbox's relay to that chain's EVM node); absent: 404. */
+  evmRpc?: (chain: string, body: string) => Promise<string>;
   /** HTML block-explorer pages under /explorer (the sandbox's); the path after /explorer is passed. */
   explorer?: (path: string) => Promise<{ status: number; html: string }>;
   /** `track-addresses` limit per WebSocket connection (see createMempoolSocket). */
@@ -91,8 +91,8 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
       );
       return;
     }
-    if (options.evmRpc && req.method === 'POST' && path === EVM_RPC_PATH) {
-      options.evmRpc(body).then(
+    if (options.evmRpc && req.method === 'POST' && path.startsWith(`${EVM_RPC_PATH}/`)) {
+      options.evmRpc(path.slice(EVM_RPC_PATH.length + 1), body).then(
         (answer) => send(res, 200, 'application/json', answer),
         (error: unknown) => send(res, 502, 'text/plain', error instanceof Error ? error.message : 'EVM node unreachable'),
       );

@@ -1,36 +1,48 @@
 import { randomBytes } from 'node:crypto';
 import { HDNodeWallet, Wallet } from 'ethers';
+import { evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB } from '../../core/base/base-config.ts';
+import { evmChainSpecs, type EvmChainSpec } from '../../core/base/evm-chains.ts';
 import { ACCOUNT_PATH, parseEvmAccountXpub, type EvmAccountKey } from '../../core/base/keys.ts';
 import type { TokenSymbol } from '../../core/base/tokens.ts';
+import type { EvmChainName } from '../../shared/index.ts';
 import type { Env } from '../config.ts';
 import { startAnvil, type Anvil } from './anvil.ts';
 import { deployTestToken, type TestToken } from './test-token.ts';
 
-/** anvil's own default chain id: a local development chain, never Base (8453) or Base Sepolia. */
-export const SANDBOX_EVM_CHAIN_ID = 31337;
+/** The sandbox Base node's chain id (anvil's own default): a local development chain, never Base (8453) or Base Sepolia. */
+export const SANDBOX_EVM_CHAIN_ID = evmChainSpecs[0].sandboxChainId;
 /** `pay` mines the payment's block (1 confirmation); `mine` adds the second, as on the regtest side. */
 export const SANDBOX_BASE_CONFIRMATIONS = 2;
 /** Children of the sandbox's key that `pay` recognises as invoice addresses (more invoices than a sandbox run makes). */
 export const SANDBOX_PAYABLE_CHILDREN = 1_000;
 
-/** How the sandbox takes USDC: an address per invoice (xpub mode, the default) or at the fixed address, as USDT always is. */
+/** How the sandbox takes USDC: an address per invoice (xpub, the default) or at the fixed address, as USDT always is. */
 export type SandboxUsdcMode = 'xpub' | 'fixed-address';
 
 export type ControlAction = (input: Record<string, unknown>) => Promise<unknown>;
 
+/** The sandbox merchant's throwaway EVM key and fixed address, the same on every sandbox EVM chain (as MERCHANT_EVM_XPUB is). */
+export interface SandboxEvmMerchant {
+  usdcMode: SandboxUsdcMode;
+  /** The account xpub (xpub mode), its private half dropped at once; null in fixed-address mode. */
+  xpub: string | null;
+  fixedAddress: string;
+}
+
 export interface LocalEvm {
+  chain: EvmChainName;
   anvil: Anvil;
   tokens: Record<TokenSymbol, TestToken>;
   /** The sandbox merchant's fixed receive address (fixed-address mode: USDT, and USDC when asked). */
   fixedAddress: string;
   usdcMode: SandboxUsdcMode;
   /**
-   * Settings that put the listener's Base side on this node with throwaway keys. BASE_RPC_URL names
-   * the node alone; the sandbox adds a second source over the same node (`relay`), since
-   * fixed-address mode confirms only what two sources report.
+   * Settings that put the listener's side of this chain on this node (its RPC URL, tokens, chain
+   * id, confirmations). The RPC URL names the node alone; the sandbox adds a second source over
+   * the same node (`relay`), since fixed-address mode confirms only what two sources report.
    */
   env: Env;
-  /** Control actions served next to the regtest chain's, so `pay` and `mine` find one address. */
+  /** Control actions served next to the regtest chain's (`<chain>/pay`, `<chain>/mine`), so `pay` and `mine` find one address. */
   control: Record<string, ControlAction>;
   /** Passes a JSON-RPC request body to the node and returns its answer: the second source. */
   relay(body: string): Promise<string>;
@@ -38,6 +50,18 @@ export interface LocalEvm {
 }
 
 export class SandboxRefusal extends Error {}
+
+/** A fresh random merchant for the sandbox EVM chains; the private halves are never kept. */
+export function sandboxEvmMerchant(usdcMode: SandboxUsdcMode = 'xpub'): SandboxEvmMerchant {
+  return {
+    usdcMode,
+    xpub: usdcMode === 'xpub' ? HDNodeWallet.fromSeed(randomBytes(32)).derivePath(ACCOUNT_PATH).neuter().extendedKey : null,
+    fixedAddress: new Wallet(`0x${randomBytes(32).toString('hex')}`).address,
+  };
+}
+
+/** The settings that give the sandbox merchant's key and address to every EVM chain with an RPC URL. */
+export const sandboxMerchantEnv = (merchant: SandboxEvmMerchant): Env => ({ ...(merchant.xpub && { [EVM_XPUB]: merchant.xpub }), [EVM_ADDRESS]: merchant.fixedAddress });
 
 /** Recognises the merchant key's first children, derived once each, on demand (a derivation costs milliseconds). */
 function childAddresses(key: EvmAccountKey | null) {
@@ -50,24 +74,23 @@ function childAddresses(key: EvmAccountKey | null) {
 }
 
 /**
- * A local anvil node with a test USDC and a test USDT for the sandbox. The merchant key is a fresh
- * random xpub and the fixed address a fresh random one, their private halves dropped at once;
- * payments come from the node's own pre-funded account 0, which holds the token supply.
+ * A local anvil node standing in for one EVM chain (`spec`, Base by default), with a test USDC
+ * and a test USDT; payments come from the node's own pre-funded account 0, which holds the
+ * token supply. The merchant is the sandbox's (a fresh one when none is given).
  */
-export async function startLocalEvm(options: { usdcMode?: SandboxUsdcMode } = {}): Promise<LocalEvm> {
-  const usdcMode = options.usdcMode ?? 'xpub';
-  const anvil = await startAnvil({ chainId: SANDBOX_EVM_CHAIN_ID });
+export async function startLocalEvm(options: { usdcMode?: SandboxUsdcMode; spec?: EvmChainSpec; merchant?: SandboxEvmMerchant } = {}): Promise<LocalEvm> {
+  const spec = options.spec ?? evmChainSpecs[0];
+  const merchant = options.merchant ?? sandboxEvmMerchant(options.usdcMode);
+  const anvil = await startAnvil({ chainId: spec.sandboxChainId });
   try {
-    // Asked of the node itself, so the listener can only ever be pointed at the local chain.
+    // Asked of the node itself, so the listener can only ever be pointed at a local chain.
     const chainId = Number(await anvil.rpc<string>('eth_chainId'));
-    if (chainId !== SANDBOX_EVM_CHAIN_ID) {
-      throw new Error(`the sandbox EVM node reports chain id ${chainId}, not ${SANDBOX_EVM_CHAIN_ID}; refusing to use it`);
+    if (chainId !== spec.sandboxChainId) {
+      throw new Error(`the sandbox EVM node reports chain id ${chainId}, not ${spec.sandboxChainId}; refusing to use it`);
     }
     const tokens = { usdc: await deployTestToken(anvil, 'USDC'), usdt: await deployTestToken(anvil, 'USDT') };
-    const xpub = HDNodeWallet.fromSeed(randomBytes(32)).derivePath(ACCOUNT_PATH).neuter().extendedKey;
-    const merchantKey = usdcMode === 'xpub' ? parseEvmAccountXpub(xpub) : null;
-    const isChild = childAddresses(merchantKey);
-    const fixedAddress = new Wallet(`0x${randomBytes(32).toString('hex')}`).address;
+    const isChild = childAddresses(merchant.xpub ? parseEvmAccountXpub(merchant.xpub) : null);
+    const { fixedAddress } = merchant;
 
     const pay: ControlAction = async (input) => {
       const address = String(input.address);
@@ -88,21 +111,21 @@ export async function startLocalEvm(options: { usdcMode?: SandboxUsdcMode } = {}
       const answer = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       return answer.text();
     };
-
+    const names = evmSettingNamesOf(spec);
     return {
+      chain: spec.chain,
       anvil,
       tokens,
       fixedAddress,
-      usdcMode,
+      usdcMode: merchant.usdcMode,
       env: {
-        ...(merchantKey && { MERCHANT_BASE_XPUB: xpub }),
-        MERCHANT_BASE_ADDRESS: fixedAddress,
-        MERCHANT_EVM_TOKENS: `usdc:${tokens.usdc.address},usdt:${tokens.usdt.address}`,
-        BASE_RPC_URL: anvil.url,
-        BASE_CHAIN_ID: String(SANDBOX_EVM_CHAIN_ID),
-        BASE_CONFIRMATIONS: String(SANDBOX_BASE_CONFIRMATIONS),
+        ...sandboxMerchantEnv(merchant),
+        [names.tokens]: `usdc:${tokens.usdc.address},usdt:${tokens.usdt.address}`,
+        [names.rpcUrl]: anvil.url,
+        [names.chainId]: String(spec.sandboxChainId),
+        [names.confirmations]: String(SANDBOX_BASE_CONFIRMATIONS),
       },
-      control: { 'base/pay': pay, 'base/mine': mine },
+      control: { [`${spec.chain}/pay`]: pay, [`${spec.chain}/mine`]: mine },
       relay,
       close: () => anvil.stop(),
     };
@@ -110,4 +133,17 @@ export async function startLocalEvm(options: { usdcMode?: SandboxUsdcMode } = {}
     await anvil.stop();
     throw error;
   }
+}
+
+/** One local node per EVM chain the service knows, all with the same sandbox merchant. */
+export async function startLocalEvms(usdcMode: SandboxUsdcMode): Promise<LocalEvm[]> {
+  const merchant = sandboxEvmMerchant(usdcMode);
+  const started: LocalEvm[] = [];
+  try {
+    for (const spec of evmChainSpecs) started.push(await startLocalEvm({ spec, merchant }));
+  } catch (error) {
+    await Promise.all(started.map((evm) => evm.close()));
+    throw error;
+  }
+  return started;
 }

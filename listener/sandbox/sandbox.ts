@@ -8,7 +8,9 @@ import { startWebhookReceiver, type ReceivedWebhook, type RunningReceiver } from
 import { newWebhookSecret } from '../../core/webhooks/signature.ts';
 import { ConfigError, type Env } from '../config.ts';
 import { AnvilMissingError } from './anvil.ts';
-import { startLocalEvm, type LocalEvm, type SandboxUsdcMode } from './local-evm.ts';
+import { startLocalEvms, type LocalEvm, type SandboxUsdcMode } from './local-evm.ts';
+import { evmChainSpecs, evmSpecOf } from '../../core/base/evm-chains.ts';
+import { evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB } from '../../core/base/base-config.ts';
 import { removeSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.ts';
 import { LocalBtcChain } from './local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from './local-chain-server.ts';
@@ -38,20 +40,26 @@ function usdcMode(env: Env): SandboxUsdcMode {
 
 /**
  * Sandbox mode applies when no merchant key of any chain is configured, outside production. It can
- * never touch mainnet: the Bitcoin chain is an in-process regtest chain with a fresh tpub, and the
- * Base side a local anvil node (chain id 31337) with a fresh xpub.
+ * never touch mainnet: the Bitcoin chain is an in-process regtest chain with a fresh tpub, and each
+ * EVM chain a local anvil node (Base's chain id 31337, Ethereum's 31338, Polygon's 31339) with one
+ * fresh xpub for all. A merchant key or address of any chain counts, and (as before there were other
+ * EVM chains) any BASE_ setting; another chain's RPC URL alone does not: ETH_RPC_URL is also
+ * Foundry's variable, often set in a developer's shell.
  */
 export function wantsSandbox(env: Env): boolean {
   if (env.NODE_ENV === 'production') return false;
-  return !Object.keys(env).some((name) => (name === 'MERCHANT_BTC_XPUB' || /^(MERCHANT_(BASE|EVM)_|BASE_)/.test(name)) && env[name]?.trim());
+  const merchantKeys = new Set(['MERCHANT_BTC_XPUB', EVM_XPUB, EVM_ADDRESS, ...evmChainSpecs.flatMap((spec) => [evmSettingNamesOf(spec).xpub, evmSettingNamesOf(spec).address])]);
+  return !Object.keys(env).some((name) => (merchantKeys.has(name) || name.startsWith('BASE_')) && env[name]?.trim());
 }
 
 export interface Sandbox {
   server: LocalChainServer;
   /** Settings that point the listener at the sandbox chains with throwaway merchant keys. */
   env: Env;
-  /** The local EVM node, or null with the reason in `baseUnavailable` (anvil not installed). */
+  /** The local Base node (the first of `evms`), or null with the reason in `baseUnavailable` (anvil not installed). */
   evm: LocalEvm | null;
+  /** One local node per EVM chain (Base, Ethereum, …), all with the same sandbox merchant; empty without anvil. */
+  evms: LocalEvm[];
   baseUnavailable: string | null;
   /** The local receiver the sandbox sends its webhooks to; null when MERCHANT_WEBHOOK_URL is the user's own. */
   webhookReceiver: RunningReceiver | null;
@@ -80,15 +88,27 @@ async function startSandboxReceiver(env: Env, options: SandboxOptions): Promise<
   return { receiver, env: { MERCHANT_WEBHOOK_URL: receiver.url, MERCHANT_WEBHOOK_SECRET: secret } };
 }
 
+/** `service mine` on the EVM side: n blocks on every sandbox EVM node; their heights by chain. */
+function mineEvery(evms: LocalEvm[]) {
+  return async (input: Record<string, unknown>) => {
+    const heights: Record<string, number> = {};
+    for (const evm of evms) {
+      await evm.anvil.mine(Number(input.blocks ?? 1));
+      heights[evm.chain] = await evm.anvil.provider.getBlockNumber();
+    }
+    return { heights };
+  };
+}
+
 export async function startSandbox(env: Env, options: SandboxOptions): Promise<Sandbox> {
   const database = options.database ?? SANDBOX_DATABASE_PATH;
   const mode = usdcMode(env);
   const merchantKey = BIP32Factory(ecc).fromSeed(randomBytes(32), bitcoin.networks.testnet).derivePath("m/84'/1'/0'").neutered();
   const chain = new LocalBtcChain();
-  let evm: LocalEvm | null = null;
+  let evms: LocalEvm[] = [];
   let baseUnavailable: string | null = null;
   try {
-    evm = await startLocalEvm({ usdcMode: mode });
+    evms = await startLocalEvms(mode);
   } catch (error) {
     if (!(error instanceof AnvilMissingError)) throw error;
     baseUnavailable = error.message;
@@ -98,16 +118,19 @@ export async function startSandbox(env: Env, options: SandboxOptions): Promise<S
   try {
     server = await startLocalChainServer(chain, {
       port: Number(env.SANDBOX_CHAIN_PORT || DEFAULT_SANDBOX_CHAIN_PORT),
-      extraControl: evm?.control,
-      evmRpc: evm?.relay,
-      explorer: sandboxExplorer(chain, evm),
+      extraControl: Object.assign({}, ...evms.map((evm) => evm.control), { 'evm/mine': mineEvery(evms) }),
+      evmRpc: (name, body) => {
+        const evm = evms.find((candidate) => candidate.chain === name);
+        return evm ? evm.relay(body) : Promise.reject(new Error(`no sandbox node for ${name}`));
+      },
+      explorer: sandboxExplorer(chain, evms),
     });
     webhooks = await startSandboxReceiver(env, options).catch(async (error: unknown) => {
       await server.close();
       throw error;
     });
   } catch (error) {
-    await evm?.close();
+    await Promise.all(evms.map((evm) => evm.close()));
     throw error;
   }
   // The chain lives in memory and starts afresh each run, so the invoices do too.
@@ -115,20 +138,21 @@ export async function startSandbox(env: Env, options: SandboxOptions): Promise<S
   mkdirSync('./data', { recursive: true });
   return {
     server,
-    evm,
+    evm: evms[0] ?? null,
+    evms,
     baseUnavailable,
     webhookReceiver: webhooks?.receiver ?? null,
     env: {
       ...env,
-      ...evm?.env,
-      // Two sources over one node: fixed-address mode confirms only what two sources report.
-      ...(evm && { BASE_RPC_URL: `${evm.anvil.url},${server.evmRpcUrl}` }),
+      ...Object.assign({}, ...evms.map((evm) => evm.env)),
+      // Two sources over one node each: fixed-address mode confirms only what two sources report.
+      ...Object.fromEntries(evms.map((evm) => [evmSettingNamesOf(evmSpecOf(evm.chain)).rpcUrl, `${evm.anvil.url},${server.evmRpcUrl}/${evm.chain}`])),
       ...webhooks?.env,
       MERCHANT_BTC_XPUB: merchantKey.toBase58(),
       BTC_NETWORK: 'regtest',
       BTC_ESPLORA_URL: server.esploraUrl,
       BTC_EXPLORER_URL: server.explorerUrl,
-      BASE_EXPLORER_URL: server.explorerUrl,
+      ...Object.fromEntries(evms.map((evm) => [evmSettingNamesOf(evmSpecOf(evm.chain)).explorerUrl, server.explorerUrl])),
       DATABASE_URL: `sqlite:${database}`,
     },
     announce(apiUrl) {
@@ -136,7 +160,7 @@ export async function startSandbox(env: Env, options: SandboxOptions): Promise<S
     },
     async close() {
       await server.close();
-      await evm?.close();
+      await Promise.all(evms.map((evm) => evm.close()));
       await webhooks?.receiver.close();
       removeSandboxFiles(database);
     },

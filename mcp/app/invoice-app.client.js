@@ -34,7 +34,7 @@
     if (!invoice) return;
     invoiceId = invoice.invoice_id;
     var state = view && view.payment_seen && invoice.status === 'pending' ? 'seen' : invoice.status;
-    var amount = invoice.chain === 'btc' ? invoice.amount_btc : invoice.amount_usdc;
+    var amount = 'amount_btc' in invoice ? invoice.amount_btc : invoice.amount_usdc;
     root.dataset.state = state;
     if (view) byId('shop').textContent = view.shop_name;
     byId('amount').textContent = 'Pay ' + amount + ' ' + invoice.asset;

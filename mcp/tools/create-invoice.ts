@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { CreateInvoiceRequest, CreatedInvoice } from '../../shared/index.ts';
+import { chainFacts, CreateInvoiceRequest, CreatedInvoice, DEFAULT_CHAIN, evmChainNames } from '../../shared/index.ts';
 import { validatedByListener } from '../input-schema.ts';
 import { describeCreatedInvoice } from '../invoice-text.ts';
 import { toolError } from '../tool-error.ts';
@@ -15,8 +15,8 @@ const config = {
   title: 'Create a payment invoice',
   description: [
     'Creates a pending invoice on the payment listener and returns where and how much the payer must send, a payment URI and its QR code (PNG).',
-    'Bitcoin (default, chain "btc"): give amount_sats, an integer number of satoshis (1 BTC = 100,000,000 sats; e.g. 25,000 sats is 0.00025 BTC). Never pass BTC or USD in amount_sats.',
-    'Stablecoins on Base (chain "base"): give amount_usd in US dollars (e.g. 12.5); asset "usdc" (default) or "usdt".',
+    `${chainFacts[DEFAULT_CHAIN].name} (default, chain "${DEFAULT_CHAIN}"): give amount_sats, an integer number of satoshis (1 BTC = 100,000,000 sats; e.g. 25,000 sats is 0.00025 BTC). Never pass BTC or USD in amount_sats.`,
+    `Stablecoins on the EVM chains (${evmChainNames.map((chain) => `${chainFacts[chain].name}: chain "${chain}"`).join(', ')}): give amount_usd in US dollars (e.g. 12.5); asset "usdc" (default) or "usdt".`,
     'In fixed-address mode (mode "fixed-address" in the result, always for USDT) every invoice shares one address and the invoice is identified by the exact amount: tell the payer to send exactly amount_usdc, not a rounded figure.',
     'The invoice expires after expires_in seconds (default 3600; fixed-address invoices always one hour). Each call creates a new invoice: do not retry a call that succeeded.',
     'Call list_supported_assets first if unsure what this listener accepts. Errors come back as "<code>: <message>" with a stable code such as invalid_amount, chain_disabled or unauthorized.',

@@ -1,8 +1,11 @@
 import { HDNodeWallet } from 'ethers';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import type { CoreDatabase } from '../../core/schema.ts';
-import { baseAdapter, baseReceiver } from '../../core/base/base-adapter.ts';
-import { parseBaseConfig, type BaseConfig } from '../../core/base/base-config.ts';
+import { baseReceiver } from '../../core/base/base-adapter.ts';
+import { evmChainSpecs, evmSpecOf } from '../../core/base/evm-chains.ts';
+import { evmModules } from '../../core/base/evm-module.ts';
+import type { EvmChainName } from '../../shared/index.ts';
+import { parseEvmConfig, type BaseConfig } from '../../core/base/base-config.ts';
 import { createRpcSource, type RpcSource } from '../../core/base/rpc.ts';
 import { createBaseWatcher } from '../../core/base/watcher.ts';
 import { merchantBaseScope } from '../../core/base/base-transfer.repository.ts';
@@ -23,7 +26,24 @@ export const ACCOUNT_XPUB = HDNodeWallet.fromPhrase(
   "m/44'/60'/0'",
 ).neuter().extendedKey;
 
+/**
+ * The EVM chains every Base test runs on, each on an anvil node started with that chain's mainnet
+ * id (so the URIs and the settings are the chain's own): one module, one test matrix.
+ */
+export const evmTestChains: readonly EvmChainName[] = evmChainSpecs.map((spec) => spec.chain);
+
+/**
+ * Settings written for Base (MERCHANT_BASE_XPUB, BASE_RPC_URL, …) as `chain`'s own
+ * (MERCHANT_ETH_XPUB, ETH_RPC_URL, …), so one test body serves every EVM chain.
+ */
+export function settingsFor(chain: EvmChainName, env: Record<string, string>): Record<string, string> {
+  const prefix = evmSpecOf(chain).envPrefix;
+  return Object.fromEntries(Object.entries(env).map(([name, value]) => [name.replace(/^(MERCHANT_)?BASE_/, `$1${prefix}_`), value]));
+}
+
 export interface BaseTestChain {
+  /** The EVM chain the node stands in for. */
+  name: EvmChainName;
   anvil: Anvil;
   usdc: TestToken;
   usdt: TestToken;
@@ -35,9 +55,12 @@ export interface BaseTestChain {
   close(): Promise<void>;
 }
 
-/** A real anvil node with a test USDC and USDT deployed, and a fresh migrated database of `kind` (SQLite by default). */
-export async function startBaseTestChain(kind: TestDatabase = testDatabases[0]): Promise<BaseTestChain> {
-  const anvil = await startAnvil();
+/**
+ * A real anvil node with a test USDC and USDT deployed, and a fresh migrated database of `kind`
+ * (SQLite by default). Base's node keeps anvil's local id; any other chain's runs with its mainnet id.
+ */
+export async function startBaseTestChain(kind: TestDatabase = testDatabases[0], name: EvmChainName = 'base'): Promise<BaseTestChain> {
+  const anvil = await startAnvil(name === 'base' ? {} : { chainId: evmSpecOf(name).mainnetChainId });
   let usdc: TestToken, usdt: TestToken, created: Awaited<ReturnType<TestDatabase['create']>>, database: CoreDatabase;
   try {
     usdc = await deployTestToken(anvil, 'USDC', { fundAccounts: 3 });
@@ -50,6 +73,7 @@ export async function startBaseTestChain(kind: TestDatabase = testDatabases[0]):
     throw error;
   }
   return {
+    name,
     anvil,
     usdc,
     usdt,
@@ -57,15 +81,16 @@ export async function startBaseTestChain(kind: TestDatabase = testDatabases[0]):
     databaseUrl: created.url,
     config(env) {
       const problems: string[] = [];
-      const config = parseBaseConfig(
-        {
+      const config = parseEvmConfig(
+        evmSpecOf(name),
+        settingsFor(name, {
           // USDT is served in fixed-address mode only, so it is enabled only with a fixed address.
-          MERCHANT_EVM_TOKENS: env.MERCHANT_BASE_ADDRESS ? `usdc:${usdc.address},usdt:${usdt.address}` : `usdc:${usdc.address}`,
+          BASE_TOKENS: env.MERCHANT_BASE_ADDRESS ? `usdc:${usdc.address},usdt:${usdt.address}` : `usdc:${usdc.address}`,
           BASE_RPC_URL: anvil.url,
           BASE_CHAIN_ID: String(anvil.chainId),
           BASE_CONFIRMATIONS: '3',
           ...env,
-        },
+        }),
         problems,
       );
       if (!config) throw new Error(problems.join('; '));
@@ -93,9 +118,9 @@ export function baseServices(
     feed,
     clock,
     logger: silentLogger,
-    chains: [baseAdapter],
+    chains: [evmModules.get(config.chain)!.adapter],
     merchantId: MERCHANT,
-    receivers: { base: baseReceiver({ base: config, nonceDigits: options.nonceDigits, quarantineMs: options.quarantineMs }) },
+    receivers: { [config.chain]: baseReceiver({ base: config, nonceDigits: options.nonceDigits, quarantineMs: options.quarantineMs }) },
   });
   const watcher = createBaseWatcher({
     db,
@@ -106,9 +131,9 @@ export function baseServices(
     base: config,
     sources: options.sources ?? [chain.source()],
     recipientsPerCall: options.recipientsPerCall,
-    observer: options.metrics && watchObserver(options.metrics, 'base'),
+    observer: options.metrics && watchObserver(options.metrics, config.chain),
   });
-  const create = (body: Record<string, unknown>) => invoices.create({ chain: 'base', ...body });
+  const create = (body: Record<string, unknown>) => invoices.create({ chain: config.chain, ...body });
   const invoice = (id: string) => invoices.get(id);
   const events = async () =>
     (await db.selectFrom('events').select(['type', 'payload']).where('merchant_id', '=', MERCHANT).orderBy('seq').execute()).map((e) => ({

@@ -1,0 +1,81 @@
+import type { EvmChainName } from '../../shared/index.ts';
+import type { TokenSymbol } from './tokens.ts';
+
+/**
+ * One EVM chain as the EVM module serves it: everything that differs between Base, Ethereum and
+ * the others is here, so adding an EVM chain is one entry (plus its name in shared/chains.ts).
+ * Sources for the confirmation defaults: docs/chains.md, "Confirmation rules".
+ */
+export interface EvmChainSpec {
+  chain: EvmChainName;
+  /** Prefix of the chain's settings: `${prefix}_RPC_URL`, `${prefix}_CONFIRMATIONS`, `MERCHANT_${prefix}_XPUB`, … */
+  envPrefix: string;
+  mainnetChainId: number;
+  /** Blocks a Transfer needs (its own block counts as one) before it settles an invoice. */
+  defaultConfirmations: number;
+  /** Canonical 6-decimal stablecoin contracts by chain id; other chains need `symbol:0xcontract`. */
+  knownTokens: Readonly<Record<number, Partial<Record<TokenSymbol, string>>>>;
+  explorers: Readonly<Record<number, string>>;
+  /** Request budget per public RPC URL (requests per second, burst). */
+  sourceBudget: { ratePerSec: number; burst: number };
+  /** How long the default confirmations take, for the payer ("about a minute"). */
+  confirmationTime: string;
+  /** The chain id of the sandbox's local node standing in for the chain: never a real chain's. */
+  sandboxChainId: number;
+}
+
+export const evmChainSpecs: readonly EvmChainSpec[] = [
+  {
+    chain: 'base',
+    envPrefix: 'BASE',
+    mainnetChainId: 8453,
+    // About 24 s at Base's 2 s block time, well past the depth of reorgs seen on Base.
+    defaultConfirmations: 12,
+    knownTokens: {
+      8453: { usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', usdt: '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2' },
+      84532: { usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' },
+    },
+    explorers: { 8453: 'https://basescan.org', 84532: 'https://sepolia.basescan.org' },
+    sourceBudget: { ratePerSec: 3, burst: 12 },
+    confirmationTime: 'about a minute',
+    // anvil's own default.
+    sandboxChainId: 31337,
+  },
+  {
+    chain: 'eth',
+    envPrefix: 'ETH',
+    mainnetChainId: 1,
+    // Two epochs of 32 twelve-second slots (about 12.8 minutes): where a block is normally finalized.
+    defaultConfirmations: 64,
+    knownTokens: {
+      1: { usdc: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', usdt: '0xdAC17F958D2ee523a2206206994597C13D831ec7' },
+    },
+    explorers: { 1: 'https://etherscan.io', 11155111: 'https://sepolia.etherscan.io' },
+    // Blocks come every 12 s: a tenth of Base's reads keep up.
+    sourceBudget: { ratePerSec: 1, burst: 6 },
+    confirmationTime: 'about 13 minutes',
+    sandboxChainId: 31338,
+  },
+  {
+    chain: 'polygon',
+    envPrefix: 'POLYGON',
+    mainnetChainId: 137,
+    // About a minute at ~2 s blocks: past the 32-block reorgs Polygon PoS had before milestones,
+    // and well past the milestone that now finalizes a block within seconds.
+    defaultConfirmations: 32,
+    knownTokens: {
+      // Native USDC (Circle), not the bridged USDC.e.
+      137: { usdc: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', usdt: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F' },
+    },
+    explorers: { 137: 'https://polygonscan.com', 80002: 'https://amoy.polygonscan.com' },
+    sourceBudget: { ratePerSec: 3, burst: 12 },
+    confirmationTime: 'about a minute',
+    sandboxChainId: 31339,
+  },
+];
+
+export function evmSpecOf(chain: string): EvmChainSpec {
+  const spec = evmChainSpecs.find((candidate) => candidate.chain === chain);
+  if (!spec) throw new Error(`${chain} is not an EVM chain`);
+  return spec;
+}

@@ -1,0 +1,39 @@
+import type { Kysely } from 'kysely';
+import type { AssetId, ChainFacts, ChainName, CheckoutView } from '../../shared/index.ts';
+import type { CoreTables } from '../schema.ts';
+import type { ServiceError } from '../errors.ts';
+import type { ChainAdapter } from './chain-adapter.ts';
+import type { InvoiceRow } from './invoice.repository.ts';
+
+/** What a checkout page is built with besides the row: the shop, the clock, what was paid, the chain's explorer. */
+export interface CheckoutContext {
+  shopName: string;
+  now: number;
+  /** Base units (sats, token units) seen toward the invoice so far, at any number of confirmations. */
+  paid: bigint;
+  /** Block-explorer base URL of the invoice's chain; null when none is configured. */
+  explorerUrl: string | null;
+}
+
+/** What every edition, the MCP server and the checkout page need to know of one chain, whatever its family. */
+export interface ChainModule<Settings = unknown> {
+  chain: ChainName;
+  /** The contract's facts: family, name, amount field, assets. */
+  facts: ChainFacts;
+  /** Stored-row mapper and expiry guard for the invoice engine. */
+  adapter: ChainAdapter;
+  /** The assets POST /invoice accepts with these settings. */
+  enabledAssets(settings: Settings): AssetId[];
+  /** The answer to a request for this chain from a merchant who does not receive on it. */
+  disabled(): ServiceError;
+  /** Units (sats, token units) seen toward the invoice so far, at any number of confirmations. */
+  paidSoFar(db: Kysely<CoreTables>, row: InvoiceRow): Promise<bigint>;
+  /** The invoice's amount in its asset's unit, as exact decimal text (invoice lists). */
+  amountText(row: InvoiceRow): string;
+  /** The payment URI (BIP-21, EIP-681) asking for `units` of the invoice's asset. */
+  paymentUri(row: InvoiceRow, units: bigint): string;
+  /** The invoice's checkout page data. */
+  checkoutView(row: InvoiceRow, context: CheckoutContext): CheckoutView;
+  /** What the payer reads while the payment confirms, naming the network as the page does ("the Base network is confirming it, …"). */
+  confirmingTakes(networkName: string): string;
+}
