@@ -25,7 +25,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const sources: RpcSource[] = [createRpcSource(chain.anvil.url, { fetch, sleep }), createRpcSource(proxy.url, { fetch, sleep })];
 const clock = manualClock(Date.now());
 const { create } = baseServices(chain, config, { clock });
-const watcher = createBaseWatcher({ db: chain.database.db, feed: createMemoryStatusFeed(), clock, logger: silentLogger, scope: merchantBaseScope(MERCHANT), base: config, sources });
+const watcher = createBaseWatcher({ db: chain.database.db, feed: createMemoryStatusFeed(), clock, logger: silentLogger, scope: merchantBaseScope(MERCHANT, config.chain), base: config, sources });
 const xpubAddresses: string[] = [];
 const fixedAmounts: bigint[] = [];
 let xpubCount = 0;

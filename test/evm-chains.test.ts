@@ -6,6 +6,7 @@ import { evmSpecOf } from '../core/base/evm-chains.ts';
 import { evmModules } from '../core/base/evm-module.ts';
 import { createRpcSource } from '../core/base/rpc.ts';
 import { createBaseWatcher } from '../core/base/watcher.ts';
+import { merchantBaseScope } from '../core/base/base-transfer.repository.ts';
 import { systemClock } from '../core/clock.ts';
 import { createInvoiceService } from '../core/invoices/invoice.service.ts';
 import { createMemoryStatusFeed } from '../core/invoices/status-feed.ts';
@@ -54,7 +55,7 @@ test('two EVM chains under one key: addresses are never shared, and a payment on
     });
     const source = (url: string) => createRpcSource(url, { fetch, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), attempts: 2, backoffMs: 10 });
     const watcher = (config: typeof baseConfig, url: string) =>
-      createBaseWatcher({ db, feed, clock: systemClock, logger: silentLogger, merchantId: MERCHANT, base: config, sources: [source(url)] });
+      createBaseWatcher({ db, feed, clock: systemClock, logger: silentLogger, scope: merchantBaseScope(MERCHANT, config.chain), base: config, sources: [source(url)] });
     const baseWatcher = watcher(baseConfig, base.anvil.url);
     const ethWatcher = watcher(ethConfig!, ethNode.url);
 

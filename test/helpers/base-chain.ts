@@ -127,7 +127,7 @@ export function baseServices(
     feed,
     clock: options.watcherClock ?? systemClock,
     logger: silentLogger,
-    scope: merchantBaseScope(MERCHANT),
+    scope: merchantBaseScope(MERCHANT, config.chain),
     base: config,
     sources: options.sources ?? [chain.source()],
     recipientsPerCall: options.recipientsPerCall,
