@@ -22,8 +22,8 @@ import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import pg from 'pg';
 import { openCloudDatabase } from '../cloud/cloud.schema.ts';
-import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
-import { startLocalChainServer } from '../listener/sandbox/local-chain-server.ts';
+import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
+import { startLocalChainServer } from '../sandbox/local-chain-server.ts';
 import { progress, report, round } from './support/report.ts';
 import { freePort } from './support/server-process.ts';
 

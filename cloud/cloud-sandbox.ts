@@ -3,7 +3,7 @@ import { legacyColumnsOf, type StoredReceiveMethod } from './receive-methods.ts'
 import { createServer } from 'node:net';
 import type { ReceivedWebhook } from '../core/webhooks/receiver.ts';
 import type { Env } from '../edge/settings.ts';
-import { startSandbox, type Sandbox } from '../listener/sandbox/sandbox.ts';
+import { startSandbox, type Sandbox } from '../sandbox/sandbox.ts';
 import { newApiKey } from './api-keys.ts';
 import { startCloud, type RunningCloud } from './cloud-app.ts';
 import { loadCloudConfig, type CloudConfig } from './cloud-config.ts';

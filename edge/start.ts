@@ -1,7 +1,7 @@
 import { chainFacts, type ChainName } from '../shared/index.ts';
 import { formatReceivedWebhook, type ReceivedWebhook } from '../core/webhooks/receiver.ts';
 
-/** What the banner's EVM lines read of a running sandbox (listener/sandbox/sandbox.ts). */
+/** What the banner's EVM lines read of a running sandbox (sandbox/sandbox.ts). */
 export interface SandboxBase {
   evms: { chain: ChainName; usdcMode: 'xpub' | 'fixed-address'; anvil: { chainId: number }; fixedAddress: string }[];
   baseUnavailable: string | null;

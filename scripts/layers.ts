@@ -17,18 +17,14 @@ const allowedImports: Record<string, string[]> = {
   core: ['shared'],
   mcp: ['shared', 'core'],
   edge: ['shared', 'core', 'mcp'],
-  listener: ['shared', 'core', 'mcp', 'edge'],
-  cloud: ['shared', 'core', 'mcp', 'edge'],
-  bench: ['shared', 'core', 'mcp', 'edge', 'listener', 'cloud', 'bin'],
-  scripts: ['shared', 'core', 'mcp', 'edge', 'listener', 'cloud', 'bin'],
-  bin: ['shared', 'core', 'mcp', 'edge', 'listener', 'cloud'],
+  // The local chains for trying the service out (`service start` with no chain settings), in either edition.
+  sandbox: ['shared', 'core', 'edge'],
+  listener: ['shared', 'core', 'mcp', 'edge', 'sandbox'],
+  cloud: ['shared', 'core', 'mcp', 'edge', 'sandbox'],
+  bench: ['shared', 'core', 'mcp', 'edge', 'sandbox', 'listener', 'cloud', 'bin'],
+  scripts: ['shared', 'core', 'mcp', 'edge', 'sandbox', 'listener', 'cloud', 'bin'],
+  bin: ['shared', 'core', 'mcp', 'edge', 'sandbox', 'listener', 'cloud'],
 };
-
-/**
- * Temporary: Cloud's sandbox starts the listener's sandbox until the sandbox has a top-level folder
- * of its own. The only import from cloud/ into listener/ allowed; delete it with that move.
- */
-const cloudSandboxOnListenerSandbox = { from: 'cloud/cloud-sandbox.ts', to: 'listener/sandbox/' };
 
 /**
  * Inside the core the engine sees chains only through the adapter interface, and one chain's
@@ -49,7 +45,7 @@ const coreFolderRules: Record<string, string[]> = {
  */
 const chainHomes = ['core/btc/', 'core/base/', 'core/chains/', 'shared/chains.ts'];
 /** Folders whose files are checked for chain names. */
-const chainCheckedRoots = ['shared', 'core', 'mcp', 'listener', 'cloud', 'bin'];
+const chainCheckedRoots = ['shared', 'core', 'mcp', 'edge', 'listener', 'cloud', 'bin'];
 /** Chain names as string literals ('base', "eth"), and per-chain identifiers such as base_xpub or btc_network. */
 const chainNamePattern = /(['"`])(?:btc|bitcoin|base|eth|ethereum|polygon)\1|\b(?:btc|base|eth|polygon)_(?:xpub|address|network|chain_id|disabled)\b/g;
 
@@ -149,7 +145,6 @@ export function ruleBroken(from: string, to: string): string | undefined {
   const fromTop = topFolder(from);
   const toTop = topFolder(to);
   if (fromTop !== toTop) {
-    if (from === cloudSandboxOnListenerSandbox.from && to.startsWith(cloudSandboxOnListenerSandbox.to)) return undefined;
     const allowed = allowedImports[fromTop];
     if (allowed && !allowed.includes(toTop)) return `${fromTop}/ may not import ${toTop}/`;
     return undefined;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { anvilClient, startAnvil } from '../listener/sandbox/anvil.ts';
-import { deployTestToken } from '../listener/sandbox/test-token.ts';
+import { anvilClient, startAnvil } from '../sandbox/anvil.ts';
+import { deployTestToken } from '../sandbox/test-token.ts';
 import { startRpcProxy } from './helpers/rpc-proxy.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as bitcoin from 'bitcoinjs-lib';
-import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
-import { startLocalChainServer, type LocalChainServer } from '../listener/sandbox/local-chain-server.ts';
+import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
+import { startLocalChainServer, type LocalChainServer } from '../sandbox/local-chain-server.ts';
 import { createEsploraSource } from '../core/btc/esplora-source.ts';
 import { createBitcoinCoreSource } from '../core/btc/bitcoin-core-source.ts';
 import { ChainSourceError, type ChainSource } from '../core/btc/chain-source.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as bitcoin from 'bitcoinjs-lib';
 import { randomBytes } from 'node:crypto';
 import { parseRawBlock, parseRawTx } from '../core/btc/raw-block.ts';
-import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
+import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
 
 // The mainnet genesis block, byte for byte (header, one coinbase transaction).
 const GENESIS_HEX =

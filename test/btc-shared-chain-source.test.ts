@@ -5,8 +5,8 @@ import { ChainSourceError } from '../core/btc/chain-source.ts';
 import { createEsploraSource } from '../core/btc/esplora-source.ts';
 import { createSharedChainSource } from '../core/btc/shared-chain-source.ts';
 import { manualClock } from '../core/clock.ts';
-import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
-import { startLocalChainServer, type LocalChainServer } from '../listener/sandbox/local-chain-server.ts';
+import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
+import { startLocalChainServer, type LocalChainServer } from '../sandbox/local-chain-server.ts';
 
 const payee = { script: bitcoin.payments.p2wpkh({ hash: Buffer.alloc(20, 9), network: bitcoin.networks.regtest }).output! };
 const MAX_AGE_MS = 2_000;

@@ -13,8 +13,8 @@ import { manualClock } from '../core/clock.ts';
 import { openCoreDatabase, type CoreDatabase } from '../core/schema.ts';
 import { insertInvoice } from '../core/invoices/invoice.repository.ts';
 import { silentLogger } from '../core/log.ts';
-import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
-import { startLocalChainServer, type LocalChainServer } from '../listener/sandbox/local-chain-server.ts';
+import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
+import { startLocalChainServer, type LocalChainServer } from '../sandbox/local-chain-server.ts';
 import { tempSqliteUrl } from './support/listener.ts';
 import { createMemoryStatusFeed } from '../core/invoices/status-feed.ts';
 

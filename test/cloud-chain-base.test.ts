@@ -5,7 +5,7 @@ import { HDNodeWallet } from 'ethers';
 import { ACCOUNT_PATH } from '../core/base/keys.ts';
 import { manualClock } from '../core/clock.ts';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
-import { startLocalEvm } from '../listener/sandbox/local-evm.ts';
+import { startLocalEvm } from '../sandbox/local-evm.ts';
 import { evmSpecOf } from '../core/base/evm-chains.ts';
 import { evmChainNames, type EvmChainName } from '../shared/index.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';

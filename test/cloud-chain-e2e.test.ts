@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
-import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
-import { startLocalChainServer } from '../listener/sandbox/local-chain-server.ts';
+import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
+import { startLocalChainServer } from '../sandbox/local-chain-server.ts';
 import { verifyWebhook } from '../core/webhooks/signature.ts';
 import { payeeOf, testAccountKey } from './support/btc-chain.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';

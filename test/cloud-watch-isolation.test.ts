@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { HDNodeWallet } from 'ethers';
 import { ACCOUNT_PATH } from '../core/base/keys.ts';
-import { startLocalEvm } from '../listener/sandbox/local-evm.ts';
+import { startLocalEvm } from '../sandbox/local-evm.ts';
 import { payeeOf, testAccountKey } from './support/btc-chain.ts';
 import { getJson, signupMerchant, startLocalChainCloud } from './support/cloud.ts';
 import { postJson } from './support/listener.ts';

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { electLeader } from '../cloud/leader.ts';
 import { silentLogger } from '../core/log.ts';
-import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
-import { startLocalChainServer } from '../listener/sandbox/local-chain-server.ts';
+import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
+import { startLocalChainServer } from '../sandbox/local-chain-server.ts';
 import { payeeOf, testAccountKey } from './support/btc-chain.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startListener, type RunningListener } from '../listener/app.ts';
 import { loadConfig } from '../listener/config.ts';
-import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
-import { startLocalChainServer } from '../listener/sandbox/local-chain-server.ts';
+import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
+import { startLocalChainServer } from '../sandbox/local-chain-server.ts';
 import { REGTEST_TPUB } from './support/btc-chain.ts';
 import {
   ANSWER_BOUND_MS,

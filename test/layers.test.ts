@@ -18,7 +18,10 @@ test('the layer rules refuse what runs back up and allow what runs down', () => 
   assert.equal(ruleBroken('core/invoices/invoice.service.ts', 'core/base/base-invoices.ts'), 'core/invoices/ may not import core/base/');
   assert.equal(ruleBroken('core/btc/watcher.ts', 'core/base/watcher.ts'), 'core/btc/ may not import core/base/');
   assert.equal(ruleBroken('cloud/cloud-app.ts', 'listener/app.ts'), 'cloud/ may not import listener/');
-  assert.equal(ruleBroken('cloud/http/routes.ts', 'listener/sandbox/sandbox.ts'), 'cloud/ may not import listener/');
+  assert.equal(ruleBroken('cloud/cloud-sandbox.ts', 'listener/cli/start.ts'), 'cloud/ may not import listener/');
+  assert.equal(ruleBroken('sandbox/sandbox.ts', 'listener/config.ts'), 'sandbox/ may not import listener/');
+  assert.equal(ruleBroken('sandbox/sandbox.ts', 'cloud/cloud-app.ts'), 'sandbox/ may not import cloud/');
+  assert.equal(ruleBroken('core/engine.ts', 'sandbox/sandbox.ts'), 'core/ may not import sandbox/');
   assert.equal(ruleBroken('cloud/cloud-sandbox.ts', 'listener/config.ts'), 'cloud/ may not import listener/');
   assert.equal(ruleBroken('edge/http/serve.ts', 'listener/app.ts'), 'edge/ may not import listener/');
   assert.equal(ruleBroken('edge/http/mcp-endpoint.ts', 'cloud/cloud-app.ts'), 'edge/ may not import cloud/');
@@ -27,8 +30,8 @@ test('the layer rules refuse what runs back up and allow what runs down', () => 
   assert.equal(ruleBroken('cloud/cloud-app.ts', 'edge/http/serve.ts'), undefined);
   assert.equal(ruleBroken('listener/app.ts', 'edge/http/serve.ts'), undefined);
   assert.equal(ruleBroken('edge/http/mcp-endpoint.ts', 'mcp/server.ts'), undefined);
-  // Until the sandbox has its own folder (scripts/layers.ts, cloudSandboxOnListenerSandbox).
-  assert.equal(ruleBroken('cloud/cloud-sandbox.ts', 'listener/sandbox/sandbox.ts'), undefined);
+  assert.equal(ruleBroken('cloud/cloud-sandbox.ts', 'sandbox/sandbox.ts'), undefined);
+  assert.equal(ruleBroken('listener/cli/start.ts', 'sandbox/sandbox.ts'), undefined);
   assert.equal(ruleBroken('core/base/watcher.ts', 'core/invoices/chain-adapter.ts'), undefined);
   assert.equal(ruleBroken('bench/mcp.ts', 'cloud/cloud-app.ts'), undefined);
 });

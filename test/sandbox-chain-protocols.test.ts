@@ -5,8 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as bitcoin from 'bitcoinjs-lib';
 import { WebSocket } from 'ws';
-import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
-import { startLocalChainServer, type LocalChainServer } from '../listener/sandbox/local-chain-server.ts';
+import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
+import { startLocalChainServer, type LocalChainServer } from '../sandbox/local-chain-server.ts';
 
 const regtest = bitcoin.networks.regtest;
 const addressOf = (byte: number) => bitcoin.payments.p2wpkh({ hash: Buffer.alloc(20, byte), network: regtest }).address!;

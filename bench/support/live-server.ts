@@ -12,8 +12,8 @@ import { loadCloudConfig } from '../../cloud/cloud-config.ts';
 import { silentLogger } from '../../core/log.ts';
 import { startListener, type RunningListener } from '../../listener/app.ts';
 import { loadConfig } from '../../listener/config.ts';
-import { LocalBtcChain } from '../../listener/sandbox/local-btc-chain.ts';
-import { startLocalChainServer } from '../../listener/sandbox/local-chain-server.ts';
+import { LocalBtcChain } from '../../sandbox/local-btc-chain.ts';
+import { startLocalChainServer } from '../../sandbox/local-chain-server.ts';
 import { payeeOf, REGTEST_TPUB } from '../../test/support/btc-chain.ts';
 import { tempSqliteUrl } from '../../test/support/listener.ts';
 

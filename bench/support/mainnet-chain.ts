@@ -8,8 +8,8 @@
  */
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
-import { assembleBlock, coinbaseTransaction } from '../../listener/sandbox/block-builder.ts';
-import type { ChainBlock, ChainEvent, EsploraChain, KnownTx, ScriptHistory } from '../../listener/sandbox/esplora-api.ts';
+import { assembleBlock, coinbaseTransaction } from '../../sandbox/block-builder.ts';
+import type { ChainBlock, ChainEvent, EsploraChain, KnownTx, ScriptHistory } from '../../sandbox/esplora-api.ts';
 
 interface StoredTx {
   raw: Buffer;

@@ -8,9 +8,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { esploraRequest, type EsploraChain } from '../../listener/sandbox/esplora-api.ts';
-import { closeChainServer, MEMPOOL_SOCKET_PATH, refuseUpgrade, routeOf, send } from '../../listener/sandbox/local-chain-server.ts';
-import { createMempoolSocket } from '../../listener/sandbox/mempool-socket.ts';
+import { esploraRequest, type EsploraChain } from '../../sandbox/esplora-api.ts';
+import { closeChainServer, MEMPOOL_SOCKET_PATH, refuseUpgrade, routeOf, send } from '../../sandbox/local-chain-server.ts';
+import { createMempoolSocket } from '../../sandbox/mempool-socket.ts';
 
 export interface SimulatorOptions {
   /** Infinity: no limit at all. */

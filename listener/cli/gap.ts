@@ -2,7 +2,7 @@ import { BtcGapReport, DEFAULT_WALLET_GAP_LIMIT } from '../../shared/index.ts';
 import { computeGapReport } from '../../core/btc/gap-report.ts';
 import { loadConfig } from '../config.ts';
 import { readEnvironment } from '../../edge/settings.ts';
-import { wantsSandbox } from '../sandbox/sandbox.ts';
+import { wantsSandbox } from '../../sandbox/sandbox.ts';
 import { openCoreDatabase } from '../../core/schema.ts';
 import type { Command } from './command.ts';
 import { whyUnreachable } from './unreachable.ts';

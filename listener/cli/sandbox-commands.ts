@@ -1,8 +1,8 @@
 import { AmountError, unitsToDecimal, usdTextToUnits } from '../../core/base/amount.ts';
 import { chainFacts, type ChainName, type CheckoutView } from '../../shared/index.ts';
 import { readEnvironment } from '../../edge/settings.ts';
-import { DEFAULT_SANDBOX_CHAIN_PORT } from '../sandbox/sandbox.ts';
-import { runningSandbox } from '../sandbox/sandbox-state.ts';
+import { DEFAULT_SANDBOX_CHAIN_PORT } from '../../sandbox/sandbox.ts';
+import { runningSandbox } from '../../sandbox/sandbox-state.ts';
 import { USAGE_EXIT_CODE, type Command } from './command.ts';
 import { fetchOrExplain } from './unreachable.ts';
 

@@ -2,7 +2,7 @@ import { describeVerifiedWebhook, sandboxBaseLines, STOP_GRACE_MS, stopSignal } 
 import { startListener } from '../app.ts';
 import { loadConfig, settingNames } from '../config.ts';
 import { ConfigError, readEnvironment, type Env } from '../../edge/settings.ts';
-import { startSandbox, wantsSandbox, type Sandbox } from '../sandbox/sandbox.ts';
+import { startSandbox, wantsSandbox, type Sandbox } from '../../sandbox/sandbox.ts';
 import type { Command } from './command.ts';
 
 /** The editions `service start` can run besides the listener; Cloud's is given by the entry point. */

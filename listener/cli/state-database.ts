@@ -1,6 +1,6 @@
 import type { Env } from '../../edge/settings.ts';
-import { SANDBOX_DATABASE_PATH, wantsSandbox } from '../sandbox/sandbox.ts';
-import { runningSandbox } from '../sandbox/sandbox-state.ts';
+import { SANDBOX_DATABASE_PATH, wantsSandbox } from '../../sandbox/sandbox.ts';
+import { runningSandbox } from '../../sandbox/sandbox-state.ts';
 
 /**
  * The database to read: DATABASE_URL when set (a listener's, even from a machine without its

@@ -13,8 +13,8 @@ import { createInvoiceService } from '../../core/invoices/invoice.service.ts';
 import { silentLogger } from '../../core/log.ts';
 import { watchObserver, type ServiceMetrics } from '../../core/metrics.ts';
 import { testDatabases, type TestDatabase } from '../support/databases.ts';
-import { startAnvil, type Anvil } from '../../listener/sandbox/anvil.ts';
-import { deployTestToken, type TestToken } from '../../listener/sandbox/test-token.ts';
+import { startAnvil, type Anvil } from '../../sandbox/anvil.ts';
+import { deployTestToken, type TestToken } from '../../sandbox/test-token.ts';
 import { createMemoryStatusFeed } from '../../core/invoices/status-feed.ts';
 
 export const MERCHANT = 'm_test';

@@ -5,8 +5,8 @@ import { startListener, type RunningListener } from '../../listener/app.ts';
 import { manualClock } from '../../core/clock.ts';
 import { loadConfig } from '../../listener/config.ts';
 import { silentLogger, type Logger } from '../../core/log.ts';
-import { LocalBtcChain } from '../../listener/sandbox/local-btc-chain.ts';
-import { startLocalChainServer, type LocalChainServer, type LocalChainServerOptions } from '../../listener/sandbox/local-chain-server.ts';
+import { LocalBtcChain } from '../../sandbox/local-btc-chain.ts';
+import { startLocalChainServer, type LocalChainServer, type LocalChainServerOptions } from '../../sandbox/local-chain-server.ts';
 import { postJson, tempSqliteUrl } from './listener.ts';
 
 export type SourceKind = 'esplora' | 'bitcoin-core';

@@ -2,8 +2,8 @@ import { startCloud, type CloudDeps, type RunningCloud } from '../../cloud/cloud
 import { loadCloudConfig } from '../../cloud/cloud-config.ts';
 import type { Env } from '../../edge/settings.ts';
 import { silentLogger } from '../../core/log.ts';
-import { LocalBtcChain } from '../../listener/sandbox/local-btc-chain.ts';
-import { startLocalChainServer } from '../../listener/sandbox/local-chain-server.ts';
+import { LocalBtcChain } from '../../sandbox/local-btc-chain.ts';
+import { startLocalChainServer } from '../../sandbox/local-chain-server.ts';
 import { NO_CHAIN_ESPLORA_URL, postJson, tempSqliteUrl } from './listener.ts';
 import { releasedPort } from './ports.ts';
 

@@ -1,7 +1,7 @@
-import { chainFacts } from '../../shared/index.ts';
+import { chainFacts } from '../shared/index.ts';
 import * as bitcoin from 'bitcoinjs-lib';
-import { unitsToDecimal } from '../../core/base/amount.ts';
-import { escapeHtml } from '../../edge/checkout/page.ts';
+import { unitsToDecimal } from '../core/base/amount.ts';
+import { escapeHtml } from '../edge/checkout/page.ts';
 import type { KnownTx } from './esplora-api.ts';
 import type { LocalBtcChain } from './local-btc-chain.ts';
 import type { LocalEvm } from './local-evm.ts';
