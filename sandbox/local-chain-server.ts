@@ -50,6 +50,8 @@ export interface LocalChainServerOptions {
   explorer?: (path: string) => Promise<{ status: number; html: string }>;
   /** `track-addresses` limit per WebSocket connection (see createMempoolSocket). */
   maxTrackedAddresses?: number;
+  /** Blocks the WebSocket answers `want` with (0: a mempool instance that has not loaded its blocks yet). */
+  initialBlocks?: number;
 }
 
 const MAX_BODY = 4 * 1024 * 1024;
@@ -67,7 +69,7 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
   const expectedAuth = Buffer.from(`Basic ${Buffer.from(`${rpcUser}:${rpcPassword}`).toString('base64')}`);
   let down = false;
   let socketsRefused = false;
-  const socket = createMempoolSocket(chain, { maxTrackedAddresses: options.maxTrackedAddresses });
+  const socket = createMempoolSocket(chain, { maxTrackedAddresses: options.maxTrackedAddresses, initialBlocks: options.initialBlocks });
   let requestCount = 0;
   const byRoute = new Map<string, number>();
   const count = (route: string) => {

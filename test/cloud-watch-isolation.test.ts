@@ -14,13 +14,19 @@ import { waitForWatcher } from './support/wait-for-watcher.ts';
  * a merchant row with keys that do not parse, a fixed Base address that is no address, and a
  * Bitcoin invoice whose address cannot be read (as a corrupt or foreign row would be). Another
  * merchant's Bitcoin and Base invoices must still confirm, and the watchers say how many
- * merchants they left out without naming them. Full mode (the whole mempool read): the socket of
- * address mode is not what this is about.
+ * merchants they left out without naming them. Both Bitcoin modes: full (the whole mempool read)
+ * and address (a third-party Esplora: the mempool.space socket tracks the open invoices and
+ * announces blocks). The local chain is regtest and the good merchant's key testnet, so in address
+ * mode its payment is neither pushed nor polled: it confirms only if the announced block is read.
  */
-test("a merchant's bad keys, address and invoice are left out for that merchant alone: another merchant's Bitcoin and Base payments confirm", { timeout: 120_000 }, async () => {
+for (const [mode, selfHosted] of [['full', 'true'], ['address', 'false']] as const) {
+  test(`a merchant's bad keys, address and invoice are left out for that merchant alone: another merchant's Bitcoin and Base payments confirm (${mode} mode)`, { timeout: 120_000 }, () => isolation(selfHosted));
+}
+
+async function isolation(btcEsploraSelfHosted: 'true' | 'false') {
   const evm = await startLocalEvm();
   const { MERCHANT_BASE_XPUB: _unused, ...baseEnv } = evm.env;
-  const ctx = await startLocalChainCloud({ env: { ...baseEnv, BTC_ESPLORA_SELF_HOSTED: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' }, deps: { chainWatch: { btcPollMs: 100, basePollMs: 100, refreshMs: 100 } } });
+  const ctx = await startLocalChainCloud({ env: { ...baseEnv, BTC_ESPLORA_SELF_HOSTED: btcEsploraSelfHosted, CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' }, deps: { chainWatch: { btcPollMs: 100, basePollMs: 100, refreshMs: 100 } } });
   try {
     const { db } = ctx.cloud.database;
     const now = Date.now();
@@ -68,4 +74,4 @@ test("a merchant's bad keys, address and invoice are left out for that merchant 
     await ctx.close();
     await evm.close();
   }
-});
+}

@@ -158,6 +158,10 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
     }
   }
 
+  function announce(height: number | null): void {
+    for (const member of members) member.subscriber.onBlock(height);
+  }
+
   function onMessage(connection: Connection, data: WebSocket.RawData): void {
     connection.lastHeardAt = clock.now();
     let message: Record<string, unknown>;
@@ -166,9 +170,12 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
     } catch {
       return;
     }
-    if (message.block) {
-      const height = (message.block as { height?: unknown }).height;
-      for (const member of members) member.subscriber.onBlock(Number.isSafeInteger(height) ? (height as number) : null);
+    if (message.block) announce(heightOf(message.block));
+    // The answer to `want`: blocks are pushed from here on, and this is the tip the server had then.
+    // A block mined between the connection and this answer was never pushed.
+    if (Array.isArray(message.blocks)) {
+      const heights = message.blocks.map(heightOf).filter((height) => height !== null);
+      announce(heights.length ? Math.max(...heights) : null);
     }
     const error = message['track-addresses-error'];
     if (typeof error === 'string') {
@@ -232,7 +239,7 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
       if (connection.index === 0) ws.send(JSON.stringify({ action: 'want', data: ['blocks'] }));
       subscribe();
       // A block mined while we were away: let the watchers look now.
-      if (connection.index === 0) for (const member of members) member.subscriber.onBlock(null);
+      if (connection.index === 0) announce(null);
       connection.pingTimer = setInterval(() => {
         if (clock.now() - connection.lastHeardAt > idleTimeoutMs) ws.terminate();
         else ws.send(JSON.stringify({ action: 'ping' }));
@@ -305,3 +312,8 @@ export function createMempoolSocket(options: MempoolSocketOptions) {
 }
 
 export type MempoolSocket = ReturnType<typeof createMempoolSocket>;
+
+function heightOf(block: unknown): number | null {
+  const height = (block as { height?: unknown } | null)?.height;
+  return Number.isSafeInteger(height) ? (height as number) : null;
+}

@@ -109,7 +109,7 @@ const LIVE_ADDRESSES = 10_000;
 const FIRST_POLL_MAX_AGE_MS = 2 * 60_000;
 /** A fresh invoice's address is polled this long after creation at the earliest, and about as often in its first minute. */
 const MIN_POLL_GAP_MS = 10_000;
-/** How soon the chain is read again when the socket announced a block the source does not show yet. */
+/** How soon the chain is read again when an announced block was not read yet (the source did not show it, or it was announced during a read). */
 const ANNOUNCED_RETRY_MS = 1_000;
 /** Esplora pages an address's confirmed transactions 25 at a time. */
 const CHAIN_PAGE = 25;
@@ -126,9 +126,18 @@ interface WatchState {
   polledAt: Map<string, number>;
   urgentPolls: Set<string>;
   firstPolls: Set<string>;
-  blockAnnounced: boolean;
+  /** Blocks the socket announced so far (each new block, each connection made). */
+  announcements: number;
+  /**
+   * `announcements` when the last tip read that succeeded began. One counted later may be of a
+   * block that read missed (it came during the read, or the read failed): the next pass reads again.
+   */
+  announcementsRead: number;
   /** Highest block height the socket announced: until the source's tip reaches it, the chain is read again soon. */
   announcedHeight: number;
+  /** The source's tip was below `announcedHeight` at the last read. */
+  sourceBehind: boolean;
+  /** When the last tip read that succeeded began. */
   lastTipCheckAt: number;
   lastEventAt: number | null;
   lastBlockHeight: number | null;
@@ -149,8 +158,10 @@ function initialState(): WatchState {
     polledAt: new Map(),
     urgentPolls: new Set(),
     firstPolls: new Set(),
-    blockAnnounced: true,
+    announcements: 0,
+    announcementsRead: 0,
     announcedHeight: -1,
+    sourceBehind: false,
     lastTipCheckAt: Number.NEGATIVE_INFINITY,
     lastEventAt: null,
     lastBlockHeight: null,
@@ -325,11 +336,11 @@ async function followBlocks(w: Watch): Promise<number> {
     if (adopted !== null) w.log.info("btc watcher continues from the per-merchant watchers' progress", { from_height: adopted });
     w.state.adoptionChecked = true;
   }
+  const read: TipRead = { at: clock.now(), announcements: w.state.announcements };
   let last: LastBlock = await lastProcessedBlock(db, scope.key);
-  w.state.lastTipCheckAt = clock.now();
   // Still at our last block (the usual answer between blocks): one request, no reorg to look for.
   if (last && heard(w, await source.tipHash()) === last.hash) {
-    w.state.blockAnnounced = last.height < w.state.announcedHeight;
+    noteTipRead(w, read, last.height);
     observer?.lag(0);
     return last.height;
   }
@@ -341,9 +352,30 @@ async function followBlocks(w: Watch): Promise<number> {
   if (last && tip - start.from >= 1) start = (await catchUpByAddress(w, last, tip)) ?? start;
   await scanBlocks(w, start.from, tip, start.prevHash);
   observer?.lag(tip - (w.state.lastBlockHeight ?? tip));
-  // The socket can run ahead of the HTTP API behind it: look again shortly until the tip catches up.
-  w.state.blockAnnounced = tip < w.state.announcedHeight;
+  noteTipRead(w, read, tip);
   return tip;
+}
+
+/** A tip read's start: what it can answer for. */
+interface TipRead {
+  at: number;
+  announcements: number;
+}
+
+/**
+ * A tip read that succeeded answers for the announcements counted before it began, not for one
+ * that arrived while it was under way (a reconnection says no height): that one is read next pass.
+ */
+function noteTipRead(w: Watch, read: TipRead, height: number): void {
+  w.state.lastTipCheckAt = read.at;
+  w.state.announcementsRead = read.announcements;
+  // The socket can run ahead of the HTTP API behind it: look again shortly until the tip catches up.
+  w.state.sourceBehind = height < w.state.announcedHeight;
+}
+
+/** An announced block no successful tip read has answered for yet. */
+function blockPending(state: WatchState): boolean {
+  return state.announcements > state.announcementsRead || state.sourceBehind;
 }
 
 async function recordSeen(w: Watch, found: MatchedOutput[], what: string): Promise<void> {
@@ -474,7 +506,7 @@ async function settle(w: Watch): Promise<void> {
 /** With the socket up, blocks are announced; the tip is still read now and then in case one was missed. */
 function blocksDue(w: Watch): boolean {
   const { state } = w;
-  return !w.deps.socket?.connected || state.blockAnnounced || w.deps.clock.now() - state.lastTipCheckAt >= w.options.socketTipCheckMs;
+  return !w.deps.socket?.connected || blockPending(state) || w.deps.clock.now() - state.lastTipCheckAt >= w.options.socketTipCheckMs;
 }
 
 /**
@@ -565,7 +597,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
       }).catch((error) => log.warn('btc socket payment could not be recorded; the next poll or block finds it', { error: String(error) }));
     },
     onBlock(height: number | null) {
-      w.state.blockAnnounced = true;
+      w.state.announcements++;
       if (height !== null) w.state.announcedHeight = Math.max(w.state.announcedHeight, height);
       deps.source.forgetTip?.();
       loop.wake();
@@ -588,7 +620,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     },
     waitMs(failures) {
       if (failures) return exponentialBackoffMs(failures, 1_000, options.maxBackoffMs);
-      return w.state.blockAnnounced && deps.socket?.connected ? Math.min(options.pollIntervalMs, ANNOUNCED_RETRY_MS) : options.pollIntervalMs;
+      return blockPending(w.state) && deps.socket?.connected ? Math.min(options.pollIntervalMs, ANNOUNCED_RETRY_MS) : options.pollIntervalMs;
     },
   });
 
