@@ -14,8 +14,8 @@ import { openCoreDatabase } from '../core/schema.ts';
 import { insertInvoice } from '../core/invoices/invoice.repository.ts';
 import { createMemoryStatusFeed } from '../core/invoices/status-feed.ts';
 import { silentLogger } from '../core/log.ts';
-import { LocalBtcChain } from '../listener/sandbox/local-btc-chain.ts';
-import { startLocalChainServer } from '../listener/sandbox/local-chain-server.ts';
+import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
+import { startLocalChainServer } from '../sandbox/local-chain-server.ts';
 import { tempSqliteUrl } from './support/listener.ts';
 
 /** Waits on state; a timeout prints the watcher's status (socket, tip seen, step under way). */
