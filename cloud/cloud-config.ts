@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { BtcNetwork } from '../shared/index.ts';
 import { baseSettingNames, evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB, parseEvmConfig, type BaseConfig } from '../core/base/base-config.ts';
 import { evmChainSpecs } from '../core/base/evm-chains.ts';
-import { ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, type Env, type RateLimitConfig } from '../edge/settings.ts';
+import { blankToUndefined, ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, type Env, type RateLimitConfig } from '../edge/settings.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
@@ -70,14 +70,13 @@ export interface StripeConfig {
   priceIds: { starter?: string; pro?: string };
 }
 
-const blank = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
-const flag = z.preprocess(blank, z.enum(['true', 'false', '1', '0']).default('false')).transform((v) => v === 'true' || v === '1');
+const flag = z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')).transform((v) => v === 'true' || v === '1');
 
 const CloudEnv = z.object({
-  PORT: z.preprocess(blank, wholeNumber(0, 65535, ' (0 picks a free port)').default(8788)),
-  HOST: z.preprocess(blank, z.string().default('127.0.0.1')),
+  PORT: z.preprocess(blankToUndefined, wholeNumber(0, 65535, ' (0 picks a free port)').default(8788)),
+  HOST: z.preprocess(blankToUndefined, z.string().default('127.0.0.1')),
   DATABASE_URL: z.preprocess(
-    blank,
+    blankToUndefined,
     z.string().regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:<path> or postgres://…').default('sqlite:./data/cloud.db'),
   ),
   DATABASE_WAIT_S: databaseWaitSetting,
@@ -86,25 +85,25 @@ const CloudEnv = z.object({
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   METRICS_TOKEN: metricsTokenSetting,
   PUBLIC_URL: publicUrlSetting,
-  NODE_ENV: z.preprocess(blank, z.string().default('development')),
-  CLOUD_CHECKOUT_BASE_URL: z.preprocess(blank, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')).optional()),
-  CLOUD_INVOICE_RATE_LIMIT: z.preprocess(blank, z.union([z.literal('off'), wholeNumber(1, 1_000_000)]).default(60)),
-  CLOUD_SIGNUP_RATE_LIMIT: z.preprocess(blank, z.string().default('5,60')),
-  CLOUD_SIGNIN_RATE_LIMIT: z.preprocess(blank, z.string().default('10,300')),
+  NODE_ENV: z.preprocess(blankToUndefined, z.string().default('development')),
+  CLOUD_CHECKOUT_BASE_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')).optional()),
+  CLOUD_INVOICE_RATE_LIMIT: z.preprocess(blankToUndefined, z.union([z.literal('off'), wholeNumber(1, 1_000_000)]).default(60)),
+  CLOUD_SIGNUP_RATE_LIMIT: z.preprocess(blankToUndefined, z.string().default('5,60')),
+  CLOUD_SIGNIN_RATE_LIMIT: z.preprocess(blankToUndefined, z.string().default('10,300')),
   CLOUD_WEBHOOK_ALLOW_LOOPBACK: flag,
-  CLOUD_BILLING_MERCHANT_ID: z.preprocess(blank, z.string().optional()),
-  CLOUD_WATCH: z.preprocess(blank, z.enum(['true', 'false', '1', '0']).default('true')).transform((v) => v === 'true' || v === '1'),
-  BTC_ESPLORA_URL: z.preprocess(blank, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')).optional()),
+  CLOUD_BILLING_MERCHANT_ID: z.preprocess(blankToUndefined, z.string().optional()),
+  CLOUD_WATCH: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('true')).transform((v) => v === 'true' || v === '1'),
+  BTC_ESPLORA_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')).optional()),
   BTC_ESPLORA_SELF_HOSTED: flag,
-  BTC_ESPLORA_WS_URL: z.preprocess(blank, z.union([z.literal('off'), z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL, or off' })]).optional()),
-  BTC_WS_MAX_ADDRESSES: z.preprocess(blank, wholeNumber(1, 100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
-  BTC_WS_MAX_CONNECTIONS: z.preprocess(blank, wholeNumber(1, 100).default(DEFAULT_MAX_CONNECTIONS)),
-  STRIPE_SECRET_KEY: z.preprocess(blank, z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_…, sk_live_…)').optional()),
-  STRIPE_WEBHOOK_SECRET: z.preprocess(blank, z.string().regex(/^whsec_\S+$/, 'must be a Stripe webhook signing secret (whsec_…)').optional()),
-  STRIPE_SUCCESS_URL: z.preprocess(blank, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
-  STRIPE_CANCEL_URL: z.preprocess(blank, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
-  STRIPE_PRICE_STARTER: z.preprocess(blank, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
-  STRIPE_PRICE_PRO: z.preprocess(blank, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
+  BTC_ESPLORA_WS_URL: z.preprocess(blankToUndefined, z.union([z.literal('off'), z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL, or off' })]).optional()),
+  BTC_WS_MAX_ADDRESSES: z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
+  BTC_WS_MAX_CONNECTIONS: z.preprocess(blankToUndefined, wholeNumber(1, 100).default(DEFAULT_MAX_CONNECTIONS)),
+  STRIPE_SECRET_KEY: z.preprocess(blankToUndefined, z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_…, sk_live_…)').optional()),
+  STRIPE_WEBHOOK_SECRET: z.preprocess(blankToUndefined, z.string().regex(/^whsec_\S+$/, 'must be a Stripe webhook signing secret (whsec_…)').optional()),
+  STRIPE_SUCCESS_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
+  STRIPE_CANCEL_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
+  STRIPE_PRICE_STARTER: z.preprocess(blankToUndefined, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
+  STRIPE_PRICE_PRO: z.preprocess(blankToUndefined, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
   ...budgetSettingsSchema,
 });
 
