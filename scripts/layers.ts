@@ -62,7 +62,6 @@ export const chainNameAllowList: readonly string[] = [
   'shared/llms.ts',
   'shared/routes.ts',
   'mcp/tool-error.ts',
-  'listener/app.ts',
   'listener/config.ts',
   'cloud/chain-watchers.ts',
   'cloud/cloud-app.ts',
