@@ -89,3 +89,57 @@ export function mergeChainHealth(reports: readonly ChainHealthReport[]): { headl
   }
   return { headline: reports[0]?.headline ?? {}, sections: sections as Partial<Health> };
 }
+
+/** A merchant's fixed receive address on an EVM chain. */
+export interface MerchantAddress {
+  merchantId: string;
+  address: string;
+}
+
+/** The engine's parts a multi-merchant platform (Cloud) gives a chain to watch every merchant's invoices on it. */
+export interface PlatformChainParts {
+  db: Kysely<CoreTables>;
+  feed: StatusFeed;
+  clock: Clock;
+  logger: Logger;
+  /** The watchers report their steps, passes and lag to these (labelled by chain only). */
+  metrics?: ServiceMetrics;
+  /** Request budgets per source URL; they outlive a term as leader. */
+  budgets: SourceBudgets;
+  fetch: Fetch;
+  /** Every merchant's fixed address on the chain (read for all chains at once, reused a while). */
+  fixedAddresses(chain: ChainName): Promise<MerchantAddress[]>;
+  tuning: { btcPollIntervalMs?: number; basePollIntervalMs?: number };
+}
+
+/** A platform watcher as it runs: the merchants' problems and status are never told apart. */
+export interface RunningPlatformWatch {
+  stop(): Promise<void>;
+  problem(): WatcherProblem | null;
+  status(): object;
+}
+
+/** One watcher the platform runs for every merchant's invoices of a chain (or of some of its networks). */
+export interface PlatformWatch {
+  /** `chain:networks` or `chain:chainId`: names the watcher in states and problems, never a merchant. */
+  key: string;
+  /**
+   * Null: started with the platform. Otherwise the watcher starts only once this finds something to
+   * watch (Bitcoin: an invoice of its networks), so an unused source is never asked anything.
+   */
+  needed: (() => Promise<boolean>) | null;
+  /** Builds and starts the watcher on fresh sources (a later term as leader gets new ones). */
+  start(): RunningPlatformWatch;
+}
+
+/** What a multi-merchant platform runs of one chain: its watchers for all merchants, from the platform's settings. */
+export interface PlatformChainRuntime<Settings> {
+  chain: ChainName;
+  watches(settings: Settings, parts: PlatformChainParts): PlatformWatch[];
+}
+
+/** A chain the platform is configured for, with its settings. */
+export interface PlatformChain {
+  runtime: PlatformChainRuntime<any>;
+  settings: unknown;
+}

@@ -63,7 +63,6 @@ export const chainNameAllowList: readonly string[] = [
   'shared/routes.ts',
   'mcp/tool-error.ts',
   'listener/config.ts',
-  'cloud/chain-watchers.ts',
   'cloud/cloud-app.ts',
   'cloud/cloud.migration.ts',
   'cloud/cloud.schema.ts',

@@ -1,12 +1,13 @@
 import type { EvmChainName } from '../../shared/index.ts';
-import type { ChainRuntime } from '../chain-runtime.ts';
+import type { ChainRuntime, PlatformChainRuntime } from '../chain-runtime.ts';
 import { watchObserver } from '../metrics.ts';
 import { baseReceiver } from './base-adapter.ts';
 import type { EvmConfig } from './base-config.ts';
 import { baseChainStatus, baseHealth } from './base-health.ts';
-import { merchantBaseScope } from './base-transfer.repository.ts';
+import { chainBaseScope, merchantBaseScope } from './base-transfer.repository.ts';
 import { evmChainSpecs, type EvmChainSpec } from './evm-chains.ts';
 import { createRpcSource } from './rpc.ts';
+import { createSharedRpcSource } from './shared-rpc-source.ts';
 import { createBaseWatcher } from './watcher.ts';
 
 /** The chain whose watcher /health also reports under its own `base` field, from before there were other EVM chains. */
@@ -62,3 +63,42 @@ export function evmRuntime(spec: EvmChainSpec): ChainRuntime<EvmConfig> {
 }
 
 export const evmRuntimes: ReadonlyMap<EvmChainName, ChainRuntime<EvmConfig>> = new Map(evmChainSpecs.map((spec) => [spec.chain, evmRuntime(spec)]));
+
+/** An EVM chain's platform settings: shared by every merchant, who adds its own xpub or address. */
+export type EvmPlatformSettings = Omit<EvmConfig, 'xpub' | 'fixedAddress'>;
+
+/** One EVM chain on a multi-merchant platform: one watcher for every merchant's invoices and fixed addresses on it. */
+export function evmPlatformRuntime(spec: EvmChainSpec): PlatformChainRuntime<EvmPlatformSettings> {
+  return {
+    chain: spec.chain,
+    watches: (settings, { db, feed, clock, logger, metrics, budgets, fetch, fixedAddresses, tuning }) => [
+      {
+        key: `${spec.chain}:${settings.chainId}`,
+        needed: null,
+        start() {
+          const watcher = createBaseWatcher({
+            observer: metrics && watchObserver(metrics, spec.chain),
+            db,
+            feed,
+            clock,
+            logger: logger.child({ chain: spec.chain }),
+            scope: chainBaseScope(spec.chain, settings.chainId),
+            base: { ...settings, fixedAddress: null },
+            fixedAddresses: () => fixedAddresses(spec.chain),
+            sources: settings.rpcUrls.map((url) =>
+              createSharedRpcSource(
+                createRpcSource(url, { fetch: budgets.fetchFor(fetch, spec.chain, url, false, spec.sourceBudget), sleep: (ms) => new Promise((r) => setTimeout(r, ms)), logger }),
+                { clock },
+              ),
+            ),
+            pollIntervalMs: tuning.basePollIntervalMs,
+          });
+          watcher.start();
+          return watcher;
+        },
+      },
+    ],
+  };
+}
+
+export const evmPlatformRuntimes: ReadonlyMap<EvmChainName, PlatformChainRuntime<EvmPlatformSettings>> = new Map(evmChainSpecs.map((spec) => [spec.chain, evmPlatformRuntime(spec)]));

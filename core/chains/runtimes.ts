@@ -1,7 +1,7 @@
-import type { ConfiguredChain } from '../chain-runtime.ts';
+import type { ConfiguredChain, PlatformChain } from '../chain-runtime.ts';
 import type { EvmConfig } from '../base/base-config.ts';
-import { evmRuntimes } from '../base/evm-runtime.ts';
-import { btcRuntime, type BtcListenerSettings } from '../btc/btc-runtime.ts';
+import { evmPlatformRuntimes, evmRuntimes, type EvmPlatformSettings } from '../base/evm-runtime.ts';
+import { btcPlatformRuntime, btcRuntime, type BtcListenerSettings, type BtcPlatformSettings } from '../btc/btc-runtime.ts';
 
 /**
  * The chains a listener config enables, each with its runtime and settings, in the registry's
@@ -12,5 +12,13 @@ export function listenerChains(config: { btc: BtcListenerSettings | null; evm: r
   return [
     ...(config.btc ? [{ runtime: btcRuntime, settings: config.btc }] : []),
     ...config.evm.map((settings) => ({ runtime: evmRuntimes.get(settings.chain)!, settings })),
+  ];
+}
+
+/** The chains a multi-merchant platform (Cloud) watches: Bitcoin always, then each EVM chain with settings. */
+export function platformChains(config: { btc: BtcPlatformSettings; evm: readonly EvmPlatformSettings[] }): PlatformChain[] {
+  return [
+    { runtime: btcPlatformRuntime, settings: config.btc },
+    ...config.evm.map((settings) => ({ runtime: evmPlatformRuntimes.get(settings.chain)!, settings })),
   ];
 }
