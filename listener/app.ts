@@ -3,7 +3,6 @@ import type { ChainName, Health } from '../shared/index.ts';
 import { buildLlmsTxt } from '../shared/llms.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
 import type { Fetch } from '../core/btc/chain-source.ts';
-import { adoptKeyIdentity } from '../core/invoices/invoice.repository.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { configSecrets, type Config } from './config.ts';
 import { ConfigError } from '../edge/settings.ts';
@@ -12,8 +11,6 @@ import { startEngine } from '../core/engine.ts';
 import { mergeChainHealth, type ChainWatch, type ConfiguredChain, type ListenerChainParts } from '../core/chain-runtime.ts';
 import { listenerChains } from '../core/chains/runtimes.ts';
 import { enabledAssets } from '../core/enabled-assets.ts';
-import { claimOwnFixedAddress } from '../core/base/address-claims.ts';
-import { EVM_ADDRESS_COUNTER } from '../core/base/base-invoices.ts';
 import { createHttpApp } from './http/app.ts';
 import { keyMatcher } from './http/api-key.ts';
 import { ownOrigins } from '../edge/http/mcp-endpoint.ts';
@@ -98,6 +95,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
   const metrics = deps.metrics ?? createServiceMetrics();
+  const chains = listenerChains(config);
   const engine = await startEngine({
     clock,
     logger,
@@ -107,12 +105,11 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     databaseWaitS: config.databaseWaitS,
     database: deps.database,
     async prepare(db) {
-      const baseXpub = config.base?.xpub;
-      if (baseXpub?.legacyKeyId) await adoptKeyIdentity(db, EVM_ADDRESS_COUNTER, baseXpub.legacyKeyId, baseXpub.keyId);
-      // One claim per address: the chains that share MERCHANT_EVM_ADDRESS share its claim.
-      const fixedAddresses = [...new Set(config.evm.map((evm) => evm.fixedAddress).filter((address) => address !== null))];
-      const fixedAddressProblem = (await Promise.all(fixedAddresses.map((address) => claimOwnFixedAddress(db, address)))).find((problem) => problem !== null) ?? null;
-      if (fixedAddressProblem) throw new ConfigError([fixedAddressProblem]);
+      // One after the other, so the first chain's problem is the one told.
+      for (const { runtime, settings } of chains) {
+        const problem = await runtime.prepare(db, settings);
+        if (problem) throw new ConfigError([problem]);
+      }
     },
     expirySweepMs: deps.expirySweepMs,
     sourceBudgets: config.sourceBudgets,
@@ -121,7 +118,6 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   });
   const startedAt = clock.now();
   const { database, db, feed } = engine;
-  const chains = listenerChains(config);
   const parts: ListenerChainParts = {
     db,
     feed,

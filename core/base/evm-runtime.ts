@@ -1,8 +1,11 @@
 import type { EvmChainName } from '../../shared/index.ts';
 import type { ChainRuntime, PlatformChainRuntime } from '../chain-runtime.ts';
+import { adoptKeyIdentity } from '../invoices/invoice.repository.ts';
 import { watchObserver } from '../metrics.ts';
+import { claimOwnFixedAddress } from './address-claims.ts';
 import { baseReceiver } from './base-adapter.ts';
 import type { EvmConfig } from './base-config.ts';
+import { EVM_ADDRESS_COUNTER } from './base-invoices.ts';
 import { baseChainStatus, baseHealth } from './base-health.ts';
 import { chainBaseScope, merchantBaseScope } from './base-transfer.repository.ts';
 import { evmChainSpecs, type EvmChainSpec } from './evm-chains.ts';
@@ -10,13 +13,21 @@ import { createRpcSource } from './rpc.ts';
 import { createSharedRpcSource } from './shared-rpc-source.ts';
 import { createBaseWatcher } from './watcher.ts';
 
-/** The chain whose watcher /health also reports under its own `base` field, from before there were other EVM chains. */
+/**
+ * The chain from before there were other EVM chains: /health also reports its watcher under its own
+ * `base` field, and only its invoices were stored under a key's older id (before migration 0009).
+ */
 const firstEvmChain: EvmChainName = 'base';
 
 /** One EVM chain as the listener runs it for its merchant: the same code for every EVM chain. */
 export function evmRuntime(spec: EvmChainSpec): ChainRuntime<EvmConfig> {
   return {
     chain: spec.chain,
+    async prepare(db, settings) {
+      if (spec.chain === firstEvmChain && settings.xpub?.legacyKeyId) await adoptKeyIdentity(db, EVM_ADDRESS_COUNTER, settings.xpub.legacyKeyId, settings.xpub.keyId);
+      // Idempotent: the chains that share MERCHANT_EVM_ADDRESS share its claim.
+      return settings.fixedAddress ? claimOwnFixedAddress(db, settings.fixedAddress) : null;
+    },
     explorerUrl: (settings) => settings.explorerUrl,
     network: (settings) => settings.chainId,
     receiver: async (settings, { tuning }) => baseReceiver({ base: settings, nonceDigits: tuning.baseOptions?.nonceDigits, quarantineMs: tuning.baseOptions?.quarantineMs }),

@@ -21,6 +21,7 @@ export interface BtcListenerSettings extends BtcSourceOptions {
 /** Bitcoin as the listener runs it for its merchant: the key's addresses, one watcher on the configured source. */
 export const btcRuntime: ChainRuntime<BtcListenerSettings> = {
   chain: btcModule.chain,
+  prepare: async () => null,
   explorerUrl: (settings) => settings.explorerUrl,
   network: (settings) => settings.accountKey.network,
   async receiver(settings, { db, addressDeriver }) {
