@@ -1,19 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
-import { createRpcSource } from '../core/base/rpc.ts';
-import { createSharedRpcSource } from '../core/base/shared-rpc-source.ts';
-import { createBaseWatcher, type FixedAddress } from '../core/base/watcher.ts';
-import { chainBaseScope } from '../core/base/base-transfer.repository.ts';
-import { evmSpecOf } from '../core/base/evm-chains.ts';
-import { receiveMethodsOf } from './receive-methods.ts';
-import type { BtcWatching } from '../core/btc/chain-source-factory.ts';
+import type { MerchantAddress, PlatformChainParts, RunningPlatformWatch } from '../core/chain-runtime.ts';
+import { platformChains } from '../core/chains/runtimes.ts';
+import { fixedAddressesByChain } from './receive-methods.ts';
 import type { Fetch } from '../core/btc/chain-source.ts';
-import { createEsploraSource } from '../core/btc/esplora-source.ts';
-import { createMempoolSocket, mempoolSocketUrl } from '../core/btc/mempool-socket.ts';
-import { createSharedChainSource } from '../core/btc/shared-chain-source.ts';
-import { createBtcWatcher } from '../core/btc/watcher.ts';
-import { networksScope } from '../core/btc/btc-payment.repository.ts';
-import { watchObserver, type ServiceMetrics } from '../core/metrics.ts';
+import type { ServiceMetrics } from '../core/metrics.ts';
 import type { Clock } from '../core/clock.ts';
 import type { CloudTables } from './cloud.tables.ts';
 import type { Logger } from '../core/log.ts';
@@ -21,24 +12,17 @@ import type { SourceBudgets } from '../core/net/source-budgets.ts';
 import type { WatcherProblem } from '../core/watch-progress.ts';
 import type { CloudConfig } from './cloud-config.ts';
 
-interface Running {
-  stop(): Promise<void>;
-  problem(): WatcherProblem | null;
-  status(): object;
-}
-
 /**
  * The elected instance's chain watching: one Bitcoin watcher per Esplora URL and one watcher per EVM
  * chain, each for every merchant's invoices (the listener's watchers, with merchants as a column of the
- * invoices they index rather than one watcher each). A merchant who signs up needs nothing
- * started: its invoices join the watchers' index at their next pass. Confirmations and events go
- * through the same code as the listener's, each payment credited to its invoice's merchant.
+ * invoices they index rather than one watcher each), as the chains' platform runtimes describe them.
+ * A merchant who signs up needs nothing started: its invoices join the watchers' index at their
+ * next pass. Confirmations and events go through the same code as the listener's, each payment
+ * credited to its invoice's merchant.
  *
  * Memory and idle work grow with open invoices, not merchants: no timer, socket or closure per
  * merchant. A merchant's bad data (an invoice address that cannot be read, a key that does not
  * parse) is left out of the index for that merchant alone and never stops the others.
- * With a third-party Esplora (address-scoped watching) the watcher of a URL uses one
- * mempool.space WebSocket, which tracks the newest open invoices up to its limit, merchants in turns.
  */
 export function createCloudChainWatchers(deps: {
   db: Kysely<CloudTables>;
@@ -57,112 +41,64 @@ export function createCloudChainWatchers(deps: {
   /** The watchers report their steps, passes and lag to these (labelled by chain only). */
   metrics?: ServiceMetrics;
 }) {
-  const btcObserver = deps.metrics && watchObserver(deps.metrics, 'btc');
-  const running = new Map<string, Running>();
+  const running = new Map<string, RunningPlatformWatch>();
   let active = false;
-  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-  // Budgets outlive a term as leader, so a new term cannot reopen a Retry-After window.
-  const budgets = deps.budgets;
-  const btc = deps.config.btc;
+  const refreshMs = deps.refreshMs ?? 30_000;
 
-  function btcWatching(url: string): BtcWatching {
-    const esplora = createEsploraSource({ baseUrl: url, fetch: budgets.fetchFor(deps.fetch, 'btc', url, btc.esploraSelfHosted) });
-    const source = createSharedChainSource(esplora, { clock: deps.clock });
-    if (btc.esploraSelfHosted) return { source, mode: 'full' };
-    const wsUrl = btc.wsUrl === 'off' ? null : (btc.wsUrl ?? mempoolSocketUrl(url));
-    const socket = wsUrl ? createMempoolSocket({ url: wsUrl, clock: deps.clock, logger: deps.logger, maxAddresses: btc.wsMaxAddresses, maxConnections: btc.wsMaxConnections }) : null;
-    return { source, mode: 'address', addresses: esplora, socket };
-  }
+  /** Every merchant's fixed address on each chain, read in one query for all chains and reused for `refreshMs`. */
+  const fixedAddresses = (() => {
+    let cached: { at: number; byChain: Map<string, MerchantAddress[]> } | null = null;
+    return async (chain: string): Promise<MerchantAddress[]> => {
+      if (!cached || deps.clock.now() - cached.at >= refreshMs) cached = { at: deps.clock.now(), byChain: await fixedAddressesByChain(deps.db) };
+      return cached.byChain.get(chain) ?? [];
+    };
+  })();
+
+  const parts: PlatformChainParts = {
+    db: deps.db,
+    feed: deps.feed,
+    clock: deps.clock,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    // Budgets outlive a term as leader, so a new term cannot reopen a Retry-After window.
+    budgets: deps.budgets,
+    fetch: deps.fetch,
+    fixedAddresses,
+    tuning: { btcPollIntervalMs: deps.btcPollIntervalMs, basePollIntervalMs: deps.basePollIntervalMs },
+  };
+  const watches = platformChains(deps.config).flatMap(({ runtime, settings }) => runtime.watches(settings, parts));
+  const startedWithThePlatform = watches.filter((watch) => watch.needed === null);
+  const startedWhenNeeded = watches.filter((watch) => watch.needed !== null);
 
   /**
-   * One Bitcoin watcher per Esplora URL, for every merchant's invoices of the networks it serves,
-   * started once the first invoice of those networks exists: an instance whose merchants take no
-   * Bitcoin never asks a public Esplora anything. One query per URL not yet watched, on one timer.
+   * Starts the watchers that wait for something to watch and now have it; one query per watcher
+   * not yet started, on one timer. True while some watcher is still waiting: look again later.
    */
-  async function startBtcWatchers() {
-    const networksByUrl = new Map<string, string[]>();
-    for (const [network, url] of Object.entries(btc.esploraUrls)) networksByUrl.set(url, [...(networksByUrl.get(url) ?? []), network]);
-    for (const [url, networks] of networksByUrl) {
-      const scope = networksScope(networks);
-      const key = `btc:${scope.networks!.join(',')}`;
-      if (running.has(key)) continue;
-      const invoice = await deps.db.selectFrom('invoices').select('invoice_id').where('chain', '=', 'btc').where('network', 'in', scope.networks!).limit(1).executeTakeFirst();
+  async function startNeededWatchers() {
+    for (const watch of startedWhenNeeded) {
+      if (running.has(watch.key)) continue;
+      const needed = await watch.needed!();
       // Stopped while the database was read: no watcher may start after stop().
-      if (!invoice || !active) continue;
-      const watcher = createBtcWatcher({
-        observer: btcObserver,
-        db: deps.db,
-        feed: deps.feed,
-        scope,
-        ...btcWatching(url),
-        clock: deps.clock,
-        logger: deps.logger.child({ watch_scope: scope.key }),
-        pollIntervalMs: deps.btcPollIntervalMs,
-      });
-      watcher.start();
-      running.set(key, watcher);
+      if (!needed || !active) continue;
+      running.set(watch.key, watch.start());
     }
-    // True while some URL still has no watcher: look again later.
-    return [...running.keys()].filter((key) => key.startsWith('btc:')).length < networksByUrl.size;
+    return startedWhenNeeded.some((watch) => !running.has(watch.key));
   }
 
   let timer: NodeJS.Timeout | undefined;
   let checking: Promise<void> = Promise.resolve();
   const checkLoop = async () => {
     if (!active) return;
-    checking = startBtcWatchers()
+    checking = startNeededWatchers()
       .then((more) => {
-        if (more && active) timer = setTimeout(checkLoop, deps.refreshMs ?? 30_000);
+        if (more && active) timer = setTimeout(checkLoop, refreshMs);
       })
       .catch((error) => {
-        deps.logger.warn('could not look for Bitcoin invoices to watch; trying again', { error: String(error) });
-        if (active) timer = setTimeout(checkLoop, deps.refreshMs ?? 30_000);
+        deps.logger.warn('could not look for invoices to watch; trying again', { error: String(error) });
+        if (active) timer = setTimeout(checkLoop, refreshMs);
       });
     await checking;
   };
-
-  /** Every merchant's fixed address on each EVM chain, read in one query for all chains and reused for `refreshMs`. */
-  const fixedAddressesByChain = (() => {
-    let cached: { at: number; byChain: Map<string, FixedAddress[]> } | null = null;
-    return async (chain: string): Promise<FixedAddress[]> => {
-      if (!cached || deps.clock.now() - cached.at >= (deps.refreshMs ?? 30_000)) {
-        const rows = await deps.db.selectFrom('cloud_merchants').select(['merchant_id', 'btc_xpub', 'base_xpub', 'base_address', 'receive_methods']).execute();
-        const byChain = new Map<string, FixedAddress[]>();
-        for (const row of rows) {
-          for (const method of receiveMethodsOf(row)) {
-            if (method.address) byChain.set(method.chain, [...(byChain.get(method.chain) ?? []), { merchantId: row.merchant_id, address: method.address }]);
-          }
-        }
-        cached = { at: deps.clock.now(), byChain };
-      }
-      return cached.byChain.get(chain) ?? [];
-    };
-  })();
-
-  /** One watcher per EVM chain the platform serves, for every merchant's invoices and fixed addresses on it. */
-  function startEvmWatchers() {
-    for (const evm of deps.config.evm) {
-      const watcher = createBaseWatcher({
-        observer: deps.metrics && watchObserver(deps.metrics, evm.chain),
-        db: deps.db,
-        feed: deps.feed,
-        clock: deps.clock,
-        logger: deps.logger.child({ chain: evm.chain }),
-        scope: chainBaseScope(evm.chain, evm.chainId),
-        base: { ...evm, fixedAddress: null },
-        fixedAddresses: () => fixedAddressesByChain(evm.chain),
-        sources: evm.rpcUrls.map((url) =>
-          createSharedRpcSource(
-            createRpcSource(url, { fetch: budgets.fetchFor(deps.fetch, evm.chain, url, false, evmSpecOf(evm.chain).sourceBudget), sleep, logger: deps.logger }),
-            { clock: deps.clock },
-          ),
-        ),
-        pollIntervalMs: deps.basePollIntervalMs,
-      });
-      watcher.start();
-      running.set(`${evm.chain}:${evm.chainId}`, watcher);
-    }
-  }
 
   return {
     get count() {
@@ -196,7 +132,7 @@ export function createCloudChainWatchers(deps: {
     start() {
       if (active) return;
       active = true;
-      startEvmWatchers();
+      for (const watch of startedWithThePlatform) running.set(watch.key, watch.start());
       void checkLoop();
     },
     async stop() {

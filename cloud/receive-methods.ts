@@ -3,7 +3,9 @@ import { KeyError, parseChecksummedAddress, parseEvmAccountXpub } from '../core/
 import { AccountKeyError, parseAccountKey } from '../core/btc/account-key.ts';
 import { btcModule } from '../core/btc/btc-module.ts';
 import { ServiceError } from '../core/errors.ts';
-import type { CloudMerchantsTable } from './cloud.tables.ts';
+import type { Kysely } from 'kysely';
+import type { MerchantAddress } from '../core/chain-runtime.ts';
+import type { CloudMerchantsTable, CloudTables } from './cloud.tables.ts';
 
 /** How a merchant receives on one chain, as stored: an xpub, a fixed address (EVM chains), or both. */
 export interface StoredReceiveMethod {
@@ -16,6 +18,18 @@ export interface StoredReceiveMethod {
 const legacyChains = { bitcoin: chainNames[0], evm: chainNames.find(isEvmChain)! };
 
 type MerchantMethods = { btc_xpub?: string | null; base_xpub?: string | null; base_address?: string | null; receive_methods?: string | null };
+
+/** Every merchant's fixed receive addresses by chain, in one query for all chains (the platform's EVM watchers). */
+export async function fixedAddressesByChain(db: Kysely<CloudTables>): Promise<Map<string, MerchantAddress[]>> {
+  const rows = await db.selectFrom('cloud_merchants').select(['merchant_id', 'btc_xpub', 'base_xpub', 'base_address', 'receive_methods']).execute();
+  const byChain = new Map<string, MerchantAddress[]>();
+  for (const row of rows) {
+    for (const method of receiveMethodsOf(row)) {
+      if (method.address) byChain.set(method.chain, [...(byChain.get(method.chain) ?? []), { merchantId: row.merchant_id, address: method.address }]);
+    }
+  }
+  return byChain;
+}
 
 /**
  * The merchant's receive methods, one per chain. Accounts from before per-chain methods (and the

@@ -1,29 +1,16 @@
 import type { Server } from 'node:http';
-import type { Health } from '../shared/index.ts';
+import type { ChainName, Health } from '../shared/index.ts';
 import { buildLlmsTxt } from '../shared/llms.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
-import { btcReceiver } from '../core/btc/btc-adapter.ts';
-import { btcModule } from '../core/btc/btc-module.ts';
-import { evmSpecOf } from '../core/base/evm-chains.ts';
-import { btcWatchingFor } from '../core/btc/chain-source-factory.ts';
 import type { Fetch } from '../core/btc/chain-source.ts';
-import { adoptKeyIdentity, peekNextChildIndex } from '../core/invoices/invoice.repository.ts';
-import { createBtcWatcher, type BtcWatcher } from '../core/btc/watcher.ts';
-import { merchantScope } from '../core/btc/btc-payment.repository.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { configSecrets, type Config } from './config.ts';
 import { ConfigError } from '../edge/settings.ts';
-import { coreSchema, type CoreDatabase, type CoreTables } from '../core/schema.ts';
-import { startEngine, type EngineParts } from '../core/engine.ts';
-import { createReceiveAddressBook } from '../core/btc/receive-address-book.ts';
+import { coreSchema, type CoreDatabase } from '../core/schema.ts';
+import { startEngine } from '../core/engine.ts';
+import { mergeChainHealth, type ChainWatch, type ConfiguredChain, type ListenerChainParts } from '../core/chain-runtime.ts';
+import { listenerChains } from '../core/chains/runtimes.ts';
 import { enabledAssets } from '../core/enabled-assets.ts';
-import { claimOwnFixedAddress } from '../core/base/address-claims.ts';
-import { baseReceiver } from '../core/base/base-adapter.ts';
-import { EVM_ADDRESS_COUNTER } from '../core/base/base-invoices.ts';
-import { baseChainStatus, baseHealth } from '../core/base/base-health.ts';
-import { createRpcSource } from '../core/base/rpc.ts';
-import { createBaseWatcher } from '../core/base/watcher.ts';
-import { merchantBaseScope } from '../core/base/base-transfer.repository.ts';
 import { createHttpApp } from './http/app.ts';
 import { keyMatcher } from './http/api-key.ts';
 import { ownOrigins } from '../edge/http/mcp-endpoint.ts';
@@ -35,7 +22,7 @@ import { closeServer, serveHttp } from '../edge/http/serve.ts';
 import { merchantInvoices } from '../core/invoices/invoice.service.ts';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
 import { createLogger, type Logger } from '../core/log.ts';
-import { createServiceMetrics, watchObserver, type ServiceMetrics } from '../core/metrics.ts';
+import { createServiceMetrics, type ServiceMetrics } from '../core/metrics.ts';
 import { countDeliveries } from '../core/webhooks/delivery-store.ts';
 import { singleMerchantRoute, type WebhookDeliveryDeps } from '../core/webhooks/start-delivery.ts';
 
@@ -64,7 +51,8 @@ export interface RunningListener {
   url: string;
   server: Server;
   database: CoreDatabase;
-  btcWatcher: BtcWatcher | null;
+  /** The chain watchers by chain, for tests and benchmarks that wait on a chain. */
+  watches: ReadonlyMap<ChainName, ChainWatch>;
   /** The invoices' status changes, as this listener publishes and hears them. */
   feed: StatusFeed;
   /**
@@ -86,61 +74,19 @@ const isLoopbackHost = (host: string) => /^(localhost|127(\.\d{1,3}){3}|::1|\[::
 
 const idleChainStatus = (): ChainStatus => ({ ws_connected: false, subscribed_count: 0, last_event_at: null, last_block_height: null });
 
-/** The listener's chain watchers: Bitcoin's and Base's, each when its chain is configured. */
-function listenerWatchers(config: Config, deps: ListenerDeps, { db, feed, clock, logger, metrics, budgets }: EngineParts<CoreTables>) {
-  const networkFetch = deps.fetch ?? fetch;
-  const btcWatching = config.btc ? btcWatchingFor(config.btc, { fetch: networkFetch, budgets, clock, logger }) : null;
-  if (config.btc && !btcWatching) logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
-  const btc =
-    btcWatching && config.btc
-      ? createBtcWatcher({
-          db,
-          feed,
-          scope: merchantScope(config.merchantId),
-          keyId: config.btc.accountKey.keyId,
-          ...btcWatching,
-          clock,
-          logger,
-          pollIntervalMs: deps.btcPollIntervalMs,
-          observer: watchObserver(metrics, btcModule.chain),
-        })
-      : null;
-  const evm = config.evm.map((chain) =>
-    createBaseWatcher({
-      observer: watchObserver(metrics, chain.chain),
-      db,
-      feed,
-      clock,
-      logger: logger.child({ chain: chain.chain }),
-      scope: merchantBaseScope(config.merchantId, chain.chain),
-      base: chain,
-      sources: chain.rpcUrls.map((url) =>
-        createRpcSource(url, {
-          fetch: budgets.fetchFor(networkFetch, chain.chain, url, false, evmSpecOf(chain.chain).sourceBudget),
-          sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-          logger,
-        }),
-      ),
-      pollIntervalMs: deps.baseOptions?.pollIntervalMs,
-    }),
-  );
+/** The listener's chain watchers: one per configured chain that has a source to watch. */
+function listenerWatchers(chains: readonly ConfiguredChain[], parts: ListenerChainParts) {
+  const watches = chains.map(({ runtime, settings }) => runtime.watch(settings, parts)).filter((watch) => watch !== null);
   return {
-    btc,
-    evm,
+    watches,
     start() {
-      for (const watcher of evm) watcher.start();
-      btc?.start();
+      for (const watch of watches) watch.start();
     },
     async stop() {
-      await btc?.stop();
-      btcWatching?.socket?.close();
-      for (const watcher of evm) await watcher.stop();
+      for (const watch of watches) await watch.stop();
     },
-    problems: () => [btc?.problem(), ...evm.map((watcher) => watcher.problem())].filter((problem) => problem != null),
-    progress: () => [
-      ...(btc ? [{ chain: btcModule.chain, progress: btc.status().btc_progress }] : []),
-      ...evm.map((watcher, i) => ({ chain: config.evm[i].chain, progress: watcher.status().progress })),
-    ],
+    problems: () => watches.map((watch) => watch.problem()).filter((problem) => problem != null),
+    progress: () => watches.map((watch) => ({ chain: watch.chain, progress: watch.progress() })),
   };
 }
 
@@ -149,6 +95,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
   const metrics = deps.metrics ?? createServiceMetrics();
+  const chains = listenerChains(config);
   const engine = await startEngine({
     clock,
     logger,
@@ -158,12 +105,11 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     databaseWaitS: config.databaseWaitS,
     database: deps.database,
     async prepare(db) {
-      const baseXpub = config.base?.xpub;
-      if (baseXpub?.legacyKeyId) await adoptKeyIdentity(db, EVM_ADDRESS_COUNTER, baseXpub.legacyKeyId, baseXpub.keyId);
-      // One claim per address: the chains that share MERCHANT_EVM_ADDRESS share its claim.
-      const fixedAddresses = [...new Set(config.evm.map((evm) => evm.fixedAddress).filter((address) => address !== null))];
-      const fixedAddressProblem = (await Promise.all(fixedAddresses.map((address) => claimOwnFixedAddress(db, address)))).find((problem) => problem !== null) ?? null;
-      if (fixedAddressProblem) throw new ConfigError([fixedAddressProblem]);
+      // One after the other, so the first chain's problem is the one told.
+      for (const { runtime, settings } of chains) {
+        const problem = await runtime.prepare(db, settings);
+        if (problem) throw new ConfigError([problem]);
+      }
     },
     expirySweepMs: deps.expirySweepMs,
     sourceBudgets: config.sourceBudgets,
@@ -172,21 +118,21 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   });
   const startedAt = clock.now();
   const { database, db, feed } = engine;
-  const watchers = listenerWatchers(config, deps, engine);
-
-  const btc = config.btc
-    ? btcReceiver({
-        accountKey: config.btc.accountKey,
-        explorerUrl: config.btc.explorerUrl,
-        ...createReceiveAddressBook(engine.addressDeriver(), config.btc.accountKey, {
-          nextIndex: await peekNextChildIndex(db, btcModule.chain, config.btc.accountKey.keyId),
-        }),
-      })
-    : null;
-  const evmReceivers = Object.fromEntries(
-    config.evm.map((evm) => [evm.chain, baseReceiver({ base: evm, nonceDigits: deps.baseOptions?.nonceDigits, quarantineMs: deps.baseOptions?.quarantineMs })]),
-  );
-  const invoices = merchantInvoices(engine.invoices, { merchantId: config.merchantId, receivers: { ...(btc && { btc }), ...evmReceivers } });
+  const parts: ListenerChainParts = {
+    db,
+    feed,
+    clock,
+    logger,
+    metrics,
+    budgets: engine.budgets,
+    fetch: deps.fetch ?? fetch,
+    merchantId: config.merchantId,
+    addressDeriver: () => engine.addressDeriver(),
+    tuning: { btcPollIntervalMs: deps.btcPollIntervalMs, baseOptions: deps.baseOptions },
+  };
+  const watchers = listenerWatchers(chains, parts);
+  const receivers = Object.fromEntries(await Promise.all(chains.map(async ({ runtime, settings }) => [runtime.chain, await runtime.receiver(settings, parts)])));
+  const invoices = merchantInvoices(engine.invoices, { merchantId: config.merchantId, receivers });
 
   const health = async (): Promise<Health> => {
     const shared = await engine.health();
@@ -200,24 +146,17 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
         logger.warn('health: database check failed', { error });
       }
     }
-    const baseIndex = config.evm.findIndex((evm) => evm === config.base);
-    const baseStatus = baseIndex >= 0 ? watchers.evm[baseIndex].status() : undefined;
-    const evmStatus = watchers.evm[0]?.status();
-    // The count of merchants left out is Cloud's concern: the listener has one merchant.
-    const { refused_merchants: _oneMerchant, ...btcStatus } = watchers.btc?.status() ?? {};
+    const chainHealth = mergeChainHealth(watchers.watches.map((watch) => watch.health()));
     return {
       ok,
       problems: shared.problems,
       ...idleChainStatus(),
-      // Bitcoin's watcher when Bitcoin is configured, else the first EVM chain's: see docs/self-hosting.md, "Health".
-      ...(watchers.btc ? btcStatus : evmStatus ? baseChainStatus(evmStatus) : {}),
+      // The first watched chain's in the registry's order (Bitcoin's when it is watched): see docs/self-hosting.md, "Health".
+      ...chainHealth.headline,
       uptime_s: Math.round((clock.now() - startedAt) / 100) / 10,
       webhooks: webhookCounts,
       enabled_assets: enabledAssets(config),
-      ...(baseStatus ? { base: baseHealth(baseStatus) } : {}),
-      ...(watchers.evm.length > 0 && {
-        evm_chains: Object.fromEntries(watchers.evm.map((watcher, i) => [config.evm[i].chain, baseHealth(watcher.status(), config.evm[i].chain)])),
-      }),
+      ...chainHealth.sections,
       chain_sources: shared.chain_sources,
     };
   };
@@ -265,7 +204,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       merchantId: config.merchantId,
       clock,
       shopName: config.shopName,
-      explorers: Object.fromEntries([...(config.btc ? [[btcModule.chain, config.btc.explorerUrl]] : []), ...config.evm.map((evm) => [evm.chain, evm.explorerUrl])]),
+      explorers: Object.fromEntries(chains.map(({ runtime, settings }) => [runtime.chain, runtime.explorerUrl(settings)])),
     }),
   });
 
@@ -275,8 +214,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   logger.info('listener started', {
     url,
     database: database.dialect,
-    btc_network: config.btc?.accountKey.network ?? null,
-    evm_chain_ids: Object.fromEntries(config.evm.map((evm) => [evm.chain, evm.chainId])),
+    chains: Object.fromEntries(chains.map(({ runtime, settings }) => [runtime.chain, runtime.network(settings)])),
     api_key: config.apiKey ? 'set' : 'unset (POST /invoice is open: development only)',
     webhook_url: config.webhook?.url ?? 'unset (events are stored, not sent)',
   });
@@ -286,7 +224,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     url,
     server,
     database,
-    btcWatcher: watchers.btc,
+    watches: new Map(watchers.watches.map((watch) => [watch.chain, watch])),
     feed,
     async stop(options = {}) {
       await closeServer(server, options.graceMs);

@@ -175,7 +175,7 @@ test('Base settings: disabled chain, disabled asset, single source warning in /h
       assert.equal(health.base?.watched_addresses, 1);
       assert.ok(health.base?.last_block_height);
       assert.equal(health.last_block_height, null, "Bitcoin's: its source never answered");
-      assert.equal(health.subscribed_count, both.btcWatcher!.status().subscribed_count);
+      assert.equal(health.subscribed_count, both.watches.get('btc')!.health().headline.subscribed_count);
       assert.equal(health.subscribed_count, 0, 'no Bitcoin invoice yet');
       assert.deepEqual(health.enabled_assets, ['btc', 'usdc-base']);
       // One request budget per source, labelled without the path; Base's has served the watcher.

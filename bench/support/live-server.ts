@@ -61,7 +61,7 @@ if (mode === 'listener') {
       const row = await listener.database.db.selectFrom('invoices').select(['receive_address', 'amount_sats']).where('invoice_id', '=', invoiceId!).executeTakeFirstOrThrow();
       chain.pay([{ address: row.receive_address, value: BigInt(row.amount_sats!) }]);
       chain.mine(1);
-      await listener.btcWatcher!.syncOnce();
+      await listener.watches.get('btc')!.syncOnce();
     })();
   });
   stop = async () => {

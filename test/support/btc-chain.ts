@@ -83,7 +83,7 @@ export async function startBtcWatchContext(
     async restart() {
       context.listener = await start();
     },
-    sync: () => context.listener.btcWatcher!.syncOnce(),
+    sync: () => context.listener.watches.get('btc')!.syncOnce(),
     async createInvoice(amountSats, expiresInS) {
       const res = await postJson(`${context.listener.url}/invoice`, { amount_sats: amountSats, ...(expiresInS ? { expires_in: expiresInS } : {}) });
       if (res.status !== 201) throw new Error(`invoice creation failed: ${res.text}`);

@@ -1,0 +1,130 @@
+import type { ChainRuntime, PlatformChainRuntime } from '../chain-runtime.ts';
+import { peekNextChildIndex } from '../invoices/invoice.repository.ts';
+import { watchObserver } from '../metrics.ts';
+import type { AccountKey } from './account-key.ts';
+import { btcReceiver } from './btc-adapter.ts';
+import { btcModule } from './btc-module.ts';
+import { merchantScope, networksScope } from './btc-payment.repository.ts';
+import { btcWatchingFor, type BtcSourceOptions, type BtcWatching } from './chain-source-factory.ts';
+import { createEsploraSource } from './esplora-source.ts';
+import { createMempoolSocket, mempoolSocketUrl } from './mempool-socket.ts';
+import { createSharedChainSource } from './shared-chain-source.ts';
+import { createReceiveAddressBook } from './receive-address-book.ts';
+import { createBtcWatcher } from './watcher.ts';
+
+/** The listener's Bitcoin settings (MERCHANT_BTC_XPUB and the BTC_ source settings). */
+export interface BtcListenerSettings extends BtcSourceOptions {
+  accountKey: AccountKey;
+  explorerUrl: string;
+}
+
+/** Bitcoin as the listener runs it for its merchant: the key's addresses, one watcher on the configured source. */
+export const btcRuntime: ChainRuntime<BtcListenerSettings> = {
+  chain: btcModule.chain,
+  prepare: async () => null,
+  explorerUrl: (settings) => settings.explorerUrl,
+  network: (settings) => settings.accountKey.network,
+  async receiver(settings, { db, addressDeriver }) {
+    return btcReceiver({
+      accountKey: settings.accountKey,
+      explorerUrl: settings.explorerUrl,
+      ...createReceiveAddressBook(addressDeriver(), settings.accountKey, {
+        nextIndex: await peekNextChildIndex(db, btcModule.chain, settings.accountKey.keyId),
+      }),
+    });
+  },
+  watch(settings, { db, feed, clock, logger, metrics, budgets, fetch, merchantId, tuning }) {
+    const watching = btcWatchingFor(settings, { fetch, budgets, clock, logger });
+    if (!watching) {
+      logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
+      return null;
+    }
+    const watcher = createBtcWatcher({
+      db,
+      feed,
+      scope: merchantScope(merchantId),
+      keyId: settings.accountKey.keyId,
+      ...watching,
+      clock,
+      logger,
+      pollIntervalMs: tuning.btcPollIntervalMs,
+      observer: watchObserver(metrics, btcModule.chain),
+    });
+    return {
+      chain: btcModule.chain,
+      start: () => watcher.start(),
+      async stop() {
+        await watcher.stop();
+        watching.socket?.close();
+      },
+      async syncOnce() {
+        await watcher.syncOnce();
+      },
+      problem: () => watcher.problem(),
+      progress: () => watcher.status().btc_progress,
+      health() {
+        // The count of merchants left out is Cloud's concern: the listener has one merchant.
+        const { refused_merchants: _oneMerchant, ...headline } = watcher.status();
+        return { headline, sections: {} };
+      },
+    };
+  },
+};
+
+/** The platform's Bitcoin settings: one Esplora per network (several networks may share one). */
+export interface BtcPlatformSettings {
+  esploraUrls: Record<string, string>;
+  esploraSelfHosted: boolean;
+  /** mempool.space WebSocket when not derived from the Esplora URL; 'off': poll only. */
+  wsUrl: string | null;
+  wsMaxAddresses: number;
+  wsMaxConnections: number;
+}
+
+/**
+ * Bitcoin on a multi-merchant platform: one watcher per Esplora URL, for every merchant's invoices
+ * of the networks it serves, started once the first invoice of those networks exists: a platform
+ * whose merchants take no Bitcoin never asks a public Esplora anything. With a third-party Esplora
+ * (address-scoped watching) the watcher uses one mempool.space WebSocket, which tracks the newest
+ * open invoices up to its limit, merchants in turns.
+ */
+export const btcPlatformRuntime: PlatformChainRuntime<BtcPlatformSettings> = {
+  chain: btcModule.chain,
+  watches(settings, { db, feed, clock, logger, metrics, budgets, fetch, tuning }) {
+    const networksByUrl = new Map<string, string[]>();
+    for (const [network, url] of Object.entries(settings.esploraUrls)) networksByUrl.set(url, [...(networksByUrl.get(url) ?? []), network]);
+    const observer = metrics && watchObserver(metrics, btcModule.chain);
+
+    function watching(url: string): BtcWatching {
+      const esplora = createEsploraSource({ baseUrl: url, fetch: budgets.fetchFor(fetch, btcModule.chain, url, settings.esploraSelfHosted) });
+      const source = createSharedChainSource(esplora, { clock });
+      if (settings.esploraSelfHosted) return { source, mode: 'full' };
+      const wsUrl = settings.wsUrl === 'off' ? null : (settings.wsUrl ?? mempoolSocketUrl(url));
+      const socket = wsUrl ? createMempoolSocket({ url: wsUrl, clock, logger, maxAddresses: settings.wsMaxAddresses, maxConnections: settings.wsMaxConnections }) : null;
+      return { source, mode: 'address', addresses: esplora, socket };
+    }
+
+    return [...networksByUrl].map(([url, networks]) => {
+      const scope = networksScope(networks);
+      return {
+        key: `${btcModule.chain}:${scope.networks!.join(',')}`,
+        needed: async () =>
+          Boolean(await db.selectFrom('invoices').select('invoice_id').where('chain', '=', btcModule.chain).where('network', 'in', scope.networks!).limit(1).executeTakeFirst()),
+        start() {
+          const watcher = createBtcWatcher({
+            observer,
+            db,
+            feed,
+            scope,
+            ...watching(url),
+            clock,
+            logger: logger.child({ watch_scope: scope.key }),
+            pollIntervalMs: tuning.btcPollIntervalMs,
+          });
+          watcher.start();
+          return watcher;
+        },
+      };
+    });
+  },
+};
