@@ -33,8 +33,8 @@ const evmChains = chainNames.filter(isEvmChain);
  */
 export const receiveMethodFields: readonly SignupField[] = [
   ...chainNames.flatMap((chain) => {
-    const { name, family } = chainFacts[chain];
-    if (family === 'bitcoin') return [keyField(xpubFieldOf(chain), `${name} account public key`, 'BIP-84 account public key (xpub/zpub, tpub/vpub).')];
+    const { name } = chainFacts[chain];
+    if (!isEvmChain(chain)) return [keyField(xpubFieldOf(chain), `${name} account public key`, 'BIP-84 account public key (xpub/zpub, tpub/vpub).')];
     return [
       keyField(xpubFieldOf(chain), `${name} account public key`, `EVM account public key at m/44'/60'/0' for ${name}: a new address per invoice (USDC).`),
       keyField(addressFieldOf(chain), `${name} receive address`, `A fixed EIP-55 checksummed 0x address on ${name} (needed for USDT).`),
