@@ -241,7 +241,7 @@ for (const database of testDatabases) describe(`dashboard sessions over HTTP (${
     assert.equal(chains.includes(EVM_XPUB), false, 'the overview shows the masked key only');
     const invoiceForm = await (await open(cloud.url, '/dashboard/invoices/new', token)).text();
     const offered = [...invoiceForm.matchAll(/<option value="([^"]+)"[^>]*>([^<]+)</g)].map((m) => m[2]);
-    // The platform's settings here name USDC only on these chains, so USDC is all there is to offer.
+    // The platform's default EVM tokens are USDC only (no EVM_TOKENS here), so USDC is all there is to offer.
     assert.deepEqual(offered, ['USDC (on Ethereum), amount in US dollars', 'USDC (on Polygon), amount in US dollars'], 'the assets of the chains with platform settings');
   });
 

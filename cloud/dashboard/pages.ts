@@ -117,6 +117,7 @@ function signupField(field: SignupField, value: string | undefined): string {
 <p class="hint" id="${field.name}-hint">${e(field.hint)}</p>`;
 }
 
+/** The self-serve sign-up form: the sign-up API's fields, a receive method per chain; `values` refills it after a refusal. */
 export function renderSignUp(options: { css: Stylesheet; csrf: string; notice?: Notice; values?: Readonly<Record<string, string>> }): string {
   const values = options.values ?? {};
   const field = (name: string) => signupField(signupFields.find((f) => f.name === name)!, values[name]);
