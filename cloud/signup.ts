@@ -22,6 +22,10 @@ const optionalText = (body: Record<string, unknown>, field: string): string | nu
   return value.trim();
 };
 
+/** Every string in a request body, however deep: a private key inside a `receive_methods` entry counts too. */
+const textsOf = (value: unknown): string[] =>
+  typeof value === 'string' ? [value] : typeof value === 'object' && value !== null ? Object.values(value).flatMap(textsOf) : [];
+
 export interface SignupResult {
   merchant_id: string;
   plan: 'free';
@@ -37,10 +41,8 @@ export interface SignupResult {
 export async function signup(deps: { db: Kysely<CloudTables>; clock: Clock; webhookPolicy: WebhookTargetPolicy }, body: unknown): Promise<SignupResult> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ServiceError('bad_body', 'The body must be a JSON object.');
   const fields = body as Record<string, unknown>;
-  for (const value of Object.values(fields)) {
-    if (typeof value === 'string' && containsExtendedPrivateKey(value)) {
-      throw new ServiceError('private_key_rejected', 'An extended PRIVATE key was sent; it was not stored. Send only the account public key (xpub).');
-    }
+  if (textsOf(fields).some(containsExtendedPrivateKey)) {
+    throw new ServiceError('private_key_rejected', 'An extended PRIVATE key was sent; it was not stored. Send only the account public key (xpub).');
   }
   const email = typeof fields.email === 'string' ? fields.email.trim().toLowerCase() : '';
   if (!Email.safeParse(email).success || email.length > 254) throw new ServiceError('invalid_email', 'email must be an email address.');

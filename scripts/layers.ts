@@ -67,7 +67,6 @@ export const chainNameAllowList: readonly string[] = [
   'cloud/cloud.migration.ts',
   'cloud/cloud.schema.ts',
   'cloud/cloud.tables.ts',
-  'cloud/dashboard/pages.ts',
   'cloud/fixed-address-claims.migration.ts',
   'cloud/merchant-context.ts',
   // The older signup fields and columns (btc_xpub, base_xpub, base_address), read and written for compatibility.

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { HDNodeWallet } from 'ethers';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { DASHBOARD_CSP, SESSION_COOKIE } from '../cloud/dashboard/routes.ts';
 import { enqueueEvent } from '../core/events/outbox.ts';
@@ -15,6 +16,8 @@ import { waitForWatcher } from './support/wait-for-watcher.ts';
 import { BIP84_ZPUB, postJson } from './support/listener.ts';
 import { startScriptedReceiver } from './support/scripted-receiver.ts';
 
+const EVM_XPUB = HDNodeWallet.fromPhrase('test test test test test test test test test test test junk', undefined, "m/44'/60'/0'").neuter().extendedKey;
+const EVM_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const PHONE = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -108,6 +111,29 @@ describe('merchant dashboard in Chromium', { skip: chromiumMissing }, () => {
     writeFileSync(`${artifactsDir}dashboard-weight.json`, `${JSON.stringify(weight)}\n`);
     assert.ok(weight.html_bytes + weight.css_bytes < 20_000, `overview weighs ${JSON.stringify(weight)}`);
     assert.deepEqual(pageErrors, []);
+  });
+
+  test('sign up in the form with an Ethereum fixed address and a Polygon account key: the overview shows each chain (the key masked)', async () => {
+    const signupContext = await browser.newContext();
+    const on = await signupContext.newPage();
+    const errors = collectPageErrors(on);
+    await on.goto(`${cloud.url}/dashboard/signup`);
+    await on.getByLabel('Email').fill('multichain@example.com');
+    await on.getByLabel('Shop name').fill('Multichain Shop');
+    await on.getByLabel('Ethereum receive address').fill(EVM_ADDRESS);
+    await on.getByLabel('Polygon account public key').fill(EVM_XPUB);
+    assert.equal(await on.getByLabel('EVM account key (all EVM chains)').inputValue(), '', 'the shared EVM key is a field of its own, left empty here');
+    await on.getByRole('button', { name: 'Create account' }).click();
+    assert.equal(await on.locator('h1').textContent(), 'Account created');
+
+    await on.getByRole('link', { name: 'go to the overview' }).click();
+    await on.waitForURL(`${cloud.url}/dashboard`);
+    const shown = await on.locator('#chains li').allTextContents();
+    assert.deepEqual(shown, [`Ethereum: fixed address ${EVM_ADDRESS}`, `Polygon: xpub ${EVM_XPUB.slice(0, 8)}…${EVM_XPUB.slice(-4)}`], 'one line per chain, in the order of the chains');
+    assert.equal((await on.content()).includes(EVM_XPUB), false, 'never the full account key');
+    await saveScreenshot(on, 'dashboard-overview-evm-chains');
+    assert.deepEqual(errors, []);
+    await signupContext.close();
   });
 
   test('an invoice created through the API is in the list with its status, amount and checkout link, and counts in the usage', async () => {

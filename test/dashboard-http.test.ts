@@ -10,9 +10,12 @@ import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { testDatabases } from './support/databases.ts';
 import { BIP84_ZPUB } from './support/listener.ts';
 import { cookieOf, FORM, loginForm, open, postForm, signIn, signupForm, submitSignup, valueOf } from './support/dashboard.ts';
-import { SignupRequest } from '../shared/index.ts';
-import { signupFieldNames } from '../cloud/dashboard/pages.ts';
+import { HDNodeWallet } from 'ethers';
+import { chainFacts, chainNames, isEvmChain, SignupRequest } from '../shared/index.ts';
+import { signupFieldNames } from '../cloud/dashboard/signup-form.ts';
 
+const EVM_XPUB = HDNodeWallet.fromPhrase('test test test test test test test test test test test junk', undefined, "m/44'/60'/0'").neuter().extendedKey;
+const EVM_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const XPRV = 'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi';
 const alertOf = (html: string) => /role="alert">([^<]*)</.exec(html)?.[1];
 const inputValue = (html: string, name: string) => new RegExp(`name="${name}"[^>]* value="([^"]*)"`).exec(html)?.[1];
@@ -27,7 +30,8 @@ for (const database of testDatabases) describe(`dashboard sessions over HTTP (${
     const created = await database.create();
     drop = created.drop;
     cloud = await startTestCloud({
-      env: { DATABASE_URL: created.url, CLOUD_CHECKOUT_BASE_URL: 'https://pay.example', CLOUD_SIGNUP_RATE_LIMIT: 'off' },
+      // Ethereum's and Polygon's platform settings (no watching here): merchants may receive on them.
+      env: { DATABASE_URL: created.url, CLOUD_CHECKOUT_BASE_URL: 'https://pay.example', CLOUD_SIGNUP_RATE_LIMIT: 'off', ETH_RPC_URL: 'http://127.0.0.1:9', POLYGON_RPC_URL: 'http://127.0.0.1:9' },
       // The card processor is someone else's hosted page; only its answer matters here.
       deps: { clock, card: { createCheckout: async (request) => ({ url: `https://cards.example/checkout/${request.subscriptionId}` }) } },
     });
@@ -147,11 +151,13 @@ for (const database of testDatabases) describe(`dashboard sessions over HTTP (${
 
   test("sign-up page: linked from sign-in, the sign-up API's fields, refusals with the API's messages and codes, the form kept (never a private key)", async () => {
     assert.match(await (await fetch(`${cloud.url}/dashboard/login`)).text(), /<a href="\/dashboard\/signup">Create an account<\/a>/);
-    // receive_methods (a list, one entry per chain) is the API's alone: the form offers Bitcoin and Base through the older fields.
-    const apiFields = Object.keys(SignupRequest.shape).filter((name) => name !== 'receive_methods');
-    assert.deepEqual([...signupFieldNames].sort(), apiFields.sort(), "the form has the API's fields, no more, no fewer");
+    const receiveFields = chainNames.flatMap((chain) => (isEvmChain(chain) ? [`${chain}_xpub`, `${chain}_address`] : [`${chain}_xpub`]));
+    const apiFields = Object.keys(SignupRequest.shape).filter((name) => ['email', 'shop_name', 'webhook_url'].includes(name));
+    assert.deepEqual([...signupFieldNames].sort(), [...apiFields, ...receiveFields, 'evm_xpub'].sort(), "the API's fields, and a receive method per chain of the registry");
     const form = await signupForm(cloud.url);
-    for (const name of signupFieldNames) assert.match(form.html, new RegExp(`<input id="${name}" name="${name}"`));
+    for (const name of signupFieldNames) assert.match(form.html, new RegExp(`<label for="${name}">[^<]+</label>\n<input id="${name}" name="${name}"[^>]* aria-describedby="${name}-hint">`));
+    for (const chain of chainNames) assert.match(form.html, new RegExp(`<label for="${chain}_xpub">${chainFacts[chain].name} account public key</label>`));
+    assert.match(form.html, /<label for="evm_xpub">EVM account key \(all EVM chains\)<\/label>/);
 
     const count = async () => (await cloud.database.db.selectFrom('cloud_merchants').select('merchant_id').execute()).length;
     const before = await count();
@@ -159,7 +165,9 @@ for (const database of testDatabases) describe(`dashboard sessions over HTTP (${
       [{ email: 'not-an-email', shop_name: 'Shop', btc_xpub: BIP84_ZPUB }, 400, 'email must be an email address. (invalid_email)'],
       [{ email: 'new@example.com', shop_name: 'S', btc_xpub: BIP84_ZPUB }, 400, 'shop_name must be 2-80 characters. (invalid_shop_name)'],
       [{ email: 'new@example.com', shop_name: 'Shop' }, 400, 'Send at least one receive method: receive_methods, or btc_xpub, base_xpub or base_address. (no_receive_method)'],
-      [{ email: 'new@example.com', shop_name: 'Shop', btc_xpub: 'zpub-nonsense' }, 400, /^btc_xpub .*\(invalid_xpub\)$/],
+      [{ email: 'new@example.com', shop_name: 'Shop', btc_xpub: 'zpub-nonsense' }, 400, /^receive_methods\[0\]\.xpub .*\(invalid_xpub\)$/],
+      [{ email: 'new@example.com', shop_name: 'Shop', eth_address: EVM_ADDRESS.toLowerCase().replace('0x7', '0xz') }, 400, /^receive_methods\[0\]\.address: .*\(invalid_address\)$/],
+      [{ email: 'new@example.com', shop_name: 'Shop', btc_xpub: BIP84_ZPUB, evm_xpub: 'xpub-nonsense' }, 400, /^receive_methods\[1\]\.xpub: .*\(invalid_xpub\)$/],
     ];
     for (const [fields, status, message] of refusals) {
       const response = await submitSignup(cloud.url, form, fields);
@@ -176,6 +184,10 @@ for (const database of testDatabases) describe(`dashboard sessions over HTTP (${
     assert.match(alertOf(privateHtml)!, /\(private_key_rejected\)$/);
     assert.equal(privateHtml.includes(XPRV), false, 'a private key is not sent back, even into its field');
     assert.equal(inputValue(privateHtml, 'email'), 'new@example.com');
+    const privateEvmKey = await submitSignup(cloud.url, form, { email: 'new@example.com', shop_name: 'Shop', evm_xpub: XPRV });
+    const privateEvmHtml = await privateEvmKey.text();
+    assert.match(alertOf(privateEvmHtml)!, /\(private_key_rejected\)$/);
+    assert.equal(privateEvmHtml.includes(XPRV), false, 'a private key in the EVM account key field is not sent back either');
 
     const forged = await submitSignup(cloud.url, { ...form, csrf: 'x'.repeat(32) }, { email: 'new@example.com', shop_name: 'Shop', btc_xpub: BIP84_ZPUB });
     assert.equal(forged.status, 403);
@@ -208,6 +220,29 @@ for (const database of testDatabases) describe(`dashboard sessions over HTTP (${
     const again = await submitSignup(cloud.url, await signupForm(cloud.url), { email: 'self@example.com', shop_name: 'Other', btc_xpub: BIP84_ZPUB });
     assert.equal(again.status, 409);
     assert.equal(alertOf(await again.text()), 'An account with this email exists. (email_taken)');
+  });
+
+  test('sign-up from the dashboard with EVM chains: one EVM account key fills the EVM chains left empty; the overview names each chain, the invoice form offers its assets', async () => {
+    const form = await signupForm(cloud.url);
+    const response = await submitSignup(cloud.url, form, { email: 'evm@example.com', shop_name: 'EVM Shop', polygon_address: EVM_ADDRESS, evm_xpub: EVM_XPUB });
+    assert.equal(response.status, 201);
+    const key = /<code id="new-key" class="copy">(sk_[^<]+)<\/code>/.exec(await response.text())![1]!;
+    const me = await (await fetch(`${cloud.url}/api/v1/me`, { headers: { 'X-Service-Api-Key': key } })).json();
+    const shortXpub = `${EVM_XPUB.slice(0, 8)}…${EVM_XPUB.slice(-4)}`;
+    assert.deepEqual(
+      me.chains,
+      chainNames.filter(isEvmChain).map((chain) => (chain === 'polygon' ? { chain, mode: 'fixed-address', xpub: null, fixed_address: EVM_ADDRESS } : { chain, mode: 'xpub', xpub: shortXpub, fixed_address: null })),
+      'every EVM chain but the one with its own address takes the shared key; no Bitcoin',
+    );
+    const token = valueOf(cookieOf(response.headers.getSetCookie(), SESSION_COOKIE))!;
+    const chains = /<ul id="chains">\n([\s\S]*?)\n<\/ul>/.exec(await (await open(cloud.url, '/dashboard', token)).text())![1]!;
+    assert.match(chains, new RegExp(`<strong>Ethereum</strong>: xpub <code>${shortXpub}</code>`));
+    assert.match(chains, new RegExp(`<strong>Polygon</strong>: fixed address <code>${EVM_ADDRESS}</code>`));
+    assert.equal(chains.includes(EVM_XPUB), false, 'the overview shows the masked key only');
+    const invoiceForm = await (await open(cloud.url, '/dashboard/invoices/new', token)).text();
+    const offered = [...invoiceForm.matchAll(/<option value="([^"]+)"[^>]*>([^<]+)</g)].map((m) => m[2]);
+    // The platform's default EVM tokens are USDC only (no EVM_TOKENS here), so USDC is all there is to offer.
+    assert.deepEqual(offered, ['USDC (on Ethereum), amount in US dollars', 'USDC (on Polygon), amount in US dollars'], 'the assets of the chains with platform settings');
   });
 
   test('new invoice form: bad input gets a readable error on the form (never a 500) and stores nothing; a good one gives the checkout link and QR code', async () => {

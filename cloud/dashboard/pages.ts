@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { SignupRequest, supportedAssets, type Account, type AssetId, type InvoiceListEntry } from '../../shared/index.ts';
+import { chainFacts, supportedAssets, type Account, type AssetId, type InvoiceListEntry } from '../../shared/index.ts';
 import { escapeHtml } from '../../edge/checkout/page.ts';
 import { accountPage } from '../../edge/http/dashboard-style.ts';
 import { KEY_LABEL_MAX } from '../api-keys.ts';
@@ -8,6 +8,7 @@ import type { ConnectedApp } from '../../core/oauth/oauth-store.ts';
 import type { CardSubscription } from '../card-subscription.ts';
 import type { Plan } from '../plans.ts';
 import { DEFAULT_LIFETIME_MIN } from './invoice-form.ts';
+import { receiveMethodFields, signupFields, type SignupField } from './signup-form.ts';
 
 type AccountView = z.infer<typeof Account>;
 type InvoiceEntry = z.infer<typeof InvoiceListEntry>;
@@ -110,30 +111,17 @@ ${csrfField(options.csrf)}
   );
 }
 
-/** The sign-up API's fields, in its order, with the contract's own description of each as the hint. */
-const signupFields = [
-  { name: 'email', label: 'Email', type: 'email', required: true, autocomplete: 'email' },
-  { name: 'shop_name', label: 'Shop name', type: 'text', required: true, autocomplete: 'organization' },
-  { name: 'btc_xpub', label: 'Bitcoin account public key', type: 'text', required: false, autocomplete: 'off' },
-  { name: 'base_xpub', label: 'Base account public key', type: 'text', required: false, autocomplete: 'off' },
-  { name: 'base_address', label: 'Base receive address', type: 'text', required: false, autocomplete: 'off' },
-  { name: 'webhook_url', label: 'Webhook URL (optional)', type: 'url', required: false, autocomplete: 'url' },
-] as const satisfies readonly { name: keyof typeof SignupRequest.shape; label: string; type: string; required: boolean; autocomplete: string }[];
-
-export type SignupFieldName = (typeof signupFields)[number]['name'];
-export const signupFieldNames: readonly SignupFieldName[] = signupFields.map((f) => f.name);
-
-function signupField(field: (typeof signupFields)[number], value: string | undefined): string {
-  const hint = SignupRequest.shape[field.name].description ?? '';
-  return `<label for="${field.name}">${field.label}</label>
+function signupField(field: SignupField, value: string | undefined): string {
+  return `<label for="${field.name}">${e(field.label)}</label>
 <input id="${field.name}" name="${field.name}" type="${field.type}"${field.required ? ' required' : ''} autocomplete="${field.autocomplete}" spellcheck="false" value="${e(value ?? '')}" aria-describedby="${field.name}-hint">
-<p class="hint" id="${field.name}-hint">${e(hint)}</p>`;
+<p class="hint" id="${field.name}-hint">${e(field.hint)}</p>`;
 }
 
-/** The self-serve sign-up form: the sign-up API's fields; `values` refills it after a refusal. */
-export function renderSignUp(options: { css: Stylesheet; csrf: string; notice?: Notice; values?: Partial<Record<SignupFieldName, string>> }): string {
+/** The self-serve sign-up form: the sign-up API's fields, a receive method per chain; `values` refills it after a refusal. */
+export function renderSignUp(options: { css: Stylesheet; csrf: string; notice?: Notice; values?: Readonly<Record<string, string>> }): string {
   const values = options.values ?? {};
-  const [email, shop, btcXpub, baseXpub, baseAddress, webhook] = signupFields.map((f) => signupField(f, values[f.name]));
+  const field = (name: string) => signupField(signupFields.find((f) => f.name === name)!, values[name]);
+  const receiveMethods = receiveMethodFields.map((f) => signupField(f, values[f.name])).join('\n');
   return document(
     'Create an account',
     options.css,
@@ -142,16 +130,14 @@ export function renderSignUp(options: { css: Stylesheet; csrf: string; notice?: 
 ${noticeHtml(options.notice)}
 <form method="post" action="/dashboard/signup" class="stack">
 ${csrfField(options.csrf)}
-${email}
-${shop}
+${field('email')}
+${field('shop_name')}
 <fieldset class="stack">
 <legend>Where payments go: at least one</legend>
 <p class="hint">Public keys and addresses only. Payments go straight to your own wallet; this service never holds a private key, and refuses one if it is sent.</p>
-${btcXpub}
-${baseXpub}
-${baseAddress}
+${receiveMethods}
 </fieldset>
-${webhook}
+${field('webhook_url')}
 <button type="submit">Create account</button>
 </form>
 <p>Already have an API key? <a href="/dashboard/login">Sign in</a></p>
@@ -192,7 +178,7 @@ export function renderMessagePage(css: Stylesheet, title: string, message: strin
 export function renderOverview(frame: PageFrame, account: AccountView): string {
   const { invoices_this_month: used, monthly_limit: limit } = account.usage;
   const chains = account.chains
-    .map((c) => `<li><strong>${c.chain === 'btc' ? 'Bitcoin' : 'Base'}</strong>: ${c.mode === 'xpub' ? `xpub <code>${e(c.xpub ?? '')}</code>` : `fixed address <code>${e(c.fixed_address ?? '')}</code>`}</li>`)
+    .map((c) => `<li><strong>${e(chainFacts[c.chain].name)}</strong>: ${c.mode === 'xpub' ? `xpub <code>${e(c.xpub ?? '')}</code>` : `fixed address <code>${e(c.fixed_address ?? '')}</code>`}</li>`)
     .join('\n');
   return page(
     frame,
@@ -259,7 +245,8 @@ export interface CreatedFromDashboard {
 
 const assetLabel = (id: AssetId) => {
   const asset = supportedAssets.find((a) => a.id === id)!;
-  return asset.chain === 'btc' ? 'BTC (Bitcoin), amount in sats' : `${asset.asset} (on Base), amount in US dollars`;
+  const { name, unit } = chainFacts[asset.chain];
+  return `${asset.asset} (on ${name}), amount in ${unit === 'sats' ? 'sats' : 'US dollars'}`;
 };
 
 export function renderNewInvoice(
@@ -276,7 +263,7 @@ ${created.checkoutUrl ? `${copyable('checkout-url', 'checkout link', created.che
 <figure class="qr"><div role="img" aria-label="QR code of ${created.checkoutUrl ? 'the checkout link' : 'the payment request'}">${created.qrSvg}</div></figure></div>`
     : '';
   if (options.assets.length === 0) {
-    return page(frame, '/dashboard/invoices', 'New invoice', '<p class="notice notice-error">Your account has no asset to invoice in: it has no Bitcoin key and no Base key or address this service can use.</p>');
+    return page(frame, '/dashboard/invoices', 'New invoice', '<p class="notice notice-error">Your account has no asset to invoice in: it has no account key or receive address this service can use.</p>');
   }
   const assetOptions = options.assets
     .map((id) => `<option value="${id}"${values.asset === id ? ' selected' : ''}>${e(assetLabel(id))}</option>`)

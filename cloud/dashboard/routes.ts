@@ -29,12 +29,12 @@ import {
   renderSignUp,
   renderWebhooks,
   renderWelcome,
-  signupFieldNames,
   type IssuedKey,
   type Notice,
   type PageFrame,
   type Stylesheet,
 } from './pages.ts';
+import { signupFieldNames, signupRequestOfForm } from './signup-form.ts';
 import { sameToken, SESSION_TTL_MS, type DashboardSession, type SessionStore } from './session-store.ts';
 
 export interface DashboardDeps {
@@ -217,12 +217,12 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     }
     let issued: Awaited<ReturnType<CloudService['signup']>>;
     try {
-      issued = await deps.signupLimit(ctx.ip, () => cloud.signup(fields));
+      issued = await deps.signupLimit(ctx.ip, () => cloud.signup(signupRequestOfForm(fields)));
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       if (error.extra.retryAfterS) ctx.set('Retry-After', String(error.extra.retryAfterS));
       // A private key is never sent back, not even into the form it came from.
-      const values = error.code === 'private_key_rejected' ? { email: fields.email!, shop_name: fields.shop_name!, webhook_url: fields.webhook_url! } : fields;
+      const values: Record<string, string> = error.code === 'private_key_rejected' ? { email: fields.email!, shop_name: fields.shop_name!, webhook_url: fields.webhook_url! } : fields;
       return signUpPage(ctx, { notice: noticeOf(error), values, status: errorCatalogue[error.code].status });
     }
     const started = await sessions.signIn(issued.api_key, clock.now());
