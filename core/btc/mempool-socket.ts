@@ -1,8 +1,19 @@
 import WebSocket from 'ws';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
-import { exponentialBackoffMs } from '../net/backoff.ts';
-import { parseEsploraTx, type AddressTx } from './address-source.ts';
+import type { AddressTx } from './address-source.ts';
+import {
+  chooseTracked,
+  connectionsNeeded,
+  isSilent,
+  maxAddressesAfterRefusal,
+  pingIntervalMs,
+  readSocketMessage,
+  reconnectDelayMs,
+  shareOf,
+  trackingChange,
+  transactionsOf,
+} from './mempool-socket-decisions.ts';
 
 /**
  * What mempool.space's own backend allows per connection when its operator sets nothing
@@ -69,251 +80,229 @@ export function mempoolSocketUrl(esploraUrl: string): string {
  * `onSubscribed` names once.
  */
 export function createMempoolSocket(options: MempoolSocketOptions) {
-  const { clock, logger } = options;
-  const log = logger.child({ component: 'mempool-socket' });
-  const random = options.random ?? Math.random;
-  const maxBackoffMs = options.maxBackoffMs ?? 60_000;
-  const idleTimeoutMs = options.idleTimeoutMs ?? 90_000;
-  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  const connect = options.connect ?? ((url: string) => new WebSocket(url, { handshakeTimeout: 15_000 }));
-  let maxAddresses = options.maxAddresses ?? DEFAULT_MAX_TRACKED_ADDRESSES;
-
-  interface Member {
-    subscriber: SocketSubscriber;
-    wanted: readonly string[];
-    tracked: Set<string>;
-    /** Tracked at some point: losing and regaining one leaves a gap nothing was pushed in. */
-    everTracked: Set<string>;
-  }
-  interface Connection {
-    index: number;
-    ws: WebSocket | null;
-    open: boolean;
-    failures: number;
-    /** The addresses this connection should track, and what it last sent. */
-    share: string[];
-    sentKey: string;
-    retryTimer?: NodeJS.Timeout;
-    pingTimer?: NodeJS.Timeout;
-    lastHeardAt: number;
-  }
-  const members = new Set<Member>();
-  const connections: Connection[] = [];
-  let closed = true;
-  let lastError: string | null = null;
-
-  /** The union of the members' wanted addresses, one from each in turn, as many as the connections can hold. */
-  function chooseTracked(): string[] {
-    const chosen: string[] = [];
-    const taken = new Set<string>();
-    const room = maxAddresses * maxConnections;
-    for (let rank = 0; chosen.length < room; rank++) {
-      let any = false;
-      for (const member of members) {
-        const address = member.wanted[rank];
-        if (address === undefined) continue;
-        any = true;
-        if (chosen.length >= room) break;
-        if (taken.has(address)) continue;
-        taken.add(address);
-        chosen.push(address);
-      }
-      if (!any) break;
-    }
-    return chosen;
-  }
-
-  function subscribe(): void {
-    if (closed) return;
-    const chosen = chooseTracked();
-    // More connections only once the first is up: a server refusing sockets is retried by one, not ten.
-    const needed = connections[0]?.open ? Math.min(maxConnections, Math.max(1, Math.ceil(chosen.length / maxAddresses))) : 1;
-    while (connections.length < needed) {
-      const connection: Connection = { index: connections.length, ws: null, open: false, failures: 0, share: [], sentKey: '', lastHeardAt: 0 };
-      connections.push(connection);
-      start(connection);
-    }
-    const live = new Set<string>();
-    connections.forEach((connection, i) => {
-      connection.share = chosen.slice(i * maxAddresses, (i + 1) * maxAddresses);
-      if (!connection.open || !connection.ws) return;
-      const key = connection.share.join(',');
-      if (key !== connection.sentKey) {
-        connection.ws.send(JSON.stringify({ 'track-addresses': connection.share }));
-        connection.sentKey = key;
-      }
-      for (const address of connection.share) live.add(address);
-    });
-    for (const member of members) {
-      const now = new Set(member.wanted.filter((a) => live.has(a)));
-      const fresh = [...now].filter((a) => !member.tracked.has(a));
-      member.tracked = now;
-      const wanted = new Set(member.wanted);
-      for (const address of member.everTracked) if (!wanted.has(address)) member.everTracked.delete(address);
-      const resumed = fresh.filter((a) => member.everTracked.has(a));
-      const first = fresh.filter((a) => !member.everTracked.has(a));
-      for (const address of first) member.everTracked.add(address);
-      if (resumed.length) member.subscriber.onSubscribed(resumed, true);
-      if (first.length) member.subscriber.onSubscribed(first, false);
-    }
-  }
-
-  function announce(height: number | null): void {
-    for (const member of members) member.subscriber.onBlock(height);
-  }
-
-  function onMessage(connection: Connection, data: WebSocket.RawData): void {
-    connection.lastHeardAt = clock.now();
-    let message: Record<string, unknown>;
-    try {
-      message = JSON.parse(data.toString());
-    } catch {
-      return;
-    }
-    if (message.block) announce(heightOf(message.block));
-    // The answer to `want`: blocks are pushed from here on, and this is the tip the server had then.
-    // A block mined between the connection and this answer was never pushed.
-    if (Array.isArray(message.blocks)) {
-      const heights = message.blocks.map(heightOf).filter((height) => height !== null);
-      announce(heights.length ? Math.max(...heights) : null);
-    }
-    const error = message['track-addresses-error'];
-    if (typeof error === 'string') {
-      const stated = Number(/maximum of (\d+)/.exec(error)?.[1]);
-      const next = Number.isSafeInteger(stated) && stated > 0 ? stated : Math.max(1, Math.floor(maxAddresses / 2));
-      log.warn('mempool socket refused the tracked addresses; tracking fewer per connection', { error, max_addresses: next });
-      maxAddresses = next;
-      for (const c of connections) c.sentKey = '';
-      subscribe();
-    }
-    const byAddress = message['multi-address-transactions'];
-    if (byAddress && typeof byAddress === 'object') {
-      for (const member of members) {
-        const added: AddressTx[] = [];
-        const removed: string[] = [];
-        for (const address of member.tracked) {
-          const entry = (byAddress as Record<string, { mempool?: unknown[]; confirmed?: unknown[]; removed?: unknown[] }>)[address];
-          if (!entry) continue;
-          for (const tx of [...(entry.mempool ?? []), ...(entry.confirmed ?? [])]) {
-            try {
-              added.push(parseEsploraTx(tx));
-            } catch {
-              // A malformed push is ignored: the block (or a poll) still finds the payment.
-            }
-          }
-          for (const tx of entry.removed ?? []) {
-            const txid = (tx as { txid?: unknown })?.txid;
-            if (typeof txid === 'string') removed.push(txid);
-          }
-        }
-        if (added.length || removed.length) member.subscriber.onTransactions(added, removed);
-      }
-    }
-  }
-
-  function scheduleReconnect(connection: Connection): void {
-    if (closed) return;
-    connection.failures++;
-    const base = exponentialBackoffMs(connection.failures, 1_000, maxBackoffMs);
-    connection.retryTimer = setTimeout(() => start(connection), Math.round(base / 2 + (random() * base) / 2));
-  }
-
-  function start(connection: Connection): void {
-    if (closed) return;
-    let ws: WebSocket;
-    try {
-      ws = connect(options.url);
-    } catch (error) {
-      lastError = error instanceof Error ? error.message : String(error);
-      scheduleReconnect(connection);
-      return;
-    }
-    connection.ws = ws;
-    ws.on('open', () => {
-      if (connection.ws !== ws) return;
-      connection.open = true;
-      connection.failures = 0;
-      connection.lastHeardAt = clock.now();
-      lastError = null;
-      log.info('mempool socket connected', { url: options.url, connection: connection.index });
-      if (connection.index === 0) ws.send(JSON.stringify({ action: 'want', data: ['blocks'] }));
-      subscribe();
-      // A block mined while we were away: let the watchers look now.
-      if (connection.index === 0) announce(null);
-      connection.pingTimer = setInterval(() => {
-        if (clock.now() - connection.lastHeardAt > idleTimeoutMs) ws.terminate();
-        else ws.send(JSON.stringify({ action: 'ping' }));
-      }, Math.max(1_000, Math.floor(idleTimeoutMs / 3)));
-    });
-    ws.on('message', (data) => onMessage(connection, data));
-    ws.on('error', (error) => {
-      lastError = error.message;
-    });
-    ws.on('close', () => {
-      if (connection.ws !== ws) return;
-      clearInterval(connection.pingTimer);
-      const wasOpen = connection.open;
-      connection.open = false;
-      connection.ws = null;
-      connection.sentKey = '';
-      if (wasOpen) log.warn('mempool socket closed; reconnecting', { url: options.url, connection: connection.index });
-      subscribe();
-      scheduleReconnect(connection);
-    });
-  }
-
-  function shutdown(): void {
-    closed = true;
-    for (const connection of connections.splice(0)) {
-      clearTimeout(connection.retryTimer);
-      clearInterval(connection.pingTimer);
-      const ws = connection.ws;
-      connection.ws = null;
-      connection.open = false;
-      ws?.removeAllListeners('close');
-      ws?.on('error', () => {});
-      ws?.terminate();
-    }
-    for (const member of members) member.tracked = new Set();
-  }
-
+  const state = initialState(options);
   return {
     /** The first connection, which announces blocks, is open. */
     get connected() {
-      return connections[0]?.open ?? false;
+      return state.connections[0]?.open ?? false;
     },
     get maxAddresses() {
-      return maxAddresses;
+      return state.maxAddresses;
     },
     get lastError() {
-      return lastError;
+      return state.lastError;
     },
-    subscribe(subscriber: SocketSubscriber): SocketSubscription {
-      const member: Member = { subscriber, wanted: [], tracked: new Set(), everTracked: new Set() };
-      members.add(member);
-      closed = false;
-      subscribe();
-      return {
-        update(addresses) {
-          const changed = addresses.length !== member.wanted.length || addresses.some((a, i) => member.wanted[i] !== a);
-          member.wanted = [...addresses];
-          if (changed) subscribe();
-        },
-        tracked: () => member.tracked,
-        close() {
-          members.delete(member);
-          if (members.size === 0) shutdown();
-          else subscribe();
-        },
-      };
-    },
-    close: shutdown,
+    subscribe: (subscriber: SocketSubscriber): SocketSubscription => join(state, subscriber),
+    close: () => shutdown(state),
   };
 }
 
 export type MempoolSocket = ReturnType<typeof createMempoolSocket>;
 
-function heightOf(block: unknown): number | null {
-  const height = (block as { height?: unknown } | null)?.height;
-  return Number.isSafeInteger(height) ? (height as number) : null;
+interface Member {
+  subscriber: SocketSubscriber;
+  wanted: readonly string[];
+  tracked: Set<string>;
+  /** Tracked at some point: losing and regaining one leaves a gap nothing was pushed in. */
+  everTracked: Set<string>;
+}
+
+interface Connection {
+  index: number;
+  ws: WebSocket | null;
+  open: boolean;
+  failures: number;
+  /** The addresses this connection should track, and what it last sent. */
+  share: string[];
+  sentKey: string;
+  retryTimer?: NodeJS.Timeout;
+  pingTimer?: NodeJS.Timeout;
+  lastHeardAt: number;
+}
+
+interface SocketState {
+  url: string;
+  clock: Clock;
+  log: Logger;
+  random: () => number;
+  maxBackoffMs: number;
+  idleTimeoutMs: number;
+  maxConnections: number;
+  connect: (url: string) => WebSocket;
+  /** Lowered when a server states a smaller limit. */
+  maxAddresses: number;
+  members: Set<Member>;
+  connections: Connection[];
+  /** No subscriber: nothing is connected or reconnected. */
+  closed: boolean;
+  lastError: string | null;
+}
+
+function initialState(options: MempoolSocketOptions): SocketState {
+  return {
+    url: options.url,
+    clock: options.clock,
+    log: options.logger.child({ component: 'mempool-socket' }),
+    random: options.random ?? Math.random,
+    maxBackoffMs: options.maxBackoffMs ?? 60_000,
+    idleTimeoutMs: options.idleTimeoutMs ?? 90_000,
+    maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    connect: options.connect ?? ((url: string) => new WebSocket(url, { handshakeTimeout: 15_000 })),
+    maxAddresses: options.maxAddresses ?? DEFAULT_MAX_TRACKED_ADDRESSES,
+    members: new Set(),
+    connections: [],
+    closed: true,
+    lastError: null,
+  };
+}
+
+function join(state: SocketState, subscriber: SocketSubscriber): SocketSubscription {
+  const member: Member = { subscriber, wanted: [], tracked: new Set(), everTracked: new Set() };
+  state.members.add(member);
+  state.closed = false;
+  resubscribe(state);
+  return {
+    update(addresses) {
+      const changed = addresses.length !== member.wanted.length || addresses.some((a, i) => member.wanted[i] !== a);
+      member.wanted = [...addresses];
+      if (changed) resubscribe(state);
+    },
+    tracked: () => member.tracked,
+    close() {
+      state.members.delete(member);
+      if (state.members.size === 0) shutdown(state);
+      else resubscribe(state);
+    },
+  };
+}
+
+/** Brings connections, what each tracks and what each member is told in line with what the members want. */
+function resubscribe(state: SocketState): void {
+  if (state.closed) return;
+  const wantedLists = [...state.members].map((member) => member.wanted);
+  const chosen = chooseTracked(wantedLists, state.maxAddresses * state.maxConnections);
+  const needed = connectionsNeeded(chosen.length, state.maxAddresses, state.maxConnections, state.connections[0]?.open ?? false);
+  while (state.connections.length < needed) {
+    const connection: Connection = { index: state.connections.length, ws: null, open: false, failures: 0, share: [], sentKey: '', lastHeardAt: 0 };
+    state.connections.push(connection);
+    start(state, connection);
+  }
+  const live = sendShares(state, chosen);
+  for (const member of state.members) {
+    const change = trackingChange(member.wanted, member.tracked, member.everTracked, live);
+    member.tracked = change.tracked;
+    member.everTracked = change.everTracked;
+    if (change.resumed.length) member.subscriber.onSubscribed(change.resumed, true);
+    if (change.first.length) member.subscriber.onSubscribed(change.first, false);
+  }
+}
+
+/** Sends each open connection its share when it changed; returns the addresses open connections track. */
+function sendShares(state: SocketState, chosen: readonly string[]): Set<string> {
+  const live = new Set<string>();
+  for (const connection of state.connections) {
+    connection.share = shareOf(chosen, connection.index, state.maxAddresses);
+    if (!connection.open || !connection.ws) continue;
+    const key = connection.share.join(',');
+    if (key !== connection.sentKey) {
+      connection.ws.send(JSON.stringify({ 'track-addresses': connection.share }));
+      connection.sentKey = key;
+    }
+    for (const address of connection.share) live.add(address);
+  }
+  return live;
+}
+
+function announce(state: SocketState, height: number | null): void {
+  for (const member of state.members) member.subscriber.onBlock(height);
+}
+
+function onMessage(state: SocketState, connection: Connection, data: WebSocket.RawData): void {
+  connection.lastHeardAt = state.clock.now();
+  const message = readSocketMessage(data.toString());
+  if (!message) return;
+  for (const height of message.announcements) announce(state, height);
+  if (message.refusal !== null) {
+    const next = maxAddressesAfterRefusal(message.refusal, state.maxAddresses);
+    state.log.warn('mempool socket refused the tracked addresses; tracking fewer per connection', { error: message.refusal, max_addresses: next });
+    state.maxAddresses = next;
+    for (const c of state.connections) c.sentKey = '';
+    resubscribe(state);
+  }
+  if (message.addressPush) {
+    for (const member of state.members) {
+      const { added, removed } = transactionsOf(message.addressPush, member.tracked);
+      if (added.length || removed.length) member.subscriber.onTransactions(added, removed);
+    }
+  }
+}
+
+function scheduleReconnect(state: SocketState, connection: Connection): void {
+  if (state.closed) return;
+  connection.failures++;
+  const delay = reconnectDelayMs(connection.failures, state.maxBackoffMs, state.random());
+  connection.retryTimer = setTimeout(() => start(state, connection), delay);
+}
+
+function start(state: SocketState, connection: Connection): void {
+  if (state.closed) return;
+  let ws: WebSocket;
+  try {
+    ws = state.connect(state.url);
+  } catch (error) {
+    state.lastError = error instanceof Error ? error.message : String(error);
+    scheduleReconnect(state, connection);
+    return;
+  }
+  connection.ws = ws;
+  ws.on('open', () => onOpen(state, connection, ws));
+  ws.on('message', (data) => onMessage(state, connection, data));
+  ws.on('error', (error) => {
+    state.lastError = error.message;
+  });
+  ws.on('close', () => onClose(state, connection, ws));
+}
+
+function onOpen(state: SocketState, connection: Connection, ws: WebSocket): void {
+  if (connection.ws !== ws) return;
+  connection.open = true;
+  connection.failures = 0;
+  connection.lastHeardAt = state.clock.now();
+  state.lastError = null;
+  state.log.info('mempool socket connected', { url: state.url, connection: connection.index });
+  if (connection.index === 0) ws.send(JSON.stringify({ action: 'want', data: ['blocks'] }));
+  resubscribe(state);
+  // A block mined while we were away: let the watchers look now.
+  if (connection.index === 0) announce(state, null);
+  connection.pingTimer = setInterval(() => {
+    if (isSilent(state.clock.now(), connection.lastHeardAt, state.idleTimeoutMs)) ws.terminate();
+    else ws.send(JSON.stringify({ action: 'ping' }));
+  }, pingIntervalMs(state.idleTimeoutMs));
+}
+
+function onClose(state: SocketState, connection: Connection, ws: WebSocket): void {
+  if (connection.ws !== ws) return;
+  clearInterval(connection.pingTimer);
+  const wasOpen = connection.open;
+  connection.open = false;
+  connection.ws = null;
+  connection.sentKey = '';
+  if (wasOpen) state.log.warn('mempool socket closed; reconnecting', { url: state.url, connection: connection.index });
+  resubscribe(state);
+  scheduleReconnect(state, connection);
+}
+
+function shutdown(state: SocketState): void {
+  state.closed = true;
+  for (const connection of state.connections.splice(0)) {
+    clearTimeout(connection.retryTimer);
+    clearInterval(connection.pingTimer);
+    const ws = connection.ws;
+    connection.ws = null;
+    connection.open = false;
+    ws?.removeAllListeners('close');
+    ws?.on('error', () => {});
+    ws?.terminate();
+  }
+  for (const member of state.members) member.tracked = new Set();
 }
