@@ -124,6 +124,8 @@ export async function startLocalEvm(options: { usdcMode?: SandboxUsdcMode; spec?
         [names.rpcUrl]: anvil.url,
         [names.chainId]: String(spec.sandboxChainId),
         [names.confirmations]: String(SANDBOX_BASE_CONFIRMATIONS),
+        // The local node finalizes 64 blocks behind its head: a payment would wait for 64 mined blocks.
+        [names.finality]: 'count',
       },
       control: { [`${spec.chain}/pay`]: pay, [`${spec.chain}/mine`]: mine },
       relay,

@@ -1,5 +1,5 @@
 import { KeyError, parseChecksummedAddress, parseEvmAccountXpub, textKeyId, type EvmAccountKey } from './keys.ts';
-import { evmChainSpecs, type EvmChainSpec } from './evm-chains.ts';
+import { evmChainSpecs, type EvmChainSpec, type EvmFinality } from './evm-chains.ts';
 import { DEFAULT_EVM_TOKENS, parseEvmTokens, type TokenSymbol } from './tokens.ts';
 import type { EvmChainName } from '../../shared/index.ts';
 
@@ -12,6 +12,7 @@ export interface EvmConfig {
   /** Independent JSON-RPC sources; the first reachable one scans, the others corroborate. */
   rpcUrls: string[];
   confirmations: number;
+  finality: EvmFinality;
   tokens: Map<TokenSymbol, string>;
   /** `legacyKeyId`: the id this key's invoices were stored under before migration 0009, adopted at start. */
   xpub: { key: EvmAccountKey; keyId: string; legacyKeyId?: string } | null;
@@ -38,6 +39,7 @@ export function evmSettingNamesOf(spec: EvmChainSpec) {
     rpcUrl: `${p}_RPC_URL`,
     chainId: `${p}_CHAIN_ID`,
     confirmations: `${p}_CONFIRMATIONS`,
+    finality: `${p}_FINALITY`,
     explorerUrl: `${p}_EXPLORER_URL`,
   };
 }
@@ -67,6 +69,9 @@ export function parseEvmConfig(spec: EvmChainSpec, env: EvmEnv, problems: string
 
   const chainId = integerSetting(names.chainId, text(names.chainId), spec.mainnetChainId, 1, problems);
   const confirmations = integerSetting(names.confirmations, text(names.confirmations), spec.defaultConfirmations, 1, problems);
+  const finalityText = text(names.finality) ?? spec.defaultFinality;
+  const finality: EvmFinality = finalityText === 'count' ? 'count' : 'tag';
+  if (finalityText !== 'tag' && finalityText !== 'count') problems.push(`${names.finality} must be tag or count`);
 
   let xpub: EvmConfig['xpub'] = null;
   if (xpubText) {
@@ -116,7 +121,7 @@ export function parseEvmConfig(spec: EvmChainSpec, env: EvmEnv, problems: string
   if (!/^https?:\/\//.test(explorerUrl)) problems.push(`${names.explorerUrl} must be an http(s) URL`);
 
   if (problems.length > before) return null;
-  return { chain: spec.chain, chainId, rpcUrls, confirmations, tokens, xpub, fixedAddress, explorerUrl };
+  return { chain: spec.chain, chainId, rpcUrls, confirmations, finality, tokens, xpub, fixedAddress, explorerUrl };
 }
 
 /** Every EVM chain the settings enable, in registry order. A shared key that enables none is a problem. */

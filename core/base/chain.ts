@@ -37,6 +37,12 @@ export async function headNumber(source: RpcSource): Promise<number> {
   return Number(await source.call<string>('eth_blockNumber', []));
 }
 
+/** The node's `finalized` block number; null when the node does not answer the tag. */
+export async function finalizedNumber(source: RpcSource): Promise<number | null> {
+  const block = await source.call<RawHeader | null>('eth_getBlockByNumber', ['finalized', false]);
+  return block ? Number(block.number) : null;
+}
+
 interface RawHeader {
   number: string;
   hash: string;

@@ -6,6 +6,9 @@ import type { TokenSymbol } from './tokens.ts';
  * the others is here, so adding an EVM chain is one entry (plus its name in shared/chains.ts).
  * Sources for the confirmation defaults: docs/chains.md, "Confirmation rules".
  */
+/** How a settled Transfer's block is judged safe: by the count alone, or by the count and the node's `finalized` tag. */
+export type EvmFinality = 'tag' | 'count';
+
 export interface EvmChainSpec {
   chain: EvmChainName;
   /** Prefix of the chain's settings: `${prefix}_RPC_URL`, `${prefix}_CONFIRMATIONS`, `MERCHANT_${prefix}_XPUB`, … */
@@ -13,6 +16,11 @@ export interface EvmChainSpec {
   mainnetChainId: number;
   /** Blocks a Transfer needs (its own block counts as one) before it settles an invoice. */
   defaultConfirmations: number;
+  /**
+   * `tag`: a Transfer also waits for its block to be at or below the node's `finalized` block, so a
+   * finality stall holds payments back instead of letting the count alone settle them.
+   */
+  defaultFinality: EvmFinality;
   /** Canonical 6-decimal stablecoin contracts by chain id; other chains need `symbol:0xcontract`. */
   knownTokens: Readonly<Record<number, Partial<Record<TokenSymbol, string>>>>;
   explorers: Readonly<Record<number, string>>;
@@ -31,6 +39,8 @@ export const evmChainSpecs: readonly EvmChainSpec[] = [
     mainnetChainId: 8453,
     // About 24 s at Base's 2 s block time, well past the depth of reorgs seen on Base.
     defaultConfirmations: 12,
+    // An L2 whose `finalized` follows L1 batches (15+ minutes): the count is the rule.
+    defaultFinality: 'count',
     knownTokens: {
       8453: { usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', usdt: '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2' },
       84532: { usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' },
@@ -47,6 +57,8 @@ export const evmChainSpecs: readonly EvmChainSpec[] = [
     mainnetChainId: 1,
     // Two epochs of 32 twelve-second slots (about 12.8 minutes): where a block is normally finalized.
     defaultConfirmations: 64,
+    // The count does not notice a finality stall (about an hour in May 2023).
+    defaultFinality: 'tag',
     knownTokens: {
       1: { usdc: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', usdt: '0xdAC17F958D2ee523a2206206994597C13D831ec7' },
     },
@@ -63,6 +75,8 @@ export const evmChainSpecs: readonly EvmChainSpec[] = [
     // About a minute at ~2 s blocks: past the 32-block reorgs Polygon PoS had before milestones,
     // and well past the milestone that now finalizes a block within seconds.
     defaultConfirmations: 32,
+    // Milestone voting stalled 10-15 minutes in September 2025 while blocks kept coming.
+    defaultFinality: 'tag',
     knownTokens: {
       // Native USDC (Circle), not the bridged USDC.e.
       137: { usdc: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', usdt: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F' },

@@ -31,6 +31,8 @@ export interface SettlementDeps {
   /** Whether the address is the merchant's fixed receive address (exact-amount matching). */
   isFixed: (merchantId: string, address: string) => boolean;
   confirmations: number;
+  /** The node's finalized block when the chain's finality rule reads it: nothing above it settles. */
+  finalized: number | null;
   /** Checksummed token contract → asset name (USDC, USDT). */
   assetByToken: ReadonlyMap<string, string>;
   /** When the watcher read the head that confirmations are counted against. */
@@ -113,7 +115,8 @@ export function planSettlement(ready: readonly TransferRow[], facts: SettlementF
  * Returns how many fixed-address matches still wait for a second source.
  */
 export async function settleTransfers(deps: SettlementDeps, head: number, others: RpcSource[]): Promise<number> {
-  const ready = await readyTransfers(deps.db, deps.scope, head - deps.confirmations + 1);
+  const deepest = head - deps.confirmations + 1;
+  const ready = await readyTransfers(deps.db, deps.scope, deps.finalized === null ? deepest : Math.min(deepest, deps.finalized));
   if (!ready.length) return 0;
   const plan = planSettlement(ready, await readFacts(deps, ready, others));
   if (!plan.decisions.length) return plan.awaiting;

@@ -14,7 +14,7 @@ import {
   type BaseWatchScope,
   type MerchantTransfer,
 } from './base-transfer.repository.ts';
-import { blockHeader, blockHeaders, headNumber, transferLogs, type BlockHeader, type TransferLog } from './chain.ts';
+import { blockHeader, blockHeaders, finalizedNumber, headNumber, transferLogs, type BlockHeader, type TransferLog } from './chain.ts';
 import { RpcUnavailableError, type RpcSource } from './rpc.ts';
 import { announcePaymentSeen, type StatusFeed } from '../invoices/status-feed.ts';
 import { refreshPartialStatus } from './partial.ts';
@@ -38,8 +38,8 @@ export interface BaseWatcherDeps {
    * merchant's under a fixed key per chain.
    */
   scope: BaseWatchScope;
-  /** The chain's settings; its `fixedAddress` is the scope merchant's (the listener's). */
-  base: Pick<BaseConfig, 'tokens' | 'confirmations' | 'fixedAddress'>;
+  /** The chain's settings; its `fixedAddress` is the scope merchant's (the listener's). Finality defaults to the count. */
+  base: Pick<BaseConfig, 'tokens' | 'confirmations' | 'fixedAddress'> & Partial<Pick<BaseConfig, 'finality'>>;
   /**
    * Every merchant's fixed receive address (Cloud: read from its merchants, cached by the caller).
    * Default: `base.fixedAddress` for the scope's merchant.
@@ -74,12 +74,18 @@ export interface BaseWatcherStatus {
   head_block_height: number | null;
   watched_addresses: number;
   awaiting_second_source: number;
+  /** The rule a pass settled by: the count alone, or the count and the node's `finalized` block. */
+  finality: 'tag' | 'count' | typeof FINALITY_FALLBACK;
+  /** The node's finalized block at the last pass, when the rule reads it. */
+  finalized_block_height: number | null;
   /** Merchants whose fixed address is not a valid one: left out, every other merchant is watched. */
   refused_merchants: number;
   last_tick_at: string | null;
   last_error: string | null;
   progress: WatcherProgress;
 }
+
+const FINALITY_FALLBACK = 'count (source does not answer finalized)';
 
 export interface TickResult {
   head: number;
@@ -105,6 +111,8 @@ interface Watch {
   assetByToken: ReadonlyMap<string, string>;
   /** Whether progress left by per-merchant watchers was looked for (once per start). */
   adoptionChecked: boolean;
+  /** Whether the fall-back to the count was logged (once, not every pass). */
+  finalityFallbackLogged: boolean;
 }
 
 /** The first source that answers, with its head; the rest are counted for /health. */
@@ -123,6 +131,25 @@ async function pickScanner(w: Watch): Promise<{ scanner: RpcSource; head: number
   w.status.sources_up = up;
   if (!picked) throw new RpcUnavailableError('no Base RPC source answers');
   return { ...picked, others: w.deps.sources.filter((s) => s !== picked.scanner) };
+}
+
+/**
+ * The scanner's finalized block when the chain settles by the tag; null means the count alone. A
+ * source that does not answer the tag does not fail the pass: the count stands, and the status says so.
+ */
+async function finalizedOf(w: Watch, scanner: RpcSource): Promise<number | null> {
+  if ((w.deps.base.finality ?? 'count') === 'count') return null;
+  const finalized = await finalizedNumber(scanner).catch((error: Error) => {
+    if (error instanceof RpcUnavailableError) throw error;
+    return null;
+  });
+  w.status.finality = finalized === null ? FINALITY_FALLBACK : 'tag';
+  w.status.finalized_block_height = finalized;
+  if (finalized === null && !w.finalityFallbackLogged) {
+    w.deps.logger.warn('base: the RPC source does not answer the finalized block; settling by the confirmation count alone', { source: scanner.label });
+  }
+  w.finalityFallbackLogged = finalized === null;
+  return finalized;
 }
 
 async function headerOrThrow(source: RpcSource, number: number): Promise<BlockHeader> {
@@ -259,6 +286,7 @@ async function pass(w: Watch): Promise<TickResult | null> {
     status.last_block_hash = last.block_hash;
   }
   progress.step('settling transfers');
+  const finalized = await finalizedOf(w, scanner);
   const fixedPairs = new Set(fixed.map((f) => `${f.merchantId}\n${f.address}`));
   status.awaiting_second_source = await settleTransfers(
     {
@@ -269,6 +297,7 @@ async function pass(w: Watch): Promise<TickResult | null> {
       scope: deps.scope,
       isFixed: (merchantId, address) => fixedPairs.has(`${merchantId}\n${address}`),
       confirmations: deps.base.confirmations,
+      finalized,
       assetByToken: w.assetByToken,
       headSeenAt,
       observer: deps.observer,
@@ -328,6 +357,8 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
       head_block_height: null,
       watched_addresses: 0,
       awaiting_second_source: 0,
+      finality: base.finality ?? 'count',
+      finalized_block_height: null,
       refused_merchants: 0,
       last_tick_at: null,
       last_error: null,
@@ -336,6 +367,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     tokens: [...base.tokens.values()],
     assetByToken: new Map([...base.tokens].map(([symbol, address]) => [address, assetOf(symbol)])),
     adoptionChecked: false,
+    finalityFallbackLogged: false,
   };
   const stallLimitMs = deps.stallAfterMs ?? stallAfterMs(w.options.pollIntervalMs);
 
