@@ -134,11 +134,6 @@ export function parseEvmConfigs(env: EvmEnv, problems: string[]): EvmConfig[] {
   return configs;
 }
 
-/** Base's settings alone (Cloud's platform settings, older callers). */
-export function parseBaseConfig(env: EvmEnv, problems: string[]): EvmConfig | null {
-  return parseEvmConfig(evmChainSpecs[0], env, problems);
-}
-
 function integerSetting(name: string, value: string | undefined, fallback: number, min: number, problems: string[]): number {
   if (value === undefined) return fallback;
   const n = Number(value);
