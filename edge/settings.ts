@@ -108,6 +108,17 @@ export const publicUrlSetting = z.preprocess(
 /** MCP_MAX_SESSIONS: open MCP sessions at most, each a few kilobytes of memory (default 1000). */
 export const mcpMaxSessionsSetting = z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(1_000));
 
+/**
+ * MCP_MAX_SESSIONS_PER_OWNER: open MCP sessions at most per merchant (Cloud) or per credential
+ * (listener: the key, each OAuth grant), default 100: one owner cannot take the sessions of all.
+ */
+export const mcpMaxSessionsPerOwnerSetting = z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(100));
+
+/** MCP_INITIALIZE_RATE_LIMIT: MCP sessions started per minute, per owner and per client address alike (default 60); `off`: unlimited. */
+export const mcpInitializeRateLimitSetting = z
+  .preprocess(blankToUndefined, z.union([z.literal('off'), wholeNumber(1, 1_000_000)]).default(60))
+  .transform((limit) => (limit === 'off' ? null : limit));
+
 export function parseRateLimit(text: string): RateLimitConfig | null {
   if (text === 'off') return null;
   const match = /^(\d+)(?:,(\d+))?$/.exec(text);
