@@ -114,10 +114,29 @@ export const mcpMaxSessionsSetting = z.preprocess(blankToUndefined, wholeNumber(
  */
 export const mcpMaxSessionsPerOwnerSetting = z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(100));
 
-/** MCP_INITIALIZE_RATE_LIMIT: MCP sessions started per minute, per owner and per client address alike (default 60); `off`: unlimited. */
-export const mcpInitializeRateLimitSetting = z
-  .preprocess(blankToUndefined, z.union([z.literal('off'), wholeNumber(1, 1_000_000)]).default(60))
-  .transform((limit) => (limit === 'off' ? null : limit));
+/** MCP sessions started per minute by one owner, and from one client address. */
+export interface InitializeRateLimit {
+  perOwner: number;
+  perAddress: number;
+}
+
+/**
+ * MCP_INITIALIZE_RATE_LIMIT: MCP sessions started per minute, `<per owner>` or `<per owner>,<per
+ * address>` (default 60,600; a single number allows ten times as many per address, where the
+ * users of one agent platform or NAT share addresses); `off`: unlimited.
+ */
+export const mcpInitializeRateLimitSetting = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .default('60,600')
+    .refine((text) => text === 'off' || /^[1-9]\d{0,6}(,[1-9]\d{0,6})?$/.test(text), 'must be off, <per owner> or <per owner>,<per address> per minute, e.g. 60,600')
+    .transform((text): InitializeRateLimit | null => {
+      if (text === 'off') return null;
+      const [perOwner, perAddress] = text.split(',').map(Number) as [number, number | undefined];
+      return { perOwner, perAddress: perAddress ?? perOwner * 10 };
+    }),
+);
 
 export function parseRateLimit(text: string): RateLimitConfig | null {
   if (text === 'off') return null;

@@ -18,6 +18,7 @@ import {
   publicUrlSetting,
   wholeNumber,
   type Env,
+  type InitializeRateLimit,
   type RateLimitConfig,
 } from '../edge/settings.ts';
 
@@ -56,8 +57,8 @@ export interface Config {
   mcpMaxSessions: number;
   /** Open MCP sessions at most per credential: the key, each OAuth grant (MCP_MAX_SESSIONS_PER_OWNER). */
   mcpMaxSessionsPerOwner: number;
-  /** MCP sessions started per minute per credential and per client address (MCP_INITIALIZE_RATE_LIMIT); null: unlimited. */
-  mcpInitializeRateLimit: number | null;
+  /** MCP sessions started per minute, per credential and per client address (MCP_INITIALIZE_RATE_LIMIT); null: unlimited. */
+  mcpInitializeRateLimit: InitializeRateLimit | null;
   /** Bearer token that opens GET /metrics to non-loopback callers (METRICS_TOKEN); null: loopback only. */
   metricsToken: string | null;
   /** PUBLIC_URL: the base URL clients reach this server at (OAuth issuer and resource); null: loopback only. */

@@ -95,7 +95,8 @@ describe('MCP session starts on Cloud: MCP_INITIALIZE_RATE_LIMIT per merchant an
 
   test('a merchant past its rate is refused from any address; another merchant is not; an address past its rate is refused for anyone', async () => {
     const RATE = 5;
-    cloud = await startTestCloud({ env: { MCP_INITIALIZE_RATE_LIMIT: String(RATE), TRUST_PROXY: 'true' } });
+    // Five starts a minute per merchant, eight per address.
+    cloud = await startTestCloud({ env: { MCP_INITIALIZE_RATE_LIMIT: `${RATE},8`, TRUST_PROXY: 'true' } });
     const mcpUrl = `${cloud.url}/api/v1/mcp`;
     const keyOf = async () => (await signupMerchant(cloud.url, { btc_xpub: BIP84_ZPUB })).api_key;
     const [f, g, h] = [await keyOf(), await keyOf(), await keyOf()];
@@ -112,7 +113,8 @@ describe('MCP session starts on Cloud: MCP_INITIALIZE_RATE_LIMIT per merchant an
     const ofG = await connect(mcpUrl, from(g, '198.51.100.3'));
     assert.ok((await ofG.listTools()).tools.length > 0);
     await ofG.close();
-    // F's first address has spent its starts: merchant H is refused there, not from another address.
+    // F's first address has spent its eight tries (five starts, three refused by F's own window):
+    // merchant H is refused there, not from another address.
     assertRefusedForOwner(await initialize(mcpUrl, from(h, '198.51.100.1')), "merchant H from F's spent address");
     assert.equal((await initialize(mcpUrl, from(h, '198.51.100.4'))).status, 200);
   });

@@ -5,7 +5,7 @@ import type { Middleware } from 'koa';
 import type { CloudHealth } from '../../shared/index.ts';
 import type * as z from 'zod';
 import type { Clock } from '../../core/clock.ts';
-import type { RateLimitConfig } from '../../edge/settings.ts';
+import type { InitializeRateLimit, RateLimitConfig } from '../../edge/settings.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { readBodyText, readJsonBody, readJsonBodyWithNumberTexts } from '../../edge/http/json-body.ts';
 import { callLimit, limitRequests, type CallLimit } from '../../edge/http/rate-limit.ts';
@@ -47,7 +47,7 @@ export interface CloudRouteDeps {
   mcpMaxSessions: number;
   mcpMaxSessionsPerOwner: number;
   /** MCP sessions started per minute per merchant and per client address, in windows every instance shares; null: unlimited. */
-  mcpInitializeRateLimit: number | null;
+  mcpInitializeRateLimit: InitializeRateLimit | null;
   metrics: ServiceMetrics;
   /** METRICS_TOKEN; null: GET /metrics answers loopback callers only. */
   metricsToken: string | null;

@@ -7,7 +7,7 @@ import type { McpSessions } from '../../mcp/http-sessions.ts';
 import { readJsonBody } from './json-body.ts';
 import { refuseMissingScope, type OAuthResource } from '../oauth/protected-resource.ts';
 import { missingScope, UNDECLARED, type Principal } from '../oauth/scopes.ts';
-import type { RateLimitConfig } from '../settings.ts';
+import type { InitializeRateLimit, RateLimitConfig } from '../settings.ts';
 import type { RateLimiter } from './sliding-window.ts';
 
 export interface McpEndpointOptions {
@@ -35,10 +35,10 @@ export interface InitializeLimits {
 }
 
 /** The initialize limits of MCP_INITIALIZE_RATE_LIMIT (null: off), their windows kept where `limiter` keeps them. */
-export function initializeLimits(perMinute: number | null, limiter: (name: string, config: RateLimitConfig) => RateLimiter): InitializeLimits | null {
-  if (perMinute === null) return null;
-  const config = { perClient: perMinute, overall: Number.MAX_SAFE_INTEGER };
-  return { perOwner: limiter('mcp-initialize-owner', config), perAddress: limiter('mcp-initialize-address', config) };
+export function initializeLimits(rate: InitializeRateLimit | null, limiter: (name: string, config: RateLimitConfig) => RateLimiter): InitializeLimits | null {
+  if (rate === null) return null;
+  const window = (perClient: number) => ({ perClient, overall: Number.MAX_SAFE_INTEGER });
+  return { perOwner: limiter('mcp-initialize-owner', window(rate.perOwner)), perAddress: limiter('mcp-initialize-address', window(rate.perAddress)) };
 }
 
 /** Refuses an initialize past either window with `too_many_sessions` and its Retry-After. */

@@ -10,7 +10,7 @@ import { invoiceLimit, limitRequests } from '../../edge/http/rate-limit.ts';
 import { createRateLimiter, memoryWindows } from '../../edge/http/sliding-window.ts';
 import type { RouteHandlers } from '../../edge/http/route-table.ts';
 import type { Clock } from '../../core/clock.ts';
-import type { RateLimitConfig } from '../../edge/settings.ts';
+import type { InitializeRateLimit, RateLimitConfig } from '../../edge/settings.ts';
 import type { Logger } from '../../core/log.ts';
 import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
 import { renderQrPng } from '../../mcp/qr.ts';
@@ -36,7 +36,7 @@ export interface RouteDeps {
   mcpMaxSessions: number;
   mcpMaxSessionsPerOwner: number;
   /** MCP sessions started per minute per credential and per client address; null: unlimited. */
-  mcpInitializeRateLimit: number | null;
+  mcpInitializeRateLimit: InitializeRateLimit | null;
   metrics: ServiceMetrics;
   /** METRICS_TOKEN; null: GET /metrics answers loopback callers only. */
   metricsToken: string | null;
