@@ -201,8 +201,8 @@ async function checkMcp(mcpUrl: string, invoiceId: string, credentials: readonly
   return tools.map((tool) => tool.name);
 }
 
-/** An access token for the listener's MCP endpoint with exactly `scope`, approved with the listener's key. */
-async function tokenFor(baseUrl: string, scope: Scope): Promise<string> {
+/** An access token for the MCP endpoint at `mcpPath` with exactly `scope`, approved on the consent page with `key`. */
+async function tokenFor(baseUrl: string, mcpPath: string, key: string, scope: Scope): Promise<string> {
   const registered = await postJson(`${baseUrl}/oauth/register`, { client_name: 'Matrix', redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'] });
   assert.equal(registered.status, 201, registered.text);
   const clientId: string = registered.json.client_id;
@@ -216,9 +216,9 @@ async function tokenFor(baseUrl: string, scope: Scope): Promise<string> {
     code_challenge_method: 'S256',
     scope,
     state: 'matrix',
-    resource: `${baseUrl}/mcp`,
+    resource: `${baseUrl}${mcpPath}`,
   }).toString();
-  const { redirect } = await answerConsent(url, LISTENER_KEY, 'approve');
+  const { redirect } = await answerConsent(url, key, 'approve');
   const code = redirect.searchParams.get('code');
   assert.ok(code, redirect.href);
   const exchanged = await fetch(`${baseUrl}/oauth/token`, {
@@ -241,10 +241,11 @@ describe('the scope matrix: every route, MCP method and tool against every scope
     for (const [tool, scope] of Object.entries(toolScopes)) assert.ok(scope === 'any' || (OAUTH_SCOPES as readonly string[]).includes(scope), `${tool}: ${scope}`);
   });
 
-  describe('Cloud, with scoped API keys', () => {
+  describe('Cloud, with scoped API keys and an OAuth token', () => {
     let cloud: RunningCloud;
     let full: Credential;
     let keys: Credential[];
+    let writeToken: Credential;
     let invoiceId: string;
     before(async () => {
       cloud = await startTestCloud();
@@ -256,6 +257,8 @@ describe('the scope matrix: every route, MCP method and tool against every scope
         assert.equal(issued.status, 201, issued.text);
         keys.push({ name: `a key with only ${scope}`, headers: { 'x-service-api-key': issued.json.api_key }, scopes: [scope] });
       }
+      const token = await tokenFor(cloud.url, '/api/v1/mcp', merchant.api_key, 'invoices:write');
+      writeToken = { name: 'a token with only invoices:write', headers: { authorization: `Bearer ${token}` }, scopes: ['invoices:write'] };
       const invoice = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'btc', amount_sats: 2100 }, full.headers);
       assert.equal(invoice.status, 201, invoice.text);
       invoiceId = invoice.json.invoice_id;
@@ -268,15 +271,16 @@ describe('the scope matrix: every route, MCP method and tool against every scope
       for (const id of await checkRoutes('cloud', cloud.url, invoiceId, [full, ...keys])) triedRoutes.add(`cloud ${id}`);
     });
 
-    test('MCP methods and tools: a create-only key can no longer list invoices; each scope does exactly what is declared', async () => {
-      const writeOnly = keys.find((key) => key.scopes![0] === 'invoices:write')!;
-      const client = await connect(`${cloud.url}/api/v1/mcp`, writeOnly.headers);
-      await expectScope('resources/list with a create-only key', false, () => client.listResources());
-      await client.close();
+    test('MCP methods and tools: a create-only key or token can no longer list invoices; each scope does exactly what is declared', async () => {
+      for (const writeOnly of [keys.find((key) => key.scopes![0] === 'invoices:write')!, writeToken]) {
+        const client = await connect(`${cloud.url}/api/v1/mcp`, writeOnly.headers);
+        await expectScope(`resources/list with ${writeOnly.name}`, false, () => client.listResources());
+        await client.close();
+      }
       const reader = await connect(`${cloud.url}/api/v1/mcp`, keys.find((key) => key.scopes![0] === 'invoices:read')!.headers);
       assert.ok((await reader.listResources()).resources.some((resource) => resource.uri === `invoice://${invoiceId}`));
       await reader.close();
-      for (const tool of await checkMcp(`${cloud.url}/api/v1/mcp`, invoiceId, keys, full.headers)) triedTools.add(tool);
+      for (const tool of await checkMcp(`${cloud.url}/api/v1/mcp`, invoiceId, [...keys, writeToken], full.headers)) triedTools.add(tool);
     });
   });
 
@@ -288,7 +292,7 @@ describe('the scope matrix: every route, MCP method and tool against every scope
     before(async () => {
       listener = await startTestListener({ env: { SERVICE_API_KEY: LISTENER_KEY } });
       tokens = [];
-      for (const scope of OAUTH_SCOPES) tokens.push({ name: `a token with only ${scope}`, headers: { authorization: `Bearer ${await tokenFor(listener.url, scope)}` }, scopes: [scope] });
+      for (const scope of OAUTH_SCOPES) tokens.push({ name: `a token with only ${scope}`, headers: { authorization: `Bearer ${await tokenFor(listener.url, '/mcp', LISTENER_KEY, scope)}` }, scopes: [scope] });
       const invoice = await postJson(`${listener.url}/invoice`, { chain: 'btc', amount_sats: 2100 }, key.headers);
       assert.equal(invoice.status, 201, invoice.text);
       invoiceId = invoice.json.invoice_id;
