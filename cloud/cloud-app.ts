@@ -185,6 +185,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     trustProxy: config.trustProxy,
     mcpAllowedOrigins: config.mcpAllowedOrigins,
     mcpMaxSessions: config.mcpMaxSessions,
+    mcpMaxSessionsPerOwner: config.mcpMaxSessionsPerOwner,
+    mcpInitializeRateLimit: config.mcpInitializeRateLimit,
     metrics,
     metricsToken: config.metricsToken,
     feed,

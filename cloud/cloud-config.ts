@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { BtcNetwork } from '../shared/index.ts';
 import { baseSettingNames, evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB, parseEvmConfig, type BaseConfig } from '../core/base/base-config.ts';
 import { evmChainSpecs } from '../core/base/evm-chains.ts';
-import { blankToUndefined, ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, type Env, type RateLimitConfig } from '../edge/settings.ts';
+import { blankToUndefined, ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, type Env, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
@@ -49,6 +49,10 @@ export interface CloudConfig {
   mcpAllowedOrigins: string[];
   /** Open MCP sessions at most on this instance (MCP_MAX_SESSIONS). */
   mcpMaxSessions: number;
+  /** Open MCP sessions at most per merchant on this instance (MCP_MAX_SESSIONS_PER_OWNER). */
+  mcpMaxSessionsPerOwner: number;
+  /** MCP sessions started per minute per merchant and per client address, across instances (MCP_INITIALIZE_RATE_LIMIT); null: unlimited. */
+  mcpInitializeRateLimit: InitializeRateLimit | null;
   /** Bearer token that opens GET /metrics to non-loopback callers (METRICS_TOKEN); null: loopback only. */
   metricsToken: string | null;
   /** PUBLIC_URL: the base URL clients reach Cloud at (OAuth issuer, MCP resource); null: loopback only. */
@@ -83,6 +87,8 @@ const CloudEnv = z.object({
   TRUST_PROXY: flag,
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
+  MCP_MAX_SESSIONS_PER_OWNER: mcpMaxSessionsPerOwnerSetting,
+  MCP_INITIALIZE_RATE_LIMIT: mcpInitializeRateLimitSetting,
   METRICS_TOKEN: metricsTokenSetting,
   PUBLIC_URL: publicUrlSetting,
   NODE_ENV: z.preprocess(blankToUndefined, z.string().default('development')),
@@ -153,6 +159,8 @@ export function loadCloudConfig(env: Env): CloudConfig {
     trustProxy: raw.TRUST_PROXY,
     mcpAllowedOrigins: raw.MCP_ALLOWED_ORIGINS,
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,
+    mcpMaxSessionsPerOwner: raw.MCP_MAX_SESSIONS_PER_OWNER,
+    mcpInitializeRateLimit: raw.MCP_INITIALIZE_RATE_LIMIT,
     metricsToken: raw.METRICS_TOKEN ?? null,
     nodeEnv: raw.NODE_ENV,
     checkoutBaseUrl: raw.CLOUD_CHECKOUT_BASE_URL ?? null,

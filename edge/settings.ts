@@ -108,6 +108,36 @@ export const publicUrlSetting = z.preprocess(
 /** MCP_MAX_SESSIONS: open MCP sessions at most, each a few kilobytes of memory (default 1000). */
 export const mcpMaxSessionsSetting = z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(1_000));
 
+/**
+ * MCP_MAX_SESSIONS_PER_OWNER: open MCP sessions at most per merchant (Cloud) or per credential
+ * (listener: the key, each OAuth grant), default 100: one owner cannot take the sessions of all.
+ */
+export const mcpMaxSessionsPerOwnerSetting = z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(100));
+
+/** MCP sessions started per minute by one owner, and from one client address. */
+export interface InitializeRateLimit {
+  perOwner: number;
+  perAddress: number;
+}
+
+/**
+ * MCP_INITIALIZE_RATE_LIMIT: MCP sessions started per minute, `<per owner>` or `<per owner>,<per
+ * address>` (default 60,600; a single number allows ten times as many per address, where the
+ * users of one agent platform or NAT share addresses); `off`: unlimited.
+ */
+export const mcpInitializeRateLimitSetting = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .default('60,600')
+    .refine((text) => text === 'off' || /^[1-9]\d{0,6}(,[1-9]\d{0,6})?$/.test(text), 'must be off, <per owner> or <per owner>,<per address> per minute, e.g. 60,600')
+    .transform((text): InitializeRateLimit | null => {
+      if (text === 'off') return null;
+      const [perOwner, perAddress] = text.split(',').map(Number) as [number, number | undefined];
+      return { perOwner, perAddress: perAddress ?? perOwner * 10 };
+    }),
+);
+
 export function parseRateLimit(text: string): RateLimitConfig | null {
   if (text === 'off') return null;
   const match = /^(\d+)(?:,(\d+))?$/.exec(text);

@@ -192,6 +192,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     trustProxy: config.trustProxy,
     mcpAllowedOrigins: config.mcpAllowedOrigins,
     mcpMaxSessions: config.mcpMaxSessions,
+    mcpMaxSessionsPerOwner: config.mcpMaxSessionsPerOwner,
+    mcpInitializeRateLimit: config.mcpInitializeRateLimit,
     metrics,
     metricsToken: config.metricsToken,
     feed,

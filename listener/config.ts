@@ -9,6 +9,8 @@ import {
   ConfigError,
   databaseWaitSetting,
   mcpAllowedOriginsSetting,
+  mcpInitializeRateLimitSetting,
+  mcpMaxSessionsPerOwnerSetting,
   mcpMaxSessionsSetting,
   metricsTokenSetting,
   parseRateLimit,
@@ -16,6 +18,7 @@ import {
   publicUrlSetting,
   wholeNumber,
   type Env,
+  type InitializeRateLimit,
   type RateLimitConfig,
 } from '../edge/settings.ts';
 
@@ -52,6 +55,10 @@ export interface Config {
   mcpAllowedOrigins: string[];
   /** Open MCP sessions at most (MCP_MAX_SESSIONS). */
   mcpMaxSessions: number;
+  /** Open MCP sessions at most per credential: the key, each OAuth grant (MCP_MAX_SESSIONS_PER_OWNER). */
+  mcpMaxSessionsPerOwner: number;
+  /** MCP sessions started per minute, per credential and per client address (MCP_INITIALIZE_RATE_LIMIT); null: unlimited. */
+  mcpInitializeRateLimit: InitializeRateLimit | null;
   /** Bearer token that opens GET /metrics to non-loopback callers (METRICS_TOKEN); null: loopback only. */
   metricsToken: string | null;
   /** PUBLIC_URL: the base URL clients reach this server at (OAuth issuer and resource); null: loopback only. */
@@ -85,6 +92,8 @@ export const settingNames = [
   'TRUST_PROXY',
   'MCP_ALLOWED_ORIGINS',
   'MCP_MAX_SESSIONS',
+  'MCP_MAX_SESSIONS_PER_OWNER',
+  'MCP_INITIALIZE_RATE_LIMIT',
   'METRICS_TOKEN',
   'PUBLIC_URL',
   'MERCHANT_WEBHOOK_URL',
@@ -165,6 +174,8 @@ const EnvSchema = z.object({
   TRUST_PROXY: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')),
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
+  MCP_MAX_SESSIONS_PER_OWNER: mcpMaxSessionsPerOwnerSetting,
+  MCP_INITIALIZE_RATE_LIMIT: mcpInitializeRateLimitSetting,
   METRICS_TOKEN: metricsTokenSetting,
   PUBLIC_URL: publicUrlSetting,
   MERCHANT_WEBHOOK_URL: optionalText,
@@ -250,6 +261,8 @@ export function loadConfig(env: Env): Config {
     trustProxy: raw.TRUST_PROXY === 'true' || raw.TRUST_PROXY === '1',
     mcpAllowedOrigins: raw.MCP_ALLOWED_ORIGINS,
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,
+    mcpMaxSessionsPerOwner: raw.MCP_MAX_SESSIONS_PER_OWNER,
+    mcpInitializeRateLimit: raw.MCP_INITIALIZE_RATE_LIMIT,
     metricsToken: raw.METRICS_TOKEN ?? null,
     publicUrl: raw.PUBLIC_URL ?? null,
     webhook,

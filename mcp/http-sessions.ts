@@ -10,6 +10,11 @@ import { answerWithWebHandler } from './web-handler-bridge.ts';
 export interface McpSessionOptions {
   /** Open sessions at most; an initialize beyond it answers `capacity` until one closes or expires. */
   maxSessions: number;
+  /**
+   * Open sessions at most per owner (a Cloud merchant, a listener credential): an initialize beyond
+   * it answers `too_many_sessions`, so one owner can never take the sessions every other owner needs.
+   */
+  maxSessionsPerOwner: number;
   /** A session with no request for this long is closed (its client then initializes again). */
   idleMs: number;
   logger: Logger;
@@ -64,13 +69,41 @@ export function createMcpSessions(options: McpSessionOptions) {
   const sweeper = setInterval(expireIdle, Math.max(1_000, options.idleMs / 4));
   sweeper.unref();
 
+  /** Initializes under way, by owner: they hold their slot before their session exists. */
+  const opening = new Map<string, number>();
+  const openingTotal = () => [...opening.values()].reduce((sum, count) => sum + count, 0);
+  const ownedBy = (owner: string) => [...sessions.values()].filter((session) => session.owner === owner);
+
+  function refuseBeyondBounds(owner: string): void {
+    const owned = ownedBy(owner);
+    if (owned.length + (opening.get(owner) ?? 0) >= options.maxSessionsPerOwner) {
+      // Free again once the least recently used of its sessions idles out (or sooner, on a DELETE).
+      const freedAt = Math.min(...owned.map((session) => session.lastUsedAt + options.idleMs), now() + options.idleMs);
+      const retryAfterS = Math.max(1, Math.ceil((freedAt - now()) / 1000));
+      throw new ServiceError('too_many_sessions', `This owner already holds ${options.maxSessionsPerOwner} open MCP sessions (MCP_MAX_SESSIONS_PER_OWNER); end one (DELETE) or retry later.`, { retryAfterS });
+    }
+    if (sessions.size + openingTotal() >= options.maxSessions) throw new ServiceError('capacity', 'Too many open MCP sessions; retry shortly.', { retryAfterS: 5 });
+  }
+
   async function open(request: McpRequest): Promise<McpTransport> {
     expireIdle();
-    if (sessions.size >= options.maxSessions) throw new ServiceError('capacity', 'Too many open MCP sessions; retry shortly.', { retryAfterS: 5 });
+    refuseBeyondBounds(request.owner);
+    // Held until the session exists or its initialize is answered without one: concurrent
+    // initializes cannot all pass the bounds before any of them counts.
+    opening.set(request.owner, (opening.get(request.owner) ?? 0) + 1);
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
+      const left = opening.get(request.owner)! - 1;
+      if (left > 0) opening.set(request.owner, left);
+      else opening.delete(request.owner);
+    };
     const server = request.open();
     const web: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
+        release();
         sessions.set(id, { transport, server, owner: request.owner, lastUsedAt: now() });
       },
       onsessionclosed: (id) => {
@@ -79,9 +112,20 @@ export function createMcpSessions(options: McpSessionOptions) {
       },
     });
     const transport: McpTransport = {
-      handleRequest: (req, res, parsedBody) => answerWithWebHandler(req, res, (webRequest) => web.handleRequest(webRequest, { parsedBody })),
+      handleRequest: async (req, res, parsedBody) => {
+        try {
+          await answerWithWebHandler(req, res, (webRequest) => web.handleRequest(webRequest, { parsedBody }));
+        } finally {
+          release();
+        }
+      },
     };
-    await server.connect(web);
+    try {
+      await server.connect(web);
+    } catch (error) {
+      release();
+      throw error;
+    }
     return transport;
   }
 

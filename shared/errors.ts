@@ -92,6 +92,11 @@ export const errorCatalogue = {
     status: 429,
     description: 'Too many invoice requests; the `Retry-After` header says how many seconds to wait.',
   },
+  too_many_sessions: {
+    status: 429,
+    description:
+      'MCP `initialize`: this merchant (Cloud) or credential (listener) already holds its most open sessions (`MCP_MAX_SESSIONS_PER_OWNER`, default 100), or starts sessions faster than `MCP_INITIALIZE_RATE_LIMIT` allows (per owner and per client address). `Retry-After` says how many seconds to wait; end sessions you no longer use (DELETE).',
+  },
   create_failed: { status: 500, description: 'The invoice could not be created (storage failure); nothing was stored.' },
   lookup_failed: { status: 500, description: 'The invoice could not be read (storage failure).' },
   database_unavailable: {

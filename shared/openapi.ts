@@ -202,10 +202,13 @@ function content(body: RouteContent): JsonObject {
 /**
  * Merchant-keyed routes need the key; the listener's create takes one when the listener has one.
  * Cloud operations state even an empty requirement; the listener's public ones inherit the top-level `[]`.
+ * The key's roles are the scope the route declares (OpenAPI 3.1 lets an apiKey requirement name roles);
+ * the MCP endpoint's depend on each message, so it names none.
  */
 function security(route: Route, cloudOnly: boolean): JsonObject {
-  if (route.auth === 'merchant-key') return { security: [{ ApiKey: [] }] };
-  if (route.auth === 'listener-key') return { security: [{ ApiKey: [] }, {}] };
+  const roles = route.scope === 'per-message' || route.scope === 'any' ? [] : [route.scope];
+  if (route.auth === 'merchant-key') return { security: [{ ApiKey: roles }] };
+  if (route.auth === 'listener-key') return { security: [{ ApiKey: roles }, {}] };
   return cloudOnly ? { security: [] } : {};
 }
 
@@ -286,7 +289,8 @@ export function buildOpenApiDocument(): JsonObject {
           type: 'apiKey',
           in: 'header',
           name: 'X-Service-Api-Key',
-          description: 'The listener key (`SERVICE_API_KEY`), compared in constant time.',
+          description:
+            'The listener key (`SERVICE_API_KEY`), compared in constant time, or a Cloud API key. An operation\'s roles name the scope it needs (`invoices:read`, `invoices:write`, or `full-access`: a key without scopes); the listener\'s key holds them all.',
         },
       },
     },

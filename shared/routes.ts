@@ -17,6 +17,7 @@ import {
 } from './cloud.ts';
 import { errorCatalogue, type ErrorCode } from './errors.ts';
 import { Health } from './health.ts';
+import { INVOICES_READ, INVOICES_WRITE, type Scope } from './scopes.ts';
 import { CreatedInvoice, CreateInvoiceRequest, StoredInvoice } from './invoice.ts';
 
 /** Which edition serves a route: the self-hosted listener or the multi-tenant Cloud. */
@@ -28,6 +29,15 @@ export type Surface = 'listener' | 'cloud';
  * a merchant's key `database_unavailable` too (the key is looked up in the database).
  */
 export type RouteAuth = 'public' | 'listener-key' | 'merchant-key';
+
+/**
+ * What a credential must hold to call a route; every route declares it, and a test checks each
+ * declaration against a running server with every scope. `none`: nothing (a public route); a scope;
+ * `full-access`: a key without scopes (account, keys, webhook, billing); `per-message`: each MCP
+ * message needs what its method or tool declares (edge/oauth/scopes.ts); `any`: any credential the
+ * route takes (an MCP session's stream and its end).
+ */
+export type RouteScope = 'none' | Scope | 'full-access' | 'per-message' | 'any';
 
 /** A JSON body is a zod schema with an id (a component); other media types carry a plain JSON Schema. */
 export type RouteContent = { mediaType: 'application/json'; schema: z.ZodType } | { mediaType: string; jsonSchema: Record<string, unknown> };
@@ -55,6 +65,7 @@ export interface Route {
   summary: string;
   description?: string;
   auth: RouteAuth;
+  scope: RouteScope;
   parameters?: readonly RouteParameter[];
   request?: z.ZodType;
   /**
@@ -102,18 +113,20 @@ function mcpRoutes(surface: Surface, path: string, idPrefix: string, auth: Route
       ...common,
       operationId: `${idPrefix}Post`,
       method: 'post',
+      scope: 'per-message',
       summary: 'MCP Streamable HTTP endpoint: send a JSON-RPC message (tools, resources, subscriptions) to an agent session',
-      description: `The Model Context Protocol over Streamable HTTP (the same tools and resources as the stdio server \`service-mcp\`). ${keyRule} Start with \`initialize\` (no session header); its answer carries \`Mcp-Session-Id\`, which later requests must send. A browser \`Origin\` must be listed in \`MCP_ALLOWED_ORIGINS\`; requests without Origin are not browser requests and pass. Tool failures are tool results whose text starts with the stable error code.`,
+      description: `The Model Context Protocol over Streamable HTTP (the same tools and resources as the stdio server \`service-mcp\`). ${keyRule} Start with \`initialize\` (no session header); its answer carries \`Mcp-Session-Id\`, which later requests must send. Sessions are bounded per owner (Cloud: the merchant; listener: the key, or each OAuth grant; \`MCP_MAX_SESSIONS_PER_OWNER\`, default 100), and their starts per owner and per client address (\`MCP_INITIALIZE_RATE_LIMIT\`, default 60 and 600 a minute): past either, 429 \`too_many_sessions\` with \`Retry-After\`; past the server's \`MCP_MAX_SESSIONS\`, 503 \`capacity\`. A browser \`Origin\` must be listed in \`MCP_ALLOWED_ORIGINS\`; requests without Origin are not browser requests and pass. Tool failures are tool results whose text starts with the stable error code.`,
       responses: {
         200: eventStream("The answer to a request, as server-sent events: the request's progress notifications, then its JSON-RPC response."),
         202: { description: 'A notification or a response from the client was accepted; no body.' },
       },
-      errors: ['bad_body', ...refusals, 'capacity'],
+      errors: ['bad_body', ...refusals, 'too_many_sessions', 'capacity'],
     },
     {
       ...common,
       operationId: `${idPrefix}Get`,
       method: 'get',
+      scope: 'any',
       summary: "MCP Streamable HTTP endpoint: the session's stream of server messages (resource updates)",
       description: 'An event stream (`text/event-stream`) carrying `notifications/resources/updated` for subscribed invoices. Requires `Mcp-Session-Id`.',
       responses: { 200: eventStream('Server-sent events, open until the session ends.') },
@@ -123,6 +136,7 @@ function mcpRoutes(surface: Surface, path: string, idPrefix: string, auth: Route
       ...common,
       operationId: `${idPrefix}Delete`,
       method: 'delete',
+      scope: 'any',
       summary: 'MCP Streamable HTTP endpoint: end the session',
       description: 'Closes the session named by `Mcp-Session-Id` and its subscriptions. Idle sessions also close on their own (after 30 minutes without a request).',
       responses: { 200: { description: 'The session is closed; no body.' } },
@@ -152,6 +166,7 @@ function protectedResourceRoute(surface: Surface, mcpPath: string, operationId: 
     summary: `OAuth protected resource metadata of ${mcpPath} (RFC 9728)`,
     description: `Names the endpoint (\`resource\`), its authorization server, the scopes \`invoices:read\` and \`invoices:write\`, and \`bearer_methods_supported: ["header"]\`. ${OAUTH_NOTE}`,
     auth: 'public',
+    scope: 'none',
     responses: { 200: oauthJson('Protected resource metadata.') },
     errors: ['not_found'],
   };
@@ -167,6 +182,7 @@ const oauthRoutes: Route[] = [
     summary: "OAuth protected resource metadata of the server's MCP endpoint (RFC 9728)",
     description: `The same document as the path-suffixed address. ${OAUTH_NOTE}`,
     auth: 'public',
+    scope: 'none',
     responses: { 200: oauthJson('Protected resource metadata.') },
     errors: ['not_found'],
   },
@@ -180,6 +196,7 @@ const oauthRoutes: Route[] = [
     summary: 'OAuth authorization server metadata (RFC 8414)',
     description: `Endpoints, \`code_challenge_methods_supported: ["S256"]\`, \`client_id_metadata_document_supported: true\`. ${OAUTH_NOTE}`,
     auth: 'public',
+    scope: 'none',
     responses: { 200: oauthJson('Authorization server metadata.') },
     errors: ['not_found'],
   },
@@ -191,6 +208,7 @@ const oauthRoutes: Route[] = [
     summary: 'OAuth authorization endpoint: authorization code with PKCE S256, `resource` required',
     description: `Query: \`response_type=code\`, \`client_id\` (a registered id, or an https URL of a Client ID Metadata Document), \`redirect_uri\`, \`code_challenge\` + \`code_challenge_method=S256\`, \`scope\`, \`state\`, and \`resource\` = the MCP endpoint URL. Sends the browser to the consent page, where the merchant signs in with an API key and approves or denies; then back to \`redirect_uri\` with \`code\` or \`error\`. An unregistered \`redirect_uri\` gets an error page and no redirect. ${OAUTH_NOTE}`,
     auth: 'public',
+    scope: 'none',
     // A redirect endpoint (RFC 6749): its only answers are the redirect and an error page whose 4xx
     // status oidc-provider picks by the error, hence `default` rather than one status.
     responses: {
@@ -208,6 +226,7 @@ const oauthRoutes: Route[] = [
     summary: 'OAuth token endpoint: code exchange (with code_verifier) and refresh (rotating)',
     description: `Form body. \`grant_type=authorization_code\` with \`code\`, \`code_verifier\`, \`redirect_uri\`, \`client_id\`; or \`grant_type=refresh_token\`. Access tokens live 15 minutes and are accepted only by the MCP endpoint named in \`resource\`; each refresh returns a new refresh token and a reused one revokes the grant. A reused code fails and revokes what it issued. ${OAUTH_NOTE}`,
     auth: 'public',
+    scope: 'none',
     responses: {
       200: oauthJson('access_token, token_type, expires_in, refresh_token, scope.'),
       400: oauthError('An OAuth error: `invalid_request`, `invalid_grant` (an unknown, used or expired code or refresh token, a wrong code_verifier), `invalid_target`.'),
@@ -222,6 +241,7 @@ const oauthRoutes: Route[] = [
     summary: 'OAuth dynamic client registration (RFC 7591)',
     description: `JSON client metadata: at most 10 \`redirect_uris\`, a \`client_name\` of at most 200 characters. Throttled per client address (429 \`too_many_requests\` with Retry-After). ${OAUTH_NOTE}`,
     auth: 'public',
+    scope: 'none',
     responses: {
       201: oauthJson('The registered client, with its client_id.'),
       400: oauthError('An OAuth error: `invalid_redirect_uri`, `invalid_client_metadata`.'),
@@ -237,6 +257,7 @@ const oauthRoutes: Route[] = [
     summary: 'OAuth token revocation (RFC 7009)',
     description: `Form body \`token\` (an access or refresh token) and \`client_id\`. The token stops working at once. ${OAUTH_NOTE}`,
     auth: 'public',
+    scope: 'none',
     responses: {
       200: { description: 'Revoked (or already unknown); no body.' },
       400: oauthError('An OAuth error: `invalid_request` (no client_id).'),
@@ -260,6 +281,7 @@ export const routeTable: readonly Route[] = [
     description:
       'Requires `X-Service-Api-Key` when the listener has `SERVICE_API_KEY` set. Rate limited per client IP and overall (default 30/min and 300/min).',
     auth: 'listener-key',
+    scope: INVOICES_WRITE,
     request: CreateInvoiceRequest,
     responses: { 201: json(CreatedInvoice, 'The invoice, in the Bitcoin or Base shape.') },
     errors: createErrors,
@@ -273,6 +295,7 @@ export const routeTable: readonly Route[] = [
     description:
       'No key required. A pending invoice past `expires_at` reads as `expired`. Use it to refresh a checkout page or reconcile after a missed webhook; poll sparingly.',
     auth: 'public',
+    scope: 'none',
     parameters: [invoiceId],
     responses: { 200: json(StoredInvoice, 'The stored invoice.') },
     errors: readErrors,
@@ -286,6 +309,7 @@ export const routeTable: readonly Route[] = [
     description:
       'No key; public and CORS-open, like Cloud `GET /api/v1/checkout/{id}`. Display-only fields: never an xpub, secret, key or email. A pending invoice past `expires_at` reads as `expired`. The checkout page polls it every 5 s until the status is final.',
     auth: 'public',
+    scope: 'none',
     parameters: [invoiceId],
     responses: { 200: json(CheckoutView, 'The checkout view, in the Bitcoin or Base shape.') },
     errors: readErrors,
@@ -298,6 +322,7 @@ export const routeTable: readonly Route[] = [
     summary: "An invoice's checkout view, live (Server-Sent Events)",
     description: checkoutEventsDescription,
     auth: 'public',
+    scope: 'none',
     parameters: [invoiceId],
     responses: { 200: eventStream('`event: view` messages whose data is the checkout view.') },
     errors: ['not_found', 'lookup_failed', 'database_unavailable'],
@@ -312,6 +337,7 @@ export const routeTable: readonly Route[] = [
     description:
       "Shop name, exact amount, address with copy buttons, the QR code of `qr_uri` (SVG made by the service), a countdown to expiry and the live status. Give the payer this link. Served with a strict Content-Security-Policy (only this origin's own script, stylesheet and JSON).",
     auth: 'public',
+    scope: 'none',
     parameters: [invoiceId],
     responses: {
       200: html('The page.'),
@@ -327,6 +353,7 @@ export const routeTable: readonly Route[] = [
     surfaces: ['listener'],
     summary: 'Liveness and chain-watcher state',
     auth: 'public',
+    scope: 'none',
     responses: { 200: json(Health, 'Health object.') },
     errors: ['internal_error'],
   },
@@ -337,6 +364,7 @@ export const routeTable: readonly Route[] = [
     surfaces: ['listener'],
     summary: 'This document',
     auth: 'public',
+    scope: 'none',
     responses: { 200: openApiDocument },
     errors: [],
   },
@@ -347,6 +375,7 @@ export const routeTable: readonly Route[] = [
     surfaces: ['listener'],
     summary: 'Plain-text summary of the API for language models (llmstxt.org format)',
     auth: 'public',
+    scope: 'none',
     responses: { 200: llmsText },
     errors: [],
   },
@@ -359,6 +388,7 @@ export const routeTable: readonly Route[] = [
     description:
       'Counters, gauges and histograms of invoices, chain watchers, chain sources, webhook deliveries, MCP and HTTP, plus process metrics. No label carries a merchant id, email, address or key. Answered to loopback callers only, or, with `METRICS_TOKEN` set, to any caller sending `Authorization: Bearer <METRICS_TOKEN>`; anyone else gets 401 `unauthorized`.',
     auth: 'public',
+    scope: 'none',
     responses: { 200: prometheusText },
     errors: ['unauthorized'],
   },
@@ -371,6 +401,7 @@ export const routeTable: readonly Route[] = [
     summary: 'Create a Cloud account (Free plan)',
     description: 'Throttled per client IP. `api_key` and `webhook_secret` are shown once; only a hash of the key is stored.',
     auth: 'public',
+    scope: 'none',
     request: SignupRequest,
     responses: { 201: json(SignupResponse, 'The account id and its API key.') },
     errors: ['bad_body', 'invalid_email', 'invalid_shop_name', 'no_receive_method', 'private_key_rejected', 'invalid_xpub', 'invalid_address', 'invalid_webhook_url', 'email_taken', 'rate_limited', 'database_unavailable'],
@@ -382,6 +413,7 @@ export const routeTable: readonly Route[] = [
     surfaces: ['cloud'],
     summary: 'The account of the API key',
     auth: 'merchant-key',
+    scope: 'full-access',
     responses: { 200: json(Account, 'No secrets.') },
     errors: [],
   },
@@ -394,6 +426,7 @@ export const routeTable: readonly Route[] = [
     description:
       'Needs a full-access key. A scoped key works on `/api/v1` and `/api/v1/mcp` within its scopes: `invoices:read` for GET /invoice/{id}, GET /invoices and the reading MCP tools and resources; `invoices:write` for POST /invoice and create_invoice. Anything else (account, webhook, billing, keys, the dashboard) needs a full-access key; a scoped key gets 403 `insufficient_scope`.',
     auth: 'merchant-key',
+    scope: 'full-access',
     request: CreateKeyRequest,
     responses: { 201: json(CreatedKey, 'The new key, shown once.') },
     errors: ['bad_body', 'invalid_key_request'],
@@ -405,6 +438,7 @@ export const routeTable: readonly Route[] = [
     surfaces: ['cloud'],
     summary: "The merchant's invoices, most recent first",
     auth: 'merchant-key',
+    scope: INVOICES_READ,
     parameters: [{ name: 'limit', in: 'query', required: false, jsonSchema: { type: 'integer', default: 25 }, description: 'Clamped to 1-100.' }],
     responses: { 200: json(InvoiceList, 'Most recent first.') },
     errors: [],
@@ -417,6 +451,7 @@ export const routeTable: readonly Route[] = [
     summary: 'Save the webhook URL; issues a fresh signing secret',
     description: 'https, default port, host resolving only to public addresses (checked now and before every delivery). The previous secret stops signing.',
     auth: 'merchant-key',
+    scope: 'full-access',
     request: WebhookSettingRequest,
     responses: { 200: json(WebhookSettingResponse, 'The saved URL and the new secret (shown once).') },
     errors: ['bad_body', 'invalid_webhook_url'],
@@ -428,6 +463,7 @@ export const routeTable: readonly Route[] = [
     surfaces: ['cloud'],
     summary: 'Plan catalogue',
     auth: 'public',
+    scope: 'none',
     responses: { 200: json(PlanCatalogue, 'Plans, payment methods, transaction fee (0).') },
     errors: [],
   },
@@ -440,6 +476,7 @@ export const routeTable: readonly Route[] = [
     description:
       '`crypto`: a Base stablecoin invoice whose hosted page is `checkout_url`; once it confirms the plan runs 30 days (a renewal of the same plan adds to the remaining time). `card`: a card processor page.',
     auth: 'merchant-key',
+    scope: 'full-access',
     request: BillingCheckoutRequest,
     responses: { 200: json(BillingCheckoutResponse, 'Where to pay.') },
     errors: ['bad_body', 'unknown_plan', 'method_unavailable', 'card_provider_error'],
@@ -451,6 +488,7 @@ export const routeTable: readonly Route[] = [
     surfaces: ['cloud'],
     summary: "Stripe's event delivery (card subscriptions), verified by its Stripe-Signature over the raw body",
     auth: 'public',
+    scope: 'none',
     responses: { 200: { description: '{received: true, outcome}.', content: { mediaType: 'application/json', jsonSchema: { type: 'object' } } } },
     errors: ['bad_body', 'method_unavailable', 'database_unavailable'],
     unlisted: "Only Stripe calls it, at the address set in Stripe's dashboard: it is not part of the merchant API.",
@@ -463,6 +501,7 @@ export const routeTable: readonly Route[] = [
     summary: "Create a pending invoice for the key's merchant",
     description: "Same body as the listener POST /invoice. Rate limited per API key (60/min sliding window); 402 at the plan's monthly cap.",
     auth: 'merchant-key',
+    scope: INVOICES_WRITE,
     request: CreateInvoiceRequest,
     responses: { 201: json(CloudCreatedInvoice, 'The invoice plus checkout_url when hosted checkout is enabled.') },
     errors: [...createErrors, 'plan_limit_reached'],
@@ -475,6 +514,7 @@ export const routeTable: readonly Route[] = [
     summary: "Read one of the merchant's invoices",
     description: "Another merchant's invoice answers 404 `not_found`, exactly like a missing one.",
     auth: 'merchant-key',
+    scope: INVOICES_READ,
     parameters: [invoiceId],
     responses: { 200: json(StoredInvoice, 'The stored invoice.') },
     errors: readErrors,
@@ -486,6 +526,7 @@ export const routeTable: readonly Route[] = [
     surfaces: ['cloud'],
     summary: 'Public display view of an invoice (CORS open)',
     auth: 'public',
+    scope: 'none',
     parameters: [invoiceId],
     responses: { 200: json(CheckoutView, 'Display-only fields.') },
     errors: ['not_found', 'database_unavailable'],
@@ -498,6 +539,7 @@ export const routeTable: readonly Route[] = [
     summary: 'Public display view of an invoice, live (Server-Sent Events)',
     description: checkoutEventsDescription,
     auth: 'public',
+    scope: 'none',
     parameters: [invoiceId],
     responses: { 200: eventStream('`event: view` messages whose data is the display view.') },
     errors: ['not_found', 'database_unavailable'],
@@ -509,6 +551,7 @@ export const routeTable: readonly Route[] = [
     surfaces: ['cloud'],
     summary: 'Cloud liveness',
     auth: 'public',
+    scope: 'none',
     responses: { 200: json(CloudHealth, '{ok, service, ts}.') },
     errors: [],
   },
@@ -519,6 +562,7 @@ export const routeTable: readonly Route[] = [
     surfaces: ['cloud'],
     summary: 'This document',
     auth: 'public',
+    scope: 'none',
     responses: { 200: openApiDocument },
     errors: [],
   },
@@ -529,6 +573,7 @@ export const routeTable: readonly Route[] = [
     surfaces: ['cloud'],
     summary: 'Plain-text summary of the API for language models (llmstxt.org format)',
     auth: 'public',
+    scope: 'none',
     responses: { 200: llmsText },
     errors: [],
   },

@@ -72,6 +72,21 @@ describe('config', () => {
     assert.equal(config.trustProxy, false);
   });
 
+  it('bounds MCP sessions per owner and their starts per owner and address: defaults, forms, refusals', () => {
+    for (const config of [loadConfig({}), loadCloudConfig({})]) {
+      assert.equal(config.mcpMaxSessions, 1000);
+      assert.equal(config.mcpMaxSessionsPerOwner, 100);
+      assert.deepEqual(config.mcpInitializeRateLimit, { perOwner: 60, perAddress: 600 });
+    }
+    assert.deepEqual(loadConfig({ MCP_INITIALIZE_RATE_LIMIT: '5' }).mcpInitializeRateLimit, { perOwner: 5, perAddress: 50 });
+    assert.deepEqual(loadConfig({ MCP_INITIALIZE_RATE_LIMIT: '5,7' }).mcpInitializeRateLimit, { perOwner: 5, perAddress: 7 });
+    assert.equal(loadCloudConfig({ MCP_INITIALIZE_RATE_LIMIT: 'off' }).mcpInitializeRateLimit, null);
+    assert.deepEqual(problemsOf({ MCP_INITIALIZE_RATE_LIMIT: '0', MCP_MAX_SESSIONS_PER_OWNER: 'many' }), [
+      'MCP_MAX_SESSIONS_PER_OWNER must be a whole number between 1 and 100000, got "many"',
+      'MCP_INITIALIZE_RATE_LIMIT must be off, <per owner> or <per owner>,<per address> per minute, e.g. 60,600, got "0"',
+    ]);
+  });
+
   it('derives the network and explorer from the key', () => {
     const config = loadConfig({ MERCHANT_BTC_XPUB: BIP84_ZPUB });
     assert.equal(config.btc?.accountKey.network, 'mainnet');

@@ -23,11 +23,11 @@ const rpc = (message: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0
 const INITIALIZE = rpc({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'contract', version: '1' } } });
 
 /**
- * Every documented answer of the MCP endpoint at `path` (served with MCP_MAX_SESSIONS=1): a session,
- * a notification, its event stream, its end, and each refusal. `send` checks an answer against the
+ * Every documented answer of the MCP endpoint at `path` (served with MCP_MAX_SESSIONS=1 and
+ * MCP_INITIALIZE_RATE_LIMIT=3): a session, a notification, its event stream, its end, and each refusal. `send` checks an answer against the
  * document; the open event stream is checked from its status and headers.
  */
-async function exerciseMcp(baseUrl: string, path: string, key: Record<string, string>, send: (method: string, path: string, options: Parameters<typeof exchange>[3]) => Promise<Answer & { json(): any }>, check: (answer: Answer) => void) {
+async function exerciseMcp(baseUrl: string, path: string, key: Record<string, string>, send: (method: string, path: string, options: Parameters<typeof exchange>[3]) => Promise<Answer & { json(): any; headers: Headers }>, check: (answer: Answer) => void) {
   const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...key, ...MCP_ACCEPT }, body: INITIALIZE });
   const opened = { method: 'POST', path, status: response.status, contentType: response.headers.get('content-type') ?? '', body: await response.text() };
   check(opened);
@@ -49,6 +49,14 @@ async function exerciseMcp(baseUrl: string, path: string, key: Record<string, st
     assert.equal((await send(method, `${path}?${OVERLONG_ID}`, { headers: session, body })).status, 431, method);
   }
   assert.equal((await send('DELETE', path, { headers: session })).status, 200);
+  // Session starts are rate-limited: past three a minute, 429 too_many_sessions with Retry-After.
+  let throttled;
+  for (let i = 0; i < 5 && !throttled; i++) {
+    const answer = await send('POST', path, { headers: { ...key, ...MCP_ACCEPT }, body: INITIALIZE });
+    if (answer.status === 429) throttled = answer;
+  }
+  assert.equal(throttled?.json().error.code, 'too_many_sessions');
+  assert.ok(Number(throttled?.headers.get('retry-after')) >= 1);
 }
 
 type Send = (method: string, path: string, options?: Parameters<typeof exchange>[3]) => Promise<Answer & { json(): any; headers: Headers }>;
@@ -269,7 +277,7 @@ describe('real answers of every listener operation and documented status match t
   });
 
   it('the MCP endpoint: a session and every refusal', async () => {
-    const listener = await startTestListener({ env: { SERVICE_API_KEY: LISTENER_KEY, MCP_MAX_SESSIONS: '1' } });
+    const listener = await startTestListener({ env: { SERVICE_API_KEY: LISTENER_KEY, MCP_MAX_SESSIONS: '1', MCP_INITIALIZE_RATE_LIMIT: '3' } });
     listeners.push(listener);
     await exerciseMcp(listener.url, '/mcp', { 'X-Service-Api-Key': LISTENER_KEY }, (method, path, options) => send(listener.url, method, path, options), (answer) => check.check(answer));
   });
@@ -545,7 +553,7 @@ describe('real answers of every Cloud operation and documented status match the 
   });
 
   it('the MCP endpoint: a session and every refusal', async () => {
-    const small = await startTestCloud({ env: { MCP_MAX_SESSIONS: '1' } });
+    const small = await startTestCloud({ env: { MCP_MAX_SESSIONS: '1', MCP_INITIALIZE_RATE_LIMIT: '3' } });
     try {
       const merchant = await signupMerchant(small.url, { btc_xpub: BIP84_ZPUB });
       await exerciseMcp(small.url, api('/mcp'), { 'X-Service-Api-Key': merchant.api_key }, (method, path, options) => send(method, path, options, small.url), (answer) => check.check(answer));

@@ -25,7 +25,7 @@ describe('MCP HTTP sessions: bounded, closed when idle', () => {
   const streamsOpened = async (count: number) => {
     while (streams < count) await new Promise<void>((resolve) => (streamOpened = resolve));
   };
-  const sessions = createMcpSessions({ maxSessions: 2, idleMs: IDLE_MS, logger: silentLogger, now: () => now });
+  const sessions = createMcpSessions({ maxSessions: 2, maxSessionsPerOwner: 10, idleMs: IDLE_MS, logger: silentLogger, now: () => now });
   const server = createServer(async (req, res) => {
     const body = req.method === 'POST' ? await bodyOf(req) : undefined;
     if (req.method === 'GET') {
@@ -78,5 +78,81 @@ describe('MCP HTTP sessions: bounded, closed when idle', () => {
     assert.equal(sessions.size, 2);
     await assert.rejects(idle.ping(), /404|No such MCP session/);
     await active.ping();
+  });
+});
+
+describe('MCP HTTP sessions: bounded per owner, so one owner cannot take the others\' sessions', () => {
+  let now = 1_000_000;
+  const GLOBAL = 10;
+  const PER_OWNER = 3;
+  const sessions = createMcpSessions({ maxSessions: GLOBAL, maxSessionsPerOwner: PER_OWNER, idleMs: IDLE_MS, logger: silentLogger, now: () => now });
+  const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  const server = createServer(async (req, res) => {
+    const body = req.method === 'POST' ? await bodyOf(req) : undefined;
+    try {
+      const transport = await sessions.transportFor({
+        method: req.method as 'GET' | 'POST' | 'DELETE',
+        sessionId: req.headers['mcp-session-id'] as string | undefined,
+        owner: String(req.headers['x-owner']),
+        body,
+        open: () => new McpServer({ name: 'sessions-test', version: '1.0.0' }),
+      });
+      await transport.handleRequest(req, res, body);
+    } catch (error) {
+      const known = error instanceof ServiceError ? error : null;
+      const status = known ? ({ too_many_sessions: 429, capacity: 503, not_found: 404 } as Record<string, number>)[known.code] ?? 400 : 500;
+      res.writeHead(status, known?.extra.retryAfterS === undefined ? {} : { 'retry-after': String(known.extra.retryAfterS) }).end(JSON.stringify({ code: known?.code }));
+    }
+  });
+  let url: string;
+  const open = (owner: string) =>
+    fetch(url, { method: 'POST', headers: { 'x-owner': owner, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: initialize }).then(async (response) => ({
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      sessionId: response.headers.get('mcp-session-id'),
+      body: await response.text(),
+    }));
+  const end = (owner: string, sessionId: string) => fetch(url, { method: 'DELETE', headers: { 'x-owner': owner, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' } });
+
+  before(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  });
+  after(async () => {
+    await sessions.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  test('40 concurrent initializes of one owner: exactly its bound open, the rest get 429 too_many_sessions with Retry-After; another owner still opens', async () => {
+    const answers = await Promise.all(Array.from({ length: 40 }, () => open('a')));
+    const opened = answers.filter((answer) => answer.status === 200);
+    const refused = answers.filter((answer) => answer.status === 429);
+    assert.equal(opened.length, PER_OWNER, JSON.stringify(answers.map((answer) => answer.status)));
+    assert.equal(refused.length, 40 - PER_OWNER);
+    for (const answer of refused) {
+      assert.equal(JSON.parse(answer.body).code, 'too_many_sessions');
+      // The owner's sessions free up when the least recently used idles out: IDLE_MS from now.
+      assert.equal(answer.retryAfter, String(IDLE_MS / 1000));
+    }
+    assert.equal(sessions.size, PER_OWNER);
+
+    const other = await open('b');
+    assert.equal(other.status, 200, other.body);
+    assert.equal(sessions.size, PER_OWNER + 1);
+
+    // Ending one of its sessions gives the owner one back.
+    assert.equal((await end('a', opened[0]!.sessionId!)).status, 200);
+    assert.equal((await open('a')).status, 200);
+    assert.equal((await open('a')).status, 429);
+  });
+
+  test('the global bound still holds over all owners together (503 capacity)', async () => {
+    // a holds 3, b holds 1: six more owners of one session each reach the bound of 10.
+    for (let owner = 0; owner < GLOBAL - PER_OWNER - 1; owner++) assert.equal((await open(`o${owner}`)).status, 200);
+    assert.equal(sessions.size, GLOBAL);
+    const beyond = await open('late');
+    assert.equal(beyond.status, 503);
+    assert.equal(JSON.parse(beyond.body).code, 'capacity');
   });
 });

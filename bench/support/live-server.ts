@@ -30,6 +30,9 @@ const cloudEnv = (esplora: string) => ({
   CLOUD_SIGNUP_RATE_LIMIT: 'off',
   CLOUD_INVOICE_RATE_LIMIT: 'off',
   MCP_MAX_SESSIONS: '5000',
+  // One merchant opens every session of the bench, as fast as it can.
+  MCP_MAX_SESSIONS_PER_OWNER: '5000',
+  MCP_INITIALIZE_RATE_LIMIT: 'off',
 });
 
 let stop: () => Promise<void>;
@@ -48,6 +51,8 @@ if (mode === 'listener') {
     BTC_ESPLORA_SELF_HOSTED: 'true',
     SERVICE_RATE_LIMIT: 'off',
     MCP_MAX_SESSIONS: '5000',
+    MCP_MAX_SESSIONS_PER_OWNER: '5000',
+    MCP_INITIALIZE_RATE_LIMIT: 'off',
   });
   // The watcher passes when told (below), not on a timer: idle means idle.
   const listener: RunningListener = await startListener(config, { logger: silentLogger, btcPollIntervalMs: 3_600_000 });

@@ -5,7 +5,7 @@ import type { Middleware } from 'koa';
 import type { CloudHealth } from '../../shared/index.ts';
 import type * as z from 'zod';
 import type { Clock } from '../../core/clock.ts';
-import type { RateLimitConfig } from '../../edge/settings.ts';
+import type { InitializeRateLimit, RateLimitConfig } from '../../edge/settings.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { readBodyText, readJsonBody, readJsonBodyWithNumberTexts } from '../../edge/http/json-body.ts';
 import { callLimit, limitRequests, type CallLimit } from '../../edge/http/rate-limit.ts';
@@ -15,7 +15,6 @@ import { STRIPE_WEBHOOK_MAX_BYTES, type StripeEventOutcome } from '../stripe-web
 import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
 import { keyPrincipal, requireKeyScope, requireMerchantKey } from './auth.ts';
 import { parseKeyLabel, parseKeyScopes } from '../api-keys.ts';
-import { INVOICES_READ, INVOICES_WRITE } from '../../edge/oauth/scopes.ts';
 import { findMerchant } from '../merchant.repository.ts';
 import { oauthRouteHandlers, type EndpointOAuth } from '../../edge/oauth/endpoint-oauth.ts';
 import { requireMcpCredentials } from '../../edge/oauth/protected-resource.ts';
@@ -29,7 +28,7 @@ import { renderQrPng } from '../../mcp/qr.ts';
 import { createServer as createMcpServer } from '../../mcp/server.ts';
 import type { StatusFeed } from '../../core/invoices/status-feed.ts';
 import { feedUpdates } from '../../mcp/invoice-watch.ts';
-import { mcpHandlers } from '../../edge/http/mcp-endpoint.ts';
+import { initializeLimits, mcpHandlers } from '../../edge/http/mcp-endpoint.ts';
 import { cloudMcpClient } from '../mcp-client.ts';
 
 export interface CloudRouteDeps {
@@ -46,6 +45,9 @@ export interface CloudRouteDeps {
   /** Browser origins allowed to call /api/v1/mcp. */
   mcpAllowedOrigins: readonly string[];
   mcpMaxSessions: number;
+  mcpMaxSessionsPerOwner: number;
+  /** MCP sessions started per minute per merchant and per client address, in windows every instance shares; null: unlimited. */
+  mcpInitializeRateLimit: InitializeRateLimit | null;
   metrics: ServiceMetrics;
   /** METRICS_TOKEN; null: GET /metrics answers loopback callers only. */
   metricsToken: string | null;
@@ -83,10 +85,19 @@ export function checkoutPreflight(): Router {
   });
 }
 
+/** What the table declares a keyed route needs of its key: a scope, or null for a full-access key. */
+function keyScopeOf(operationId: string): string | null {
+  const { scope } = routeTable.find((route) => route.operationId === operationId)!;
+  if (scope === 'full-access') return null;
+  if (scope === 'invoices:read' || scope === 'invoices:write') return scope;
+  throw new Error(`${operationId} takes a merchant key but declares the scope ${scope}`);
+}
+
 /** Cloud's `/api/v1` routes by operation id (the documents and the checkout page are added by the app). */
 export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
-  const keyed = requireMerchantKey(deps.db);
-  const fullAccess = requireKeyScope(null);
+  const requireKey = requireMerchantKey(deps.db);
+  // The key, then the scope its route declares in the table.
+  const keyed = (operationId: string) => [requireKey, requireKeyScope(keyScopeOf(operationId))];
   const invoiceLimit = limited(
     deps,
     'invoice',
@@ -97,7 +108,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
   const perIp = limitRequests(signupLimit(deps), (ctx) => ctx.ip);
   const { cloud } = deps;
   const logger = deps.logger.child({ component: 'mcp' });
-  const sessions = createMcpSessions({ maxSessions: deps.mcpMaxSessions, idleMs: MCP_IDLE_MS, logger });
+  const sessions = createMcpSessions({ maxSessions: deps.mcpMaxSessions, maxSessionsPerOwner: deps.mcpMaxSessionsPerOwner, idleMs: MCP_IDLE_MS, logger });
   countMcpSessions(deps.metrics, () => sessions.size);
   const onToolCall = (tool: string, outcome: 'ok' | 'error') => deps.metrics.mcpToolCalls.inc({ tool, outcome });
   const mcp = mcpHandlers({
@@ -121,6 +132,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
       touched: deps.oauth.touched,
     }),
     ownerOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id,
+    initializeLimits: initializeLimits(deps.mcpInitializeRateLimit, (name, config) => createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config })),
     open: (ctx) => {
       const client = cloudMcpClient({ ...deps, merchant: ctx.state.merchant, keyHash: ctx.state.keyHash, limit: invoiceLimit, logger });
       return createMcpServer({ listener: client, updates: feedUpdates(deps.feed, ctx.state.merchant.merchant_id), renderQr: renderQrPng, logger, onToolCall });
@@ -137,15 +149,13 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
       },
     ],
     cloudMe: [
-      keyed,
-      fullAccess,
+      ...keyed('cloudMe'),
       async (ctx) => {
         ctx.body = await cloud.me(ctx.state.merchant);
       },
     ],
     cloudCreateKey: [
-      keyed,
-      fullAccess,
+      ...keyed('cloudCreateKey'),
       async (ctx) => {
         const body = (await readJsonBody(ctx)) as { label?: unknown; scopes?: unknown };
         const label = parseKeyLabel(body?.label);
@@ -157,15 +167,13 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
       },
     ],
     cloudListInvoices: [
-      keyed,
-      requireKeyScope(INVOICES_READ),
+      ...keyed('cloudListInvoices'),
       async (ctx) => {
         ctx.body = await cloud.listInvoices(ctx.state.merchant, ctx.query.limit);
       },
     ],
     cloudSetWebhook: [
-      keyed,
-      fullAccess,
+      ...keyed('cloudSetWebhook'),
       async (ctx) => {
         ctx.body = await cloud.setWebhook(ctx.state.merchant, await readJsonBody(ctx));
       },
@@ -174,8 +182,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
       ctx.body = cloud.plans();
     },
     cloudBillingCheckout: [
-      keyed,
-      fullAccess,
+      ...keyed('cloudBillingCheckout'),
       async (ctx) => {
         ctx.body = await cloud.billingCheckout(ctx.state.merchant, await readJsonBody(ctx));
       },
@@ -187,8 +194,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
       ctx.body = { received: true, outcome: await deps.stripeWebhook(rawBody, ctx.get('Stripe-Signature')) };
     },
     cloudCreateInvoice: [
-      keyed,
-      requireKeyScope(INVOICES_WRITE),
+      ...keyed('cloudCreateInvoice'),
       perKey,
       async (ctx) => {
         const { body, numberTexts } = await readJsonBodyWithNumberTexts(ctx);
@@ -197,8 +203,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
       },
     ],
     cloudGetInvoice: [
-      keyed,
-      requireKeyScope(INVOICES_READ),
+      ...keyed('cloudGetInvoice'),
       async (ctx) => {
         ctx.body = await cloud.getInvoice(ctx.state.merchant, ctx.params.id!);
       },

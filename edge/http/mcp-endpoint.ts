@@ -1,11 +1,14 @@
 import type { Context, Middleware } from 'koa';
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../../core/errors.ts';
 import type { McpSessions } from '../../mcp/http-sessions.ts';
 import { readJsonBody } from './json-body.ts';
 import { refuseMissingScope, type OAuthResource } from '../oauth/protected-resource.ts';
-import { missingScope, type Principal } from '../oauth/scopes.ts';
+import { missingScope, UNDECLARED, type Principal } from '../oauth/scopes.ts';
+import type { InitializeRateLimit, RateLimitConfig } from '../settings.ts';
+import type { RateLimiter } from './sliding-window.ts';
 
 export interface McpEndpointOptions {
   sessions: McpSessions;
@@ -17,10 +20,33 @@ export interface McpEndpointOptions {
   authorize: Middleware;
   /** The endpoint's OAuth side, for the step-up challenge of a call outside the token's scopes. */
   oauth(ctx: Context): Promise<OAuthResource | null>;
-  /** Who owns the sessions this request may use: its merchant, or the listener's one key. */
+  /** Who owns the sessions this request may use, each within its bound: its merchant, or its credential on the listener. */
   ownerOf(ctx: Context): string;
+  /** How fast sessions may start, per owner and per client address; null: unlimited. */
+  initializeLimits: InitializeLimits | null;
   /** The MCP server of a new session, its tools bound to this request's caller. */
   open(ctx: Context): McpServer;
+}
+
+/** Session starts per minute: one window per owner, one per client address, and no shared one to fill. */
+export interface InitializeLimits {
+  perOwner: RateLimiter;
+  perAddress: RateLimiter;
+}
+
+/** The initialize limits of MCP_INITIALIZE_RATE_LIMIT (null: off), their windows kept where `limiter` keeps them. */
+export function initializeLimits(rate: InitializeRateLimit | null, limiter: (name: string, config: RateLimitConfig) => RateLimiter): InitializeLimits | null {
+  if (rate === null) return null;
+  const window = (perClient: number) => ({ perClient, overall: Number.MAX_SAFE_INTEGER });
+  return { perOwner: limiter('mcp-initialize-owner', window(rate.perOwner)), perAddress: limiter('mcp-initialize-address', window(rate.perAddress)) };
+}
+
+/** Refuses an initialize past either window with `too_many_sessions` and its Retry-After. */
+async function admitInitialize(limits: InitializeLimits, owner: string, address: string): Promise<void> {
+  for (const [limiter, client, who] of [[limits.perAddress, address, 'this address'], [limits.perOwner, owner, 'this owner']] as const) {
+    const retryAfterS = await limiter.take(client);
+    if (retryAfterS > 0) throw new ServiceError('too_many_sessions', `Too many MCP sessions started from ${who} (MCP_INITIALIZE_RATE_LIMIT); retry in ${retryAfterS} s.`, { retryAfterS });
+  }
 }
 
 /**
@@ -77,11 +103,15 @@ export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' 
     async (ctx) => {
       const body = method === 'POST' ? await readJsonBody(ctx) : undefined;
       const missing = missingScope(body, (ctx.state.principal as Principal).scopes);
+      if (missing === UNDECLARED) throw new ServiceError('insufficient_scope', 'This MCP method or tool is open to full-access API keys only.');
       if (missing) await refuseMissingScope(ctx, missing, await options.oauth(ctx));
+      const sessionId = ctx.get('Mcp-Session-Id') || undefined;
+      const owner = options.ownerOf(ctx);
+      if (options.initializeLimits && sessionId === undefined && isInitializeRequest(body)) await admitInitialize(options.initializeLimits, owner, ctx.ip);
       const transport = await options.sessions.transportFor({
         method,
-        sessionId: ctx.get('Mcp-Session-Id') || undefined,
-        owner: options.ownerOf(ctx),
+        sessionId,
+        owner,
         body,
         open: () => options.open(ctx),
       });

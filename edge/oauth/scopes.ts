@@ -1,7 +1,7 @@
-/** What an OAuth token or a scoped API key may do on the invoice tools. */
-export const INVOICES_READ = 'invoices:read';
-export const INVOICES_WRITE = 'invoices:write';
-export const OAUTH_SCOPES = [INVOICES_READ, INVOICES_WRITE] as const;
+import { INVOICES_READ, type Scope } from '../../shared/scopes.ts';
+import { toolScopes, type ToolScope } from '../../mcp/tools/index.ts';
+
+export { INVOICES_READ, INVOICES_WRITE, OAUTH_SCOPES } from '../../shared/scopes.ts';
 
 /** Whoever a request to a keyed endpoint stands for, and what it may do (null: everything). */
 export interface Principal {
@@ -13,23 +13,48 @@ export interface Principal {
   grantId?: string;
 }
 
-const toolScopes: Record<string, string> = {
-  create_invoice: INVOICES_WRITE,
-  get_invoice_status: INVOICES_READ,
-  list_invoices: INVOICES_READ,
-  wait_for_payment: INVOICES_READ,
+/** What one MCP method needs: a scope, any credential the endpoint takes, or the scope of the tool called. */
+export type MethodScope = ToolScope | 'by-tool';
+
+/**
+ * The scope of every JSON-RPC method the MCP server answers (requests and notifications alike).
+ * Listing counts as reading: the list names the merchant's invoices. A test checks this table
+ * against the methods the server registers, so a method cannot be served without an entry here.
+ */
+export const methodScopes: Readonly<Record<string, MethodScope>> = {
+  initialize: 'any',
+  ping: 'any',
+  'notifications/initialized': 'any',
+  'notifications/cancelled': 'any',
+  'notifications/progress': 'any',
+  // Sent by clients that offer roots; the server keeps no roots and ignores it.
+  'notifications/roots/list_changed': 'any',
+  'tools/list': 'any',
+  'tools/call': 'by-tool',
+  'resources/list': INVOICES_READ,
+  'resources/templates/list': INVOICES_READ,
+  'resources/read': INVOICES_READ,
+  'resources/subscribe': INVOICES_READ,
+  'resources/unsubscribe': 'any',
 };
 
-/** The scope one JSON-RPC message needs: tool calls by tool, resource reads and subscriptions read. */
-function scopeOf(message: unknown): string | null {
+/** What a method or tool needs that nobody declared: only a credential without scopes may ask. */
+export const UNDECLARED = 'full-access';
+
+/**
+ * The scope one JSON-RPC message needs; null when any credential may send it (and for the client's
+ * responses, which carry no method). Undeclared methods and tools are refused to scoped credentials.
+ */
+function scopeOf(message: unknown): Scope | typeof UNDECLARED | null {
   if (typeof message !== 'object' || message === null) return null;
   const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
-  if (method === 'tools/call') return typeof params?.name === 'string' ? (toolScopes[params.name] ?? null) : null;
-  if (method === 'resources/read' || method === 'resources/subscribe') return INVOICES_READ;
-  return null;
+  if (typeof method !== 'string') return null;
+  const declared = Object.hasOwn(methodScopes, method) ? methodScopes[method] : UNDECLARED;
+  const needed = declared === 'by-tool' ? (typeof params?.name === 'string' && Object.hasOwn(toolScopes, params.name) ? toolScopes[params.name] : UNDECLARED) : declared;
+  return needed === 'any' ? null : needed;
 }
 
-/** The first scope a POSTed MCP body needs that `scopes` lacks; null when it may go through. */
+/** The first scope a POSTed MCP body needs that `scopes` lacks (`full-access` for what nobody declared); null when it may go through. */
 export function missingScope(body: unknown, scopes: ReadonlySet<string> | null): string | null {
   if (scopes === null) return null;
   for (const message of Array.isArray(body) ? body : [body]) {

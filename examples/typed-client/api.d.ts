@@ -186,7 +186,7 @@ export interface paths {
         put?: never;
         /**
          * MCP Streamable HTTP endpoint: send a JSON-RPC message (tools, resources, subscriptions) to an agent session
-         * @description The Model Context Protocol over Streamable HTTP (the same tools and resources as the stdio server `service-mcp`). The key as for `POST /invoice` (`X-Service-Api-Key`, or `Authorization: Bearer <key>`) when the listener has `SERVICE_API_KEY` set, or an OAuth access token issued for this endpoint (`Authorization: Bearer`; without credentials the 401 carries `WWW-Authenticate: Bearer resource_metadata=…`, and a token lacking the scope of a tool gets 403 `insufficient_scope`); `create_invoice` counts against the same rate limit. Start with `initialize` (no session header); its answer carries `Mcp-Session-Id`, which later requests must send. A browser `Origin` must be listed in `MCP_ALLOWED_ORIGINS`; requests without Origin are not browser requests and pass. Tool failures are tool results whose text starts with the stable error code.
+         * @description The Model Context Protocol over Streamable HTTP (the same tools and resources as the stdio server `service-mcp`). The key as for `POST /invoice` (`X-Service-Api-Key`, or `Authorization: Bearer <key>`) when the listener has `SERVICE_API_KEY` set, or an OAuth access token issued for this endpoint (`Authorization: Bearer`; without credentials the 401 carries `WWW-Authenticate: Bearer resource_metadata=…`, and a token lacking the scope of a tool gets 403 `insufficient_scope`); `create_invoice` counts against the same rate limit. Start with `initialize` (no session header); its answer carries `Mcp-Session-Id`, which later requests must send. Sessions are bounded per owner (Cloud: the merchant; listener: the key, or each OAuth grant; `MCP_MAX_SESSIONS_PER_OWNER`, default 100), and their starts per owner and per client address (`MCP_INITIALIZE_RATE_LIMIT`, default 60 and 600 a minute): past either, 429 `too_many_sessions` with `Retry-After`; past the server's `MCP_MAX_SESSIONS`, 503 `capacity`. A browser `Origin` must be listed in `MCP_ALLOWED_ORIGINS`; requests without Origin are not browser requests and pass. Tool failures are tool results whose text starts with the stable error code.
          */
         post: operations["mcpPost"];
         /**
@@ -473,7 +473,7 @@ export interface paths {
         put?: never;
         /**
          * MCP Streamable HTTP endpoint: send a JSON-RPC message (tools, resources, subscriptions) to an agent session
-         * @description The Model Context Protocol over Streamable HTTP (the same tools and resources as the stdio server `service-mcp`). The merchant's API key (`X-Service-Api-Key`, or `Authorization: Bearer <key>`), or an OAuth access token issued for this endpoint (`Authorization: Bearer`; without credentials the 401 carries `WWW-Authenticate: Bearer resource_metadata=…`); every tool and resource sees only that merchant's invoices, and `list_invoices` is added. Scoped keys and tokens: `invoices:write` for create_invoice, `invoices:read` for the reading tools and resources, else 403 `insufficient_scope`. Start with `initialize` (no session header); its answer carries `Mcp-Session-Id`, which later requests must send. A browser `Origin` must be listed in `MCP_ALLOWED_ORIGINS`; requests without Origin are not browser requests and pass. Tool failures are tool results whose text starts with the stable error code.
+         * @description The Model Context Protocol over Streamable HTTP (the same tools and resources as the stdio server `service-mcp`). The merchant's API key (`X-Service-Api-Key`, or `Authorization: Bearer <key>`), or an OAuth access token issued for this endpoint (`Authorization: Bearer`; without credentials the 401 carries `WWW-Authenticate: Bearer resource_metadata=…`); every tool and resource sees only that merchant's invoices, and `list_invoices` is added. Scoped keys and tokens: `invoices:write` for create_invoice, `invoices:read` for the reading tools and resources, else 403 `insufficient_scope`. Start with `initialize` (no session header); its answer carries `Mcp-Session-Id`, which later requests must send. Sessions are bounded per owner (Cloud: the merchant; listener: the key, or each OAuth grant; `MCP_MAX_SESSIONS_PER_OWNER`, default 100), and their starts per owner and per client address (`MCP_INITIALIZE_RATE_LIMIT`, default 60 and 600 a minute): past either, 429 `too_many_sessions` with `Retry-After`; past the server's `MCP_MAX_SESSIONS`, 503 `capacity`. A browser `Origin` must be listed in `MCP_ALLOWED_ORIGINS`; requests without Origin are not browser requests and pass. Tool failures are tool results whose text starts with the stable error code.
          */
         post: operations["cloudMcpPost"];
         /**
@@ -690,7 +690,7 @@ export interface components {
              * @description Stable, machine-readable code: branch on this.
              * @enum {string}
              */
-            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity";
+            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity";
             /** @description Human-readable; may change, never branch on it. */
             message: string;
             /** @description plan_limit_reached only: the current plan. */
@@ -2120,6 +2120,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `too_many_sessions`: MCP `initialize`: this merchant (Cloud) or credential (listener) already holds its most open sessions (`MCP_MAX_SESSIONS_PER_OWNER`, default 100), or starts sessions faster than `MCP_INITIALIZE_RATE_LIMIT` allows (per owner and per client address). `Retry-After` says how many seconds to wait; end sessions you no longer use (DELETE). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
             431: {
                 headers: {
@@ -3271,6 +3282,17 @@ export interface operations {
             /** @description `not_found`: No such invoice or route. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `too_many_sessions`: MCP `initialize`: this merchant (Cloud) or credential (listener) already holds its most open sessions (`MCP_MAX_SESSIONS_PER_OWNER`, default 100), or starts sessions faster than `MCP_INITIALIZE_RATE_LIMIT` allows (per owner and per client address). `Retry-After` says how many seconds to wait; end sessions you no longer use (DELETE). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -7,9 +7,10 @@ import type { Principal } from '../../edge/oauth/scopes.ts';
 import { readJsonBodyWithNumberTexts } from '../../edge/http/json-body.ts';
 import { documentHandlers } from '../../edge/http/serve.ts';
 import { invoiceLimit, limitRequests } from '../../edge/http/rate-limit.ts';
+import { createRateLimiter, memoryWindows } from '../../edge/http/sliding-window.ts';
 import type { RouteHandlers } from '../../edge/http/route-table.ts';
 import type { Clock } from '../../core/clock.ts';
-import type { RateLimitConfig } from '../../edge/settings.ts';
+import type { InitializeRateLimit, RateLimitConfig } from '../../edge/settings.ts';
 import type { Logger } from '../../core/log.ts';
 import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
 import { renderQrPng } from '../../mcp/qr.ts';
@@ -18,7 +19,7 @@ import { feedUpdates } from '../../mcp/invoice-watch.ts';
 import type { StatusFeed } from '../../core/invoices/status-feed.ts';
 import type { CheckoutSource } from '../../edge/checkout/checkout-source.ts';
 import { listenerMcpClient } from '../mcp-client.ts';
-import { mcpHandlers } from '../../edge/http/mcp-endpoint.ts';
+import { initializeLimits, mcpHandlers } from '../../edge/http/mcp-endpoint.ts';
 import { metricsHandler } from '../../edge/http/metrics-endpoint.ts';
 import { countMcpSessions, type ServiceMetrics } from '../../core/metrics.ts';
 
@@ -33,6 +34,9 @@ export interface RouteDeps {
   /** Browser origins allowed to call /mcp. */
   mcpAllowedOrigins: readonly string[];
   mcpMaxSessions: number;
+  mcpMaxSessionsPerOwner: number;
+  /** MCP sessions started per minute per credential and per client address; null: unlimited. */
+  mcpInitializeRateLimit: InitializeRateLimit | null;
   metrics: ServiceMetrics;
   /** METRICS_TOKEN; null: GET /metrics answers loopback callers only. */
   metricsToken: string | null;
@@ -49,12 +53,15 @@ export interface RouteDeps {
 
 const LISTENER: Principal = { accountId: 'listener', scopes: null, via: 'key' };
 
+/** The credential a listener request stands for: the key, or the OAuth grant its token was issued under. */
+const credentialOf = (principal: Principal): string => (principal.via === 'oauth' ? `grant:${principal.grantId}` : 'key');
+
 /** The listener's own API routes by operation id (the checkout's come from the checkout module). */
 export function listenerHandlers(deps: RouteDeps): RouteHandlers {
   const documents = documentHandlers(deps.documents);
   const limit = invoiceLimit(deps.rateLimit, deps.clock);
   const logger = deps.logger.child({ component: 'mcp' });
-  const sessions = createMcpSessions({ maxSessions: deps.mcpMaxSessions, idleMs: MCP_IDLE_MS, logger });
+  const sessions = createMcpSessions({ maxSessions: deps.mcpMaxSessions, maxSessionsPerOwner: deps.mcpMaxSessionsPerOwner, idleMs: MCP_IDLE_MS, logger });
   countMcpSessions(deps.metrics, () => sessions.size);
   const onToolCall = (tool: string, outcome: 'ok' | 'error') => deps.metrics.mcpToolCalls.inc({ tool, outcome });
   const updates = feedUpdates(deps.feed, deps.merchantId);
@@ -70,8 +77,10 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
       oauth,
       touched: deps.oauth?.touched,
     }),
-    // One key (or none) opens every session: any caller that passed the key check may use them.
-    ownerOf: () => 'listener',
+    // Each credential owns its sessions, within its own bound: the key (or, without one, every
+    // caller) and each OAuth grant, whose tokens stay the same credential across refreshes.
+    ownerOf: (ctx) => credentialOf(ctx.state.principal as Principal),
+    initializeLimits: initializeLimits(deps.mcpInitializeRateLimit, (name, config) => createRateLimiter({ store: memoryWindows(), clock: deps.clock, name, config })),
     open: (ctx) => createMcpServer({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), updates, renderQr: renderQrPng, logger, onToolCall }),
   });
   return {

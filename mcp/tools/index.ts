@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { INVOICES_READ, INVOICES_WRITE, type Scope } from '../../shared/scopes.ts';
 import { registerCreateInvoiceTool } from './create-invoice.ts';
 import type { ServerDeps } from '../deps.ts';
 import { registerGetInvoiceStatusTool } from './get-invoice-status.ts';
@@ -7,10 +8,31 @@ import { registerListInvoicesTool } from './list-invoices.ts';
 import { registerListSupportedAssetsTool } from './list-supported-assets.ts';
 import { registerWaitForPaymentTool } from './wait-for-payment.ts';
 
-/** The server as the tools see it: each tool's callback reports its outcome to `onToolCall`. */
-function countingServer(server: McpServer, onToolCall: NonNullable<ServerDeps['onToolCall']>): McpServer {
-  const registerTool = ((name: string, config: unknown, callback: (...args: unknown[]) => Promise<CallToolResult>) =>
-    server.registerTool(name, config as never, (async (...args: unknown[]) => {
+/** What a tool needs: a scope, or `any` credential the endpoint takes. */
+export type ToolScope = Scope | 'any';
+
+/**
+ * The scope of every tool, beside their registrations: the HTTP endpoint refuses a call the
+ * credential's scopes do not cover, and a tool missing here cannot be registered at all.
+ */
+export const toolScopes: Readonly<Record<string, ToolScope>> = {
+  create_invoice: INVOICES_WRITE,
+  get_invoice_status: INVOICES_READ,
+  list_invoices: INVOICES_READ,
+  // What this server accepts: no merchant data, and what a create-only agent needs first.
+  list_supported_assets: 'any',
+  wait_for_payment: INVOICES_READ,
+};
+
+/**
+ * The server as the tools see it: a tool without a declared scope is refused at registration, and
+ * each callback reports its outcome to `onToolCall` when given.
+ */
+function toolServer(server: McpServer, onToolCall: ServerDeps['onToolCall']): McpServer {
+  const registerTool = ((name: string, config: unknown, callback: (...args: unknown[]) => Promise<CallToolResult>) => {
+    if (!Object.hasOwn(toolScopes, name)) throw new Error(`The MCP tool ${name} declares no scope: add it to toolScopes (mcp/tools/index.ts).`);
+    if (!onToolCall) return server.registerTool(name, config as never, callback as never);
+    return server.registerTool(name, config as never, (async (...args: unknown[]) => {
       try {
         const result = await callback(...args);
         onToolCall(name, result.isError ? 'error' : 'ok');
@@ -19,12 +41,13 @@ function countingServer(server: McpServer, onToolCall: NonNullable<ServerDeps['o
         onToolCall(name, 'error');
         throw error;
       }
-    }) as never)) as McpServer['registerTool'];
+    }) as never);
+  }) as McpServer['registerTool'];
   return Object.assign(Object.create(server) as McpServer, { registerTool });
 }
 
 export function registerTools(target: McpServer, deps: ServerDeps): void {
-  const server = deps.onToolCall ? countingServer(target, deps.onToolCall) : target;
+  const server = toolServer(target, deps.onToolCall);
   registerCreateInvoiceTool(server, deps);
   registerGetInvoiceStatusTool(server, deps);
   registerListSupportedAssetsTool(server, deps);
