@@ -11,7 +11,7 @@ import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { OAuthStore } from '../../core/oauth/oauth-store.ts';
-import { KEY_ACCESS, KEY_LABEL_MAX, parseKeyLabel } from '../api-keys.ts';
+import { keyAccessOf, KEY_LABEL_MAX, parseKeyLabel } from '../api-keys.ts';
 import type { CloudService } from '../cloud-service.ts';
 import { planCatalogue } from '../plans.ts';
 import { readFormBody } from '../../edge/http/form-body.ts';
@@ -315,7 +315,10 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     if (label === null) {
       return keysPage(ctx, { notice: { kind: 'error', text: `A key label is 1-${KEY_LABEL_MAX} characters, without control characters. No key was issued.` }, status: 400 });
     }
-    const access = KEY_ACCESS[ctx.state.form.access as keyof typeof KEY_ACCESS] ?? null;
+    const access = keyAccessOf(ctx.state.form.access);
+    if (access === undefined) {
+      return keysPage(ctx, { notice: { kind: 'error', text: 'Choose one of the access levels offered. No key was issued.' }, status: 400 });
+    }
     await keysPage(ctx, { issued: await cloud.issueApiKey(ctx.state.session.merchant, label, access && access.join(' ')) });
   });
   router.get('/keys/revoke', signedIn, async (ctx) => {

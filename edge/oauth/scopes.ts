@@ -24,7 +24,7 @@ const toolScopes: Record<string, string> = {
 function scopeOf(message: unknown): string | null {
   if (typeof message !== 'object' || message === null) return null;
   const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
-  if (method === 'tools/call') return typeof params?.name === 'string' ? (toolScopes[params.name] ?? null) : null;
+  if (method === 'tools/call') return typeof params?.name === 'string' ? (Object.hasOwn(toolScopes, params.name) ? toolScopes[params.name]! : null) : null;
   if (method === 'resources/read' || method === 'resources/subscribe') return INVOICES_READ;
   return null;
 }
