@@ -7,6 +7,7 @@ import type { Fetch } from '../core/btc/chain-source.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { Database } from '../core/db/database.ts';
 import { closeServer, serveHttp } from '../edge/http/serve.ts';
+import { metricsLoopbackOpen } from '../edge/http/metrics-endpoint.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../core/metrics.ts';
 import { startEngine, type LeaderTask } from '../core/engine.ts';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
@@ -32,6 +33,7 @@ import { cloudClaimScope, cloudDeliveryTarget } from './webhook-delivery.ts';
 import { cloudSchema } from './cloud.schema.ts';
 import type { CloudTables } from './cloud.tables.ts';
 import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
+import { secureCookies } from '../edge/settings.ts';
 
 export interface CloudDeps {
   /** The metrics registry GET /metrics serves (default: a new one of its own). */
@@ -180,13 +182,14 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     db,
     oauth,
     isOwnOrigin: ownOrigins(config.publicUrl, onLoopback),
+    secureCookies: secureCookies(config.publicUrl, onLoopback),
     clock,
     logger,
     trustProxy: config.trustProxy,
     mcpAllowedOrigins: config.mcpAllowedOrigins,
     mcpMaxSessions: config.mcpMaxSessions,
     metrics,
-    metricsToken: config.metricsToken,
+    metricsAccess: { token: config.metricsToken, loopbackOpen: metricsLoopbackOpen(onLoopback, config.publicUrl) },
     feed,
     invoiceRateLimit: config.invoiceRateLimit,
     signupRateLimit: config.signupRateLimit,

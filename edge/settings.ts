@@ -105,6 +105,15 @@ export const publicUrlSetting = z.preprocess(
     .optional(),
 );
 
+/**
+ * Whether the server's cookies carry `Secure`: as PUBLIC_URL's scheme says, never as a request
+ * says (a proxy on this host passes a loopback Host and plain http). Without PUBLIC_URL, Secure
+ * unless the server listens on loopback only (development on this machine, over plain http).
+ */
+export function secureCookies(publicUrl: string | null, onLoopback: boolean): boolean {
+  return publicUrl ? new URL(publicUrl).protocol === 'https:' : !onLoopback;
+}
+
 /** MCP_MAX_SESSIONS: open MCP sessions at most, each a few kilobytes of memory (default 1000). */
 export const mcpMaxSessionsSetting = z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(1_000));
 

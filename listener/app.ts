@@ -19,6 +19,7 @@ import { endpointOAuth } from '../edge/oauth/endpoint-oauth.ts';
 import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
 import { createListenerCheckoutSource } from './checkout/listener-checkout-source.ts';
 import { closeServer, serveHttp } from '../edge/http/serve.ts';
+import { metricsLoopbackOpen } from '../edge/http/metrics-endpoint.ts';
 import { merchantInvoices } from '../core/invoices/invoice.service.ts';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
 import { createLogger, type Logger } from '../core/log.ts';
@@ -193,7 +194,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     mcpAllowedOrigins: config.mcpAllowedOrigins,
     mcpMaxSessions: config.mcpMaxSessions,
     metrics,
-    metricsToken: config.metricsToken,
+    metricsAccess: { token: config.metricsToken, loopbackOpen: metricsLoopbackOpen(onLoopback, config.publicUrl) },
     feed,
     merchantId: config.merchantId,
     isOwnOrigin: ownOrigins(config.publicUrl, onLoopback),

@@ -357,7 +357,7 @@ export const routeTable: readonly Route[] = [
     surfaces: ['listener', 'cloud'],
     summary: 'Prometheus metrics (text exposition format)',
     description:
-      'Counters, gauges and histograms of invoices, chain watchers, chain sources, webhook deliveries, MCP and HTTP, plus process metrics. No label carries a merchant id, email, address or key. Answered to loopback callers only, or, with `METRICS_TOKEN` set, to any caller sending `Authorization: Bearer <METRICS_TOKEN>`; anyone else gets 401 `unauthorized`.',
+      'Counters, gauges and histograms of invoices, chain watchers, chain sources, webhook deliveries, MCP and HTTP, plus process metrics. No label carries a merchant id, email, address or key. With `METRICS_TOKEN` set, answered to any caller sending `Authorization: Bearer <METRICS_TOKEN>`. Without it, only to a caller on the same host: the server listens on loopback only with no `PUBLIC_URL` set, the connection comes from loopback and the request carries no forwarding header of any kind (`Forwarded`, `Via`, `X-Forwarded-*`, `X-Real-IP`, …). Anyone else gets 401 `unauthorized`.',
     auth: 'public',
     responses: { 200: prometheusText },
     errors: ['unauthorized'],

@@ -14,7 +14,7 @@ import { createSessionStore } from '../dashboard/session-store.ts';
 import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
 
 export function createCloudHttpApp(
-  deps: CloudRouteDeps & { trustProxy: boolean; signInRateLimit: RateLimitConfig | null },
+  deps: CloudRouteDeps & { trustProxy: boolean; signInRateLimit: RateLimitConfig | null; /** Dashboard cookies' `Secure` (secureCookies). */ secureCookies: boolean },
 ): Koa {
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   app.silent = true;
@@ -42,6 +42,7 @@ export function createCloudHttpApp(
       clock: deps.clock,
       logger: deps.logger,
       oauthStore: deps.oauth.store,
+      secureCookies: deps.secureCookies,
     }).routes(),
   );
   return app;
