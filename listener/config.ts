@@ -11,6 +11,10 @@ import {
   mcpAllowedOriginsSetting,
   mcpMaxSessionsSetting,
   metricsTokenSetting,
+  httpBoundSettingNames,
+  httpBoundSettings,
+  httpBoundsOf,
+  type HttpBounds,
   parseRateLimit,
   parseSettings,
   publicUrlSetting,
@@ -62,6 +66,8 @@ export interface Config {
   shopName: string;
   /** Request budget of each chain source (docs/chains.md, "Request budgets"). */
   sourceBudgets: BudgetSettings;
+  /** The HTTP server's and the checkout streams' bounds (HTTP_*, CHECKOUT_STREAM*). */
+  httpBounds: HttpBounds;
 }
 
 /** Every setting the listener reads; documented in docs/self-hosting.md. */
@@ -87,6 +93,7 @@ export const settingNames = [
   'MCP_MAX_SESSIONS',
   'METRICS_TOKEN',
   'PUBLIC_URL',
+  ...httpBoundSettingNames,
   'MERCHANT_WEBHOOK_URL',
   'MERCHANT_WEBHOOK_SECRET',
   'SERVICE_WEBHOOK_SECRET',
@@ -167,6 +174,7 @@ const EnvSchema = z.object({
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   METRICS_TOKEN: metricsTokenSetting,
   PUBLIC_URL: publicUrlSetting,
+  ...httpBoundSettings,
   MERCHANT_WEBHOOK_URL: optionalText,
   MERCHANT_WEBHOOK_SECRET: optionalText,
   SERVICE_WEBHOOK_SECRET: optionalText,
@@ -231,6 +239,7 @@ export function loadConfig(env: Env): Config {
     if (!problem && webhookSecret) webhook = { url: raw.MERCHANT_WEBHOOK_URL, secret: webhookSecret };
   }
 
+  const httpBounds = httpBoundsOf(raw, problems);
   if (raw.NODE_ENV === 'production' && !raw.SERVICE_API_KEY) {
     problems.push('SERVICE_API_KEY must be set when NODE_ENV=production (POST /invoice would be open to anyone)');
   }
@@ -252,6 +261,7 @@ export function loadConfig(env: Env): Config {
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,
     metricsToken: raw.METRICS_TOKEN ?? null,
     publicUrl: raw.PUBLIC_URL ?? null,
+    httpBounds,
     webhook,
     nodeEnv: raw.NODE_ENV,
     shopName: raw.SHOP_NAME,
