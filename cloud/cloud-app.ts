@@ -195,6 +195,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     mcpAllowedOrigins: config.mcpAllowedOrigins,
     mcpMaxSessions: config.mcpMaxSessions,
     metrics,
+    httpBounds: config.httpBounds,
     metricsAccess: { token: config.metricsToken, loopbackOpen: metricsLoopbackOpen(onLoopback, config.publicUrl) },
     feed,
     invoiceRateLimit: config.invoiceRateLimit,

@@ -200,6 +200,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     mcpAllowedOrigins: config.mcpAllowedOrigins,
     mcpMaxSessions: config.mcpMaxSessions,
     metrics,
+    httpBounds: config.httpBounds,
     metricsAccess: { token: config.metricsToken, loopbackOpen: metricsLoopbackOpen(onLoopback, config.publicUrl) },
     feed,
     merchantId: config.merchantId,

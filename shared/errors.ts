@@ -92,6 +92,11 @@ export const errorCatalogue = {
     status: 429,
     description: 'Too many invoice requests; the `Retry-After` header says how many seconds to wait.',
   },
+  too_many_streams: {
+    status: 429,
+    description:
+      'Checkout event stream refused: this client address has `CHECKOUT_STREAMS_PER_CLIENT` streams open already (default 20). Poll the checkout view instead; `Retry-After` says when to try a stream again.',
+  },
   create_failed: { status: 500, description: 'The invoice could not be created (storage failure); nothing was stored.' },
   lookup_failed: { status: 500, description: 'The invoice could not be read (storage failure).' },
   database_unavailable: {
@@ -102,7 +107,8 @@ export const errorCatalogue = {
   internal_error: { status: 500, description: 'Any other unexpected failure; the response never carries internals.' },
   capacity: {
     status: 503,
-    description: 'Fixed-address nonce pool temporarily exhausted for this amount; retry shortly.',
+    description:
+      'Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.',
   },
 } as const satisfies Record<string, { status: number; description: string }>;
 

@@ -71,7 +71,7 @@ export interface Route {
 const json = (schema: z.ZodType, description: string): RouteResponse => ({ description, content: { mediaType: 'application/json', schema } });
 const html = (description: string): RouteResponse => ({ description, content: { mediaType: 'text/html', jsonSchema: { type: 'string' } } });
 const checkoutEventsDescription =
-  'Server-Sent Events: an event `view` with the checkout view (the JSON of the view route) at once and after each status change of the invoice, until the status is final (then the stream ends). Public and CORS-open, like the view. The checkout page listens to it and falls back to polling the view when the stream is cut.';
+  'Server-Sent Events: an event `view` with the checkout view (the JSON of the view route) at once and after each status change of the invoice, until the status is final (then the stream ends). A stream lives `CHECKOUT_STREAM_MAX_S` at most (default 300): it then ends with an event `reconnect`, and the client opens a new one. Each client address may hold `CHECKOUT_STREAMS_PER_CLIENT` streams (default 20; beyond, 429 `too_many_streams`) and the server `CHECKOUT_STREAMS_MAX` in all (default 500; beyond, 503 `capacity`), both with `Retry-After`. Public and CORS-open, like the view. The checkout page listens to it and falls back to polling the view when the stream is refused or cut.';
 
 const invoiceId: RouteParameter = { name: 'id', in: 'path', required: true, jsonSchema: { type: 'string' }, description: 'The invoice id.' };
 
@@ -299,8 +299,8 @@ export const routeTable: readonly Route[] = [
     description: checkoutEventsDescription,
     auth: 'public',
     parameters: [invoiceId],
-    responses: { 200: eventStream('`event: view` messages whose data is the checkout view.') },
-    errors: ['not_found', 'lookup_failed', 'database_unavailable'],
+    responses: { 200: eventStream('`event: view` messages whose data is the checkout view; `event: reconnect` when the stream reached its lifetime.') },
+    errors: ['not_found', 'too_many_streams', 'capacity', 'lookup_failed', 'database_unavailable'],
   },
   {
     operationId: 'getCheckoutPage',
@@ -499,8 +499,8 @@ export const routeTable: readonly Route[] = [
     description: checkoutEventsDescription,
     auth: 'public',
     parameters: [invoiceId],
-    responses: { 200: eventStream('`event: view` messages whose data is the display view.') },
-    errors: ['not_found', 'database_unavailable'],
+    responses: { 200: eventStream('`event: view` messages whose data is the display view; `event: reconnect` when the stream reached its lifetime.') },
+    errors: ['not_found', 'too_many_streams', 'capacity', 'database_unavailable'],
   },
   {
     operationId: 'cloudHealth',

@@ -22,7 +22,7 @@ describe('service start on a port that cannot be bound', () => {
   });
   after(() => new Promise<void>((resolve) => holder.close(() => resolve())));
 
-  const editions = [
+  const editions: { name: string; args: string[]; env: Record<string, string> }[] = [
     { name: 'listener', args: ['start'], env: { MERCHANT_BTC_XPUB: BIP84_ZPUB, BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL, MERCHANT_WEBHOOK_URL: 'https://hooks.example.com/w', MERCHANT_WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } },
     { name: 'Cloud', args: ['start', '--cloud'], env: { BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL, CLOUD_CHECKOUT_BASE_URL: 'https://pay.example.com' } },
   ];

@@ -71,7 +71,11 @@ export async function bindHttp(
   const early: Array<[IncomingMessage, ServerResponse]> = [];
   // The app answers a missing Host itself (see wellFormedRequest), in the envelope; Node's answer has no body.
   const server = createServer(
-    { requireHostHeader: false, ...(options.bounds && { headersTimeout: options.bounds.headersTimeoutMs, requestTimeout: options.bounds.requestTimeoutMs }) },
+    {
+      requireHostHeader: false,
+      // Node looks for requests over their time every 30 s unless told: every second holds the timeouts to the second.
+      ...(options.bounds && { headersTimeout: options.bounds.headersTimeoutMs, requestTimeout: options.bounds.requestTimeoutMs, connectionsCheckingInterval: 1_000 }),
+    },
     (req, res) => (handler ? handler(req, res) : early.push([req, res])),
   );
   if (options.bounds) server.maxConnections = options.bounds.maxConnections;

@@ -69,7 +69,7 @@ export interface paths {
         };
         /**
          * An invoice's checkout view, live (Server-Sent Events)
-         * @description Server-Sent Events: an event `view` with the checkout view (the JSON of the view route) at once and after each status change of the invoice, until the status is final (then the stream ends). Public and CORS-open, like the view. The checkout page listens to it and falls back to polling the view when the stream is cut.
+         * @description Server-Sent Events: an event `view` with the checkout view (the JSON of the view route) at once and after each status change of the invoice, until the status is final (then the stream ends). A stream lives `CHECKOUT_STREAM_MAX_S` at most (default 300): it then ends with an event `reconnect`, and the client opens a new one. Each client address may hold `CHECKOUT_STREAMS_PER_CLIENT` streams (default 20; beyond, 429 `too_many_streams`) and the server `CHECKOUT_STREAMS_MAX` in all (default 500; beyond, 503 `capacity`), both with `Retry-After`. Public and CORS-open, like the view. The checkout page listens to it and falls back to polling the view when the stream is refused or cut.
          */
         get: operations["getCheckoutEvents"];
         put?: never;
@@ -396,7 +396,7 @@ export interface paths {
         };
         /**
          * Public display view of an invoice, live (Server-Sent Events)
-         * @description Server-Sent Events: an event `view` with the checkout view (the JSON of the view route) at once and after each status change of the invoice, until the status is final (then the stream ends). Public and CORS-open, like the view. The checkout page listens to it and falls back to polling the view when the stream is cut.
+         * @description Server-Sent Events: an event `view` with the checkout view (the JSON of the view route) at once and after each status change of the invoice, until the status is final (then the stream ends). A stream lives `CHECKOUT_STREAM_MAX_S` at most (default 300): it then ends with an event `reconnect`, and the client opens a new one. Each client address may hold `CHECKOUT_STREAMS_PER_CLIENT` streams (default 20; beyond, 429 `too_many_streams`) and the server `CHECKOUT_STREAMS_MAX` in all (default 500; beyond, 503 `capacity`), both with `Retry-After`. Public and CORS-open, like the view. The checkout page listens to it and falls back to polling the view when the stream is refused or cut.
          */
         get: operations["cloudCheckoutEvents"];
         put?: never;
@@ -690,7 +690,7 @@ export interface components {
              * @description Stable, machine-readable code: branch on this.
              * @enum {string}
              */
-            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity";
+            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity";
             /** @description Human-readable; may change, never branch on it. */
             message: string;
             /** @description plan_limit_reached only: the current plan. */
@@ -1539,7 +1539,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly.
+             * @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
              *
              *     `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
              */
@@ -1701,7 +1701,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `event: view` messages whose data is the checkout view. */
+            /** @description `event: view` messages whose data is the checkout view; `event: reconnect` when the stream reached its lifetime. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1728,6 +1728,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `too_many_streams`: Checkout event stream refused: this client address has `CHECKOUT_STREAMS_PER_CLIENT` streams open already (default 20). Poll the checkout view instead; `Retry-After` says when to try a stream again. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
             431: {
                 headers: {
@@ -1746,7 +1757,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            /**
+             * @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
+             *
+             *     `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2129,7 +2144,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly. */
+            /** @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2804,7 +2819,7 @@ export interface operations {
             /**
              * @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
              *
-             *     `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly.
+             *     `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
              */
             503: {
                 headers: {
@@ -2973,7 +2988,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `event: view` messages whose data is the display view. */
+            /** @description `event: view` messages whose data is the display view; `event: reconnect` when the stream reached its lifetime. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3000,6 +3015,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `too_many_streams`: Checkout event stream refused: this client address has `CHECKOUT_STREAMS_PER_CLIENT` streams open already (default 20). Poll the checkout view instead; `Retry-After` says when to try a stream again. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
             431: {
                 headers: {
@@ -3009,7 +3035,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            /**
+             * @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
+             *
+             *     `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3289,7 +3319,7 @@ export interface operations {
             /**
              * @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
              *
-             *     `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly.
+             *     `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
              */
             503: {
                 headers: {
