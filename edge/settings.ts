@@ -120,7 +120,11 @@ export function secureCookies(publicUrl: string | null, onLoopback: boolean): bo
  * the live streams of the checkout page, per client address, in total and in lifetime.
  */
 export interface HttpBounds {
-  /** HTTP_MAX_CONNECTIONS: open connections at most; a connection beyond it is closed at once. */
+  /**
+   * HTTP_MAX_CONNECTIONS: open connections at most; a connection beyond it is closed at once. The
+   * default leaves room for every MCP session's stream (MCP_MAX_SESSIONS, 1000) and every checkout
+   * stream (CHECKOUT_STREAMS_MAX, 500) besides the API's requests.
+   */
   maxConnections: number;
   /** HTTP_HEADERS_TIMEOUT_S: a request whose headers are not all in by then gets 408 and is closed. */
   headersTimeoutMs: number;
@@ -135,7 +139,7 @@ export interface HttpBounds {
 }
 
 export const httpBoundSettings = {
-  HTTP_MAX_CONNECTIONS: z.preprocess(blankToUndefined, wholeNumber(10, 1_000_000).default(1_000)),
+  HTTP_MAX_CONNECTIONS: z.preprocess(blankToUndefined, wholeNumber(10, 1_000_000).default(4_000)),
   HTTP_HEADERS_TIMEOUT_S: z.preprocess(blankToUndefined, wholeNumber(1, 600).default(20)),
   HTTP_REQUEST_TIMEOUT_S: z.preprocess(blankToUndefined, wholeNumber(1, 3_600).default(60)),
   CHECKOUT_STREAMS_PER_CLIENT: z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(20)),

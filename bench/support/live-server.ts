@@ -30,6 +30,8 @@ const cloudEnv = (esplora: string) => ({
   CLOUD_SIGNUP_RATE_LIMIT: 'off',
   CLOUD_INVOICE_RATE_LIMIT: 'off',
   MCP_MAX_SESSIONS: '5000',
+  // Every session holds a GET stream besides its POSTs: more connections than the default cap.
+  HTTP_MAX_CONNECTIONS: '10000',
 });
 
 let stop: () => Promise<void>;
@@ -48,6 +50,7 @@ if (mode === 'listener') {
     BTC_ESPLORA_SELF_HOSTED: 'true',
     SERVICE_RATE_LIMIT: 'off',
     MCP_MAX_SESSIONS: '5000',
+    HTTP_MAX_CONNECTIONS: '10000',
   });
   // The watcher passes when told (below), not on a timer: idle means idle.
   const listener: RunningListener = await startListener(config, { logger: silentLogger, btcPollIntervalMs: 3_600_000 });
