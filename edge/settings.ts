@@ -126,9 +126,9 @@ export interface HttpBounds {
    * stream (CHECKOUT_STREAMS_MAX, 500) besides the API's requests.
    */
   maxConnections: number;
-  /** HTTP_HEADERS_TIMEOUT_S: a request whose headers are not all in by then gets 408 and is closed. */
+  /** HTTP_HEADERS_TIMEOUT_S: a request whose headers are not all in by then gets 400 `bad_body` and is closed. */
   headersTimeoutMs: number;
-  /** HTTP_REQUEST_TIMEOUT_S: a request (headers and body) not all in by then gets 408 and is closed. */
+  /** HTTP_REQUEST_TIMEOUT_S: a request (headers and body) not all in by then gets 400 `bad_body` and is closed. */
   requestTimeoutMs: number;
   /** CHECKOUT_STREAMS_PER_CLIENT: open checkout event streams per client address. */
   streamsPerClient: number;

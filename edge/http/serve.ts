@@ -60,7 +60,7 @@ export interface BoundHttp {
  * Binds host:port (0 = a free port) before anything else starts, so that a port that cannot be
  * bound ends the start at once (StartFailure naming the setting). The server holds the HTTP bounds:
  * connections at most (beyond: closed at once), and the time a client may take to send its
- * headers and its whole request (beyond: 408, closed).
+ * headers and its whole request (beyond: the envelope, 400 `bad_body`, and the connection closed).
  */
 export async function bindHttp(
   port: number,
