@@ -1480,7 +1480,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
              *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
              *
@@ -1574,7 +1574,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoredInvoice"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1642,7 +1642,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutView"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1710,7 +1710,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1793,7 +1793,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1849,7 +1849,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1896,7 +1896,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1934,7 +1934,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1972,7 +1972,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2019,7 +2019,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2095,7 +2095,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2171,7 +2171,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2245,7 +2245,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
              *     `invalid_email`: Cloud signup: `email` is missing or not an email address.
              *
@@ -2327,7 +2327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2397,7 +2397,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
              *     `invalid_key_request`: Cloud POST /api/v1/keys: `label` is not 1-60 characters without control characters, or `scopes` is not a non-empty list of `invoices:read` / `invoices:write`.
              */
@@ -2468,7 +2468,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceList"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2538,7 +2538,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
              *     `invalid_webhook_url`: Cloud: the webhook URL is not https on the default port, or its host does not resolve only to public addresses.
              */
@@ -2606,7 +2606,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlanCatalogue"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2649,7 +2649,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
              *     `unknown_plan`: Cloud billing: `plan` is not `starter` or `pro`, or `method` is not `crypto` or `card`.
              */
@@ -2740,7 +2740,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
              *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
              *
@@ -2852,7 +2852,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoredInvoice"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2938,7 +2938,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutView"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2997,7 +2997,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3068,7 +3068,7 @@ export interface operations {
                     "application/json": components["schemas"]["CloudHealth"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3106,7 +3106,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3144,7 +3144,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3182,7 +3182,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3267,7 +3267,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3347,7 +3347,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3425,7 +3425,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3472,7 +3472,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3519,7 +3519,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3566,7 +3566,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3616,7 +3616,7 @@ export interface operations {
             /**
              * @description Error page, no redirect: a malformed request, an unknown client, an unregistered redirect_uri.
              *
-             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              */
             400: {
                 headers: {
@@ -3677,7 +3677,7 @@ export interface operations {
             /**
              * @description An OAuth error: `invalid_request`, `invalid_grant` (an unknown, used or expired code or refresh token, a wrong code_verifier), `invalid_target`.
              *
-             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              */
             400: {
                 headers: {
@@ -3731,7 +3731,7 @@ export interface operations {
             /**
              * @description An OAuth error: `invalid_redirect_uri`, `invalid_client_metadata`.
              *
-             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              */
             400: {
                 headers: {
@@ -3795,7 +3795,7 @@ export interface operations {
             /**
              * @description An OAuth error: `invalid_request` (no client_id).
              *
-             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              */
             400: {
                 headers: {
