@@ -48,6 +48,15 @@ describe('service start on a port that cannot be bound', () => {
     });
   }
 
+  test('the sandbox: its chain port in use ends it the same way, naming SANDBOX_CHAIN_PORT', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'start-failure-'));
+    const finished = await runCli(['start'], { cwd, env: { SANDBOX_CHAIN_PORT: String(port), PORT: '0' }, timeoutMs: 60_000 });
+    assert.equal(finished.code, 1, finished.stderr);
+    const lines = finished.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, finished.stderr);
+    assert.match(lines[0]!, new RegExp(`Cannot listen on 127\\.0\\.0\\.1:${port}: the port is already in use .*Set SANDBOX_CHAIN_PORT to a free port`));
+  });
+
   test('an address that is not this machine\'s ends it the same way, naming HOST', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'start-failure-'));
     const finished = await runCli(['start'], {
