@@ -17,6 +17,15 @@ export const KEY_LABEL_MAX = 60;
 /** What a key may do: everything (null), or only some of the invoice scopes. */
 export const KEY_ACCESS = { full: null, read: ['invoices:read'], create: ['invoices:write'], invoices: ['invoices:read', 'invoices:write'] } as const;
 
+/**
+ * The scopes of an access level as named in a form (`read`, `create`, …; absent: full access);
+ * undefined when the name is none of KEY_ACCESS's own (`constructor` is not an access level).
+ */
+export function keyAccessOf(name: string | undefined): readonly string[] | null | undefined {
+  if (name === undefined) return null;
+  return Object.hasOwn(KEY_ACCESS, name) ? KEY_ACCESS[name as keyof typeof KEY_ACCESS] : undefined;
+}
+
 /** A key's scopes as asked for (absent: full access); null when the list names an unknown scope or none. */
 export function parseKeyScopes(value: unknown): { scopes: string | null } | null {
   if (value === undefined || value === null) return { scopes: null };

@@ -6,7 +6,8 @@ import { buildOpenApiDocument } from '../shared/openapi.ts';
 import type { Fetch } from '../core/btc/chain-source.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { Database } from '../core/db/database.ts';
-import { closeServer, serveHttp } from '../edge/http/serve.ts';
+import { bindHttp, closeServer } from '../edge/http/serve.ts';
+import { metricsLoopbackOpen } from '../edge/http/metrics-endpoint.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../core/metrics.ts';
 import { startEngine, type LeaderTask } from '../core/engine.ts';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
@@ -32,6 +33,7 @@ import { cloudClaimScope, cloudDeliveryTarget } from './webhook-delivery.ts';
 import { cloudSchema } from './cloud.schema.ts';
 import type { CloudTables } from './cloud.tables.ts';
 import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
+import { secureCookies } from '../edge/settings.ts';
 
 export interface CloudDeps {
   /** The metrics registry GET /metrics serves (default: a new one of its own). */
@@ -105,6 +107,9 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   const logger = deps.logger ?? createLogger({ clock, fields: { mode: 'cloud' }, secrets: cloudSecrets(config) });
   const metrics = deps.metrics ?? createServiceMetrics();
   const webhookPolicy = { resolve: deps.resolve ?? systemResolver, allowLoopback: config.webhookAllowLoopback };
+  // The port first: one that cannot be bound ends the start before the database, webhook delivery
+  // or the leader election starts.
+  const bound = await bindHttp(config.port, config.host, { logger, bounds: config.httpBounds });
   const engine = await startEngine({
     clock,
     logger,
@@ -116,6 +121,9 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     sourceBudgets: config.sourceBudgets,
     webhooks: (db) => ({ scope: cloudClaimScope, target: cloudDeliveryTarget(db, webhookPolicy) }),
     webhookDeps: deps.webhooks,
+  }).catch(async (error: unknown) => {
+    await closeServer(bound.server);
+    throw error;
   });
   const { database, db, feed } = engine;
   const receivers = createMerchantReceivers(config, engine.addressDeriver(), database.dialect === 'postgres');
@@ -158,7 +166,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   });
 
   // OAuth for /api/v1/mcp: issuer and resource on PUBLIC_URL, or on the loopback URL served.
-  let servedUrl: string | null = null;
+  const servedUrl = bound.url;
   const onLoopback = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/.test(config.host);
   const oauth = endpointOAuth({
     mcpPath: '/api/v1/mcp',
@@ -180,6 +188,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     db,
     oauth,
     isOwnOrigin: ownOrigins(config.publicUrl, onLoopback),
+    secureCookies: secureCookies(config.publicUrl, onLoopback),
     clock,
     logger,
     trustProxy: config.trustProxy,
@@ -188,7 +197,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     mcpMaxSessionsPerOwner: config.mcpMaxSessionsPerOwner,
     mcpInitializeRateLimit: config.mcpInitializeRateLimit,
     metrics,
-    metricsToken: config.metricsToken,
+    httpBounds: config.httpBounds,
+    metricsAccess: { token: config.metricsToken, loopbackOpen: metricsLoopbackOpen(onLoopback, config.publicUrl) },
     feed,
     invoiceRateLimit: config.invoiceRateLimit,
     signupRateLimit: config.signupRateLimit,
@@ -202,8 +212,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       return { ok, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), chain_sources, problems };
     },
   });
-  const { server, url } = await serveHttp(app, config.port, config.host, logger);
-  servedUrl = url;
+  bound.serve(app);
+  const { server, url } = bound;
   logger.info('cloud started', { url, database: database.dialect, hosted_checkout: config.checkoutBaseUrl ?? 'off' });
   engine.lead({
     watchers: {

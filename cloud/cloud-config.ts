@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { BtcNetwork } from '../shared/index.ts';
 import { baseSettingNames, evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB, parseEvmConfig, type BaseConfig } from '../core/base/base-config.ts';
 import { evmChainSpecs } from '../core/base/evm-chains.ts';
-import { blankToUndefined, ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, type Env, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
+import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
@@ -63,6 +63,8 @@ export interface CloudConfig {
   stripe: StripeConfig | null;
   /** Request budget of each chain source URL, shared by all merchants (docs/chains.md, "Request budgets"). */
   sourceBudgets: BudgetSettings;
+  /** The HTTP server's and the checkout streams' bounds (HTTP_*, CHECKOUT_STREAM*). */
+  httpBounds: HttpBounds;
 }
 
 export interface StripeConfig {
@@ -91,6 +93,7 @@ const CloudEnv = z.object({
   MCP_INITIALIZE_RATE_LIMIT: mcpInitializeRateLimitSetting,
   METRICS_TOKEN: metricsTokenSetting,
   PUBLIC_URL: publicUrlSetting,
+  ...httpBoundSettings,
   NODE_ENV: z.preprocess(blankToUndefined, z.string().default('development')),
   CLOUD_CHECKOUT_BASE_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')).optional()),
   CLOUD_INVOICE_RATE_LIMIT: z.preprocess(blankToUndefined, z.union([z.literal('off'), wholeNumber(1, 1_000_000)]).default(60)),
@@ -148,6 +151,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
     problems.push('CLOUD_WEBHOOK_ALLOW_LOOPBACK is for development only and is refused with NODE_ENV=production');
   }
   const stripe = parseStripe(raw, problems);
+  const httpBounds = httpBoundsOf(raw, problems);
   if (problems.length) throw new ConfigError(problems);
 
   const esplora = raw.BTC_ESPLORA_URL;
@@ -165,6 +169,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
     nodeEnv: raw.NODE_ENV,
     checkoutBaseUrl: raw.CLOUD_CHECKOUT_BASE_URL ?? null,
     publicUrl: raw.PUBLIC_URL ?? null,
+    httpBounds,
     invoiceRateLimit: raw.CLOUD_INVOICE_RATE_LIMIT === 'off' ? null : raw.CLOUD_INVOICE_RATE_LIMIT,
     signupRateLimit,
     signInRateLimit,

@@ -105,6 +105,70 @@ export const publicUrlSetting = z.preprocess(
     .optional(),
 );
 
+/**
+ * Whether the server's cookies carry `Secure`: as PUBLIC_URL's scheme says, never as a request
+ * says (a proxy on this host passes a loopback Host and plain http). Without PUBLIC_URL, Secure
+ * unless the server listens on loopback only (development on this machine, over plain http).
+ */
+export function secureCookies(publicUrl: string | null, onLoopback: boolean): boolean {
+  return publicUrl ? new URL(publicUrl).protocol === 'https:' : !onLoopback;
+}
+
+/**
+ * The HTTP server's bounds and the checkout event streams', both editions (docs/security.md):
+ * connections at most, how long a client may take to send its headers and its whole request, and
+ * the live streams of the checkout page, per client address, in total and in lifetime.
+ */
+export interface HttpBounds {
+  /**
+   * HTTP_MAX_CONNECTIONS: open connections at most; a connection beyond it is closed at once. The
+   * default leaves room for every MCP session's stream (MCP_MAX_SESSIONS, 1000) and every checkout
+   * stream (CHECKOUT_STREAMS_MAX, 500) besides the API's requests.
+   */
+  maxConnections: number;
+  /** HTTP_HEADERS_TIMEOUT_S: a request whose headers are not all in by then gets 400 `bad_body` and is closed. */
+  headersTimeoutMs: number;
+  /** HTTP_REQUEST_TIMEOUT_S: a request (headers and body) not all in by then gets 400 `bad_body` and is closed. */
+  requestTimeoutMs: number;
+  /** CHECKOUT_STREAMS_PER_CLIENT: open checkout event streams per client address. */
+  streamsPerClient: number;
+  /** CHECKOUT_STREAMS_MAX: open checkout event streams in total on this server. */
+  streamsTotal: number;
+  /** CHECKOUT_STREAM_MAX_S: a stream's lifetime; then the server ends it and the page opens a new one. */
+  streamMaxMs: number;
+}
+
+export const httpBoundSettings = {
+  HTTP_MAX_CONNECTIONS: z.preprocess(blankToUndefined, wholeNumber(10, 1_000_000).default(4_000)),
+  HTTP_HEADERS_TIMEOUT_S: z.preprocess(blankToUndefined, wholeNumber(1, 600).default(20)),
+  HTTP_REQUEST_TIMEOUT_S: z.preprocess(blankToUndefined, wholeNumber(1, 3_600).default(60)),
+  CHECKOUT_STREAMS_PER_CLIENT: z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(20)),
+  CHECKOUT_STREAMS_MAX: z.preprocess(blankToUndefined, wholeNumber(1, 1_000_000).default(500)),
+  CHECKOUT_STREAM_MAX_S: z.preprocess(blankToUndefined, wholeNumber(1, 86_400).default(300)),
+};
+export const httpBoundSettingNames = Object.keys(httpBoundSettings) as (keyof typeof httpBoundSettings)[];
+
+/** The bounds from the parsed settings; a headers timeout over the request timeout is a problem. */
+export function httpBoundsOf(raw: z.infer<z.ZodObject<typeof httpBoundSettings>>, problems: string[]): HttpBounds {
+  if (raw.HTTP_HEADERS_TIMEOUT_S > raw.HTTP_REQUEST_TIMEOUT_S) {
+    problems.push(`HTTP_HEADERS_TIMEOUT_S (${raw.HTTP_HEADERS_TIMEOUT_S}) must not exceed HTTP_REQUEST_TIMEOUT_S (${raw.HTTP_REQUEST_TIMEOUT_S})`);
+  }
+  return {
+    maxConnections: raw.HTTP_MAX_CONNECTIONS,
+    headersTimeoutMs: raw.HTTP_HEADERS_TIMEOUT_S * 1_000,
+    requestTimeoutMs: raw.HTTP_REQUEST_TIMEOUT_S * 1_000,
+    streamsPerClient: raw.CHECKOUT_STREAMS_PER_CLIENT,
+    streamsTotal: raw.CHECKOUT_STREAMS_MAX,
+    streamMaxMs: raw.CHECKOUT_STREAM_MAX_S * 1_000,
+  };
+}
+
+/**
+ * A start that cannot go on (the port cannot be bound): one line naming what to change. The CLI
+ * prints it and the process ends, before anything else has started.
+ */
+export class StartFailure extends Error {}
+
 /** MCP_MAX_SESSIONS: open MCP sessions at most, each a few kilobytes of memory (default 1000). */
 export const mcpMaxSessionsSetting = z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(1_000));
 

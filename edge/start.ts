@@ -1,5 +1,6 @@
 import { chainFacts, type ChainName } from '../shared/index.ts';
 import { formatReceivedWebhook, type ReceivedWebhook } from '../core/webhooks/receiver.ts';
+import { ConfigError, StartFailure } from './settings.ts';
 
 /** What the banner's EVM lines read of a running sandbox (sandbox/sandbox.ts). */
 export interface SandboxBase {
@@ -23,6 +24,18 @@ export function stopSignal(): { started(): void; requested: Promise<void> } {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   return { started: () => void (running = true), requested };
+}
+
+/**
+ * A start that failed, failed whole: one line saying why (the setting to change, for a port that
+ * cannot be bound or a refused setting), `cleanup` (a sandbox's local chains) for a few seconds at
+ * most, then the process ends with status 1, whatever else the start had begun.
+ */
+export async function endFailedStart(error: unknown, cleanup?: () => Promise<void>): Promise<never> {
+  const known = error instanceof StartFailure || error instanceof ConfigError;
+  process.stderr.write(known ? `${(error as Error).message}\n` : `Start failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  if (cleanup) await Promise.race([cleanup().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+  process.exit(1);
 }
 
 /** Each delivery the sandbox's receiver verified, between blank lines so it stands out among the logs. */

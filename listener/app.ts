@@ -18,7 +18,8 @@ import { createRateLimiter, memoryWindows } from '../edge/http/sliding-window.ts
 import { endpointOAuth } from '../edge/oauth/endpoint-oauth.ts';
 import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
 import { createListenerCheckoutSource } from './checkout/listener-checkout-source.ts';
-import { closeServer, serveHttp } from '../edge/http/serve.ts';
+import { bindHttp, closeServer } from '../edge/http/serve.ts';
+import { metricsLoopbackOpen } from '../edge/http/metrics-endpoint.ts';
 import { merchantInvoices } from '../core/invoices/invoice.service.ts';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
 import { createLogger, type Logger } from '../core/log.ts';
@@ -96,6 +97,9 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
   const metrics = deps.metrics ?? createServiceMetrics();
   const chains = listenerChains(config);
+  // The port first: one that cannot be bound ends the start before the database, webhook delivery
+  // or a watcher starts (a second instance on the same data must not run beside the first).
+  const bound = await bindHttp(config.port, config.host, { logger, bounds: config.httpBounds });
   const engine = await startEngine({
     clock,
     logger,
@@ -115,6 +119,9 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     sourceBudgets: config.sourceBudgets,
     webhooks: () => singleMerchantRoute(config),
     webhookDeps: deps.webhooks,
+  }).catch(async (error: unknown) => {
+    await closeServer(bound.server);
+    throw error;
   });
   const startedAt = clock.now();
   const { database, db, feed } = engine;
@@ -162,7 +169,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   };
 
   // OAuth needs a key to sign in with, and a base URL: PUBLIC_URL, or the loopback URL served.
-  let servedUrl: string | null = null;
+  const servedUrl = bound.url;
   const onLoopback = isLoopbackHost(config.host);
   const oauth = config.apiKey
     ? endpointOAuth({
@@ -195,7 +202,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     mcpMaxSessionsPerOwner: config.mcpMaxSessionsPerOwner,
     mcpInitializeRateLimit: config.mcpInitializeRateLimit,
     metrics,
-    metricsToken: config.metricsToken,
+    httpBounds: config.httpBounds,
+    metricsAccess: { token: config.metricsToken, loopbackOpen: metricsLoopbackOpen(onLoopback, config.publicUrl) },
     feed,
     merchantId: config.merchantId,
     isOwnOrigin: ownOrigins(config.publicUrl, onLoopback),
@@ -210,8 +218,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     }),
   });
 
-  const { server, url } = await serveHttp(app, config.port, config.host, logger);
-  servedUrl = url;
+  bound.serve(app);
+  const { server, url } = bound;
   if (oauth && !config.publicUrl && !onLoopback) logger.warn('OAuth for /mcp is off: set PUBLIC_URL to the URL clients reach this server at');
   logger.info('listener started', {
     url,

@@ -13,6 +13,10 @@ import {
   mcpMaxSessionsPerOwnerSetting,
   mcpMaxSessionsSetting,
   metricsTokenSetting,
+  httpBoundSettingNames,
+  httpBoundSettings,
+  httpBoundsOf,
+  type HttpBounds,
   parseRateLimit,
   parseSettings,
   publicUrlSetting,
@@ -69,6 +73,8 @@ export interface Config {
   shopName: string;
   /** Request budget of each chain source (docs/chains.md, "Request budgets"). */
   sourceBudgets: BudgetSettings;
+  /** The HTTP server's and the checkout streams' bounds (HTTP_*, CHECKOUT_STREAM*). */
+  httpBounds: HttpBounds;
 }
 
 /** Every setting the listener reads; documented in docs/self-hosting.md. */
@@ -96,6 +102,7 @@ export const settingNames = [
   'MCP_INITIALIZE_RATE_LIMIT',
   'METRICS_TOKEN',
   'PUBLIC_URL',
+  ...httpBoundSettingNames,
   'MERCHANT_WEBHOOK_URL',
   'MERCHANT_WEBHOOK_SECRET',
   'SERVICE_WEBHOOK_SECRET',
@@ -178,6 +185,7 @@ const EnvSchema = z.object({
   MCP_INITIALIZE_RATE_LIMIT: mcpInitializeRateLimitSetting,
   METRICS_TOKEN: metricsTokenSetting,
   PUBLIC_URL: publicUrlSetting,
+  ...httpBoundSettings,
   MERCHANT_WEBHOOK_URL: optionalText,
   MERCHANT_WEBHOOK_SECRET: optionalText,
   SERVICE_WEBHOOK_SECRET: optionalText,
@@ -242,6 +250,7 @@ export function loadConfig(env: Env): Config {
     if (!problem && webhookSecret) webhook = { url: raw.MERCHANT_WEBHOOK_URL, secret: webhookSecret };
   }
 
+  const httpBounds = httpBoundsOf(raw, problems);
   if (raw.NODE_ENV === 'production' && !raw.SERVICE_API_KEY) {
     problems.push('SERVICE_API_KEY must be set when NODE_ENV=production (POST /invoice would be open to anyone)');
   }
@@ -265,6 +274,7 @@ export function loadConfig(env: Env): Config {
     mcpInitializeRateLimit: raw.MCP_INITIALIZE_RATE_LIMIT,
     metricsToken: raw.METRICS_TOKEN ?? null,
     publicUrl: raw.PUBLIC_URL ?? null,
+    httpBounds,
     webhook,
     nodeEnv: raw.NODE_ENV,
     shopName: raw.SHOP_NAME,

@@ -126,7 +126,8 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
       return ok({ address: chain.wallet.address, balance_sats: String(chain.balance()), height: chain.tip.height });
     }
     if (method !== 'POST') return send(res, 404, 'text/plain', 'Not found');
-    const extra = options.extraControl?.[action];
+    // The action comes from the URL: only the table's own entries, never an inherited `constructor`.
+    const extra = options.extraControl && Object.hasOwn(options.extraControl, action) ? options.extraControl[action] : undefined;
     if (extra) {
       extra(input).then(ok, (error: unknown) => send(res, 400, 'text/plain', error instanceof Error ? error.message : 'refused'));
       return;

@@ -15,6 +15,7 @@ import { removeSandboxState, writeSandboxState, type SandboxState } from './sand
 import { LocalBtcChain } from './local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from './local-chain-server.ts';
 import { sandboxExplorer } from './explorer-page.ts';
+import { bindFailure } from '../edge/http/serve.ts';
 
 /** Where the sandbox chain listens unless SANDBOX_CHAIN_PORT says otherwise. 18443 is regtest's usual RPC port. */
 export const DEFAULT_SANDBOX_CHAIN_PORT = 18443;
@@ -115,15 +116,18 @@ export async function startSandbox(env: Env, options: SandboxOptions): Promise<S
   }
   let server: LocalChainServer;
   let webhooks: Awaited<ReturnType<typeof startSandboxReceiver>>;
+  const chainPort = Number(env.SANDBOX_CHAIN_PORT || DEFAULT_SANDBOX_CHAIN_PORT);
   try {
     server = await startLocalChainServer(chain, {
-      port: Number(env.SANDBOX_CHAIN_PORT || DEFAULT_SANDBOX_CHAIN_PORT),
+      port: chainPort,
       extraControl: Object.assign({}, ...evms.map((evm) => evm.control), { 'evm/mine': mineEvery(evms) }),
       evmRpc: (name, body) => {
         const evm = evms.find((candidate) => candidate.chain === name);
         return evm ? evm.relay(body) : Promise.reject(new Error(`no sandbox node for ${name}`));
       },
       explorer: sandboxExplorer(chain, evms),
+    }).catch((error: NodeJS.ErrnoException) => {
+      throw error.syscall === 'listen' ? bindFailure(error, chainPort, '127.0.0.1', { port: 'SANDBOX_CHAIN_PORT', host: 'SANDBOX_CHAIN_PORT' }) : error;
     });
     webhooks = await startSandboxReceiver(env, options).catch(async (error: unknown) => {
       await server.close();

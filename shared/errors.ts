@@ -9,7 +9,7 @@ export const errorCatalogue = {
   bad_body: {
     status: 400,
     description:
-      'The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.',
+      'The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).',
   },
   invalid_amount: {
     status: 400,
@@ -97,6 +97,11 @@ export const errorCatalogue = {
     description:
       'MCP `initialize`: this merchant (Cloud) or credential (listener) already holds its most open sessions (`MCP_MAX_SESSIONS_PER_OWNER`, default 100), or starts sessions faster than `MCP_INITIALIZE_RATE_LIMIT` allows (per owner and per client address). `Retry-After` says how many seconds to wait; end sessions you no longer use (DELETE).',
   },
+  too_many_streams: {
+    status: 429,
+    description:
+      'Checkout event stream refused: this client address has `CHECKOUT_STREAMS_PER_CLIENT` streams open already (default 20). Poll the checkout view instead; `Retry-After` says when to try a stream again.',
+  },
   create_failed: { status: 500, description: 'The invoice could not be created (storage failure); nothing was stored.' },
   lookup_failed: { status: 500, description: 'The invoice could not be read (storage failure).' },
   database_unavailable: {
@@ -107,7 +112,8 @@ export const errorCatalogue = {
   internal_error: { status: 500, description: 'Any other unexpected failure; the response never carries internals.' },
   capacity: {
     status: 503,
-    description: 'Fixed-address nonce pool temporarily exhausted for this amount; retry shortly.',
+    description:
+      'Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.',
   },
 } as const satisfies Record<string, { status: number; description: string }>;
 

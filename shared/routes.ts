@@ -82,7 +82,7 @@ export interface Route {
 const json = (schema: z.ZodType, description: string): RouteResponse => ({ description, content: { mediaType: 'application/json', schema } });
 const html = (description: string): RouteResponse => ({ description, content: { mediaType: 'text/html', jsonSchema: { type: 'string' } } });
 const checkoutEventsDescription =
-  'Server-Sent Events: an event `view` with the checkout view (the JSON of the view route) at once and after each status change of the invoice, until the status is final (then the stream ends). Public and CORS-open, like the view. The checkout page listens to it and falls back to polling the view when the stream is cut.';
+  'Server-Sent Events: an event `view` with the checkout view (the JSON of the view route) at once and after each status change of the invoice, until the status is final (then the stream ends). A stream lives `CHECKOUT_STREAM_MAX_S` at most (default 300): it then ends with an event `reconnect`, and the client opens a new one. Each client address may hold `CHECKOUT_STREAMS_PER_CLIENT` streams (default 20; beyond, 429 `too_many_streams`) and the server `CHECKOUT_STREAMS_MAX` in all (default 500; beyond, 503 `capacity`), both with `Retry-After`. Public and CORS-open, like the view. The checkout page listens to it and falls back to polling the view when the stream is refused or cut.';
 
 const invoiceId: RouteParameter = { name: 'id', in: 'path', required: true, jsonSchema: { type: 'string' }, description: 'The invoice id.' };
 
@@ -324,8 +324,8 @@ export const routeTable: readonly Route[] = [
     auth: 'public',
     scope: 'none',
     parameters: [invoiceId],
-    responses: { 200: eventStream('`event: view` messages whose data is the checkout view.') },
-    errors: ['not_found', 'lookup_failed', 'database_unavailable'],
+    responses: { 200: eventStream('`event: view` messages whose data is the checkout view; `event: reconnect` when the stream reached its lifetime.') },
+    errors: ['not_found', 'too_many_streams', 'capacity', 'lookup_failed', 'database_unavailable'],
   },
   {
     operationId: 'getCheckoutPage',
@@ -386,7 +386,7 @@ export const routeTable: readonly Route[] = [
     surfaces: ['listener', 'cloud'],
     summary: 'Prometheus metrics (text exposition format)',
     description:
-      'Counters, gauges and histograms of invoices, chain watchers, chain sources, webhook deliveries, MCP and HTTP, plus process metrics. No label carries a merchant id, email, address or key. Answered to loopback callers only, or, with `METRICS_TOKEN` set, to any caller sending `Authorization: Bearer <METRICS_TOKEN>`; anyone else gets 401 `unauthorized`.',
+      'Counters, gauges and histograms of invoices, chain watchers, chain sources, webhook deliveries, MCP and HTTP, plus process metrics. No label carries a merchant id, email, address or key. With `METRICS_TOKEN` set, answered to any caller sending `Authorization: Bearer <METRICS_TOKEN>`. Without it, only to a caller on the same host: the server listens on loopback only with no `PUBLIC_URL` set, the connection comes from loopback and the request carries no forwarding header of any kind (`Forwarded`, `Via`, `X-Forwarded-*`, `X-Real-IP`, …). Anyone else gets 401 `unauthorized`.',
     auth: 'public',
     scope: 'none',
     responses: { 200: prometheusText },
@@ -541,8 +541,8 @@ export const routeTable: readonly Route[] = [
     auth: 'public',
     scope: 'none',
     parameters: [invoiceId],
-    responses: { 200: eventStream('`event: view` messages whose data is the display view.') },
-    errors: ['not_found', 'database_unavailable'],
+    responses: { 200: eventStream('`event: view` messages whose data is the display view; `event: reconnect` when the stream reached its lifetime.') },
+    errors: ['not_found', 'too_many_streams', 'capacity', 'database_unavailable'],
   },
   {
     operationId: 'cloudHealth',

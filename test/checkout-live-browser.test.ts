@@ -153,6 +153,75 @@ describe('checkout page in Chromium: live status through the stream, polling whe
   });
 });
 
+describe('checkout page in Chromium under the stream bounds: refused, it polls; at a stream\'s lifetime, a new stream', { skip: chromiumMissing }, () => {
+  let browser: Browser;
+  let capped: BtcWatchContext;
+  let shortLived: BtcWatchContext;
+
+  before(async () => {
+    browser = await launchChromium();
+    capped = await startBtcWatchContext('esplora', { env: { CHECKOUT_STREAMS_PER_CLIENT: '1' } });
+    shortLived = await startBtcWatchContext('esplora', { env: { CHECKOUT_STREAM_MAX_S: '1' } });
+  });
+  after(async () => {
+    await browser?.close();
+    await capped?.close();
+    await shortLived?.close();
+  });
+
+  /** Opens the page; counts its polls of the view, and the statuses its stream requests got. */
+  async function openPage(ctx: BtcWatchContext, invoiceId: string) {
+    const page: Page = await browser.newPage();
+    const errors = collectPageErrors(page);
+    const viewPath = `/checkout/${invoiceId}`;
+    const seen = { polls: 0, streams: [] as number[] };
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === viewPath) seen.polls++;
+    });
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname === `${viewPath}/events`) seen.streams.push(response.status());
+    });
+    await page.goto(`${ctx.listener.url}/pay/${invoiceId}`);
+    await page.evaluate(() => Object.assign(window, { loadedOnce: true }));
+    return { page, errors, seen };
+  }
+
+  const payAndConfirm = async (ctx: BtcWatchContext, invoice: { receive_address: string }, sats: bigint) => {
+    ctx.chain.pay([{ address: invoice.receive_address, value: sats }]);
+    ctx.chain.mine(1);
+    await ctx.sync();
+  };
+
+  test('its address holds CHECKOUT_STREAMS_PER_CLIENT streams already: the page\'s stream is refused (429) and it turns to Paid through polling', async () => {
+    const invoice = await capped.createInvoice(27_000);
+    const held = await fetch(`${capped.listener.url}/checkout/${invoice.invoice_id}/events`);
+    assert.equal(held.status, 200, 'the one stream this address may hold');
+    try {
+      const { page, seen } = await openPage(capped, invoice.invoice_id);
+      await waitUntil('the page\'s stream to be refused', () => seen.streams.includes(429));
+      await payAndConfirm(capped, invoice, 27_000n);
+      await page.locator('[data-when="confirmed"]').waitFor({ state: 'visible', timeout: POLL_MS });
+      assert.equal(await page.evaluate(() => (window as unknown as { loadedOnce?: boolean }).loadedOnce), true, 'same document: no reload');
+      assert.ok(seen.polls >= 1, 'the view was polled');
+      await page.close();
+    } finally {
+      await held.body?.cancel();
+    }
+  });
+
+  test('a stream that reached CHECKOUT_STREAM_MAX_S is followed by a new one, never by polling, and the page turns to Paid through it', async () => {
+    const invoice = await shortLived.createInvoice(28_000);
+    const { page, errors, seen } = await openPage(shortLived, invoice.invoice_id);
+    await waitUntil('two reconnections', () => seen.streams.length >= 3, 20_000);
+    await payAndConfirm(shortLived, invoice, 28_000n);
+    await page.locator('[data-when="confirmed"]').waitFor({ state: 'visible', timeout: POLL_MS });
+    assert.ok(seen.streams.every((status) => status === 200), String(seen.streams));
+    assert.equal(seen.polls, 0, 'the view was never polled');
+    await page.close();
+    assert.deepEqual(errors, []);
+  });
+});
+
 async function waitUntil(what: string, done: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!done()) {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
@@ -177,7 +178,7 @@ describe('GET /metrics after create, pay, mine, deliver (listener, local Bitcoin
   });
 
   const external = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
-  it('refuses a caller that is not on loopback when METRICS_TOKEN is unset', { skip: external ? false : 'no non-loopback IPv4 interface here' }, async () => {
+  it('refuses a caller that is not on loopback when METRICS_TOKEN is unset, and a server listening beyond loopback refuses loopback too', { skip: external ? false : 'no non-loopback IPv4 interface here' }, async () => {
     const open = await startTestListener({ env: { HOST: '0.0.0.0' } });
     try {
       const port = new URL(open.url).port;
@@ -185,11 +186,76 @@ describe('GET /metrics after create, pay, mine, deliver (listener, local Bitcoin
         request({ host: external, port, path: '/metrics' }, (res) => (res.resume(), resolve(res.statusCode ?? 0))).on('error', reject).end(),
       );
       assert.equal(status, 401);
-      assert.equal((await fetch(`http://127.0.0.1:${port}/metrics`)).status, 200, 'the same listener answers loopback');
+      // A proxy on this host would reach it from loopback too: off loopback, only the token opens it.
+      assert.equal((await fetch(`http://127.0.0.1:${port}/metrics`)).status, 401, 'the same listener refuses loopback');
     } finally {
       await open.stop();
     }
   });
+});
+
+/**
+ * A reverse proxy on the same host, as nginx's default `proxy_pass` is: it connects from loopback,
+ * rewrites Host to the upstream's and adds only the headers it is told to (none by default).
+ */
+async function startSameHostProxy(upstream: string, addHeaders: Record<string, string>) {
+  const target = new URL(upstream);
+  const server = createServer((req, res) => {
+    const headers = { ...req.headers, host: target.host, connection: 'close', ...addHeaders };
+    const forwarded = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forwarded.on('error', () => res.writeHead(502).end());
+    req.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe('GET /metrics behind a proxy on the same host', () => {
+  const token = 'metrics-token-0123456789';
+  const statusOf = async (url: string, headers: Record<string, string> = {}) => (await fetch(`${url}/metrics`, { headers })).status;
+
+  it('a proxy that adds any forwarding header (X-Real-IP, Via, Forwarded, X-Forwarded-Host/Proto, …) is refused', async () => {
+    const listener = await startTestListener();
+    try {
+      assert.equal(await statusOf(listener.url), 200, 'a scraper on this host, talking to it directly');
+      const headers: Record<string, string>[] = [{ 'X-Real-IP': '203.0.113.7' }, { Via: '1.1 nginx' }, { Forwarded: 'for=203.0.113.7' }, { 'X-Forwarded-Host': 'pay.example.com' }, { 'X-Forwarded-Proto': 'https' }, { 'True-Client-IP': '203.0.113.7' }];
+      for (const header of headers) {
+        const proxy = await startSameHostProxy(listener.url, header);
+        try {
+          assert.equal(await statusOf(proxy.url), 401, JSON.stringify(header));
+        } finally {
+          await proxy.close();
+        }
+      }
+    } finally {
+      await listener.stop();
+    }
+  });
+
+  for (const edition of ['listener', 'cloud'] as const) {
+    it(`${edition}: with PUBLIC_URL set, a proxy that adds no header at all gets no metrics; the token opens them through it`, async () => {
+      const running = edition === 'listener'
+        ? await startTestListener({ env: { PUBLIC_URL: 'https://pay.example.com', METRICS_TOKEN: token } })
+        : await startTestCloud({ env: { PUBLIC_URL: 'https://pay.example.com', METRICS_TOKEN: token } });
+      const tokenless = edition === 'listener' ? await startTestListener({ env: { PUBLIC_URL: 'https://pay.example.com' } }) : await startTestCloud({ env: { PUBLIC_URL: 'https://pay.example.com' } });
+      const proxy = await startSameHostProxy(running.url, {});
+      const bareProxy = await startSameHostProxy(tokenless.url, {});
+      try {
+        assert.equal(await statusOf(bareProxy.url), 401, 'no token configured: PUBLIC_URL says a proxy fronts it, so loopback proves nothing');
+        assert.equal(await statusOf(tokenless.url), 401, 'nor directly from loopback: the same request as the proxy\'s');
+        assert.equal(await statusOf(proxy.url), 401);
+        assert.equal(await statusOf(proxy.url, { Authorization: `Bearer ${token}` }), 200);
+      } finally {
+        await proxy.close();
+        await bareProxy.close();
+        await running.stop();
+        await tokenless.stop();
+      }
+    });
+  }
 });
 
 describe('GET /metrics with METRICS_TOKEN', () => {

@@ -33,6 +33,8 @@ const cloudEnv = (esplora: string) => ({
   // One merchant opens every session of the bench, as fast as it can.
   MCP_MAX_SESSIONS_PER_OWNER: '5000',
   MCP_INITIALIZE_RATE_LIMIT: 'off',
+  // Every session holds a GET stream besides its POSTs: more connections than the default cap.
+  HTTP_MAX_CONNECTIONS: '10000',
 });
 
 let stop: () => Promise<void>;
@@ -53,6 +55,7 @@ if (mode === 'listener') {
     MCP_MAX_SESSIONS: '5000',
     MCP_MAX_SESSIONS_PER_OWNER: '5000',
     MCP_INITIALIZE_RATE_LIMIT: 'off',
+    HTTP_MAX_CONNECTIONS: '10000',
   });
   // The watcher passes when told (below), not on a timer: idle means idle.
   const listener: RunningListener = await startListener(config, { logger: silentLogger, btcPollIntervalMs: 3_600_000 });

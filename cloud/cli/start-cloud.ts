@@ -1,5 +1,5 @@
-import { ConfigError, readEnvironment } from '../../edge/settings.ts';
-import { STOP_GRACE_MS, describeVerifiedWebhook, sandboxBaseLines, stopSignal } from '../../edge/start.ts';
+import { readEnvironment } from '../../edge/settings.ts';
+import { STOP_GRACE_MS, describeVerifiedWebhook, endFailedStart, sandboxBaseLines, stopSignal } from '../../edge/start.ts';
 import { startCloud } from '../cloud-app.ts';
 import { loadCloudConfig } from '../cloud-config.ts';
 import { startCloudSandbox, wantsCloudSandbox, type CloudSandbox } from '../cloud-sandbox.ts';
@@ -18,11 +18,7 @@ export async function runCloud(): Promise<number> {
       running = await startCloud(loadCloudConfig(env));
     }
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      return 1;
-    }
-    throw error;
+    return endFailedStart(error);
   }
   signal.started();
   await signal.requested;

@@ -11,7 +11,7 @@ import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { OAuthStore } from '../../core/oauth/oauth-store.ts';
-import { KEY_ACCESS, KEY_LABEL_MAX, parseKeyLabel } from '../api-keys.ts';
+import { keyAccessOf, KEY_LABEL_MAX, parseKeyLabel } from '../api-keys.ts';
 import type { CloudService } from '../cloud-service.ts';
 import { planCatalogue } from '../plans.ts';
 import { readFormBody } from '../../edge/http/form-body.ts';
@@ -48,6 +48,8 @@ export interface DashboardDeps {
   logger: Logger;
   /** The OAuth grants behind the Connected apps page. */
   oauthStore: OAuthStore;
+  /** Whether the cookies carry `Secure` (secureCookies: PUBLIC_URL's scheme), never judged from the request. */
+  secureCookies: boolean;
 }
 
 /** Server-rendered pages, one stylesheet, one script of this origin for copy buttons; forms post only to this origin. */
@@ -65,13 +67,6 @@ export const SESSION_COOKIE = 'svc_session';
 /** Before sign-in there is no session: the sign-in form's token is checked against this cookie (double submit). */
 export const LOGIN_COOKIE = 'svc_login';
 
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
-
-/** Secure everywhere except plain-http loopback development, where a browser would drop a Secure cookie. */
-function setCookie(ctx: Context, name: string, value: string, maxAgeS: number) {
-  const secure = LOOPBACK_HOST.test(ctx.hostname) ? '' : '; Secure';
-  ctx.append('Set-Cookie', `${name}=${value}; Path=/dashboard; Max-Age=${maxAgeS}; HttpOnly; SameSite=Strict${secure}`);
-}
 
 const setPageHeaders = (ctx: Context) => setHtmlPageHeaders(ctx, DASHBOARD_CSP, 'same-origin');
 
@@ -86,6 +81,9 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   const scriptAsset = loadHashedAsset(new URL('./public/', import.meta.url), 'dashboard.js', 'text/javascript; charset=utf-8');
   const script: Stylesheet = { url: `/dashboard/assets/${scriptAsset.name}`, integrity: scriptAsset.integrity };
   const router = new Router({ prefix: '/dashboard' });
+  const secure = deps.secureCookies ? '; Secure' : '';
+  const setCookie = (ctx: Context, name: string, value: string, maxAgeS: number) =>
+    ctx.append('Set-Cookie', `${name}=${value}; Path=/dashboard; Max-Age=${maxAgeS}; HttpOnly; SameSite=Strict${secure}`);
 
   /** Any failure a handler did not turn into a notice still answers with a readable page, never a blank one. */
   const htmlErrors: Middleware = async (ctx, next) => {
@@ -315,7 +313,10 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     if (label === null) {
       return keysPage(ctx, { notice: { kind: 'error', text: `A key label is 1-${KEY_LABEL_MAX} characters, without control characters. No key was issued.` }, status: 400 });
     }
-    const access = KEY_ACCESS[ctx.state.form.access as keyof typeof KEY_ACCESS] ?? null;
+    const access = keyAccessOf(ctx.state.form.access);
+    if (access === undefined) {
+      return keysPage(ctx, { notice: { kind: 'error', text: 'Choose one of the access levels offered. No key was issued.' }, status: 400 });
+    }
     await keysPage(ctx, { issued: await cloud.issueApiKey(ctx.state.session.merchant, label, access && access.join(' ')) });
   });
   router.get('/keys/revoke', signedIn, async (ctx) => {

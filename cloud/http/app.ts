@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import type { RateLimitConfig } from '../../edge/settings.ts';
+import type { HttpBounds, RateLimitConfig } from '../../edge/settings.ts';
 import { errorMiddleware } from '../../edge/http/error-middleware.ts';
 import { requestContext } from '../../edge/http/request-context.ts';
 import { wellFormedRequest } from '../../edge/http/well-formed.ts';
@@ -14,13 +14,13 @@ import { createSessionStore } from '../dashboard/session-store.ts';
 import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
 
 export function createCloudHttpApp(
-  deps: CloudRouteDeps & { trustProxy: boolean; signInRateLimit: RateLimitConfig | null },
+  deps: CloudRouteDeps & { trustProxy: boolean; signInRateLimit: RateLimitConfig | null; /** Dashboard cookies' `Secure` (secureCookies). */ secureCookies: boolean; /** The checkout streams' caps and lifetime. */ httpBounds: HttpBounds },
 ): Koa {
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   app.silent = true;
   // The hosted page behind `checkout_url`: the listener's page over Cloud's public view.
   const checkoutSource = { view: (invoiceId: string) => deps.cloud.checkout(invoiceId) };
-  const checkout = checkoutRoutes({ source: checkoutSource, logger: deps.logger, viewPrefix: '/api/v1/checkout', watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed) });
+  const checkout = checkoutRoutes({ source: checkoutSource, logger: deps.logger, viewPrefix: '/api/v1/checkout', watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed), streams: deps.httpBounds });
   const documents = documentHandlers(deps.documents);
   const router = tableRouter('cloud', { ...cloudHandlers(deps), cloudOpenApi: documents.openapi, cloudLlmsTxt: documents.llms, cloudCheckoutEvents: checkout.events, getCheckoutPage: checkout.page });
   app.use(requestContext(deps.logger, deps.clock));
@@ -42,6 +42,7 @@ export function createCloudHttpApp(
       clock: deps.clock,
       logger: deps.logger,
       oauthStore: deps.oauth.store,
+      secureCookies: deps.secureCookies,
     }).routes(),
   );
   return app;

@@ -23,7 +23,7 @@ import type { CloudTables } from '../cloud.tables.ts';
 import type { Logger } from '../../core/log.ts';
 import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
 import { countMcpSessions, type ServiceMetrics } from '../../core/metrics.ts';
-import { metricsHandler } from '../../edge/http/metrics-endpoint.ts';
+import { metricsHandler, type MetricsAccess } from '../../edge/http/metrics-endpoint.ts';
 import { renderQrPng } from '../../mcp/qr.ts';
 import { createServer as createMcpServer } from '../../mcp/server.ts';
 import type { StatusFeed } from '../../core/invoices/status-feed.ts';
@@ -49,8 +49,8 @@ export interface CloudRouteDeps {
   /** MCP sessions started per minute per merchant and per client address, in windows every instance shares; null: unlimited. */
   mcpInitializeRateLimit: InitializeRateLimit | null;
   metrics: ServiceMetrics;
-  /** METRICS_TOKEN; null: GET /metrics answers loopback callers only. */
-  metricsToken: string | null;
+  /** Who may read GET /metrics (METRICS_TOKEN, or callers on this host). */
+  metricsAccess: MetricsAccess;
   /** The invoices' status changes: MCP subscriptions and wait_for_payment hear them here. */
   feed: Pick<StatusFeed, 'watch'>;
   /** The server's own browser origins (see ownOrigins). */
@@ -214,7 +214,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
         ctx.body = await cloud.checkout(ctx.params.id!);
       },
     ],
-    getMetrics: metricsHandler(deps.metrics, deps.metricsToken),
+    getMetrics: metricsHandler(deps.metrics, deps.metricsAccess),
     cloudHealth: async (ctx) => {
       ctx.set('Cache-Control', 'no-store');
       ctx.body = await deps.health();

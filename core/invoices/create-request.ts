@@ -14,7 +14,8 @@ const precedence: ErrorCode[] = ['bad_body', 'unsupported_chain', 'invalid_amoun
 
 function issueCode(issue: z.core.$ZodIssue): ErrorCode {
   if (issue.path.length === 0) return 'bad_body';
-  return codeByField[String(issue.path[0])] ?? 'bad_body';
+  const field = String(issue.path[0]);
+  return Object.hasOwn(codeByField, field) ? codeByField[field]! : 'bad_body';
 }
 
 function describe(issue: z.core.$ZodIssue): string {

@@ -35,7 +35,7 @@ export function createHttpSender(options: { maxSockets: number }): WebhookSender
   const send: WebhookSender = ({ url, headers, body, signal, lookup }) =>
     new Promise((resolve, reject) => {
       const transport = url.protocol === 'https:' ? https : http;
-      const agent = agents[url.protocol as keyof typeof agents];
+      const agent = url.protocol === 'https:' ? agents['https:'] : agents['http:'];
       const payload = Buffer.from(body, 'utf8');
       const req = transport.request(
         url,

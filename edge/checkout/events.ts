@@ -1,6 +1,7 @@
 import type { RouterMiddleware } from '@koa/router';
 import { finalCheckoutStatuses, type CheckoutView } from '../../shared/checkout.ts';
 import type { Logger } from '../../core/log.ts';
+import type { StreamSlots } from './stream-slots.ts';
 
 /** Tells `changed` when an invoice's status may have changed; returns the call that stops it. */
 export type WatchInvoice = (invoiceId: string, changed: () => void) => () => void;
@@ -10,15 +11,34 @@ const KEEP_ALIVE_MS = 25_000;
 /** What the browser waits before reconnecting on its own (the page falls back to polling instead). */
 const RETRY_MS = 5_000;
 
+export interface CheckoutEventsOptions {
+  view(invoiceId: string): Promise<CheckoutView>;
+  watch: WatchInvoice;
+  logger: Logger;
+  /** The streams' caps per client address and in total. */
+  slots: StreamSlots;
+  /** A stream's lifetime (CHECKOUT_STREAM_MAX_S): then `event: reconnect`, and the page opens a new one. */
+  maxMs: number;
+}
+
 /**
  * The checkout view as Server-Sent Events: `event: view` with the view now, then after each status
  * change the feed reports, until the status is final. Nothing is read while nothing changes. An
- * unknown invoice is refused with the error envelope before the stream starts.
+ * unknown invoice is refused with the error envelope before the stream starts, and so is a stream
+ * over a cap (see streamSlots). After `maxMs` the stream ends with `event: reconnect`: no socket is
+ * held for the whole life of an invoice by one request.
  */
-export function checkoutEvents(options: { view(invoiceId: string): Promise<CheckoutView>; watch: WatchInvoice; logger: Logger }): RouterMiddleware {
+export function checkoutEvents(options: CheckoutEventsOptions): RouterMiddleware {
   return async (ctx) => {
     const invoiceId = ctx.params.id!;
-    const first = await options.view(invoiceId);
+    const release = options.slots.take(ctx.ip);
+    let first: CheckoutView;
+    try {
+      first = await options.view(invoiceId);
+    } catch (error) {
+      release();
+      throw error;
+    }
     const res = ctx.res;
     ctx.respond = false;
     res.writeHead(200, {
@@ -55,14 +75,22 @@ export function checkoutEvents(options: { view(invoiceId: string): Promise<Check
       });
     });
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+    const lifetime = setTimeout(() => {
+      res.write('event: reconnect\ndata: {}\n\n');
+      end();
+    }, options.maxMs);
     function end() {
       if (ended) return;
       ended = true;
       stop();
       clearInterval(keepAlive);
+      clearTimeout(lifetime);
+      release();
       res.end();
     }
     res.on('close', end);
+    // The payer left while the view was read: 'close' has come and gone.
+    if (ctx.req.socket.destroyed) return end();
     send(first);
   };
 }

@@ -7,6 +7,8 @@ import type { CheckoutSource } from './checkout-source.ts';
 import { checkoutEvents, type WatchInvoice } from './events.ts';
 import { renderCheckoutErrorPage, renderCheckoutPage, type PageAssets } from './page.ts';
 import { renderQrSvg } from './qr-svg.ts';
+import { streamSlots } from './stream-slots.ts';
+import type { HttpBounds } from '../settings.ts';
 
 export interface CheckoutRouteOptions {
   source: CheckoutSource;
@@ -15,6 +17,8 @@ export interface CheckoutRouteOptions {
   viewPrefix?: string;
   /** Where the live stream hears that an invoice's status changed (the status feed). */
   watch: WatchInvoice;
+  /** The live streams' caps and lifetime (CHECKOUT_STREAMS_PER_CLIENT, CHECKOUT_STREAMS_MAX, CHECKOUT_STREAM_MAX_S). */
+  streams: Pick<HttpBounds, 'streamsPerClient' | 'streamsTotal' | 'streamMaxMs'>;
 }
 
 /**
@@ -92,7 +96,13 @@ export function checkoutRoutes(options: CheckoutRouteOptions): CheckoutRoutes {
 
   return {
     assets: assetRouter,
-    events: checkoutEvents({ view: (invoiceId) => options.source.view(invoiceId), watch: options.watch, logger: options.logger }),
+    events: checkoutEvents({
+      view: (invoiceId) => options.source.view(invoiceId),
+      watch: options.watch,
+      logger: options.logger,
+      slots: streamSlots({ perClient: options.streams.streamsPerClient, total: options.streams.streamsTotal }),
+      maxMs: options.streams.streamMaxMs,
+    }),
     async view(ctx) {
       ctx.set('Access-Control-Allow-Origin', '*');
       ctx.set('Cache-Control', 'no-store');

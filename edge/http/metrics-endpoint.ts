@@ -24,20 +24,45 @@ export function httpMetrics(metrics: ServiceMetrics): Middleware {
 }
 
 /**
- * GET /metrics in the Prometheus text format. With `token` (METRICS_TOKEN) set, any caller with
- * `Authorization: Bearer <token>`; without it, callers on the loopback interface only, judged by the
- * socket (never a forwarded address), and no request a proxy forwarded (it would come from loopback).
+ * Headers a proxy adds to what it forwards (RFC 7239 `Forwarded`, `Via`, and the de-facto ones of
+ * nginx, Apache, HAProxy and the CDNs): any of them means the caller is not on this host.
  */
-export function metricsHandler(metrics: ServiceMetrics, token: string | null): Middleware {
-  const expected = token === null ? null : digest(token);
+const FORWARDING_HEADER = /^(forwarded|via|x-forwarded-.+|x-real-ip|x-client-ip|client-ip|true-client-ip|cf-connecting-ip|fastly-client-ip|x-cluster-client-ip|x-original-forwarded-for|x-proxyuser-ip)$/i;
+
+/** Who may read GET /metrics without the token. */
+export interface MetricsAccess {
+  /** METRICS_TOKEN; null: no token, loopback callers only (when `loopbackOpen`). */
+  token: string | null;
+  /**
+   * The server listens on loopback only and no PUBLIC_URL says a proxy fronts it: then a loopback
+   * caller sending no forwarding header is on this host. A proxy on the same host may send no
+   * header at all (nginx's default `proxy_pass`), so with PUBLIC_URL set only the token opens it.
+   */
+  loopbackOpen: boolean;
+}
+
+/** Loopback without the token: the server on loopback only, no PUBLIC_URL (see MetricsAccess). */
+export const metricsLoopbackOpen = (onLoopback: boolean, publicUrl: string | null) => onLoopback && publicUrl === null;
+
+/**
+ * GET /metrics in the Prometheus text format. With the token (METRICS_TOKEN) set, any caller with
+ * `Authorization: Bearer <token>`; without it, only a caller on this host: the server listens on
+ * loopback only with no PUBLIC_URL, the socket's peer is loopback (never a forwarded address) and
+ * the request carries no forwarding header of any kind.
+ */
+export function metricsHandler(metrics: ServiceMetrics, access: MetricsAccess): Middleware {
+  const expected = access.token === null ? null : digest(access.token);
   return async (ctx) => {
     if (expected) {
       const given = /^Bearer (.+)$/.exec(ctx.get('Authorization'))?.[1] ?? '';
       if (!timingSafeEqual(digest(given), expected)) throw new ServiceError('unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.');
     } else {
-      const forwarded = ctx.get('X-Forwarded-For') || ctx.get('Forwarded');
+      if (!access.loopbackOpen) {
+        throw new ServiceError('unauthorized', 'GET /metrics needs METRICS_TOKEN here (Authorization: Bearer): this server is reached beyond loopback (HOST) or through a proxy (PUBLIC_URL).');
+      }
+      const forwarded = Object.keys(ctx.headers).some((name) => FORWARDING_HEADER.test(name));
       if (forwarded || !LOOPBACK.test(ctx.req.socket.remoteAddress ?? '')) {
-        throw new ServiceError('unauthorized', 'GET /metrics answers loopback callers only; set METRICS_TOKEN to scrape from elsewhere (Authorization: Bearer).');
+        throw new ServiceError('unauthorized', 'GET /metrics answers callers on this host only; set METRICS_TOKEN to scrape from elsewhere (Authorization: Bearer).');
       }
     }
     ctx.set('Cache-Control', 'no-store');

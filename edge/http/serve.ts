@@ -1,9 +1,10 @@
-import { createServer, STATUS_CODES, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import { errorCatalogue, type ErrorCode, type ErrorEnvelope } from '../../shared/index.ts';
 import type { Logger } from '../../core/log.ts';
+import { StartFailure, type HttpBounds } from '../settings.ts';
 
 /**
  * What Node would answer with a bare status line (a request line plus headers over `maxHeaderSize`,
@@ -26,21 +27,87 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   );
 }
 
-/** Serves a Koa app on host:port (0 = a free port) and returns the server and its URL. */
-export async function serveHttp(app: Koa, port: number, host: string, logger?: Logger): Promise<{ server: Server; url: string }> {
+/** The settings a listening address comes from, named when it cannot be bound. */
+export interface AddressSettings {
+  port: string;
+  host: string;
+}
+
+/** Why host:port cannot be bound, in one line naming the setting to change. */
+export function bindFailure(error: NodeJS.ErrnoException, port: number, host: string, settings: AddressSettings): StartFailure {
+  const where = `Cannot listen on ${host}:${port}`;
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new StartFailure(`${where}: the port is already in use (EADDRINUSE). Set ${settings.port} to a free port, or stop what holds it.`);
+    case 'EACCES':
+    case 'EPERM':
+      return new StartFailure(`${where}: not permitted (${error.code}); ports below 1024 need privileges. Set ${settings.port} to 1024 or above.`);
+    case 'EADDRNOTAVAIL':
+      return new StartFailure(`${where}: ${host} is not an address of this machine (EADDRNOTAVAIL). Set ${settings.host} to one of its addresses, 0.0.0.0 or 127.0.0.1.`);
+    default:
+      return new StartFailure(`${where}: ${error.code ?? error.message}. Check ${settings.host} and ${settings.port}.`);
+  }
+}
+
+/** A bound port, not serving yet: `serve` hands it the app; requests that came before wait for it. */
+export interface BoundHttp {
+  server: Server;
+  url: string;
+  serve(app: Koa): void;
+}
+
+/**
+ * Binds host:port (0 = a free port) before anything else starts, so that a port that cannot be
+ * bound ends the start at once (StartFailure naming the setting). The server holds the HTTP bounds:
+ * connections at most (beyond: closed at once), and the time a client may take to send its
+ * headers and its whole request (beyond: the envelope, 400 `bad_body`, and the connection closed).
+ */
+export async function bindHttp(
+  port: number,
+  host: string,
+  options: { logger?: Logger; bounds?: Pick<HttpBounds, 'maxConnections' | 'headersTimeoutMs' | 'requestTimeoutMs'>; settings?: AddressSettings } = {},
+): Promise<BoundHttp> {
+  let handler: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
+  const early: Array<[IncomingMessage, ServerResponse]> = [];
   // The app answers a missing Host itself (see wellFormedRequest), in the envelope; Node's answer has no body.
-  const server = createServer({ requireHostHeader: false }, app.callback());
+  const server = createServer(
+    {
+      requireHostHeader: false,
+      // Node looks for requests over their time every 30 s unless told: every second holds the timeouts to the second.
+      ...(options.bounds && { headersTimeout: options.bounds.headersTimeoutMs, requestTimeout: options.bounds.requestTimeoutMs, connectionsCheckingInterval: 1_000 }),
+    },
+    (req, res) => (handler ? handler(req, res) : early.push([req, res])),
+  );
+  if (options.bounds) server.maxConnections = options.bounds.maxConnections;
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+  } catch (error) {
+    throw bindFailure(error as NodeJS.ErrnoException, port, host, options.settings ?? { port: 'PORT', host: 'HOST' });
+  }
   // Once listening, a server error (such as running out of file descriptors) is logged, never fatal.
-  server.on('error', (error) => logger?.error('HTTP server error', { error }));
+  server.on('error', (error) => options.logger?.error('HTTP server error', { error }));
   const address = server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return { server, url: `http://${shown}:${address.port}` };
+  return {
+    server,
+    url: `http://${shown}:${address.port}`,
+    serve(app) {
+      handler = app.callback();
+      for (const [req, res] of early.splice(0)) handler(req, res);
+    },
+  };
+}
+
+/** Serves a Koa app on host:port (0 = a free port) and returns the server and its URL. */
+export async function serveHttp(app: Koa, port: number, host: string, logger?: Logger): Promise<{ server: Server; url: string }> {
+  const bound = await bindHttp(port, host, { logger });
+  bound.serve(app);
+  return bound;
 }
 
 /**

@@ -145,6 +145,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   };
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = options.trustProxy;
+  // Its cookies carry `Secure` when the issuer (PUBLIC_URL) is https, as a request over https would
+  // give them: behind a proxy that speaks plain http to this server, the browser still sees https.
+  if (new URL(options.issuer).protocol === 'https:') Object.defineProperty(provider.request, 'protocol', { get: () => 'https' });
   provider.on('server_error', (_ctx: KoaContextWithOIDC, error: Error) => log.error('authorization server failed', { error, stack: error.stack }));
   const dispatch = provider.callback();
 

@@ -31,7 +31,7 @@ export interface ConsentView {
 
 /** The consent page: who asks, where the answer goes, what it may do; the merchant signs in with a key. */
 export function renderConsent(view: ConsentView): string {
-  const scopes = view.scopes.map((s) => `<li><code>${e(s)}</code>: ${e(scopeText[s] ?? s)}</li>`).join('\n');
+  const scopes = view.scopes.map((s) => `<li><code>${e(s)}</code>: ${e(Object.hasOwn(scopeText, s) ? scopeText[s]! : s)}</li>`).join('\n');
   return document(
     'Connect an app',
     view.css,

@@ -69,7 +69,7 @@ export interface paths {
         };
         /**
          * An invoice's checkout view, live (Server-Sent Events)
-         * @description Server-Sent Events: an event `view` with the checkout view (the JSON of the view route) at once and after each status change of the invoice, until the status is final (then the stream ends). Public and CORS-open, like the view. The checkout page listens to it and falls back to polling the view when the stream is cut.
+         * @description Server-Sent Events: an event `view` with the checkout view (the JSON of the view route) at once and after each status change of the invoice, until the status is final (then the stream ends). A stream lives `CHECKOUT_STREAM_MAX_S` at most (default 300): it then ends with an event `reconnect`, and the client opens a new one. Each client address may hold `CHECKOUT_STREAMS_PER_CLIENT` streams (default 20; beyond, 429 `too_many_streams`) and the server `CHECKOUT_STREAMS_MAX` in all (default 500; beyond, 503 `capacity`), both with `Retry-After`. Public and CORS-open, like the view. The checkout page listens to it and falls back to polling the view when the stream is refused or cut.
          */
         get: operations["getCheckoutEvents"];
         put?: never;
@@ -160,7 +160,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics (text exposition format)
-         * @description Counters, gauges and histograms of invoices, chain watchers, chain sources, webhook deliveries, MCP and HTTP, plus process metrics. No label carries a merchant id, email, address or key. Answered to loopback callers only, or, with `METRICS_TOKEN` set, to any caller sending `Authorization: Bearer <METRICS_TOKEN>`; anyone else gets 401 `unauthorized`.
+         * @description Counters, gauges and histograms of invoices, chain watchers, chain sources, webhook deliveries, MCP and HTTP, plus process metrics. No label carries a merchant id, email, address or key. With `METRICS_TOKEN` set, answered to any caller sending `Authorization: Bearer <METRICS_TOKEN>`. Without it, only to a caller on the same host: the server listens on loopback only with no `PUBLIC_URL` set, the connection comes from loopback and the request carries no forwarding header of any kind (`Forwarded`, `Via`, `X-Forwarded-*`, `X-Real-IP`, …). Anyone else gets 401 `unauthorized`.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -396,7 +396,7 @@ export interface paths {
         };
         /**
          * Public display view of an invoice, live (Server-Sent Events)
-         * @description Server-Sent Events: an event `view` with the checkout view (the JSON of the view route) at once and after each status change of the invoice, until the status is final (then the stream ends). Public and CORS-open, like the view. The checkout page listens to it and falls back to polling the view when the stream is cut.
+         * @description Server-Sent Events: an event `view` with the checkout view (the JSON of the view route) at once and after each status change of the invoice, until the status is final (then the stream ends). A stream lives `CHECKOUT_STREAM_MAX_S` at most (default 300): it then ends with an event `reconnect`, and the client opens a new one. Each client address may hold `CHECKOUT_STREAMS_PER_CLIENT` streams (default 20; beyond, 429 `too_many_streams`) and the server `CHECKOUT_STREAMS_MAX` in all (default 500; beyond, 503 `capacity`), both with `Retry-After`. Public and CORS-open, like the view. The checkout page listens to it and falls back to polling the view when the stream is refused or cut.
          */
         get: operations["cloudCheckoutEvents"];
         put?: never;
@@ -690,7 +690,7 @@ export interface components {
              * @description Stable, machine-readable code: branch on this.
              * @enum {string}
              */
-            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity";
+            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity";
             /** @description Human-readable; may change, never branch on it. */
             message: string;
             /** @description plan_limit_reached only: the current plan. */
@@ -1480,7 +1480,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
              *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
              *
@@ -1539,7 +1539,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly.
+             * @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
              *
              *     `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
              */
@@ -1574,7 +1574,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoredInvoice"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1642,7 +1642,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutView"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1701,7 +1701,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `event: view` messages whose data is the checkout view. */
+            /** @description `event: view` messages whose data is the checkout view; `event: reconnect` when the stream reached its lifetime. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1710,7 +1710,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1722,6 +1722,17 @@ export interface operations {
             /** @description `not_found`: No such invoice or route. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `too_many_streams`: Checkout event stream refused: this client address has `CHECKOUT_STREAMS_PER_CLIENT` streams open already (default 20). Poll the checkout view instead; `Retry-After` says when to try a stream again. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1746,7 +1757,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            /**
+             * @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
+             *
+             *     `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1778,7 +1793,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1834,7 +1849,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1881,7 +1896,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1919,7 +1934,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1957,7 +1972,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2004,7 +2019,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2080,7 +2095,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2140,7 +2155,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly. */
+            /** @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2167,7 +2182,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2241,7 +2256,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
              *     `invalid_email`: Cloud signup: `email` is missing or not an email address.
              *
@@ -2323,7 +2338,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2393,7 +2408,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
              *     `invalid_key_request`: Cloud POST /api/v1/keys: `label` is not 1-60 characters without control characters, or `scopes` is not a non-empty list of `invoices:read` / `invoices:write`.
              */
@@ -2464,7 +2479,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceList"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2534,7 +2549,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
              *     `invalid_webhook_url`: Cloud: the webhook URL is not https on the default port, or its host does not resolve only to public addresses.
              */
@@ -2602,7 +2617,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlanCatalogue"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2645,7 +2660,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
              *     `unknown_plan`: Cloud billing: `plan` is not `starter` or `pro`, or `method` is not `crypto` or `card`.
              */
@@ -2736,7 +2751,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
              *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
              *
@@ -2815,7 +2830,7 @@ export interface operations {
             /**
              * @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
              *
-             *     `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly.
+             *     `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
              */
             503: {
                 headers: {
@@ -2848,7 +2863,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoredInvoice"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2934,7 +2949,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutView"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2984,7 +2999,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `event: view` messages whose data is the display view. */
+            /** @description `event: view` messages whose data is the display view; `event: reconnect` when the stream reached its lifetime. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2993,7 +3008,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3011,6 +3026,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `too_many_streams`: Checkout event stream refused: this client address has `CHECKOUT_STREAMS_PER_CLIENT` streams open already (default 20). Poll the checkout view instead; `Retry-After` says when to try a stream again. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
             431: {
                 headers: {
@@ -3020,7 +3046,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            /**
+             * @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
+             *
+             *     `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3049,7 +3079,7 @@ export interface operations {
                     "application/json": components["schemas"]["CloudHealth"];
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3087,7 +3117,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3125,7 +3155,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3163,7 +3193,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3248,7 +3278,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3311,7 +3341,7 @@ export interface operations {
             /**
              * @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
              *
-             *     `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; retry shortly.
+             *     `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
              */
             503: {
                 headers: {
@@ -3339,7 +3369,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3417,7 +3447,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3464,7 +3494,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3511,7 +3541,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3558,7 +3588,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP. */
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3608,7 +3638,7 @@ export interface operations {
             /**
              * @description Error page, no redirect: a malformed request, an unknown client, an unregistered redirect_uri.
              *
-             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              */
             400: {
                 headers: {
@@ -3669,7 +3699,7 @@ export interface operations {
             /**
              * @description An OAuth error: `invalid_request`, `invalid_grant` (an unknown, used or expired code or refresh token, a wrong code_verifier), `invalid_target`.
              *
-             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              */
             400: {
                 headers: {
@@ -3723,7 +3753,7 @@ export interface operations {
             /**
              * @description An OAuth error: `invalid_redirect_uri`, `invalid_client_metadata`.
              *
-             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              */
             400: {
                 headers: {
@@ -3787,7 +3817,7 @@ export interface operations {
             /**
              * @description An OAuth error: `invalid_request` (no client_id).
              *
-             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, and a request that is not well-formed HTTP.
+             *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              */
             400: {
                 headers: {

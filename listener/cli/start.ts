@@ -1,4 +1,4 @@
-import { describeVerifiedWebhook, sandboxBaseLines, STOP_GRACE_MS, stopSignal } from '../../edge/start.ts';
+import { describeVerifiedWebhook, endFailedStart, sandboxBaseLines, STOP_GRACE_MS, stopSignal } from '../../edge/start.ts';
 import { startListener } from '../app.ts';
 import { loadConfig, settingNames } from '../config.ts';
 import { ConfigError, readEnvironment, type Env } from '../../edge/settings.ts';
@@ -55,7 +55,7 @@ address per USDC invoice; fixed-address: USDC at the fixed address too, as USDT 
     let env = readEnvironment(process.env);
     let sandbox: Sandbox | null = null;
     if (wantsSandbox(env)) {
-      sandbox = await startSandbox(env, { onWebhook: (event) => process.stderr.write(describeVerifiedWebhook(event)) });
+      sandbox = await startSandbox(env, { onWebhook: (event) => process.stderr.write(describeVerifiedWebhook(event)) }).catch((error: unknown) => endFailedStart(error));
       env = sandbox.env;
     }
     try {
@@ -68,7 +68,9 @@ address per USDC invoice; fixed-address: USDC at the fixed address too, as USDT 
       }
       throw error;
     }
-    const listener = await startListener(config, sandbox ? { btcPollIntervalMs: 2_000, baseOptions: { pollIntervalMs: 1_000 } } : {});
+    const listener = await startListener(config, sandbox ? { btcPollIntervalMs: 2_000, baseOptions: { pollIntervalMs: 1_000 } } : {}).catch((error: unknown) =>
+      endFailedStart(error, () => sandbox?.close() ?? Promise.resolve()),
+    );
     if (sandbox) {
       sandbox.announce(listener.url);
       process.stderr.write(sandboxBanner(sandbox, listener.url, apiKeySource(env)));

@@ -1,4 +1,5 @@
 import Koa from 'koa';
+import type { HttpBounds } from '../../edge/settings.ts';
 import type { CheckoutSource } from '../../edge/checkout/checkout-source.ts';
 import { checkoutRoutes } from '../../edge/checkout/routes.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -16,12 +17,14 @@ export interface HttpAppDeps extends RouteDeps {
   clock: Clock;
   trustProxy: boolean;
   checkout: CheckoutSource;
+  /** The checkout streams' caps and lifetime. */
+  httpBounds: HttpBounds;
 }
 
 export function createHttpApp(deps: HttpAppDeps): Koa {
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   app.silent = true;
-  const checkout = checkoutRoutes({ source: deps.checkout, logger: deps.logger, watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed) });
+  const checkout = checkoutRoutes({ source: deps.checkout, logger: deps.logger, watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed), streams: deps.httpBounds });
   const router = tableRouter('listener', { ...listenerHandlers(deps), getCheckoutView: checkout.view, getCheckoutEvents: checkout.events, getCheckoutPage: checkout.page });
   app.use(requestContext(deps.logger, deps.clock));
   app.use(httpMetrics(deps.metrics));

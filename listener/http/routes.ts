@@ -20,7 +20,7 @@ import type { StatusFeed } from '../../core/invoices/status-feed.ts';
 import type { CheckoutSource } from '../../edge/checkout/checkout-source.ts';
 import { listenerMcpClient } from '../mcp-client.ts';
 import { initializeLimits, mcpHandlers } from '../../edge/http/mcp-endpoint.ts';
-import { metricsHandler } from '../../edge/http/metrics-endpoint.ts';
+import { metricsHandler, type MetricsAccess } from '../../edge/http/metrics-endpoint.ts';
 import { countMcpSessions, type ServiceMetrics } from '../../core/metrics.ts';
 
 export interface RouteDeps {
@@ -38,8 +38,8 @@ export interface RouteDeps {
   /** MCP sessions started per minute per credential and per client address; null: unlimited. */
   mcpInitializeRateLimit: InitializeRateLimit | null;
   metrics: ServiceMetrics;
-  /** METRICS_TOKEN; null: GET /metrics answers loopback callers only. */
-  metricsToken: string | null;
+  /** Who may read GET /metrics (METRICS_TOKEN, or callers on this host). */
+  metricsAccess: MetricsAccess;
   /** The checkout page's source (also what MCP Apps hosts show of an invoice). */
   checkout: CheckoutSource;
   /** The invoices' status changes: MCP subscriptions and wait_for_payment hear them here. */
@@ -102,7 +102,7 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
     },
     getOpenApi: documents.openapi,
     getLlmsTxt: documents.llms,
-    getMetrics: metricsHandler(deps.metrics, deps.metricsToken),
+    getMetrics: metricsHandler(deps.metrics, deps.metricsAccess),
     mcpPost: mcp.post,
     mcpGet: mcp.get,
     mcpDelete: mcp.delete,

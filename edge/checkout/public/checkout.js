@@ -158,12 +158,17 @@
   if (countdown) countdown.parentElement.hidden = false;
   tick();
   setInterval(tick, 1000);
-  // Live: the view's event stream; once it is cut (or the browser has none), the polling above.
+  // Live: the view's event stream; once it is cut or refused (the server's cap on streams), or the
+  // browser has none, the polling above. A stream that reached its lifetime says `reconnect`: a new one.
   function listen() {
     if (!window.EventSource) return schedule(POLL_MS);
     var stream = new EventSource(root.dataset.viewUrl + '/events');
     stream.addEventListener('view', function (event) {
       apply(JSON.parse(event.data));
+    });
+    stream.addEventListener('reconnect', function () {
+      stream.close();
+      if (!isFinal(state)) listen();
     });
     // Also how a final status ends it: the server closes the stream after sending it.
     stream.onerror = function () {
