@@ -42,7 +42,12 @@ export const BaseHealth = z
     last_block_height: z.number().int().nullable().describe('Last Base block whose Transfer logs were read.'),
     head_block_height: z.number().int().nullable().describe('Chain head reported by the scanning source.'),
     watched_addresses: z.number().int(),
-    awaiting_second_source: z.number().int().describe('Fixed-address payments matched but not yet reported by a second source.'),
+    awaiting_second_source: z.number().int().describe('Payments matched but not yet reported by enough independent sources (min_sources; two for fixed-address).'),
+    min_sources: z.number().int().optional().describe('Sources that must report a payment before it counts (`<PREFIX>_MIN_SOURCES`, default 2); 1 trusts one source as your own node.'),
+    disagreeing_sources: z
+      .array(z.object({ source: z.string().describe('Scheme, host and port of the source.'), reason: z.string(), at: z.iso.datetime().describe('When it last disagreed.') }))
+      .optional()
+      .describe('Sources that reported a transfer or a block the others do not, within the last hour: nothing one source alone reports is counted.'),
     progress: WatcherProgress.optional().describe('What the Base watcher is doing.'),
   })
   .meta({ id: 'BaseHealth' });
