@@ -709,6 +709,8 @@ export interface components {
          * @enum {string}
          */
         InvoiceStatus: "pending" | "partial" | "confirmed" | "expired" | "failed";
+        /** @description How the confirmation was verified. `sources:N`: N independent RPC sources reported the same transfer at the required depth (EVM chains). `proof-of-work`: the block was checked against a proof-of-work header chain (Bitcoin). `own-node`: the merchant declared its one source trusted, its own node (Bitcoin Core RPC, or `<PREFIX>_MIN_SOURCES=1`). `single-source`: one outside source was believed; a merchant may refuse to ship on it. */
+        Verification: string;
         /** @description Body of POST /invoice. JSON, at most 16 KB. */
         CreateInvoiceRequest: {
             /**
@@ -748,6 +750,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). */
+            verification: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -784,6 +788,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). */
+            verification: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -829,6 +835,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). */
+            verification: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -869,6 +877,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). */
+            verification: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -934,8 +944,21 @@ export interface components {
             /** @description Chain head reported by the scanning source. */
             head_block_height: number | null;
             watched_addresses: number;
-            /** @description Fixed-address payments matched but not yet reported by a second source. */
+            /** @description Payments matched but not yet reported by enough independent sources (min_sources; two for fixed-address). */
             awaiting_second_source: number;
+            /** @description Sources that must report a payment before it counts (`<PREFIX>_MIN_SOURCES`, default 2); 1 trusts one source as your own node. */
+            min_sources?: number;
+            /** @description Sources that reported a transfer or a block the others do not, within the last hour: nothing one source alone reports is counted. */
+            disagreeing_sources?: {
+                /** @description Scheme, host and port of the source. */
+                source: string;
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @description When it last disagreed.
+                 */
+                at: string;
+            }[];
             /** @description What the Base watcher is doing. */
             progress?: components["schemas"]["WatcherProgress"];
         };
@@ -1155,6 +1178,8 @@ export interface components {
             confirmations: number;
             /** Format: date-time */
             confirmed_at: string;
+            /** @description How the confirmation was verified; always sent by this version (absent only on events queued by an earlier one). */
+            verification?: components["schemas"]["Verification"];
         };
         /** @description A transfer that matches no open invoice (inexact amount, or invoice expired). The funds are in your wallet; no invoice is marked paid; handle it by hand. */
         PaymentOrphanEvent: {
@@ -1340,6 +1365,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). */
+            verification: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -1385,6 +1412,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). */
+            verification: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
