@@ -22,7 +22,8 @@ export interface WatcherProgress {
  */
 export interface WatcherProblem {
   component: string;
-  kind: 'stalled' | 'failing';
+  /** `disagreeing`: a source reported what the chain's other sources do not (see shared/health.ts). */
+  kind: 'stalled' | 'failing' | 'disagreeing';
   reason: string;
   since: string;
 }

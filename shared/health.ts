@@ -18,9 +18,9 @@ export const WatcherProblem = z
       .string()
       .describe(`The watcher: its chain, ${chainList()} (Cloud: for every merchant watcher of it); or \`database\` while the database cannot be used (always \`failing\`).`),
     kind: z
-      .enum(['stalled', 'failing'])
+      .enum(['stalled', 'failing', 'disagreeing'])
       .describe(
-        '`stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns.',
+        '`stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns. `disagreeing`: within the last hour a source reported a payment or block the chain\'s other sources do not (`reason` names it); nothing it alone reports is counted: check or replace that source.',
       ),
     reason: z.string().describe('Human-readable: the step and for how long, or the last error.'),
     since: z.iso.datetime().describe('When the stuck step began, or when the passes started failing.'),
@@ -28,7 +28,7 @@ export const WatcherProblem = z
   .meta({
     id: 'WatcherProblem',
     description:
-      'A chain watcher that has made no progress for several poll intervals (at least 2 minutes), or (`component: database`) a database that cannot be used: unreachable, restarting, or (SQLite) full or locked; it clears when a query (SQLite: a write) succeeds again. A slow or rate-limited source whose answers still arrive is not a problem.',
+      'A chain watcher that has made no progress for several poll intervals (at least 2 minutes), or whose sources disagree (`disagreeing`), or (`component: database`) a database that cannot be used: unreachable, restarting, or (SQLite) full or locked; it clears when a query (SQLite: a write) succeeds again. A slow or rate-limited source whose answers still arrive is not a problem.',
   });
 
 export const BaseHealth = z

@@ -64,6 +64,9 @@ for (const evmChain of evmTestChains) describe(`EVM source agreement on ${evmCha
         );
         assert.match(status.disagreeing_sources[0]!.reason, new RegExp(FAKE_TX_HASH));
         assert.match(baseHealth(status, evmChain).warning ?? '', /disagree/);
+        const problem = watcher.problem();
+        assert.equal(problem?.kind, 'disagreeing', '/health turns ok false and lists the problem');
+        assert.match(problem!.reason, new RegExp(`disagree: ${labelOf(liar.url).replace(/[.:/]/g, '\\$&')}`));
         assert.ok((await disagreementsOf(metrics, liar.url)) >= 1, 'counted in /metrics');
         assert.equal(await disagreementsOf(metrics, chain.anvil.url), 0);
 

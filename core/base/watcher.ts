@@ -24,7 +24,15 @@ import { settleTransfers, transferKey } from './settlement.ts';
 import { parseChecksummedAddress } from './keys.ts';
 import { assetOf } from './tokens.ts';
 import { createPollLoop } from '../poll-loop.ts';
-import { createWatchProgress, stallAfterMs, watcherProblem, type WatchObserver, type WatcherProgress, type WatchProgress } from '../watch-progress.ts';
+import {
+  createWatchProgress,
+  stallAfterMs,
+  watcherProblem,
+  type WatchObserver,
+  type WatcherProblem,
+  type WatcherProgress,
+  type WatchProgress,
+} from '../watch-progress.ts';
 
 export interface BaseWatcherDeps {
   /** The metrics' view of the passes, steps and lag behind the head. */
@@ -160,6 +168,13 @@ function disagreed(w: Watch, disagreement: Disagreement) {
   }
   w.disagreements.set(disagreement.source, { reason: disagreement.reason, at: w.deps.clock.now() });
   w.deps.observer?.sourceDisagreed?.(disagreement.source);
+}
+
+/** The most recent disagreement as a /health problem: a lying source is an alarm, not a detail. */
+function disagreementProblem(w: Watch): WatcherProblem | null {
+  const [latest] = disagreeingSources(w);
+  if (!latest) return null;
+  return { component: w.deps.scope.chain, kind: 'disagreeing', reason: `RPC sources disagree: ${latest.source} ${latest.reason}`, since: latest.at };
 }
 
 function disagreeingSources(w: Watch): SourceDisagreement[] {
@@ -477,8 +492,8 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
   return {
     tick,
     status: (): BaseWatcherStatus => ({ ...w.status, progress: w.progress.current() }),
-    /** Stalled or failing for longer than the limit, at the clock's now; null when progressing. */
-    problem: () => watcherProblem(deps.scope.chain, w.progress.current(), deps.clock.now(), stallLimitMs),
+    /** Stalled or failing for longer than the limit, or a source disagreeing within the last hour, at the clock's now; null when all is well. */
+    problem: () => watcherProblem(deps.scope.chain, w.progress.current(), deps.clock.now(), stallLimitMs) ?? disagreementProblem(w),
     start() {
       if (loop.running) return;
       const names = evmSettingNamesOf(evmSpecOf(scope.chain));

@@ -989,15 +989,15 @@ export interface components {
             /** @description Since when every pass has failed; null while passes succeed. */
             failing_since: string | null;
         };
-        /** @description A chain watcher that has made no progress for several poll intervals (at least 2 minutes), or (`component: database`) a database that cannot be used: unreachable, restarting, or (SQLite) full or locked; it clears when a query (SQLite: a write) succeeds again. A slow or rate-limited source whose answers still arrive is not a problem. */
+        /** @description A chain watcher that has made no progress for several poll intervals (at least 2 minutes), or whose sources disagree (`disagreeing`), or (`component: database`) a database that cannot be used: unreachable, restarting, or (SQLite) full or locked; it clears when a query (SQLite: a write) succeeds again. A slow or rate-limited source whose answers still arrive is not a problem. */
         WatcherProblem: {
             /** @description The watcher: its chain, `btc`, `base`, `eth` or `polygon` (Cloud: for every merchant watcher of it); or `database` while the database cannot be used (always `failing`). */
             component: string;
             /**
-             * @description `stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns.
+             * @description `stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns. `disagreeing`: within the last hour a source reported a payment or block the chain's other sources do not (`reason` names it); nothing it alone reports is counted: check or replace that source.
              * @enum {string}
              */
-            kind: "stalled" | "failing";
+            kind: "stalled" | "failing" | "disagreeing";
             /** @description Human-readable: the step and for how long, or the last error. */
             reason: string;
             /**
