@@ -7,6 +7,11 @@ import { createServiceMetrics } from '../core/metrics.ts';
 import { ACCOUNT_XPUB, FIXED_ADDRESS, baseServices, evmTestChains, settingsFor, startBaseTestChain, type BaseTestChain } from './helpers/base-chain.ts';
 import { FAKE_TX_HASH, startRpcProxy, type RpcProxy } from './helpers/rpc-proxy.ts';
 import { testDatabases } from './support/databases.ts';
+import { postJson, startTestListener, tempSqliteUrl } from './support/listener.ts';
+import { runCli } from './support/process.ts';
+import { waitForWatcher } from './support/wait-for-watcher.ts';
+import { tmpdir } from 'node:os';
+import { Health } from '../shared/index.ts';
 
 /**
  * Lying JSON-RPC sources in front of a real anvil node, beside an honest one: nothing one source
@@ -38,7 +43,6 @@ for (const evmChain of evmTestChains) describe(`EVM source agreement on ${evmCha
     return { metrics, ...baseServices(chain, config, { sources: urls.map((url) => chain.source(url)), metrics }) };
   }
 
-  const labelOf = (url: string) => url.replace(/\/$/, '');
   const disagreementsOf = async (metrics: ReturnType<typeof createServiceMetrics>, url: string) =>
     (await metrics.sourceDisagreements.get()).values.find((v) => v.labels.chain === evmChain && v.labels.source === labelOf(url))?.value ?? 0;
 
@@ -170,3 +174,55 @@ test('a chain with a single RPC URL is refused at start, naming the fix; MIN_SOU
     assert.match(parse({ BASE_RPC_URL: 'https://rpc.example', BASE_MIN_SOURCES: '0' }).problems.join(), new RegExp(`${spec.envPrefix}_MIN_SOURCES must be an integer >= 1`));
   }
 });
+
+test('the listener: a lying source beside an honest node turns /health ok false naming it; its made-up payment stays pending', { timeout: 120_000 }, async () => {
+  const chain = await startBaseTestChain(sqlite, 'base');
+  const liar = await startRpcProxy(chain.anvil.url);
+  const listener = await startTestListener({
+    env: {
+      MERCHANT_BTC_XPUB: '',
+      MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
+      BASE_RPC_URL: `${liar.url},${chain.anvil.url}`,
+      BASE_TOKENS: `usdc:${chain.usdc.address}`,
+      BASE_CHAIN_ID: String(chain.anvil.chainId),
+      BASE_CONFIRMATIONS: '2',
+      BASE_FINALITY: 'count',
+    },
+  });
+  try {
+    const created = await postJson(`${listener.url}/invoice`, { chain: 'base', amount_usd: 40 });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.verification, null);
+    liar.mode = { kind: 'fake-transfer', token: chain.usdc.address, to: created.json.receive_address, value: 40_000_000n, blockNumber: await chain.anvil.provider.getBlockNumber() };
+    await chain.anvil.mine(4);
+    const readHealth = async () => Health.parse(await (await fetch(`${listener.url}/health`)).json());
+    const health = await waitForWatcher('the lying source named in /health', readHealth, (h) => (h.base?.disagreeing_sources ?? []).length > 0, { watcher: readHealth });
+    assert.equal(health.ok, false);
+    assert.deepEqual(
+      health.problems?.map((p) => [p.component, p.kind]),
+      [['base', 'disagreeing']],
+    );
+    assert.ok(health.problems![0]!.reason.includes(labelOf(liar.url)));
+    assert.deepEqual(health.base!.disagreeing_sources!.map((d) => d.source), [labelOf(liar.url)]);
+    assert.match(health.base!.warning ?? '', /^RPC sources disagree/);
+    const stored = await (await fetch(`${listener.url}/invoice/${created.json.invoice_id}`)).json();
+    assert.notEqual(stored.status, 'confirmed');
+    assert.equal(stored.verification, null);
+  } finally {
+    await listener.stop();
+    await liar.close();
+    await chain.close();
+  }
+});
+
+test('service start with a single BASE_RPC_URL exits 1 naming both fixes', async () => {
+  const result = await runCli(['start'], {
+    env: { MERCHANT_BTC_XPUB: '', MERCHANT_BASE_XPUB: ACCOUNT_XPUB, BASE_RPC_URL: 'https://mainnet.base.org', DATABASE_URL: tempSqliteUrl() },
+    cwd: tmpdir(),
+  });
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /BASE_RPC_URL has a single source/);
+  assert.match(result.stderr, /add a second independent JSON-RPC URL \(comma-separated\), or set BASE_MIN_SOURCES=1/);
+});
+
+const labelOf = (url: string) => url.replace(/\/$/, '');
