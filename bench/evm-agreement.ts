@@ -11,9 +11,12 @@ import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
 import { progress, report, round } from './support/report.ts';
 
 const POLLS = 20;
+const IDLE_POLLS = 10;
 
 interface Run {
   requestsPerPoll: number;
+  /** Requests per poll over IDLE_POLLS more polls in which no payment is ready. */
+  idleRequestsPerPoll: number;
   /** Poll (counted from the payment's block) on which each payment confirmed. */
   confirmedOnPoll: number[];
 }
@@ -40,8 +43,8 @@ async function run(chain: BaseTestChain, minSources: string): Promise<Run> {
         await chain.usdc.transfer(created.receive_address, BigInt((1 + poll) * 1_000_000));
         open.push({ id: created.invoice_id, paidOnPoll: poll });
       } else if (poll === 5) {
-        const created = (await create({ amount_usd: 4 })) as { invoice_id: string; amount_usdc_units: number };
-        await chain.usdc.transfer(FIXED_ADDRESS, BigInt(created.amount_usdc_units));
+        const created = (await create({ amount_usd: 4, asset: 'usdt' })) as { invoice_id: string; amount_usdc_units: number };
+        await chain.usdt.transfer(FIXED_ADDRESS, BigInt(created.amount_usdc_units));
         open.push({ id: created.invoice_id, paidOnPoll: poll });
       } else {
         await chain.anvil.mine(1);
@@ -54,7 +57,13 @@ async function run(chain: BaseTestChain, minSources: string): Promise<Run> {
       }
     }
     if (open.length) throw new Error(`${open.length} payment(s) never confirmed with MIN_SOURCES=${minSources}`);
-    return { requestsPerPoll: (sources.reduce((n, s) => n + s.requests, 0) - before) / POLLS, confirmedOnPoll };
+    const afterPayments = sources.reduce((n, s) => n + s.requests, 0);
+    for (let poll = 0; poll < IDLE_POLLS; poll++) {
+      await chain.anvil.mine(1);
+      await watcher.tick();
+    }
+    const idle = (sources.reduce((n, s) => n + s.requests, 0) - afterPayments) / IDLE_POLLS;
+    return { requestsPerPoll: (afterPayments - before) / POLLS, idleRequestsPerPoll: idle, confirmedOnPoll };
   } finally {
     await second.close();
   }
@@ -69,8 +78,8 @@ try {
   const extra = agreeing.requestsPerPoll - trusted.requestsPerPoll;
   report(
     [
-      `one source trusted (baseline): ${trusted.requestsPerPoll.toFixed(2)} requests per poll; payments confirmed on poll ${trusted.confirmedOnPoll.join(', ')} after their block`,
-      `two sources agree: ${agreeing.requestsPerPoll.toFixed(2)} requests per poll; payments confirmed on poll ${agreeing.confirmedOnPoll.join(', ')} after their block`,
+      `one source trusted (baseline): ${trusted.requestsPerPoll.toFixed(2)} requests per poll (${trusted.idleRequestsPerPoll.toFixed(2)} idle); payments confirmed on poll ${trusted.confirmedOnPoll.join(', ')} after their block`,
+      `two sources agree: ${agreeing.requestsPerPoll.toFixed(2)} requests per poll (${agreeing.idleRequestsPerPoll.toFixed(2)} idle); payments confirmed on poll ${agreeing.confirmedOnPoll.join(', ')} after their block`,
       `extra: ${extra.toFixed(2)} requests per block (target <= 1), same polls: ${agreeing.confirmedOnPoll.join() === trusted.confirmedOnPoll.join()}`,
     ],
     {
@@ -81,6 +90,8 @@ try {
       ratio: round(agreeing.requestsPerPoll / trusted.requestsPerPoll),
       target: 'at most 1 extra request per block; confirmed on the same poll',
       extra_per_block: round(extra),
+      idle_requests_per_poll: round(agreeing.idleRequestsPerPoll),
+      baseline_idle_requests_per_poll: round(trusted.idleRequestsPerPoll),
       confirmed_on_poll: agreeing.confirmedOnPoll,
       baseline_confirmed_on_poll: trusted.confirmedOnPoll,
     },

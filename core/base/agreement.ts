@@ -90,23 +90,24 @@ export interface Verdict {
 
 /**
  * Judges one recorded transfer from every source's answer. A log only some sources report names
- * them when they are not more than those that, at depth, do not have it (a source cannot prove a
- * log absent, but a made-up log is the attack); a block hash at the transfer's height names the side
+ * them (and the source whose scan recorded it) when they are not more than the others that, at
+ * depth, do not have it (a source cannot prove a log absent, but a made-up log is the attack); a block hash at the transfer's height names the side
  * with fewer sources, both on a tie. `recordedBy` (the source whose scan recorded it, when known)
- * reported it too. Pure.
+ * reported it too; `vouching`, when set, is that source agreeing without being asked (the scanner
+ * that recorded it, whose record every pass checks for reorgs). Pure.
  */
-export function judge(transfer: ObservedTransfer, answers: readonly SourceAnswer[], confirmations: number, recordedBy: string | null): Verdict {
+export function judge(transfer: ObservedTransfer, answers: readonly SourceAnswer[], confirmations: number, recordedBy: string | null, vouching: string | null = null): Verdict {
   const views = answers.map((answer) => ({ source: answer.source, view: viewOf(answer, transfer, confirmations) }));
-  const agreeing = views.filter((v) => v.view.kind === 'agrees').map((v) => v.source);
+  const agreeing = [...new Set([...views.filter((v) => v.view.kind === 'agrees').map((v) => v.source), ...(vouching ? [vouching] : [])])];
   const reporters = [...new Set([...agreeing, ...(recordedBy ? [recordedBy] : [])])];
   const lacking = views.filter((v) => v.view.kind === 'no-log').map((v) => v.source);
   const otherBlocks = views.filter((v) => v.view.kind === 'other-block');
   const disagreements: Disagreement[] = [];
   const what = `transfer ${transfer.txHash} log ${transfer.logIndex} in block ${transfer.blockNumber}`;
-  if (lacking.length && reporters.length <= lacking.length) {
-    for (const source of reporters.filter((s) => !lacking.includes(s))) {
-      disagreements.push({ source, reason: `reports ${what} that ${lacking.join(', ')} do not` });
-    }
+  const lackingOthers = lacking.filter((s) => s !== recordedBy);
+  if (lacking.length && agreeing.length <= lackingOthers.length) {
+    const others = lackingOthers.length ? `${lackingOthers.join(', ')} do not report` : 'no other source confirms';
+    for (const source of reporters) disagreements.push({ source, reason: `reports ${what} that ${others}` });
   } else if (lacking.length) {
     for (const source of lacking) disagreements.push({ source, reason: `does not report ${what} that ${reporters.join(', ')} do` });
   }

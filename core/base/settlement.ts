@@ -35,6 +35,8 @@ export interface SettlementDeps {
   minSources: number;
   /** Every source, the scanner too: each is asked, in one request, about the ready transfers. */
   sources: RpcSource[];
+  /** This pass's scanning source: it is not asked about transfers its own scan recorded in this process. */
+  scanner: RpcSource;
   /** The source whose scan recorded a transfer, by transfer key, when this process recorded it; settled ones are forgotten. */
   recordedBy: Map<string, string>;
   /** A source reported what the others do not (or did not report what they do). */
@@ -198,18 +200,23 @@ const sourcesNeeded = (deps: SettlementDeps, t: TransferRow) => (deps.isFixed(t.
 
 /**
  * How each transfer enough sources report was verified. With one source needed, the scanner's record
- * stands (the operator's own node); otherwise every source is asked, one request each, and the
- * transfer counts when enough report the same log at the required depth on their own heads.
+ * stands (the operator's own node); otherwise the sources are asked, one request each, and the
+ * transfer counts when enough report the same log at the required depth on their own heads. The
+ * scanner vouches for what its own scan recorded in this process (every pass checks that record
+ * for reorgs) without being asked; after a restart, or a change of scanner, it is asked too.
  */
 async function verifiedTransfers(deps: SettlementDeps, transfers: TransferRow[]): Promise<Map<string, string>> {
   const verified = new Map<string, string>();
   const asking = transfers.filter((t) => sourcesNeeded(deps, t) > 1);
   for (const t of transfers) if (!asking.includes(t)) verified.set(transferKey(t), evmVerification(1));
   if (!asking.length) return verified;
+  const recordedBy = (t: TransferRow) => deps.recordedBy.get(transferKey(t)) ?? null;
+  const scannerVouches = asking.every((t) => recordedBy(t) === deps.scanner.label);
+  const asked = scannerVouches ? deps.sources.filter((source) => source !== deps.scanner) : deps.sources;
   const txHashes = [...new Set(asking.map((t) => t.tx_hash))];
-  const answers = (await Promise.all(deps.sources.map((source) => askSource(source, txHashes)))).filter((a) => a !== null);
+  const answers = (await Promise.all(asked.map((source) => askSource(source, txHashes)))).filter((a) => a !== null);
   for (const transfer of asking) {
-    const verdict = judge(observed(transfer), answers, deps.confirmations, deps.recordedBy.get(transferKey(transfer)) ?? null);
+    const verdict = judge(observed(transfer), answers, deps.confirmations, recordedBy(transfer), scannerVouches ? deps.scanner.label : null);
     for (const disagreement of verdict.disagreements) deps.disagreed(disagreement);
     if (verdict.agreeing.length >= sourcesNeeded(deps, transfer)) verified.set(transferKey(transfer), evmVerification(verdict.agreeing.length));
   }

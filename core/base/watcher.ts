@@ -391,6 +391,7 @@ async function pass(w: Watch): Promise<TickResult | null> {
       confirmations: deps.base.confirmations,
       minSources: deps.base.minSources,
       sources: deps.sources,
+      scanner,
       recordedBy: w.recordedBy,
       disagreed: (disagreement) => disagreed(w, disagreement),
       finalized,
