@@ -147,8 +147,6 @@ export async function startSandbox(env: Env, options: SandboxOptions): Promise<S
       ...Object.assign({}, ...evms.map((evm) => evm.env)),
       // Two sources over one node each: fixed-address mode confirms only what two sources report.
       ...Object.fromEntries(evms.map((evm) => [evmSettingNamesOf(evmSpecOf(evm.chain)).rpcUrl, `${evm.anvil.url},${server.evmRpcUrl}/${evm.chain}`])),
-      // The local nodes are the sandbox's own: declared trusted, as an operator declares its own node.
-      ...Object.fromEntries(evms.map((evm) => [evmSettingNamesOf(evmSpecOf(evm.chain)).minSources, '1'])),
       ...webhooks?.env,
       MERCHANT_BTC_XPUB: merchantKey.toBase58(),
       BTC_NETWORK: 'regtest',
