@@ -12,6 +12,11 @@ import { runCli } from './support/process.ts';
 import { waitForWatcher } from './support/wait-for-watcher.ts';
 import { tmpdir } from 'node:os';
 import { Health } from '../shared/index.ts';
+import { randomBytes } from 'node:crypto';
+import { HDNodeWallet } from 'ethers';
+import { ACCOUNT_PATH } from '../core/base/keys.ts';
+import { startLocalEvm } from '../sandbox/local-evm.ts';
+import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 
 /**
  * Lying JSON-RPC sources in front of a real anvil node, beside an honest one: nothing one source
@@ -212,6 +217,49 @@ test('the listener: a lying source beside an honest node turns /health ok false 
     await listener.stop();
     await liar.close();
     await chain.close();
+  }
+});
+
+test("Cloud's all-merchant watcher: a lying source beside an honest node confirms nothing and is named in /api/v1/health; a real payment confirms on sources:2", { timeout: 120_000 }, async () => {
+  const evm = await startLocalEvm({ spec: evmSpecOf('base') });
+  const liar = await startRpcProxy(evm.anvil.url);
+  const { MERCHANT_EVM_XPUB: _xpub, MERCHANT_EVM_ADDRESS: _address, BASE_MIN_SOURCES: _trusted, ...platform } = evm.env;
+  const cloud = await startTestCloud({
+    env: { ...platform, BASE_RPC_URL: `${liar.url},${evm.anvil.url}`, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' },
+    deps: { chainWatch: { basePollMs: 50, refreshMs: 50 } },
+  });
+  try {
+    const xpub = HDNodeWallet.fromSeed(randomBytes(32)).derivePath(ACCOUNT_PATH).neuter().extendedKey;
+    const merchant = await signupMerchant(cloud.url, { receive_methods: [{ chain: 'base', xpub }] });
+    const key = { 'X-Service-Api-Key': merchant.api_key };
+    const faked = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'base', amount_usd: 30 }, key);
+    const real = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'base', amount_usd: 2 }, key);
+    assert.equal(faked.status, 201, faked.text);
+    liar.mode = { kind: 'fake-transfer', token: evm.tokens.usdc.address, to: faked.json.receive_address, value: 30_000_000n, blockNumber: Number(await evm.anvil.rpc<string>('eth_blockNumber')) };
+    await evm.tokens.usdc.transfer(real.json.receive_address, 2_000_000n, 0);
+    await evm.anvil.mine(3);
+    const watchers = () => cloud.watcherStates();
+    const invoice = async (id: string) => (await getJson(`${cloud.url}/api/v1/invoice/${id}`, key)).json as { status: string; verification: string | null };
+    const confirmed = await waitForWatcher('the real payment confirmed', () => invoice(real.json.invoice_id), (i) => i.status === 'confirmed', { watcher: watchers });
+    assert.equal(confirmed.verification, 'sources:2');
+    const health = await waitForWatcher(
+      'the liar named in /api/v1/health',
+      async () => (await getJson(`${cloud.url}/api/v1/health`)).json as { ok: boolean; problems?: Array<{ component: string; kind: string; reason: string }> },
+      (h) => (h.problems ?? []).some((p) => p.kind === 'disagreeing'),
+      { watcher: watchers },
+    );
+    assert.equal(health.ok, false);
+    const problem = health.problems!.find((p) => p.kind === 'disagreeing')!;
+    assert.equal(problem.component, 'base');
+    assert.ok(problem.reason.includes(labelOf(liar.url)), problem.reason);
+    assert.ok(!problem.reason.includes(`disagree: ${labelOf(evm.anvil.url)}`));
+    assert.notEqual((await invoice(faked.json.invoice_id)).status, 'confirmed');
+    const events = await cloud.database.db.selectFrom('events').select('payload').where('type', '=', 'invoice.confirmed').execute();
+    assert.deepEqual(events.map((e) => JSON.parse(e.payload).invoice_id), [real.json.invoice_id], 'only the real payment is confirmed');
+  } finally {
+    await cloud.stop();
+    await liar.close();
+    await evm.close();
   }
 });
 
