@@ -103,7 +103,9 @@ const invoiceCoreShape = {
   status: InvoiceStatus,
   tx_hash: z.string().nullable().describe('The transaction that completed the payment; set on confirmation.'),
   paid_at: dateTime().nullable().describe('Set on confirmation.'),
-  verification: Verification.nullable().describe('How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded).'),
+  verification: Verification.nullable()
+    .optional()
+    .describe('How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it.'),
   expires_at: dateTime(),
   created_at: dateTime(),
   updated_at: dateTime(),

@@ -750,8 +750,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
-            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). */
-            verification: components["schemas"]["Verification"] | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it. */
+            verification?: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -788,8 +788,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
-            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). */
-            verification: components["schemas"]["Verification"] | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it. */
+            verification?: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -835,8 +835,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
-            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). */
-            verification: components["schemas"]["Verification"] | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it. */
+            verification?: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -877,8 +877,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
-            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). */
-            verification: components["schemas"]["Verification"] | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it. */
+            verification?: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -1365,8 +1365,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
-            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). */
-            verification: components["schemas"]["Verification"] | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it. */
+            verification?: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -1412,8 +1412,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
-            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). */
-            verification: components["schemas"]["Verification"] | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it. */
+            verification?: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
