@@ -16,7 +16,7 @@ import {
   type MerchantTransfer,
 } from './base-transfer.repository.ts';
 import { blockHeader, blockHeaders, finalizedNumber, headNumber, transferLogs, type BlockHeader, type TransferFilter, type TransferLog } from './chain.ts';
-import type { Disagreement } from './agreement.ts';
+import { createSourceDisagreements, type SourceDisagreement, type SourceDisagreements } from './source-disagreements.ts';
 import { RpcUnavailableError, type RpcSource } from './rpc.ts';
 import { announcePaymentSeen, type StatusFeed } from '../invoices/status-feed.ts';
 import { refreshPartialStatus } from './partial.ts';
@@ -24,15 +24,7 @@ import { settleTransfers, transferKey } from './settlement.ts';
 import { parseChecksummedAddress } from './keys.ts';
 import { assetOf } from './tokens.ts';
 import { createPollLoop } from '../poll-loop.ts';
-import {
-  createWatchProgress,
-  stallAfterMs,
-  watcherProblem,
-  type WatchObserver,
-  type WatcherProblem,
-  type WatcherProgress,
-  type WatchProgress,
-} from '../watch-progress.ts';
+import { createWatchProgress, stallAfterMs, watcherProblem, type WatchObserver, type WatcherProgress, type WatchProgress } from '../watch-progress.ts';
 
 export interface BaseWatcherDeps {
   /** The metrics' view of the passes, steps and lag behind the head. */
@@ -102,16 +94,6 @@ export interface BaseWatcherStatus {
 
 const FINALITY_FALLBACK = 'count (source does not answer finalized)';
 
-export interface SourceDisagreement {
-  source: string;
-  reason: string;
-  /** ISO time it was last seen disagreeing. */
-  at: string;
-}
-
-/** How long a source stays named in /health after it last disagreed. */
-const DISAGREEMENT_SHOWN_MS = 3_600_000;
-
 export interface TickResult {
   head: number;
   from: number;
@@ -140,8 +122,7 @@ interface Watch {
   finalityFallbackLogged: boolean;
   /** The source whose scan recorded each transfer (by settlement's transfer key), while it waits to settle. */
   recordedBy: Map<string, string>;
-  /** The last disagreement of each source, by label. */
-  disagreements: Map<string, { reason: string; at: number }>;
+  disagreements: SourceDisagreements;
 }
 
 /** The first source that answers, with its head; the others that answer, with theirs, cross-check its scan. */
@@ -158,31 +139,6 @@ async function pickScanner(w: Watch): Promise<{ scanner: RpcSource; head: number
   const [picked, ...others] = up;
   if (!picked) throw new RpcUnavailableError('no Base RPC source answers');
   return { scanner: picked.source, head: picked.head, others };
-}
-
-/** Names a source in /health and the metrics; logged once per reason. */
-function disagreed(w: Watch, disagreement: Disagreement) {
-  const previous = w.disagreements.get(disagreement.source);
-  if (previous?.reason !== disagreement.reason) {
-    w.deps.logger.warn('base: RPC sources disagree; nothing one source alone reports is counted', { source: disagreement.source, reason: disagreement.reason });
-  }
-  w.disagreements.set(disagreement.source, { reason: disagreement.reason, at: w.deps.clock.now() });
-  w.deps.observer?.sourceDisagreed?.(disagreement.source);
-}
-
-/** The most recent disagreement as a /health problem: a lying source is an alarm, not a detail. */
-function disagreementProblem(w: Watch): WatcherProblem | null {
-  const [latest] = disagreeingSources(w);
-  if (!latest) return null;
-  return { component: w.deps.scope.chain, kind: 'disagreeing', reason: `RPC sources disagree: ${latest.source} ${latest.reason}`, since: latest.at };
-}
-
-function disagreeingSources(w: Watch): SourceDisagreement[] {
-  const since = w.deps.clock.now() - DISAGREEMENT_SHOWN_MS;
-  return [...w.disagreements]
-    .filter(([, d]) => d.at >= since)
-    .sort(([, a], [, b]) => b.at - a.at)
-    .map(([source, d]) => ({ source, reason: d.reason, at: new Date(d.at).toISOString() }));
 }
 
 /**
@@ -340,17 +296,23 @@ const logKey = (log: TransferLog) => [log.txHash, log.logIndex, log.blockHash, l
  */
 async function crossCheck(w: Watch, scanner: RpcSource, logs: TransferLog[], times: Map<number, BlockHeader>, filter: TransferFilter, others: Array<{ source: RpcSource; head: number }>) {
   const known = new Set(logs.map(logKey));
-  for (const { source, head } of others) {
-    if (head < filter.fromBlock) continue;
-    const extra = await transferLogs(source, { ...filter, toBlock: Math.min(head, filter.toBlock) })
-      .then((theirs) => theirs.filter((log) => !known.has(logKey(log))))
-      .catch(() => []);
+  const heard = await Promise.all(
+    others
+      .filter(({ head }) => head >= filter.fromBlock)
+      .map(async ({ source, head }) => ({
+        source,
+        extra: await transferLogs(source, { ...filter, toBlock: Math.min(head, filter.toBlock) })
+          .then((theirs) => theirs.filter((log) => !known.has(logKey(log))))
+          .catch(() => []),
+      })),
+  );
+  for (const { source, extra } of heard) {
     if (!extra.length) continue;
     const missing = [...new Set(extra.map((log) => log.blockNumber))].filter((n) => !times.has(n));
     const headers = missing.length ? await blockHeaders(scanner, missing) : new Map<number, BlockHeader | null>();
     for (const log of extra) {
       if ((times.get(log.blockNumber) ?? headers.get(log.blockNumber))?.hash !== log.blockHash) continue;
-      disagreed(w, { source: source.label, reason: `reports transfer ${log.txHash} log ${log.logIndex} in block ${log.blockNumber} that ${scanner.label} does not` });
+      w.disagreements.record({ source: source.label, reason: `reports transfer ${log.txHash} log ${log.logIndex} in block ${log.blockNumber} that ${scanner.label} does not` });
     }
   }
 }
@@ -393,7 +355,7 @@ async function pass(w: Watch): Promise<TickResult | null> {
       sources: deps.sources,
       scanner,
       recordedBy: w.recordedBy,
-      disagreed: (disagreement) => disagreed(w, disagreement),
+      disagreed: (disagreement) => w.disagreements.record(disagreement),
       finalized,
       assetByToken: w.assetByToken,
       headSeenAt,
@@ -401,7 +363,7 @@ async function pass(w: Watch): Promise<TickResult | null> {
     },
     head,
   );
-  status.disagreeing_sources = disagreeingSources(w);
+  status.disagreeing_sources = w.disagreements.current();
   await refreshPartialStatus(deps.db, deps.feed, deps.scope, deps.clock.now());
   status.last_tick_at = new Date(deps.clock.now()).toISOString();
   status.last_error = null;
@@ -468,7 +430,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     adoptionChecked: false,
     finalityFallbackLogged: false,
     recordedBy: new Map(),
-    disagreements: new Map(),
+    disagreements: createSourceDisagreements({ clock: deps.clock, logger, observer: deps.observer }),
   };
   const stallLimitMs = deps.stallAfterMs ?? stallAfterMs(w.options.pollIntervalMs);
 
@@ -494,7 +456,7 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     tick,
     status: (): BaseWatcherStatus => ({ ...w.status, progress: w.progress.current() }),
     /** Stalled or failing for longer than the limit, or a source disagreeing within the last hour, at the clock's now; null when all is well. */
-    problem: () => watcherProblem(deps.scope.chain, w.progress.current(), deps.clock.now(), stallLimitMs) ?? disagreementProblem(w),
+    problem: () => watcherProblem(deps.scope.chain, w.progress.current(), deps.clock.now(), stallLimitMs) ?? w.disagreements.problem(deps.scope.chain),
     start() {
       if (loop.running) return;
       const names = evmSettingNamesOf(evmSpecOf(scope.chain));
