@@ -52,6 +52,12 @@ export function createServiceMetrics() {
     watcherPassSeconds: new Histogram({ name: 'service_watcher_pass_seconds', help: 'Duration of one chain-watcher pass, by chain and outcome (ok, error).', labelNames: ['chain', 'outcome'], buckets: seconds, registers }),
     watcherStepSeconds: new Histogram({ name: 'service_watcher_step_seconds', help: 'Duration of one chain-watcher step, by chain and step name.', labelNames: ['chain', 'step'], buckets: seconds, registers }),
     watcherLagBlocks: new Gauge({ name: 'service_watcher_lag_blocks', help: 'Blocks between the chain tip and the last block the watcher processed, by chain.', labelNames: ['chain'], registers }),
+    sourceDisagreements: new Counter({
+      name: 'service_source_disagreements_total',
+      help: 'Times a chain source reported what the other sources do not (or a different block), by chain and source (scheme, host and port).',
+      labelNames: ['chain', 'source'],
+      registers,
+    }),
     mcpToolCalls: new Counter({ name: 'service_mcp_tool_calls_total', help: 'MCP tool calls by tool and outcome (ok, error).', labelNames: ['tool', 'outcome'], registers }),
   };
 }
@@ -66,6 +72,7 @@ export function watchObserver(metrics: ServiceMetrics, chain: string): WatchObse
     transition: (asset, status) => metrics.invoiceTransitions.inc({ chain, asset, status }),
     settled: (s) => metrics.settlementSeconds.observe({ chain }, Math.max(0, s)),
     confirmedAfterBlock: (s) => metrics.blockToConfirmedSeconds.observe({ chain }, Math.max(0, s)),
+    sourceDisagreed: (source) => metrics.sourceDisagreements.inc({ chain, source }),
   };
 }
 

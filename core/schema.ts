@@ -12,6 +12,7 @@ import type { EventsTable } from './events/events.tables.ts';
 import type { AddressCountersTable, InvoicesTable } from './invoices/invoice.tables.ts';
 import { invoicesExpiryIndexMigration } from './invoices/expiry-index.migration.ts';
 import { invoicesAndOutboxMigration } from './invoices/invoices.migration.ts';
+import { invoiceVerificationMigration } from './invoices/verification.migration.ts';
 import { keyIdentityMigration, noKeyIdRenames, type KeyIdRenames } from './invoices/key-identity.migration.ts';
 import { webhookDeliveryMigration } from './webhooks/delivery-migration.ts';
 import { oauthStoreMigration } from './oauth/oauth.migration.ts';
@@ -46,6 +47,7 @@ export function coreMigrations(dialect: Dialect, hooks: CoreMigrationHooks = { k
     '0012_oauth_store': oauthStoreMigration,
     '0014_invoices_expiry_index': invoicesExpiryIndexMigration,
     '0016_evm_chain_column': evmChainColumnMigration,
+    '0018_invoice_verification': invoiceVerificationMigration,
   };
 }
 

@@ -22,7 +22,8 @@ export interface WatcherProgress {
  */
 export interface WatcherProblem {
   component: string;
-  kind: 'stalled' | 'failing';
+  /** `disagreeing`: a source reported what the chain's other sources do not (see shared/health.ts). */
+  kind: 'stalled' | 'failing' | 'disagreeing';
   reason: string;
   since: string;
 }
@@ -38,6 +39,8 @@ export interface WatchObserver {
   settled(seconds: number): void;
   /** An invoice confirmed, `seconds` after the watcher took in the block its confirmations were counted against. */
   confirmedAfterBlock(seconds: number): void;
+  /** A source (its label) reported what the chain's other sources do not. */
+  sourceDisagreed?(source: string): void;
 }
 
 /** Progress of one watcher, reported step by step by the watcher itself (and to `observer`, the metrics). */

@@ -122,6 +122,8 @@ export async function startLocalEvm(options: { usdcMode?: SandboxUsdcMode; spec?
         ...sandboxMerchantEnv(merchant),
         [names.tokens]: `usdc:${tokens.usdc.address},usdt:${tokens.usdt.address}`,
         [names.rpcUrl]: anvil.url,
+        // The sandbox's own node, declared trusted as an operator declares its own (confirmations say `own-node`).
+        [names.minSources]: '1',
         [names.chainId]: String(spec.sandboxChainId),
         [names.confirmations]: String(SANDBOX_BASE_CONFIRMATIONS),
         // The local node finalizes 64 blocks behind its head: a payment would wait for 64 mined blocks.

@@ -18,9 +18,9 @@ export const WatcherProblem = z
       .string()
       .describe(`The watcher: its chain, ${chainList()} (Cloud: for every merchant watcher of it); or \`database\` while the database cannot be used (always \`failing\`).`),
     kind: z
-      .enum(['stalled', 'failing'])
+      .enum(['stalled', 'failing', 'disagreeing'])
       .describe(
-        '`stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns.',
+        '`stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns. `disagreeing`: within the last hour a source reported a payment or block the chain\'s other sources do not (`reason` names it); nothing it alone reports is counted: check or replace that source.',
       ),
     reason: z.string().describe('Human-readable: the step and for how long, or the last error.'),
     since: z.iso.datetime().describe('When the stuck step began, or when the passes started failing.'),
@@ -28,7 +28,7 @@ export const WatcherProblem = z
   .meta({
     id: 'WatcherProblem',
     description:
-      'A chain watcher that has made no progress for several poll intervals (at least 2 minutes), or (`component: database`) a database that cannot be used: unreachable, restarting, or (SQLite) full or locked; it clears when a query (SQLite: a write) succeeds again. A slow or rate-limited source whose answers still arrive is not a problem.',
+      'A chain watcher that has made no progress for several poll intervals (at least 2 minutes), or whose sources disagree (`disagreeing`), or (`component: database`) a database that cannot be used: unreachable, restarting, or (SQLite) full or locked; it clears when a query (SQLite: a write) succeeds again. A slow or rate-limited source whose answers still arrive is not a problem.',
   });
 
 export const BaseHealth = z
@@ -42,7 +42,12 @@ export const BaseHealth = z
     last_block_height: z.number().int().nullable().describe('Last Base block whose Transfer logs were read.'),
     head_block_height: z.number().int().nullable().describe('Chain head reported by the scanning source.'),
     watched_addresses: z.number().int(),
-    awaiting_second_source: z.number().int().describe('Fixed-address payments matched but not yet reported by a second source.'),
+    awaiting_second_source: z.number().int().describe('Payments matched but not yet reported by enough independent sources (min_sources; two for fixed-address).'),
+    min_sources: z.number().int().optional().describe('Sources that must report a payment before it counts (`<PREFIX>_MIN_SOURCES`, default 2); 1 trusts one source as your own node.'),
+    disagreeing_sources: z
+      .array(z.object({ source: z.string().describe('Scheme, host and port of the source.'), reason: z.string(), at: z.iso.datetime().describe('When it last disagreed.') }))
+      .optional()
+      .describe('Sources that reported a transfer or a block the others do not, within the last hour: nothing one source alone reports is counted.'),
     progress: WatcherProgress.optional().describe('What the Base watcher is doing.'),
   })
   .meta({ id: 'BaseHealth' });

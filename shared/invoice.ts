@@ -80,6 +80,15 @@ export const CreateInvoiceRequest = z
   .meta({ id: 'CreateInvoiceRequest', description: 'Body of POST /invoice. JSON, at most 16 KB.' });
 export type CreateInvoiceRequest = z.infer<typeof CreateInvoiceRequest>;
 
+export const Verification = z
+  .string()
+  .regex(/^(proof-of-work|own-node|single-source|sources:[1-9]\d*)$/)
+  .meta({
+    id: 'Verification',
+    description:
+      'How the confirmation was verified. `sources:N`: N independent RPC sources reported the same transfer at the required depth (EVM chains). `proof-of-work`: the block was checked against a proof-of-work header chain (Bitcoin). `own-node`: the merchant declared its one source trusted, its own node (Bitcoin Core RPC, or `<PREFIX>_MIN_SOURCES=1`). `single-source`: one outside source was believed; a merchant may refuse to ship on it.',
+  });
+
 const invoiceCoreShape = {
   invoice_id: z.string().describe('Identifier returned at creation.'),
   merchant_id: z.string(),
@@ -94,6 +103,9 @@ const invoiceCoreShape = {
   status: InvoiceStatus,
   tx_hash: z.string().nullable().describe('The transaction that completed the payment; set on confirmation.'),
   paid_at: dateTime().nullable().describe('Set on confirmation.'),
+  verification: Verification.nullable()
+    .optional()
+    .describe('How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it.'),
   expires_at: dateTime(),
   created_at: dateTime(),
   updated_at: dateTime(),

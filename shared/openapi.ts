@@ -11,6 +11,7 @@ import {
   CreateInvoiceRequest,
   CreatedInvoice,
   InvoiceStatus,
+  Verification,
   StoredInvoice,
 } from './invoice.ts';
 import { routeErrors, routeTable, type Route, type RouteContent } from './routes.ts';
@@ -41,6 +42,7 @@ const componentSchemas = [
   ErrorDetail,
   ErrorEnvelope,
   InvoiceStatus,
+  Verification,
   CreateInvoiceRequest,
   BtcInvoice,
   BtcInvoiceCreated,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { ErrorCode } from './errors.ts';
-import { InvoiceChain } from './invoice.ts';
+import { InvoiceChain, Verification } from './invoice.ts';
 
 export const webhookHeaders = {
   signature: 'X-Service-Signature',
@@ -61,6 +61,7 @@ export const InvoiceConfirmedEvent = z
     tx_hash: z.string().describe('The transaction that completed the payment.'),
     confirmations: z.number().int(),
     confirmed_at: z.iso.datetime(),
+    verification: Verification.optional().describe('How the confirmation was verified; always sent by this version (absent only on events queued by an earlier one).'),
   })
   .meta({ id: 'InvoiceConfirmedEvent', description: 'Sent when an invoice moves to confirmed.' });
 export type InvoiceConfirmedEvent = z.infer<typeof InvoiceConfirmedEvent>;

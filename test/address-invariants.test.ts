@@ -19,7 +19,7 @@ const BASE_KEY = parseEvmAccountXpub(BASE_XPUB);
 /** Of another account than BASE_KEY's (its child 1, 0x7099…79C8, would be skipped by BASE_KEY's invoices). */
 const BASE_ADDRESS = '0x8C8d35429F74ec245F8Ef2f4Fd1e551cFF97d650';
 /** No chain is watched in these tests (CLOUD_WATCH=false); Base just has to be configured. */
-const CLOUD_ENV = { CLOUD_SIGNUP_RATE_LIMIT: '1000,1000', CLOUD_INVOICE_RATE_LIMIT: 'off', BASE_RPC_URL: 'http://127.0.0.1:9' };
+const CLOUD_ENV = { CLOUD_SIGNUP_RATE_LIMIT: '1000,1000', CLOUD_INVOICE_RATE_LIMIT: 'off', BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' };
 
 /** The same extended key under other version bytes (zpub → xpub): other text, same key. */
 function withVersion(extendedKey: string, version: number): string {

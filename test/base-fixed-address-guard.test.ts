@@ -15,18 +15,18 @@ const child = (i: number) => HDNodeWallet.fromPhrase(MNEMONIC, undefined, `m/44'
 
 test('MERCHANT_BASE_ADDRESS that is one of the first 20 children of MERCHANT_BASE_XPUB refuses start', () => {
   assert.throws(
-    () => loadConfig({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: child(0), BASE_RPC_URL: 'http://127.0.0.1:9' }),
+    () => loadConfig({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: child(0), BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' }),
     /MERCHANT_BASE_ADDRESS is child 0 of MERCHANT_BASE_XPUB \(m\/44'\/60'\/0'\/0\/0\)/,
   );
   assert.throws(
-    () => loadConfig({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: child(19), BASE_RPC_URL: 'http://127.0.0.1:9' }),
+    () => loadConfig({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: child(19), BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' }),
     /is child 19 of MERCHANT_BASE_XPUB/,
   );
-  assert.ok(loadConfig({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: child(20), BASE_RPC_URL: 'http://127.0.0.1:9' }).base);
+  assert.ok(loadConfig({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: child(20), BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' }).base);
 });
 
 /** Base configured, no chain watched: these tests are about which address an invoice gets. */
-const BASE_ENV = { MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_EVM_TOKENS: 'usdc,usdt', BASE_RPC_URL: 'http://127.0.0.1:9' };
+const BASE_ENV = { MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_EVM_TOKENS: 'usdc,usdt', BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' };
 
 async function createXpubInvoices(url: string, count: number) {
   const created = [];

@@ -133,7 +133,7 @@ test('Base settings: disabled chain, disabled asset, single source warning in /h
         SERVICE_RATE_LIMIT: 'off',
         MERCHANT_BASE_ADDRESS: FIXED_ADDRESS,
         MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
-        BASE_RPC_URL: chain.anvil.url,
+        BASE_RPC_URL: chain.anvil.url, BASE_MIN_SOURCES: '1',
         BASE_CHAIN_ID: String(chain.anvil.chainId),
       }),
       { logger: silentLogger, baseOptions: { pollIntervalMs: 100 } },
@@ -160,7 +160,7 @@ test('Base settings: disabled chain, disabled asset, single source warning in /h
         BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL,
         MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
         MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
-        BASE_RPC_URL: chain.anvil.url,
+        BASE_RPC_URL: chain.anvil.url, BASE_MIN_SOURCES: '1',
         BASE_CHAIN_ID: String(chain.anvil.chainId),
       }),
       { logger: silentLogger, baseOptions: { pollIntervalMs: 100 } },
@@ -192,7 +192,7 @@ test('Base settings: disabled chain, disabled asset, single source warning in /h
   }
 
   const xprv = 'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi';
-  assert.throws(() => loadConfig({ MERCHANT_BASE_XPUB: xprv, BASE_RPC_URL: 'http://127.0.0.1:1' }), /MERCHANT_BASE_XPUB holds an extended private key/);
-  assert.throws(() => loadConfig({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS.toLowerCase(), BASE_RPC_URL: 'http://127.0.0.1:1' }), /MERCHANT_BASE_ADDRESS give the EIP-55 checksummed form/);
+  assert.throws(() => loadConfig({ MERCHANT_BASE_XPUB: xprv, BASE_RPC_URL: 'http://127.0.0.1:1', BASE_MIN_SOURCES: '1' }), /MERCHANT_BASE_XPUB holds an extended private key/);
+  assert.throws(() => loadConfig({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS.toLowerCase(), BASE_RPC_URL: 'http://127.0.0.1:1', BASE_MIN_SOURCES: '1' }), /MERCHANT_BASE_ADDRESS give the EIP-55 checksummed form/);
   assert.throws(() => loadConfig({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS }), /BASE_RPC_URL is required/);
 });

@@ -52,6 +52,8 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
           tx_hash: paid.txHash,
           confirmations: 3,
           confirmed_at: undefined,
+          // The test's one node, declared trusted (BASE_MIN_SOURCES=1).
+          verification: 'own-node',
         },
       );
       await chain.anvil.mine(2);

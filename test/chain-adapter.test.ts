@@ -49,6 +49,7 @@ function standInChain() {
         status: 'pending',
         tx_hash: null,
         paid_at: null,
+        verification: null,
         expires_at: now + (request.expires_in ?? 60) * 1000,
         created_at: now,
         updated_at: now,

@@ -238,7 +238,7 @@ describe('Base fixed-address checkout page in Chromium', { skip: chromiumMissing
         MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
         MERCHANT_BASE_ADDRESS: FIXED_ADDRESS,
         MERCHANT_EVM_TOKENS: 'usdc,usdt',
-        BASE_RPC_URL: 'http://127.0.0.1:9',
+        BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1',
       },
     });
   });

@@ -43,7 +43,7 @@ describe('checkout view and page of the listener', () => {
         MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
         MERCHANT_BASE_ADDRESS: FIXED_ADDRESS,
         MERCHANT_EVM_TOKENS: 'usdc,usdt',
-        BASE_RPC_URL: 'http://127.0.0.1:9',
+        BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1',
       },
     });
   });

@@ -26,7 +26,7 @@ describe('Cloud /api/v1', () => {
   before(async () => {
     cloud = await startTestCloud({
       // Ethereum's platform settings (no watching here): merchants may receive on it.
-      env: { CLOUD_CHECKOUT_BASE_URL: 'https://pay.example.com', CLOUD_SIGNUP_RATE_LIMIT: '1000,1000', ETH_RPC_URL: 'http://127.0.0.1:9' },
+      env: { CLOUD_CHECKOUT_BASE_URL: 'https://pay.example.com', CLOUD_SIGNUP_RATE_LIMIT: '1000,1000', ETH_RPC_URL: 'http://127.0.0.1:9', ETH_MIN_SOURCES: '1' },
       deps: { logger: createLogger({ write: (line) => logLines.push(line) }) },
     });
     a = await signupMerchant(cloud.url, { shop_name: 'Shop A', btc_xpub: BIP84_ZPUB, webhook_url: 'https://hooks.example.com/a' });
@@ -183,7 +183,7 @@ describe('Cloud /api/v1', () => {
 
   it('POST /invoice: amount_usd keeps the digits the client wrote, not the double JSON.parse makes of them', async () => {
     // Base needs an RPC URL to be offered; creating an xpub invoice never calls it.
-    const withBase = await startTestCloud({ env: { BASE_RPC_URL: 'http://127.0.0.1:9' } });
+    const withBase = await startTestCloud({ env: { BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' } });
     try {
       const m = await signupMerchant(withBase.url, { base_xpub: BASE_XPUB });
       const create = (body: string) => postJson(`${withBase.url}/api/v1/invoice`, body, { 'X-Service-Api-Key': m.api_key });

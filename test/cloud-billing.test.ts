@@ -6,7 +6,7 @@ import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { BIP84_ZPUB, postJson, tempSqliteUrl } from './support/listener.ts';
 
 const OPERATOR_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
-const baseEnv = { BASE_RPC_URL: 'http://127.0.0.1:9/rpc', MERCHANT_EVM_TOKENS: 'usdc,usdt' };
+const baseEnv = { BASE_RPC_URL: 'http://127.0.0.1:9/rpc', BASE_MIN_SOURCES: '1', MERCHANT_EVM_TOKENS: 'usdc,usdt' };
 
 describe('Cloud billing', () => {
   it('crypto: an operator-owned Base invoice; on confirmation the plan runs 30 days, a renewal adds 30 more', async () => {

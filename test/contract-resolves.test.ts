@@ -233,7 +233,7 @@ describe('real answers of every listener operation and documented status match t
       DATABASE_URL: tempSqliteUrl(),
       MERCHANT_BASE_ADDRESS: FIXED_ADDRESS,
       MERCHANT_EVM_TOKENS: 'usdt',
-      BASE_RPC_URL: 'http://127.0.0.1:9',
+      BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1',
       SERVICE_RATE_LIMIT: '12',
     });
     const listener = await startListener(config, { logger: silentLogger, baseOptions: { nonceDigits: 1 } });
@@ -532,7 +532,7 @@ describe('real answers of every Cloud operation and documented status match the 
   });
 
   it('a fixed-address merchant whose nonces of an amount are all held: 503 capacity', async () => {
-    const fixed = await startTestCloud({ env: { BASE_RPC_URL: 'http://127.0.0.1:9' } });
+    const fixed = await startTestCloud({ env: { BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' } });
     try {
       const merchant = await signupMerchant(fixed.url, { base_address: FIXED_ADDRESS });
       // The 9,999 nonces of $2.00 (four nonce digits) held by earlier invoices, as the lease table keeps them.

@@ -31,7 +31,7 @@ for (const database of testDatabases) describe(`dashboard sessions over HTTP (${
     drop = created.drop;
     cloud = await startTestCloud({
       // Ethereum's and Polygon's platform settings (no watching here): merchants may receive on them.
-      env: { DATABASE_URL: created.url, CLOUD_CHECKOUT_BASE_URL: 'https://pay.example', CLOUD_SIGNUP_RATE_LIMIT: 'off', ETH_RPC_URL: 'http://127.0.0.1:9', POLYGON_RPC_URL: 'http://127.0.0.1:9' },
+      env: { DATABASE_URL: created.url, CLOUD_CHECKOUT_BASE_URL: 'https://pay.example', CLOUD_SIGNUP_RATE_LIMIT: 'off', ETH_RPC_URL: 'http://127.0.0.1:9', ETH_MIN_SOURCES: '1', POLYGON_RPC_URL: 'http://127.0.0.1:9', POLYGON_MIN_SOURCES: '1' },
       // The card processor is someone else's hosted page; only its answer matters here.
       deps: { clock, card: { createCheckout: async (request) => ({ url: `https://cards.example/checkout/${request.subscriptionId}` }) } },
     });

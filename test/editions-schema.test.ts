@@ -8,7 +8,7 @@ import { testDatabases, type CreatedDatabase } from './support/databases.ts';
 import { openPreEditionsSchema } from './support/old-schema.ts';
 
 /** Migrations of releases after the split (the OAuth store, the expiry index; Cloud's key scopes): they run on an old database too. */
-const LATER_CORE = ['0012_oauth_store', '0014_invoices_expiry_index', '0016_evm_chain_column'];
+const LATER_CORE = ['0012_oauth_store', '0014_invoices_expiry_index', '0016_evm_chain_column', '0018_invoice_verification'];
 const LATER_CLOUD = ['0013_cloud_api_key_scopes', '0017_cloud_receive_methods'];
 
 const CLOUD_TABLES = ['cloud_api_keys', 'cloud_dashboard_sessions', 'cloud_merchants', 'cloud_rate_windows', 'cloud_stripe_events', 'cloud_subscriptions', 'cloud_usage'];
@@ -44,6 +44,11 @@ async function storedRows(db: Kysely<any>) {
 /** The rows as Cloud reads them after 0017: the accounts' new receive_methods column empty (their older columns say how they receive). */
 function withReceiveMethodsColumn(rows: Awaited<ReturnType<typeof storedRows>>) {
   return { ...rows, merchants: rows.merchants.map((merchant) => ({ ...merchant, receive_methods: null })) };
+}
+
+/** Migration 0018 gives every stored invoice a `verification`, null: how an earlier confirmation was verified was not recorded. */
+function withVerificationColumn(rows: Awaited<ReturnType<typeof storedRows>>) {
+  return { ...rows, invoices: rows.invoices.map((invoice) => ({ ...invoice, verification: null })) };
 }
 
 /** A database the last release before the split migrated, holding a Cloud merchant, an invoice and a webhook event. */
@@ -107,14 +112,14 @@ for (const database of testDatabases) {
       try {
         const listener = await store.open();
         try {
-          assert.deepEqual(await storedRows(listener.db), before.rows, 'Cloud tables and their rows stay, unused');
+          assert.deepEqual(await storedRows(listener.db), withVerificationColumn(before.rows), 'Cloud tables and their rows stay, unused');
           assert.deepEqual(await executedMigrations(listener.db), [...before.migrations, ...LATER_CORE], 'only the migrations of later releases ran');
         } finally {
           await listener.close();
         }
         const cloud = await store.openCloud();
         try {
-          assert.deepEqual(await storedRows(cloud.db), withReceiveMethodsColumn(before.rows), 'the split-out Cloud claims find the address claimed already: no row changes');
+          assert.deepEqual(await storedRows(cloud.db), withReceiveMethodsColumn(withVerificationColumn(before.rows)), 'the split-out Cloud claims find the address claimed already: no row changes');
           // The listener ran the later core migrations first; Cloud's own ones run after them.
           assert.deepEqual(await executedMigrations(cloud.db), [...before.migrations, ...LATER_CORE, '0011_cloud_fixed_address_claims', ...LATER_CLOUD]);
         } finally {
@@ -130,7 +135,7 @@ for (const database of testDatabases) {
       const before = await preEditionsDatabase(database.name, store);
       const cloud = await store.openCloud();
       try {
-        assert.deepEqual(await storedRows(cloud.db), withReceiveMethodsColumn(before.rows));
+        assert.deepEqual(await storedRows(cloud.db), withReceiveMethodsColumn(withVerificationColumn(before.rows)));
         // One run, in name order: Cloud's and the core's later migrations interleave.
         assert.deepEqual(await executedMigrations(cloud.db), [...before.migrations, '0011_cloud_fixed_address_claims', ...[...LATER_CORE, ...LATER_CLOUD].sort()]);
       } finally {

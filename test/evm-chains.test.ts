@@ -36,7 +36,7 @@ test('two EVM chains under one key: addresses are never shared, and a payment on
     const problems: string[] = [];
     const ethConfig = parseEvmConfig(
       evmSpecOf('eth'),
-      { MERCHANT_EVM_XPUB: ACCOUNT_XPUB, ETH_RPC_URL: ethNode.url, ETH_CHAIN_ID: '1', ETH_TOKENS: `usdc:${ethUsdc.address}`, ETH_CONFIRMATIONS: '2', ETH_FINALITY: 'count' },
+      { MERCHANT_EVM_XPUB: ACCOUNT_XPUB, ETH_RPC_URL: ethNode.url, ETH_MIN_SOURCES: '1', ETH_CHAIN_ID: '1', ETH_TOKENS: `usdc:${ethUsdc.address}`, ETH_CONFIRMATIONS: '2', ETH_FINALITY: 'count' },
       problems,
     );
     assert.deepEqual(problems, []);
@@ -103,7 +103,7 @@ test('the listener with MERCHANT_EVM_XPUB and an RPC URL per chain serves each c
     const tokens = await Promise.all(nodes.map((node) => deployTestToken(node, 'USDC')));
     const env: Record<string, string> = { MERCHANT_EVM_XPUB: ACCOUNT_XPUB, MERCHANT_EVM_ADDRESS: FIXED_ADDRESS };
     evmChainNames.forEach((chain, i) => {
-      Object.assign(env, settingsFor(chain, { BASE_RPC_URL: nodes[i]!.url, BASE_TOKENS: `usdc:${tokens[i]!.address}`, BASE_CONFIRMATIONS: '2', BASE_FINALITY: 'count' }));
+      Object.assign(env, settingsFor(chain, { BASE_RPC_URL: nodes[i]!.url, BASE_MIN_SOURCES: '1', BASE_TOKENS: `usdc:${tokens[i]!.address}`, BASE_CONFIRMATIONS: '2', BASE_FINALITY: 'count' }));
     });
     const listener = await startTestListener({ env });
     try {

@@ -29,7 +29,7 @@ async function headOf(chain: BaseTestChain): Promise<number> {
 test('Ethereum and Polygon settle by the finalized tag by default, Base by the count; a bad value is reported', () => {
   const problems: string[] = [];
   const env = (chain: 'base' | 'eth' | 'polygon', extra: Record<string, string> = {}) =>
-    settingsFor(chain, { MERCHANT_BASE_XPUB: ACCOUNT_XPUB, BASE_RPC_URL: 'http://127.0.0.1:1', ...extra });
+    settingsFor(chain, { MERCHANT_BASE_XPUB: ACCOUNT_XPUB, BASE_RPC_URL: 'http://127.0.0.1:1', BASE_MIN_SOURCES: '1', ...extra });
   assert.equal(parseEvmConfig(evmSpecOf('base'), env('base'), problems)?.finality, 'count');
   assert.equal(parseEvmConfig(evmSpecOf('eth'), env('eth'), problems)?.finality, 'tag');
   assert.equal(parseEvmConfig(evmSpecOf('polygon'), env('polygon'), problems)?.finality, 'tag');

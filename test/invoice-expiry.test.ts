@@ -30,6 +30,7 @@ function baseInvoice(overrides: Partial<InvoiceRow>): InvoiceRow {
     status: 'pending',
     tx_hash: null,
     paid_at: null,
+    verification: null,
     expires_at: EXPIRES,
     created_at: EXPIRES - 3_600_000,
     updated_at: EXPIRES - 3_600_000,

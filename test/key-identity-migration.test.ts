@@ -106,7 +106,7 @@ for (const database of testDatabases) {
         await old.destroy();
       }
 
-      const cloud = await startTestCloud({ env: { DATABASE_URL: store.url, CLOUD_INVOICE_RATE_LIMIT: 'off', BASE_RPC_URL: 'http://127.0.0.1:9' } });
+      const cloud = await startTestCloud({ env: { DATABASE_URL: store.url, CLOUD_INVOICE_RATE_LIMIT: 'off', BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' } });
       try {
         const { db } = cloud.database;
         const counters = await db.selectFrom('address_counters').selectAll().orderBy('chain').execute();
@@ -151,7 +151,7 @@ for (const database of testDatabases) {
       } finally {
         await old.destroy();
       }
-      const env = { DATABASE_URL: store.url, MERCHANT_BTC_XPUB: '', MERCHANT_BASE_XPUB: BASE_XPUB, BASE_RPC_URL: 'http://127.0.0.1:9' };
+      const env = { DATABASE_URL: store.url, MERCHANT_BTC_XPUB: '', MERCHANT_BASE_XPUB: BASE_XPUB, BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' };
       for (const expected of [3, 4]) {
         // Twice: adopting is a no-op once done.
         const listener = await startTestListener({ env });
@@ -194,7 +194,7 @@ for (const database of testDatabases) {
         await old.destroy();
       }
 
-      const cloud = await startTestCloud({ env: { DATABASE_URL: store.url, CLOUD_INVOICE_RATE_LIMIT: 'off', BASE_RPC_URL: 'http://127.0.0.1:9' } });
+      const cloud = await startTestCloud({ env: { DATABASE_URL: store.url, CLOUD_INVOICE_RATE_LIMIT: 'off', BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' } });
       try {
         const claims = await cloud.database.db.selectFrom('base_address_claims').selectAll().orderBy('address').execute();
         const expected = [

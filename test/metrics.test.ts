@@ -353,6 +353,7 @@ describe('expiries in service_invoice_transitions_total (SQLite, a hand-moved cl
     status: 'pending',
     tx_hash: null,
     paid_at: null,
+    verification: null,
     expires_at: expiresAt,
     created_at: expiresAt - 3_600_000,
     updated_at: expiresAt - 3_600_000,

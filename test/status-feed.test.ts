@@ -36,6 +36,7 @@ function btcInvoice(overrides: Partial<InvoiceRow> = {}): InvoiceRow {
     status: 'pending',
     tx_hash: null,
     paid_at: null,
+    verification: null,
     expires_at: now + 3_600_000,
     created_at: now,
     updated_at: now,

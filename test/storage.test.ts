@@ -33,6 +33,7 @@ function row(overrides: Partial<InvoiceRow>): InvoiceRow {
     status: 'pending',
     tx_hash: null,
     paid_at: null,
+    verification: null,
     expires_at: 1_800_000_000_000,
     created_at: 1_700_000_000_000,
     updated_at: 1_700_000_000_000,

@@ -45,7 +45,7 @@ test('/health: a Base watcher stuck on a source that holds its answers is "stall
       DATABASE_URL: chain.databaseUrl,
       MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
       MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
-      BASE_RPC_URL: proxy.url,
+      BASE_RPC_URL: proxy.url, BASE_MIN_SOURCES: '1',
       BASE_CHAIN_ID: String(chain.anvil.chainId),
     }),
     { clock, logger: silentLogger, baseOptions: { pollIntervalMs: POLL_MS } },

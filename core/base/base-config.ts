@@ -4,6 +4,8 @@ import { DEFAULT_EVM_TOKENS, parseEvmTokens, type TokenSymbol } from './tokens.t
 import type { EvmChainName } from '../../shared/index.ts';
 
 const LOCAL_EXPLORER = 'http://127.0.0.1:8787/explorer';
+/** No payment is confirmed on one source's word unless the operator declares that source its own. */
+export const DEFAULT_MIN_SOURCES = 2;
 
 /** One EVM chain's settings (Base's, Ethereum's, …): the chain, its sources, and the merchant's receive method on it. */
 export interface EvmConfig {
@@ -11,6 +13,11 @@ export interface EvmConfig {
   chainId: number;
   /** Independent JSON-RPC sources; the first reachable one scans, the others corroborate. */
   rpcUrls: string[];
+  /**
+   * Sources that must report a transfer before it counts (`<PREFIX>_MIN_SOURCES`, default 2). 1 is
+   * the operator's declaration that its one source is trusted (its own node).
+   */
+  minSources: number;
   confirmations: number;
   finality: EvmFinality;
   tokens: Map<TokenSymbol, string>;
@@ -40,6 +47,7 @@ export function evmSettingNamesOf(spec: EvmChainSpec) {
     chainId: `${p}_CHAIN_ID`,
     confirmations: `${p}_CONFIRMATIONS`,
     finality: `${p}_FINALITY`,
+    minSources: `${p}_MIN_SOURCES`,
     explorerUrl: `${p}_EXPLORER_URL`,
   };
 }
@@ -117,11 +125,19 @@ export function parseEvmConfig(spec: EvmChainSpec, env: EvmEnv, problems: string
   for (const url of rpcUrls) {
     if (!/^https?:\/\/[^/\s]+/.test(url)) problems.push(`${names.rpcUrl} entries must be http(s) URLs`);
   }
+  const minSources = integerSetting(names.minSources, text(names.minSources), DEFAULT_MIN_SOURCES, 1, problems);
+  if (rpcUrls.length > 0 && minSources > rpcUrls.length) {
+    problems.push(
+      rpcUrls.length === 1
+        ? `${names.rpcUrl} has a single source, and a payment is confirmed only when ${minSources} independent sources report it: add a second independent JSON-RPC URL (comma-separated), or set ${names.minSources}=1 if this one source is your own node and you trust it`
+        : `${names.minSources} is ${minSources} but ${names.rpcUrl} lists ${rpcUrls.length} sources: add sources or lower it`,
+    );
+  }
   const explorerUrl = (text(names.explorerUrl) ?? spec.explorers[chainId] ?? LOCAL_EXPLORER).replace(/\/+$/, '');
   if (!/^https?:\/\//.test(explorerUrl)) problems.push(`${names.explorerUrl} must be an http(s) URL`);
 
   if (problems.length > before) return null;
-  return { chain: spec.chain, chainId, rpcUrls, confirmations, finality, tokens, xpub, fixedAddress, explorerUrl };
+  return { chain: spec.chain, chainId, rpcUrls, minSources, confirmations, finality, tokens, xpub, fixedAddress, explorerUrl };
 }
 
 /** Every EVM chain the settings enable, in registry order. A shared key that enables none is a problem. */

@@ -20,14 +20,19 @@ export function baseChainStatus(status: BaseWatcherStatus) {
 
 /** One EVM chain's watcher for /health (`base`, `evm_chains`); the warnings name the chain's own settings. */
 export function baseHealth(status: BaseWatcherStatus, chain: EvmChainName = 'base'): z.infer<typeof BaseHealth> {
-  const rpcUrl = evmSettingNamesOf(evmSpecOf(chain)).rpcUrl;
+  const { rpcUrl, minSources } = evmSettingNamesOf(evmSpecOf(chain));
   let warning: string | null = null;
-  if (!status.fixed_address_confirming) {
+  const [disagreeing] = status.disagreeing_sources;
+  if (disagreeing) {
+    warning = `RPC sources disagree: ${disagreeing.source} ${disagreeing.reason}; nothing one source alone reports is counted`;
+  } else if (!status.fixed_address_confirming) {
     warning = `single RPC source: fixed-address invoices stay pending until a second independent ${rpcUrl} is added`;
   } else if (status.sources_up === 0 && status.last_error !== null) {
     warning = `no ${chainFacts[chain].name} RPC source answers; the watcher catches up when one returns`;
   } else if (status.last_error) {
     warning = `last poll failed: ${status.last_error}`;
+  } else if (status.min_sources === 1) {
+    warning = `${minSources}=1: payments are confirmed on one RPC source's word, trusted as your own node; list a second independent ${rpcUrl} to have sources verify each other`;
   }
   return {
     rpc_sources: status.sources,
@@ -38,6 +43,8 @@ export function baseHealth(status: BaseWatcherStatus, chain: EvmChainName = 'bas
     head_block_height: status.head_block_height,
     watched_addresses: status.watched_addresses,
     awaiting_second_source: status.awaiting_second_source,
+    min_sources: status.min_sources,
+    disagreeing_sources: status.disagreeing_sources,
     progress: status.progress,
   };
 }

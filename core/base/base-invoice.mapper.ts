@@ -23,6 +23,7 @@ export function rowToBaseInvoice(row: InvoiceRow): BaseInvoice {
     status: row.status as InvoiceStatus,
     tx_hash: row.tx_hash,
     paid_at: row.paid_at === null ? null : iso(row.paid_at),
+    verification: row.verification,
     expires_at: iso(row.expires_at),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),

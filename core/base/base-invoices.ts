@@ -65,6 +65,7 @@ function baseRow(deps: BaseInvoiceDeps, common: Common, now: number): Omit<Invoi
     status: 'pending',
     tx_hash: null,
     paid_at: null,
+    verification: null,
     created_at: now,
     updated_at: now,
     address_duplicate_of: null,

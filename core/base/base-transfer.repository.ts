@@ -242,11 +242,11 @@ export async function leaveSeen(
   return result.numUpdatedRows > 0n;
 }
 
-/** Confirms an open invoice with its completing transaction; the row, or undefined if it was no longer open. */
-export function confirmOpenInvoice(trx: Db, invoice: BaseInvoiceRow, txHash: string, now: number) {
+/** Confirms an open invoice with its completing transaction and how it was verified; the row, or undefined if it was no longer open. */
+export function confirmOpenInvoice(trx: Db, invoice: BaseInvoiceRow, txHash: string, verification: string, now: number) {
   return trx
     .updateTable('invoices')
-    .set({ status: 'confirmed', tx_hash: txHash, paid_at: now, updated_at: now })
+    .set({ status: 'confirmed', tx_hash: txHash, verification, paid_at: now, updated_at: now })
     .where('merchant_id', '=', invoice.merchant_id)
     .where('invoice_id', '=', invoice.invoice_id)
     .where('status', 'in', OPEN)

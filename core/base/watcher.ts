@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
 import type { Logger } from '../log.ts';
-import type { BaseConfig } from './base-config.ts';
+import { evmSettingNamesOf, type BaseConfig } from './base-config.ts';
+import { evmSpecOf } from './evm-chains.ts';
 import {
   adoptMerchantCheckpoints,
   checkpoints,
@@ -14,11 +15,12 @@ import {
   type BaseWatchScope,
   type MerchantTransfer,
 } from './base-transfer.repository.ts';
-import { blockHeader, blockHeaders, finalizedNumber, headNumber, transferLogs, type BlockHeader, type TransferLog } from './chain.ts';
+import { blockHeader, blockHeaders, finalizedNumber, headNumber, transferLogs, type BlockHeader, type TransferFilter, type TransferLog } from './chain.ts';
+import { createSourceDisagreements, type SourceDisagreement, type SourceDisagreements } from './source-disagreements.ts';
 import { RpcUnavailableError, type RpcSource } from './rpc.ts';
 import { announcePaymentSeen, type StatusFeed } from '../invoices/status-feed.ts';
 import { refreshPartialStatus } from './partial.ts';
-import { settleTransfers } from './settlement.ts';
+import { settleTransfers, transferKey } from './settlement.ts';
 import { parseChecksummedAddress } from './keys.ts';
 import { assetOf } from './tokens.ts';
 import { createPollLoop } from '../poll-loop.ts';
@@ -39,13 +41,13 @@ export interface BaseWatcherDeps {
    */
   scope: BaseWatchScope;
   /** The chain's settings; its `fixedAddress` is the scope merchant's (the listener's). Finality defaults to the count. */
-  base: Pick<BaseConfig, 'tokens' | 'confirmations' | 'fixedAddress'> & Partial<Pick<BaseConfig, 'finality'>>;
+  base: Pick<BaseConfig, 'tokens' | 'confirmations' | 'fixedAddress' | 'minSources'> & Partial<Pick<BaseConfig, 'finality'>>;
   /**
    * Every merchant's fixed receive address (Cloud: read from its merchants, cached by the caller).
    * Default: `base.fixedAddress` for the scope's merchant.
    */
   fixedAddresses?: () => Promise<FixedAddress[]>;
-  /** One per BASE_RPC_URL entry, in order: the first reachable one scans. */
+  /** One per BASE_RPC_URL entry, in order: the first reachable one scans; every one is asked before a transfer counts. */
   sources: RpcSource[];
   pollIntervalMs?: number;
   /** Recipients per eth_getLogs call. */
@@ -73,7 +75,12 @@ export interface BaseWatcherStatus {
   last_block_hash: string | null;
   head_block_height: number | null;
   watched_addresses: number;
+  /** Transfers that would pay or be reported, waiting for more sources to report them. */
   awaiting_second_source: number;
+  /** Sources that must report a transfer (`<PREFIX>_MIN_SOURCES`); 1: the operator trusts its one source. */
+  min_sources: number;
+  /** Sources that reported what the others do not, most recent first, for an hour after the last time. */
+  disagreeing_sources: SourceDisagreement[];
   /** The rule a pass settled by: the count alone, or the count and the node's `finalized` block. */
   finality: 'tag' | 'count' | typeof FINALITY_FALLBACK;
   /** The node's finalized block at the last pass, when the rule reads it. */
@@ -113,24 +120,25 @@ interface Watch {
   adoptionChecked: boolean;
   /** Whether the fall-back to the count was logged (once, not every pass). */
   finalityFallbackLogged: boolean;
+  /** The source whose scan recorded each transfer (by settlement's transfer key), while it waits to settle. */
+  recordedBy: Map<string, string>;
+  disagreements: SourceDisagreements;
 }
 
-/** The first source that answers, with its head; the rest are counted for /health. */
-async function pickScanner(w: Watch): Promise<{ scanner: RpcSource; head: number; others: RpcSource[] }> {
-  let up = 0;
-  let picked: { scanner: RpcSource; head: number } | null = null;
+/** The first source that answers, with its head; the others that answer, with theirs, cross-check its scan. */
+async function pickScanner(w: Watch): Promise<{ scanner: RpcSource; head: number; others: Array<{ source: RpcSource; head: number }> }> {
+  const up: Array<{ source: RpcSource; head: number }> = [];
   for (const source of w.deps.sources) {
     try {
-      const head = await headNumber(source);
-      up++;
-      picked ??= { scanner: source, head };
+      up.push({ source, head: await headNumber(source) });
     } catch (error) {
       w.deps.logger.warn('base: RPC source unavailable', { source: source.label, error: (error as Error).message });
     }
   }
-  w.status.sources_up = up;
+  w.status.sources_up = up.length;
+  const [picked, ...others] = up;
   if (!picked) throw new RpcUnavailableError('no Base RPC source answers');
-  return { ...picked, others: w.deps.sources.filter((s) => s !== picked.scanner) };
+  return { scanner: picked.source, head: picked.head, others };
 }
 
 /**
@@ -239,7 +247,14 @@ async function startingPoint(w: Watch, scanner: RpcSource, head: number): Promis
 }
 
 /** Scans one block range above `last` and records its transfers, each to its merchant, with the range end. */
-async function scanRange(w: Watch, scanner: RpcSource, head: number, last: { block_number: number; block_time: number }, fixed: FixedAddress[]) {
+async function scanRange(
+  w: Watch,
+  scanner: RpcSource,
+  head: number,
+  last: { block_number: number; block_time: number },
+  fixed: FixedAddress[],
+  others: Array<{ source: RpcSource; head: number }>,
+) {
   const { db, feed, clock, scope } = w.deps;
   const from = last.block_number + 1;
   const to = Math.min(head, last.block_number + w.options.maxBlockRange);
@@ -247,9 +262,11 @@ async function scanRange(w: Watch, scanner: RpcSource, head: number, last: { blo
   w.status.watched_addresses = merchantsOf.size;
   const before = await headerOrThrow(scanner, to);
   const { recipientsPerCall, maxBlockRange } = w.options;
-  const logs = await transferLogs(scanner, { tokens: w.tokens, recipients: [...merchantsOf.keys()], fromBlock: from, toBlock: to, recipientsPerCall, maxBlockRange });
+  const filter = { tokens: w.tokens, recipients: [...merchantsOf.keys()], fromBlock: from, toBlock: to, recipientsPerCall, maxBlockRange };
+  const logs = await transferLogs(scanner, filter);
   const times = await blockTimes(scanner, logs, to);
   if (times.get(to)?.hash !== before.hash) throw new ChainMovedError(`block ${to} changed during the scan`);
+  await crossCheck(w, scanner, logs, times, filter, others);
   const transfers = transfersByMerchant(logs, merchantsOf, times);
   const now = clock.now();
   await feed.transaction(db, async (trx, changed) => {
@@ -258,9 +275,46 @@ async function scanRange(w: Watch, scanner: RpcSource, head: number, last: { blo
       await announcePaymentSeen(trx, changed, merchantId, { addresses: group.map((t) => t.log.to) }, now);
     }
   });
+  for (const { merchantId, log } of transfers) w.recordedBy.set(transferKey({ merchant_id: merchantId, tx_hash: log.txHash, log_index: log.logIndex }), scanner.label);
+  for (const key of [...w.recordedBy.keys()].slice(0, Math.max(0, w.recordedBy.size - RECORDED_BY_KEPT))) w.recordedBy.delete(key);
   w.status.last_block_height = to;
   w.status.last_block_hash = before.hash;
   return { from, to, transfers: logs.length };
+}
+
+/** Transfers remembered with the source that recorded them; beyond this the oldest are forgotten (they then just name no recorder). */
+const RECORDED_BY_KEPT = 10_000;
+
+const logKey = (log: TransferLog) => [log.txHash, log.logIndex, log.blockHash, log.token, log.to, log.value].join(' ');
+
+/**
+ * The other sources' logs for the same range (up to their own heads), one request each: a log one
+ * of them reports in a block the scanner has with the same hash, but the scanner does not report,
+ * was made up, and that source is named. Nothing it reports is recorded. A log in a block the
+ * scanner has another hash for is a race at the tip, not a lie; transfers are judged at depth at
+ * settlement. A source that fails here is simply not heard.
+ */
+async function crossCheck(w: Watch, scanner: RpcSource, logs: TransferLog[], times: Map<number, BlockHeader>, filter: TransferFilter, others: Array<{ source: RpcSource; head: number }>) {
+  const known = new Set(logs.map(logKey));
+  const heard = await Promise.all(
+    others
+      .filter(({ head }) => head >= filter.fromBlock)
+      .map(async ({ source, head }) => ({
+        source,
+        extra: await transferLogs(source, { ...filter, toBlock: Math.min(head, filter.toBlock) })
+          .then((theirs) => theirs.filter((log) => !known.has(logKey(log))))
+          .catch(() => []),
+      })),
+  );
+  for (const { source, extra } of heard) {
+    if (!extra.length) continue;
+    const missing = [...new Set(extra.map((log) => log.blockNumber))].filter((n) => !times.has(n));
+    const headers = missing.length ? await blockHeaders(scanner, missing) : new Map<number, BlockHeader | null>();
+    for (const log of extra) {
+      if ((times.get(log.blockNumber) ?? headers.get(log.blockNumber))?.hash !== log.blockHash) continue;
+      w.disagreements.record({ source: source.label, reason: `reports transfer ${log.txHash} log ${log.logIndex} in block ${log.blockNumber} that ${scanner.label} does not` });
+    }
+  }
 }
 
 function groupByMerchant(transfers: MerchantTransfer[]): Map<string, MerchantTransfer[]> {
@@ -280,7 +334,7 @@ async function pass(w: Watch): Promise<TickResult | null> {
   const { last, reorgDepth } = await startingPoint(w, scanner, head);
   let result: TickResult | null = null;
   if (head > last.block_number) {
-    result = { head, reorgDepth, ...(await scanRange(w, scanner, head, last, fixed)) };
+    result = { head, reorgDepth, ...(await scanRange(w, scanner, head, last, fixed, others)) };
   } else {
     status.last_block_height = last.block_number;
     status.last_block_hash = last.block_hash;
@@ -297,14 +351,19 @@ async function pass(w: Watch): Promise<TickResult | null> {
       scope: deps.scope,
       isFixed: (merchantId, address) => fixedPairs.has(`${merchantId}\n${address}`),
       confirmations: deps.base.confirmations,
+      minSources: deps.base.minSources,
+      sources: deps.sources,
+      scanner,
+      recordedBy: w.recordedBy,
+      disagreed: (disagreement) => w.disagreements.record(disagreement),
       finalized,
       assetByToken: w.assetByToken,
       headSeenAt,
       observer: deps.observer,
     },
     head,
-    others,
   );
+  status.disagreeing_sources = w.disagreements.current();
   await refreshPartialStatus(deps.db, deps.feed, deps.scope, deps.clock.now());
   status.last_tick_at = new Date(deps.clock.now()).toISOString();
   status.last_error = null;
@@ -357,6 +416,8 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
       head_block_height: null,
       watched_addresses: 0,
       awaiting_second_source: 0,
+      min_sources: base.minSources,
+      disagreeing_sources: [],
       finality: base.finality ?? 'count',
       finalized_block_height: null,
       refused_merchants: 0,
@@ -368,6 +429,8 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     assetByToken: new Map([...base.tokens].map(([symbol, address]) => [address, assetOf(symbol)])),
     adoptionChecked: false,
     finalityFallbackLogged: false,
+    recordedBy: new Map(),
+    disagreements: createSourceDisagreements({ clock: deps.clock, logger, observer: deps.observer }),
   };
   const stallLimitMs = deps.stallAfterMs ?? stallAfterMs(w.options.pollIntervalMs);
 
@@ -392,14 +455,18 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
   return {
     tick,
     status: (): BaseWatcherStatus => ({ ...w.status, progress: w.progress.current() }),
-    /** Stalled or failing for longer than the limit, at the clock's now; null when progressing. */
-    problem: () => watcherProblem(deps.scope.chain, w.progress.current(), deps.clock.now(), stallLimitMs),
+    /** Stalled or failing for longer than the limit, or a source disagreeing within the last hour, at the clock's now; null when all is well. */
+    problem: () => watcherProblem(deps.scope.chain, w.progress.current(), deps.clock.now(), stallLimitMs) ?? w.disagreements.problem(deps.scope.chain),
     start() {
       if (loop.running) return;
+      const names = evmSettingNamesOf(evmSpecOf(scope.chain));
       if (!w.status.fixed_address_confirming) {
         logger.warn(
-          'base: BASE_RPC_URL has a single source, so fixed-address invoices stay pending: a fixed-address payment needs two independent RPC sources to confirm. Add a second URL.',
+          `base: ${names.rpcUrl} has a single source, so fixed-address invoices stay pending: a fixed-address payment needs two independent RPC sources to confirm. Add a second URL.`,
         );
+      }
+      if (base.minSources === 1) {
+        logger.warn(`base: ${names.minSources}=1: payments are confirmed on one RPC source's word, trusted as your own node`);
       }
       loop.start();
     },

@@ -54,6 +54,7 @@ export function btcReceiver(btc: BtcReceiverOptions): ChainReceiver {
           status: 'pending',
           tx_hash: null,
           paid_at: null,
+          verification: null,
           expires_at: now + expiresInS * 1000,
           created_at: now,
           updated_at: now,

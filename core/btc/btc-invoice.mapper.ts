@@ -19,6 +19,7 @@ export function rowToBtcInvoice(row: InvoiceRow): BtcInvoice {
     status: row.status as InvoiceStatus,
     tx_hash: row.tx_hash,
     paid_at: isoOrNull(row.paid_at),
+    verification: row.verification,
     expires_at: iso(row.expires_at),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),

@@ -52,8 +52,8 @@ export async function settleInvoices(
   db: Kysely<CoreTables>,
   feed: StatusFeed,
   scope: BtcWatchScope,
-  /** The last block processed, which confirmations are counted against, and when the watcher stored it. */
-  tip: { height: number; storedAt: number },
+  /** The last block processed, which confirmations are counted against, when the watcher stored it, and how its chain was verified. */
+  tip: { height: number; storedAt: number; verification: string },
   now: number,
   logger: Logger,
   observer?: Pick<WatchObserver, 'transition' | 'settled' | 'confirmedAfterBlock'>,
@@ -74,14 +74,14 @@ export async function settleInvoices(
 
   const done = await feed.transaction(db, async (trx, changed) => {
     const moved = await moveStatuses(trx, plan.moves, now);
-    const confirmed = await confirmInvoices(trx, plan.confirmations, now);
+    const confirmed = await confirmInvoices(trx, plan.confirmations, tip.verification, now);
     for (const { invoice, to } of moved) changed({ invoice_id: invoice.invoice_id, merchant_id: invoice.merchant_id, status: to, at: now });
     for (const { invoice } of confirmed) changed({ invoice_id: invoice.invoice_id, merchant_id: invoice.merchant_id, status: 'confirmed', at: now });
     await markReported(trx, confirmed.flatMap((c) => c.counted.map((p) => ({ merchantId: c.invoice.merchant_id, txid: p.txid, vout: p.vout }))));
     const orphanRef = (o: Plan['orphans'][number]) => ({ merchantId: o.invoice.merchant_id, txid: o.payment.txid, vout: o.payment.vout });
     const claimed = await claimUnreported(trx, plan.orphans.map(orphanRef));
     const orphans = plan.orphans.filter((o) => claimed.has(paymentKey(orphanRef(o))));
-    await enqueueEvents(trx, [...confirmed.map((c) => confirmedEvent(c, now)), ...orphans.map((o) => orphanEvent(o.invoice, o.payment, now))]);
+    await enqueueEvents(trx, [...confirmed.map((c) => confirmedEvent(c, tip.verification, now)), ...orphans.map((o) => orphanEvent(o.invoice, o.payment, now))]);
     return { moved, confirmed, orphans };
   });
 
@@ -184,9 +184,10 @@ const moveStatuses = (trx: Transaction<CoreTables>, moves: Plan['moves'], now: n
   updateGuarded(trx, moves, (m) => m.to, (chunk) => ({ status: chunk[0].to, updated_at: now }));
 
 /** The completing transaction differs per invoice: one CASE sets each its own. */
-const confirmInvoices = (trx: Transaction<CoreTables>, confirmations: Confirmation[], now: number) =>
+const confirmInvoices = (trx: Transaction<CoreTables>, confirmations: Confirmation[], verification: string, now: number) =>
   updateGuarded(trx, confirmations, () => 'confirmed', (chunk) => ({
     status: 'confirmed',
+    verification,
     tx_hash: sql<string>`case ${sql.join(
       chunk.map((c) => sql`when merchant_id = ${c.invoice.merchant_id} and invoice_id = ${c.invoice.invoice_id} then ${c.txHash}`),
       sql` `,
@@ -195,7 +196,7 @@ const confirmInvoices = (trx: Transaction<CoreTables>, confirmations: Confirmati
     updated_at: now,
   }));
 
-function confirmedEvent(c: Confirmation, now: number): NewEvent {
+function confirmedEvent(c: Confirmation, verification: string, now: number): NewEvent {
   const merchantId = c.invoice.merchant_id;
   return {
     merchantId,
@@ -211,6 +212,7 @@ function confirmedEvent(c: Confirmation, now: number): NewEvent {
       tx_hash: c.txHash,
       confirmations: c.confirmations,
       confirmed_at: iso(now),
+      verification,
     },
   };
 }

@@ -26,6 +26,7 @@ import {
   type InvoiceRef,
 } from './btc-payment.repository.ts';
 import type { ChainSource } from './chain-source.ts';
+import { btcVerification } from './verification.ts';
 import { createGapMonitors } from './gap-report.ts';
 import type { MempoolSocket, SocketSubscription } from './mempool-socket.ts';
 import { settleInvoices } from './settlement.ts';
@@ -500,7 +501,7 @@ async function settle(w: Watch): Promise<void> {
   const last = await lastProcessedBlock(db, scope.key);
   if (!last) return;
   w.state.lastBlockHeight = last.height;
-  await settleInvoices(db, feed, scope, { height: last.height, storedAt: Number(last.processed_at) }, clock.now(), w.log, observer);
+  await settleInvoices(db, feed, scope, { height: last.height, storedAt: Number(last.processed_at), verification: btcVerification(w.deps.source.kind) }, clock.now(), w.log, observer);
 }
 
 /** With the socket up, blocks are announced; the tip is still read now and then in case one was missed. */

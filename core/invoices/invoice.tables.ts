@@ -17,6 +17,8 @@ export interface InvoicesTable {
   status: string;
   tx_hash: string | null;
   paid_at: number | null;
+  /** How the confirmation was verified (`sources:2`, `own-node`, …); null while unconfirmed, and on invoices confirmed before it was recorded. */
+  verification: string | null;
   expires_at: number;
   created_at: number;
   updated_at: number;

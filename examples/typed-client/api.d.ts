@@ -709,6 +709,8 @@ export interface components {
          * @enum {string}
          */
         InvoiceStatus: "pending" | "partial" | "confirmed" | "expired" | "failed";
+        /** @description How the confirmation was verified. `sources:N`: N independent RPC sources reported the same transfer at the required depth (EVM chains). `proof-of-work`: the block was checked against a proof-of-work header chain (Bitcoin). `own-node`: the merchant declared its one source trusted, its own node (Bitcoin Core RPC, or `<PREFIX>_MIN_SOURCES=1`). `single-source`: one outside source was believed; a merchant may refuse to ship on it. */
+        Verification: string;
         /** @description Body of POST /invoice. JSON, at most 16 KB. */
         CreateInvoiceRequest: {
             /**
@@ -748,6 +750,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it. */
+            verification?: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -784,6 +788,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it. */
+            verification?: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -829,6 +835,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it. */
+            verification?: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -869,6 +877,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it. */
+            verification?: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -934,8 +944,21 @@ export interface components {
             /** @description Chain head reported by the scanning source. */
             head_block_height: number | null;
             watched_addresses: number;
-            /** @description Fixed-address payments matched but not yet reported by a second source. */
+            /** @description Payments matched but not yet reported by enough independent sources (min_sources; two for fixed-address). */
             awaiting_second_source: number;
+            /** @description Sources that must report a payment before it counts (`<PREFIX>_MIN_SOURCES`, default 2); 1 trusts one source as your own node. */
+            min_sources?: number;
+            /** @description Sources that reported a transfer or a block the others do not, within the last hour: nothing one source alone reports is counted. */
+            disagreeing_sources?: {
+                /** @description Scheme, host and port of the source. */
+                source: string;
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @description When it last disagreed.
+                 */
+                at: string;
+            }[];
             /** @description What the Base watcher is doing. */
             progress?: components["schemas"]["WatcherProgress"];
         };
@@ -966,15 +989,15 @@ export interface components {
             /** @description Since when every pass has failed; null while passes succeed. */
             failing_since: string | null;
         };
-        /** @description A chain watcher that has made no progress for several poll intervals (at least 2 minutes), or (`component: database`) a database that cannot be used: unreachable, restarting, or (SQLite) full or locked; it clears when a query (SQLite: a write) succeeds again. A slow or rate-limited source whose answers still arrive is not a problem. */
+        /** @description A chain watcher that has made no progress for several poll intervals (at least 2 minutes), or whose sources disagree (`disagreeing`), or (`component: database`) a database that cannot be used: unreachable, restarting, or (SQLite) full or locked; it clears when a query (SQLite: a write) succeeds again. A slow or rate-limited source whose answers still arrive is not a problem. */
         WatcherProblem: {
             /** @description The watcher: its chain, `btc`, `base`, `eth` or `polygon` (Cloud: for every merchant watcher of it); or `database` while the database cannot be used (always `failing`). */
             component: string;
             /**
-             * @description `stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns.
+             * @description `stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns. `disagreeing`: within the last hour a source reported a payment or block the chain's other sources do not (`reason` names it); nothing it alone reports is counted: check or replace that source.
              * @enum {string}
              */
-            kind: "stalled" | "failing";
+            kind: "stalled" | "failing" | "disagreeing";
             /** @description Human-readable: the step and for how long, or the last error. */
             reason: string;
             /**
@@ -1155,6 +1178,8 @@ export interface components {
             confirmations: number;
             /** Format: date-time */
             confirmed_at: string;
+            /** @description How the confirmation was verified; always sent by this version (absent only on events queued by an earlier one). */
+            verification?: components["schemas"]["Verification"];
         };
         /** @description A transfer that matches no open invoice (inexact amount, or invoice expired). The funds are in your wallet; no invoice is marked paid; handle it by hand. */
         PaymentOrphanEvent: {
@@ -1340,6 +1365,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it. */
+            verification?: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -1385,6 +1412,8 @@ export interface components {
             tx_hash: string | null;
             /** @description Set on confirmation. */
             paid_at: string | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it. */
+            verification?: components["schemas"]["Verification"] | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */

@@ -87,6 +87,8 @@ export async function startBaseTestChain(kind: TestDatabase = testDatabases[0], 
           // USDT is served in fixed-address mode only, so it is enabled only with a fixed address.
           BASE_TOKENS: env.MERCHANT_BASE_ADDRESS ? `usdc:${usdc.address},usdt:${usdt.address}` : `usdc:${usdc.address}`,
           BASE_RPC_URL: anvil.url,
+          // The test's own node: trusted alone unless a test lists a second source.
+          BASE_MIN_SOURCES: '1',
           BASE_CHAIN_ID: String(anvil.chainId),
           BASE_CONFIRMATIONS: '3',
           // anvil finalizes 64 blocks behind its head; the finality rule has its own test.

@@ -8,7 +8,23 @@ export type ProxyMode =
   | { kind: 'hold' }
   | { kind: 'lag'; blocks: number }
   /** Answers null to the first `times` receipt requests of each transaction, as a node that has not mined it yet. */
-  | { kind: 'unmined-receipts'; times: number };
+  | { kind: 'unmined-receipts'; times: number }
+  /**
+   * A lying source: adds one made-up Transfer log (`value` units of `token` to `to`, transaction
+   * FAKE_TX_HASH) to its eth_getLogs answers, in the real block `blockNumber` with that block's real
+   * hash, and answers that transaction's receipt to match.
+   */
+  | { kind: 'fake-transfer'; token: string; to: string; value: bigint; blockNumber: number }
+  /** A lying source: every receipt it answers carries another block hash at the same height. */
+  | { kind: 'other-block-receipts' }
+  /** A lying source: block `blockNumber` has another hash everywhere it shows (headers, logs, receipts). */
+  | { kind: 'rewrite-block'; blockNumber: number };
+
+/** The transaction hash of the made-up transfer. */
+export const FAKE_TX_HASH = `0x${'fa'.repeat(32)}`;
+const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+/** What a lying source says a block's hash is: the real one with its last bytes changed. */
+const forgedHash = (hash: string) => `${hash.slice(0, -8)}deadbeef`;
 
 interface JsonRpcRequest {
   method: string;
@@ -29,6 +45,19 @@ export interface RpcProxy {
  * taken down or made to lag: a real HTTP server standing in for an independent provider.
  * Lagging means it reports an older head and does not yet know receipts above it.
  */
+/** Any answer (a header, a list of logs, a receipt) with block `number`'s hash, and its child's parent hash, forged. */
+function rewriteBlock(result: unknown, number: number): unknown {
+  if (Array.isArray(result)) return result.map((item) => rewriteBlock(item, number));
+  if (!result || typeof result !== 'object') return result;
+  const item = { ...(result as Record<string, unknown>) };
+  const height = Number(item.number ?? item.blockNumber);
+  if (height === number && typeof item.hash === 'string' && 'parentHash' in item) item.hash = forgedHash(item.hash);
+  if (height === number && typeof item.blockHash === 'string') item.blockHash = forgedHash(item.blockHash);
+  if (height === number + 1 && typeof item.parentHash === 'string') item.parentHash = forgedHash(item.parentHash);
+  if (Array.isArray(item.logs)) item.logs = rewriteBlock(item.logs, number);
+  return item;
+}
+
 export async function startRpcProxy(target: string): Promise<RpcProxy> {
   const held: Array<() => void> = [];
   const proxy: RpcProxy = {
@@ -65,7 +94,27 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   });
   const receiptAsks = new Map<string, number>();
   async function answerOne(request: JsonRpcRequest) {
+    if (proxy.mode.kind === 'fake-transfer' && request.method === 'eth_getTransactionReceipt' && request.params?.[0] === FAKE_TX_HASH) {
+      const log = await fakeLog(proxy.mode);
+      return { jsonrpc: '2.0', id: (request as { id?: unknown }).id, result: { status: '0x1', transactionHash: FAKE_TX_HASH, blockHash: log.blockHash, blockNumber: log.blockNumber, logs: [log] } };
+    }
     const answer = await forward(request);
+    if (proxy.mode.kind === 'fake-transfer' && request.method === 'eth_getLogs') {
+      const filter = request.params?.[0] as { address: string[]; topics: [string, null, string[]]; fromBlock: string; toBlock: string };
+      const { token, to, blockNumber } = proxy.mode;
+      const recipient = `0x${to.slice(2).toLowerCase().padStart(64, '0')}`;
+      const matches =
+        Number(filter.fromBlock) <= blockNumber &&
+        blockNumber <= Number(filter.toBlock) &&
+        filter.address.some((a) => a.toLowerCase() === token.toLowerCase()) &&
+        filter.topics[2].some((t) => t.toLowerCase() === recipient);
+      if (matches && Array.isArray(answer.result)) answer.result = [...answer.result, await fakeLog(proxy.mode)];
+    }
+    if (proxy.mode.kind === 'other-block-receipts' && request.method === 'eth_getTransactionReceipt' && answer.result) {
+      const receipt = answer.result as { blockHash: string; logs: Array<{ blockHash: string }> };
+      answer.result = { ...receipt, blockHash: forgedHash(receipt.blockHash), logs: receipt.logs.map((l) => ({ ...l, blockHash: forgedHash(l.blockHash) })) };
+    }
+    if (proxy.mode.kind === 'rewrite-block') answer.result = rewriteBlock(answer.result, proxy.mode.blockNumber);
     if (proxy.mode.kind === 'unmined-receipts' && request.method === 'eth_getTransactionReceipt') {
       const hash = String(request.params?.[0]);
       const asked = (receiptAsks.get(hash) ?? 0) + 1;
@@ -79,6 +128,21 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       if (request.method === 'eth_getTransactionReceipt' && receipt && Number(receipt.blockNumber) > head) answer.result = null;
     }
     return answer;
+  }
+  /** The made-up log, in the real block's hash. */
+  async function fakeLog(mode: { token: string; to: string; value: bigint; blockNumber: number }) {
+    const block = (await forward({ jsonrpc: '2.0', id: 0, method: 'eth_getBlockByNumber', params: [`0x${mode.blockNumber.toString(16)}`, false] })).result as { hash: string };
+    return {
+      address: mode.token,
+      topics: [TRANSFER_TOPIC, `0x${'11'.repeat(32)}`, `0x${mode.to.slice(2).toLowerCase().padStart(64, '0')}`],
+      data: `0x${mode.value.toString(16).padStart(64, '0')}`,
+      blockNumber: `0x${mode.blockNumber.toString(16)}`,
+      blockHash: block.hash,
+      transactionHash: FAKE_TX_HASH,
+      transactionIndex: '0x0',
+      logIndex: '0x0',
+      removed: false,
+    };
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -36,7 +36,7 @@ export interface BtcWatchContext {
   /** One full watcher pass, as the poll loop would run it. */
   sync(): Promise<void>;
   createInvoice(amountSats: number, expiresInS?: number): Promise<{ invoice_id: string; receive_address: string }>;
-  invoice(id: string): Promise<{ status: string; tx_hash: string | null; paid_at: string | null }>;
+  invoice(id: string): Promise<{ status: string; tx_hash: string | null; paid_at: string | null; verification: string | null }>;
   events(type?: string): Promise<Array<Record<string, unknown>>>;
   close(): Promise<void>;
 }
