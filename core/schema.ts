@@ -14,7 +14,7 @@ import { invoicesExpiryIndexMigration } from './invoices/expiry-index.migration.
 import { invoicesAndOutboxMigration } from './invoices/invoices.migration.ts';
 import { keyIdentityMigration, noKeyIdRenames, type KeyIdRenames } from './invoices/key-identity.migration.ts';
 import { webhookDeliveryMigration } from './webhooks/delivery-migration.ts';
-import { oauthStoreMigration } from './oauth/oauth.migration.ts';
+import { oauthGrantKeyMigration, oauthStoreMigration } from './oauth/oauth.migration.ts';
 import type { OAuthTables } from './oauth/oauth.tables.ts';
 import type { EventDeliveryColumns, WebhookAttemptsTable } from './webhooks/delivery-tables.ts';
 
@@ -46,6 +46,7 @@ export function coreMigrations(dialect: Dialect, hooks: CoreMigrationHooks = { k
     '0012_oauth_store': oauthStoreMigration,
     '0014_invoices_expiry_index': invoicesExpiryIndexMigration,
     '0016_evm_chain_column': evmChainColumnMigration,
+    '0018_oauth_grant_key': oauthGrantKeyMigration,
   };
 }
 
