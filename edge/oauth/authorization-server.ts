@@ -6,6 +6,7 @@ import type { OAuthStore } from '../../core/oauth/oauth-store.ts';
 import { serveHashedAsset, setHtmlPageHeaders } from '../checkout/routes.ts';
 import { loadDashboardStylesheet } from '../http/dashboard-style.ts';
 import { readFormBody } from '../http/form-body.ts';
+import type { SignInThrottle } from '../http/sign-in-throttle.ts';
 import type { RateLimiter } from '../http/sliding-window.ts';
 import { redirectTarget, renderAppsPage, renderConsent, renderOAuthErrorPage, type RedirectTarget, type Stylesheet } from './consent-page.ts';
 import { guardedFetch, type GuardedFetchPolicy } from './guarded-fetch.ts';
@@ -91,7 +92,8 @@ export interface AuthorizationServerOptions {
 
 /** The throttles of the authorization server's endpoints, each per client address (null: not throttled). */
 export interface OAuthLimiters {
-  consent: RateLimiter | null;
+  /** Sign-ins on the consent and Connected apps pages. */
+  consent: SignInThrottle | null;
   registration: RateLimiter | null;
   authorization: RateLimiter | null;
   token: RateLimiter | null;
@@ -315,7 +317,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     if (unknown.length) return finish(ctx, { error: 'invalid_scope', error_description: `unknown scope: ${unknown.join(' ')}` });
     if (params.resource !== resource) return finish(ctx, { error: 'invalid_target', error_description: `resource must be ${resource}` });
 
-    const retryAfterS = options.limiters.consent ? await options.limiters.consent.take(ctx.ip) : 0;
+    const retryAfterS = options.limiters.consent ? await options.limiters.consent.attempt(ctx.ip) : 0;
     if (retryAfterS > 0) {
       log.warn('OAuth consent sign-in throttled', { ip: ctx.ip, retry_after_s: retryAfterS });
       ctx.set('Retry-After', String(retryAfterS));
@@ -324,6 +326,12 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     const signedIn = form.api_key ? await options.accountOfKey(form.api_key) : null;
     if (!signedIn) return page(ctx, 401, await consentView(ctx, details, 'That API key is not valid or has been revoked.'));
     const { accountId, keyId } = signedIn;
+    const accountWaitS = options.limiters.consent ? await options.limiters.consent.signedIn(accountId) : 0;
+    if (accountWaitS > 0) {
+      log.warn('OAuth consent sign-ins of one account throttled', { account_id: accountId, retry_after_s: accountWaitS });
+      ctx.set('Retry-After', String(accountWaitS));
+      return page(ctx, 429, await consentView(ctx, details, `Too many sign-ins to this account. Try again in ${accountWaitS} seconds.`));
+    }
 
     const scopes = requested.filter((s) => s !== 'offline_access');
     const granted = scopes.length ? scopes : [...OAUTH_SCOPES];
@@ -366,12 +374,14 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       const revoked = await store.revokeGrant(accountId, form.grant_id ?? '');
       notice = revoked ? { kind: 'ok', text: 'Access revoked: the app can no longer call the MCP endpoint.' } : { kind: 'error', text: 'No such connected app (already revoked?).' };
     } else {
-      const retryAfterS = options.limiters.consent ? await options.limiters.consent.take(ctx.ip) : 0;
-      if (retryAfterS > 0) {
-        ctx.set('Retry-After', String(retryAfterS));
-        return page(ctx, 429, renderAppsPage(css, { keyLabel: options.keyLabel, notice: { kind: 'error', text: `Too many sign-in attempts. Try again in ${retryAfterS} seconds.` } }));
+      const throttle = options.limiters.consent;
+      const retryAfterS = throttle ? await throttle.attempt(ctx.ip) : 0;
+      accountId = retryAfterS > 0 || !form.api_key ? null : ((await options.accountOfKey(form.api_key))?.accountId ?? null);
+      const waitS = retryAfterS || (accountId && throttle ? await throttle.signedIn(accountId) : 0);
+      if (waitS > 0) {
+        ctx.set('Retry-After', String(waitS));
+        return page(ctx, 429, renderAppsPage(css, { keyLabel: options.keyLabel, notice: { kind: 'error', text: `Too many sign-in attempts. Try again in ${waitS} seconds.` } }));
       }
-      accountId = form.api_key ? ((await options.accountOfKey(form.api_key))?.accountId ?? null) : null;
       if (!accountId) return page(ctx, 401, renderAppsPage(css, { keyLabel: options.keyLabel, notice: { kind: 'error', text: 'That key is not valid.' } }));
     }
     page(ctx, 200, renderAppsPage(css, { keyLabel: options.keyLabel, pass: passFor(accountId), apps: await store.connectedApps(accountId), notice }));

@@ -3,7 +3,7 @@ import { ServiceError } from '../../core/errors.ts';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/log.ts';
-import type { RateLimiter } from '../http/sliding-window.ts';
+import { signInThrottle, type MakeLimiter } from '../http/sign-in-throttle.ts';
 import type { RateLimitConfig } from '../settings.ts';
 import { createOAuthStore } from '../../core/oauth/oauth-store.ts';
 import type { OAuthTables } from '../../core/oauth/oauth.tables.ts';
@@ -79,9 +79,6 @@ export function endpointOAuth(options: EndpointOAuthOptions) {
 
 export type EndpointOAuth = ReturnType<typeof endpointOAuth>;
 
-/** A limiter of one OAuth endpoint, in the edition's window store (memory on the listener, the database on Cloud). */
-export type MakeLimiter = (name: string, config: RateLimitConfig, spareNewClients: boolean) => RateLimiter;
-
 /**
  * Requests per client address and overall, per minute, of the endpoints that store something:
  * a client registration (kept a day unless approved), an authorization request (an interaction,
@@ -97,7 +94,7 @@ export const OAUTH_RATE_LIMITS = {
 /** The throttles of an edition's authorization server; `consent` is its sign-in limit (null: off). */
 export function oauthLimiters(make: MakeLimiter, consent: RateLimitConfig | null): OAuthLimiters {
   return {
-    consent: consent && make('oauth-consent', consent, true),
+    consent: consent && signInThrottle(make, 'oauth-consent', consent),
     registration: make('oauth-register', OAUTH_RATE_LIMITS.registration, true),
     authorization: make('oauth-authorize', OAUTH_RATE_LIMITS.authorization, false),
     token: make('oauth-token', OAUTH_RATE_LIMITS.token, false),
