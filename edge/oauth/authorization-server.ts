@@ -104,6 +104,13 @@ const METADATA_PATHS = new Set(['/.well-known/oauth-authorization-server', '/.we
 
 /** Whether the authorization server answers this path (its endpoints, its metadata, the consent page). */
 export const isAuthorizationServerPath = (path: string) => path.startsWith(OAUTH_PREFIX) || METADATA_PATHS.has(path);
+/**
+ * The only oidc-provider endpoints dispatched to it (with the metadata and the resume after the
+ * consent page): any other route it mounts (the client read of RFC 7592, or whatever a default
+ * turns on) is not reached.
+ */
+const OFFERED_ENDPOINTS = new Set(['/oauth/authorize', '/oauth/token', '/oauth/register', '/oauth/revoke', '/oauth/jwks']);
+const RESUME_PREFIX = '/oauth/authorize/';
 const ASSET_PREFIX = '/oauth/assets/';
 const CONSENT_PREFIX = '/oauth/consent/';
 // No form-action: browsers apply it to the redirect after the consent form, and clients come back on
@@ -216,7 +223,8 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false },
-      registration: { enabled: true },
+      // No registration access token: the client read/update endpoints (RFC 7592) are not offered.
+      registration: { enabled: true, issueRegistrationAccessToken: false },
       revocation: { enabled: true },
       clientIdMetadataDocument: { enabled: true, ack: 'draft-02' } as never,
       resourceIndicators: {
@@ -420,7 +428,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     if (path.startsWith(CONSENT_PREFIX) && (ctx.method === 'GET' || ctx.method === 'POST')) return consent(ctx, path.slice(CONSENT_PREFIX.length));
     if (options.appsPage && ((path === '/oauth/apps' && (ctx.method === 'GET' || ctx.method === 'POST')) || (path === '/oauth/apps/revoke' && ctx.method === 'POST'))) return appsPage(ctx);
     const metadata = METADATA_PATHS.has(path);
-    if (!isAuthorizationServerPath(path)) return next();
+    if (!metadata && !OFFERED_ENDPOINTS.has(path) && !path.startsWith(RESUME_PREFIX)) return next();
     if (await throttled(ctx)) return;
     // RFC 8414's address and OpenID's name the same document.
     if (metadata) ctx.req.url = '/.well-known/openid-configuration';
