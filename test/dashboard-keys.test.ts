@@ -132,7 +132,7 @@ for (const database of testDatabases) describe(`dashboard API keys (${database.n
     const confirmHtml = await confirm.text();
     assert.match(confirmHtml, /<h1>Revoke API key<\/h1>/);
     assert.match(confirmHtml, new RegExp(`Revoke the key <code>${prefix}…</code> “leaked laptop”`));
-    assert.match(confirmHtml, /every program still using it gets <code>401 unauthorized<\/code>, and dashboard sessions signed in with it end\. This cannot be undone\./);
+    assert.match(confirmHtml, /every program still using it gets <code>401 unauthorized<\/code>, dashboard sessions signed in with it end, and so does every connected app approved with it\. This cannot be undone\./);
     assert.match(confirmHtml, /<a href="\/dashboard\/keys">Cancel: keep the key<\/a>/);
     assert.equal((await getJson(`${cloud.url}/api/v1/me`, keyed(leaked))).status, 200, 'the confirm page alone revokes nothing');
 
