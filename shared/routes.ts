@@ -189,7 +189,7 @@ const oauthRoutes: Route[] = [
     path: '/oauth/authorize',
     surfaces: ['listener', 'cloud'],
     summary: 'OAuth authorization endpoint: authorization code with PKCE S256, `resource` required',
-    description: `Query: \`response_type=code\`, \`client_id\` (a registered id, or an https URL of a Client ID Metadata Document), \`redirect_uri\`, \`code_challenge\` + \`code_challenge_method=S256\`, \`scope\`, \`state\`, and \`resource\` = the MCP endpoint URL. Sends the browser to the consent page, where the merchant signs in with an API key and approves or denies; then back to \`redirect_uri\` with \`code\` or \`error\`. An unregistered \`redirect_uri\` gets an error page and no redirect. Every parameter (\`state\` too) is at most 1,000 characters: a longer one goes back to the client as \`invalid_request\`, nothing stored. Throttled per client address: 60 requests a minute, then 429 with \`Retry-After\`. ${OAUTH_NOTE}`,
+    description: `Query: \`response_type=code\`, \`client_id\` (a registered id, or an https URL of a Client ID Metadata Document), \`redirect_uri\`, \`code_challenge\` + \`code_challenge_method=S256\`, \`scope\`, \`state\`, and \`resource\` = the MCP endpoint URL. Sends the browser to the consent page, where the merchant signs in with an API key and approves or denies; then back to \`redirect_uri\` with \`code\` or \`error\`. An unregistered \`redirect_uri\` gets an error page and no redirect. Every parameter (\`state\` too) is at most 1,000 characters, all together 4,000: a longer one goes back to the client as \`invalid_request\`, nothing stored. Throttled per client address: 60 requests a minute, then 429 with \`Retry-After\`. ${OAUTH_NOTE}`,
     auth: 'public',
     // A redirect endpoint (RFC 6749): its only answers are the redirect and an error page whose 4xx
     // status oidc-provider picks by the error, hence `default` rather than one status.
@@ -207,7 +207,7 @@ const oauthRoutes: Route[] = [
     path: '/oauth/token',
     surfaces: ['listener', 'cloud'],
     summary: 'OAuth token endpoint: code exchange (with code_verifier) and refresh (rotating)',
-    description: `Form body. \`grant_type=authorization_code\` with \`code\`, \`code_verifier\`, \`redirect_uri\`, \`client_id\`; or \`grant_type=refresh_token\`. Access tokens live 15 minutes and are accepted only by the MCP endpoint named in \`resource\`; each refresh returns a new refresh token and a reused one revokes the grant. A reused code fails and revokes what it issued. A grant lives only as long as the API key that approved it: once that key is revoked (Cloud) or SERVICE_API_KEY changed (listener), its tokens stop working and a refresh fails with \`invalid_grant\`. Throttled per client address: 120 requests a minute. ${OAUTH_NOTE}`,
+    description: `Form body. \`grant_type=authorization_code\` with \`code\`, \`code_verifier\`, \`redirect_uri\`, \`client_id\`; or \`grant_type=refresh_token\`. Access tokens live 15 minutes and are accepted only by the MCP endpoint named in \`resource\`; each refresh returns a new refresh token and a reused one revokes the grant. A reused code fails and revokes what it issued. A grant lives only as long as the API key that approved it: once that key is revoked (Cloud) or SERVICE_API_KEY changed (listener), its tokens stop working and a refresh fails with \`invalid_grant\`. Throttled per client address: 600 requests a minute. ${OAUTH_NOTE}`,
     auth: 'public',
     responses: {
       200: oauthJson('access_token, token_type, expires_in, refresh_token, scope.'),

@@ -119,7 +119,7 @@ async function exerciseOAuth(baseUrl: string, mcpPath: string, key: string, send
   }
   assert.equal(throttled?.json().error, 'too_many_requests');
   assert.match(throttled!.headers.get('retry-after')!, /^[1-9][0-9]*$/);
-  // So are authorization requests (60 a minute) and token requests (120): an error page, an OAuth error.
+  // So are authorization requests (60 a minute) and token requests (600): an error page, an OAuth error.
   let authorizeThrottled;
   for (let i = 0; i < 70 && !authorizeThrottled; i++) {
     const answer = await send('GET', `/oauth/authorize?${query}`, { redirect: 'manual' });
@@ -128,7 +128,7 @@ async function exerciseOAuth(baseUrl: string, mcpPath: string, key: string, send
   assert.match(authorizeThrottled!.body, /temporarily_unavailable/);
   assert.match(authorizeThrottled!.headers.get('retry-after')!, /^[1-9][0-9]*$/);
   let tokenThrottled;
-  for (let i = 0; i < 130 && !tokenThrottled; i++) {
+  for (let i = 0; i < 610 && !tokenThrottled; i++) {
     const answer = await send('POST', '/oauth/token', form({ grant_type: 'refresh_token', refresh_token: `guess-${i}`, client_id: clientId }));
     if (answer.status === 429) tokenThrottled = answer;
   }

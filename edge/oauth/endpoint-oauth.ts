@@ -82,13 +82,15 @@ export type EndpointOAuth = ReturnType<typeof endpointOAuth>;
 /**
  * Requests per client address and overall, per minute, of the endpoints that store something:
  * a client registration (kept a day unless approved), an authorization request (an interaction,
- * kept ten minutes), a token request (a token). The overall windows of registration and sign-in
- * never refuse an address's first request, so many addresses cannot lock everyone out.
+ * kept ten minutes). Their overall windows never refuse an address's first request of the minute,
+ * so many addresses cannot lock everyone out. Token requests store only what a live grant allows
+ * (a failed one stores nothing) and come from agent platforms refreshing for many users at once:
+ * a wider window per address and no overall one, which would let a few addresses stop every refresh.
  */
 export const OAUTH_RATE_LIMITS = {
   registration: { perClient: 20, overall: 1_000 },
   authorization: { perClient: 60, overall: 3_000 },
-  token: { perClient: 120, overall: 6_000 },
+  token: { perClient: 600, overall: Number.MAX_SAFE_INTEGER },
 } as const satisfies Record<string, RateLimitConfig>;
 
 /** The throttles of an edition's authorization server; `consent` is its sign-in limit (null: off). */
@@ -96,7 +98,7 @@ export function oauthLimiters(make: MakeLimiter, consent: RateLimitConfig | null
   return {
     consent: consent && signInThrottle(make, 'oauth-consent', consent),
     registration: make('oauth-register', OAUTH_RATE_LIMITS.registration, true),
-    authorization: make('oauth-authorize', OAUTH_RATE_LIMITS.authorization, false),
+    authorization: make('oauth-authorize', OAUTH_RATE_LIMITS.authorization, true),
     token: make('oauth-token', OAUTH_RATE_LIMITS.token, false),
   };
 }

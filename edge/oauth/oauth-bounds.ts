@@ -13,6 +13,8 @@ export const MAX_CLIENT_NAME = 200;
 export const MAX_STORED_STRING = 1_000;
 /** A client's whole metadata, as stored: at most this many characters of JSON. */
 export const MAX_CLIENT_METADATA = 8_000;
+/** An authorization request's parameters together: at most this many characters. */
+export const MAX_AUTHORIZATION_PARAMETERS = 4_000;
 /** A list in a client's metadata (contacts, grant types): at most this many entries. */
 const MAX_LIST = 10;
 
@@ -85,10 +87,19 @@ export function oauthBounds(errors: OidcErrors) {
     if (JSON.stringify(metadata).length > MAX_CLIENT_METADATA) throw new errors.InvalidClientMetadata(`the client metadata must be at most ${MAX_CLIENT_METADATA} characters of JSON`);
   };
 
-  /** An authorization parameter (`state`, `login_hint`, …) longer than MAX_STORED_STRING is refused before anything is stored. */
-  const boundedParameter = (name: string) => (_ctx: unknown, value: unknown) => {
+  const lengthOf = (value: unknown) => (Array.isArray(value) ? value : [value]).reduce((sum: number, one) => sum + (typeof one === 'string' ? one.length : 0), 0);
+  /**
+   * An authorization parameter (`state`, `login_hint`, …) longer than MAX_STORED_STRING, or a
+   * request whose parameters together pass MAX_AUTHORIZATION_PARAMETERS (checked once, with the
+   * last parameter: oidc-provider calls every validator in order, the parameter present or not),
+   * is refused before anything is stored.
+   */
+  const boundedParameter = (name: string) => (ctx: KoaContextWithOIDC, value: unknown) => {
     const values = Array.isArray(value) ? value : [value];
     if (values.some((one) => typeof one === 'string' && one.length > MAX_STORED_STRING)) throw new errors.InvalidRequest(`${name} must be at most ${MAX_STORED_STRING} characters`);
+    if (name === AUTHORIZATION_PARAMETERS.at(-1) && Object.values(ctx.oidc.params ?? {}).reduce((sum: number, one) => sum + lengthOf(one), 0) > MAX_AUTHORIZATION_PARAMETERS) {
+      throw new errors.InvalidRequest(`the authorization request's parameters must be at most ${MAX_AUTHORIZATION_PARAMETERS} characters in all`);
+    }
   };
 
   return {
