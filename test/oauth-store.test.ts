@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { manualClock } from '../core/clock.ts';
-import { createOAuthStore, revokeGrantsApprovedWith, UNUSED_CLIENT_TTL_MS } from '../core/oauth/oauth-store.ts';
+import { CONSUMED_KEPT_MS, createOAuthStore, revokeGrantsApprovedWith, UNUSED_CLIENT_TTL_MS } from '../core/oauth/oauth-store.ts';
 import { testDatabases, withFreshDatabase } from './support/databases.ts';
 
 for (const database of testDatabases) {
@@ -40,6 +40,22 @@ for (const database of testDatabases) {
         // A shared secret: the first instance makes it, every other reads the same.
         const first = await store.sharedSecret('cookie-key');
         assert.equal(await createOAuthStore(db, clock).sharedSecret('cookie-key'), first);
+      }));
+
+    test('a consumed refresh token is kept a day (its reuse still caught), then swept; an unconsumed one lives its 30 days', () =>
+      withFreshDatabase(database, async (db) => {
+        const clock = manualClock(Date.UTC(2026, 10, 25));
+        const store = createOAuthStore(db, clock);
+        const tokens = store.adapterFor('RefreshToken');
+        await tokens.upsert('rt-spent', { jti: 'rt-spent', grantId: 'g1' }, 30 * 86_400);
+        await tokens.upsert('rt-live', { jti: 'rt-live', grantId: 'g1' }, 30 * 86_400);
+        await tokens.consume('rt-spent');
+        clock.advance(CONSUMED_KEPT_MS - 1);
+        assert.ok((await tokens.find('rt-spent'))!.consumed, 'still there, marked consumed: a reuse is recognised');
+        clock.advance(1);
+        assert.equal(await tokens.find('rt-spent'), undefined);
+        assert.equal(await store.sweep(), 1);
+        assert.ok(await tokens.find('rt-live'));
       }));
 
     test('registered clients holding no grant are deleted once a day old; a client with a grant stays', () =>

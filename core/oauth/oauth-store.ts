@@ -6,6 +6,12 @@ import type { OAuthTables } from './oauth.tables.ts';
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 /** A registered client with no live grant is deleted once it is this old (a day). */
 export const UNUSED_CLIENT_TTL_MS = 24 * 3600_000;
+/**
+ * A consumed code or refresh token is kept this long (a day, or less if it expires sooner), so its
+ * reuse is still caught and revokes the grant; then swept. A refresh token rotates every quarter
+ * hour, so a grant holds about a hundred spent ones, not a month's worth.
+ */
+export const CONSUMED_KEPT_MS = 24 * 3600_000;
 
 /** What oidc-provider stores per model (its Adapter interface, typed loosely: the payload is its own). */
 export interface OAuthAdapter {
@@ -83,7 +89,17 @@ export function createOAuthStore(db: Db, clock: Clock) {
         return undefined;
       },
       async consume(id) {
-        await db.updateTable('oauth_records').set({ consumed_at: clock.now() }).where('model', '=', model).where('id_hash', '=', sha256(id)).execute();
+        const now = clock.now();
+        const keptUntil = now + CONSUMED_KEPT_MS;
+        await db
+          .updateTable('oauth_records')
+          .set((eb) => ({
+            consumed_at: now,
+            expires_at: eb.case().when(eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', keptUntil)])).then(keptUntil).else(eb.ref('expires_at')).end(),
+          }))
+          .where('model', '=', model)
+          .where('id_hash', '=', sha256(id))
+          .execute();
       },
       async destroy(id) {
         await db.deleteFrom('oauth_records').where('model', '=', model).where('id_hash', '=', sha256(id)).execute();
