@@ -222,7 +222,7 @@ const oauthRoutes: Route[] = [
     path: '/oauth/register',
     surfaces: ['listener', 'cloud'],
     summary: 'OAuth dynamic client registration (RFC 7591)',
-    description: `JSON client metadata: at most 10 \`redirect_uris\`, a \`client_name\` of at most 200 characters, every other string at most 1,000 characters, a list at most 10 entries, the whole at most 8,000 characters of JSON. Fields of features this server does not offer (\`post_logout_redirect_uris\` and the other logout fields, \`request_uris\`, \`jwks\`, \`jwks_uri\`, \`sector_identifier_uri\`, \`initiate_login_uri\`, \`software_statement\`, …) are refused with \`invalid_client_metadata\`; unknown fields are ignored. No registration access token is issued. A client that holds no grant is deleted a day after it registered. Throttled per client address: 20 a minute (429 \`too_many_requests\` with Retry-After). ${OAUTH_NOTE}`,
+    description: `JSON client metadata: at most 10 \`redirect_uris\`, a \`client_name\` of at most 200 characters, every other string at most 1,000 characters, a list at most 10 entries, the whole at most 8,000 characters of JSON. Fields of features this server does not offer (\`post_logout_redirect_uris\` and the other logout fields, \`request_uris\`, \`jwks\`, \`jwks_uri\`, \`sector_identifier_uri\`, \`initiate_login_uri\`, \`software_statement\`, …) are refused with \`invalid_client_metadata\` (empty ones are dropped); unknown fields are ignored. No registration access token is issued. A client that holds no grant is deleted a day after it registered. Throttled per client address: 20 a minute (429 \`too_many_requests\` with Retry-After). ${OAUTH_NOTE}`,
     auth: 'public',
     responses: {
       201: oauthJson('The registered client, with its client_id.'),

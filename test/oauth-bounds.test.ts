@@ -83,12 +83,13 @@ describe('OAuth: only the features offered, and bounded storage', () => {
       assert.match(body.error_description, new RegExp(field));
     }
     assert.deepEqual(await rowCounts(listener), before);
-    // What a client commonly sends besides is kept or ignored: registration still works.
-    const usual = await json(`${listener.url}/oauth/register`, client({ client_uri: 'https://agent.example', logo_uri: 'https://agent.example/logo.png', software_id: 'agent', software_version: '1.2', scope: 'invoices:read' }));
+    // What a client commonly sends besides is kept or ignored (an empty list of an unused field asks for nothing): registration still works.
+    const usual = await json(`${listener.url}/oauth/register`, client({ client_uri: 'https://agent.example', logo_uri: 'https://agent.example/logo.png', software_id: 'agent', software_version: '1.2', scope: 'invoices:read', post_logout_redirect_uris: [] }));
     assert.equal(usual.status, 201, await usual.clone().text());
     const registered = (await usual.json()) as Record<string, unknown>;
     assert.equal(registered.registration_access_token, undefined, 'no registration access token (nor its stored row)');
     assert.equal(registered.registration_client_uri, undefined);
+    assert.equal(registered.post_logout_redirect_uris, undefined);
   });
 
   test('client metadata is bounded: a 55 KB registration, a long URI, many contacts are refused and nothing is stored', async () => {

@@ -66,8 +66,9 @@ export function oauthBounds(errors: OidcErrors) {
    */
   const validateClientMetadata = (ctx: KoaContextWithOIDC | undefined, key: string, value: unknown, metadata: Record<string, unknown>): void => {
     if (UNUSED_CLIENT_METADATA.includes(key)) {
-      if (value === undefined) return;
-      if (ctx?.oidc?.route === 'registration') throw new errors.InvalidClientMetadata(`${key} is not supported by this server`);
+      // An empty list or `false` asks for nothing: dropped, as is any such field of a metadata document.
+      const asksForSomething = !(value === undefined || value === null || value === false || value === '' || (Array.isArray(value) && value.length === 0));
+      if (asksForSomething && ctx?.oidc?.route === 'registration') throw new errors.InvalidClientMetadata(`${key} is not supported by this server`);
       delete metadata[key];
       return;
     }
