@@ -20,7 +20,7 @@ import { cloudSecrets, type CloudConfig } from './cloud-config.ts';
 import { createCloudService } from './cloud-service.ts';
 import { createCloudHttpApp } from './http/app.ts';
 import { ownOrigins } from '../edge/http/mcp-endpoint.ts';
-import { endpointOAuth } from '../edge/oauth/endpoint-oauth.ts';
+import { endpointOAuth, oauthLimiters } from '../edge/oauth/endpoint-oauth.ts';
 import { hashApiKey } from './api-keys.ts';
 import { merchantByKeyHash } from './merchant.repository.ts';
 import { createSharedRateLimiter } from './shared-rate-limiter.ts';
@@ -175,12 +175,17 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     clock,
     logger,
     trustProxy: config.trustProxy,
-    accountOfKey: async (key) => (await merchantByKeyHash(db, hashApiKey(key)))?.merchant_id ?? null,
+    // A grant records the hash of the key that approved it; revoking that key ends the grant.
+    accountOfKey: async (key) => {
+      const keyHash = hashApiKey(key);
+      const merchant = await merchantByKeyHash(db, keyHash);
+      return merchant ? { accountId: merchant.merchant_id, keyId: keyHash } : null;
+    },
+    keyIsLive: async (keyHash) => (await merchantByKeyHash(db, keyHash)) !== undefined,
     keyLabel: 'a full-access API key',
     appsPage: false,
     cimdPolicy: { ...webhookPolicy, ca: deps.cimdCa },
-    consentLimiter: config.signInRateLimit && createSharedRateLimiter({ db, clock, name: 'oauth-consent', config: config.signInRateLimit }),
-    registrationLimiter: createSharedRateLimiter({ db, clock, name: 'oauth-register', config: { perClient: 20, overall: 1000 } }),
+    limiters: oauthLimiters((name, limits, spareNewClients) => createSharedRateLimiter({ db, clock, name, config: limits, spareNewClients }), config.signInRateLimit),
   });
 
   const app = createCloudHttpApp({

@@ -2,6 +2,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import { isEvmChain } from '../shared/index.ts';
 import { receiveMethodsOf } from './receive-methods.ts';
 import { claimFixedAddress } from '../core/base/address-claims.ts';
+import { revokeGrantsApprovedWith } from '../core/oauth/oauth-store.ts';
 import type { CloudTables } from './cloud.tables.ts';
 import type { CloudApiKeysTable, CloudMerchantsTable } from './cloud.tables.ts';
 
@@ -74,7 +75,7 @@ export type RevokeOutcome = 'revoked' | 'not_found' | 'last_key';
 
 /**
  * Revokes the merchant's active key with this prefix and ends the dashboard sessions opened with
- * it. Never the last active key, so an account cannot lock itself out. The merchant's row is
+ * it and the OAuth grants approved with it (their codes and tokens too). Never the last active key, so an account cannot lock itself out. The merchant's row is
  * locked first (a no-op update: a Postgres row lock; SQLite runs one transaction at a time), so
  * two revocations at once cannot each see the other's key still active and revoke both.
  */
@@ -88,6 +89,7 @@ export async function revokeApiKey(db: Db, merchantId: string, prefix: string): 
     if (target.scopes === null && active.filter((key) => key.scopes === null).length === 1) return 'last_key';
     await trx.updateTable('cloud_api_keys').set({ revoked: 1 }).where('key_hash', '=', target.key_hash).execute();
     await trx.deleteFrom('cloud_dashboard_sessions').where('key_hash', '=', target.key_hash).execute();
+    await revokeGrantsApprovedWith(trx, target.key_hash);
     return 'revoked';
   });
 }

@@ -1,14 +1,12 @@
 import type { Kysely } from 'kysely';
-import type { Clock } from '../core/clock.ts';
-import type { RateLimitConfig } from '../edge/settings.ts';
 import type { CloudTables } from './cloud.tables.ts';
-import { createRateLimiter, type RateLimiter, type WindowStore } from '../edge/http/sliding-window.ts';
+import { createRateLimiter, type LimiterDeps, type RateLimiter, type WindowStore } from '../edge/http/sliding-window.ts';
 
 /**
  * The sliding windows kept in the database every Cloud instance shares, so N instances together let
  * through the configured number per minute, not N times it.
  */
-export function createSharedRateLimiter(deps: { db: Kysely<CloudTables>; clock: Clock; name: string; config: RateLimitConfig; sweepEvery?: number }): RateLimiter {
+export function createSharedRateLimiter(deps: LimiterDeps & { db: Kysely<CloudTables> }): RateLimiter {
   return createRateLimiter({ ...deps, store: databaseWindows(deps.db) });
 }
 

@@ -15,7 +15,7 @@ import { invoicesAndOutboxMigration } from './invoices/invoices.migration.ts';
 import { invoiceVerificationMigration } from './invoices/verification.migration.ts';
 import { keyIdentityMigration, noKeyIdRenames, type KeyIdRenames } from './invoices/key-identity.migration.ts';
 import { webhookDeliveryMigration } from './webhooks/delivery-migration.ts';
-import { oauthStoreMigration } from './oauth/oauth.migration.ts';
+import { oauthGrantKeyMigration, oauthStoreMigration } from './oauth/oauth.migration.ts';
 import type { OAuthTables } from './oauth/oauth.tables.ts';
 import type { EventDeliveryColumns, WebhookAttemptsTable } from './webhooks/delivery-tables.ts';
 
@@ -48,6 +48,7 @@ export function coreMigrations(dialect: Dialect, hooks: CoreMigrationHooks = { k
     '0014_invoices_expiry_index': invoicesExpiryIndexMigration,
     '0016_evm_chain_column': evmChainColumnMigration,
     '0018_invoice_verification': invoiceVerificationMigration,
+    '0019_oauth_grant_key': oauthGrantKeyMigration,
   };
 }
 

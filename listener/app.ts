@@ -15,7 +15,7 @@ import { createHttpApp } from './http/app.ts';
 import { keyMatcher } from './http/api-key.ts';
 import { ownOrigins } from '../edge/http/mcp-endpoint.ts';
 import { createRateLimiter, memoryWindows } from '../edge/http/sliding-window.ts';
-import { endpointOAuth } from '../edge/oauth/endpoint-oauth.ts';
+import { endpointOAuth, oauthLimiters, type EndpointOAuth } from '../edge/oauth/endpoint-oauth.ts';
 import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
 import { createListenerCheckoutSource } from './checkout/listener-checkout-source.ts';
 import { bindHttp, closeServer } from '../edge/http/serve.ts';
@@ -171,7 +171,9 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   // OAuth needs a key to sign in with, and a base URL: PUBLIC_URL, or the loopback URL served.
   const servedUrl = bound.url;
   const onLoopback = isLoopbackHost(config.host);
-  const oauth = config.apiKey
+  let currentKeyId: Promise<string> | null = null;
+  const listenerKeyId = (): Promise<string> => (currentKeyId ??= oauth!.store.keyFingerprint(config.apiKey!));
+  const oauth: EndpointOAuth | null = config.apiKey
     ? endpointOAuth({
         mcpPath: '/mcp',
         baseUrl: () => config.publicUrl ?? (onLoopback ? servedUrl : null),
@@ -179,14 +181,21 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
         clock,
         logger,
         trustProxy: config.trustProxy,
-        accountOfKey: async (key) => (keyMatcher(config.apiKey!)(key) ? 'listener' : null),
+        // A grant records an HMAC of the key that approved it: after SERVICE_API_KEY changes, the
+        // grants approved with the old key no longer refresh or reach /mcp.
+        accountOfKey: async (key) => (keyMatcher(config.apiKey!)(key) ? { accountId: 'listener', keyId: await listenerKeyId() } : null),
+        keyIsLive: async (keyId) => keyId === (await listenerKeyId()),
         keyLabel: 'the SERVICE_API_KEY',
         appsPage: true,
         cimdPolicy: { resolve: deps.resolve ?? systemResolver, allowLoopback: deps.cimdAllowLoopback ?? false, ca: deps.cimdCa },
-        consentLimiter: createRateLimiter({ store: memoryWindows(), clock, name: 'oauth-consent', config: { perClient: 20, overall: 200 } }),
-        registrationLimiter: createRateLimiter({ store: memoryWindows(), clock, name: 'oauth-register', config: { perClient: 20, overall: 200 } }),
+        limiters: oauthLimiters((name, limits, spareNewClients) => createRateLimiter({ store: memoryWindows(), clock, name, config: limits, spareNewClients }), { perClient: 20, overall: 200 }),
       })
     : null;
+  if (oauth) {
+    // Grants approved with an earlier SERVICE_API_KEY end now (they would no longer refresh anyway).
+    const ended = await oauth.store.revokeGrantsNotApprovedWith(await listenerKeyId());
+    if (ended) logger.info('OAuth grants approved with a previous SERVICE_API_KEY ended', { grants: ended });
+  }
 
   const app = createHttpApp({
     invoices,

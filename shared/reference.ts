@@ -135,7 +135,8 @@ Interface version ${API_VERSION}. The same description, machine-readable, is ser
 | invoice lifetime | \`expires_in\` seconds, default ${DEFAULT_EXPIRES_IN_S}; fixed-address invoices one hour |
 | listener \`POST /invoice\` | \`SERVICE_RATE_LIMIT\`, default 30 per client IP and 300 overall per sliding minute; 429 \`rate_limited\` with \`Retry-After\` |
 | Cloud \`POST /api/v1/invoice\` | 60 per API key per sliding minute (\`CLOUD_INVOICE_RATE_LIMIT\`), and the plan's invoices per calendar month (402 \`plan_limit_reached\`) |
-| Cloud \`POST /api/v1/signup\` | 5 per client IP and 60 overall per sliding minute (\`CLOUD_SIGNUP_RATE_LIMIT\`) |
+| Cloud \`POST /api/v1/signup\` | 5 per client IP and 60 overall per sliding minute (\`CLOUD_SIGNUP_RATE_LIMIT\`); the overall window never refuses an address's first sign-up of the minute |
+| OAuth \`/oauth/register\`, \`/oauth/authorize\`, \`/oauth/token\` | 20, 60 and 600 per client IP per sliding minute; 429 with \`Retry-After\` |
 | \`GET /api/v1/invoices\` | \`limit\` clamped to 1-100, default 25 |
 | webhook answer | any 2xx within ${WEBHOOK_ACK_TIMEOUT_MS / 1000} s; ${WEBHOOK_MAX_ATTEMPTS} attempts in all |
 

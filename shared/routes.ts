@@ -206,7 +206,7 @@ const oauthRoutes: Route[] = [
     path: '/oauth/authorize',
     surfaces: ['listener', 'cloud'],
     summary: 'OAuth authorization endpoint: authorization code with PKCE S256, `resource` required',
-    description: `Query: \`response_type=code\`, \`client_id\` (a registered id, or an https URL of a Client ID Metadata Document), \`redirect_uri\`, \`code_challenge\` + \`code_challenge_method=S256\`, \`scope\`, \`state\`, and \`resource\` = the MCP endpoint URL. Sends the browser to the consent page, where the merchant signs in with an API key and approves or denies; then back to \`redirect_uri\` with \`code\` or \`error\`. An unregistered \`redirect_uri\` gets an error page and no redirect. ${OAUTH_NOTE}`,
+    description: `Query: \`response_type=code\`, \`client_id\` (a registered id, or an https URL of a Client ID Metadata Document), \`redirect_uri\`, \`code_challenge\` + \`code_challenge_method=S256\`, \`scope\`, \`state\`, and \`resource\` = the MCP endpoint URL. Sends the browser to the consent page, where the merchant signs in with an API key and approves or denies; then back to \`redirect_uri\` with \`code\` or \`error\`. An unregistered \`redirect_uri\` gets an error page and no redirect. Every parameter (\`state\` too) is at most 1,000 characters, all together 4,000: a longer one goes back to the client as \`invalid_request\`, nothing stored. Throttled per client address: 60 requests a minute, then 429 with \`Retry-After\`. ${OAUTH_NOTE}`,
     auth: 'public',
     scope: 'none',
     // A redirect endpoint (RFC 6749): its only answers are the redirect and an error page whose 4xx
@@ -214,6 +214,7 @@ const oauthRoutes: Route[] = [
     responses: {
       303: html('To the consent page, or back to the client (`Location`); the body is a short note with the link.'),
       400: html('Error page, no redirect: a malformed request, an unknown client, an unregistered redirect_uri.'),
+      429: html('Error page (`temporarily_unavailable`), no redirect: too many authorization requests from this address; `Retry-After` says when to retry.'),
       default: html('Error page, no redirect, with another status oidc-provider picks by the error (500 `server_error` when its storage fails).'),
     },
     errors: ['not_found'],
@@ -224,12 +225,13 @@ const oauthRoutes: Route[] = [
     path: '/oauth/token',
     surfaces: ['listener', 'cloud'],
     summary: 'OAuth token endpoint: code exchange (with code_verifier) and refresh (rotating)',
-    description: `Form body. \`grant_type=authorization_code\` with \`code\`, \`code_verifier\`, \`redirect_uri\`, \`client_id\`; or \`grant_type=refresh_token\`. Access tokens live 15 minutes and are accepted only by the MCP endpoint named in \`resource\`; each refresh returns a new refresh token and a reused one revokes the grant. A reused code fails and revokes what it issued. ${OAUTH_NOTE}`,
+    description: `Form body. \`grant_type=authorization_code\` with \`code\`, \`code_verifier\`, \`redirect_uri\`, \`client_id\`; or \`grant_type=refresh_token\`. Access tokens live 15 minutes and are accepted only by the MCP endpoint named in \`resource\`; each refresh returns a new refresh token and a reused one revokes the grant. A reused code fails and revokes what it issued. A grant lives only as long as the API key that approved it: once that key is revoked (Cloud) or SERVICE_API_KEY changed (listener), its tokens stop working and a refresh fails with \`invalid_grant\`. Throttled per client address: 600 requests a minute. ${OAUTH_NOTE}`,
     auth: 'public',
     scope: 'none',
     responses: {
       200: oauthJson('access_token, token_type, expires_in, refresh_token, scope.'),
-      400: oauthError('An OAuth error: `invalid_request`, `invalid_grant` (an unknown, used or expired code or refresh token, a wrong code_verifier), `invalid_target`.'),
+      400: oauthError('An OAuth error: `invalid_request`, `invalid_grant` (an unknown, used or expired code or refresh token, a wrong code_verifier, a grant whose key is revoked), `invalid_target`.'),
+      429: oauthError('`too_many_requests`: too many token requests from this address; `Retry-After` says when to retry.'),
     },
     errors: ['not_found'],
   },
@@ -239,7 +241,7 @@ const oauthRoutes: Route[] = [
     path: '/oauth/register',
     surfaces: ['listener', 'cloud'],
     summary: 'OAuth dynamic client registration (RFC 7591)',
-    description: `JSON client metadata: at most 10 \`redirect_uris\`, a \`client_name\` of at most 200 characters. Throttled per client address (429 \`too_many_requests\` with Retry-After). ${OAUTH_NOTE}`,
+    description: `JSON client metadata: at most 10 \`redirect_uris\`, a \`client_name\` of at most 200 characters, every other string at most 1,000 characters, a list at most 10 entries, the whole at most 8,000 characters of JSON. Fields of features this server does not offer (\`post_logout_redirect_uris\` and the other logout fields, \`request_uris\`, \`jwks\`, \`jwks_uri\`, \`sector_identifier_uri\`, \`initiate_login_uri\`, \`software_statement\`, …) are refused with \`invalid_client_metadata\` (empty ones are dropped); unknown fields are ignored. No registration access token is issued. A client that holds no grant is deleted a day after it registered. Throttled per client address: 20 a minute (429 \`too_many_requests\` with Retry-After). ${OAUTH_NOTE}`,
     auth: 'public',
     scope: 'none',
     responses: {

@@ -319,4 +319,19 @@ describe('Cloud signup throttle', () => {
       await cloud.stop();
     }
   });
+
+  it('addresses that fill the overall window cannot stop a fresh address from signing up', async () => {
+    const cloud = await startTestCloud({ env: { CLOUD_SIGNUP_RATE_LIMIT: '2,4', TRUST_PROXY: 'true' } });
+    try {
+      const signup = (ip: string) => postJson(`${cloud.url}/api/v1/signup`, { email: `t-${Math.random()}@example.com`, shop_name: 'Shop', btc_xpub: BIP84_ZPUB }, { 'x-forwarded-for': ip });
+      for (const ip of ['198.51.100.1', '198.51.100.1', '198.51.100.2', '198.51.100.2']) assert.equal((await signup(ip)).status, 201, ip);
+      const third = await signup('198.51.100.3');
+      assert.equal(third.status, 201, 'the overall window is full, but this address has not signed up this minute');
+      const again = await signup('198.51.100.3');
+      assert.equal(again.status, 429, 'its second is held back by the full overall window');
+      assert.equal(again.json.error.code, 'rate_limited');
+    } finally {
+      await cloud.stop();
+    }
+  });
 });

@@ -65,7 +65,7 @@ const form = (fields: Record<string, string>) => ({ headers: { 'content-type': '
 /**
  * Every documented answer of the OAuth endpoints of a server with OAuth on, signing in with `key` for
  * `mcpPath`: the metadata, a registration, the authorization redirect, the code exchange, a
- * revocation, each OAuth refusal, the edge refusals, and the registration throttle last.
+ * revocation, each OAuth refusal, the edge refusals, and the throttles last.
  */
 async function exerciseOAuth(baseUrl: string, mcpPath: string, key: string, send: Send) {
   for (const path of ['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${mcpPath}`, '/.well-known/oauth-authorization-server']) {
@@ -127,6 +127,21 @@ async function exerciseOAuth(baseUrl: string, mcpPath: string, key: string, send
   }
   assert.equal(throttled?.json().error, 'too_many_requests');
   assert.match(throttled!.headers.get('retry-after')!, /^[1-9][0-9]*$/);
+  // So are authorization requests (60 a minute) and token requests (600): an error page, an OAuth error.
+  let authorizeThrottled;
+  for (let i = 0; i < 70 && !authorizeThrottled; i++) {
+    const answer = await send('GET', `/oauth/authorize?${query}`, { redirect: 'manual' });
+    if (answer.status === 429) authorizeThrottled = answer;
+  }
+  assert.match(authorizeThrottled!.body, /temporarily_unavailable/);
+  assert.match(authorizeThrottled!.headers.get('retry-after')!, /^[1-9][0-9]*$/);
+  let tokenThrottled;
+  for (let i = 0; i < 610 && !tokenThrottled; i++) {
+    const answer = await send('POST', '/oauth/token', form({ grant_type: 'refresh_token', refresh_token: `guess-${i}`, client_id: clientId }));
+    if (answer.status === 429) tokenThrottled = answer;
+  }
+  assert.equal(tokenThrottled?.json().error, 'too_many_requests');
+  assert.match(tokenThrottled!.headers.get('retry-after')!, /^[1-9][0-9]*$/);
 }
 
 function assertFullyResolves(document: Record<string, unknown>) {

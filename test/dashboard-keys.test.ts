@@ -132,7 +132,7 @@ for (const database of testDatabases) describe(`dashboard API keys (${database.n
     const confirmHtml = await confirm.text();
     assert.match(confirmHtml, /<h1>Revoke API key<\/h1>/);
     assert.match(confirmHtml, new RegExp(`Revoke the key <code>${prefix}…</code> “leaked laptop”`));
-    assert.match(confirmHtml, /every program still using it gets <code>401 unauthorized<\/code>, and dashboard sessions signed in with it end\. This cannot be undone\./);
+    assert.match(confirmHtml, /every program still using it gets <code>401 unauthorized<\/code>, dashboard sessions signed in with it end, and so does every connected app approved with it\. This cannot be undone\./);
     assert.match(confirmHtml, /<a href="\/dashboard\/keys">Cancel: keep the key<\/a>/);
     assert.equal((await getJson(`${cloud.url}/api/v1/me`, keyed(leaked))).status, 200, 'the confirm page alone revokes nothing');
 
@@ -300,7 +300,7 @@ for (const database of testDatabases) describe(`dashboard sign-in throttling (${
     return { status: response.status, retryAfter: response.headers.get('retry-after'), html: await response.text(), session: cookieOf(response.headers.getSetCookie(), SESSION_COOKIE) };
   }
 
-  test('3 attempts per IP and 5 overall a minute: then 429 with Retry-After and a readable page, even for the right key; allowed again after the window', async () => {
+  test('3 attempts per IP a minute, then 429 with Retry-After and a readable page, even for the right key; allowed again after the window', async () => {
     for (let i = 0; i < 3; i++) assert.equal((await attempt('10.0.0.1', `sk_guess${i}`)).status, 401);
     const throttled = await attempt('10.0.0.1', merchant.api_key);
     assert.equal(throttled.status, 429);
@@ -312,9 +312,12 @@ for (const database of testDatabases) describe(`dashboard sign-in throttling (${
     clock.advance(20_000);
     assert.equal((await attempt('10.0.0.2', 'sk_guess3')).status, 401, 'another IP has its own window');
     assert.equal((await attempt('10.0.0.2', 'sk_guess4')).status, 401);
-    const overall = await attempt('10.0.0.3', merchant.api_key);
-    assert.equal(overall.status, 429, 'five attempts in all this minute');
+    const overall = await attempt('10.0.0.2', 'sk_guess5');
+    assert.equal(overall.status, 429, 'five attempts in all this minute: an address already trying is held back');
     assert.equal(overall.retryAfter, '40', 'until the first of them leaves the window');
+    const fresh = await attempt('10.0.0.3', merchant.api_key);
+    assert.equal(fresh.status, 303, 'the overall ceiling never refuses an address its first attempt');
+    assert.ok(fresh.session);
 
     clock.advance(39_999);
     assert.equal((await attempt('10.0.0.1', merchant.api_key)).retryAfter, '1');
@@ -328,6 +331,47 @@ for (const database of testDatabases) describe(`dashboard sign-in throttling (${
     const warnings = logLines.filter((line) => line.includes('dashboard sign-in throttled'));
     assert.equal(warnings.length, 3);
     assert.equal(logLines.some((line) => line.includes(merchant.api_key)), false, 'no log line carries the key');
+  });
+
+  test('sign-ins per account: the right key from ever new addresses opens at most 3 sessions a minute', async () => {
+    clock.advance(60_000);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await attempt(`10.0.1.${i}`, merchant.api_key)).status);
+    assert.deepEqual(statuses, [303, 303, 303, 429, 429]);
+    const held = await attempt('10.0.1.9', merchant.api_key);
+    assert.equal(alertIn(held.html), `Too many sign-ins to this account. Try again in ${held.retryAfter} seconds.`);
+    assert.equal(held.session, undefined);
+    clock.advance(60_000);
+    assert.equal((await attempt('10.0.1.9', merchant.api_key)).status, 303);
+  });
+});
+
+for (const database of testDatabases) describe(`dashboard sign-in cannot be locked for everyone (${database.name})`, { skip: database.skip }, () => {
+  test('320 wrong keys from 32 addresses (the default 10 a minute each) do not stop the right key from a fresh address', async () => {
+    const created = await database.create();
+    const cloud = await startTestCloud({ env: { DATABASE_URL: created.url, TRUST_PROXY: 'true' }, deps: { clock: manualClock(T0) } });
+    try {
+      const merchant = await signupMerchant(cloud.url, { btc_xpub: BIP84_ZPUB });
+      const post = async (ip: string, apiKey: string) => {
+        const form = await loginForm(cloud.url);
+        const response = await fetch(`${cloud.url}/dashboard/login`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { cookie: form.cookie, 'content-type': FORM, 'x-forwarded-for': ip },
+          body: new URLSearchParams({ csrf: form.csrf, api_key: apiKey }),
+        });
+        await response.arrayBuffer();
+        return response.status;
+      };
+      const statuses: number[] = [];
+      for (let address = 0; address < 32; address++) for (let i = 0; i < 10; i++) statuses.push(await post(`198.51.100.${address}`, `sk_wrong_${address}_${i}`));
+      assert.ok(statuses.every((s) => s === 401 || s === 429), statuses.join(' '));
+      assert.ok(statuses.includes(429), 'the overall ceiling (300 a minute) was reached');
+      assert.equal(await post('203.0.113.7', merchant.api_key), 303, 'the right key from a fresh address signs in');
+    } finally {
+      await cloud.stop();
+      await created.drop();
+    }
   });
 });
 

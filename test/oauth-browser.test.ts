@@ -48,11 +48,13 @@ describe('OAuth consent and Connected apps in Chromium', { skip: chromiumMissing
     return { page, redirected, errors };
   }
 
-  test('approve: the page names the client, its redirect host and scopes; the code works', async () => {
+  test('approve: the page names the client (as its own claim), the scheme and host it redirects to (a loopback warning) and scopes; the code works', async () => {
     const provider = await startAuthorization();
     const { page, redirected, errors } = await openConsent(provider);
     assert.equal(await page.textContent('#client-name'), 'Test agent');
-    assert.equal(await page.textContent('#redirect-host'), new URL(REDIRECT_URL).host);
+    assert.equal(await page.textContent('#redirect-origin'), new URL(REDIRECT_URL).origin);
+    assert.match((await page.textContent('#redirect-warning'))!, /loopback address/);
+    assert.equal(await page.textContent('#client-name-source'), '(the name the app gives itself, not verified)');
     assert.match((await page.textContent('#scopes'))!, /invoices:read[\s\S]*invoices:write/);
     await saveScreenshot(page, 'oauth-consent');
     await page.fill('#api_key', 'sk_wrong');

@@ -10,7 +10,7 @@ import { startListener, type RunningListener } from '../listener/app.ts';
 import { loadConfig } from '../listener/config.ts';
 import { silentLogger } from '../core/log.ts';
 import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from './support/listener.ts';
-import { connectWithOAuth, REDIRECT_URL, TestOAuthProvider } from './support/oauth.ts';
+import { connectWithOAuth, CookieJar, REDIRECT_URL, TestOAuthProvider } from './support/oauth.ts';
 
 const API_KEY = 'oauth-cimd-test-key-0123456789';
 
@@ -36,6 +36,11 @@ describe('Client ID Metadata Documents, fetched under the webhook URL guard', ()
         res.setHeader('content-type', 'application/json');
         res.setHeader('cache-control', 'max-age=300');
         return res.end(JSON.stringify({ client_id: url, client_name: 'CIMD agent', redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }));
+      }
+      if (req.url === '/same-host.json' || req.url === '/with-logout.json') {
+        res.setHeader('content-type', 'application/json');
+        const extra = req.url === '/with-logout.json' ? { post_logout_redirect_uris: ['https://evil.example/'] } : {};
+        return res.end(JSON.stringify({ client_id: url, client_name: 'Same-host agent', redirect_uris: [`${base}/callback`], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'], ...extra }));
       }
       if (req.url === '/big.json') return res.end(JSON.stringify({ client_id: url, client_name: 'x'.repeat(6000), redirect_uris: [REDIRECT_URL] }));
       if (req.url === '/text.json') return res.end('not json at all');
@@ -69,6 +74,27 @@ describe('Client ID Metadata Documents, fetched under the webhook URL guard', ()
     assert.ok(!created.isError, JSON.stringify(created.content));
     assert.equal(fetches - before, 1, 'fetched once, then served from the cache');
     await client.close();
+  });
+
+  /** The consent page of an authorization by a metadata-document client. */
+  async function consentOf(clientId: string, redirectUri: string): Promise<string> {
+    const url = new URL(`${listener.url}/oauth/authorize`);
+    url.search = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: redirectUri, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', scope: 'invoices:read', resource: `${listener.url}/mcp` }).toString();
+    const jar = new CookieJar();
+    const toConsent = await jar.fetch(url);
+    assert.equal(toConsent.status, 303, await toConsent.clone().text());
+    return (await jar.fetch(new URL(toConsent.headers.get('location')!, url))).text();
+  }
+
+  test('the consent page: a name from a metadata document on the host the code goes to is vouched for; on another host it is only claimed', async () => {
+    const host = new URL(base).host;
+    const same = await consentOf(`${base}/same-host.json`, `${base}/callback`);
+    assert.match(same, new RegExp(`id="client-name-source">\\(named by its metadata document at ${host.replace('.', '\\.')}\\)<`));
+    assert.match(same, new RegExp(`id="redirect-origin">https://${host.replace('.', '\\.')}<`));
+    const elsewhere = await consentOf(`${base}/client.json`, REDIRECT_URL);
+    assert.match(elsewhere, /id="client-name-source">\(the name the app gives itself, not verified\)</);
+    // A document's fields of features not offered are dropped, not refused: the client still works.
+    assert.match(await consentOf(`${base}/with-logout.json`, `${base}/callback`), /id="client-name">Same-host agent</);
   });
 
   for (const [what, clientId] of [

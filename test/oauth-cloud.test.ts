@@ -3,6 +3,7 @@ import { after, describe, test } from 'node:test';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
 import type { RunningListener } from '../listener/app.ts';
 import { testAccountKey } from './support/btc-chain.ts';
+import { hashApiKey } from '../cloud/api-keys.ts';
 import { postJson, startTestListener } from './support/listener.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { open, postForm, signIn } from './support/dashboard.ts';
@@ -84,6 +85,69 @@ for (const database of testDatabases) {
     });
   });
 }
+
+describe('OAuth grants die with the key that approved them (Cloud)', () => {
+  let cloud: RunningCloud;
+  after(async () => {
+    await cloud?.stop();
+  });
+
+  const refresh = (clientId: string, refreshToken: string) =>
+    fetch(`${cloud.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId, resource: `${cloud.url}/api/v1/mcp` }).toString() });
+  const grantRows = async (keyHash: string) =>
+    (await cloud.database.db.selectFrom('oauth_records').select('grant_id').where('model', '=', 'Grant').where('key_id', '=', keyHash).execute()).length;
+  const tokenRows = async () => (await cloud.database.db.selectFrom('oauth_records').select('model').where('model', 'in', ['AccessToken', 'RefreshToken']).execute()).length;
+
+  test('revoking the key on the dashboard ends its grants: the token is refused, the refresh fails, the rows are gone; the other key\'s grant lives', async () => {
+    cloud = await startTestCloud();
+    const mcpUrl = `${cloud.url}/api/v1/mcp`;
+    const merchant = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(15) });
+    const session = await signIn(cloud.url, merchant.api_key);
+    const keysPage = await (await open(cloud.url, '/dashboard/keys', session)).text();
+    const issued = await (await postForm(cloud.url, '/dashboard/keys', session, keysPage, { label: 'agent' })).text();
+    const agentKey = /(sk_[A-Za-z0-9_-]{43})/.exec(issued)![1]!;
+
+    const leaked = await connectWithOAuth(mcpUrl, agentKey);
+    const kept = await connectWithOAuth(mcpUrl, merchant.api_key);
+    const leakedTokens = leaked.provider.savedTokens!;
+    assert.equal((await mcpPost(mcpUrl, leakedTokens.access_token)).status, 200);
+    assert.equal(await grantRows(hashApiKey(agentKey)), 1);
+    const tokensBefore = await tokenRows();
+
+    const page = await (await open(cloud.url, '/dashboard/keys', session)).text();
+    const revoked = await postForm(cloud.url, '/dashboard/keys/revoke', session, page, { prefix: agentKey.slice(0, 12) });
+    assert.equal(revoked.status, 200);
+    const refused = await mcpPost(mcpUrl, leakedTokens.access_token);
+    assert.equal(refused.status, 401);
+    assert.match(refused.headers.get('www-authenticate')!, /error="invalid_token"/);
+    const refreshed = await refresh(leaked.provider.clientInfo!.client_id, leakedTokens.refresh_token!);
+    assert.equal(refreshed.status, 400);
+    assert.equal(((await refreshed.json()) as { error: string }).error, 'invalid_grant');
+    assert.equal(await grantRows(hashApiKey(agentKey)), 0);
+    assert.equal(await tokenRows(), tokensBefore - 2, "the revoked grant's access and refresh token are deleted");
+
+    // The grant approved with the merchant's other key is untouched.
+    assert.equal((await mcpPost(mcpUrl, kept.provider.savedTokens!.access_token)).status, 200);
+    const keptRefresh = await refresh(kept.provider.clientInfo!.client_id, kept.provider.savedTokens!.refresh_token!);
+    assert.equal(keptRefresh.status, 200, await keptRefresh.clone().text());
+    await leaked.client.close().catch(() => undefined);
+    await kept.client.close();
+  });
+
+  test('a key revoked where the grants were not removed (another instance, mid-flight): the refresh and the token check it anyway', async () => {
+    const mcpUrl = `${cloud.url}/api/v1/mcp`;
+    const merchant = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(16) });
+    const connected = await connectWithOAuth(mcpUrl, merchant.api_key);
+    const tokens = connected.provider.savedTokens!;
+    await cloud.database.db.updateTable('cloud_api_keys').set({ revoked: 1 }).where('key_hash', '=', hashApiKey(merchant.api_key)).execute();
+    assert.equal(await grantRows(hashApiKey(merchant.api_key)), 1, 'the grant row is still there');
+    assert.equal((await mcpPost(mcpUrl, tokens.access_token)).status, 401);
+    const refreshed = await refresh(connected.provider.clientInfo!.client_id, tokens.refresh_token!);
+    assert.equal(refreshed.status, 400);
+    assert.equal(((await refreshed.json()) as { error: string }).error, 'invalid_grant');
+    await connected.client.close().catch(() => undefined);
+  });
+});
 
 describe('OAuth on Cloud keeps keys and tokens out of the logs', () => {
   test('a whole OAuth connection logs neither the merchant key nor a token', async () => {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { RunningListener } from '../listener/app.ts';
-import { startTestListener } from './support/listener.ts';
+import { startTestListener, tempSqliteUrl } from './support/listener.ts';
+import { releasedPort } from './support/ports.ts';
 import { createLogger } from '../core/log.ts';
 import { answerConsent, connectWithOAuth, CookieJar, REDIRECT_URL } from './support/oauth.ts';
 
@@ -308,6 +309,41 @@ describe('OAuth on the listener, with the MCP SDK client', () => {
     assert.ok(throttled, 'no 429 within 1000 registrations');
     assert.equal(((await throttled.json()) as { error: string }).error, 'too_many_requests');
     assert.ok(Number(throttled.headers.get('retry-after')) > 0);
+  });
+});
+
+describe('changing SERVICE_API_KEY ends the grants approved with the old one', () => {
+  test('a restart with the same key keeps the grant; with a new key the token is refused, the refresh fails, the rows are gone', async () => {
+    // One port throughout: the tokens are bound to the MCP endpoint's URL.
+    const env = { SERVICE_API_KEY: API_KEY, DATABASE_URL: tempSqliteUrl(), PORT: String(await releasedPort()) };
+    let listener = await startTestListener({ env });
+    const { client, provider } = await connectWithOAuth(`${listener.url}/mcp`, API_KEY);
+    await client.close();
+    const { access_token, refresh_token } = provider.savedTokens!;
+    const stored = await listener.database.db.selectFrom('oauth_records').select(['key_id']).where('model', '=', 'Grant').execute();
+    assert.equal(stored.length, 1);
+    assert.ok(stored[0]!.key_id && !stored[0]!.key_id.includes(API_KEY), 'the grant records a fingerprint of the key, never the key');
+    await listener.stop();
+
+    listener = await startTestListener({ env });
+    try {
+      assert.equal((await mcpPost(`${listener.url}/mcp`, { authorization: `Bearer ${access_token}` })).status, 200, 'same key: the grant lives on');
+    } finally {
+      await listener.stop();
+    }
+
+    listener = await startTestListener({ env: { ...env, SERVICE_API_KEY: 'a-new-key-after-the-leak-0123456789' } });
+    try {
+      const refused = await mcpPost(`${listener.url}/mcp`, { authorization: `Bearer ${access_token}` });
+      assert.equal(refused.status, 401);
+      const refreshed = await formPost(`${listener.url}/oauth/token`, { grant_type: 'refresh_token', refresh_token: refresh_token!, client_id: provider.clientInfo!.client_id, resource: `${listener.url}/mcp` });
+      assert.equal(refreshed.status, 400);
+      assert.equal(((await refreshed.json()) as { error: string }).error, 'invalid_grant');
+      const left = await listener.database.db.selectFrom('oauth_records').select('model').where('model', 'in', ['Grant', 'AccessToken', 'RefreshToken']).execute();
+      assert.deepEqual(left, [], 'the old grant and its tokens are deleted at start');
+    } finally {
+      await listener.stop();
+    }
   });
 });
 

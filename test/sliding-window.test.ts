@@ -20,6 +20,20 @@ describe('sliding window over the memory store', () => {
     assert.ok((await limiter.take('10.0.0.4')) > 0, 'and only one');
   });
 
+  it('spareNewClients: a full overall window holds back the addresses already counted, never a fresh one', async () => {
+    const clock = manualClock(T0);
+    const limiter = createRateLimiter({ store: memoryWindows(), clock, name: 'signin', config: { perClient: 10, overall: 300 }, spareNewClients: true });
+    const waits: number[] = [];
+    for (let address = 0; address < 32; address++) for (let i = 0; i < 10; i++) waits.push(await limiter.take(`10.0.0.${address}`));
+    assert.equal(waits.filter((w) => w === 0).length, 302, '300 overall, then the first attempt of each of the last two addresses');
+    assert.equal(await limiter.take('10.0.0.1'), 60, 'a counted address waits for its own window');
+    assert.equal(await limiter.take('10.0.0.31'), 60, 'an address counted past the ceiling waits for the overall one');
+    assert.equal(await limiter.take('192.0.2.1'), 0, 'a fresh address goes ahead');
+    const strict = createRateLimiter({ store: memoryWindows(), clock, name: 'signin', config: { perClient: 10, overall: 300 } });
+    for (let address = 0; address < 30; address++) for (let i = 0; i < 10; i++) await strict.take(`10.0.0.${address}`);
+    assert.equal(await strict.take('192.0.2.1'), 60, 'without it, the full overall window refuses everyone');
+  });
+
   it('release gives back the newest slot of the client and overall', async () => {
     const clock = manualClock(T0);
     const limiter = createRateLimiter({ store: memoryWindows(), clock, name: 'invoice', config: { perClient: 1, overall: 2 } });

@@ -413,7 +413,7 @@ export function renderRevokeKey(frame: PageFrame, key: KeyView): string {
     '/dashboard/keys',
     'Revoke API key',
     `<p>Revoke the key <code>${e(key.prefix)}…</code> “${e(key.label)}”, created ${utc(key.created_at)}?</p>
-<p>From the next request on, every program still using it gets <code>401 unauthorized</code>, and dashboard sessions signed in with it end. This cannot be undone.</p>
+<p>From the next request on, every program still using it gets <code>401 unauthorized</code>, dashboard sessions signed in with it end, and so does every connected app approved with it. This cannot be undone.</p>
 <form method="post" action="/dashboard/keys/revoke" class="stack">
 ${csrfField(frame.csrf)}<input type="hidden" name="prefix" value="${e(key.prefix)}">
 <button type="submit" class="danger">Revoke ${e(key.prefix)}…</button>

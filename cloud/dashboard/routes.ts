@@ -7,6 +7,7 @@ import { loadDashboardStylesheet } from '../../edge/http/dashboard-style.ts';
 import { serveHashedAsset, setHtmlPageHeaders } from '../../edge/checkout/routes.ts';
 import { renderQrSvg } from '../../edge/checkout/qr-svg.ts';
 import type { CallLimit } from '../../edge/http/rate-limit.ts';
+import type { SignInThrottle } from '../../edge/http/sign-in-throttle.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
@@ -41,7 +42,8 @@ export interface DashboardDeps {
   cloud: CloudService;
   sessions: SessionStore;
   /** Sign-in attempts per client IP and overall, shared by every instance; null: not throttled. */
-  signInLimiter: { take(client: string): Promise<number> } | null;
+  /** Dashboard sign-ins per address (overall, sparing fresh addresses) and per account; null: off. */
+  signInThrottle: SignInThrottle | null;
   /** The sign-up API's own limit (its windows, per client IP): a sign-up here counts as one there. */
   signupLimit: CallLimit;
   clock: Clock;
@@ -178,15 +180,18 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     }
     // Every attempt counts, not only failed ones: the slot is taken before the key is looked up,
     // so guesses sent in parallel cannot all pass while the window still looks open.
-    const retryAfterS = deps.signInLimiter ? await deps.signInLimiter.take(ctx.ip) : 0;
-    if (retryAfterS > 0) {
-      ((ctx.state.log as Logger | undefined) ?? deps.logger).warn('dashboard sign-in throttled', { ip: ctx.ip, retry_after_s: retryAfterS });
+    const throttle = deps.signInThrottle;
+    const retryAfterS = throttle ? await throttle.attempt(ctx.ip) : 0;
+    const started = retryAfterS > 0 || !form.api_key ? null : await sessions.signIn(form.api_key, clock.now(), (merchantId) => (throttle ? throttle.signedIn(merchantId) : Promise.resolve(0)));
+    const waitS = started && 'retryAfterS' in started ? started.retryAfterS : retryAfterS;
+    if (waitS > 0) {
+      ((ctx.state.log as Logger | undefined) ?? deps.logger).warn('dashboard sign-in throttled', { ip: ctx.ip, retry_after_s: waitS, per: retryAfterS > 0 ? 'address' : 'account' });
       ctx.status = 429;
-      ctx.set('Retry-After', String(retryAfterS));
-      return signInPage(ctx, { kind: 'error', text: `Too many sign-in attempts from your network. Try again in ${retryAfterS} seconds.` });
+      ctx.set('Retry-After', String(waitS));
+      const who = retryAfterS > 0 ? 'Too many sign-in attempts from your network' : 'Too many sign-ins to this account';
+      return signInPage(ctx, { kind: 'error', text: `${who}. Try again in ${waitS} seconds.` });
     }
-    const started = form.api_key ? await sessions.signIn(form.api_key, clock.now()) : null;
-    if (!started) {
+    if (!started || 'retryAfterS' in started) {
       ctx.status = 401;
       return signInPage(ctx, { kind: 'error', text: 'That API key is not valid or has been revoked.' });
     }
@@ -224,7 +229,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
       return signUpPage(ctx, { notice: noticeOf(error), values, status: errorCatalogue[error.code].status });
     }
     const started = await sessions.signIn(issued.api_key, clock.now());
-    if (!started) throw new Error('a key issued at sign-up did not open a session');
+    if (!started || 'retryAfterS' in started) throw new Error('a key issued at sign-up did not open a session');
     startSession(ctx, started.token);
     ctx.state.session = await sessions.find(started.token, clock.now());
     show(ctx, renderWelcome(frame(ctx, undefined, true), issued), 201);

@@ -33,11 +33,16 @@ export interface DashboardSession {
 
 export function createSessionStore(db: Kysely<CloudTables>) {
   return {
-    /** Signs in with an API key: a new session for its merchant (its expired ones swept), or null for an unknown or revoked key. */
-    async signIn(apiKey: string, now: number): Promise<{ token: string; merchant: MerchantRow } | null> {
+    /**
+     * Signs in with an API key: a new session for its merchant (its expired ones swept), or null for
+     * an unknown or revoked key. `admit` may hold back a matched key's merchant (seconds to wait).
+     */
+    async signIn(apiKey: string, now: number, admit: (merchantId: string) => Promise<number> = async () => 0): Promise<{ token: string; merchant: MerchantRow } | { retryAfterS: number } | null> {
       const keyHash = hashApiKey(apiKey.trim());
       const merchant = await merchantByKeyHash(db, keyHash);
       if (!merchant) return null;
+      const retryAfterS = await admit(merchant.merchant_id);
+      if (retryAfterS > 0) return { retryAfterS };
       const token = randomBytes(32).toString('base64url');
       await db.deleteFrom('cloud_dashboard_sessions').where('merchant_id', '=', merchant.merchant_id).where('expires_at', '<=', now).execute();
       await db

@@ -12,6 +12,7 @@ import { checkoutPreflight, cloudHandlers, signupLimit, type CloudRouteDeps } fr
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { createSessionStore } from '../dashboard/session-store.ts';
 import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
+import { signInThrottle as signInThrottleOf } from '../../edge/http/sign-in-throttle.ts';
 
 export function createCloudHttpApp(
   deps: CloudRouteDeps & { trustProxy: boolean; signInRateLimit: RateLimitConfig | null; /** Dashboard cookies' `Secure` (secureCookies). */ secureCookies: boolean; /** The checkout streams' caps and lifetime. */ httpBounds: HttpBounds },
@@ -32,12 +33,12 @@ export function createCloudHttpApp(
   app.use(mcpPreflight('/api/v1/mcp', deps.mcpAllowedOrigins, deps.isOwnOrigin).routes());
   app.use(deps.oauth.middleware);
   app.use(checkout.assets.routes());
-  const signInLimiter = deps.signInRateLimit && createSharedRateLimiter({ db: deps.db, clock: deps.clock, name: 'dashboard-signin', config: deps.signInRateLimit });
+  const signInThrottle = deps.signInRateLimit && signInThrottleOf((name, config, spareNewClients) => createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config, spareNewClients }), 'dashboard-signin', deps.signInRateLimit);
   app.use(
     dashboardRoutes({
       cloud: deps.cloud,
       sessions: createSessionStore(deps.db),
-      signInLimiter,
+      signInThrottle,
       signupLimit: signupLimit(deps),
       clock: deps.clock,
       logger: deps.logger,

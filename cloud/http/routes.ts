@@ -62,12 +62,16 @@ export interface CloudRouteDeps {
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
 /** A sliding window shared by every instance; `what` names the limited calls in the refusal. */
-function limited(deps: Pick<CloudRouteDeps, 'db' | 'clock'>, name: string, config: RateLimitConfig | null, what: string): CallLimit {
-  return callLimit(config && createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config }), what);
+function limited(deps: Pick<CloudRouteDeps, 'db' | 'clock'>, name: string, config: RateLimitConfig | null, what: string, spareNewClients = false): CallLimit {
+  return callLimit(config && createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config, spareNewClients }), what);
 }
 
-/** Sign-ups per client IP and overall, in windows every instance shares: the API's and the dashboard's count together. */
-export const signupLimit = (deps: Pick<CloudRouteDeps, 'db' | 'clock' | 'signupRateLimit'>): CallLimit => limited(deps, 'signup', deps.signupRateLimit, 'signups');
+/**
+ * Sign-ups per client IP and overall, in windows every instance shares: the API's and the
+ * dashboard's count together. The overall window never refuses an address's first sign-up of the
+ * minute, so addresses filling it cannot stop everyone else from signing up.
+ */
+export const signupLimit = (deps: Pick<CloudRouteDeps, 'db' | 'clock' | 'signupRateLimit'>): CallLimit => limited(deps, 'signup', deps.signupRateLimit, 'signups', true);
 
 /** Anyone's page may read the public checkout view: it holds display fields only. */
 const openCors: Middleware = async (ctx, next) => {

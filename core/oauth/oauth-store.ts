@@ -1,9 +1,17 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { OAuthTables } from './oauth.tables.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+/** A registered client with no live grant is deleted once it is this old (a day). */
+export const UNUSED_CLIENT_TTL_MS = 24 * 3600_000;
+/**
+ * A consumed code or refresh token is kept this long (a day, or less if it expires sooner), so its
+ * reuse is still caught and revokes the grant; then swept. A refresh token rotates every quarter
+ * hour, so a grant holds about a hundred spent ones, not a month's worth.
+ */
+export const CONSUMED_KEPT_MS = 24 * 3600_000;
 
 /** What oidc-provider stores per model (its Adapter interface, typed loosely: the payload is its own). */
 export interface OAuthAdapter {
@@ -63,7 +71,7 @@ export function createOAuthStore(db: Db, clock: Clock) {
         };
         await db
           .insertInto('oauth_records')
-          .values({ model, id_hash: sha256(id), ...values, client_name: null, consumed_at: null, created_at: now, last_used_at: null })
+          .values({ model, id_hash: sha256(id), ...values, client_name: null, key_id: null, consumed_at: null, created_at: now, last_used_at: null })
           .onConflict((oc) => oc.columns(['model', 'id_hash']).doUpdateSet(values))
           .execute();
       },
@@ -81,7 +89,17 @@ export function createOAuthStore(db: Db, clock: Clock) {
         return undefined;
       },
       async consume(id) {
-        await db.updateTable('oauth_records').set({ consumed_at: clock.now() }).where('model', '=', model).where('id_hash', '=', sha256(id)).execute();
+        const now = clock.now();
+        const keptUntil = now + CONSUMED_KEPT_MS;
+        await db
+          .updateTable('oauth_records')
+          .set((eb) => ({
+            consumed_at: now,
+            expires_at: eb.case().when(eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', keptUntil)])).then(keptUntil).else(eb.ref('expires_at')).end(),
+          }))
+          .where('model', '=', model)
+          .where('id_hash', '=', sha256(id))
+          .execute();
       },
       async destroy(id) {
         await db.deleteFrom('oauth_records').where('model', '=', model).where('id_hash', '=', sha256(id)).execute();
@@ -95,16 +113,35 @@ export function createOAuthStore(db: Db, clock: Clock) {
   return {
     /** oidc-provider's `adapter` setting: one adapter per model name. */
     adapterFor,
-    /** Deletes the rows past their expiry; returns how many. */
+    /**
+     * Deletes the rows past their expiry, and the registered clients a day old or more that hold
+     * no live grant (registered and never approved, or whose grants all ended); returns how many.
+     */
     async sweep(): Promise<number> {
-      const result = await db.deleteFrom('oauth_records').where('expires_at', '<=', clock.now()).executeTakeFirst();
-      return Number(result.numDeletedRows);
+      const now = clock.now();
+      const expired = await db.deleteFrom('oauth_records').where('expires_at', '<=', now).executeTakeFirst();
+      const unused = await db
+        .deleteFrom('oauth_records')
+        .where('model', '=', 'Client')
+        .where('created_at', '<=', now - UNUSED_CLIENT_TTL_MS)
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('oauth_records as grants').select('grants.grant_id').where('grants.model', '=', 'Grant').whereRef('grants.client_id', '=', 'oauth_records.client_id'))),
+        )
+        .executeTakeFirst();
+      return Number(expired.numDeletedRows) + Number(unused.numDeletedRows);
     },
     /** A secret shared by every instance on this database: the first to ask creates it. */
     async sharedSecret(name: string, create: () => string = () => randomBytes(32).toString('base64url')): Promise<string> {
       await db.insertInto('oauth_secrets').values({ name, value: create() }).onConflict((oc) => oc.column('name').doNothing()).execute();
       const found = await db.selectFrom('oauth_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
       return found.value;
+    },
+    /**
+     * A non-reversible id of a secret key, for its grants to record: its HMAC under a secret of
+     * this database, so a table of common keys computed elsewhere does not apply.
+     */
+    async keyFingerprint(key: string): Promise<string> {
+      return createHmac('sha256', await this.sharedSecret('key-fingerprint')).update(key).digest('base64url');
     },
     /** The live grants one account approved, newest first. */
     async connectedApps(accountId: string): Promise<ConnectedApp[]> {
@@ -129,9 +166,18 @@ export function createOAuthStore(db: Db, clock: Clock) {
       await db.deleteFrom('oauth_records').where('grant_id', '=', grantId).execute();
       return true;
     },
-    /** Notes the client's name on its grant, for the Connected apps page. */
-    async nameGrant(grantId: string, clientName: string): Promise<void> {
-      await db.updateTable('oauth_records').set({ client_name: clientName }).where('model', '=', 'Grant').where('grant_id', '=', grantId).execute();
+    /** Notes on a grant the key that approved it and the client's name (for the Connected apps page). */
+    async noteGrant(grantId: string, note: { keyId: string; clientName: string | null }): Promise<void> {
+      await db.updateTable('oauth_records').set({ key_id: note.keyId, client_name: note.clientName }).where('model', '=', 'Grant').where('grant_id', '=', grantId).execute();
+    },
+    /** The id of the key that approved a live grant; null when the grant is gone or predates the record. */
+    async keyOfGrant(grantId: string): Promise<string | null> {
+      const found = await db.selectFrom('oauth_records').select('key_id').where('model', '=', 'Grant').where('grant_id', '=', grantId).where(live(clock.now())).executeTakeFirst();
+      return found?.key_id ?? null;
+    },
+    /** Ends every grant not approved with this key (the listener's key changed), with their codes and tokens. */
+    async revokeGrantsNotApprovedWith(keyId: string): Promise<number> {
+      return revokeGrants(db, (eb) => eb.or([eb('key_id', 'is', null), eb('key_id', '!=', keyId)]));
     },
     async touchGrant(grantId: string): Promise<void> {
       await db.updateTable('oauth_records').set({ last_used_at: clock.now() }).where('model', '=', 'Grant').where('grant_id', '=', grantId).execute();
@@ -140,3 +186,19 @@ export function createOAuthStore(db: Db, clock: Clock) {
 }
 
 export type OAuthStore = ReturnType<typeof createOAuthStore>;
+
+/** Removes the grants that match `which`, and every code, token and session issued under them; returns how many grants. */
+async function revokeGrants(db: Pick<Db, 'selectFrom' | 'deleteFrom'>, which: (eb: any) => any): Promise<number> {
+  const grants = await db.selectFrom('oauth_records').select('grant_id').where('model', '=', 'Grant').where(which).execute();
+  const ids = grants.map((g) => g.grant_id!).filter(Boolean);
+  for (let at = 0; at < ids.length; at += 500) await db.deleteFrom('oauth_records').where('grant_id', 'in', ids.slice(at, at + 500)).execute();
+  return ids.length;
+}
+
+/**
+ * Ends the grants approved with a key, and their codes and tokens: called when the key is revoked,
+ * inside the transaction that revokes it (`db` may be that transaction).
+ */
+export function revokeGrantsApprovedWith(db: Pick<Db, 'selectFrom' | 'deleteFrom'>, keyId: string): Promise<number> {
+  return revokeGrants(db, (eb) => eb('key_id', '=', keyId));
+}

@@ -33,3 +33,17 @@ export const oauthStoreMigration: Migration = {
     await db.schema.dropTable('oauth_records').execute();
   },
 };
+
+/** Grants record the key that approved them (a non-reversible id), so revoking or changing the key ends them. */
+export const oauthGrantKeyMigration: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('oauth_records').addColumn('key_id', 'text').execute();
+    await db.schema.createIndex('oauth_records_key').on('oauth_records').columns(['key_id']).execute();
+    await db.schema.createIndex('oauth_records_client').on('oauth_records').columns(['client_id', 'model']).execute();
+  },
+  async down(db: Kysely<any>) {
+    await db.schema.dropIndex('oauth_records_client').execute();
+    await db.schema.dropIndex('oauth_records_key').execute();
+    await db.schema.alterTable('oauth_records').dropColumn('key_id').execute();
+  },
+};

@@ -18,6 +18,11 @@ export interface OAuthRecordsTable {
   client_id: string | null;
   /** Grants: the client's name as shown on the consent page. */
   client_name: string | null;
+  /**
+   * Grants: the key that approved them, as a non-reversible id (Cloud: the key's stored hash; the
+   * listener: an HMAC of SERVICE_API_KEY). Revoking or changing the key ends the grant.
+   */
+  key_id: string | null;
   /** Epoch ms; null never expires. A row past it is treated as absent and swept. */
   expires_at: number | null;
   consumed_at: number | null;

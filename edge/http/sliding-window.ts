@@ -29,6 +29,20 @@ export interface RateLimiter {
 interface Bucket {
   id: string;
   limit: number;
+  overall: boolean;
+}
+
+export interface LimiterDeps {
+  clock: Clock;
+  name: string;
+  config: RateLimitConfig;
+  sweepEvery?: number;
+  /**
+   * The overall window never refuses a client with no request in its own window: many addresses
+   * filling the overall window cannot lock out a fresh one (sign-in, sign-up, registration), and
+   * each address past it gets one request a minute.
+   */
+  spareNewClients?: boolean;
 }
 
 /**
@@ -37,13 +51,13 @@ interface Bucket {
  * Refusals are not counted. Buckets are named `<name>:<client>` and `<name>:*`, and are handed to the
  * store in name order, so two requests that need the same pair never wait on each other crosswise.
  */
-export function createRateLimiter(deps: { store: WindowStore; clock: Clock; name: string; config: RateLimitConfig; sweepEvery?: number }): RateLimiter {
+export function createRateLimiter(deps: LimiterDeps & { store: WindowStore }): RateLimiter {
   const { store, clock, name, config } = deps;
   const sweepEvery = deps.sweepEvery ?? DEFAULT_SWEEP_EVERY;
   let takesSinceSweep = 0;
   const bucketsOf = (client: string): Bucket[] => {
-    const buckets: Bucket[] = [{ id: `${name}:${client}`, limit: config.perClient }];
-    if (config.overall < Number.MAX_SAFE_INTEGER) buckets.push({ id: `${name}:*`, limit: config.overall });
+    const buckets: Bucket[] = [{ id: `${name}:${client}`, limit: config.perClient, overall: false }];
+    if (config.overall < Number.MAX_SAFE_INTEGER) buckets.push({ id: `${name}:*`, limit: config.overall, overall: true });
     return buckets.sort((a, b) => (a.id < b.id ? -1 : 1));
   };
 
@@ -56,7 +70,9 @@ export function createRateLimiter(deps: { store: WindowStore; clock: Clock; name
         buckets.map((b) => b.id),
         (kept) => {
           const windows = kept.map((times) => inWindow(times, now));
-          waitMs = Math.max(...buckets.map((b, i) => (windows[i].length < b.limit ? 0 : windows[i][windows[i].length - b.limit] + WINDOW_MS - now)));
+          const newClient = windows[buckets.findIndex((b) => !b.overall)].length === 0;
+          const applies = (b: Bucket) => !(b.overall && newClient && deps.spareNewClients);
+          waitMs = Math.max(...buckets.map((b, i) => (!applies(b) || windows[i].length < b.limit ? 0 : windows[i][windows[i].length - b.limit] + WINDOW_MS - now)));
           return waitMs > 0 ? null : windows.map((times) => [...times, now]);
         },
       );

@@ -6,17 +6,21 @@ import type { OAuthStore } from '../../core/oauth/oauth-store.ts';
 import { serveHashedAsset, setHtmlPageHeaders } from '../checkout/routes.ts';
 import { loadDashboardStylesheet } from '../http/dashboard-style.ts';
 import { readFormBody } from '../http/form-body.ts';
+import type { SignInThrottle } from '../http/sign-in-throttle.ts';
 import type { RateLimiter } from '../http/sliding-window.ts';
-import { renderAppsPage, renderConsent, renderOAuthErrorPage, type Stylesheet } from './consent-page.ts';
+import { redirectTarget, renderAppsPage, renderConsent, renderOAuthErrorPage, type RedirectTarget, type Stylesheet } from './consent-page.ts';
 import { guardedFetch, type GuardedFetchPolicy } from './guarded-fetch.ts';
+import { MAX_CLIENT_NAME, oauthBounds } from './oauth-bounds.ts';
 import { OAUTH_SCOPES } from './scopes.ts';
 
 /** Access tokens live 15 minutes; the client refreshes (rotating the refresh token) after that. */
 export const ACCESS_TOKEN_TTL_S = 15 * 60;
 const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
-/** A registered client may list this many redirect URIs and a name this long, no more. */
-export const MAX_REDIRECT_URIS = 10;
-export const MAX_CLIENT_NAME = 200;
+/** The account an API key signs in as, and the key's non-reversible id (which its grants record). */
+export interface KeyAccount {
+  accountId: string;
+  keyId: string;
+}
 
 export interface AuthorizationServerOptions {
   /** The public base URL (PUBLIC_URL, or the loopback URL served): the issuer. */
@@ -24,19 +28,29 @@ export interface AuthorizationServerOptions {
   /** The canonical URL of the MCP endpoint: the only `resource` tokens are issued for. */
   resource: string;
   store: OAuthStore;
-  /** The account an API key signs in as (Cloud: its merchant; listener: `listener`), or null. */
-  accountOfKey(key: string): Promise<string | null>;
+  /** The account an API key signs in as (Cloud: its merchant; listener: `listener`) and the key's id, or null. */
+  accountOfKey(key: string): Promise<KeyAccount | null>;
+  /** Whether the key with this id still signs in (not revoked, not replaced): a grant lives only as long as its key. */
+  keyIsLive(keyId: string): Promise<boolean>;
   /** What the consent page's key field asks for. */
   keyLabel: string;
   /** Client ID Metadata Documents are fetched under this guard (the webhook URL guard). */
   cimdPolicy: GuardedFetchPolicy;
-  /** Consent sign-ins and client registrations per client IP; null: not throttled. */
-  consentLimiter: RateLimiter | null;
-  registrationLimiter: RateLimiter | null;
+  /** Consent sign-ins, client registrations, authorization and token requests per client IP; null: not throttled. */
+  limiters: OAuthLimiters;
   /** Serve a Connected apps page at /oauth/apps (the listener; Cloud has its dashboard's). */
   appsPage: boolean;
   trustProxy: boolean;
   logger: Logger;
+}
+
+/** The throttles of the authorization server's endpoints, each per client address (null: not throttled). */
+export interface OAuthLimiters {
+  /** Sign-ins on the consent and Connected apps pages. */
+  consent: SignInThrottle | null;
+  registration: RateLimiter | null;
+  authorization: RateLimiter | null;
+  token: RateLimiter | null;
 }
 
 const OAUTH_PREFIX = '/oauth/';
@@ -44,6 +58,13 @@ const METADATA_PATHS = new Set(['/.well-known/oauth-authorization-server', '/.we
 
 /** Whether the authorization server answers this path (its endpoints, its metadata, the consent page). */
 export const isAuthorizationServerPath = (path: string) => path.startsWith(OAUTH_PREFIX) || METADATA_PATHS.has(path);
+/**
+ * The only oidc-provider endpoints dispatched to it (with the metadata and the resume after the
+ * consent page): any other route it mounts (the client read of RFC 7592, or whatever a default
+ * turns on) is not reached.
+ */
+const OFFERED_ENDPOINTS = new Set(['/oauth/authorize', '/oauth/token', '/oauth/register', '/oauth/revoke', '/oauth/jwks']);
+const RESUME_PREFIX = '/oauth/authorize/';
 const ASSET_PREFIX = '/oauth/assets/';
 const CONSENT_PREFIX = '/oauth/consent/';
 // No form-action: browsers apply it to the redirect after the consent form, and clients come back on
@@ -57,6 +78,17 @@ const oauthJson = (ctx: Context, status: number, error: string, description: str
 };
 
 /**
+ * The host that vouches for a client's name: a Client ID Metadata Document (its client_id an https
+ * URL) whose host is the host the code is sent back to. Otherwise (a registered client, or a
+ * document on another host) the name is only the client's own claim.
+ */
+function metadataDocumentHost(clientId: string, redirect: RedirectTarget): string | null {
+  if (!clientId.startsWith('https://') || redirect.kind !== 'web') return null;
+  const documentHost = new URL(clientId).host;
+  return new URL(redirect.origin).host === documentHost ? documentHost : null;
+}
+
+/**
  * The OAuth 2.1 authorization server of one edition, on oidc-provider: authorization code with
  * PKCE S256, `resource` required and bound into the token audience, dynamic client registration
  * and Client ID Metadata Documents, rotating refresh tokens, revocation; its state in the
@@ -67,15 +99,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   const { default: Provider, errors } = await import('oidc-provider');
   const { store, logger, resource } = options;
 
-  /** Each client's metadata: at most MAX_REDIRECT_URIS redirect URIs and a short name (DCR and CIMD alike). */
-  const validateClientMetadata = (_ctx: unknown, key: string, value: unknown): void => {
-    if (key === 'redirect_uris' && Array.isArray(value) && value.length > MAX_REDIRECT_URIS) {
-      throw new errors.InvalidRedirectUri(`at most ${MAX_REDIRECT_URIS} redirect_uris`);
-    }
-    if (key === 'client_name' && typeof value === 'string' && [...value].length > MAX_CLIENT_NAME) {
-      throw new errors.InvalidClientMetadata(`client_name must be at most ${MAX_CLIENT_NAME} characters`);
-    }
-  };
+  const bounds = oauthBounds(errors);
   const cookieKey = await store.sharedSecret('cookie-key');
   const signingKey = JSON.parse(
     await store.sharedSecret('signing-key', () =>
@@ -86,11 +110,23 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   const asset = loadDashboardStylesheet();
   const css: Stylesheet = { url: `${ASSET_PREFIX}${asset.name}`, integrity: asset.integrity };
   const log = logger.child({ component: 'oauth' });
+  /** Whether the key that approved this grant still signs in (a grant recorded before keys were noted has none: it ends). */
+  const grantKeyIsLive = async (grantId: string) => {
+    const keyId = await store.keyOfGrant(grantId);
+    return keyId !== null && (await options.keyIsLive(keyId));
+  };
 
   const configuration: Configuration = {
     adapter: (name: string) => store.adapterFor(name) as never,
     clients: [],
-    findAccount: (_ctx, accountId) => ({ accountId, claims: () => ({ sub: accountId }) }),
+    // With a code or refresh token (its grant known), the account is found only while the key that
+    // approved the grant still signs in: a revoked or replaced key ends its grants' refreshes.
+    findAccount: async (_ctx, accountId, token) => {
+      const grantId = (token as { grantId?: string } | undefined)?.grantId;
+      if (grantId !== undefined && !(await grantKeyIsLive(grantId))) return undefined;
+      return { accountId, claims: () => ({ sub: accountId }) };
+    },
+    extraParams: bounds.extraParams,
     scopes: [...OAUTH_SCOPES, 'offline_access'],
     responseTypes: ['code'],
     pkce: { required: () => true },
@@ -98,11 +134,18 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     cookies: { keys: [cookieKey] },
     jwks: { keys: [signingKey] },
-    extraClientMetadata: { properties: ['redirect_uris', 'client_name'], validator: validateClientMetadata },
+    extraClientMetadata: bounds.extraClientMetadata,
+    // Every feature oidc-provider turns on by default that this server does not offer is off:
+    // RP-initiated logout (an open redirect through post_logout_redirect_uris), pushed
+    // authorization requests (a stored request per call), DPoP (the MCP endpoint checks bearer tokens).
     features: {
       devInteractions: { enabled: false },
       userinfo: { enabled: false },
-      registration: { enabled: true },
+      rpInitiatedLogout: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      dPoP: { enabled: false },
+      // No registration access token: the client read/update endpoints (RFC 7592) are not offered.
+      registration: { enabled: true, issueRegistrationAccessToken: false },
       revocation: { enabled: true },
       clientIdMetadataDocument: { enabled: true, ack: 'draft-02' } as never,
       resourceIndicators: {
@@ -125,14 +168,6 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       registration: '/oauth/register',
       revocation: '/oauth/revoke',
       jwks: '/oauth/jwks',
-      end_session: '/oauth/logout',
-      introspection: '/oauth/introspect',
-      pushed_authorization_request: '/oauth/par',
-      backchannel_authentication: '/oauth/backchannel',
-      code_verification: '/oauth/device',
-      device_authorization: '/oauth/device/auth',
-      userinfo: '/oauth/userinfo',
-      challenge: '/oauth/challenge',
     } as never,
     ttl: { AccessToken: ACCESS_TOKEN_TTL_S, AuthorizationCode: 60, RefreshToken: REFRESH_TOKEN_TTL_S, Grant: REFRESH_TOKEN_TTL_S, Interaction: 600, Session: 3600 },
     rotateRefreshToken: true,
@@ -179,13 +214,15 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   async function consentView(ctx: Context, details: Awaited<ReturnType<typeof provider.interactionDetails>>, error?: string) {
     const params = details.params as { client_id: string; redirect_uri: string; scope?: string };
     const client = await provider.Client.find(params.client_id);
+    const redirect = redirectTarget(params.redirect_uri);
     return renderConsent({
       css,
       action: `${CONSENT_PREFIX}${details.uid}`,
       csrf: csrfFor(details.uid),
       clientName: client?.clientName ?? params.client_id,
+      nameVouchedBy: client?.clientName ? metadataDocumentHost(params.client_id, redirect) : null,
       clientId: params.client_id,
-      redirectHost: new URL(params.redirect_uri).host,
+      redirect,
       scopes: (params.scope ?? '').split(' ').filter((s) => s && s !== 'offline_access'),
       keyLabel: options.keyLabel,
       error,
@@ -212,14 +249,21 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     if (unknown.length) return finish(ctx, { error: 'invalid_scope', error_description: `unknown scope: ${unknown.join(' ')}` });
     if (params.resource !== resource) return finish(ctx, { error: 'invalid_target', error_description: `resource must be ${resource}` });
 
-    const retryAfterS = options.consentLimiter ? await options.consentLimiter.take(ctx.ip) : 0;
+    const retryAfterS = options.limiters.consent ? await options.limiters.consent.attempt(ctx.ip) : 0;
     if (retryAfterS > 0) {
       log.warn('OAuth consent sign-in throttled', { ip: ctx.ip, retry_after_s: retryAfterS });
       ctx.set('Retry-After', String(retryAfterS));
       return page(ctx, 429, await consentView(ctx, details, `Too many sign-in attempts from your network. Try again in ${retryAfterS} seconds.`));
     }
-    const accountId = form.api_key ? await options.accountOfKey(form.api_key) : null;
-    if (!accountId) return page(ctx, 401, await consentView(ctx, details, 'That API key is not valid or has been revoked.'));
+    const signedIn = form.api_key ? await options.accountOfKey(form.api_key) : null;
+    if (!signedIn) return page(ctx, 401, await consentView(ctx, details, 'That API key is not valid or has been revoked.'));
+    const { accountId, keyId } = signedIn;
+    const accountWaitS = options.limiters.consent ? await options.limiters.consent.signedIn(accountId) : 0;
+    if (accountWaitS > 0) {
+      log.warn('OAuth consent sign-ins of one account throttled', { account_id: accountId, retry_after_s: accountWaitS });
+      ctx.set('Retry-After', String(accountWaitS));
+      return page(ctx, 429, await consentView(ctx, details, `Too many sign-ins to this account. Try again in ${accountWaitS} seconds.`));
+    }
 
     const scopes = requested.filter((s) => s !== 'offline_access');
     const granted = scopes.length ? scopes : [...OAUTH_SCOPES];
@@ -229,7 +273,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     grant.addOIDCScope([...granted, ...requested.filter((s) => s === 'offline_access')]);
     const grantId = await grant.save();
     const client = await provider.Client.find(params.client_id);
-    if (client?.clientName) await store.nameGrant(grantId, client.clientName.slice(0, MAX_CLIENT_NAME));
+    await store.noteGrant(grantId, { keyId, clientName: client?.clientName?.slice(0, MAX_CLIENT_NAME) ?? null });
     log.info('OAuth grant approved', { client_id: params.client_id, account_id: accountId });
     await finish(ctx, { login: { accountId }, consent: { grantId } });
   }
@@ -262,24 +306,41 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       const revoked = await store.revokeGrant(accountId, form.grant_id ?? '');
       notice = revoked ? { kind: 'ok', text: 'Access revoked: the app can no longer call the MCP endpoint.' } : { kind: 'error', text: 'No such connected app (already revoked?).' };
     } else {
-      const retryAfterS = options.consentLimiter ? await options.consentLimiter.take(ctx.ip) : 0;
-      if (retryAfterS > 0) {
-        ctx.set('Retry-After', String(retryAfterS));
-        return page(ctx, 429, renderAppsPage(css, { keyLabel: options.keyLabel, notice: { kind: 'error', text: `Too many sign-in attempts. Try again in ${retryAfterS} seconds.` } }));
+      const throttle = options.limiters.consent;
+      const retryAfterS = throttle ? await throttle.attempt(ctx.ip) : 0;
+      accountId = retryAfterS > 0 || !form.api_key ? null : ((await options.accountOfKey(form.api_key))?.accountId ?? null);
+      const waitS = retryAfterS || (accountId && throttle ? await throttle.signedIn(accountId) : 0);
+      if (waitS > 0) {
+        ctx.set('Retry-After', String(waitS));
+        return page(ctx, 429, renderAppsPage(css, { keyLabel: options.keyLabel, notice: { kind: 'error', text: `Too many sign-in attempts. Try again in ${waitS} seconds.` } }));
       }
-      accountId = form.api_key ? await options.accountOfKey(form.api_key) : null;
       if (!accountId) return page(ctx, 401, renderAppsPage(css, { keyLabel: options.keyLabel, notice: { kind: 'error', text: 'That key is not valid.' } }));
     }
     page(ctx, 200, renderAppsPage(css, { keyLabel: options.keyLabel, pass: passFor(accountId), apps: await store.connectedApps(accountId), notice }));
   }
 
-  /** Registrations per client IP: past the limit, the OAuth error format with Retry-After. */
-  async function registrationAllowed(ctx: Context): Promise<boolean> {
-    const retryAfterS = options.registrationLimiter ? await options.registrationLimiter.take(ctx.ip) : 0;
-    if (retryAfterS <= 0) return true;
+  /**
+   * Registrations, authorization and token requests per client IP: past a limit, 429 with
+   * Retry-After, in the OAuth error format (JSON for the back-channel endpoints, the error page in
+   * the browser), before anything is stored.
+   */
+  async function throttled(ctx: Context): Promise<boolean> {
+    const endpoint =
+      ctx.method === 'POST' && ctx.path === '/oauth/register'
+        ? { limiter: options.limiters.registration, what: 'client registrations' }
+        : ctx.method === 'POST' && ctx.path === '/oauth/token'
+          ? { limiter: options.limiters.token, what: 'token requests' }
+          : ctx.path === '/oauth/authorize'
+            ? { limiter: options.limiters.authorization, what: 'authorization requests' }
+            : null;
+    const retryAfterS = endpoint?.limiter ? await endpoint.limiter.take(ctx.ip) : 0;
+    if (retryAfterS <= 0) return false;
+    log.warn('OAuth request throttled', { path: ctx.path, ip: ctx.ip, retry_after_s: retryAfterS });
     ctx.set('Retry-After', String(retryAfterS));
-    oauthJson(ctx, 429, 'too_many_requests', `Too many client registrations from this address; retry in ${retryAfterS} seconds.`);
-    return false;
+    const description = `Too many ${endpoint!.what} from this address; retry in ${retryAfterS} seconds.`;
+    if (ctx.path === '/oauth/authorize') page(ctx, 429, renderOAuthErrorPage(css, 'temporarily_unavailable', description));
+    else oauthJson(ctx, 429, 'too_many_requests', description);
+    return true;
   }
 
   const middleware: Middleware = async (ctx, next) => {
@@ -291,8 +352,8 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     if (path.startsWith(CONSENT_PREFIX) && (ctx.method === 'GET' || ctx.method === 'POST')) return consent(ctx, path.slice(CONSENT_PREFIX.length));
     if (options.appsPage && ((path === '/oauth/apps' && (ctx.method === 'GET' || ctx.method === 'POST')) || (path === '/oauth/apps/revoke' && ctx.method === 'POST'))) return appsPage(ctx);
     const metadata = METADATA_PATHS.has(path);
-    if (!isAuthorizationServerPath(path)) return next();
-    if (path === '/oauth/register' && ctx.method === 'POST' && !(await registrationAllowed(ctx))) return;
+    if (!metadata && !OFFERED_ENDPOINTS.has(path) && !path.startsWith(RESUME_PREFIX)) return next();
+    if (await throttled(ctx)) return;
     // RFC 8414's address and OpenID's name the same document.
     if (metadata) ctx.req.url = '/.well-known/openid-configuration';
     ctx.respond = false;
@@ -309,6 +370,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       if (!found || !found.accountId || !found.grantId) return null;
       const audience = (found as unknown as { aud?: string | string[] }).aud;
       if (audience !== resource && !(Array.isArray(audience) && audience.includes(resource))) return null;
+      if (!(await grantKeyIsLive(found.grantId))) return null;
       return { accountId: found.accountId, clientId: found.clientId!, grantId: found.grantId, scopes: new Set((found.scope ?? '').split(' ').filter(Boolean)) };
     },
   };

@@ -21,26 +21,55 @@ export interface ConsentView {
   action: string;
   csrf: string;
   clientName: string;
+  /** The host whose Client ID Metadata Document names the client, when the redirect goes to that same host; null: the name is the client's own claim. */
+  nameVouchedBy: string | null;
   clientId: string;
-  redirectHost: string;
+  redirect: RedirectTarget;
   scopes: string[];
   /** What the key field asks for: `your API key` (Cloud) or `SERVICE_API_KEY` (self-hosted). */
   keyLabel: string;
   error?: string;
 }
 
+/** Where the authorization code goes: the redirect URI's scheme and host, and what kind of place that is. */
+export interface RedirectTarget {
+  /** `https://claude.ai`, `http://127.0.0.1:53682`, `com.example.app://callback`. */
+  origin: string;
+  kind: 'web' | 'loopback' | 'custom-scheme';
+}
+
+/** The redirect URI as the consent page shows it: the full scheme and host, never the host alone. */
+export function redirectTarget(redirectUri: string): RedirectTarget {
+  const url = new URL(redirectUri);
+  const origin = `${url.protocol}//${url.host}`;
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { origin, kind: 'custom-scheme' };
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return { origin, kind: host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host) ? 'loopback' : 'web' };
+}
+
+const redirectWarning: Record<RedirectTarget['kind'], string | null> = {
+  web: null,
+  loopback: 'The code goes to a program on this computer (a loopback address), not to a website: approve only if you just started this connection from an app you trust here.',
+  'custom-scheme': 'The code goes to an app on this device through its own link scheme, not to a website: any installed app can claim a scheme, and the host after it proves nothing. Approve only if you just started this connection from that app.',
+};
+
 /** The consent page: who asks, where the answer goes, what it may do; the merchant signs in with a key. */
 export function renderConsent(view: ConsentView): string {
   const scopes = view.scopes.map((s) => `<li><code>${e(s)}</code>: ${e(Object.hasOwn(scopeText, s) ? scopeText[s]! : s)}</li>`).join('\n');
+  const warning = redirectWarning[view.redirect.kind];
+  const nameSource = view.nameVouchedBy
+    ? `<span class="hint" id="client-name-source">(named by its metadata document at ${e(view.nameVouchedBy)})</span>`
+    : '<span class="hint" id="client-name-source">(the name the app gives itself, not verified)</span>';
   return document(
     'Connect an app',
     view.css,
     `${view.error ? `<p class="notice notice-error" role="alert">${e(view.error)}</p>` : ''}
-<p><strong id="client-name">${e(view.clientName)}</strong> wants to use your payment service.</p>
+<p><strong id="client-name">${e(view.clientName)}</strong> ${nameSource} wants to use your payment service.</p>
 <dl>
 <dt>Client</dt><dd><code id="client-id">${e(view.clientId)}</code></dd>
-<dt>Sends you back to</dt><dd><code id="redirect-host">${e(view.redirectHost)}</code></dd>
+<dt>Sends you back to</dt><dd><code id="redirect-origin">${e(view.redirect.origin)}</code></dd>
 </dl>
+${warning ? `<p class="notice notice-warn" role="note" id="redirect-warning">${e(warning)}</p>` : ''}
 <h2>It asks to</h2>
 <ul id="scopes">
 ${scopes}

@@ -3,10 +3,11 @@ import { ServiceError } from '../../core/errors.ts';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/log.ts';
+import { signInThrottle, type MakeLimiter } from '../http/sign-in-throttle.ts';
+import type { RateLimitConfig } from '../settings.ts';
 import { createOAuthStore } from '../../core/oauth/oauth-store.ts';
 import type { OAuthTables } from '../../core/oauth/oauth.tables.ts';
-import type { RateLimiter } from '../http/sliding-window.ts';
-import { createAuthorizationServer, isAuthorizationServerPath } from './authorization-server.ts';
+import { createAuthorizationServer, isAuthorizationServerPath, type KeyAccount, type OAuthLimiters } from './authorization-server.ts';
 import type { GuardedFetchPolicy } from './guarded-fetch.ts';
 import { metadataHandler, resourceUrls, usageTouch, type OAuthResource } from './protected-resource.ts';
 
@@ -22,13 +23,13 @@ export interface EndpointOAuthOptions {
   clock: Clock;
   logger: Logger;
   trustProxy: boolean;
-  accountOfKey(key: string): Promise<string | null>;
+  accountOfKey(key: string): Promise<KeyAccount | null>;
+  keyIsLive(keyId: string): Promise<boolean>;
   keyLabel: string;
   /** Serve the Connected apps page at /oauth/apps (the listener's; Cloud's is on its dashboard). */
   appsPage: boolean;
   cimdPolicy: GuardedFetchPolicy;
-  consentLimiter: RateLimiter | null;
-  registrationLimiter: RateLimiter | null;
+  limiters: OAuthLimiters;
 }
 
 /**
@@ -77,6 +78,30 @@ export function endpointOAuth(options: EndpointOAuthOptions) {
 }
 
 export type EndpointOAuth = ReturnType<typeof endpointOAuth>;
+
+/**
+ * Requests per client address and overall, per minute, of the endpoints that store something:
+ * a client registration (kept a day unless approved), an authorization request (an interaction,
+ * kept ten minutes). Their overall windows never refuse an address's first request of the minute,
+ * so many addresses cannot lock everyone out. Token requests store only what a live grant allows
+ * (a failed one stores nothing) and come from agent platforms refreshing for many users at once:
+ * a wider window per address and no overall one, which would let a few addresses stop every refresh.
+ */
+export const OAUTH_RATE_LIMITS = {
+  registration: { perClient: 20, overall: 1_000 },
+  authorization: { perClient: 60, overall: 3_000 },
+  token: { perClient: 600, overall: Number.MAX_SAFE_INTEGER },
+} as const satisfies Record<string, RateLimitConfig>;
+
+/** The throttles of an edition's authorization server; `consent` is its sign-in limit (null: off). */
+export function oauthLimiters(make: MakeLimiter, consent: RateLimitConfig | null): OAuthLimiters {
+  return {
+    consent: consent && signInThrottle(make, 'oauth-consent', consent),
+    registration: make('oauth-register', OAUTH_RATE_LIMITS.registration, true),
+    authorization: make('oauth-authorize', OAUTH_RATE_LIMITS.authorization, true),
+    token: make('oauth-token', OAUTH_RATE_LIMITS.token, false),
+  };
+}
 
 const OAUTH_OPERATIONS = ['oauthProtectedResource', 'oauthAuthorizationServer', 'oauthAuthorize', 'oauthToken', 'oauthRegister', 'oauthRevoke'];
 

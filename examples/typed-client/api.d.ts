@@ -575,7 +575,7 @@ export interface paths {
         };
         /**
          * OAuth authorization endpoint: authorization code with PKCE S256, `resource` required
-         * @description Query: `response_type=code`, `client_id` (a registered id, or an https URL of a Client ID Metadata Document), `redirect_uri`, `code_challenge` + `code_challenge_method=S256`, `scope`, `state`, and `resource` = the MCP endpoint URL. Sends the browser to the consent page, where the merchant signs in with an API key and approves or denies; then back to `redirect_uri` with `code` or `error`. An unregistered `redirect_uri` gets an error page and no redirect. Answers errors in the OAuth format (`{"error", "error_description"}`), not the envelope. Served only where OAuth is on: a listener with SERVICE_API_KEY, and Cloud; its base URL is PUBLIC_URL (else the loopback URL served).
+         * @description Query: `response_type=code`, `client_id` (a registered id, or an https URL of a Client ID Metadata Document), `redirect_uri`, `code_challenge` + `code_challenge_method=S256`, `scope`, `state`, and `resource` = the MCP endpoint URL. Sends the browser to the consent page, where the merchant signs in with an API key and approves or denies; then back to `redirect_uri` with `code` or `error`. An unregistered `redirect_uri` gets an error page and no redirect. Every parameter (`state` too) is at most 1,000 characters, all together 4,000: a longer one goes back to the client as `invalid_request`, nothing stored. Throttled per client address: 60 requests a minute, then 429 with `Retry-After`. Answers errors in the OAuth format (`{"error", "error_description"}`), not the envelope. Served only where OAuth is on: a listener with SERVICE_API_KEY, and Cloud; its base URL is PUBLIC_URL (else the loopback URL served).
          */
         get: operations["oauthAuthorize"];
         put?: never;
@@ -597,7 +597,7 @@ export interface paths {
         put?: never;
         /**
          * OAuth token endpoint: code exchange (with code_verifier) and refresh (rotating)
-         * @description Form body. `grant_type=authorization_code` with `code`, `code_verifier`, `redirect_uri`, `client_id`; or `grant_type=refresh_token`. Access tokens live 15 minutes and are accepted only by the MCP endpoint named in `resource`; each refresh returns a new refresh token and a reused one revokes the grant. A reused code fails and revokes what it issued. Answers errors in the OAuth format (`{"error", "error_description"}`), not the envelope. Served only where OAuth is on: a listener with SERVICE_API_KEY, and Cloud; its base URL is PUBLIC_URL (else the loopback URL served).
+         * @description Form body. `grant_type=authorization_code` with `code`, `code_verifier`, `redirect_uri`, `client_id`; or `grant_type=refresh_token`. Access tokens live 15 minutes and are accepted only by the MCP endpoint named in `resource`; each refresh returns a new refresh token and a reused one revokes the grant. A reused code fails and revokes what it issued. A grant lives only as long as the API key that approved it: once that key is revoked (Cloud) or SERVICE_API_KEY changed (listener), its tokens stop working and a refresh fails with `invalid_grant`. Throttled per client address: 600 requests a minute. Answers errors in the OAuth format (`{"error", "error_description"}`), not the envelope. Served only where OAuth is on: a listener with SERVICE_API_KEY, and Cloud; its base URL is PUBLIC_URL (else the loopback URL served).
          */
         post: operations["oauthToken"];
         delete?: never;
@@ -617,7 +617,7 @@ export interface paths {
         put?: never;
         /**
          * OAuth dynamic client registration (RFC 7591)
-         * @description JSON client metadata: at most 10 `redirect_uris`, a `client_name` of at most 200 characters. Throttled per client address (429 `too_many_requests` with Retry-After). Answers errors in the OAuth format (`{"error", "error_description"}`), not the envelope. Served only where OAuth is on: a listener with SERVICE_API_KEY, and Cloud; its base URL is PUBLIC_URL (else the loopback URL served).
+         * @description JSON client metadata: at most 10 `redirect_uris`, a `client_name` of at most 200 characters, every other string at most 1,000 characters, a list at most 10 entries, the whole at most 8,000 characters of JSON. Fields of features this server does not offer (`post_logout_redirect_uris` and the other logout fields, `request_uris`, `jwks`, `jwks_uri`, `sector_identifier_uri`, `initiate_login_uri`, `software_statement`, …) are refused with `invalid_client_metadata` (empty ones are dropped); unknown fields are ignored. No registration access token is issued. A client that holds no grant is deleted a day after it registered. Throttled per client address: 20 a minute (429 `too_many_requests` with Retry-After). Answers errors in the OAuth format (`{"error", "error_description"}`), not the envelope. Served only where OAuth is on: a listener with SERVICE_API_KEY, and Cloud; its base URL is PUBLIC_URL (else the loopback URL served).
          */
         post: operations["oauthRegister"];
         delete?: never;
@@ -3687,6 +3687,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Error page (`temporarily_unavailable`), no redirect: too many authorization requests from this address; `Retry-After` says when to retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
             431: {
                 headers: {
@@ -3726,7 +3735,7 @@ export interface operations {
                 };
             };
             /**
-             * @description An OAuth error: `invalid_request`, `invalid_grant` (an unknown, used or expired code or refresh token, a wrong code_verifier), `invalid_target`.
+             * @description An OAuth error: `invalid_request`, `invalid_grant` (an unknown, used or expired code or refresh token, a wrong code_verifier, a grant whose key is revoked), `invalid_target`.
              *
              *     `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              */
@@ -3748,6 +3757,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `too_many_requests`: too many token requests from this address; `Retry-After` says when to retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
             /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
