@@ -59,6 +59,20 @@ async function exerciseMcp(baseUrl: string, path: string, key: Record<string, st
   assert.ok(Number(throttled?.headers.get('retry-after')) >= 1);
 }
 
+/** Holds one checkout stream open at `url` + `path` while `refused` asks for another over the per-client cap of one. */
+async function overStreamCap(url: string, path: string, refused: () => Promise<Answer & { json(): any; headers: Headers }>) {
+  const held = await fetch(`${url}${path}`, { headers: { accept: 'text/event-stream' } });
+  try {
+    assert.equal(held.status, 200);
+    const answer = await refused();
+    assert.equal(answer.status, 429);
+    assert.equal(answer.json().error.code, 'too_many_streams');
+    assert.ok(Number(answer.headers.get('retry-after')) >= 1);
+  } finally {
+    await held.body?.cancel();
+  }
+}
+
 type Send = (method: string, path: string, options?: Parameters<typeof exchange>[3]) => Promise<Answer & { json(): any; headers: Headers }>;
 const form = (fields: Record<string, string>) => ({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), bare: true });
 
@@ -342,6 +356,13 @@ describe('real answers of every listener operation and documented status match t
     assert.equal((await send(listener.url, 'GET', `/checkout/${id}/events`)).json().error.code, 'lookup_failed');
   });
 
+  it('a client over its checkout stream cap: 429 too_many_streams with Retry-After', async () => {
+    const listener = await startTestListener({ env: { CHECKOUT_STREAMS_PER_CLIENT: '1' } });
+    listeners.push(listener);
+    const id = (await send(listener.url, 'POST', '/invoice', { body: '{"chain":"btc","amount_sats":1000}' })).json().invoice_id;
+    await overStreamCap(listener.url, `/checkout/${id}/events`, () => send(listener.url, 'GET', `/checkout/${id}/events`));
+  });
+
   it('covers every documented listener status but the one no input can reach', () => {
     const unreachable = [
       // /health reports a failing database as `ok: false` with 200; 500 is only for a bug.
@@ -485,6 +506,18 @@ describe('real answers of every Cloud operation and documented status match the 
     assert.equal(JSON.parse(stream.data).invoice_id, id);
     for (const [path, status] of [['/checkout/missing/events', 404], ['/checkout/%ff/events', 400], [`/checkout/${OVERLONG_ID}/events`, 431]] as const) {
       assert.equal((await send('GET', api(path))).status, status, path.slice(0, 40));
+    }
+  });
+
+  it('a client over its checkout stream cap: 429 too_many_streams with Retry-After', async () => {
+    const capped = await startTestCloud({ env: { CHECKOUT_STREAMS_PER_CLIENT: '1' } });
+    try {
+      const merchant = await signupMerchant(capped.url, { btc_xpub: BIP84_ZPUB });
+      const created = await send('POST', api('/invoice'), { headers: { 'X-Service-Api-Key': merchant.api_key }, body: '{"chain":"btc","amount_sats":1000}' }, capped.url);
+      const path = api(`/checkout/${created.json().invoice_id}/events`);
+      await overStreamCap(capped.url, path, () => send('GET', path, {}, capped.url));
+    } finally {
+      await capped.stop();
     }
   });
 
