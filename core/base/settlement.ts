@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { InvoiceConfirmedEvent, PaymentOrphanEvent } from '../../shared/index.ts';
+import type { InvoiceConfirmedEvent, PaymentOrphanEvent, WebhookEventContent } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
 import { enqueueEvents, type NewEvent } from '../events/outbox.ts';
@@ -188,7 +188,7 @@ async function corroborated(deps: SettlementDeps, transfer: TransferRow, others:
   return agreeing >= 2;
 }
 
-function confirmedPayload(invoice: BaseInvoiceRow, completing: TransferRow, head: number, now: number): InvoiceConfirmedEvent {
+function confirmedPayload(invoice: BaseInvoiceRow, completing: TransferRow, head: number, now: number): WebhookEventContent<InvoiceConfirmedEvent> {
   return {
     event: 'invoice.confirmed',
     invoice_id: invoice.invoice_id,
@@ -203,7 +203,7 @@ function confirmedPayload(invoice: BaseInvoiceRow, completing: TransferRow, head
   };
 }
 
-function orphanPayload(deps: SettlementDeps, transfer: TransferRow): PaymentOrphanEvent {
+function orphanPayload(deps: SettlementDeps, transfer: TransferRow): WebhookEventContent<PaymentOrphanEvent> {
   return {
     event: 'payment.orphan',
     chain: transfer.chain as PaymentOrphanEvent['chain'],
