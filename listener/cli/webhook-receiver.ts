@@ -4,7 +4,6 @@ import type { Command } from './command.ts';
 
 export const webhookReceiverCommand: Command = {
   name: 'webhook-receiver',
-  summary: 'Run a local receiver that verifies and prints signed webhooks (for testing)',
   usage: `
 Usage: service webhook-receiver [--host ADDR] [--port N] [--path PATH] [--secret SECRET]
                                 [--allow-legacy-signature]
