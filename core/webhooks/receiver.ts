@@ -83,8 +83,9 @@ export function createWebhookReceiverHandler(options: WebhookReceiverOptions) {
 export function formatReceivedWebhook(event: ReceivedWebhook): string {
   const kind = typeof event.payload.event === 'string' ? event.payload.event : 'event';
   const head = `${new Date(event.timestamp).toISOString()}  ${kind}  ${event.eventId}  ${event.attempt === null ? 'Standard Webhooks' : `attempt ${event.attempt}`}${event.duplicate ? '  (duplicate)' : ''}`;
+  // The kind and the id are in the head line already.
   const fields = Object.entries(event.payload)
-    .filter(([key]) => key !== 'event')
+    .filter(([key]) => key !== 'event' && key !== 'event_id')
     .map(([key, value]) => `  ${key.padEnd(14)} ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   return [head, ...fields].join('\n');
 }
