@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { DEFAULT_DATABASE_WAIT_S } from '../core/db/database.ts';
+import { DEFAULT_DATABASE_WAIT_S } from '../core/db/wait-for-database.ts';
 import type { Env } from './environment.ts';
 
 export { readEnvironment, type Env } from './environment.ts';
