@@ -1,122 +1,114 @@
-// Start-up time and memory of the listener: `npm start` as it runs now (compiled JavaScript from
-// dist/, through bin/service.js) against the same CLI run from TypeScript through tsx (the
-// baseline, how `npm start` ran before the production build), in the same run. Each round starts
-// both, alternately, on an empty SQLite file with a Bitcoin key and an unreachable chain source,
-// so nothing but loading the program and opening the database is measured. Start-up is from spawn
-// to the first 200 from /health; RSS is read from /proc once it answers (Linux), peak included.
-// Run: npx tsx bench/startup.ts
+// How fast the `service` command answers: `service --version`, `service --help`, and `service mine`
+// against a real local regtest chain (the sandbox's chain server, in this process), each spawned as
+// a user runs it (`node bin/service.js …`: the freshness check of dist/, then the compiled CLI),
+// against `node -e 0` in the same run: the floor no command can go below. Like hyperfine: one
+// warm-up each, then ROUNDS runs of every command, interleaved so load from elsewhere falls on all
+// alike; p50 and p90 of the wall time from spawn to exit. `dist/ directly` skips the freshness
+// check (node dist/bin/cli.js --version), to show what that check costs.
+// Run: npm run bench -- startup   (BENCH_ROUNDS changes the number of runs, default 15)
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL } from '../test/support/listener.ts';
-import { progress, report, round } from './support/report.ts';
+import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
+import { startLocalChainServer } from '../sandbox/local-chain-server.ts';
+import { percentile, progress, report, round } from './support/report.ts';
 
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+const TARGET_VERSION_MS = 150;
+const TARGET_MINE_MS = 400;
 const root = fileURLToPath(new URL('..', import.meta.url));
-const modes = {
-  compiled: ['bin/service.js', 'start'],
-  tsx: ['--import', 'tsx', 'bin/cli.ts', 'start'],
-} as const;
-type Mode = keyof typeof modes;
+const service = join(root, 'bin/service.js');
 
-interface Sample {
-  startMs: number;
-  rssMb: number;
-  peakMb: number;
-}
-
-/** VmRSS and VmHWM (the peak) of a live process, in MB. */
-function memoryOf(pid: number): { rssMb: number; peakMb: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]);
-  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
-}
-
-async function startOnce(mode: Mode): Promise<Sample> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-startup-'));
-  const started = performance.now();
-  const child = spawn(process.execPath, modes[mode], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: '0',
-      MERCHANT_BTC_XPUB: BIP84_ZPUB,
-      BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL,
-      DATABASE_URL: `sqlite:${join(dir, 'service.db')}`,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const exited = new Promise<never>((_, reject) => child.on('exit', (code) => reject(new Error(`${mode} listener exited (${code}) before answering`))));
-  const url = await Promise.race([
-    new Promise<string>((resolve) => {
-      let output = '';
-      child.stdout.on('data', (chunk) => {
-        output += chunk;
-        const match = /"msg":"listener started","url":"([^"]+)"/.exec(output);
-        if (match) resolve(match[1]);
-      });
-    }),
-    exited,
-  ]);
-  const health = await fetch(`${url}/health`);
-  if (health.status !== 200) throw new Error(`${mode} /health answered ${health.status}`);
-  const startMs = performance.now() - started;
-  const memory = memoryOf(child.pid!);
-  exited.catch(() => undefined);
-  const closed = new Promise((resolve) => child.on('close', resolve));
-  child.kill('SIGTERM');
-  await closed;
-  rmSync(dir, { recursive: true, force: true });
-  return { startMs, ...memory };
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-// `npm run build` first, so the compiled starts below find dist/ up to date.
-const build = spawnSync(process.execPath, ['bin/build.js'], { cwd: root, encoding: 'utf8' });
+// `npm run build` first, so every run below finds dist/ up to date (as after `npm ci && npm run build`).
+const build = spawnSync(process.execPath, [join(root, 'bin/build.js')], { cwd: root, encoding: 'utf8' });
 if (build.status !== 0) throw new Error(`build failed:\n${build.stderr}`);
-const builtIn = /compiled in ([\d.]+) s/.exec(build.stderr)?.[1];
 
-const samples: Record<Mode, Sample[]> = { compiled: [], tsx: [] };
-for (let i = 0; i < ROUNDS; i++) {
-  for (const mode of ['tsx', 'compiled'] as const) {
-    const sample = await startOnce(mode);
-    samples[mode].push(sample);
-    progress(`[round ${i + 1}/${ROUNDS}] ${mode}: ${sample.startMs.toFixed(0)} ms, RSS ${sample.rssMb.toFixed(0)} MB (peak ${sample.peakMb.toFixed(0)} MB)`);
-  }
+const chainServer = await startLocalChainServer(new LocalBtcChain());
+const chainPort = new URL(chainServer.controlUrl).port;
+// An empty directory: no ./data/sandbox.json, no .env; `mine` finds the chain by SANDBOX_CHAIN_PORT.
+const cwd = mkdtempSync(join(tmpdir(), 'bench-cli-'));
+
+const commands = {
+  'node -e 0': ['-e', '0'],
+  'service --version': [service, '--version'],
+  'service --help': [service, '--help'],
+  'service mine': [service, 'mine'],
+  'dist/ directly': [join(root, 'dist/bin/cli.js'), '--version'],
+} as const;
+type Name = keyof typeof commands;
+
+/** Wall time of one run, spawn to exit; a run that fails stops the bench with its output. */
+function runOnce(name: Name): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, commands[name], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', SANDBOX_CHAIN_PORT: chainPort },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = performance.now() - started;
+      if (code !== 0) reject(new Error(`${name} exited ${code}: ${output}`));
+      else if (name === 'service mine' && !/^mined 1 block\(s\); height \d+$/m.test(output)) reject(new Error(`service mine printed: ${output}`));
+      else resolve(ms);
+    });
+  });
 }
 
-const figure = (mode: Mode, key: keyof Sample) => median(samples[mode].map((s) => s[key]));
-const row = (mode: Mode) =>
-  `${mode.padEnd(10)}${figure(mode, 'startMs').toFixed(0).padStart(16)}${figure(mode, 'rssMb').toFixed(0).padStart(10)}${figure(mode, 'peakMb').toFixed(0).padStart(12)}`;
-const startRatio = round(figure('compiled', 'startMs') / figure('tsx', 'startMs'));
-const rssRatio = round(figure('compiled', 'rssMb') / figure('tsx', 'rssMb'));
+const names = Object.keys(commands) as Name[];
+const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<Name, number[]>;
+try {
+  for (const name of names) await runOnce(name);
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const name of names) samples[name].push(await runOnce(name));
+    progress(`[round ${i + 1}/${ROUNDS}] ${names.map((name) => `${name} ${samples[name].at(-1)!.toFixed(0)} ms`).join(', ')}`);
+  }
+} finally {
+  await chainServer.close();
+  rmSync(cwd, { recursive: true, force: true });
+}
+
+const sorted = (name: Name) => [...samples[name]].sort((a, b) => a - b);
+const p50 = (name: Name) => percentile(sorted(name), 50);
+const p90 = (name: Name) => percentile(sorted(name), 90);
+const node = p50('node -e 0');
+const row = (name: Name) =>
+  `${name.padEnd(19)}${p50(name).toFixed(0).padStart(9)}${p90(name).toFixed(0).padStart(9)}${(p50(name) - node).toFixed(0).padStart(15)}${round(p50(name) / node).toFixed(2).padStart(10)}`;
+const version = p50('service --version');
+const mine = p50('service mine');
+const met = (value: number, target: number) => (value <= target ? 'met' : `missed by ${(value - target).toFixed(0)} ms`);
 report(
   [
     '',
-    `startup: the listener from spawn to its first /health answer, SQLite, no chain reachable; median of ${ROUNDS} starts each, alternating`,
+    `startup: wall time from spawn to exit, ${ROUNDS} runs of each command, interleaved, after one warm-up each`,
     '',
-    'mode          start-up (ms)  RSS (MB)  peak (MB)',
-    row('tsx'),
-    row('compiled'),
+    'command               p50 ms   p90 ms  over node (ms)  × node',
+    ...names.map(row),
     '',
-    `compiled vs tsx (baseline, same run): ${startRatio}x the start-up time, ${rssRatio}x the RSS`,
-    builtIn ? `dist/ was built first, in ${builtIn} s (not counted above)` : 'dist/ was up to date',
+    `service --version: ${version.toFixed(0)} ms (target ≤ ${TARGET_VERSION_MS} ms: ${met(version, TARGET_VERSION_MS)})`,
+    `service mine:      ${mine.toFixed(0)} ms (target ≤ ${TARGET_MINE_MS} ms: ${met(mine, TARGET_MINE_MS)})`,
+    `node -e 0 alone takes ${node.toFixed(0)} ms in this run: on a loaded machine read the "over node" column`,
   ],
   {
     bench: 'startup',
-    value: Math.round(figure('compiled', 'startMs')),
+    value: Math.round(version),
     unit: 'ms',
-    baseline: Math.round(figure('tsx', 'startMs')),
-    ratio: startRatio,
-    target: '< 1 x tsx, start-up and RSS',
-    rss_mb: round(figure('compiled', 'rssMb'), 1),
-    rss_baseline_mb: round(figure('tsx', 'rssMb'), 1),
-    rss_ratio: rssRatio,
-    peak_rss_mb: round(figure('compiled', 'peakMb'), 1),
-    peak_rss_baseline_mb: round(figure('tsx', 'peakMb'), 1),
-    ...(builtIn ? { build_s: Number(builtIn) } : {}),
+    baseline: Math.round(node),
+    ratio: round(version / node),
+    target: `service --version ≤ ${TARGET_VERSION_MS} ms, service mine ≤ ${TARGET_MINE_MS} ms (p50)`,
+    version_p90_ms: Math.round(p90('service --version')),
+    help_ms: Math.round(p50('service --help')),
+    mine_ms: Math.round(mine),
+    mine_p90_ms: Math.round(p90('service mine')),
+    mine_ratio: round(mine / node),
+    dist_directly_ms: Math.round(p50('dist/ directly')),
+    version_met: version <= TARGET_VERSION_MS,
+    mine_met: mine <= TARGET_MINE_MS,
   },
 );

@@ -18,7 +18,7 @@ import { createDeliveryWorker } from '../core/webhooks/delivery-worker.ts';
 import { createHttpSender } from '../core/webhooks/http-sender.ts';
 import { webhookDeliveryHeaders } from '../core/webhooks/signature.ts';
 import { realTimers } from '../core/webhooks/timers.ts';
-import type { InvoiceConfirmedEvent } from '../shared/index.ts';
+import type { InvoiceConfirmedEvent, WebhookEventContent } from '../shared/index.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const IN_FLIGHT = 50;
@@ -27,7 +27,7 @@ const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const merchantId = 'bench';
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
-const payload = (i: number): InvoiceConfirmedEvent => ({
+const payload = (i: number): WebhookEventContent<InvoiceConfirmedEvent> => ({
   event: 'invoice.confirmed',
   invoice_id: `inv_${String(i).padStart(8, '0')}`,
   merchant_id: merchantId,

@@ -8,7 +8,6 @@
  *
  * Plain JavaScript, because it runs before anything is compiled.
  */
-import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, linkSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
@@ -73,6 +72,8 @@ function compilerPath(root) {
 
 /** Runs the project's tsc with `args`; throws with its output if it fails. */
 export function runTsc(args, root = ownRoot) {
+  // Loaded here, not at the top: every `service` command imports this file, few of them compile.
+  const { spawnSync } = process.getBuiltinModule('node:child_process');
   const result = spawnSync(process.execPath, [compilerPath(root), ...args], { cwd: root, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`tsc failed (${result.status ?? result.signal}):\n${result.stdout}${result.stderr}`);
 }

@@ -1,14 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { parseEnv } from 'node:util';
 import * as z from 'zod';
-import { DEFAULT_DATABASE_WAIT_S } from '../core/db/database.ts';
+import { DEFAULT_DATABASE_WAIT_S } from '../core/db/wait-for-database.ts';
+import type { Env } from './environment.ts';
+
+export { readEnvironment, type Env } from './environment.ts';
 
 /**
  * The settings both editions read alike, and how a setting is parsed and refused: every problem
  * named by its setting, all reported together, a secret never echoed.
  */
 
-export type Env = Record<string, string | undefined>;
 
 export interface RateLimitConfig {
   perClient: number;
@@ -215,8 +215,3 @@ export function parseRateLimit(text: string): RateLimitConfig | null {
 /** DATABASE_WAIT_S, both editions: seconds to wait at start for an unreachable database (0: give up at once). */
 export const databaseWaitSetting = z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(86_400).default(DEFAULT_DATABASE_WAIT_S));
 
-/** Process environment over the `.env` file: a variable set in the environment wins. */
-export function readEnvironment(processEnv: Env, envFile = '.env'): Env {
-  const fromFile = existsSync(envFile) ? parseEnv(readFileSync(envFile, 'utf8')) : {};
-  return { ...fromFile, ...processEnv };
-}

@@ -8,6 +8,9 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
  */
 export const SANDBOX_STATE_PATH = './data/sandbox.json';
 
+/** Where the sandbox chain listens unless SANDBOX_CHAIN_PORT says otherwise. 18443 is regtest's usual RPC port. */
+export const DEFAULT_SANDBOX_CHAIN_PORT = 18443;
+
 export interface SandboxState {
   pid: number;
   edition: 'listener' | 'cloud';

@@ -11,14 +11,11 @@ import { AnvilMissingError } from './anvil.ts';
 import { startLocalEvms, type LocalEvm, type SandboxUsdcMode } from './local-evm.ts';
 import { evmChainSpecs, evmSpecOf } from '../core/base/evm-chains.ts';
 import { evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB } from '../core/base/base-config.ts';
-import { removeSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.ts';
+import { DEFAULT_SANDBOX_CHAIN_PORT, removeSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.ts';
 import { LocalBtcChain } from './local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from './local-chain-server.ts';
 import { sandboxExplorer } from './explorer-page.ts';
 import { bindFailure } from '../edge/http/serve.ts';
-
-/** Where the sandbox chain listens unless SANDBOX_CHAIN_PORT says otherwise. 18443 is regtest's usual RPC port. */
-export const DEFAULT_SANDBOX_CHAIN_PORT = 18443;
 
 /**
  * The listener sandbox's database, relative to the directory it runs in: made afresh at start and

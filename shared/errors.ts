@@ -64,23 +64,36 @@ export const errorCatalogue = {
   card_provider_error: { status: 502, description: 'Cloud billing: the card processor failed; retry later or pay with crypto.' },
   missing_header: {
     status: 401,
-    description: 'Webhook receiver: a required `X-Service-*` header (signature, timestamp, event id, attempt) is absent.',
+    description:
+      'Webhook receiver: a header the delivery needs is absent (`webhook-id`, `webhook-timestamp`, `webhook-signature`; with the legacy signature allowed and sent alone, `X-Service-Signature`, `X-Service-Timestamp` and `X-Service-Attempt`).',
+  },
+  standard_signature_required: {
+    status: 401,
+    description:
+      'Webhook receiver: the delivery carries only the legacy `X-Service-Signature`, which does not sign the timestamp or the id; the receiver requires `webhook-signature` unless the legacy one is explicitly allowed (`allowLegacySignature`, `--allow-legacy-signature`).',
+  },
+  unsigned_event_id: {
+    status: 401,
+    description:
+      'Webhook receiver: a delivery signed only with the allowed legacy `X-Service-Signature` whose signed body has no `event_id`; the unsigned `X-Service-Event-Id` header is never taken as the id.',
   },
   invalid_signature: {
     status: 401,
-    description: 'Webhook receiver: `X-Service-Signature` is not hex(HMAC-SHA256(secret, raw body bytes)).',
+    description:
+      'Webhook receiver: no `v1` entry of `webhook-signature` matches the id, timestamp, raw body and secret (or, where the legacy signature is checked, `X-Service-Signature` is not hex(HMAC-SHA256(secret, raw body bytes))).',
   },
   invalid_timestamp: {
     status: 401,
-    description: 'Webhook receiver: `X-Service-Timestamp` or `X-Service-Attempt` is not an integer.',
+    description: 'Webhook receiver: `webhook-timestamp` (or the legacy `X-Service-Timestamp` or `X-Service-Attempt`) is not an integer.',
   },
   timestamp_too_old: {
     status: 401,
-    description: 'Webhook receiver: `X-Service-Timestamp` is more than five minutes (in milliseconds) behind the receiver clock.',
+    description:
+      'Webhook receiver: the signed `webhook-timestamp` (seconds; the legacy `X-Service-Timestamp`, milliseconds) is more than five minutes behind the receiver clock.',
   },
   timestamp_too_new: {
     status: 401,
-    description: 'Webhook receiver: `X-Service-Timestamp` is more than five minutes ahead of the receiver clock.',
+    description: 'Webhook receiver: the signed `webhook-timestamp` (or the legacy `X-Service-Timestamp`) is more than five minutes ahead of the receiver clock.',
   },
   not_found: { status: 404, description: 'No such invoice or route.' },
   headers_too_large: {

@@ -155,21 +155,21 @@ function webhookOperation(eventName: string, schemaId: string, summary: string):
       summary,
       operationId: `webhook_${eventName.replace('.', '_')}`,
       parameters: [
-        header(webhookHeaders.signature, 'hex(HMAC-SHA256(key = webhook secret, message = raw body bytes)).', {
+        header(webhookHeaders.signature, `Legacy: hex(HMAC-SHA256(key = webhook secret, message = raw body bytes)); signs neither the timestamp nor the id, so verify ${standardWebhookHeaders.signature} instead.`, {
           type: 'string',
           pattern: '^[0-9a-f]{64}$',
         }),
-        header(webhookHeaders.timestamp, 'Unix epoch milliseconds of this attempt; not signed. Reject if more than 5 minutes from your clock.', {
+        header(webhookHeaders.timestamp, 'Legacy: Unix epoch milliseconds of this attempt; not signed.', {
           type: 'string',
           pattern: '^[0-9]+$',
         }),
-        header(webhookHeaders.eventId, 'Stable event id, the same on every retry: de-duplicate by it.', { type: 'string' }),
+        header(webhookHeaders.eventId, `Legacy: the event id; not signed, never trust it alone (use ${standardWebhookHeaders.id} or the body's event_id).`, { type: 'string' }),
         header(webhookHeaders.attempt, 'Attempt number, 1-based: 1-10 for the automatic schedule, higher for a manual re-send.', {
           type: 'string',
           pattern: '^[0-9]+$',
         }),
-        header(standardWebhookHeaders.id, `Standard Webhooks: the event id (equal to ${webhookHeaders.eventId}).`, { type: 'string' }),
-        header(standardWebhookHeaders.timestamp, 'Standard Webhooks: Unix epoch seconds of this attempt; signed.', { type: 'string', pattern: '^[0-9]+$' }),
+        header(standardWebhookHeaders.id, "Standard Webhooks: the event id, signed, the same on every retry and equal to the body's event_id: de-duplicate by it.", { type: 'string' }),
+        header(standardWebhookHeaders.timestamp, 'Standard Webhooks: Unix epoch seconds of this attempt; signed. Reject if more than 5 minutes from your clock.', { type: 'string', pattern: '^[0-9]+$' }),
         header(
           standardWebhookHeaders.signature,
           'Standard Webhooks: `v1,` + base64(HMAC-SHA256(key, `{webhook-id}.{webhook-timestamp}.{raw body}`)); the key is the base64-decoded part after `whsec_`, or for a secret not of that form its own UTF-8 bytes.',

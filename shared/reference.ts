@@ -4,7 +4,7 @@ import { DEFAULT_EXPIRES_IN_S, MAX_SATS, MEMO_MAX_LENGTH } from './invoice.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { routeErrors, routeTable, type Route } from './routes.ts';
 import { API_VERSION } from './version.ts';
-import { WEBHOOK_ACK_TIMEOUT_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMESTAMP_TOLERANCE_MS, webhookHeaders, webhookRetryDelaysMs } from './webhooks.ts';
+import { WEBHOOK_ACK_TIMEOUT_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMESTAMP_TOLERANCE_MS, standardWebhookHeaders, webhookHeaders, webhookRetryDelaysMs } from './webhooks.ts';
 
 /**
  * docs/reference.md: every endpoint, field, error and limit of the interface, written from the
@@ -161,10 +161,13 @@ Each event is a \`POST\` of JSON to the merchant's webhook URL with these header
 
 | header | value |
 |---|---|
-| \`${webhookHeaders.signature}\` | hex HMAC-SHA256 of the raw body bytes, keyed by the webhook secret |
-| \`${webhookHeaders.timestamp}\` | epoch milliseconds of this attempt (not signed); reject beyond ${WEBHOOK_TIMESTAMP_TOLERANCE_MS / 60_000} minutes from your clock |
-| \`${webhookHeaders.eventId}\` | the same on every attempt: de-duplicate by it |
-| \`${webhookHeaders.attempt}\` | 1-based attempt number |
+| \`${standardWebhookHeaders.id}\` | the event id, signed, the same on every attempt (and the body's \`event_id\`): de-duplicate by it |
+| \`${standardWebhookHeaders.timestamp}\` | epoch seconds of this attempt, signed; reject beyond ${WEBHOOK_TIMESTAMP_TOLERANCE_MS / 60_000} minutes from your clock |
+| \`${standardWebhookHeaders.signature}\` | \`v1,\` + base64 HMAC-SHA256 of \`{webhook-id}.{webhook-timestamp}.{raw body}\` (Standard Webhooks): verify this one |
+| \`${webhookHeaders.signature}\` | legacy: hex HMAC-SHA256 of the raw body bytes alone, keyed by the webhook secret |
+| \`${webhookHeaders.timestamp}\` | legacy: epoch milliseconds of this attempt (not signed) |
+| \`${webhookHeaders.eventId}\` | legacy: the event id (not signed; never trust it alone) |
+| \`${webhookHeaders.attempt}\` | 1-based attempt number (not signed) |
 
 An answer other than 2xx within ${WEBHOOK_ACK_TIMEOUT_MS / 1000} s is retried after ${webhookRetryDelaysMs.map(formatDelay).join(', ')}.
 

@@ -31,6 +31,8 @@ export const WEBHOOK_TIMESTAMP_TOLERANCE_MS = 5 * 60_000;
 /** Why a receiver rejects a delivery; each answers 401 with the error envelope. */
 export const webhookVerificationCodes = [
   'missing_header',
+  'standard_signature_required',
+  'unsigned_event_id',
   'invalid_signature',
   'invalid_timestamp',
   'timestamp_too_old',
@@ -49,9 +51,15 @@ export const WebhookReceipt = z
   .meta({ id: 'WebhookReceipt', description: 'Answer of the local webhook receiver to a verified delivery.' });
 export type WebhookReceipt = z.infer<typeof WebhookReceipt>;
 
+/** Inside the signed body, so a receiver de-duplicates by an id no one can change without the secret. */
+const EventId = z
+  .string()
+  .describe('The event id, the same on every retry and equal to the `webhook-id` header: de-duplicate by it.');
+
 export const InvoiceConfirmedEvent = z
   .object({
     event: z.literal('invoice.confirmed'),
+    event_id: EventId,
     invoice_id: z.string(),
     merchant_id: z.string(),
     chain: InvoiceChain,
@@ -69,6 +77,7 @@ export type InvoiceConfirmedEvent = z.infer<typeof InvoiceConfirmedEvent>;
 export const PaymentOrphanEvent = z
   .object({
     event: z.literal('payment.orphan'),
+    event_id: EventId,
     chain: InvoiceChain,
     asset: z.string(),
     token_address: z.string().nullable().describe('ERC-20 contract; null for Bitcoin.'),
@@ -86,3 +95,6 @@ export type PaymentOrphanEvent = z.infer<typeof PaymentOrphanEvent>;
 
 export const WebhookEvent = z.discriminatedUnion('event', [InvoiceConfirmedEvent, PaymentOrphanEvent]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
+
+/** An event as its producer builds it: the outbox adds `event_id` when it stores the event. */
+export type WebhookEventContent<E extends WebhookEvent = WebhookEvent> = E extends WebhookEvent ? Omit<E, 'event_id'> : never;

@@ -43,6 +43,7 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
         { ...event.payload, confirmed_at: undefined },
         {
           event: 'invoice.confirmed',
+          event_id: event.eventId,
           invoice_id: created.invoice_id,
           merchant_id: 'm_test',
           chain: evmChain,
@@ -153,6 +154,7 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
           { ...orphan?.payload, detected_at: undefined },
           {
             event: 'payment.orphan',
+            event_id: orphan?.eventId,
             chain: evmChain,
             asset: 'USDT',
             token_address: chain.usdt.address,

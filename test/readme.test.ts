@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
-import { signWebhook } from '../core/webhooks/index.ts';
+import { webhookDeliveryHeaders } from '../core/webhooks/index.ts';
 import { repoRoot, spawnChild, type Child } from './support/child.ts';
 import { releasedPort } from './support/ports.ts';
 import { classificationProblem, describeBlock, docPages, isShell, readmeBlocks, shellCommands, type Block, type ShellCommand } from './support/readme-blocks.ts';
@@ -161,16 +161,12 @@ describe('the README and docs run as written against a sandbox', { skip: existsS
     });
   }
 
-  it("the docs' webhook receiver accepts a signed delivery and refuses a tampered, unsigned or stale one", async () => {
-    const body = JSON.stringify({ event: 'invoice.confirmed', invoice_id: 'inv_readme_direct', amount: '0.00050000' });
+  it("the docs' webhook receiver accepts a signed delivery and refuses a tampered, legacy-only, unsigned or stale one", async () => {
+    const body = JSON.stringify({ event: 'invoice.confirmed', event_id: 'evt_readme_direct', invoice_id: 'inv_readme_direct', amount: '0.00050000' });
     const post = (payload: string, headers: Record<string, string>) =>
       fetch(`http://127.0.0.1:${ports.receiver}/`, { method: 'POST', body: payload, headers: { 'content-type': 'application/json', ...headers } });
-    const signed = (timestamp: number) => ({
-      'X-Service-Signature': signWebhook(body, secret),
-      'X-Service-Timestamp': String(timestamp),
-      'X-Service-Event-Id': 'evt_readme_direct',
-      'X-Service-Attempt': '1',
-    });
+    const signed = (now: number) => webhookDeliveryHeaders({ eventId: 'evt_readme_direct', attempt: 1, body, secret, now });
+    const without = (headers: Record<string, string>, prefix: string) => Object.fromEntries(Object.entries(headers).filter(([name]) => !name.startsWith(prefix)));
     const good = await post(body, signed(Date.now()));
     assert.equal(good.status, 200);
     assert.deepEqual(await good.json(), { ok: true });
@@ -178,10 +174,11 @@ describe('the README and docs run as written against a sandbox', { skip: existsS
 
     const codeOf = async (res: Response) => [res.status, ((await res.json()) as { error: { code: string } }).error.code];
     assert.deepEqual(await codeOf(await post(body.replace('0.0005', '0.5000'), signed(Date.now()))), [401, 'invalid_signature']);
-    assert.deepEqual(await codeOf(await post(body, { ...signed(Date.now()), 'X-Service-Signature': '' })), [401, 'invalid_signature']);
+    assert.deepEqual(await codeOf(await post(body, without(signed(Date.now()), 'webhook-'))), [401, 'standard_signature_required']);
+    assert.deepEqual(await codeOf(await post(body, without(signed(Date.now()), 'webhook-id'))), [401, 'missing_header']);
     assert.deepEqual(await codeOf(await post(body, signed(Date.now() - 6 * 60_000))), [401, 'timestamp_too_old']);
     assert.deepEqual(await codeOf(await post(body, signed(Date.now() + 6 * 60_000))), [401, 'timestamp_too_new']);
-    assert.deepEqual(await codeOf(await post(body, { ...signed(Date.now()), 'X-Service-Timestamp': 'soon' })), [401, 'invalid_timestamp']);
+    assert.deepEqual(await codeOf(await post(body, { ...signed(Date.now()), 'webhook-timestamp': 'soon' })), [401, 'invalid_timestamp']);
   });
 
   it("the sandbox's confirmed invoices reach the docs' webhook receiver, which verifies them", async () => {

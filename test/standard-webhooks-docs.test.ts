@@ -1,5 +1,6 @@
-// The receivers of docs/standard-webhooks.md, run with plain node against the real delivery worker:
-// one verifies with the `standardwebhooks` package, one by hand with node:crypto.
+// The receivers of docs/standard-webhooks.md and docs/webhooks.md, run with plain node against the
+// real delivery worker and against replays: one verifies with the `standardwebhooks` package, one by
+// hand with node:crypto.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,21 +13,22 @@ import { createDeliveryWorker } from '../core/webhooks/delivery-worker.ts';
 import { createHttpSender } from '../core/webhooks/http-sender.ts';
 import { newWebhookSecret, webhookDeliveryHeaders } from '../core/webhooks/signature.ts';
 import { realTimers } from '../core/webhooks/timers.ts';
-import type { InvoiceConfirmedEvent } from '../shared/index.ts';
+import { standardWebhookHeaders, webhookHeaders, type InvoiceConfirmedEvent, type WebhookEventContent } from '../shared/index.ts';
 import { repoRoot, spawnChild } from './support/child.ts';
 import { releasedPort } from './support/ports.ts';
 import { readmeBlocks } from './support/readme-blocks.ts';
 
-const page = readFileSync(join(repoRoot, 'docs/standard-webhooks.md'), 'utf8');
-const blocks = readmeBlocks(page);
-const receivers = blocks.filter((block) => block.kind === 'receiver');
+const blocks = readmeBlocks(readFileSync(join(repoRoot, 'docs/standard-webhooks.md'), 'utf8'), 'docs/standard-webhooks.md');
+const receivers = [...blocks, ...readmeBlocks(readFileSync(join(repoRoot, 'docs/webhooks.md'), 'utf8'), 'docs/webhooks.md')].filter(
+  (block) => block.kind === 'receiver',
+);
 // Inside the repository, so the `standardwebhooks` import resolves from its node_modules.
 const cacheDir = join(repoRoot, 'node_modules', '.cache');
 mkdirSync(cacheDir, { recursive: true });
 const work = mkdtempSync(join(cacheDir, 'standard-webhooks-docs-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-const event: InvoiceConfirmedEvent = {
+const event: WebhookEventContent<InvoiceConfirmedEvent> = {
   event: 'invoice.confirmed',
   invoice_id: 'inv_docs_std',
   merchant_id: 'm_docs',
@@ -39,15 +41,15 @@ const event: InvoiceConfirmedEvent = {
   confirmed_at: '2026-01-01T00:00:00.000Z',
 };
 
-describe('docs/standard-webhooks.md', () => {
-  it('has its two receivers marked, and every other block marked or JSON', () => {
+describe("the docs' webhook receivers", () => {
+  it('are two, one per page, marked; every other block of docs/standard-webhooks.md is marked or JSON', () => {
     assert.equal(receivers.length, 2);
     assert.ok(receivers.some((block) => block.lines.join('\n').includes("from 'standardwebhooks'")), 'one uses the standardwebhooks package');
     for (const block of blocks) assert.notEqual(block.kind, null, `block at line ${block.line}: ${block.reason}`);
   });
 
   for (const [index, block] of receivers.entries()) {
-    it(`receiver ${index + 1} (line ${block.line}) accepts a real delivery and refuses a forged or stale one`, async () => {
+    it(`receiver ${index + 1} (${block.file} line ${block.line}) accepts a real delivery and refuses a forged, stale or replayed one`, async () => {
       const secret = newWebhookSecret();
       const port = await releasedPort();
       const file = join(work, `receiver-${index}.mjs`);
@@ -87,6 +89,25 @@ describe('docs/standard-webhooks.md', () => {
         assert.equal(forged.status, 401);
         const stale = webhookDeliveryHeaders({ eventId: 'evt_stale', attempt: 1, body, secret, now: Date.now() - 6 * 60_000 });
         assert.equal((await fetch(url, { method: 'POST', body, headers: stale })).status, 401, 'a six-minute-old delivery is refused');
+
+        // The delivered event, captured ten minutes ago, replayed with a fresh timestamp and a new unsigned id.
+        const delivered = (await database.db.selectFrom('events').select('payload').where('event_id', '=', eventId).executeTakeFirstOrThrow()).payload;
+        assert.equal(JSON.parse(delivered).event_id, eventId, 'the signed body carries the event id');
+        const captured = webhookDeliveryHeaders({ eventId, attempt: 1, body: delivered, secret, now: Date.now() - 10 * 60_000 });
+        const fresh = { [webhookHeaders.timestamp]: String(Date.now()), [webhookHeaders.eventId]: 'evt_replayed_as_new' };
+        const legacyOnly = Object.fromEntries(Object.entries({ ...captured, ...fresh }).filter(([name]) => !name.startsWith('webhook-')));
+        const restamped = { ...captured, ...fresh, [standardWebhookHeaders.timestamp]: String(Math.floor(Date.now() / 1000)), [standardWebhookHeaders.id]: 'evt_replayed_as_new' };
+        for (const [what, headers] of [['only the legacy headers', legacyOnly], ['its webhook-timestamp and webhook-id changed', restamped], ['its signed headers kept', { ...captured, ...fresh }]] as const) {
+          const replay = await fetch(url, { method: 'POST', body: delivered, headers });
+          assert.equal(replay.status, 401, `a replay with ${what} is refused: ${await replay.text()}`);
+        }
+        // Inside the five minutes a replay passes the signature, under its own signed id: a duplicate, not acted on.
+        const within = { ...webhookDeliveryHeaders({ eventId, attempt: 1, body: delivered, secret, now: Date.now() }), [webhookHeaders.eventId]: 'evt_replayed_as_new' };
+        const repeat = await fetch(url, { method: 'POST', body: delivered, headers: within });
+        assert.deepEqual([repeat.status, await repeat.json()], [200, { ok: true, duplicate: true }]);
+        await child.waitFor(new RegExp(`^duplicate ${eventId}$`, 'm'));
+        assert.doesNotMatch(child.stdout(), /evt_replayed_as_new/);
+        assert.equal(child.stdout().match(/^verified /gm)?.length, 1, 'the event was acted on once');
       } finally {
         sender.close();
         await database.close();

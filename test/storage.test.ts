@@ -141,7 +141,8 @@ for (const database of testDatabases) {
         const events = await db.selectFrom('events').selectAll().execute();
         assert.equal(events.length, 1);
         assert.equal(events[0].event_id, id);
-        assert.equal(events[0].payload, JSON.stringify(payload));
+        const { event, ...fields } = payload;
+        assert.equal(events[0].payload, JSON.stringify({ event, event_id: id, ...fields }), 'the id goes inside the signed body');
       } finally {
         await close();
         await store.drop();

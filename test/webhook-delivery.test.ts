@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { WEBHOOK_ACK_TIMEOUT_MS, webhookRetryDelaysMs, type InvoiceConfirmedEvent } from '../shared/index.ts';
+import { WEBHOOK_ACK_TIMEOUT_MS, webhookRetryDelaysMs, type InvoiceConfirmedEvent, type WebhookEventContent } from '../shared/index.ts';
 import type { CoreDatabase } from '../core/schema.ts';
 import { enqueueEvent } from '../core/events/outbox.ts';
 import { silentLogger } from '../core/log.ts';
@@ -20,7 +20,7 @@ import { startScriptedReceiver, type Answer, type ReceivedRequest } from './supp
 const secret = 'whsec_delivery_test_secret';
 const merchantId = 'm_test';
 
-const confirmed = (invoiceId: string): InvoiceConfirmedEvent => ({
+const confirmed = (invoiceId: string): WebhookEventContent<InvoiceConfirmedEvent> => ({
   event: 'invoice.confirmed',
   invoice_id: invoiceId,
   merchant_id: merchantId,
@@ -102,7 +102,8 @@ for (const kind of testDatabases) describe(`webhook delivery worker (${kind.name
     assert.equal(headers['webhook-timestamp'], String(Math.floor(Number(headers['x-service-timestamp']) / 1000)));
     assert.deepEqual(new Webhook(whsec).verify(req.body, headers), JSON.parse(await storedPayload(eventId)));
     assert.throws(() => new Webhook(newWebhookSecret()).verify(req.body, headers), WebhookVerificationError, 'another secret fails');
-    assert.deepEqual(verifyWebhook(req.body, headers, whsec), { ok: true, eventId, attempt: 1, timestamp: Number(headers['x-service-timestamp']) });
+    assert.deepEqual(verifyWebhook(req.body, headers, whsec), { ok: true, eventId, attempt: 1, timestamp: Number(headers['webhook-timestamp']) * 1000 });
+    assert.equal(JSON.parse(req.body.toString()).event_id, eventId, 'the signed body carries the event id');
   });
 
   it('fails twice then succeeds: 3 attempts, same event id, attempts 1,2,3, waits 1 s then 5 s', async () => {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { InvoiceConfirmedEvent, PaymentOrphanEvent } from '../../shared/index.ts';
+import type { InvoiceConfirmedEvent, PaymentOrphanEvent, WebhookEventContent } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
 import { enqueueEvents, type NewEvent } from '../events/outbox.ts';
@@ -233,7 +233,7 @@ const observed = (t: TransferRow): ObservedTransfer => ({
   value: BigInt(t.value),
 });
 
-function confirmedPayload(invoice: BaseInvoiceRow, completing: TransferRow, head: number, verification: string, now: number): InvoiceConfirmedEvent {
+function confirmedPayload(invoice: BaseInvoiceRow, completing: TransferRow, head: number, verification: string, now: number): WebhookEventContent<InvoiceConfirmedEvent> {
   return {
     event: 'invoice.confirmed',
     invoice_id: invoice.invoice_id,
@@ -249,7 +249,7 @@ function confirmedPayload(invoice: BaseInvoiceRow, completing: TransferRow, head
   };
 }
 
-function orphanPayload(deps: SettlementDeps, transfer: TransferRow): PaymentOrphanEvent {
+function orphanPayload(deps: SettlementDeps, transfer: TransferRow): WebhookEventContent<PaymentOrphanEvent> {
   return {
     event: 'payment.orphan',
     chain: transfer.chain as PaymentOrphanEvent['chain'],

@@ -9,7 +9,7 @@ import { createDatabaseHealth, describeDatabaseError } from './availability.ts';
 import { migrateToLatest, type Dialect, type EditionSchema } from './migrate.ts';
 import { fairSqliteDialect } from './fair-sqlite-dialect.ts';
 import { observedDialect } from './observed-dialect.ts';
-import { waitForDatabase } from './wait-for-database.ts';
+import { DEFAULT_DATABASE_WAIT_S, waitForDatabase } from './wait-for-database.ts';
 import { startBackgroundCheckpoints } from './sqlite-checkpointer.ts';
 
 export interface Database<Tables> {
@@ -33,7 +33,6 @@ export const CONNECT_TIMEOUT_MS = 5_000;
 
 /** Postgres: the server cancels a statement that runs longer (migrations excepted). */
 export const STATEMENT_TIMEOUT_MS = 20_000;
-export const DEFAULT_DATABASE_WAIT_S = 60;
 
 const PG_INT8 = 20;
 

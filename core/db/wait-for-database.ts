@@ -1,6 +1,9 @@
 import type { Logger } from '../log.ts';
 import { describeDatabaseError, isDatabaseUnavailable } from './availability.ts';
 
+/** How long a start waits for Postgres by default (DATABASE_WAIT_S). Here, not beside the drivers, so the settings parser does not load them. */
+export const DEFAULT_DATABASE_WAIT_S = 60;
+
 /** The database could not be reached within DATABASE_WAIT_S at start; the message says what to change. */
 export class DatabaseUnreachable extends Error {
   constructor(message: string) {

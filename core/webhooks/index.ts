@@ -3,4 +3,4 @@
  * `import { verifyWebhook } from '<this repo>/core/webhooks/index.ts'`.
  */
 export { signStandardWebhook, signWebhook, standardWebhookKey, verifyWebhook, webhookDeliveryHeaders } from './signature.ts';
-export type { RawBody, WebhookHeaderSource, WebhookVerification } from './signature.ts';
+export type { RawBody, VerifyWebhookOptions, WebhookHeaderSource, WebhookVerification } from './signature.ts';

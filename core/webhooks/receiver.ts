@@ -19,6 +19,8 @@ export interface WebhookReceiverOptions {
   secret: string;
   path: string;
   clock: Clock;
+  /** Also accept deliveries signed only with the legacy `X-Service-Signature` (see `verifyWebhook`). */
+  allowLegacySignature?: boolean;
   onEvent(event: ReceivedWebhook): void;
 }
 
@@ -45,8 +47,9 @@ async function readRawBody(req: IncomingMessage): Promise<Buffer | undefined> {
 
 /**
  * The request handler of the local test receiver: verifies each delivery with the same
- * `verifyWebhook` merchants use (either signature scheme, both when both are sent), remembers event ids to flag re-deliveries, and reports accepted
- * events through `onEvent`.
+ * `verifyWebhook` merchants use (the Standard Webhooks signature; the legacy one only when allowed),
+ * remembers the signed event ids to flag re-deliveries and replays, and reports accepted events
+ * through `onEvent`.
  */
 export function createWebhookReceiverHandler(options: WebhookReceiverOptions) {
   const seen = new Set<string>();
@@ -57,7 +60,7 @@ export function createWebhookReceiverHandler(options: WebhookReceiverOptions) {
     }
     const raw = await readRawBody(req);
     if (!raw) return sendError(res, 'bad_body', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
-    const verdict = verifyWebhook(raw, req.headers, options.secret, options.clock.now());
+    const verdict = verifyWebhook(raw, req.headers, options.secret, options.clock.now(), { allowLegacySignature: options.allowLegacySignature });
     if (!verdict.ok) return sendError(res, verdict.code, verdict.message);
     let payload: unknown;
     try {
@@ -80,8 +83,9 @@ export function createWebhookReceiverHandler(options: WebhookReceiverOptions) {
 export function formatReceivedWebhook(event: ReceivedWebhook): string {
   const kind = typeof event.payload.event === 'string' ? event.payload.event : 'event';
   const head = `${new Date(event.timestamp).toISOString()}  ${kind}  ${event.eventId}  ${event.attempt === null ? 'Standard Webhooks' : `attempt ${event.attempt}`}${event.duplicate ? '  (duplicate)' : ''}`;
+  // The kind and the id are in the head line already.
   const fields = Object.entries(event.payload)
-    .filter(([key]) => key !== 'event')
+    .filter(([key]) => key !== 'event' && key !== 'event_id')
     .map(([key, value]) => `  ${key.padEnd(14)} ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   return [head, ...fields].join('\n');
 }

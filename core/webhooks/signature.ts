@@ -20,6 +20,7 @@ export type WebhookVerification =
   /** `attempt` is null when the delivery carried only the Standard Webhooks headers. */
   | { ok: true; eventId: string; attempt: number | null; timestamp: number }
   | { ok: false; code: WebhookVerificationCode; message: string };
+type Failure = Extract<WebhookVerification, { ok: false }>;
 
 const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/i;
 const DIGITS = /^[0-9]{1,16}$/;
@@ -93,29 +94,44 @@ function readHeader(headers: WebhookHeaderSource, name: string): string | undefi
   return undefined;
 }
 
-const fail = (code: WebhookVerificationCode, message: string): WebhookVerification => ({ ok: false, code, message });
+const fail = (code: WebhookVerificationCode, message: string): Failure => ({ ok: false, code, message });
 
-const missing = (pairs: [string, string | undefined][]): WebhookVerification | undefined => {
+const missing = (pairs: [string, string | undefined][]): Failure | undefined => {
   const absent = pairs.filter(([, value]) => !value).map(([name]) => name);
   return absent.length > 0 ? fail('missing_header', `Missing header ${absent.join(', ')}.`) : undefined;
 };
 
-function checkWindow(timestampMs: number, now: number, unit: string): WebhookVerification | undefined {
+function checkWindow(timestampMs: number, now: number, unit: string): Failure | undefined {
   if (now - timestampMs > WEBHOOK_TIMESTAMP_TOLERANCE_MS) return fail('timestamp_too_old', `The timestamp is more than five minutes old (${unit} expected).`);
   if (timestampMs - now > WEBHOOK_TIMESTAMP_TOLERANCE_MS) return fail('timestamp_too_new', 'The timestamp is more than five minutes in the future.');
   return undefined;
 }
 
-/** The `X-Service-*` scheme: hex HMAC of the body; the timestamp (ms) is checked, not signed. */
-function verifyServiceScheme(rawBody: RawBody, headers: WebhookHeaderSource, secret: string, now: number): WebhookVerification {
+/**
+ * The event id inside a signed body, or undefined when the body is not a JSON object with a string
+ * `event_id` (events stored before the id went into the body).
+ */
+function signedEventId(rawBody: RawBody): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(bytesOf(rawBody)).toString('utf8'));
+    const id = typeof parsed === 'object' && parsed !== null ? (parsed as { event_id?: unknown }).event_id : undefined;
+    return typeof id === 'string' && id ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The legacy `X-Service-*` scheme: hex HMAC of the body; the timestamp (ms) is checked, not signed.
+ * It yields no event id: the `X-Service-Event-Id` header is not signed.
+ */
+function verifyServiceScheme(rawBody: RawBody, headers: WebhookHeaderSource, secret: string, now: number): Failure | { ok: true; attempt: number; timestamp: number } {
   const signature = readHeader(headers, webhookHeaders.signature);
   const timestampText = readHeader(headers, webhookHeaders.timestamp);
-  const eventId = readHeader(headers, webhookHeaders.eventId);
   const attemptText = readHeader(headers, webhookHeaders.attempt);
   const absent = missing([
     [webhookHeaders.signature, signature],
     [webhookHeaders.timestamp, timestampText],
-    [webhookHeaders.eventId, eventId],
     [webhookHeaders.attempt, attemptText],
   ]);
   if (absent) return absent;
@@ -127,12 +143,13 @@ function verifyServiceScheme(rawBody: RawBody, headers: WebhookHeaderSource, sec
     return fail('invalid_timestamp', `${webhookHeaders.timestamp} and ${webhookHeaders.attempt} must be integers.`);
   }
   const timestamp = Number(timestampText);
-  return checkWindow(timestamp, now, 'milliseconds') ?? { ok: true, eventId: eventId!, attempt: Number(attemptText), timestamp };
+  return checkWindow(timestamp, now, 'milliseconds') ?? { ok: true, attempt: Number(attemptText), timestamp };
 }
 
 /**
  * The Standard Webhooks scheme: any `v1,` entry of the space-separated `webhook-signature` matching
  * the HMAC of `id.timestamp.body` (constant-time); the signed timestamp (seconds) within the window.
+ * The event id is the signed `webhook-id`.
  */
 function verifyStandardScheme(rawBody: RawBody, headers: WebhookHeaderSource, secret: string, now: number): WebhookVerification {
   const signatures = readHeader(headers, standardWebhookHeaders.signature);
@@ -152,34 +169,55 @@ function verifyStandardScheme(rawBody: RawBody, headers: WebhookHeaderSource, se
     return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
   });
   if (!matches) return fail('invalid_signature', `No v1 entry of ${standardWebhookHeaders.signature} matches the id, timestamp, body and secret.`);
+  // The attempt number is informational only: nothing a receiver decides rests on it.
   const attemptText = readHeader(headers, webhookHeaders.attempt);
   const attempt = attemptText && DIGITS.test(attemptText) ? Number(attemptText) : null;
   const timestamp = Number(timestampText) * 1000;
   return checkWindow(timestamp, now, 'seconds') ?? { ok: true, eventId: id!, attempt, timestamp };
 }
 
+export interface VerifyWebhookOptions {
+  /**
+   * Also accept a delivery signed only with the legacy `X-Service-Signature` (body only: its
+   * timestamp is not signed). Off by default. Its event id is then the body's `event_id`.
+   */
+  allowLegacySignature?: boolean;
+}
+
 /**
- * Checks one delivery under each scheme whose signature header it carries (`X-Service-Signature`,
- * `webhook-signature`; every one present must hold): the signature over the raw body bytes
- * (constant-time), then the timestamp against `now` (epoch ms) within five minutes either way.
- * Never throws on bad input; each failure has its own code. Keep the returned `eventId` to drop
- * duplicates: delivery is at least once.
+ * Checks one delivery: the Standard Webhooks signature over id, timestamp and raw body bytes
+ * (constant-time), then the signed timestamp against `now` (epoch ms) within five minutes either
+ * way. A delivery with only `X-Service-Signature` is refused (`standard_signature_required`) unless
+ * `allowLegacySignature`; with it allowed, every signature present must hold. Never throws on bad
+ * input; each failure has its own code. The returned `eventId` comes only from signed data: keep it
+ * to drop duplicates (delivery is at least once, and a replay inside the window is a duplicate).
  */
 export function verifyWebhook(
   rawBody: RawBody,
   headers: WebhookHeaderSource,
   secret: string,
   now: number = Date.now(),
+  options: VerifyWebhookOptions = {},
 ): WebhookVerification {
   if (!secret) throw new TypeError('verifyWebhook needs the webhook secret');
-  const service = readHeader(headers, webhookHeaders.signature) !== undefined;
+  const legacy = readHeader(headers, webhookHeaders.signature) !== undefined;
   const standard = readHeader(headers, standardWebhookHeaders.signature) !== undefined;
-  if (!service && !standard) {
-    return fail('missing_header', `Missing header ${webhookHeaders.signature} (or ${standardWebhookHeaders.signature}).`);
+  if (!standard && !options.allowLegacySignature) {
+    return legacy
+      ? fail('standard_signature_required', `Only ${webhookHeaders.signature} was sent; ${standardWebhookHeaders.signature} is required (the legacy signature covers neither the timestamp nor the id).`)
+      : fail('missing_header', `Missing header ${standardWebhookHeaders.signature}.`);
   }
-  const serviceVerdict = service ? verifyServiceScheme(rawBody, headers, secret, now) : undefined;
-  if (serviceVerdict && !serviceVerdict.ok) return serviceVerdict;
-  const standardVerdict = standard ? verifyStandardScheme(rawBody, headers, secret, now) : undefined;
-  if (standardVerdict && !standardVerdict.ok) return standardVerdict;
-  return (serviceVerdict ?? standardVerdict)!;
+  if (!standard && !legacy) {
+    return fail('missing_header', `Missing header ${standardWebhookHeaders.signature} (or ${webhookHeaders.signature}).`);
+  }
+  if (legacy && options.allowLegacySignature) {
+    const legacyVerdict = verifyServiceScheme(rawBody, headers, secret, now);
+    if (!legacyVerdict.ok) return legacyVerdict;
+    if (!standard) {
+      const eventId = signedEventId(rawBody);
+      if (!eventId) return fail('unsigned_event_id', `The signed body has no event_id, and ${webhookHeaders.eventId} is not signed.`);
+      return { ...legacyVerdict, eventId };
+    }
+  }
+  return verifyStandardScheme(rawBody, headers, secret, now);
 }

@@ -690,7 +690,7 @@ export interface components {
              * @description Stable, machine-readable code: branch on this.
              * @enum {string}
              */
-            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity";
+            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity";
             /** @description Human-readable; may change, never branch on it. */
             message: string;
             /** @description plan_limit_reached only: the current plan. */
@@ -1165,6 +1165,8 @@ export interface components {
         InvoiceConfirmedEvent: {
             /** @constant */
             event: "invoice.confirmed";
+            /** @description The event id, the same on every retry and equal to the `webhook-id` header: de-duplicate by it. */
+            event_id: string;
             invoice_id: string;
             merchant_id: string;
             /** @enum {string} */
@@ -1185,6 +1187,8 @@ export interface components {
         PaymentOrphanEvent: {
             /** @constant */
             event: "payment.orphan";
+            /** @description The event id, the same on every retry and equal to the `webhook-id` header: de-duplicate by it. */
+            event_id: string;
             /** @enum {string} */
             chain: "btc" | "base" | "eth" | "polygon";
             asset: string;
@@ -3904,17 +3908,17 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description hex(HMAC-SHA256(key = webhook secret, message = raw body bytes)). */
+                /** @description Legacy: hex(HMAC-SHA256(key = webhook secret, message = raw body bytes)); signs neither the timestamp nor the id, so verify webhook-signature instead. */
                 "X-Service-Signature": string;
-                /** @description Unix epoch milliseconds of this attempt; not signed. Reject if more than 5 minutes from your clock. */
+                /** @description Legacy: Unix epoch milliseconds of this attempt; not signed. */
                 "X-Service-Timestamp": string;
-                /** @description Stable event id, the same on every retry: de-duplicate by it. */
+                /** @description Legacy: the event id; not signed, never trust it alone (use webhook-id or the body's event_id). */
                 "X-Service-Event-Id": string;
                 /** @description Attempt number, 1-based: 1-10 for the automatic schedule, higher for a manual re-send. */
                 "X-Service-Attempt": string;
-                /** @description Standard Webhooks: the event id (equal to X-Service-Event-Id). */
+                /** @description Standard Webhooks: the event id, signed, the same on every retry and equal to the body's event_id: de-duplicate by it. */
                 "webhook-id": string;
-                /** @description Standard Webhooks: Unix epoch seconds of this attempt; signed. */
+                /** @description Standard Webhooks: Unix epoch seconds of this attempt; signed. Reject if more than 5 minutes from your clock. */
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64(HMAC-SHA256(key, `{webhook-id}.{webhook-timestamp}.{raw body}`)); the key is the base64-decoded part after `whsec_`, or for a secret not of that form its own UTF-8 bytes. */
                 "webhook-signature": string;
@@ -3931,15 +3935,19 @@ export interface operations {
             /**
              * @description What `verifyWebhook` and the `webhook-receiver` tool answer to a delivery they reject (any non-2xx means a retry):
              *
-             *     `missing_header`: Webhook receiver: a required `X-Service-*` header (signature, timestamp, event id, attempt) is absent.
+             *     `missing_header`: Webhook receiver: a header the delivery needs is absent (`webhook-id`, `webhook-timestamp`, `webhook-signature`; with the legacy signature allowed and sent alone, `X-Service-Signature`, `X-Service-Timestamp` and `X-Service-Attempt`).
              *
-             *     `invalid_signature`: Webhook receiver: `X-Service-Signature` is not hex(HMAC-SHA256(secret, raw body bytes)).
+             *     `standard_signature_required`: Webhook receiver: the delivery carries only the legacy `X-Service-Signature`, which does not sign the timestamp or the id; the receiver requires `webhook-signature` unless the legacy one is explicitly allowed (`allowLegacySignature`, `--allow-legacy-signature`).
              *
-             *     `invalid_timestamp`: Webhook receiver: `X-Service-Timestamp` or `X-Service-Attempt` is not an integer.
+             *     `unsigned_event_id`: Webhook receiver: a delivery signed only with the allowed legacy `X-Service-Signature` whose signed body has no `event_id`; the unsigned `X-Service-Event-Id` header is never taken as the id.
              *
-             *     `timestamp_too_old`: Webhook receiver: `X-Service-Timestamp` is more than five minutes (in milliseconds) behind the receiver clock.
+             *     `invalid_signature`: Webhook receiver: no `v1` entry of `webhook-signature` matches the id, timestamp, raw body and secret (or, where the legacy signature is checked, `X-Service-Signature` is not hex(HMAC-SHA256(secret, raw body bytes))).
              *
-             *     `timestamp_too_new`: Webhook receiver: `X-Service-Timestamp` is more than five minutes ahead of the receiver clock.
+             *     `invalid_timestamp`: Webhook receiver: `webhook-timestamp` (or the legacy `X-Service-Timestamp` or `X-Service-Attempt`) is not an integer.
+             *
+             *     `timestamp_too_old`: Webhook receiver: the signed `webhook-timestamp` (seconds; the legacy `X-Service-Timestamp`, milliseconds) is more than five minutes behind the receiver clock.
+             *
+             *     `timestamp_too_new`: Webhook receiver: the signed `webhook-timestamp` (or the legacy `X-Service-Timestamp`) is more than five minutes ahead of the receiver clock.
              */
             401: {
                 headers: {
@@ -3969,17 +3977,17 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description hex(HMAC-SHA256(key = webhook secret, message = raw body bytes)). */
+                /** @description Legacy: hex(HMAC-SHA256(key = webhook secret, message = raw body bytes)); signs neither the timestamp nor the id, so verify webhook-signature instead. */
                 "X-Service-Signature": string;
-                /** @description Unix epoch milliseconds of this attempt; not signed. Reject if more than 5 minutes from your clock. */
+                /** @description Legacy: Unix epoch milliseconds of this attempt; not signed. */
                 "X-Service-Timestamp": string;
-                /** @description Stable event id, the same on every retry: de-duplicate by it. */
+                /** @description Legacy: the event id; not signed, never trust it alone (use webhook-id or the body's event_id). */
                 "X-Service-Event-Id": string;
                 /** @description Attempt number, 1-based: 1-10 for the automatic schedule, higher for a manual re-send. */
                 "X-Service-Attempt": string;
-                /** @description Standard Webhooks: the event id (equal to X-Service-Event-Id). */
+                /** @description Standard Webhooks: the event id, signed, the same on every retry and equal to the body's event_id: de-duplicate by it. */
                 "webhook-id": string;
-                /** @description Standard Webhooks: Unix epoch seconds of this attempt; signed. */
+                /** @description Standard Webhooks: Unix epoch seconds of this attempt; signed. Reject if more than 5 minutes from your clock. */
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` + base64(HMAC-SHA256(key, `{webhook-id}.{webhook-timestamp}.{raw body}`)); the key is the base64-decoded part after `whsec_`, or for a secret not of that form its own UTF-8 bytes. */
                 "webhook-signature": string;
@@ -3996,15 +4004,19 @@ export interface operations {
             /**
              * @description What `verifyWebhook` and the `webhook-receiver` tool answer to a delivery they reject (any non-2xx means a retry):
              *
-             *     `missing_header`: Webhook receiver: a required `X-Service-*` header (signature, timestamp, event id, attempt) is absent.
+             *     `missing_header`: Webhook receiver: a header the delivery needs is absent (`webhook-id`, `webhook-timestamp`, `webhook-signature`; with the legacy signature allowed and sent alone, `X-Service-Signature`, `X-Service-Timestamp` and `X-Service-Attempt`).
              *
-             *     `invalid_signature`: Webhook receiver: `X-Service-Signature` is not hex(HMAC-SHA256(secret, raw body bytes)).
+             *     `standard_signature_required`: Webhook receiver: the delivery carries only the legacy `X-Service-Signature`, which does not sign the timestamp or the id; the receiver requires `webhook-signature` unless the legacy one is explicitly allowed (`allowLegacySignature`, `--allow-legacy-signature`).
              *
-             *     `invalid_timestamp`: Webhook receiver: `X-Service-Timestamp` or `X-Service-Attempt` is not an integer.
+             *     `unsigned_event_id`: Webhook receiver: a delivery signed only with the allowed legacy `X-Service-Signature` whose signed body has no `event_id`; the unsigned `X-Service-Event-Id` header is never taken as the id.
              *
-             *     `timestamp_too_old`: Webhook receiver: `X-Service-Timestamp` is more than five minutes (in milliseconds) behind the receiver clock.
+             *     `invalid_signature`: Webhook receiver: no `v1` entry of `webhook-signature` matches the id, timestamp, raw body and secret (or, where the legacy signature is checked, `X-Service-Signature` is not hex(HMAC-SHA256(secret, raw body bytes))).
              *
-             *     `timestamp_too_new`: Webhook receiver: `X-Service-Timestamp` is more than five minutes ahead of the receiver clock.
+             *     `invalid_timestamp`: Webhook receiver: `webhook-timestamp` (or the legacy `X-Service-Timestamp` or `X-Service-Attempt`) is not an integer.
+             *
+             *     `timestamp_too_old`: Webhook receiver: the signed `webhook-timestamp` (seconds; the legacy `X-Service-Timestamp`, milliseconds) is more than five minutes behind the receiver clock.
+             *
+             *     `timestamp_too_new`: Webhook receiver: the signed `webhook-timestamp` (or the legacy `X-Service-Timestamp`) is more than five minutes ahead of the receiver clock.
              */
             401: {
                 headers: {

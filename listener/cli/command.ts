@@ -2,7 +2,6 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 export interface Command {
   name: string;
-  summary: string;
   usage: string;
   options?: ParseArgsConfig['options'];
   /**

@@ -1,10 +1,10 @@
-import { loadConfig } from '../config.ts';
-import { readEnvironment } from '../../edge/settings.ts';
-import { openCoreDatabase } from '../../core/schema.ts';
-import { stateDatabaseUrl } from './state-database.ts';
-import { systemClock } from '../../core/clock.ts';
-import { listAttempts, listDeliveries, resendDeliveries, type DeliverySummary } from '../../core/webhooks/delivery-store.ts';
+import { readEnvironment } from '../../edge/environment.ts';
+import type { DeliverySummary } from '../../core/webhooks/delivery-store.ts';
 import type { Command } from './command.ts';
+
+/** The configuration, the database and the outbox: imported when the command runs, not for its --help. */
+const applicationParts = () =>
+  Promise.all([import('../config.ts'), import('../../core/schema.ts'), import('./state-database.ts'), import('../../core/clock.ts'), import('../../core/webhooks/delivery-store.ts')]);
 
 const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
 
@@ -33,7 +33,6 @@ export function formatDeliveries(rows: DeliverySummary[]): string {
 
 export const deliveriesCommand: Command = {
   name: 'deliveries',
-  summary: 'List pending and failed webhook deliveries, show attempts, re-send failed ones',
   usage: `
 Usage: service deliveries [list] [--all] [--json]
        service deliveries attempts <event_id>
@@ -61,6 +60,7 @@ sandbox's directory), and says so when no sandbox is running there.`,
       process.stderr.write(`"${action}" needs ${action === 'resend' ? 'an event id or --all-failed' : 'an event id'}.\n`);
       return 2;
     }
+    const [{ loadConfig }, { openCoreDatabase }, { stateDatabaseUrl }, { systemClock }, { listAttempts, listDeliveries, resendDeliveries }] = await applicationParts();
     const env = readEnvironment(process.env);
     const config = loadConfig(env);
     const database = await openCoreDatabase(stateDatabaseUrl(env, config.databaseUrl));

@@ -1,58 +1,7 @@
-import { BtcGapReport, DEFAULT_WALLET_GAP_LIMIT } from '../../shared/index.ts';
-import { computeGapReport } from '../../core/btc/gap-report.ts';
-import { loadConfig } from '../config.ts';
-import { readEnvironment } from '../../edge/settings.ts';
-import { wantsSandbox } from '../../sandbox/sandbox.ts';
-import { openCoreDatabase } from '../../core/schema.ts';
 import type { Command } from './command.ts';
-import { whyUnreachable } from './unreachable.ts';
-
-export function formatGapReport(report: BtcGapReport): string {
-  const show = (value: number | null) => (value === null ? 'none' : String(value));
-  const verdict =
-    report.wallet_gap_limit <= DEFAULT_WALLET_GAP_LIMIT
-      ? `The usual wallet gap limit of ${DEFAULT_WALLET_GAP_LIMIT} shows every payment.`
-      : `WARNING: a wallet with the usual gap limit of ${DEFAULT_WALLET_GAP_LIMIT} may not show every payment.\n` +
-        `Set your wallet's gap limit to at least ${report.wallet_gap_limit} (docs/chains.md, "Gap limit": Sparrow, Electrum, BlueWallet).`;
-  return [
-    `highest child index handed out   ${show(report.highest_child_index)}`,
-    `highest paid child index         ${show(report.highest_paid_child_index)}`,
-    `longest run of unused addresses  ${report.longest_unused_run}`,
-    `wallet gap limit needed          ${report.wallet_gap_limit}`,
-    '',
-    verdict,
-  ].join('\n');
-}
-
-/** The report of a running listener, from its /health. */
-async function reportFromListener(url: string): Promise<BtcGapReport> {
-  let response: Response;
-  try {
-    response = await fetch(`${url.replace(/\/+$/, '')}/health`, { signal: AbortSignal.timeout(10_000) });
-  } catch (error) {
-    throw new Error(`No listener answers at ${url} (${whyUnreachable(error)}): start it (npm start), or pass --url with its address.`);
-  }
-  if (!response.ok) throw new Error(`${url}/health answered ${response.status}`);
-  const body = (await response.json()) as { btc_gap?: unknown };
-  if (body.btc_gap === undefined) throw new Error(`${url} reports no Bitcoin address gap (Bitcoin not configured, or its first pass has not run yet)`);
-  return BtcGapReport.parse(body.btc_gap);
-}
-
-/** The report straight from the database, for the configured wallet key; no listener needed. */
-async function reportFromDatabase(): Promise<BtcGapReport> {
-  const config = loadConfig(readEnvironment(process.env));
-  if (!config.btc) throw new Error('Bitcoin is not configured (MERCHANT_BTC_XPUB is unset): there is no address gap to report.');
-  const database = await openCoreDatabase(config.databaseUrl);
-  try {
-    return await computeGapReport(database.db, config.btc.accountKey.keyId);
-  } finally {
-    await database.close();
-  }
-}
 
 export const gapCommand: Command = {
   name: 'gap',
-  summary: 'Report the Bitcoin address gap and the wallet gap limit needed to see every payment',
   usage: `
 Usage: service gap [--json] [--url LISTENER_URL]
 
@@ -68,13 +17,6 @@ http://127.0.0.1:$PORT (default 8787) unless --url says where.
   --json   print the report as one JSON object`,
   options: { json: { type: 'boolean' }, url: { type: 'string' } },
   settings: ['PORT', 'DATABASE_URL', 'MERCHANT_BTC_XPUB', 'MERCHANT_ID'],
-  async run({ values }) {
-    const env = readEnvironment(process.env);
-    // An explicit DATABASE_URL names a listener's database, as for `service deliveries`.
-    const sandbox = !env.DATABASE_URL?.trim() && wantsSandbox(env);
-    const url = (values.url as string | undefined) ?? (sandbox ? `http://127.0.0.1:${env.PORT || 8787}` : undefined);
-    const report = url ? await reportFromListener(url) : await reportFromDatabase();
-    process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${formatGapReport(report)}\n`);
-    return 0;
-  },
+  // The report's code (configuration, database, the chain's key) is imported to run, not for --help.
+  run: async ({ values }) => (await import('./gap-run.ts')).runGap(values),
 };

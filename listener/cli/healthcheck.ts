@@ -24,7 +24,6 @@ export async function probeHealth(url: string, timeoutMs: number, fetchImpl: typ
 
 export const healthcheckCommand: Command = {
   name: 'healthcheck',
-  summary: 'Probe GET /health; exit 0 when healthy, 1 otherwise',
   usage: `
 Usage: service healthcheck [--url URL] [--timeout MS]
 

@@ -32,7 +32,6 @@ export function initEnvFile(path: string): { created: Record<string, string>; ke
 
 export const initCommand: Command = {
   name: 'init',
-  summary: 'Make an API key and a webhook secret and write them to .env',
   usage: `
 Usage: service init [--env-file PATH]
 

@@ -1,10 +1,10 @@
 import { AmountError, unitsToDecimal, usdTextToUnits } from '../../core/base/amount.ts';
-import { chainFacts, type ChainName, type CheckoutView } from '../../shared/index.ts';
-import { readEnvironment } from '../../edge/settings.ts';
-import { DEFAULT_SANDBOX_CHAIN_PORT } from '../../sandbox/sandbox.ts';
-import { runningSandbox } from '../../sandbox/sandbox-state.ts';
+import { chainFacts, type ChainName } from '../../shared/chains.ts';
+import type { CheckoutView } from '../../shared/index.ts';
+import { readEnvironment } from '../../edge/environment.ts';
+import { DEFAULT_SANDBOX_CHAIN_PORT, runningSandbox } from '../../sandbox/sandbox-state.ts';
 import { USAGE_EXIT_CODE, type Command } from './command.ts';
-import { fetchOrExplain } from './unreachable.ts';
+import { requestOrExplain } from './unreachable.ts';
 
 const START_HINT = 'is the sandbox running (`npm start` with no merchant key, or `npx service start --cloud` with no settings)?';
 
@@ -31,11 +31,9 @@ class ControlError extends Error {
 }
 
 async function control(chainUrl: string, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
-  const res = await fetchOrExplain(`${chainUrl}/control/${path}`, init, 'sandbox chain', START_HINT);
-  const text = await res.text();
-  if (!res.ok) throw new ControlError(res.status, `the sandbox chain refused: ${text}`);
-  return JSON.parse(text);
+  const res = await requestOrExplain(`${chainUrl}/control/${path}`, { method: 'POST', json: body }, 'sandbox chain', START_HINT);
+  if (!res.ok) throw new ControlError(res.status, `the sandbox chain refused: ${res.body}`);
+  return JSON.parse(res.body);
 }
 
 /** Decimal BTC text ("0.00050000") in sats, exactly. */
@@ -81,7 +79,6 @@ async function payEvm(chainUrl: string, view: Extract<CheckoutView, { amount_usd
 
 export const payCommand: Command = {
   name: 'pay',
-  summary: 'Sandbox only: pay an invoice from the sandbox wallet (regtest coins, test USDC or USDT)',
   usage: `
 Usage: service pay <invoice_id> [amount] [--amount AMOUNT] [--url API_URL]
 
@@ -108,12 +105,12 @@ sandbox state file is found).`,
     }
     const amount = (values.amount as string | undefined) ?? positionalAmount;
     const { api, chain } = sandboxTarget(values.url as string | undefined);
-    const res = await fetchOrExplain(`${api}/checkout/${encodeURIComponent(invoiceId)}`, {}, 'sandbox', START_HINT);
+    const res = await requestOrExplain(`${api}/checkout/${encodeURIComponent(invoiceId)}`, {}, 'sandbox', START_HINT);
     if (!res.ok) {
       process.stderr.write(`Invoice ${invoiceId} not found at ${api} (HTTP ${res.status})\n`);
       return 1;
     }
-    const view = (await res.json()) as CheckoutView;
+    const view = JSON.parse(res.body) as CheckoutView;
     if (amount === undefined && !/[1-9]/.test(view.amount_due)) {
       process.stderr.write(`Invoice ${invoiceId} is ${view.status} and asks for nothing more; give an amount to send one anyway.\n`);
       return 1;
@@ -124,7 +121,6 @@ sandbox state file is found).`,
 
 export const mineCommand: Command = {
   name: 'mine',
-  summary: 'Sandbox only: mine blocks on the sandbox chains',
   usage: `
 Usage: service mine [n]
 

@@ -17,7 +17,6 @@ export const sandboxSettingNames = ['SANDBOX_CHAIN_PORT', 'SANDBOX_USDC_MODE'] a
 
 export const startCommand = (editions: Editions): Command => ({
   name: 'start',
-  summary: 'Start the listener, or with no merchant key the sandbox (settings from the environment and ./.env)',
   usage: `
 Usage: service start [--cloud]
 

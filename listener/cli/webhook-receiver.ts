@@ -4,24 +4,35 @@ import type { Command } from './command.ts';
 
 export const webhookReceiverCommand: Command = {
   name: 'webhook-receiver',
-  summary: 'Run a local receiver that verifies and prints signed webhooks (for testing)',
   usage: `
 Usage: service webhook-receiver [--host ADDR] [--port N] [--path PATH] [--secret SECRET]
+                                [--allow-legacy-signature]
        (also installed as the bin "webhook-receiver")
 
-Local test receiver for the listener's signed webhooks. Verifies each delivery's signature over the
-raw body (constant time) and its timestamp (within five minutes, milliseconds), prints the event,
-and answers 200 {"ok":true,"event_id":…,"attempt":…,"duplicate":…}, or 401 with the error code
-invalid_signature, timestamp_too_old, timestamp_too_new, invalid_timestamp or missing_header.
+Local test receiver for the listener's signed webhooks. Verifies each delivery's Standard Webhooks
+signature (webhook-signature over webhook-id, webhook-timestamp and the raw body, constant time)
+and its signed timestamp (within five minutes), prints the event, and answers
+200 {"ok":true,"event_id":…,"attempt":…,"duplicate":…} (duplicate: the signed id was seen before),
+or 401 with the error code invalid_signature, timestamp_too_old, timestamp_too_new,
+invalid_timestamp, missing_header, standard_signature_required or unsigned_event_id.
 
 Options:
   --host ADDR     listen address (default 127.0.0.1)
   --port N        listen port (default 9876; 0 picks a free one)
   --path PATH     delivery path (default /webhook)
   --secret S      webhook secret (default: env MERCHANT_WEBHOOK_SECRET, then SERVICE_WEBHOOK_SECRET)
+  --allow-legacy-signature
+                  also accept a delivery signed only with X-Service-Signature (body only, its
+                  timestamp unsigned); its event id is then the body's event_id. Off by default.
 
 Point the listener at it with MERCHANT_WEBHOOK_URL=http://127.0.0.1:9876/webhook.`,
-  options: { host: { type: 'string' }, port: { type: 'string' }, path: { type: 'string' }, secret: { type: 'string' } },
+  options: {
+    host: { type: 'string' },
+    port: { type: 'string' },
+    path: { type: 'string' },
+    secret: { type: 'string' },
+    'allow-legacy-signature': { type: 'boolean' },
+  },
   async run({ values }) {
     const secret = (values.secret as string | undefined) || process.env.MERCHANT_WEBHOOK_SECRET || process.env.SERVICE_WEBHOOK_SECRET;
     const portText = (values.port as string | undefined) ?? '9876';
@@ -42,6 +53,7 @@ Point the listener at it with MERCHANT_WEBHOOK_URL=http://127.0.0.1:9876/webhook
       path,
       secret: secret as string,
       clock: systemClock,
+      allowLegacySignature: values['allow-legacy-signature'] === true,
       onEvent: (event) => process.stdout.write(`${formatReceivedWebhook(event)}\n`),
     });
     process.stderr.write(`webhook-receiver listening on ${receiver.url}\n`);

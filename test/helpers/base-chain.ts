@@ -140,7 +140,8 @@ export function baseServices(
   const create = (body: Record<string, unknown>) => invoices.create({ chain: config.chain, ...body });
   const invoice = (id: string) => invoices.get(id);
   const events = async () =>
-    (await db.selectFrom('events').select(['type', 'payload']).where('merchant_id', '=', MERCHANT).orderBy('seq').execute()).map((e) => ({
+    (await db.selectFrom('events').select(['event_id', 'type', 'payload']).where('merchant_id', '=', MERCHANT).orderBy('seq').execute()).map((e) => ({
+      eventId: e.event_id,
       type: e.type,
       payload: JSON.parse(e.payload) as Record<string, unknown>,
     }));
