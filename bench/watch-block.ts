@@ -5,7 +5,7 @@
 // here over HTTP) and without the set-up of the invoices. The invoices were created one every
 // 36 ms over the last hour and all are still open, the busiest case for the watch-set refresh.
 // The watcher is compiled first and runs as JavaScript, as `npm start` runs the listener.
-// Run: npx tsx bench/watch-block.ts [--quick]   (--quick: Esplora only)
+// Run: npx tsx bench/watch-block.ts [--quick] [--profile=<dir>]   (--quick: Esplora only; --profile: CPU and heap profiles of each watcher process)
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,6 +29,13 @@ const randomAddress = () => bitcoin.payments.p2wpkh({ hash: randomBytes(20), net
 
 type Of<T extends WatcherMessage['type']> = Omit<Extract<WatcherMessage, { type: T }>, 'type'>;
 type Result = Of<'result'> & Of<'passed'> & Of<'ready'> & { kind: ChainSource['kind']; open: number; requests: number; outputs: number };
+
+const profileDir = process.argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length);
+/** With --profile=<dir>, each watcher process writes a CPU and a heap profile there (node --cpu-prof / --heap-prof). */
+const profileArgs = (kind: string, open: number) =>
+  profileDir
+    ? ['--cpu-prof', '--heap-prof', `--cpu-prof-dir=${profileDir}`, `--heap-prof-dir=${profileDir}`, `--cpu-prof-name=watch-${kind}-${open}.cpuprofile`, `--heap-prof-name=watch-${kind}-${open}.heapprofile`]
+    : [];
 
 progress('compiling the watcher…');
 const watcherProgram = compileEntry(fileURLToPath(new URL('./support/watch-block-watcher.ts', import.meta.url)));
@@ -85,7 +92,7 @@ async function run(kind: ChainSource['kind'], open: number): Promise<Result> {
   progress(`${label} storing invoices…`);
   const prepared = await prepareInvoices(open, PAID_INVOICES);
   progress(`${label} loading the watcher…`);
-  const child = fork(watcherProgram.file, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(watcherProgram.file, [], { execArgv: profileArgs(kind, open), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const messages: WatcherMessage[] = [];
   let wake: (() => void) | null = null;
   child.on('message', (message) => {
@@ -122,7 +129,9 @@ async function run(kind: ChainSource['kind'], open: number): Promise<Result> {
   child.send('more');
   const result = await receive();
   if (result.type !== 'result') throw new Error('unexpected message');
-  child.kill();
+  // A profiled process writes its profiles on a normal exit only: let it finish.
+  if (profileDir) await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
+  else child.kill();
   rmSync(prepared.dir, { recursive: true, force: true });
   progress(`${label} ${passed.ms.toFixed(0)} ms, ${requests} requests, watcher RSS ${passed.rssMb} MB`);
   const { type: _ready, ...loaded } = ready;
