@@ -561,7 +561,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     deps,
     options,
     state: initialState(),
-    index: createWatchIndex(),
+    index: createWatchIndex({ rereadWindowMs: LATE_COMMIT_WINDOW_MS }),
     gaps: createGapMonitors({ db: deps.db, clock: deps.clock, logger: log }),
     log,
     progress,
