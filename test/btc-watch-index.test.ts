@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
+import { sql } from 'kysely';
 import { createWatchIndex, matchOutputs, type IndexRow } from '../core/btc/watch-index.ts';
+import { testDatabases } from './support/databases.ts';
 
 const network = bitcoin.networks.regtest;
 
@@ -53,4 +55,19 @@ test('an unreadable address is left out for its merchant alone', () => {
   assert.equal(index.size, 1);
   assert.match(index.refusedMerchants().get('other')!, /inv_bad/);
   assert.equal(index.refusedMerchants().has(good.merchant_id), false);
+});
+
+test("the watch-set refresh (a network's invoices created lately, oldest first) reads the (chain, created_at) index, not every invoice (SQLite plan)", async () => {
+  const created = await testDatabases[0].create();
+  const database = await created.open();
+  try {
+    const plan = await sql<{ detail: string }>`
+      explain query plan select merchant_id, invoice_id, receive_address, network, key_id, created_at from invoices
+      where chain = 'btc' and network in ('regtest') and created_at >= ${1_000} order by created_at, invoice_id limit 5000`.execute(database.db);
+    const details = plan.rows.map((row) => row.detail).join('\n');
+    assert.match(details, /USING INDEX invoices_chain_created \(chain=\? AND created_at>\?\)/);
+    assert.doesNotMatch(details, /TEMP B-TREE FOR ORDER BY/, 'no sort of every invoice of the chain');
+  } finally {
+    await database.close();
+  }
 });
