@@ -62,6 +62,12 @@ for (const kind of testDatabases) {
       const reports = await computeGapReports(database.db, ['A', 'B', 'C', 'A']);
       assert.deepEqual(Object.fromEntries(reports), expected);
       for (const key of ['A', 'B', 'C'] as const) assert.deepEqual(await computeGapReport(database.db, key), expected[key]);
+      // More keys than are sought one by one: every key's index entries are read once, same answers.
+      const many = ['A', 'B', 'C', ...Array.from({ length: 2_500 }, (_, i) => `absent_${i}`)];
+      const all = await computeGapReports(database.db, many);
+      assert.equal(all.size, many.length);
+      assert.deepEqual({ A: all.get('A'), B: all.get('B'), C: all.get('C') }, expected);
+      assert.deepEqual(all.get('absent_7'), expected.C);
     } finally {
       await database.close();
       await created.drop();

@@ -19,8 +19,9 @@ import type { Logger } from '../log.ts';
  * Two queries for any number of keys, each a few steps down one index per key: the merchants
  * holding each key are found by skipping through it (one step per merchant) with each one's
  * highest index; then the longest run between used indexes is one window pass over those
- * merchants' payments only (one per paid invoice), never over every invoice. A Cloud restart
- * computes 100,000 keys' reports in a few hundred statements, not two per key.
+ * merchants' payments only (one per paid invoice), never over every invoice. Up to 500 keys share
+ * each pair of queries; for more than 2,000 (a Cloud restart marks every key stale) the two
+ * queries read every key's index entries once instead, not two statements per key.
  */
 export async function computeGapReport(db: Kysely<CoreTables>, keyId: string): Promise<BtcGapReport> {
   return (await computeGapReports(db, [keyId])).get(keyId)!;
@@ -28,20 +29,39 @@ export async function computeGapReport(db: Kysely<CoreTables>, keyId: string): P
 
 /** Keys per pair of statements: a few thousand bound parameters at most. */
 const KEYS_PER_STATEMENT = 500;
+/**
+ * Above this many keys, one read of every Bitcoin invoice's index entry (a few hundred milliseconds
+ * at 200,000 invoices) costs less than seeking each key's (a Cloud restart marks every key stale).
+ */
+const WHOLE_INDEX_ABOVE = 2_000;
 
-/** The gap reports of `keyIds` (every one of them in the answer), two statements per 500 keys. */
+/** The gap reports of `keyIds`, every one of them in the answer. */
 export async function computeGapReports(db: Kysely<CoreTables>, keyIds: readonly string[]): Promise<Map<string, BtcGapReport>> {
+  const wanted = [...new Set(keyIds)];
+  if (wanted.length > WHOLE_INDEX_ABOVE) {
+    const every = await gapReportsOf(db, null);
+    return new Map(wanted.map((keyId) => [keyId, every.get(keyId) ?? NO_INVOICE]));
+  }
   const reports = new Map<string, BtcGapReport>();
-  for (let i = 0; i < keyIds.length; i += KEYS_PER_STATEMENT) {
-    for (const [keyId, report] of await gapReportsOf(db, [...new Set(keyIds.slice(i, i + KEYS_PER_STATEMENT))])) reports.set(keyId, report);
+  for (let i = 0; i < wanted.length; i += KEYS_PER_STATEMENT) {
+    const batch = wanted.slice(i, i + KEYS_PER_STATEMENT);
+    const found = await gapReportsOf(db, batch);
+    for (const keyId of batch) reports.set(keyId, found.get(keyId) ?? NO_INVOICE);
   }
   return reports;
 }
 
-async function gapReportsOf(db: Kysely<CoreTables>, keyIds: string[]): Promise<Map<string, BtcGapReport>> {
-  const keys = sql`(values ${sql.join(keyIds.map((keyId) => sql`(${keyId})`))})`;
-  const { rows: holders } = await sql<{ key_id: string; merchant_id: string; highest: number | null }>`
-    with recursive keys(key_id) as (select column1 from ${keys} as listed),
+const NO_INVOICE: BtcGapReport = { highest_child_index: null, highest_paid_child_index: null, longest_unused_run: 0, wallet_gap_limit: 1 };
+
+/** Each merchant holding one of `keyIds` (null: every key), with its highest index of that key. */
+async function holdersOf(db: Kysely<CoreTables>, keyIds: string[] | null) {
+  if (keyIds === null) {
+    return sql<{ key_id: string; merchant_id: string; highest: number | null }>`
+      select key_id, merchant_id, max(child_index) as highest from invoices where chain = 'btc' and key_id is not null group by key_id, merchant_id
+    `.execute(db);
+  }
+  return sql<{ key_id: string; merchant_id: string; highest: number | null }>`
+    with recursive keys(key_id) as (select column1 from (values ${sql.join(keyIds.map((keyId) => sql`(${keyId})`))}) as listed),
     holders(key_id, merchant_id) as (
       select k.key_id, (select min(merchant_id) from invoices where chain = 'btc' and key_id = k.key_id) from keys k
       union all
@@ -52,19 +72,25 @@ async function gapReportsOf(db: Kysely<CoreTables>, keyIds: string[]): Promise<M
       (select max(child_index) from invoices where chain = 'btc' and key_id = h.key_id and merchant_id = h.merchant_id) as highest
     from holders h where h.merchant_id is not null
   `.execute(db);
+}
+
+/** The reports of the keys with invoices among `keyIds` (null: every key). */
+async function gapReportsOf(db: Kysely<CoreTables>, keyIds: string[] | null): Promise<Map<string, BtcGapReport>> {
+  const { rows: holders } = await holdersOf(db, keyIds);
   const highest = new Map<string, number>();
   for (const holder of holders) {
     if (holder.highest !== null) highest.set(holder.key_id, Math.max(highest.get(holder.key_id) ?? -1, Number(holder.highest)));
   }
   const used = new Map<string, { highestPaid: number | null; longestBetween: number }>();
   if (highest.size) {
+    const heldBy =
+      keyIds === null ? sql`i.key_id is not null` : sql`(i.key_id, i.merchant_id) in (values ${sql.join(holders.map((holder) => sql`(${holder.key_id}, ${holder.merchant_id})`))})`;
     const { rows } = await sql<{ key_id: string; highest_paid: number | null; longest_between: number | null }>`
       with used as (
         select distinct i.key_id, i.child_index as idx
         from btc_payments p
         join invoices i on i.invoice_id = p.invoice_id and i.merchant_id = p.merchant_id
-        where p.merchant_id in (${sql.join([...new Set(holders.map((holder) => holder.merchant_id))])}) and p.status <> 'gone'
-          and i.chain = 'btc' and i.key_id in (${sql.join([...highest.keys()])}) and i.child_index is not null
+        where ${heldBy} and i.chain = 'btc' and i.child_index is not null and p.status <> 'gone'
       )
       select key_id, max(idx) as highest_paid, max(idx - prev - 1) as longest_between
       from (select key_id, idx, coalesce(lag(idx) over (partition by key_id order by idx), -1) as prev from used) runs
@@ -75,12 +101,7 @@ async function gapReportsOf(db: Kysely<CoreTables>, keyIds: string[]): Promise<M
     }
   }
   const reports = new Map<string, BtcGapReport>();
-  for (const keyId of keyIds) {
-    const top = highest.get(keyId);
-    if (top === undefined) {
-      reports.set(keyId, { highest_child_index: null, highest_paid_child_index: null, longest_unused_run: 0, wallet_gap_limit: 1 });
-      continue;
-    }
+  for (const [keyId, top] of highest) {
     const { highestPaid, longestBetween } = used.get(keyId) ?? { highestPaid: null, longestBetween: 0 };
     // Unused indexes after the last paid one, below the highest allocated (which may itself be paid later).
     const trailing = top - (highestPaid ?? -1) - 1;
@@ -97,8 +118,8 @@ const REPEAT_WARNING_MS = 3_600_000;
  * when a wallet needs more than the usual gap limit: when it first passes 20 (or at start), then
  * again at most hourly while it keeps changing, so a merchant creating many unpaid invoices is told
  * without a warning on every pass. Keys are data here, not watchers: only the keys marked stale
- * (new invoices, payments appearing or vanishing) are recomputed, many in one statement, and one
- * batch's failure leaves the others' reports current.
+ * (new invoices, payments appearing or vanishing) are recomputed, many keys per statement; a failed
+ * computation leaves the earlier reports in place and the keys stale.
  */
 export function createGapMonitors(deps: { db: Kysely<CoreTables>; clock: Clock; logger: Logger }) {
   const { db, clock, logger } = deps;
@@ -127,19 +148,17 @@ export function createGapMonitors(deps: { db: Kysely<CoreTables>; clock: Clock; 
     markStale(keyId: string | null) {
       if (keyId !== null) stale.add(keyId);
     },
-    /** Recomputes the stale keys, 500 at a time; a batch that fails stays stale for the next call, the others go on. */
+    /** Recomputes the stale keys (many in one go); on failure they stay stale for the next call. */
     async refresh(): Promise<void> {
+      if (!stale.size) return;
       const keys = [...stale];
-      for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
-        const batch = keys.slice(i, i + KEYS_PER_STATEMENT);
-        try {
-          for (const [keyId, report] of await computeGapReports(db, batch)) {
-            noteReport(keyId, report);
-            stale.delete(keyId);
-          }
-        } catch (error) {
-          logger.warn('btc gap reports of wallet keys could not be computed; the other keys go on', { keys: batch.length, first_key_id: batch[0], error: String(error) });
+      try {
+        for (const [keyId, report] of await computeGapReports(db, keys)) {
+          noteReport(keyId, report);
+          stale.delete(keyId);
         }
+      } catch (error) {
+        logger.warn('btc gap reports could not be computed; retried on the next pass', { keys: keys.length, error: String(error) });
       }
     },
   };
