@@ -18,8 +18,8 @@ import type { Logger } from '../log.ts';
  *
  * Two queries for any number of keys, each a few steps down one index per key: the merchants
  * holding each key are found by skipping through it (one step per merchant) with each one's
- * highest index; then the longest run between used indexes is one window pass over those
- * merchants' payments only (one per paid invoice), never over every invoice. Up to 500 keys share
+ * highest index; then the longest run between used indexes is counted over those merchants'
+ * payments only (one per paid invoice), never over every invoice. Up to 500 keys share
  * each pair of queries; for more than 2,000 (a Cloud restart marks every key stale) the two
  * queries read every key's index entries once instead, not two statements per key.
  */
@@ -81,24 +81,31 @@ async function gapReportsOf(db: Kysely<CoreTables>, keyIds: string[] | null): Pr
   for (const holder of holders) {
     if (holder.highest !== null) highest.set(holder.key_id, Math.max(highest.get(holder.key_id) ?? -1, Number(holder.highest)));
   }
-  const used = new Map<string, { highestPaid: number | null; longestBetween: number }>();
+  // The paid indexes of the holders' payments, read from the payments side (one per paid invoice,
+  // never every invoice), and each key's runs between them counted here.
+  const paidIndexes = new Map<string, number[]>();
   if (highest.size) {
-    const heldBy =
-      keyIds === null ? sql`i.key_id is not null` : sql`(i.key_id, i.merchant_id) in (values ${sql.join(holders.map((holder) => sql`(${holder.key_id}, ${holder.merchant_id})`))})`;
-    const { rows } = await sql<{ key_id: string; highest_paid: number | null; longest_between: number | null }>`
-      with used as (
-        select distinct i.key_id, i.child_index as idx
-        from btc_payments p
-        join invoices i on i.invoice_id = p.invoice_id and i.merchant_id = p.merchant_id
-        where ${heldBy} and i.chain = 'btc' and i.child_index is not null and p.status <> 'gone'
-      )
-      select key_id, max(idx) as highest_paid, max(idx - prev - 1) as longest_between
-      from (select key_id, idx, coalesce(lag(idx) over (partition by key_id order by idx), -1) as prev from used) runs
-      group by key_id
+    const merchants = [...new Set(holders.map((holder) => holder.merchant_id))];
+    const { rows } = await sql<{ key_id: string; idx: number }>`
+      select distinct i.key_id, i.child_index as idx
+      from btc_payments p
+      join invoices i on i.invoice_id = p.invoice_id and i.merchant_id = p.merchant_id
+      where ${keyIds === null ? sql`1 = 1` : sql`p.merchant_id in (${sql.join(merchants)})`} and p.status <> 'gone'
+        and i.chain = 'btc' and i.child_index is not null and i.key_id is not null
     `.execute(db);
     for (const row of rows) {
-      used.set(row.key_id, { highestPaid: row.highest_paid === null ? null : Number(row.highest_paid), longestBetween: Number(row.longest_between ?? 0) });
+      if (!highest.has(row.key_id)) continue; // another key of the same merchants
+      const list = paidIndexes.get(row.key_id);
+      if (list) list.push(Number(row.idx));
+      else paidIndexes.set(row.key_id, [Number(row.idx)]);
     }
+  }
+  const used = new Map<string, { highestPaid: number | null; longestBetween: number }>();
+  for (const [keyId, indexes] of paidIndexes) {
+    indexes.sort((a, b) => a - b);
+    let longestBetween = 0;
+    indexes.forEach((index, i) => (longestBetween = Math.max(longestBetween, index - (i === 0 ? -1 : indexes[i - 1]) - 1)));
+    used.set(keyId, { highestPaid: indexes[indexes.length - 1], longestBetween });
   }
   const reports = new Map<string, BtcGapReport>();
   for (const [keyId, top] of highest) {
