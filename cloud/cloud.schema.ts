@@ -1,4 +1,5 @@
 import { receiveMethodsMigration } from './receive-methods.migration.ts';
+import { webhookMerchantsIndexMigration } from './webhook-merchants-index.migration.ts';
 import type { Kysely } from 'kysely';
 import { openDatabase, type Database, type OpenOptions } from '../core/db/database.ts';
 import type { EditionSchema } from '../core/db/migrate.ts';
@@ -50,6 +51,7 @@ export const cloudSchema: EditionSchema = {
     '0011_cloud_fixed_address_claims': fixedAddressClaimsMigration,
     '0013_cloud_api_key_scopes': apiKeyScopesMigration,
     '0017_cloud_receive_methods': receiveMethodsMigration,
+    '0022_cloud_webhook_merchants_index': webhookMerchantsIndexMigration,
   }),
   retired: [],
 };

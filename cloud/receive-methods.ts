@@ -25,7 +25,11 @@ export async function fixedAddressesByChain(db: Kysely<CloudTables>): Promise<Ma
   const byChain = new Map<string, MerchantAddress[]>();
   for (const row of rows) {
     for (const method of receiveMethodsOf(row)) {
-      if (method.address) byChain.set(method.chain, [...(byChain.get(method.chain) ?? []), { merchantId: row.merchant_id, address: method.address }]);
+      if (!method.address) continue;
+      const addresses = byChain.get(method.chain);
+      // Appended in place: copying the list for each merchant grew with the square of the merchants.
+      if (addresses) addresses.push({ merchantId: row.merchant_id, address: method.address });
+      else byChain.set(method.chain, [{ merchantId: row.merchant_id, address: method.address }]);
     }
   }
   return byChain;

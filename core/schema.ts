@@ -10,6 +10,7 @@ import { openDatabase, type Database, type OpenOptions } from './db/database.ts'
 import type { Dialect, EditionSchema } from './db/migrate.ts';
 import type { EventsTable } from './events/events.tables.ts';
 import type { AddressCountersTable, InvoicesTable } from './invoices/invoice.tables.ts';
+import { invoicesCreatedIndexMigration } from './invoices/created-index.migration.ts';
 import { invoicesExpiryIndexMigration } from './invoices/expiry-index.migration.ts';
 import { invoicesAndOutboxMigration } from './invoices/invoices.migration.ts';
 import { invoiceVerificationMigration } from './invoices/verification.migration.ts';
@@ -49,6 +50,7 @@ export function coreMigrations(dialect: Dialect, hooks: CoreMigrationHooks = { k
     '0016_evm_chain_column': evmChainColumnMigration,
     '0018_invoice_verification': invoiceVerificationMigration,
     '0019_oauth_grant_key': oauthGrantKeyMigration,
+    '0021_invoices_created_index': invoicesCreatedIndexMigration,
   };
 }
 

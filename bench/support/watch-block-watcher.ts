@@ -24,8 +24,8 @@ export interface WatcherStart {
 }
 
 export type WatcherMessage =
-  | { type: 'ready'; rssLoadedMb: number; rssIdleMb: number; loadMs: number }
-  | { type: 'passed'; ms: number; rssMb: number }
+  | { type: 'ready'; rssLoadedMb: number; heapLoadedMb: number; rssIdleMb: number; loadMs: number }
+  | { type: 'passed'; ms: number; cpuMs: number; rssMb: number }
   | { type: 'result'; fetchParseMs: number; gapMs: number; confirmed: number; events: number; maxRssMb: number };
 
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
@@ -41,13 +41,16 @@ const watcher = createBtcWatcher({ db: database.db, feed: createMemoryStatusFeed
 const loadStarted = performance.now();
 await watcher.syncOnce(); // loads the watched set and starts at the current tip
 const loadMs = performance.now() - loadStarted;
-await send({ type: 'ready', rssLoadedMb: mb(process.memoryUsage().rss), rssIdleMb, loadMs });
+await send({ type: 'ready', rssLoadedMb: mb(process.memoryUsage().rss), heapLoadedMb: mb(process.memoryUsage().heapUsed), rssIdleMb, loadMs });
 
 await next();
 const started = performance.now();
+// CPU time as well as wall time: on a shared machine the wall time also counts waiting for a core.
+const cpuStarted = process.cpuUsage();
 await watcher.syncOnce();
 const ms = performance.now() - started;
-await send({ type: 'passed', ms, rssMb: mb(process.memoryUsage().rss) });
+const cpu = process.cpuUsage(cpuStarted);
+await send({ type: 'passed', ms, cpuMs: (cpu.user + cpu.system) / 1000, rssMb: mb(process.memoryUsage().rss) });
 await next();
 // The floor of the same pass: downloading and parsing the block alone.
 const tip = await source.tipHeight();

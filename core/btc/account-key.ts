@@ -3,6 +3,7 @@ import * as bitcoin from 'bitcoinjs-lib';
 import bs58check from 'bs58check';
 import * as ecc from 'tiny-secp256k1';
 import type { BtcNetwork } from '../../shared/index.ts';
+import { bitcoinNetworks } from './networks.ts';
 
 const bip32 = BIP32Factory(ecc);
 
@@ -31,13 +32,6 @@ const otherPublicVersions: Record<number, string> = {
 };
 
 const HARDENED = 0x80000000;
-
-export const bitcoinNetworks: Record<BtcNetwork, bitcoin.networks.Network> = {
-  mainnet: bitcoin.networks.bitcoin,
-  testnet: bitcoin.networks.testnet,
-  signet: bitcoin.networks.testnet,
-  regtest: bitcoin.networks.regtest,
-};
 
 export interface AccountKey {
   network: BtcNetwork;

@@ -38,6 +38,16 @@ export function isInvoiceOf(refs: readonly InvoiceRef[], table?: string) {
   return sql<boolean>`${columns} in (values ${sql.join(refs.map((r) => sql`(${r.merchantId}, ${r.invoiceId})`))})`;
 }
 
+/**
+ * `(merchant_id, invoice_id, status) in (values …)`: the invoices, each only while in one of
+ * `statuses`. The status inside each row, not as a separate `status = ?`, keeps SQLite on the
+ * invoice key: given the separate test it reads the status index instead and walks every open
+ * invoice (about 70 ms for 500 of 100,000 open ones, 4 ms this way).
+ */
+export function isInvoiceIn(refs: readonly InvoiceRef[], statuses: readonly string[]) {
+  return sql<boolean>`(merchant_id, invoice_id, status) in (values ${sql.join(refs.flatMap((r) => statuses.map((status) => sql`(${r.merchantId}, ${r.invoiceId}, ${status})`)))})`;
+}
+
 /** One output of one merchant's payment. */
 export interface PaymentRef {
   merchantId: string;
@@ -227,7 +237,7 @@ export async function paymentsOf(db: Db, refs: InvoiceRef[]): Promise<BtcPayment
 export async function openAmong(db: Db, refs: InvoiceRef[]) {
   const rows = [];
   for (const chunk of chunks(refs)) {
-    rows.push(...(await db.selectFrom('invoices').select(['merchant_id', 'invoice_id', 'status']).where(isInvoiceOf(chunk)).where('status', 'in', ['pending', 'partial']).execute()));
+    rows.push(...(await db.selectFrom('invoices').select(['merchant_id', 'invoice_id', 'status']).where(isInvoiceIn(chunk, ['pending', 'partial'])).execute()));
   }
   return rows;
 }

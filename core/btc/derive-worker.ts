@@ -3,7 +3,7 @@ import { BIP32Factory, type BIP32Interface } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import type { BtcNetwork } from '../../shared/index.ts';
-import { bitcoinNetworks } from './account-key.ts';
+import { bitcoinNetworks } from './networks.ts';
 
 /** Public material of a receive chain (m/84'/…/0): enough to derive its addresses, nothing more. */
 export interface ReceiveChainKey {

@@ -11,7 +11,7 @@ import {
   claimUnreported,
   invoicesOf,
   invoicesToSettle,
-  isInvoiceOf,
+  isInvoiceIn,
   markReported,
   paymentKey,
   paymentsOf,
@@ -169,8 +169,7 @@ async function updateGuarded<T extends { invoice: InvoiceRow }>(
       const rows = await trx
         .updateTable('invoices')
         .set(changes(chunk))
-        .where('status', '=', chunk[0].invoice.status)
-        .where(isInvoiceOf(chunk.map((item) => ({ merchantId: item.invoice.merchant_id, invoiceId: item.invoice.invoice_id }))))
+        .where(isInvoiceIn(chunk.map((item) => ({ merchantId: item.invoice.merchant_id, invoiceId: item.invoice.invoice_id })), [chunk[0].invoice.status]))
         .returning(['merchant_id', 'invoice_id'])
         .execute();
       const ids = new Set(rows.map((r) => invoiceKey(r)));

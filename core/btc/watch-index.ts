@@ -1,5 +1,5 @@
 import type { BtcNetwork } from '../../shared/index.ts';
-import { bitcoinNetworks } from './account-key.ts';
+import { bitcoinNetworks } from './networks.ts';
 import type { SeenOutput } from './btc-payment.repository.ts';
 import type { SourceTx } from './chain-source.ts';
 import { outputScriptHex } from './output-script.ts';
@@ -20,19 +20,34 @@ export interface IndexRow {
   created_at: number;
 }
 
+const MIN_FORGET_AT = 1_024;
+
 /**
  * Every watched invoice's output script, whichever merchant it belongs to: one map lookup per
  * output, so a block costs the same for one merchant or ten thousand. An address that cannot be
  * read (a refused or corrupt row) is left out and remembered for its merchant; it never stops the
  * other merchants' invoices from being indexed.
+ *
+ * `rereadWindowMs`: how far before the newest invoice the watcher reads rows again. Only rows that
+ * recent are remembered as seen (to skip decoding them again); older ones are never read again, so
+ * 100,000 invoices cost one map entry each, not two.
  */
-export function createWatchIndex() {
+export function createWatchIndex({ rereadWindowMs }: { rereadWindowMs: number }) {
   const byScript = new Map<string, WatchedInvoice>();
   /** Merchant → the last reason one of its invoices could not be watched. */
   const refused = new Map<string, string>();
-  /** Invoices already indexed or refused: the refresh window reads recent rows again, and decoding an address again costs more than this lookup. */
-  const seen = new Set<string>();
+  /** Recent invoices already indexed or refused, with their `created_at`: the refresh window reads them again, and decoding an address again costs more than this lookup. */
+  let seen = new Map<string, number>();
+  /** One copy of each merchant id and wallet key id, however many invoices name it (rows come with copies of their own). */
+  const names = new Map<string, string>();
+  const shared = (name: string) => {
+    const known = names.get(name);
+    if (known !== undefined) return known;
+    names.set(name, name);
+    return name;
+  };
   let newestCreatedAt = -1;
+  let forgetAt = MIN_FORGET_AT;
 
   return {
     get size() {
@@ -47,19 +62,27 @@ export function createWatchIndex() {
     add(rows: readonly IndexRow[]): Array<string | null> {
       const added: Array<string | null> = [];
       for (const row of rows) {
-        newestCreatedAt = Math.max(newestCreatedAt, Number(row.created_at));
+        const createdAt = Number(row.created_at);
+        newestCreatedAt = Math.max(newestCreatedAt, createdAt);
         const invoiceKey = `${row.merchant_id}\n${row.invoice_id}`;
         if (seen.has(invoiceKey)) continue;
-        seen.add(invoiceKey);
+        seen.set(invoiceKey, createdAt);
         let script: string;
         try {
           script = outputScriptHex(row.receive_address, bitcoinNetworks[(row.network ?? 'mainnet') as BtcNetwork]);
         } catch (error) {
-          refused.set(row.merchant_id, `invoice ${row.invoice_id}: ${error instanceof Error ? error.message : String(error)}`);
+          refused.set(shared(row.merchant_id), `invoice ${row.invoice_id}: ${error instanceof Error ? error.message : String(error)}`);
           continue;
         }
-        byScript.set(script, { merchantId: row.merchant_id, invoiceId: row.invoice_id, keyId: row.key_id });
-        added.push(row.key_id);
+        const keyId = row.key_id === null ? null : shared(row.key_id);
+        byScript.set(script, { merchantId: shared(row.merchant_id), invoiceId: row.invoice_id, keyId });
+        added.push(keyId);
+      }
+      // Forgetting the rows older than the window whenever the map doubled keeps the cost per row constant.
+      if (seen.size >= forgetAt) {
+        const oldest = newestCreatedAt - rereadWindowMs;
+        seen = new Map([...seen].filter(([, createdAt]) => createdAt >= oldest));
+        forgetAt = Math.max(MIN_FORGET_AT, 2 * seen.size);
       }
       return added;
     },

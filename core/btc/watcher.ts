@@ -101,7 +101,7 @@ export interface BtcWatcherStatus {
 const PROGRESS_EVERY_MS = 5_000;
 /** How far before the newest invoice seen each watch-set refresh looks again for late commits. */
 const LATE_COMMIT_WINDOW_MS = 120_000;
-const WATCH_PAGE = 5_000;
+const WATCH_PAGE = 1_000;
 /** Mempool transactions asked for at once, each batch recorded before the next (a failure keeps the earlier ones). */
 const MEMPOOL_BATCH = 100;
 /** Open invoices followed live at most; older ones still confirm from their block. */
@@ -562,7 +562,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     deps,
     options,
     state: initialState(),
-    index: createWatchIndex(),
+    index: createWatchIndex({ rereadWindowMs: LATE_COMMIT_WINDOW_MS }),
     gaps: createGapMonitors({ db: deps.db, clock: deps.clock, logger: log }),
     log,
     progress,
