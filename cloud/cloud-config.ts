@@ -32,6 +32,8 @@ export interface CloudConfig {
     /** The network a test-network key (tpub/vpub) is read on: testnet, or regtest in the Cloud sandbox. */
     testKeyNetwork: BtcNetwork;
     explorerUrls: Record<string, string>;
+    /** BTC_ESPLORA_NETWORK: whose consensus rules check the headers of BTC_ESPLORA_URL, which serves every network's invoices. */
+    esploraNetwork: BtcNetwork;
     /** BTC_ESPLORA_SELF_HOSTED: scan the whole mempool rather than the merchants' open invoices' addresses. */
     esploraSelfHosted: boolean;
     /** BTC_ESPLORA_WS_URL: the WebSocket of BTC_ESPLORA_URL when not derived from it; 'off': poll only. */
@@ -94,6 +96,7 @@ const CloudEnv = z.object({
   CLOUD_BILLING_MERCHANT_ID: z.preprocess(blankToUndefined, z.string().optional()),
   CLOUD_WATCH: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('true')).transform((v) => v === 'true' || v === '1'),
   BTC_ESPLORA_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')).optional()),
+  BTC_ESPLORA_NETWORK: z.preprocess(blankToUndefined, z.enum(['mainnet', 'testnet', 'signet', 'regtest']).default('mainnet')),
   BTC_ESPLORA_SELF_HOSTED: flag,
   BTC_ESPLORA_WS_URL: z.preprocess(blankToUndefined, z.union([z.literal('off'), z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL, or off' })]).optional()),
   BTC_WS_MAX_ADDRESSES: z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
@@ -172,6 +175,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
         regtest: 'http://127.0.0.1:8787/explorer',
       },
       testKeyNetwork: 'testnet',
+      esploraNetwork: raw.BTC_ESPLORA_NETWORK,
       esploraSelfHosted: raw.BTC_ESPLORA_SELF_HOSTED,
       wsUrl: raw.BTC_ESPLORA_WS_URL ?? null,
       wsMaxAddresses: raw.BTC_WS_MAX_ADDRESSES,

@@ -52,6 +52,12 @@ export function createServiceMetrics() {
     watcherPassSeconds: new Histogram({ name: 'service_watcher_pass_seconds', help: 'Duration of one chain-watcher pass, by chain and outcome (ok, error).', labelNames: ['chain', 'outcome'], buckets: seconds, registers }),
     watcherStepSeconds: new Histogram({ name: 'service_watcher_step_seconds', help: 'Duration of one chain-watcher step, by chain and step name.', labelNames: ['chain', 'step'], buckets: seconds, registers }),
     watcherLagBlocks: new Gauge({ name: 'service_watcher_lag_blocks', help: 'Blocks between the chain tip and the last block the watcher processed, by chain.', labelNames: ['chain'], registers }),
+    chainSourceRejections: new Counter({
+      name: 'service_chain_source_rejected_total',
+      help: 'Headers and blocks a chain source served that failed verification (the source is then ignored for a while), by chain, source (scheme, host, port) and reason.',
+      labelNames: ['chain', 'source', 'reason'],
+      registers,
+    }),
     mcpToolCalls: new Counter({ name: 'service_mcp_tool_calls_total', help: 'MCP tool calls by tool and outcome (ok, error).', labelNames: ['tool', 'outcome'], registers }),
   };
 }

@@ -5,7 +5,8 @@ import { baseStablecoinsDown, baseStablecoinsUp } from './base/base.migration.ts
 import type { BaseTables } from './base/base.tables.ts';
 import { nonceLeasesByAddressMigration } from './base/nonce-leases.migration.ts';
 import { btcWatchingMigration } from './btc/btc.migration.ts';
-import type { BtcBlocksTable, BtcPaymentsTable } from './btc/btc.tables.ts';
+import { btcHeadersMigration } from './btc/btc-headers.migration.ts';
+import type { BtcBlocksTable, BtcHeadersTable, BtcPaymentsTable } from './btc/btc.tables.ts';
 import { openDatabase, type Database, type OpenOptions } from './db/database.ts';
 import type { Dialect, EditionSchema } from './db/migrate.ts';
 import type { EventsTable } from './events/events.tables.ts';
@@ -25,6 +26,7 @@ export interface CoreTables extends BaseTables, OAuthTables {
   events: EventsTable & EventDeliveryColumns;
   btc_payments: BtcPaymentsTable;
   btc_blocks: BtcBlocksTable;
+  btc_headers: BtcHeadersTable;
   webhook_attempts: WebhookAttemptsTable;
 }
 
@@ -46,6 +48,7 @@ export function coreMigrations(dialect: Dialect, hooks: CoreMigrationHooks = { k
     '0012_oauth_store': oauthStoreMigration,
     '0014_invoices_expiry_index': invoicesExpiryIndexMigration,
     '0016_evm_chain_column': evmChainColumnMigration,
+    '0018_btc_headers': btcHeadersMigration(dialect),
   };
 }
 

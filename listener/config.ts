@@ -31,7 +31,7 @@ export interface Config {
   merchantId: string;
   btc: {
     accountKey: AccountKey;
-    esploraUrl: string | null;
+    esploraUrls: string[];
     explorerUrl: string;
     rpcUrl: string | null;
     /** BTC_ESPLORA_SELF_HOSTED: the Esplora is yours, so the whole mempool is scanned rather than the invoices' addresses. */
@@ -96,10 +96,14 @@ export const settingNames = [
   ...evmSettingNames,
 ] as const;
 
-const defaultEsplora: Partial<Record<BtcNetwork, string>> = {
-  mainnet: 'https://mempool.space/api',
-  testnet: 'https://mempool.space/testnet/api',
-  signet: 'https://mempool.space/signet/api',
+/**
+ * Two independent operators where both serve the network: each header and block is checked
+ * whichever sends it, and one that lies or lags is named (docs/chains.md, "Several Esplora sources").
+ */
+const defaultEsplora: Partial<Record<BtcNetwork, string[]>> = {
+  mainnet: ['https://mempool.space/api', 'https://blockstream.info/api'],
+  testnet: ['https://mempool.space/testnet/api', 'https://blockstream.info/testnet/api'],
+  signet: ['https://mempool.space/signet/api'],
 };
 const defaultExplorer: Record<BtcNetwork, string> = {
   mainnet: 'https://mempool.space',
@@ -115,6 +119,16 @@ const httpUrl = z.preprocess(
   z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
     .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
+);
+
+/** One or more http(s) URLs, comma-separated; each checked like httpUrl, duplicates dropped. */
+const httpUrlList = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .transform((text) => [...new Set(text.split(',').map((u) => u.trim().replace(/\/+$/, '')).filter(Boolean))])
+    .pipe(z.array(z.url({ protocol: /^https?$/, error: 'must be http(s) URLs, comma-separated' })).min(1, 'must name at least one URL'))
     .optional(),
 );
 
@@ -150,7 +164,7 @@ const EnvSchema = z.object({
   ),
   MERCHANT_BTC_XPUB: optionalText,
   BTC_NETWORK: z.preprocess(blankToUndefined, BtcNetwork.optional()),
-  BTC_ESPLORA_URL: httpUrl,
+  BTC_ESPLORA_URL: httpUrlList,
   BTC_RPC_URL: httpUrl,
   BTC_EXPLORER_URL: httpUrl,
   BTC_ESPLORA_SELF_HOSTED: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')),
@@ -195,10 +209,11 @@ export function loadConfig(env: Env): Config {
   if (raw.MERCHANT_BTC_XPUB) {
     try {
       const accountKey = parseAccountKey(raw.MERCHANT_BTC_XPUB, raw.BTC_NETWORK);
-      const esploraUrl = raw.BTC_ESPLORA_URL ?? defaultEsplora[accountKey.network] ?? null;
+      const esploraUrls = raw.BTC_ESPLORA_URL ?? defaultEsplora[accountKey.network] ?? [];
+      const esploraUrl = esploraUrls[0] ?? null;
       btc = {
         accountKey,
-        esploraUrl,
+        esploraUrls,
         explorerUrl: raw.BTC_EXPLORER_URL ?? defaultExplorer[accountKey.network],
         rpcUrl: raw.BTC_RPC_URL ?? null,
         esploraSelfHosted: raw.BTC_ESPLORA_SELF_HOSTED === 'true' || raw.BTC_ESPLORA_SELF_HOSTED === '1',

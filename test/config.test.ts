@@ -76,7 +76,7 @@ describe('config', () => {
     const config = loadConfig({ MERCHANT_BTC_XPUB: BIP84_ZPUB });
     assert.equal(config.btc?.accountKey.network, 'mainnet');
     assert.equal(config.btc?.explorerUrl, 'https://mempool.space');
-    assert.equal(config.btc?.esploraUrl, 'https://mempool.space/api');
+    assert.deepEqual(config.btc?.esploraUrls, ['https://mempool.space/api', 'https://blockstream.info/api']);
   });
 
   it('lists every problem in one error', () => {

@@ -305,6 +305,21 @@ export class HeaderChain {
       this.best.push(entry);
       return { kind: 'extended', tip: entry };
     }
+    return this.switchTo(entry);
+  }
+
+  /**
+   * Follows a known branch with exactly as much work as the best chain: a source's node keeps the
+   * branch it saw first, which may not be ours. Following it costs nothing in security (the branch
+   * carries the same work); null when the branch has less or more work, or is the best already.
+   */
+  preferOnTie(hash: string): HeaderOutcome | null {
+    const entry = this.byHash.get(hash);
+    if (!entry || !this.tip || this.onBestChain(hash) || entry.work !== this.tip.work) return null;
+    return this.switchTo(entry);
+  }
+
+  private switchTo(entry: ChainEntry): HeaderOutcome {
     const branch: ChainEntry[] = [];
     let e: ChainEntry | null = entry;
     while (e && this.at(e.height)?.hash !== e.hash) {
