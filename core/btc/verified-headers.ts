@@ -245,6 +245,13 @@ export function createVerifiedHeaders(deps: VerifiedHeadersDeps) {
     log.warn('btc source served data that failed verification; ignoring it for a while', { source: s.label, reason, error: message });
   }
 
+  /** Sources that served data failing verification and have not served a valid tip since, named with what failed. */
+  function problemOf(): { reason: string; since: number } | null {
+    const bad = sources.filter((s) => s.invalidSince !== null);
+    if (!bad.length) return null;
+    return { reason: bad.map((s) => `${s.label} ${s.status.problem}`).join('; '), since: Math.min(...bad.map((s) => s.invalidSince!)) };
+  }
+
   function usable(s: SourceState): boolean {
     return clock.now() >= s.ignoredUntil;
   }
@@ -285,7 +292,7 @@ export function createVerifiedHeaders(deps: VerifiedHeadersDeps) {
         }
       }
       await save();
-      if (!answered) throw lastError instanceof Error ? lastError : new Error('no Bitcoin header source is usable');
+      if (!answered) throw lastError instanceof Error ? lastError : new Error(`no usable Bitcoin source: ${problemOf()?.reason ?? 'none answers'}`);
       if (caughtUp && !synced) log.info('btc header chain synced', { height: chain?.tip?.height ?? null });
       synced = caughtUp && chain?.tip != null;
       return synced;
@@ -311,12 +318,7 @@ export function createVerifiedHeaders(deps: VerifiedHeadersDeps) {
         sources: sources.map((s) => ({ ...s.status })),
       };
     },
-    /** Sources that served data failing verification and have not served a valid tip since, named with what failed. */
-    problem(): { reason: string; since: number } | null {
-      const bad = sources.filter((s) => s.invalidSince !== null);
-      if (!bad.length) return null;
-      return { reason: bad.map((s) => `${s.label} ${s.status.problem}`).join('; '), since: Math.min(...bad.map((s) => s.invalidSince!)) };
-    },
+    problem: problemOf,
   };
 }
 
