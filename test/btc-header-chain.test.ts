@@ -235,3 +235,17 @@ test('regtest: from the genesis block on, every header at the easiest target; no
   assert.throws(() => chain.add(mineHeader({ prevHash: headerHash(genesis), time: T0 + 600, bits: 0x207fffff }, false), NOW_MS), rejectedWith('high-hash'));
   assert.equal(chain.add(mineHeader({ prevHash: headerHash(genesis), time: T0 + 600, bits: 0x207fffff }), NOW_MS).kind, 'extended');
 });
+
+test("a branch of equal work is followed only when asked (a source's node chose it); never a lighter one", () => {
+  const { chain } = syntheticChain(easy, 600);
+  const main = branch(chain, chain.tip!.hash, 2, 'a');
+  const other = branch(chain, chain.at(2015)!.hash, 2, 'b');
+  assert.deepEqual(other.outcomes.map((o) => o.kind), ['side', 'side']);
+  const lighter = branch(chain, chain.at(2015)!.hash, 1, 'c');
+  assert.equal(chain.preferOnTie(lighter.tipHash), null);
+  const outcome = chain.preferOnTie(other.tipHash);
+  assert.equal(outcome?.kind, 'reorg');
+  assert.equal(chain.tip!.hash, other.tipHash);
+  assert.equal(chain.preferOnTie(other.tipHash), null, 'already the best');
+  assert.equal(chain.onBestChain(main.tipHash), false);
+});

@@ -84,7 +84,6 @@ export interface BlockHeader {
   raw: Buffer;
   hash: string;
   prevHash: string;
-  merkleRoot: string;
   time: number;
   bits: number;
 }
@@ -115,7 +114,6 @@ export function parseHeader(raw: Uint8Array): BlockHeader {
     raw: buf,
     hash: displayHex(sha256d(buf)),
     prevHash: displayHex(buf.subarray(4, 36)),
-    merkleRoot: displayHex(buf.subarray(36, 68)),
     time: buf.readUInt32LE(68),
     bits: buf.readUInt32LE(72),
   };
@@ -173,12 +171,29 @@ function medianTimePast(parent: ChainEntry): number {
   return times[Math.floor(times.length / 2)];
 }
 
+/** Target and work by compact bits: every header of an interval carries the same bits. */
+const byBits = new Map<number, { target: bigint | null; work: bigint }>();
+function targetAndWork(bits: number): { target: bigint | null; work: bigint } {
+  let known = byBits.get(bits);
+  if (!known) {
+    const target = bitsToTarget(bits);
+    known = { target, work: target === null ? 0n : workOf(target) };
+    if (byBits.size > 10_000) byBits.clear();
+    byBits.set(bits, known);
+  }
+  return known;
+}
+
 function entryOf(rules: HeaderRules, header: BlockHeader, parent: ChainEntry | null, height: number): ChainEntry {
   const startsInterval = height % RETARGET_INTERVAL === 0 || !parent;
   return {
-    ...header,
+    raw: header.raw,
+    hash: header.hash,
+    prevHash: header.prevHash,
+    time: header.time,
+    bits: header.bits,
     height,
-    work: (parent?.work ?? 0n) + workOf(bitsToTarget(header.bits) ?? 0n),
+    work: (parent?.work ?? 0n) + targetAndWork(header.bits).work,
     intervalStartTime: startsInterval ? header.time : parent.intervalStartTime,
     lastRealBits: startsInterval || header.bits !== rules.powLimitBits ? header.bits : parent.lastRealBits,
     parent,
@@ -268,8 +283,8 @@ export class HeaderChain {
     const height = parent ? parent.height + 1 : 0;
     const required = parent ? requiredBits(this.rules, parent, header.time) : this.rules.powLimitBits;
     if (header.bits !== required) throw new HeaderRejected('bad-bits', header.hash, `0x${header.bits.toString(16)} at height ${height}, required 0x${required.toString(16)}`);
-    const target = bitsToTarget(header.bits);
-    if (target === null || target === 0n || target > bitsToTarget(this.rules.powLimitBits)! || BigInt(`0x${header.hash}`) > target) {
+    const { target } = targetAndWork(header.bits);
+    if (target === null || target === 0n || target > targetAndWork(this.rules.powLimitBits).target! || BigInt(`0x${header.hash}`) > target) {
       throw new HeaderRejected('high-hash', header.hash);
     }
     if (parent && header.time <= medianTimePast(parent)) throw new HeaderRejected('time-too-old', header.hash);
