@@ -4,6 +4,7 @@ import { bitsToTarget } from '../core/btc/header-chain.ts';
 import { headerFromEsploraJson } from '../core/btc/header-source.ts';
 import { assembleBlock } from '../sandbox/block-builder.ts';
 import { startBtcWatchContext, type BtcWatchContext } from './support/btc-chain.ts';
+import { testDatabases } from './support/databases.ts';
 import { headerHash } from './support/headers.ts';
 import { startLyingEsplora, type LyingEsplora } from './support/lying-esplora.ts';
 
@@ -171,26 +172,36 @@ test('a source withholding the paying block is reported behind; the other source
   }
 });
 
-test('the verified header chain is stored: a restart reads no header again', async () => {
-  const ctx = await startBtcWatchContext('esplora');
-  try {
-    ctx.chain.mine(20);
-    await ctx.sync();
-    const stored = await ctx.listener.database.db.selectFrom('btc_headers').select(['height']).execute();
-    assert.equal(stored.length, ctx.chain.tip.height + 1, 'every header from the genesis block, 80 bytes each');
-    await ctx.listener.stop();
-    const headerReads = () => [...ctx.server.requestsByRoute()].filter(([route]) => /^GET \/api\/blocks\/:n$|^GET \/api\/block\/:hash$/.test(route)).reduce((sum, [, n]) => sum + n, 0);
-    const before = headerReads();
-    await ctx.restart();
-    await ctx.sync();
-    assert.equal(headerReads() - before, 0);
-    ctx.chain.mine(1);
-    await ctx.sync();
-    assert.equal(headerReads() - before, 1, 'one header read for one new block');
-  } finally {
-    await ctx.close();
-  }
-});
+for (const database of testDatabases) {
+  test(`the verified header chain is stored (${database.name}): a reorg rewrites it, a restart reads no header again`, { skip: database.skip }, async () => {
+    const created = await database.create();
+    const ctx = await startBtcWatchContext('esplora', { databaseUrl: created.url });
+    try {
+      ctx.chain.mine(20);
+      await ctx.sync();
+      ctx.chain.reorg(3);
+      await ctx.sync();
+      const stored = await ctx.listener.database.db.selectFrom('btc_headers').select(['height', 'header']).orderBy('height').execute();
+      assert.deepEqual(
+        stored.map((row) => [row.height, Buffer.from(row.header).toString('hex')]),
+        Array.from({ length: ctx.chain.tip.height + 1 }, (_, height) => [height, Buffer.from(ctx.chain.blockAt(height)!.raw.subarray(0, 80)).toString('hex')]),
+        'the best chain from the genesis block, 80 bytes a block, the reorganised blocks replaced',
+      );
+      await ctx.listener.stop();
+      const headerReads = () => [...ctx.server.requestsByRoute()].filter(([route]) => /^GET \/api\/blocks\/:n$|^GET \/api\/block\/:hash$/.test(route)).reduce((sum, [, n]) => sum + n, 0);
+      const before = headerReads();
+      await ctx.restart();
+      await ctx.sync();
+      assert.equal(headerReads() - before, 0);
+      ctx.chain.mine(1);
+      await ctx.sync();
+      assert.equal(headerReads() - before, 1, 'one header read for one new block');
+    } finally {
+      await ctx.close();
+      await created.drop();
+    }
+  });
+}
 
 /** A lie: the tip is a header one above the real tip, linking to it, whose hash misses its target. */
 function fabricatedTip(honestUrl: string) {
