@@ -2,7 +2,8 @@ import * as z from 'zod';
 import type { BtcNetwork } from '../shared/index.ts';
 import { baseSettingNames, evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB, parseEvmConfig, type BaseConfig } from '../core/base/base-config.ts';
 import { evmChainSpecs } from '../core/base/evm-chains.ts';
-import { blankToUndefined, ConfigError, databaseWaitSetting, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, type Env, type RateLimitConfig } from '../edge/settings.ts';
+import { blankToUndefined, ConfigError, databaseWaitSetting, httpUrlListSetting, mcpAllowedOriginsSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, type Env, type RateLimitConfig } from '../edge/settings.ts';
+import { defaultEsploraUrls } from '../core/btc/esplora-defaults.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
@@ -28,7 +29,8 @@ export interface CloudConfig {
   /** Development/tests only: webhook URLs may be plain http to loopback (see webhook-target.ts). */
   webhookAllowLoopback: boolean;
   btc: {
-    esploraUrls: Record<string, string>;
+    /** Esplora sources per network (BTC_ESPLORA_URL: the same ones for every network). */
+    esploraUrls: Record<string, string[]>;
     /** The network a test-network key (tpub/vpub) is read on: testnet, or regtest in the Cloud sandbox. */
     testKeyNetwork: BtcNetwork;
     explorerUrls: Record<string, string>;
@@ -95,7 +97,7 @@ const CloudEnv = z.object({
   CLOUD_WEBHOOK_ALLOW_LOOPBACK: flag,
   CLOUD_BILLING_MERCHANT_ID: z.preprocess(blankToUndefined, z.string().optional()),
   CLOUD_WATCH: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('true')).transform((v) => v === 'true' || v === '1'),
-  BTC_ESPLORA_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')).optional()),
+  BTC_ESPLORA_URL: httpUrlListSetting,
   BTC_ESPLORA_NETWORK: z.preprocess(blankToUndefined, z.enum(['mainnet', 'testnet', 'signet', 'regtest']).default('mainnet')),
   BTC_ESPLORA_SELF_HOSTED: flag,
   BTC_ESPLORA_WS_URL: z.preprocess(blankToUndefined, z.union([z.literal('off'), z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL, or off' })]).optional()),
@@ -167,7 +169,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
     btc: {
       esploraUrls: esplora
         ? { mainnet: esplora, testnet: esplora, signet: esplora, regtest: esplora }
-        : { mainnet: 'https://mempool.space/api', testnet: 'https://mempool.space/testnet/api', signet: 'https://mempool.space/signet/api' },
+        : { mainnet: defaultEsploraUrls.mainnet, testnet: defaultEsploraUrls.testnet, signet: defaultEsploraUrls.signet },
       explorerUrls: {
         mainnet: 'https://mempool.space',
         testnet: 'https://mempool.space/testnet',

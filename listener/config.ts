@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { BtcNetwork } from '../shared/index.ts';
 import { evmSettingNames, parseEvmConfigs, type BaseConfig, type EvmConfig } from '../core/base/base-config.ts';
+import { defaultEsploraUrls } from '../core/btc/esplora-defaults.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES, mempoolSocketUrl } from '../core/btc/mempool-socket.ts';
 import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from '../core/btc/account-key.ts';
 import { budgetSettingNames, budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
@@ -8,6 +9,7 @@ import {
   blankToUndefined,
   ConfigError,
   databaseWaitSetting,
+  httpUrlListSetting,
   mcpAllowedOriginsSetting,
   mcpMaxSessionsSetting,
   metricsTokenSetting,
@@ -96,15 +98,6 @@ export const settingNames = [
   ...evmSettingNames,
 ] as const;
 
-/**
- * Two independent operators where both serve the network: each header and block is checked
- * whichever sends it, and one that lies or lags is named (docs/chains.md, "Several Esplora sources").
- */
-const defaultEsplora: Partial<Record<BtcNetwork, string[]>> = {
-  mainnet: ['https://mempool.space/api', 'https://blockstream.info/api'],
-  testnet: ['https://mempool.space/testnet/api', 'https://blockstream.info/testnet/api'],
-  signet: ['https://mempool.space/signet/api'],
-};
 const defaultExplorer: Record<BtcNetwork, string> = {
   mainnet: 'https://mempool.space',
   testnet: 'https://mempool.space/testnet',
@@ -119,16 +112,6 @@ const httpUrl = z.preprocess(
   z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
     .transform((url) => url.replace(/\/+$/, ''))
-    .optional(),
-);
-
-/** One or more http(s) URLs, comma-separated; each checked like httpUrl, duplicates dropped. */
-const httpUrlList = z.preprocess(
-  blankToUndefined,
-  z
-    .string()
-    .transform((text) => [...new Set(text.split(',').map((u) => u.trim().replace(/\/+$/, '')).filter(Boolean))])
-    .pipe(z.array(z.url({ protocol: /^https?$/, error: 'must be http(s) URLs, comma-separated' })).min(1, 'must name at least one URL'))
     .optional(),
 );
 
@@ -164,7 +147,7 @@ const EnvSchema = z.object({
   ),
   MERCHANT_BTC_XPUB: optionalText,
   BTC_NETWORK: z.preprocess(blankToUndefined, BtcNetwork.optional()),
-  BTC_ESPLORA_URL: httpUrlList,
+  BTC_ESPLORA_URL: httpUrlListSetting,
   BTC_RPC_URL: httpUrl,
   BTC_EXPLORER_URL: httpUrl,
   BTC_ESPLORA_SELF_HOSTED: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')),
@@ -209,7 +192,7 @@ export function loadConfig(env: Env): Config {
   if (raw.MERCHANT_BTC_XPUB) {
     try {
       const accountKey = parseAccountKey(raw.MERCHANT_BTC_XPUB, raw.BTC_NETWORK);
-      const esploraUrls = raw.BTC_ESPLORA_URL ?? defaultEsplora[accountKey.network] ?? [];
+      const esploraUrls = raw.BTC_ESPLORA_URL ?? defaultEsploraUrls[accountKey.network];
       const esploraUrl = esploraUrls[0] ?? null;
       btc = {
         accountKey,

@@ -55,7 +55,7 @@ describe('config', () => {
       'PORT must be a whole number between 0 and 65535 (0 picks a free port), got "abc"',
       'CLOUD_INVOICE_RATE_LIMIT must be off or a whole number between 1 and 1000000, got "lots"',
       'CLOUD_WATCH must be one of 0, 1, true, false, got "maybe"',
-      'BTC_ESPLORA_URL must be an http(s) URL, got "ftp://x"',
+      'BTC_ESPLORA_URL must be an http(s) URL, or several comma-separated, got "ftp://x"',
       'CLOUD_SIGNUP_RATE_LIMIT must be "off", "<per client>" or "<per client>,<overall>" per minute, e.g. 30,300',
     ]);
   });

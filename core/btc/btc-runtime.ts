@@ -80,9 +80,9 @@ export const btcRuntime: ChainRuntime<BtcListenerSettings> = {
   },
 };
 
-/** The platform's Bitcoin settings: one Esplora per network (several networks may share one). */
+/** The platform's Bitcoin settings: Esplora sources per network (several networks may share them). */
 export interface BtcPlatformSettings {
-  esploraUrls: Record<string, string>;
+  esploraUrls: Record<string, string[]>;
   /** The chain behind a URL that serves several networks' invoices: its headers are checked by this network's rules. */
   esploraNetwork: BtcNetwork;
   esploraSelfHosted: boolean;
@@ -103,13 +103,16 @@ export const btcPlatformRuntime: PlatformChainRuntime<BtcPlatformSettings> = {
   chain: btcModule.chain,
   watches(settings, { db, feed, clock, logger, metrics, budgets, fetch, tuning }) {
     const networksByUrl = new Map<string, string[]>();
-    for (const [network, url] of Object.entries(settings.esploraUrls)) networksByUrl.set(url, [...(networksByUrl.get(url) ?? []), network]);
+    for (const [network, urls] of Object.entries(settings.esploraUrls)) {
+      const key = urls.join(',');
+      networksByUrl.set(key, [...(networksByUrl.get(key) ?? []), network]);
+    }
     const observer = metrics && watchObserver(metrics, btcModule.chain);
 
-    function watching(url: string, network: BtcNetwork): BtcWatching {
+    function watching(urls: string[], network: BtcNetwork): BtcWatching {
       const { source, headers, first } = createVerifiedEsplora({
         network,
-        urls: [url],
+        urls,
         fetchFor: (u) => budgets.fetchFor(fetch, btcModule.chain, u, settings.esploraSelfHosted),
         db,
         clock,
@@ -118,12 +121,12 @@ export const btcPlatformRuntime: PlatformChainRuntime<BtcPlatformSettings> = {
         onRejected: (source, reason) => metrics?.chainSourceRejections.inc({ chain: btcModule.chain, source, reason }),
       });
       if (settings.esploraSelfHosted) return { source, headers, mode: 'full' };
-      const wsUrl = settings.wsUrl === 'off' ? null : (settings.wsUrl ?? mempoolSocketUrl(url));
+      const wsUrl = settings.wsUrl === 'off' ? null : (settings.wsUrl ?? mempoolSocketUrl(urls[0]));
       const socket = wsUrl ? createMempoolSocket({ url: wsUrl, clock, logger, maxAddresses: settings.wsMaxAddresses, maxConnections: settings.wsMaxConnections }) : null;
       return { source, headers, mode: 'address', addresses: first, socket };
     }
 
-    return [...networksByUrl].map(([url, networks]) => {
+    return [...networksByUrl].map(([urls, networks]) => {
       const scope = networksScope(networks);
       return {
         key: `${btcModule.chain}:${scope.networks!.join(',')}`,
@@ -135,7 +138,7 @@ export const btcPlatformRuntime: PlatformChainRuntime<BtcPlatformSettings> = {
             db,
             feed,
             scope,
-            ...watching(url, networks.length === 1 ? (networks[0] as BtcNetwork) : settings.esploraNetwork),
+            ...watching(urls.split(','), networks.length === 1 ? (networks[0] as BtcNetwork) : settings.esploraNetwork),
             clock,
             logger: logger.child({ watch_scope: scope.key }),
             pollIntervalMs: tuning.btcPollIntervalMs,
