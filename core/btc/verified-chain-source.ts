@@ -27,7 +27,10 @@ export function createVerifiedChainSource(headers: VerifiedHeaders, sources: Lab
     return found;
   };
   const primary = () => usable()[0].source;
-  /** A sync the next tip read may answer from: the pass's own, made just before it. */
+  /**
+   * A sync the next tip read may answer from: the pass's own, made just before it. A mempool list
+   * read since voids it: the tip judged against that list must be read after it.
+   */
   let justSynced = false;
 
   return {
@@ -62,7 +65,10 @@ export function createVerifiedChainSource(headers: VerifiedHeaders, sources: Lab
       }
       throw lastError;
     },
-    mempoolTxids: () => primary().mempoolTxids(),
+    mempoolTxids() {
+      justSynced = false;
+      return primary().mempoolTxids();
+    },
     transactions: (txids) => primary().transactions(txids),
     forgetTip() {
       for (const { source } of sources) source.forgetTip?.();
