@@ -146,6 +146,10 @@ export function loadCloudConfig(env: Env): CloudConfig {
   if (raw.NODE_ENV === 'production' && raw.CLOUD_WEBHOOK_ALLOW_LOOPBACK) {
     problems.push('CLOUD_WEBHOOK_ALLOW_LOOPBACK is for development only and is refused with NODE_ENV=production');
   }
+  // Regtest's rules accept blocks anyone can mine in a moment: never for the invoices of a real deployment.
+  if (raw.NODE_ENV === 'production' && raw.BTC_ESPLORA_NETWORK === 'regtest') {
+    problems.push('BTC_ESPLORA_NETWORK=regtest is for a local test chain only and is refused with NODE_ENV=production');
+  }
   const stripe = parseStripe(raw, problems);
   if (problems.length) throw new ConfigError(problems);
 

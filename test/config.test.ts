@@ -60,6 +60,17 @@ describe('config', () => {
     ]);
   });
 
+  it('Cloud: several Esplora sources for every network, checked by the named network; regtest rules refused in production', () => {
+    const cloud = loadCloudConfig({ BTC_ESPLORA_URL: 'https://a.example/api, https://b.example/api/', BTC_ESPLORA_NETWORK: 'signet' });
+    assert.deepEqual(cloud.btc.esploraUrls.mainnet, ['https://a.example/api', 'https://b.example/api']);
+    assert.equal(cloud.btc.esploraNetwork, 'signet');
+    assert.deepEqual(loadCloudConfig({}).btc.esploraUrls.mainnet, ['https://mempool.space/api', 'https://blockstream.info/api']);
+    assert.throws(
+      () => loadCloudConfig({ NODE_ENV: 'production', BTC_ESPLORA_URL: 'https://a.example/api', BTC_ESPLORA_NETWORK: 'regtest', DATABASE_URL: 'postgres://db/x' }),
+      (error: unknown) => error instanceof ConfigError && error.problems.some((p) => p.startsWith('BTC_ESPLORA_NETWORK=regtest is for a local test chain only')),
+    );
+  });
+
   it('has the documented defaults', () => {
     const config = loadConfig({});
     assert.equal(config.port, 8787);
