@@ -151,6 +151,7 @@ async function startCloudProcess(databaseUrl: string): Promise<{ child: ChildPro
       DATABASE_URL: databaseUrl,
       CLOUD_WATCH: 'true',
       BTC_ESPLORA_URL: server.esploraUrl,
+      BTC_ESPLORA_NETWORK: 'regtest',
       BTC_ESPLORA_SELF_HOSTED: 'true',
       CLOUD_SIGNUP_RATE_LIMIT: 'off',
       CLOUD_INVOICE_RATE_LIMIT: 'off',

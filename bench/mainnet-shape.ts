@@ -12,6 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { REGTEST_TPUB } from '../test/support/btc-chain.ts';
 import { MainnetShapedChain } from './support/mainnet-chain.ts';
 import { startMainnetSimulator, type SimulatorStats } from './support/mainnet-simulator.ts';
 import { progress, report, round } from './support/report.ts';
@@ -27,7 +28,6 @@ if (process.argv.includes('--help')) {
   process.exit(0);
 }
 
-const ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 150);
 const HOLD_S = Number(process.env.BENCH_HOLD_S ?? 65);
 const BLOCK_INTERVAL_S = Number(process.env.BENCH_BLOCK_INTERVAL_S ?? 25);
@@ -107,7 +107,9 @@ async function runMode(chain: MainnetShapedChain, mode: Mode): Promise<ModeResul
   const child = await startServer(
     ['bin/cli.ts', 'start'],
     {
-      MERCHANT_BTC_XPUB: ZPUB,
+      // Regtest rules, so the simulator's blocks carry proof of work the header chain verifies.
+      MERCHANT_BTC_XPUB: REGTEST_TPUB,
+      BTC_NETWORK: 'regtest',
       BTC_ESPLORA_URL: simulator.esploraUrl,
       SERVICE_RATE_LIMIT: 'off',
       DATABASE_URL: `sqlite:${join(dir, 'service.db')}`,

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import type { BtcNetwork } from '../shared/index.ts';
 import { baseSettingNames, evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB, parseEvmConfig, type BaseConfig } from '../core/base/base-config.ts';
 import { evmChainSpecs } from '../core/base/evm-chains.ts';
-import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
+import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, httpUrlListSetting, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
+import { defaultEsploraUrls } from '../core/btc/esplora-defaults.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
@@ -28,10 +29,13 @@ export interface CloudConfig {
   /** Development/tests only: webhook URLs may be plain http to loopback (see webhook-target.ts). */
   webhookAllowLoopback: boolean;
   btc: {
-    esploraUrls: Record<string, string>;
+    /** Esplora sources per network (BTC_ESPLORA_URL: the same ones for every network). */
+    esploraUrls: Record<string, string[]>;
     /** The network a test-network key (tpub/vpub) is read on: testnet, or regtest in the Cloud sandbox. */
     testKeyNetwork: BtcNetwork;
     explorerUrls: Record<string, string>;
+    /** BTC_ESPLORA_NETWORK: whose consensus rules check the headers of BTC_ESPLORA_URL, which serves every network's invoices. */
+    esploraNetwork: BtcNetwork;
     /** BTC_ESPLORA_SELF_HOSTED: scan the whole mempool rather than the merchants' open invoices' addresses. */
     esploraSelfHosted: boolean;
     /** BTC_ESPLORA_WS_URL: the WebSocket of BTC_ESPLORA_URL when not derived from it; 'off': poll only. */
@@ -102,7 +106,8 @@ const CloudEnv = z.object({
   CLOUD_WEBHOOK_ALLOW_LOOPBACK: flag,
   CLOUD_BILLING_MERCHANT_ID: z.preprocess(blankToUndefined, z.string().optional()),
   CLOUD_WATCH: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('true')).transform((v) => v === 'true' || v === '1'),
-  BTC_ESPLORA_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, '')).optional()),
+  BTC_ESPLORA_URL: httpUrlListSetting,
+  BTC_ESPLORA_NETWORK: z.preprocess(blankToUndefined, z.enum(['mainnet', 'testnet', 'signet', 'regtest']).default('mainnet')),
   BTC_ESPLORA_SELF_HOSTED: flag,
   BTC_ESPLORA_WS_URL: z.preprocess(blankToUndefined, z.union([z.literal('off'), z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL, or off' })]).optional()),
   BTC_WS_MAX_ADDRESSES: z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
@@ -150,6 +155,10 @@ export function loadCloudConfig(env: Env): CloudConfig {
   if (raw.NODE_ENV === 'production' && raw.CLOUD_WEBHOOK_ALLOW_LOOPBACK) {
     problems.push('CLOUD_WEBHOOK_ALLOW_LOOPBACK is for development only and is refused with NODE_ENV=production');
   }
+  // Regtest's rules accept blocks anyone can mine in a moment: never for the invoices of a real deployment.
+  if (raw.NODE_ENV === 'production' && raw.BTC_ESPLORA_NETWORK === 'regtest') {
+    problems.push('BTC_ESPLORA_NETWORK=regtest is for a local test chain only and is refused with NODE_ENV=production');
+  }
   const stripe = parseStripe(raw, problems);
   const httpBounds = httpBoundsOf(raw, problems);
   if (problems.length) throw new ConfigError(problems);
@@ -177,7 +186,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
     btc: {
       esploraUrls: esplora
         ? { mainnet: esplora, testnet: esplora, signet: esplora, regtest: esplora }
-        : { mainnet: 'https://mempool.space/api', testnet: 'https://mempool.space/testnet/api', signet: 'https://mempool.space/signet/api' },
+        : { mainnet: defaultEsploraUrls.mainnet, testnet: defaultEsploraUrls.testnet, signet: defaultEsploraUrls.signet },
       explorerUrls: {
         mainnet: 'https://mempool.space',
         testnet: 'https://mempool.space/testnet',
@@ -185,6 +194,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
         regtest: 'http://127.0.0.1:8787/explorer',
       },
       testKeyNetwork: 'testnet',
+      esploraNetwork: raw.BTC_ESPLORA_NETWORK,
       esploraSelfHosted: raw.BTC_ESPLORA_SELF_HOSTED,
       wsUrl: raw.BTC_ESPLORA_WS_URL ?? null,
       wsMaxAddresses: raw.BTC_WS_MAX_ADDRESSES,

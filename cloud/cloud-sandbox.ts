@@ -72,7 +72,7 @@ async function sandboxCloudConfig(sandbox: Sandbox): Promise<CloudConfig> {
     ...loaded,
     port,
     checkoutBaseUrl: `http://${linkHost}:${port}`,
-    btc: { ...loaded.btc, testKeyNetwork: 'regtest', explorerUrls: { ...loaded.btc.explorerUrls, regtest: explorer } },
+    btc: { ...loaded.btc, testKeyNetwork: 'regtest', esploraNetwork: 'regtest', explorerUrls: { ...loaded.btc.explorerUrls, regtest: explorer } },
   };
 }
 

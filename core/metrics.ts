@@ -58,6 +58,12 @@ export function createServiceMetrics() {
       labelNames: ['chain', 'source'],
       registers,
     }),
+    chainSourceRejections: new Counter({
+      name: 'service_chain_source_rejected_total',
+      help: 'Headers and blocks a chain source served that failed verification (the source is then ignored for a while), by chain, source (scheme, host, port) and reason.',
+      labelNames: ['chain', 'source', 'reason'],
+      registers,
+    }),
     mcpToolCalls: new Counter({ name: 'service_mcp_tool_calls_total', help: 'MCP tool calls by tool and outcome (ok, error).', labelNames: ['tool', 'outcome'], registers }),
   };
 }

@@ -5,7 +5,8 @@ import { baseStablecoinsDown, baseStablecoinsUp } from './base/base.migration.ts
 import type { BaseTables } from './base/base.tables.ts';
 import { nonceLeasesByAddressMigration } from './base/nonce-leases.migration.ts';
 import { btcWatchingMigration } from './btc/btc.migration.ts';
-import type { BtcBlocksTable, BtcPaymentsTable } from './btc/btc.tables.ts';
+import { btcHeadersMigration } from './btc/btc-headers.migration.ts';
+import type { BtcBlocksTable, BtcHeadersTable, BtcPaymentsTable } from './btc/btc.tables.ts';
 import { openDatabase, type Database, type OpenOptions } from './db/database.ts';
 import type { Dialect, EditionSchema } from './db/migrate.ts';
 import type { EventsTable } from './events/events.tables.ts';
@@ -27,6 +28,7 @@ export interface CoreTables extends BaseTables, OAuthTables {
   events: EventsTable & EventDeliveryColumns;
   btc_payments: BtcPaymentsTable;
   btc_blocks: BtcBlocksTable;
+  btc_headers: BtcHeadersTable;
   webhook_attempts: WebhookAttemptsTable;
 }
 
@@ -51,6 +53,7 @@ export function coreMigrations(dialect: Dialect, hooks: CoreMigrationHooks = { k
     '0018_invoice_verification': invoiceVerificationMigration,
     '0019_oauth_grant_key': oauthGrantKeyMigration,
     '0021_invoices_created_index': invoicesCreatedIndexMigration,
+    '0020_btc_headers': btcHeadersMigration(dialect),
   };
 }
 

@@ -17,13 +17,15 @@ export interface WatcherProgress {
  * A watcher that makes no progress, told apart by why: `stalled` when one step (a request, a
  * database call, the wait between passes) has been under way too long, so the watcher is stuck
  * and will not recover by itself; `failing` when it keeps trying and every pass fails, as against
- * a source that is down (it catches up once the source returns). A source that is slow or rate
- * limited but answers in the end is neither: its passes still succeed.
+ * a source that is down (it catches up once the source returns); `invalid-source` at once when a
+ * source served data that failed verification (a header without proof of work, a block not
+ * matching its header), named in `reason`. A source that is slow or rate limited but answers in
+ * the end is none of these: its passes still succeed.
  */
 export interface WatcherProblem {
   component: string;
-  /** `disagreeing`: a source reported what the chain's other sources do not (see shared/health.ts). */
-  kind: 'stalled' | 'failing' | 'disagreeing';
+  /** `disagreeing`: a source reported what the chain's other sources do not; `invalid-source`: a source served data that failed verification (see shared/health.ts). */
+  kind: 'stalled' | 'failing' | 'disagreeing' | 'invalid-source';
   reason: string;
   since: string;
 }

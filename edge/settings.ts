@@ -90,6 +90,16 @@ export const mcpAllowedOriginsSetting = z.preprocess(
 );
 
 /** METRICS_TOKEN: a bearer token of 16 or more characters for GET /metrics from other hosts; unset, loopback only. */
+/** One or more http(s) URLs, comma-separated (BTC_ESPLORA_URL): trailing slashes and duplicates dropped. */
+export const httpUrlListSetting = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .transform((text) => [...new Set(text.split(',').map((u) => u.trim().replace(/\/+$/, '')).filter(Boolean))])
+    .pipe(z.array(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, or several comma-separated' })).min(1, 'must name at least one URL'))
+    .optional(),
+);
+
 export const metricsTokenSetting = z.preprocess(blankToUndefined, z.string().min(16, 'must be at least 16 characters').optional());
 
 /**

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { BtcNetwork } from '../shared/index.ts';
 import { evmSettingNames, parseEvmConfigs, type BaseConfig, type EvmConfig } from '../core/base/base-config.ts';
+import { defaultEsploraUrls } from '../core/btc/esplora-defaults.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES, mempoolSocketUrl } from '../core/btc/mempool-socket.ts';
 import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from '../core/btc/account-key.ts';
 import { budgetSettingNames, budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
@@ -8,6 +9,7 @@ import {
   blankToUndefined,
   ConfigError,
   databaseWaitSetting,
+  httpUrlListSetting,
   mcpAllowedOriginsSetting,
   mcpInitializeRateLimitSetting,
   mcpMaxSessionsPerOwnerSetting,
@@ -38,7 +40,7 @@ export interface Config {
   merchantId: string;
   btc: {
     accountKey: AccountKey;
-    esploraUrl: string | null;
+    esploraUrls: string[];
     explorerUrl: string;
     rpcUrl: string | null;
     /** BTC_ESPLORA_SELF_HOSTED: the Esplora is yours, so the whole mempool is scanned rather than the invoices' addresses. */
@@ -112,11 +114,6 @@ export const settingNames = [
   ...evmSettingNames,
 ] as const;
 
-const defaultEsplora: Partial<Record<BtcNetwork, string>> = {
-  mainnet: 'https://mempool.space/api',
-  testnet: 'https://mempool.space/testnet/api',
-  signet: 'https://mempool.space/signet/api',
-};
 const defaultExplorer: Record<BtcNetwork, string> = {
   mainnet: 'https://mempool.space',
   testnet: 'https://mempool.space/testnet',
@@ -166,7 +163,7 @@ const EnvSchema = z.object({
   ),
   MERCHANT_BTC_XPUB: optionalText,
   BTC_NETWORK: z.preprocess(blankToUndefined, BtcNetwork.optional()),
-  BTC_ESPLORA_URL: httpUrl,
+  BTC_ESPLORA_URL: httpUrlListSetting,
   BTC_RPC_URL: httpUrl,
   BTC_EXPLORER_URL: httpUrl,
   BTC_ESPLORA_SELF_HOSTED: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')),
@@ -214,10 +211,11 @@ export function loadConfig(env: Env): Config {
   if (raw.MERCHANT_BTC_XPUB) {
     try {
       const accountKey = parseAccountKey(raw.MERCHANT_BTC_XPUB, raw.BTC_NETWORK);
-      const esploraUrl = raw.BTC_ESPLORA_URL ?? defaultEsplora[accountKey.network] ?? null;
+      const esploraUrls = raw.BTC_ESPLORA_URL ?? defaultEsploraUrls[accountKey.network];
+      const esploraUrl = esploraUrls[0] ?? null;
       btc = {
         accountKey,
-        esploraUrl,
+        esploraUrls,
         explorerUrl: raw.BTC_EXPLORER_URL ?? defaultExplorer[accountKey.network],
         rpcUrl: raw.BTC_RPC_URL ?? null,
         esploraSelfHosted: raw.BTC_ESPLORA_SELF_HOSTED === 'true' || raw.BTC_ESPLORA_SELF_HOSTED === '1',

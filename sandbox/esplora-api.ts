@@ -57,6 +57,8 @@ const HEX64 = /^[0-9a-f]{64}$/;
 /** Esplora's page sizes (electrs rest.rs: MAX_MEMPOOL_TXS, CHAIN_TXS_PER_PAGE). */
 const MEMPOOL_TXS_PER_PAGE = 50;
 const CHAIN_TXS_PER_PAGE = 25;
+/** Blocks per `/blocks/:start_height` page (electrs rest.rs: BLOCK_LIMIT). */
+const BLOCKS_PER_PAGE = 10;
 
 /**
  * The subset of the Esplora HTTP API (Blockstream esplora API.md; also served by mempool.space under
@@ -70,6 +72,7 @@ export function esploraRequest(chain: EsploraChain, method: string, path: string
 
   if (head === 'blocks' && id === 'tip' && tail === 'height' && !extra) return text(String(chain.tip.height));
   if (head === 'blocks' && id === 'tip' && tail === 'hash' && !extra) return text(chain.tip.hash);
+  if (head === 'blocks' && parts.length <= 2 && (id === undefined || /^\d+$/.test(id))) return json(recentBlocks(chain, id === undefined ? chain.tip.height : Number(id)));
   if (head === 'block-height' && parts.length === 2) {
     const block = /^\d+$/.test(id) ? chain.blockAt(Number(id)) : undefined;
     return block ? text(block.hash) : text('Block not found', 404);
@@ -130,6 +133,13 @@ export function blockJson(chain: EsploraChain, block: ChainBlock) {
     difficulty: 0,
     in_best_chain: chain.isActive(block),
   };
+}
+
+/** `/blocks[/:start_height]`: up to 10 active-chain blocks from the start height (or the tip) down. */
+function recentBlocks(chain: EsploraChain, start: number) {
+  const blocks = [];
+  for (let height = Math.min(start, chain.tip.height); height >= 0 && blocks.length < BLOCKS_PER_PAGE; height--) blocks.push(blockJson(chain, chain.blockAt(height)!));
+  return blocks;
 }
 
 function blockStatus(chain: EsploraChain, block: ChainBlock) {

@@ -48,10 +48,13 @@ export class LocalBtcChain implements EsploraChain {
   private walletUtxos = new Map<string, Utxo>();
   private coinbaseNonce = 0;
   private readonly listeners = new Set<(event: ChainEvent) => void>();
+  private readonly assemble: typeof assembleBlock;
 
-  constructor(options: { wallet?: RegtestWallet; now?: () => number } = {}) {
+  /** `assemble`: how blocks are built (default: real ones); a test may fabricate blocks a liar would serve. */
+  constructor(options: { wallet?: RegtestWallet; now?: () => number; assemble?: typeof assembleBlock } = {}) {
     this.wallet = options.wallet ?? new RegtestWallet();
     this.now = options.now ?? Date.now;
+    this.assemble = options.assemble ?? assembleBlock;
     // A genesis block plus enough blocks for the first coinbase to mature, so the wallet can pay at once.
     this.mine(COINBASE_MATURITY + 1);
   }
@@ -234,7 +237,7 @@ export class LocalBtcChain implements EsploraChain {
     const coinbase = coinbaseTransaction(height, ++this.coinbaseNonce, this.wallet.script, subsidy(height) + fees);
     const all = [coinbase, ...txs];
     const prevHash = height === 0 ? new Uint8Array(32) : Buffer.from(this.tip.hash, 'hex').reverse();
-    const block = assembleBlock(all, prevHash, Math.max(Math.floor(this.now() / 1000), height === 0 ? 0 : this.tip.time + 1));
+    const block = this.assemble(all, prevHash, Math.max(Math.floor(this.now() / 1000), height === 0 ? 0 : this.tip.time + 1));
 
     const chainBlock: ChainBlock = {
       hash: block.getId(),

@@ -18,11 +18,11 @@ export const WatcherProblem = z
       .string()
       .describe(`The watcher: its chain, ${chainList()} (Cloud: for every merchant watcher of it); or \`database\` while the database cannot be used (always \`failing\`).`),
     kind: z
-      .enum(['stalled', 'failing', 'disagreeing'])
+      .enum(['stalled', 'failing', 'disagreeing', 'invalid-source'])
       .describe(
-        '`stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns. `disagreeing`: within the last hour a source reported a payment or block the chain\'s other sources do not (`reason` names it); nothing it alone reports is counted: check or replace that source.',
+        '`stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns. `disagreeing`: within the last hour a source reported a payment or block the chain\'s other sources do not (`reason` names it); nothing it alone reports is counted: check or replace that source. `invalid-source`: at once, a chain source served data that failed verification (Bitcoin: a header without valid proof of work or not linking to the verified chain, a block not matching its header); `reason` names the source and what failed. It is ignored meanwhile, and the problem clears once it serves a valid tip again.',
       ),
-    reason: z.string().describe('Human-readable: the step and for how long, or the last error.'),
+    reason: z.string().describe('Human-readable: the step and for how long, the last error, or the source and what failed verification.'),
     since: z.iso.datetime().describe('When the stuck step began, or when the passes started failing.'),
   })
   .meta({
@@ -95,6 +95,33 @@ export const ChainSourceBudget = z
   })
   .meta({ id: 'ChainSourceBudget', description: 'Request budget of one chain source (docs/chains.md, "Request budgets").' });
 
+export const BtcHeaderSource = z
+  .object({
+    source: z.string().describe('The Esplora source: scheme, host and port of its URL (never a path, which may hold an API key).'),
+    state: z
+      .enum(['ok', 'behind', 'invalid', 'unreachable', 'unknown'])
+      .describe(
+        '`ok`: its tip is the best verified tip. `behind`: its tip is a verified header below the best one, or on a lighter branch (slow, or withholding blocks: noticed, not provable). `invalid`: it served a header or block that failed verification and is ignored for a while. `unreachable`: it did not answer. `unknown`: not asked yet.',
+      ),
+    tip_height: z.number().int().nullable().describe("Height of the source's tip on the verified chain; null when unknown."),
+    problem: z.string().nullable().describe('What is wrong with it, if anything.'),
+  })
+  .meta({ id: 'BtcHeaderSource' });
+
+export const BtcHeaderChain = z
+  .object({
+    network: z.string().describe('The Bitcoin network whose consensus rules the headers are checked by.'),
+    height: z.number().int().nullable().describe('Height of the best verified header (most cumulative work); null before the first.'),
+    target_height: z.number().int().nullable().describe('Highest tip a source claimed; above `height` while the chain syncs.'),
+    synced: z.boolean().describe('False during the first sync from the checkpoint: no payment confirms before it ends.'),
+    checkpoint_height: z.number().int().describe("Height of the release's checkpoint the chain is verified from (-1: from the genesis block)."),
+    sources: z.array(BtcHeaderSource),
+  })
+  .meta({
+    id: 'BtcHeaderChain',
+    description: 'The Bitcoin header chain verified from the release checkpoint (third-party Esplora sources): every confirmation is counted on it.',
+  });
+
 export const Health = z
   .object({
     ok: z
@@ -119,6 +146,7 @@ export const Health = z
       .optional()
       .describe('Last error of the Bitcoin chain source while it keeps failing (retried with backoff); null when healthy.'),
     btc_progress: WatcherProgress.optional().describe('What the Bitcoin watcher is doing (when Bitcoin is watched).'),
+    btc_headers: BtcHeaderChain.optional().describe('The verified header chain and each Esplora source\'s standing (when Bitcoin is watched through Esplora; absent with your own Bitcoin Core, which is trusted).'),
     btc_watch: z
       .object({
         mode: z

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { BaseCheckoutView, BtcCheckoutView, CheckoutView } from './checkout.ts';
 import { ErrorDetail, ErrorEnvelope, errorCatalogue, type ErrorCode } from './errors.ts';
-import { BaseHealth, ChainSourceBudget, Health, WatcherProblem, WatcherProgress } from './health.ts';
+import { BaseHealth, BtcHeaderChain, BtcHeaderSource, ChainSourceBudget, Health, WatcherProblem, WatcherProgress } from './health.ts';
 import {
   BaseFixedInvoiceCreated,
   BaseInvoice,
@@ -55,6 +55,8 @@ const componentSchemas = [
   ChainSourceBudget,
   WatcherProgress,
   WatcherProblem,
+  BtcHeaderSource,
+  BtcHeaderChain,
   Health,
   BtcCheckoutView,
   BaseCheckoutView,

@@ -26,6 +26,7 @@ describe('Cloud chain watching end to end: two instances on one Postgres', { ski
         env: {
           DATABASE_URL: database.url,
           BTC_ESPLORA_URL: chainServer.esploraUrl,
+          BTC_ESPLORA_NETWORK: 'regtest',
           CLOUD_WATCH: 'true',
           CLOUD_WEBHOOK_ALLOW_LOOPBACK: 'true',
           CLOUD_SIGNUP_RATE_LIMIT: 'off',

@@ -55,9 +55,20 @@ describe('config', () => {
       'PORT must be a whole number between 0 and 65535 (0 picks a free port), got "abc"',
       'CLOUD_INVOICE_RATE_LIMIT must be off or a whole number between 1 and 1000000, got "lots"',
       'CLOUD_WATCH must be one of 0, 1, true, false, got "maybe"',
-      'BTC_ESPLORA_URL must be an http(s) URL, got "ftp://x"',
+      'BTC_ESPLORA_URL must be an http(s) URL, or several comma-separated, got "ftp://x"',
       'CLOUD_SIGNUP_RATE_LIMIT must be "off", "<per client>" or "<per client>,<overall>" per minute, e.g. 30,300',
     ]);
+  });
+
+  it('Cloud: several Esplora sources for every network, checked by the named network; regtest rules refused in production', () => {
+    const cloud = loadCloudConfig({ BTC_ESPLORA_URL: 'https://a.example/api, https://b.example/api/', BTC_ESPLORA_NETWORK: 'signet' });
+    assert.deepEqual(cloud.btc.esploraUrls.mainnet, ['https://a.example/api', 'https://b.example/api']);
+    assert.equal(cloud.btc.esploraNetwork, 'signet');
+    assert.deepEqual(loadCloudConfig({}).btc.esploraUrls.mainnet, ['https://mempool.space/api', 'https://blockstream.info/api']);
+    assert.throws(
+      () => loadCloudConfig({ NODE_ENV: 'production', BTC_ESPLORA_URL: 'https://a.example/api', BTC_ESPLORA_NETWORK: 'regtest', DATABASE_URL: 'postgres://db/x' }),
+      (error: unknown) => error instanceof ConfigError && error.problems.some((p) => p.startsWith('BTC_ESPLORA_NETWORK=regtest is for a local test chain only')),
+    );
   });
 
   it('has the documented defaults', () => {
@@ -91,7 +102,7 @@ describe('config', () => {
     const config = loadConfig({ MERCHANT_BTC_XPUB: BIP84_ZPUB });
     assert.equal(config.btc?.accountKey.network, 'mainnet');
     assert.equal(config.btc?.explorerUrl, 'https://mempool.space');
-    assert.equal(config.btc?.esploraUrl, 'https://mempool.space/api');
+    assert.deepEqual(config.btc?.esploraUrls, ['https://mempool.space/api', 'https://blockstream.info/api']);
   });
 
   it('lists every problem in one error', () => {

@@ -57,6 +57,7 @@ describe('two Cloud instances on PostgreSQL: the database goes away and comes ba
               env: {
                 DATABASE_URL: server.url,
                 BTC_ESPLORA_URL: chainServer.esploraUrl,
+                BTC_ESPLORA_NETWORK: 'regtest',
                 BTC_ESPLORA_SELF_HOSTED: 'true',
                 CLOUD_WATCH: 'true',
                 CLOUD_WEBHOOK_ALLOW_LOOPBACK: 'true',

@@ -20,7 +20,7 @@ describe('MCP subscriptions across two Cloud instances on one Postgres', { skip:
     const chainServer = await startLocalChainServer(chain);
     const start = () =>
       startTestCloud({
-        env: { DATABASE_URL: database.url, BTC_ESPLORA_URL: chainServer.esploraUrl, BTC_ESPLORA_SELF_HOSTED: 'true', CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off' },
+        env: { DATABASE_URL: database.url, BTC_ESPLORA_URL: chainServer.esploraUrl, BTC_ESPLORA_NETWORK: 'regtest', BTC_ESPLORA_SELF_HOSTED: 'true', CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off' },
         deps: { leaderRetryMs: 100, chainWatch: { btcPollMs: 100, refreshMs: 100 } },
       });
     const instances: RunningCloud[] = [];

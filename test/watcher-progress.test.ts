@@ -153,7 +153,7 @@ test("Cloud /api/v1/health: a merchant's Bitcoin watcher failing against a down 
   const clock = manualClock(Date.UTC(2026, 0, 1));
   const server = await startLocalChainServer(new LocalBtcChain({ now: clock.now }));
   const cloud = await startTestCloud({
-    env: { BTC_ESPLORA_URL: server.esploraUrl, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off' },
+    env: { BTC_ESPLORA_URL: server.esploraUrl, BTC_ESPLORA_NETWORK: 'regtest', CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off' },
     deps: { clock, chainWatch: { btcPollMs: 20, refreshMs: 20 } },
   });
   try {

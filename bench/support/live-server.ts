@@ -25,6 +25,7 @@ const cloudEnv = (esplora: string) => ({
   HOST: '127.0.0.1',
   DATABASE_URL: databaseUrl!,
   BTC_ESPLORA_URL: esplora,
+  BTC_ESPLORA_NETWORK: 'regtest',
   BTC_ESPLORA_SELF_HOSTED: 'true',
   CLOUD_WATCH: 'true',
   CLOUD_SIGNUP_RATE_LIMIT: 'off',

@@ -3,8 +3,9 @@
  * new ones arriving, and blocks of about 1.5 MB taken from it. Transactions are real serialisations
  * (segwit inputs with signature-sized witnesses, P2WPKH/P2TR/P2WSH/P2SH/P2PKH outputs, now and then
  * an OP_RETURN) of realistic sizes, unsigned and spending made-up outputs: nothing here checks
- * signatures, and blocks carry regtest proof of work. It implements EsploraChain, so the sandbox's
- * own Esplora and WebSocket code serves it.
+ * signatures. Blocks follow regtest's consensus rules from their own genesis block (proof of work,
+ * bits, rising times), so the listener's header chain verifies them as it would real ones, under
+ * regtest's rules. It implements EsploraChain, so the sandbox's own Esplora and WebSocket code serves it.
  */
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
@@ -21,8 +22,6 @@ export interface MainnetChainOptions {
   mempoolSize?: number;
   /** Raw bytes a block aims at. */
   blockBytes?: number;
-  /** Height of the first block. */
-  startHeight?: number;
   onProgress?: (text: string) => void;
 }
 
@@ -100,7 +99,7 @@ function syntheticTransaction(first?: { script: Uint8Array; value: bigint }): Sy
 }
 
 export class MainnetShapedChain implements EsploraChain {
-  readonly network = bitcoin.networks.bitcoin;
+  readonly network = bitcoin.networks.regtest;
   readonly mempoolSize: number;
   readonly blockBytes: number;
   private readonly blocks = new Map<number, ChainBlock>();
@@ -128,8 +127,8 @@ export class MainnetShapedChain implements EsploraChain {
       progress(`building the mempool: ${made.toLocaleString('en')} of ${this.mempoolSize.toLocaleString('en')} transactions`);
       this.fill(Math.min(10_000, this.mempoolSize - made));
     }
-    // A first block, so the tip is a full-sized one, then the mempool back to its size.
-    this.tipBlock = this.mineOn(options.startHeight ?? 900_000, randomBytes(32));
+    // A full-sized genesis block, so the tip is a full-sized one, then the mempool back to its size.
+    this.tipBlock = this.mineOn(0, new Uint8Array(32));
     this.fill(this.mempoolSize - this.mempool.size);
   }
 
@@ -242,7 +241,8 @@ export class MainnetShapedChain implements EsploraChain {
     const payout = OUTPUT_SCRIPTS[0][1]();
     const coinbase = coinbaseTransaction(height, ++this.coinbaseTag, payout, SUBSIDY + fees);
     const txs = [coinbase, ...chosen.map((txid) => bitcoin.Transaction.fromBuffer(this.txs.get(txid)!.raw))];
-    const block = assembleBlock(txs, prevHash, Math.floor(Date.now() / 1000));
+    // Each block's time above its parent's: the median-time rule holds however fast blocks come.
+    const block = assembleBlock(txs, prevHash, Math.max(Math.floor(Date.now() / 1000), height === 0 ? 0 : this.tipBlock.time + 1));
     const chainBlock: ChainBlock = { hash: block.getId(), height, block, raw: block.toBuffer(), txids: [coinbase.getId(), ...chosen], time: block.timestamp };
     this.txs.set(chainBlock.txids[0], { raw: Buffer.from(coinbase.toBuffer()), fee: 0n, height });
     for (const txid of chosen) this.txs.get(txid)!.height = height;

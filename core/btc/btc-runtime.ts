@@ -6,7 +6,8 @@ import { btcReceiver } from './btc-adapter.ts';
 import { btcModule } from './btc-module.ts';
 import { merchantScope, networksScope } from './btc-payment.repository.ts';
 import { btcWatchingFor, type BtcSourceOptions, type BtcWatching } from './chain-source-factory.ts';
-import { createEsploraSource } from './esplora-source.ts';
+import type { BtcNetwork } from '../../shared/index.ts';
+import { createVerifiedEsplora } from './verified-esplora.ts';
 import { createMempoolSocket, mempoolSocketUrl } from './mempool-socket.ts';
 import { createSharedChainSource } from './shared-chain-source.ts';
 import { createReceiveAddressBook } from './receive-address-book.ts';
@@ -34,7 +35,15 @@ export const btcRuntime: ChainRuntime<BtcListenerSettings> = {
     });
   },
   watch(settings, { db, feed, clock, logger, metrics, budgets, fetch, merchantId, tuning }) {
-    const watching = btcWatchingFor(settings, { fetch, budgets, clock, logger });
+    const watching = btcWatchingFor(settings, {
+      network: settings.accountKey.network,
+      fetch,
+      budgets,
+      db,
+      clock,
+      logger,
+      onRejected: (source, reason) => metrics?.chainSourceRejections.inc({ chain: btcModule.chain, source, reason }),
+    });
     if (!watching) {
       logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
       return null;
@@ -71,9 +80,11 @@ export const btcRuntime: ChainRuntime<BtcListenerSettings> = {
   },
 };
 
-/** The platform's Bitcoin settings: one Esplora per network (several networks may share one). */
+/** The platform's Bitcoin settings: Esplora sources per network (several networks may share them). */
 export interface BtcPlatformSettings {
-  esploraUrls: Record<string, string>;
+  esploraUrls: Record<string, string[]>;
+  /** The chain behind a URL that serves several networks' invoices: its headers are checked by this network's rules. */
+  esploraNetwork: BtcNetwork;
   esploraSelfHosted: boolean;
   /** mempool.space WebSocket when not derived from the Esplora URL; 'off': poll only. */
   wsUrl: string | null;
@@ -92,19 +103,30 @@ export const btcPlatformRuntime: PlatformChainRuntime<BtcPlatformSettings> = {
   chain: btcModule.chain,
   watches(settings, { db, feed, clock, logger, metrics, budgets, fetch, tuning }) {
     const networksByUrl = new Map<string, string[]>();
-    for (const [network, url] of Object.entries(settings.esploraUrls)) networksByUrl.set(url, [...(networksByUrl.get(url) ?? []), network]);
+    for (const [network, urls] of Object.entries(settings.esploraUrls)) {
+      const key = urls.join(',');
+      networksByUrl.set(key, [...(networksByUrl.get(key) ?? []), network]);
+    }
     const observer = metrics && watchObserver(metrics, btcModule.chain);
 
-    function watching(url: string): BtcWatching {
-      const esplora = createEsploraSource({ baseUrl: url, fetch: budgets.fetchFor(fetch, btcModule.chain, url, settings.esploraSelfHosted) });
-      const source = createSharedChainSource(esplora, { clock });
-      if (settings.esploraSelfHosted) return { source, mode: 'full' };
-      const wsUrl = settings.wsUrl === 'off' ? null : (settings.wsUrl ?? mempoolSocketUrl(url));
+    function watching(urls: string[], network: BtcNetwork): BtcWatching {
+      const { source, headers, first } = createVerifiedEsplora({
+        network,
+        urls,
+        fetchFor: (u) => budgets.fetchFor(fetch, btcModule.chain, u, settings.esploraSelfHosted),
+        db,
+        clock,
+        logger,
+        wrap: (esplora) => createSharedChainSource(esplora, { clock }),
+        onRejected: (source, reason) => metrics?.chainSourceRejections.inc({ chain: btcModule.chain, source, reason }),
+      });
+      if (settings.esploraSelfHosted) return { source, headers, mode: 'full' };
+      const wsUrl = settings.wsUrl === 'off' ? null : (settings.wsUrl ?? mempoolSocketUrl(urls[0]));
       const socket = wsUrl ? createMempoolSocket({ url: wsUrl, clock, logger, maxAddresses: settings.wsMaxAddresses, maxConnections: settings.wsMaxConnections }) : null;
-      return { source, mode: 'address', addresses: esplora, socket };
+      return { source, headers, mode: 'address', addresses: first, socket };
     }
 
-    return [...networksByUrl].map(([url, networks]) => {
+    return [...networksByUrl].map(([urls, networks]) => {
       const scope = networksScope(networks);
       return {
         key: `${btcModule.chain}:${scope.networks!.join(',')}`,
@@ -116,7 +138,7 @@ export const btcPlatformRuntime: PlatformChainRuntime<BtcPlatformSettings> = {
             db,
             feed,
             scope,
-            ...watching(url),
+            ...watching(urls.split(','), networks.length === 1 ? (networks[0] as BtcNetwork) : settings.esploraNetwork),
             clock,
             logger: logger.child({ watch_scope: scope.key }),
             pollIntervalMs: tuning.btcPollIntervalMs,

@@ -21,3 +21,11 @@ export interface BtcBlocksTable {
   hash: string;
   processed_at: number;
 }
+
+/** The verified header chain's best branch per network (core/btc/header-chain.ts). */
+export interface BtcHeadersTable {
+  network: string;
+  height: number;
+  /** The 80-byte serialized header. */
+  header: Uint8Array;
+}

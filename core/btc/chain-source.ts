@@ -36,6 +36,11 @@ export interface ChainSource {
   transactions(txids: string[]): Promise<SourceTx[]>;
   /** A new block was announced (WebSocket): a source that reuses its tip answer asks again next time. */
   forgetTip?(): void;
+  /**
+   * Third-party sources only (verified-chain-source.ts): brings the verified header chain up to the
+   * sources' tips. False while a first sync is still under way: no block is read until it is done.
+   */
+  syncHeaders?(): Promise<boolean>;
 }
 
 /** A backend that could not answer (network, HTTP status, malformed reply). Safe to log: never carries credentials. */
@@ -47,5 +52,8 @@ export class ChainSourceError extends Error {
     super(`${source}: ${message}`);
   }
 }
+
+/** A backend answered with data that fails verification (a block that does not match its header): broken or lying. */
+export class ChainSourceInvalidData extends ChainSourceError {}
 
 export type Fetch = typeof fetch;

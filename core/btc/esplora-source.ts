@@ -1,5 +1,6 @@
 import { parseEsploraTx, type AddressSource } from './address-source.ts';
-import { ChainSourceError, type ChainSource, type Fetch, type SourceBlock, type SourceTx } from './chain-source.ts';
+import { ChainSourceError, ChainSourceInvalidData, type ChainSource, type Fetch, type SourceBlock, type SourceTx } from './chain-source.ts';
+import { headerFromEsploraJson, type HeaderSource } from './header-source.ts';
 import { parseRawBlock, parseRawTx } from './raw-block.ts';
 
 export interface EsploraSourceOptions {
@@ -11,7 +12,7 @@ export interface EsploraSourceOptions {
   concurrency?: number;
 }
 
-export type EsploraSource = ChainSource & AddressSource;
+export type EsploraSource = ChainSource & AddressSource & HeaderSource;
 
 /** Esplora HTTP API (Blockstream esplora, mempool.space, or a self-hosted instance). */
 export function createEsploraSource(options: EsploraSourceOptions): EsploraSource {
@@ -69,8 +70,18 @@ export function createEsploraSource(options: EsploraSourceOptions): EsploraSourc
       try {
         return parseRawBlock(raw, hash, height);
       } catch (error) {
-        throw new ChainSourceError('esplora', error instanceof Error ? error.message : String(error));
+        throw new ChainSourceInvalidData('esplora', error instanceof Error ? error.message : String(error));
       }
+    },
+    async headerOf(hash) {
+      if (!/^[0-9a-f]{64}$/.test(hash)) return null;
+      const res = await get(`/block/${hash}`);
+      return res ? headerFromEsploraJson(await res.json()) : null;
+    },
+    async headersDownFrom(top) {
+      const blocks = await required(`/blocks/${top}`, (r) => r.json());
+      if (!Array.isArray(blocks)) throw new ChainSourceError('esplora', 'blocks is not an array');
+      return blocks.map(headerFromEsploraJson);
     },
     async mempoolTxids() {
       const ids = await required('/mempool/txids', (r) => r.json());

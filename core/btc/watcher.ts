@@ -26,7 +26,8 @@ import {
   type InvoiceRef,
 } from './btc-payment.repository.ts';
 import type { ChainSource } from './chain-source.ts';
-import { btcVerification } from './verification.ts';
+import { btcVerificationOf } from './verification.ts';
+import type { HeaderChainStatus, VerifiedHeaders } from './verified-headers.ts';
 import { createGapMonitors } from './gap-report.ts';
 import type { MempoolSocket, SocketSubscription } from './mempool-socket.ts';
 import { settleInvoices } from './settlement.ts';
@@ -34,7 +35,7 @@ import { createWatchIndex, inTurnsByMerchant, matchOutputs, type MatchedOutput, 
 import type { StatusChange, StatusFeed } from '../invoices/status-feed.ts';
 import { exponentialBackoffMs } from '../net/backoff.ts';
 import { createPollLoop } from '../poll-loop.ts';
-import { createWatchProgress, stallAfterMs, watcherProblem, type WatchObserver, type WatcherProgress, type WatchProgress } from '../watch-progress.ts';
+import { createWatchProgress, stallAfterMs, watcherProblem, type WatchObserver, type WatcherProblem, type WatcherProgress, type WatchProgress } from '../watch-progress.ts';
 
 export interface BtcWatcherDeps {
   db: Kysely<CoreTables>;
@@ -74,6 +75,8 @@ export interface BtcWatcherDeps {
   socketTipCheckMs?: number;
   /** The metrics' view of the passes, steps and lag behind the tip. */
   observer?: WatchObserver;
+  /** Third-party sources: the verified header chain behind `source`, for /health. */
+  headers?: VerifiedHeaders;
 }
 
 export type BtcWatchMode = 'full' | 'address';
@@ -85,6 +88,8 @@ export interface BtcWatcherStatus {
   last_block_height: number | null;
   btc_source: ChainSource['kind'];
   btc_source_error: string | null;
+  /** Third-party sources: the verified header chain and each source's standing. */
+  btc_headers?: HeaderChainStatus;
   btc_gap?: BtcGapReport;
   /** Merchants with an invoice the watcher could not read (left out; every other invoice is watched). */
   refused_merchants: number;
@@ -330,8 +335,11 @@ async function scanBlocks(w: Watch, from: number, tip: number, prevHash: string 
   }
 }
 
-async function followBlocks(w: Watch): Promise<number> {
+/** Null while the verified header chain's first sync is under way: no block is read before it ends. */
+async function followBlocks(w: Watch): Promise<number | null> {
   const { db, source, scope, clock, observer } = w.deps;
+  // Its progress shows on /health (btc_headers) and in the log.
+  if (source.syncHeaders && !(await source.syncHeaders())) return null;
   if (!w.state.adoptionChecked) {
     const adopted = await adoptMerchantProgress(db, scope, clock.now());
     if (adopted !== null) w.log.info("btc watcher continues from the per-merchant watchers' progress", { from_height: adopted });
@@ -501,7 +509,7 @@ async function settle(w: Watch): Promise<void> {
   const last = await lastProcessedBlock(db, scope.key);
   if (!last) return;
   w.state.lastBlockHeight = last.height;
-  await settleInvoices(db, feed, scope, { height: last.height, storedAt: Number(last.processed_at), verification: btcVerification(w.deps.source.kind) }, clock.now(), w.log, observer);
+  await settleInvoices(db, feed, scope, { height: last.height, storedAt: Number(last.processed_at), verification: btcVerificationOf(w.deps.source) }, clock.now(), w.log, observer);
 }
 
 /** With the socket up, blocks are announced; the tip is still read now and then in case one was missed. */
@@ -648,6 +656,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
         last_block_height: w.state.lastBlockHeight,
         btc_source: deps.source.kind,
         btc_source_error: w.state.sourceError,
+        ...(deps.headers ? { btc_headers: deps.headers.status() } : {}),
         ...(gap ? { btc_gap: gap } : {}),
         refused_merchants: w.index.refusedMerchants().size,
         btc_progress: progress.current(),
@@ -659,8 +668,14 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     /** Merchants with an invoice the watcher could not read, and why: theirs only are left out. */
     refusedMerchants: () => w.index.refusedMerchants(),
     /** Stalled or failing for longer than the limit, at the clock's now; null when progressing. */
-    problem: () => watcherProblem('btc', progress.current(), deps.clock.now(), stallLimitMs),
+    problem: () => invalidSourceProblem(deps.headers) ?? watcherProblem('btc', progress.current(), deps.clock.now(), stallLimitMs),
   };
 }
 
 export type BtcWatcher = ReturnType<typeof createBtcWatcher>;
+
+/** A source that served a header or block failing verification: named at once, not after a stall limit. */
+function invalidSourceProblem(headers: VerifiedHeaders | undefined): WatcherProblem | null {
+  const problem = headers?.problem();
+  return problem ? { component: 'btc', kind: 'invalid-source', reason: problem.reason, since: new Date(problem.since).toISOString() } : null;
+}

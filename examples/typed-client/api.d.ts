@@ -994,17 +994,44 @@ export interface components {
             /** @description The watcher: its chain, `btc`, `base`, `eth` or `polygon` (Cloud: for every merchant watcher of it); or `database` while the database cannot be used (always `failing`). */
             component: string;
             /**
-             * @description `stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns. `disagreeing`: within the last hour a source reported a payment or block the chain's other sources do not (`reason` names it); nothing it alone reports is counted: check or replace that source.
+             * @description `stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns. `disagreeing`: within the last hour a source reported a payment or block the chain's other sources do not (`reason` names it); nothing it alone reports is counted: check or replace that source. `invalid-source`: at once, a chain source served data that failed verification (Bitcoin: a header without valid proof of work or not linking to the verified chain, a block not matching its header); `reason` names the source and what failed. It is ignored meanwhile, and the problem clears once it serves a valid tip again.
              * @enum {string}
              */
-            kind: "stalled" | "failing" | "disagreeing";
-            /** @description Human-readable: the step and for how long, or the last error. */
+            kind: "stalled" | "failing" | "disagreeing" | "invalid-source";
+            /** @description Human-readable: the step and for how long, the last error, or the source and what failed verification. */
             reason: string;
             /**
              * Format: date-time
              * @description When the stuck step began, or when the passes started failing.
              */
             since: string;
+        };
+        BtcHeaderSource: {
+            /** @description The Esplora source: scheme, host and port of its URL (never a path, which may hold an API key). */
+            source: string;
+            /**
+             * @description `ok`: its tip is the best verified tip. `behind`: its tip is a verified header below the best one, or on a lighter branch (slow, or withholding blocks: noticed, not provable). `invalid`: it served a header or block that failed verification and is ignored for a while. `unreachable`: it did not answer. `unknown`: not asked yet.
+             * @enum {string}
+             */
+            state: "ok" | "behind" | "invalid" | "unreachable" | "unknown";
+            /** @description Height of the source's tip on the verified chain; null when unknown. */
+            tip_height: number | null;
+            /** @description What is wrong with it, if anything. */
+            problem: string | null;
+        };
+        /** @description The Bitcoin header chain verified from the release checkpoint (third-party Esplora sources): every confirmation is counted on it. */
+        BtcHeaderChain: {
+            /** @description The Bitcoin network whose consensus rules the headers are checked by. */
+            network: string;
+            /** @description Height of the best verified header (most cumulative work); null before the first. */
+            height: number | null;
+            /** @description Highest tip a source claimed; above `height` while the chain syncs. */
+            target_height: number | null;
+            /** @description False during the first sync from the checkpoint: no payment confirms before it ends. */
+            synced: boolean;
+            /** @description Height of the release's checkpoint the chain is verified from (-1: from the genesis block). */
+            checkpoint_height: number;
+            sources: components["schemas"]["BtcHeaderSource"][];
         };
         /** @description GET /health. Further fields may be added; never rely on their absence. */
         Health: {
@@ -1031,6 +1058,8 @@ export interface components {
             btc_source_error?: string | null;
             /** @description What the Bitcoin watcher is doing (when Bitcoin is watched). */
             btc_progress?: components["schemas"]["WatcherProgress"];
+            /** @description The verified header chain and each Esplora source's standing (when Bitcoin is watched through Esplora; absent with your own Bitcoin Core, which is trusted). */
+            btc_headers?: components["schemas"]["BtcHeaderChain"];
             /** @description How the Bitcoin watcher follows unconfirmed payments (when Bitcoin is watched). */
             btc_watch?: {
                 /**

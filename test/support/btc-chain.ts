@@ -5,6 +5,7 @@ import { startListener, type RunningListener } from '../../listener/app.ts';
 import { manualClock } from '../../core/clock.ts';
 import { loadConfig } from '../../listener/config.ts';
 import { silentLogger, type Logger } from '../../core/log.ts';
+import type { assembleBlock } from '../../sandbox/block-builder.ts';
 import { LocalBtcChain } from '../../sandbox/local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer, type LocalChainServerOptions } from '../../sandbox/local-chain-server.ts';
 import { postJson, tempSqliteUrl } from './listener.ts';
@@ -31,8 +32,8 @@ export interface BtcWatchContext {
   clock: ReturnType<typeof manualClock>;
   listener: RunningListener;
   databaseUrl: string;
-  /** Starts a listener again on the same database (after `listener.stop()`). */
-  restart(): Promise<void>;
+  /** Starts a listener again on the same database (after `listener.stop()`), with `env` over the settings. */
+  restart(env?: Record<string, string>): Promise<void>;
   /** One full watcher pass, as the poll loop would run it. */
   sync(): Promise<void>;
   createInvoice(amountSats: number, expiresInS?: number): Promise<{ invoice_id: string; receive_address: string }>;
@@ -54,13 +55,15 @@ export async function startBtcWatchContext(
     fetch?: typeof fetch;
     env?: Record<string, string>;
     server?: LocalChainServerOptions;
+    /** How the local chain builds its blocks (a test may fabricate some, as a lying source would serve them). */
+    assemble?: typeof assembleBlock;
   } = {},
 ): Promise<BtcWatchContext> {
   const clock = manualClock(Date.UTC(2026, 0, 1));
-  const chain = new LocalBtcChain({ now: clock.now });
+  const chain = new LocalBtcChain({ now: clock.now, assemble: options.assemble });
   const server = await startLocalChainServer(chain, options.server);
   const databaseUrl = options.databaseUrl ?? tempSqliteUrl();
-  const config = loadConfig({
+  const settings = {
     PORT: '0',
     DATABASE_URL: databaseUrl,
     MERCHANT_BTC_XPUB: REGTEST_TPUB,
@@ -69,10 +72,10 @@ export async function startBtcWatchContext(
     // The local chain is the test's own: a full scan unless a test asks for address-scoped watching.
     ...(kind === 'esplora' ? { BTC_ESPLORA_URL: server.esploraUrl, BTC_ESPLORA_SELF_HOSTED: 'true' } : { BTC_RPC_URL: server.rpcUrl }),
     ...options.env,
-  });
-  const start = () =>
+  };
+  const start = (env: Record<string, string> = {}) =>
     // The manual clock fires no timers: the expiry sweeper looks every 200 ms instead of waiting for the nearest expiry.
-    startListener(config, { clock, logger: options.logger ?? silentLogger, btcPollIntervalMs: options.pollIntervalMs ?? 3_600_000, fetch: options.fetch, expirySweepMs: 200 });
+    startListener(loadConfig({ ...settings, ...env }), { clock, logger: options.logger ?? silentLogger, btcPollIntervalMs: options.pollIntervalMs ?? 3_600_000, fetch: options.fetch, expirySweepMs: 200 });
 
   const context: BtcWatchContext = {
     chain,
@@ -80,8 +83,8 @@ export async function startBtcWatchContext(
     clock,
     listener: await start(),
     databaseUrl,
-    async restart() {
-      context.listener = await start();
+    async restart(env) {
+      context.listener = await start(env);
     },
     sync: () => context.listener.watches.get('btc')!.syncOnce(),
     async createInvoice(amountSats, expiresInS) {

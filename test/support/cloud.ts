@@ -49,6 +49,7 @@ export async function startLocalChainCloud(options: { env?: Env; deps?: CloudDep
       PORT: String(port),
       CLOUD_CHECKOUT_BASE_URL: `http://127.0.0.1:${port}`,
       BTC_ESPLORA_URL: chainServer.esploraUrl,
+      BTC_ESPLORA_NETWORK: 'regtest',
       CLOUD_WATCH: 'true',
       ...options.env,
     },

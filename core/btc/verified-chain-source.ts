@@ -1,0 +1,77 @@
+import { ChainSourceError, ChainSourceInvalidData, type ChainSource, type SourceBlock } from './chain-source.ts';
+import type { VerifiedHeaders } from './verified-headers.ts';
+
+export interface LabelledChainSource {
+  label: string;
+  source: ChainSource;
+}
+
+/**
+ * Third-party Esplora sources behind the verified header chain: the watcher's view of the chain
+ * (tip, the hash at each height) is the verified best chain, never a source's word, and a block is
+ * read only when its header is on that chain; its body then must match the header (raw-block.ts
+ * checks the hash and the merkle root). Blocks come from the first usable source that has them; one
+ * that serves a body not matching its header is named and ignored like one serving a bad header.
+ * Mempool questions go to the first usable source: unconfirmed payments are never settled.
+ */
+export function createVerifiedChainSource(headers: VerifiedHeaders, sources: LabelledChainSource[]): ChainSource {
+  const bestChain = () => {
+    const chain = headers.chain();
+    if (!chain?.tip) throw new ChainSourceError('esplora', 'the verified header chain is not synced yet');
+    return chain;
+  };
+  const usable = () => {
+    const labels = new Set(headers.usableSources());
+    const found = sources.filter((s) => labels.has(s.label));
+    if (!found.length) throw new ChainSourceError('esplora', `no usable Bitcoin source: ${headers.problem()?.reason ?? 'none answers'}`);
+    return found;
+  };
+  const primary = () => usable()[0].source;
+  /**
+   * A sync the next tip read may answer from: the pass's own, made just before it. A mempool list
+   * read since voids it: the tip judged against that list must be read after it.
+   */
+  let justSynced = false;
+
+  return {
+    kind: 'esplora',
+    async syncHeaders() {
+      const synced = await headers.sync();
+      justSynced = true;
+      return synced;
+    },
+    async tipHeight() {
+      // Otherwise a fresh read: the mempool step judges a payment gone only while the tip stands still.
+      if (!justSynced) await headers.sync();
+      justSynced = false;
+      return bestChain().tip!.height;
+    },
+    async tipHash() {
+      return bestChain().tip!.hash;
+    },
+    async blockHash(height) {
+      return bestChain().at(height)?.hash ?? null;
+    },
+    async block(hash, height): Promise<SourceBlock> {
+      if (bestChain().at(height)?.hash !== hash) throw new ChainSourceError('esplora', `block ${hash} is not on the verified chain at height ${height}`);
+      let lastError: unknown = null;
+      for (const { label, source } of usable()) {
+        try {
+          return await source.block(hash, height);
+        } catch (error) {
+          if (error instanceof ChainSourceInvalidData) headers.rejectBlock(label, error.message);
+          lastError = error;
+        }
+      }
+      throw lastError;
+    },
+    mempoolTxids() {
+      justSynced = false;
+      return primary().mempoolTxids();
+    },
+    transactions: (txids) => primary().transactions(txids),
+    forgetTip() {
+      for (const { source } of sources) source.forgetTip?.();
+    },
+  };
+}
