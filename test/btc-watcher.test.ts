@@ -39,7 +39,7 @@ for (const kind of sourceKinds) {
         assert.equal(events[0].tx_hash, txid);
         assert.equal(events[0].confirmations, required);
         assert.equal(events[0].address, invoice.receive_address);
-        // How it was verified: Bitcoin Core is the merchant's own node; an Esplora API one outside source.
+        // How it was verified: Bitcoin Core is the merchant's own node; an Esplora API's blocks are checked against the verified header chain.
         const verification = kind === 'bitcoin-core' ? 'own-node' : 'proof-of-work';
         assert.equal(confirmed.verification, verification);
         assert.equal(events[0].verification, verification);
