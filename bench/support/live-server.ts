@@ -4,7 +4,8 @@
  * when told); `cloud-leader`: a Cloud instance that leads and watches a local chain it serves;
  * `cloud-follower`: a second Cloud instance on the same Postgres. Talks JSON lines: it prints
  * {"ready":…} once serving and {"confirmed":id,"at":ms} when its feed publishes a confirmation;
- * it reads commands `confirm <invoice_id>` (listener) and `pay <address> <sats>` (cloud leader).
+ * it reads commands `confirm <invoice_id>` (listener) and `pay <address> <sats>` (cloud leader),
+ * and in every mode `memory`, answered with {"memory": process.memoryUsage()}.
  */
 import { createInterface } from 'node:readline';
 import { startCloud, type RunningCloud } from '../../cloud/cloud-app.ts';
@@ -102,4 +103,7 @@ if (mode === 'listener') {
   throw new Error(`unknown mode ${mode}: listener, cloud-leader or cloud-follower`);
 }
 
+commands.on('line', (line) => {
+  if (line === 'memory') say({ memory: process.memoryUsage() });
+});
 commands.on('close', () => void stop().then(() => process.exit(0)));
