@@ -5,7 +5,8 @@
  * `cloud-follower`: a second Cloud instance on the same Postgres. Talks JSON lines: it prints
  * {"ready":…} once serving and {"confirmed":id,"at":ms} when its feed publishes a confirmation;
  * it reads commands `confirm <invoice_id>` (listener) and `pay <address> <sats>` (cloud leader),
- * and in every mode `memory`, answered with {"memory": process.memoryUsage()}.
+ * and in every mode `memory`, answered with {"memory": process.memoryUsage()} (after a full garbage
+ * collection when started with --expose-gc, so the heap in use is what is live).
  */
 import { createInterface } from 'node:readline';
 import { startCloud, type RunningCloud } from '../../cloud/cloud-app.ts';
@@ -104,6 +105,8 @@ if (mode === 'listener') {
 }
 
 commands.on('line', (line) => {
-  if (line === 'memory') say({ memory: process.memoryUsage() });
+  if (line !== 'memory') return;
+  (globalThis as { gc?: () => void }).gc?.();
+  say({ memory: process.memoryUsage() });
 });
 commands.on('close', () => void stop().then(() => process.exit(0)));

@@ -26,10 +26,10 @@ export interface LiveServer {
   stop(): Promise<void>;
 }
 
-/** Starts bench/support/live-server.ts in `args[0]`'s mode; resolves once it serves. */
-export function startLiveServer(args: string[]): Promise<LiveServer> {
+/** Starts bench/support/live-server.ts in `args[0]`'s mode (Node given `nodeOptions`); resolves once it serves. */
+export function startLiveServer(args: string[], nodeOptions: string[] = []): Promise<LiveServer> {
   const script = fileURLToPath(new URL('./live-server.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
   const handlers: Array<(message: Record<string, unknown>) => void> = [];
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`live-server ${args[0]} exited (${code}) before it was ready`)));
