@@ -1,10 +1,10 @@
 /**
  * What idle MCP sessions cost: one listener (SQLite) measured with no session, then with 1,000
  * Streamable HTTP sessions of the 2025 protocol, each holding its event stream (GET) and 10 invoice
- * subscriptions, in the same run. Targets: the sessions add at most 100 MB of RSS and at most 2%
- * of a core of idle CPU. The RSS with the sessions is taken 5 s after the last one opened and again
- * after 30 s idle; the larger counts. The V8 heap in use after a full collection (before the
- * baseline, after the sessions' figures) shows the live cost. One confirmation checks that every session is still told.
+ * subscriptions, in the same run. Targets: the sessions add at most 100 MB and at most 2% of a
+ * core of idle CPU. Memory: the RSS 5 s after the last session opened and after 30 s idle, and the
+ * V8 heap in use after a full collection (before the baseline, after the sessions' figures); the
+ * larger of RSS added and live heap added counts. One confirmation checks every session is still told.
  * Run: npm run bench -- mcp-sessions
  */
 import { cpus, loadavg } from 'node:os';
@@ -74,6 +74,9 @@ await server.stop();
 const rssAdded = round(Math.max(openedRss, idleRss) - baseRss, 1);
 const cpuAdded = round(sessionsCpu - baseCpu, 2);
 const heapAdded = round(sessionsHeap - baseHeap, 1);
+// RSS moves with the allocator's high-water marks (the invoices created first, the garbage of the
+// sessions' 11,000 requests): it can even fall. The sessions cost at least their live heap.
+const added = Math.max(rssAdded, heapAdded);
 const load = round(loadavg()[0]!);
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
 
@@ -82,8 +85,9 @@ report(
     `${SESSIONS} idle Streamable HTTP sessions, ${PER_SESSION} invoice subscriptions each (of ${INVOICES} invoices), one listener (SQLite), opened in ${round(openS, 1)} s; machine: ${cpus().length} cores, load average ${load} (1 min), shared with other work`,
     `  RSS, no session (baseline)          ${round(baseRss, 1)} MB`,
     `  RSS, ${SESSIONS} sessions                ${round(openedRss, 1)} MB 5 s after opening, ${round(idleRss, 1)} MB after ${IDLE_S} s idle (ratio ${round(Math.max(openedRss, idleRss) / baseRss)}x)`,
-    `  sessions' own RSS                   ${rssAdded} MB (target <= ${TARGET_RSS_MB}): ${verdict(rssAdded <= TARGET_RSS_MB)}; ${round((rssAdded * 1024) / SESSIONS, 1)} KB a session`,
-    `  V8 heap live                        ${round(baseHeap, 1)} MB without, ${round(sessionsHeap, 1)} MB with: ${round((heapAdded * 1024) / SESSIONS, 1)} KB a session`,
+    `  sessions' own RSS                   ${rssAdded} MB; ${round((rssAdded * 1024) / SESSIONS, 1)} KB a session`,
+    `  V8 heap live                        ${round(baseHeap, 1)} MB without, ${round(sessionsHeap, 1)} MB with: ${heapAdded} MB, ${round((heapAdded * 1024) / SESSIONS, 1)} KB a session`,
+    `  sessions' memory (the larger)       ${added} MB (target <= ${TARGET_RSS_MB}): ${verdict(added <= TARGET_RSS_MB)}`,
     `  idle CPU, no session (baseline)     ${round(baseCpu, 2)} % of a core over ${IDLE_S} s`,
     `  idle CPU, ${SESSIONS} sessions          ${round(sessionsCpu, 2)} % (ratio ${round(sessionsCpu / Math.max(baseCpu, 0.01))}x)`,
     `  sessions' own idle CPU              ${cpuAdded} % (target <= ${TARGET_IDLE_CPU_PCT}): ${verdict(cpuAdded <= TARGET_IDLE_CPU_PCT)}`,
@@ -91,11 +95,13 @@ report(
   ],
   {
     bench: 'mcp-sessions',
-    value: rssAdded,
-    unit: 'MB RSS per 1,000 sessions',
+    value: added,
+    unit: 'MB per 1,000 sessions (RSS or live heap added, the larger)',
     baseline: round(baseRss, 1),
     ratio: round(Math.max(openedRss, idleRss) / baseRss),
     target: TARGET_RSS_MB,
+    rss_added_mb: rssAdded,
+    heap_added_mb: heapAdded,
     rss_base_mb: round(baseRss, 1),
     rss_opened_mb: round(openedRss, 1),
     rss_idle_mb: round(idleRss, 1),
