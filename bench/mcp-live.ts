@@ -8,18 +8,12 @@
  * TEST_DATABASE_URL the bench fails at once, so a run never reports it missing as a figure.
  * Run: npm run bench -- mcp-live
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { testAccountKey } from '../test/support/btc-chain.ts';
 import { signupMerchant } from '../test/support/cloud.ts';
 import { testDatabases } from '../test/support/databases.ts';
 import { postJson } from '../test/support/listener.ts';
+import { allNotified, closeAll, idleCpuPct, openSessions, rssMb, sleep, startLiveServer } from './support/mcp-sessions.ts';
 import { percentile, progress, report, round } from './support/report.ts';
 
 const postgres = testDatabases.find((kind) => kind.name === 'postgres')!;
@@ -35,111 +29,13 @@ const PER_SESSION = 10;
 /** Invoices every session subscribes to; each is confirmed once, and every session must hear it. */
 const TARGETS = 3;
 const IDLE_S = 30;
-const CONNECT_CONCURRENCY = 50;
 const TARGET_IDLE_CPU_PCT = 2;
 const TARGET_P99_MS = 250;
 const TARGET_CLOUD_P99_MS = 500;
-const CLK_TCK = 100;
-
-const now = () => performance.timeOrigin + performance.now();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Server {
-  child: ChildProcess;
-  ready: Record<string, unknown> & { ready: string; pid: number };
-  send(line: string): void;
-  onMessage(handler: (message: Record<string, unknown>) => void): void;
-  stop(): Promise<void>;
-}
-
-function startServer(args: string[]): Promise<Server> {
-  const script = fileURLToPath(new URL('./support/live-server.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const handlers: Array<(message: Record<string, unknown>) => void> = [];
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`live-server ${args[0]} exited (${code}) before it was ready`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      let message: Record<string, unknown>;
-      try {
-        message = JSON.parse(line);
-      } catch {
-        return;
-      }
-      if (message.ready) {
-        resolve({
-          child,
-          ready: message as Server['ready'],
-          send: (text) => child.stdin!.write(`${text}\n`),
-          onMessage: (handler) => handlers.push(handler),
-          stop: () =>
-            new Promise((done) => {
-              child.once('exit', () => done());
-              child.stdin!.end();
-              setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-            }),
-        });
-      }
-      for (const handler of handlers) handler(message);
-    });
-  });
-}
-
-/** CPU time (user + system) a process used so far, in ms, from /proc. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
-}
-
-function rssMb(pid: number): number {
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
-  return kb / 1024;
-}
-
-async function idleCpuPct(pid: number): Promise<number> {
-  const before = cpuMs(pid);
-  await sleep(IDLE_S * 1000);
-  return ((cpuMs(pid) - before) / (IDLE_S * 1000)) * 100;
-}
-
-/** Opens the sessions, each subscribed to the targets and to others of `invoices`; records each notification's arrival. */
-async function openSessions(url: string, headers: Record<string, string>, targets: string[], others: string[]) {
-  const arrivals = new Map<string, number[]>();
-  for (const target of targets) arrivals.set(target, []);
-  const clients: Client[] = [];
-  let next = 0;
-  const openOne = async (index: number) => {
-    const client = new Client({ name: `live-${index}`, version: '1.0.0' });
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
-      arrivals.get(notification.params.uri.slice('invoice://'.length))?.push(now());
-    });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
-    const mine = [...targets];
-    for (let k = 0; mine.length < PER_SESSION; k++) mine.push(others[(index * (PER_SESSION - TARGETS) + k) % others.length]!);
-    for (const invoiceId of mine) await client.subscribeResource({ uri: `invoice://${invoiceId}` });
-    clients.push(client);
-  };
-  await Promise.all(
-    Array.from({ length: CONNECT_CONCURRENCY }, async () => {
-      while (next < SESSIONS) {
-        const index = next++;
-        await openOne(index);
-        if ((index + 1) % 200 === 0) progress(`  ${index + 1}/${SESSIONS} sessions open`);
-      }
-    }),
-  );
-  return { clients, arrivals };
-}
-
-/** Waits until every session heard of the invoice (and `ready()`), or 30 s at most. */
-async function allNotified(arrivals: number[], ready: () => boolean = () => true): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while ((arrivals.length < SESSIONS || !ready()) && Date.now() < deadline) await sleep(20);
-}
-
-const closeAll = (clients: Client[]) => Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+const SHAPE = { sessions: SESSIONS, perSession: PER_SESSION };
 
 async function onListener() {
-  const server = await startServer(['listener']);
+  const server = await startLiveServer(['listener']);
   const { pid } = server.ready;
   const url = server.ready.ready;
   const committed = new Map<string, number>();
@@ -156,19 +52,19 @@ async function onListener() {
     const targets = invoices.slice(0, TARGETS);
     await sleep(3_000);
     progress(`listener: idle CPU with no session, ${IDLE_S} s…`);
-    const baseCpu = await idleCpuPct(pid);
+    const baseCpu = await idleCpuPct(pid, IDLE_S);
     const baseRss = rssMb(pid);
     progress(`listener: opening ${SESSIONS} sessions, ${PER_SESSION} subscriptions each…`);
-    const { clients, arrivals } = await openSessions(`${url}/mcp`, {}, targets, invoices.slice(TARGETS));
+    const { clients, arrivals } = await openSessions(`${url}/mcp`, {}, targets, invoices.slice(TARGETS), SHAPE);
     await sleep(5_000);
     const sessionsRss = rssMb(pid);
     progress(`listener: idle CPU with the sessions, ${IDLE_S} s…`);
-    const sessionsCpu = await idleCpuPct(pid);
+    const sessionsCpu = await idleCpuPct(pid, IDLE_S);
     const samples: number[] = [];
     let notified = SESSIONS;
     for (const target of targets) {
       server.send(`confirm ${target}`);
-      await allNotified(arrivals.get(target)!, () => committed.has(target));
+      await allNotified(arrivals.get(target)!, SESSIONS, () => committed.has(target));
       const at = committed.get(target);
       const got = at === undefined ? [] : arrivals.get(target)!.map((arrival) => arrival - at);
       notified = Math.min(notified, got.length);
@@ -184,8 +80,8 @@ async function onListener() {
 
 async function acrossCloud(): Promise<{ samples: number[]; notified: number }> {
   const database = await postgres.create();
-  const leader = await startServer(['cloud-leader', database.url]);
-  const follower = await startServer(['cloud-follower', database.url, leader.ready.esplora as string]);
+  const leader = await startLiveServer(['cloud-leader', database.url]);
+  const follower = await startLiveServer(['cloud-follower', database.url, leader.ready.esplora as string]);
   try {
     if (follower.ready.leader) throw new Error('the second Cloud instance leads: the measure would not cross instances');
     const url = follower.ready.ready;
@@ -199,14 +95,14 @@ async function acrossCloud(): Promise<{ samples: number[]; notified: number }> {
     }
     const targets = invoices.slice(0, TARGETS);
     progress(`cloud: opening ${SESSIONS} sessions on the instance that does not watch…`);
-    const { clients, arrivals } = await openSessions(`${url}/api/v1/mcp`, { authorization: `Bearer ${merchant.api_key}` }, targets.map((t) => t.invoice_id), invoices.slice(TARGETS).map((t) => t.invoice_id));
+    const { clients, arrivals } = await openSessions(`${url}/api/v1/mcp`, { authorization: `Bearer ${merchant.api_key}` }, targets.map((t) => t.invoice_id), invoices.slice(TARGETS).map((t) => t.invoice_id), SHAPE);
     // The leader picks the new merchant up within its refresh.
     await sleep(3_000);
     const samples: number[] = [];
     let notified = SESSIONS;
     for (const target of targets) {
       leader.send(`pay ${target.receive_address} ${target.amount_sats}`);
-      await allNotified(arrivals.get(target.invoice_id)!);
+      await allNotified(arrivals.get(target.invoice_id)!, SESSIONS);
       // The commit's time: paid_at, stamped by the leader's watcher just before its transaction commits.
       const read = await fetch(`${url}/api/v1/invoice/${target.invoice_id}`, { headers: key });
       const paidAt = Date.parse((await read.json()).paid_at);

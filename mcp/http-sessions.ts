@@ -5,6 +5,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
+import { createStreamKeepAlive } from './stream-keep-alive.ts';
 import { answerWithWebHandler } from './web-handler-bridge.ts';
 
 export interface McpSessionOptions {
@@ -17,6 +18,8 @@ export interface McpSessionOptions {
   maxSessionsPerOwner: number;
   /** A session with no request for this long is closed (its client then initializes again). */
   idleMs: number;
+  /** How often every open event stream gets a keep-alive comment (default 15 s), from one timer. */
+  keepAliveMs?: number;
   logger: Logger;
   now?: () => number;
 }
@@ -68,6 +71,8 @@ export function createMcpSessions(options: McpSessionOptions) {
 
   const sweeper = setInterval(expireIdle, Math.max(1_000, options.idleMs / 4));
   sweeper.unref();
+  // One keep-alive timer for every session's event streams, instead of the transport's one per stream.
+  const keepAlive = createStreamKeepAlive(options.keepAliveMs);
 
   /** Initializes under way, by owner: they hold their slot before their session exists. */
   const opening = new Map<string, number>();
@@ -102,6 +107,7 @@ export function createMcpSessions(options: McpSessionOptions) {
     const server = request.open();
     const web: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
+      keepAliveMs: 0,
       onsessioninitialized: (id) => {
         release();
         sessions.set(id, { transport, server, owner: request.owner, lastUsedAt: now() });
@@ -114,7 +120,7 @@ export function createMcpSessions(options: McpSessionOptions) {
     const transport: McpTransport = {
       handleRequest: async (req, res, parsedBody) => {
         try {
-          await answerWithWebHandler(req, res, (webRequest) => web.handleRequest(webRequest, { parsedBody }));
+          await answerWithWebHandler(req, res, (webRequest) => web.handleRequest(webRequest, { parsedBody }), keepAlive);
         } finally {
           release();
         }
@@ -144,6 +150,10 @@ export function createMcpSessions(options: McpSessionOptions) {
     },
     get size() {
       return sessions.size;
+    },
+    /** Event streams open now (standing GETs and streamed answers), each kept alive. */
+    get openStreams() {
+      return keepAlive.size;
     },
     async close(): Promise<void> {
       clearInterval(sweeper);

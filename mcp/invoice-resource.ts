@@ -1,7 +1,7 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerDeps } from './deps.ts';
-import { MAX_SUBSCRIPTIONS } from './invoice-watch.ts';
+import { MAX_SUBSCRIPTIONS, subscriptionsOf, type StatusSubscriber } from './invoice-watch.ts';
 import type { ListenerFailure } from './listener-client.ts';
 
 const PREFIX = 'invoice://';
@@ -46,44 +46,43 @@ export function registerInvoiceResource(server: McpServer, deps: ServerDeps): vo
     },
   );
 
-  // A session's subscriptions cost memory only: the updates call back when a status changes.
-  const subscriptions = new Map<string, { status: string | undefined; stop(): void }>();
-  const stopAll = () => {
-    for (const subscription of subscriptions.values()) subscription.stop();
-    subscriptions.clear();
+  // A session's subscriptions cost memory only, an entry here and one in the invoice's shared set:
+  // the updates call back when a status changes. Each holds the last status the session heard.
+  const statuses = new Map<string, string | undefined>();
+  const shared = subscriptionsOf(deps.updates);
+  const heard: StatusSubscriber = (invoiceId, status) => {
+    if (!statuses.has(invoiceId)) return;
+    const before = statuses.get(invoiceId);
+    statuses.set(invoiceId, status);
+    if (before === undefined || before === status) return;
+    server.server.sendResourceUpdated({ uri: PREFIX + invoiceId }).catch((error) => deps.logger.warn('resource update not sent', { invoice_id: invoiceId, error }));
+  };
+  const stop = (invoiceId: string) => {
+    if (statuses.delete(invoiceId)) shared.remove(invoiceId, heard);
   };
   server.server.registerCapabilities({ resources: { subscribe: true } });
   server.server.setRequestHandler(SubscribeRequestSchema, async ({ params }) => {
     const invoiceId = invoiceIdOf(params.uri);
-    if (subscriptions.has(invoiceId)) return {};
-    if (subscriptions.size >= MAX_SUBSCRIPTIONS) throw new McpError(ErrorCode.InvalidRequest, `At most ${MAX_SUBSCRIPTIONS} subscriptions per session; unsubscribe from settled invoices first.`);
+    if (statuses.has(invoiceId)) return {};
+    if (statuses.size >= MAX_SUBSCRIPTIONS) throw new McpError(ErrorCode.InvalidRequest, `At most ${MAX_SUBSCRIPTIONS} subscriptions per session; unsubscribe from settled invoices first.`);
     // Watched before the read, so a change made while it reads is not missed.
-    const subscription: { status: string | undefined; stop(): void } = { status: undefined, stop: () => undefined };
-    subscription.stop = deps.updates.watch(invoiceId, (status) => {
-      const before = subscription.status;
-      subscription.status = status;
-      if (before === undefined || before === status) return;
-      server.server.sendResourceUpdated({ uri: PREFIX + invoiceId }).catch((error) => deps.logger.warn('resource update not sent', { invoice_id: invoiceId, error }));
-    });
-    subscriptions.set(invoiceId, subscription);
+    statuses.set(invoiceId, undefined);
+    shared.add(invoiceId, heard);
     const read = await listener.getInvoice(invoiceId);
     if (!read.ok) {
-      subscription.stop();
-      subscriptions.delete(invoiceId);
+      stop(invoiceId);
       throw readError(read.failure);
     }
-    subscription.status ??= read.value.status;
+    if (statuses.has(invoiceId) && statuses.get(invoiceId) === undefined) statuses.set(invoiceId, read.value.status);
     return {};
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, async ({ params }) => {
-    const invoiceId = invoiceIdOf(params.uri);
-    subscriptions.get(invoiceId)?.stop();
-    subscriptions.delete(invoiceId);
+    stop(invoiceIdOf(params.uri));
     return {};
   });
   const closed = server.server.onclose;
   server.server.onclose = () => {
-    stopAll();
+    for (const invoiceId of [...statuses.keys()]) stop(invoiceId);
     closed?.();
   };
 }

@@ -72,3 +72,45 @@ export function feedUpdates(feed: Pick<StatusFeed, 'watch'>, merchantId: string)
       }),
   };
 }
+
+/** Told of a status change of any invoice it subscribed to (an MCP session); must not throw. */
+export type StatusSubscriber = (invoiceId: string, status: string) => void;
+
+export interface InvoiceSubscriptions {
+  add(invoiceId: string, subscriber: StatusSubscriber): void;
+  remove(invoiceId: string, subscriber: StatusSubscriber): void;
+}
+
+const subscriptionsByUpdates = new WeakMap<InvoiceUpdates, InvoiceSubscriptions>();
+
+/**
+ * The subscriptions of every session that hears invoices through `updates`: one watch per invoice
+ * however many sessions subscribe to it, each subscription one entry in that invoice's set (the
+ * listener's sessions share one `updates`, so a thousand sessions cost one watch per invoice).
+ */
+export function subscriptionsOf(updates: InvoiceUpdates): InvoiceSubscriptions {
+  let subscriptions = subscriptionsByUpdates.get(updates);
+  if (subscriptions) return subscriptions;
+  const invoices = new Map<string, { subscribers: Set<StatusSubscriber>; stop(): void }>();
+  subscriptions = {
+    add(invoiceId, subscriber) {
+      let watched = invoices.get(invoiceId);
+      if (!watched) {
+        const subscribers = new Set<StatusSubscriber>();
+        const stop = updates.watch(invoiceId, (status) => {
+          for (const told of [...subscribers]) told(invoiceId, status);
+        });
+        invoices.set(invoiceId, (watched = { subscribers, stop }));
+      }
+      watched.subscribers.add(subscriber);
+    },
+    remove(invoiceId, subscriber) {
+      const watched = invoices.get(invoiceId);
+      if (!watched?.subscribers.delete(subscriber) || watched.subscribers.size > 0) return;
+      invoices.delete(invoiceId);
+      watched.stop();
+    },
+  };
+  subscriptionsByUpdates.set(updates, subscriptions);
+  return subscriptions;
+}

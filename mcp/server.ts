@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { API_VERSION } from '../shared/index.ts';
 import type { ServerDeps } from './deps.ts';
 import { registerInvoiceResource } from './invoice-resource.ts';
@@ -12,8 +13,15 @@ const instructions = [
   'Bitcoin amounts are in sats (integers), stablecoin amounts in USD. Only status "confirmed" means paid.',
 ].join(' ');
 
+/**
+ * One JSON Schema validator for every session's server: the SDK otherwise builds an Ajv instance
+ * (with its formats) per server, about a fifth of an idle HTTP session's memory. The servers never
+ * compile a schema of their own with it (they elicit nothing), so sharing keeps nothing per session.
+ */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
 export function createServer(deps: ServerDeps): McpServer {
-  const server = new McpServer({ name: 'service-mcp', version: API_VERSION }, { instructions });
+  const server = new McpServer({ name: 'service-mcp', version: API_VERSION }, { instructions, jsonSchemaValidator });
   registerTools(server, deps);
   registerResources(server, deps.listener);
   registerInvoiceResource(server, deps);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StreamKeepAlive } from './stream-keep-alive.ts';
 
 /**
  * Answers a Node request through a web-standard handler (Request in, Response out), as the MCP
@@ -8,8 +9,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * its first event, and what the handler writes within one tick leaves together (the answer and the
  * end of its stream). A GET opens the session's standing event stream: its headers leave at once.
  * The request carries no body: the caller has read and parsed it, and hands it to the handler.
+ * An event stream is kept alive by `keepAlive` while it is open (the handler's own keep-alive off).
  */
-export async function answerWithWebHandler(req: IncomingMessage, res: ServerResponse, handle: (request: Request) => Promise<Response>): Promise<void> {
+export async function answerWithWebHandler(req: IncomingMessage, res: ServerResponse, handle: (request: Request) => Promise<Response>, keepAlive?: StreamKeepAlive): Promise<void> {
   let request: Request;
   try {
     const headers = new Headers();
@@ -38,6 +40,7 @@ export async function answerWithWebHandler(req: IncomingMessage, res: ServerResp
   // The client went away: cancelling the stream lets the transport drop it.
   const cancel = () => void reader.cancel().catch(() => undefined);
   res.once('close', cancel);
+  const release = keepAlive && response.headers.get('content-type')?.startsWith('text/event-stream') ? keepAlive.hold(res) : undefined;
   // What the handler writes within one tick is gathered here and leaves in one write (the first
   // with the headers), and the last burst with the stream's end. Gathered by hand, not with
   // res.cork(): on Node 22 an end() while corked sends the stream's end before the corked data.
@@ -62,6 +65,7 @@ export async function answerWithWebHandler(req: IncomingMessage, res: ServerResp
     return;
   } finally {
     res.off('close', cancel);
+    release?.();
   }
   if (burst.length > 0) res.end(take());
   else res.end();

@@ -17,6 +17,27 @@ async function bodyOf(req: IncomingMessage): Promise<unknown> {
   return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
 }
 
+/** An HTTP server answering every request through `sessions`, refusals with their code as JSON. */
+function serveSessions(sessions: ReturnType<typeof createMcpSessions>) {
+  return createServer(async (req, res) => {
+    const body = req.method === 'POST' ? await bodyOf(req) : undefined;
+    try {
+      const transport = await sessions.transportFor({
+        method: req.method as 'GET' | 'POST' | 'DELETE',
+        sessionId: req.headers['mcp-session-id'] as string | undefined,
+        owner: String(req.headers['x-owner']),
+        body,
+        open: () => new McpServer({ name: 'sessions-test', version: '1.0.0' }),
+      });
+      await transport.handleRequest(req, res, body);
+    } catch (error) {
+      const known = error instanceof ServiceError ? error : null;
+      const status = known ? ({ too_many_sessions: 429, capacity: 503, not_found: 404 } as Record<string, number>)[known.code] ?? 400 : 500;
+      res.writeHead(status, known?.extra.retryAfterS === undefined ? {} : { 'retry-after': String(known.extra.retryAfterS) }).end(JSON.stringify({ code: known?.code }));
+    }
+  });
+}
+
 describe('MCP HTTP sessions: bounded, closed when idle', () => {
   let now = 0;
   // Each client opens its session's event stream (GET) on its own after connecting; tests wait for it.
@@ -87,23 +108,7 @@ describe('MCP HTTP sessions: bounded per owner, so one owner cannot take the oth
   const PER_OWNER = 3;
   const sessions = createMcpSessions({ maxSessions: GLOBAL, maxSessionsPerOwner: PER_OWNER, idleMs: IDLE_MS, logger: silentLogger, now: () => now });
   const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
-  const server = createServer(async (req, res) => {
-    const body = req.method === 'POST' ? await bodyOf(req) : undefined;
-    try {
-      const transport = await sessions.transportFor({
-        method: req.method as 'GET' | 'POST' | 'DELETE',
-        sessionId: req.headers['mcp-session-id'] as string | undefined,
-        owner: String(req.headers['x-owner']),
-        body,
-        open: () => new McpServer({ name: 'sessions-test', version: '1.0.0' }),
-      });
-      await transport.handleRequest(req, res, body);
-    } catch (error) {
-      const known = error instanceof ServiceError ? error : null;
-      const status = known ? ({ too_many_sessions: 429, capacity: 503, not_found: 404 } as Record<string, number>)[known.code] ?? 400 : 500;
-      res.writeHead(status, known?.extra.retryAfterS === undefined ? {} : { 'retry-after': String(known.extra.retryAfterS) }).end(JSON.stringify({ code: known?.code }));
-    }
-  });
+  const server = serveSessions(sessions);
   let url: string;
   const open = (owner: string) =>
     fetch(url, { method: 'POST', headers: { 'x-owner': owner, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: initialize }).then(async (response) => ({
@@ -154,5 +159,66 @@ describe('MCP HTTP sessions: bounded per owner, so one owner cannot take the oth
     const beyond = await open('late');
     assert.equal(beyond.status, 503);
     assert.equal(JSON.parse(beyond.body).code, 'capacity');
+  });
+});
+
+describe('MCP HTTP sessions: idle event streams kept alive by one timer', () => {
+  const KEEP_ALIVE_MS = 100;
+  const sessions = createMcpSessions({ maxSessions: 10, maxSessionsPerOwner: 10, idleMs: IDLE_MS, keepAliveMs: KEEP_ALIVE_MS, logger: silentLogger });
+  const server = serveSessions(sessions);
+  let url: string;
+  const version = '2025-06-18';
+  const post = (body: unknown, sessionId?: string) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'x-owner': 'a', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) },
+      body: JSON.stringify(body),
+    });
+  /** A session (initialized) and its standing event stream, read as text as it arrives. */
+  async function openStream() {
+    const initialized = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    await initialized.text();
+    const sessionId = initialized.headers.get('mcp-session-id')!;
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId)).text();
+    const aborted = new AbortController();
+    const stream = await fetch(url, { headers: { 'x-owner': 'a', accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': version }, signal: aborted.signal });
+    assert.equal(stream.status, 200);
+    assert.match(stream.headers.get('content-type')!, /^text\/event-stream/);
+    let text = '';
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of stream.body!) text += decoder.decode(chunk as Uint8Array, { stream: true });
+      } catch {
+        // aborted by the test
+      }
+    })();
+    return { read: () => text, stop: async () => (aborted.abort(), await reading) };
+  }
+  const comments = (text: string) => text.split(': keepalive\n\n').length - 1;
+
+  before(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  });
+  after(async () => {
+    await sessions.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  test('every open stream gets a keep-alive comment each interval, and a closed one stops counting', async () => {
+    const first = await openStream();
+    const second = await openStream();
+    while (comments(first.read()) < 3 || comments(second.read()) < 3) await new Promise((resolve) => setTimeout(resolve, KEEP_ALIVE_MS / 2));
+    // Comments only, between events: an SSE client sees nothing.
+    assert.match(first.read(), /^(: keepalive\n\n)+$/);
+    assert.equal(sessions.openStreams, 2);
+    await first.stop();
+    while (sessions.openStreams > 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    const before = comments(second.read());
+    while (comments(second.read()) < before + 2) await new Promise((resolve) => setTimeout(resolve, KEEP_ALIVE_MS / 2));
+    await second.stop();
+    while (sessions.openStreams > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   });
 });

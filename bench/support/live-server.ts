@@ -4,7 +4,9 @@
  * when told); `cloud-leader`: a Cloud instance that leads and watches a local chain it serves;
  * `cloud-follower`: a second Cloud instance on the same Postgres. Talks JSON lines: it prints
  * {"ready":…} once serving and {"confirmed":id,"at":ms} when its feed publishes a confirmation;
- * it reads commands `confirm <invoice_id>` (listener) and `pay <address> <sats>` (cloud leader).
+ * it reads commands `confirm <invoice_id>` (listener) and `pay <address> <sats>` (cloud leader),
+ * and in every mode `memory`, answered with {"memory": process.memoryUsage()} (after a full garbage
+ * collection when started with --expose-gc, so the heap in use is what is live).
  */
 import { createInterface } from 'node:readline';
 import { startCloud, type RunningCloud } from '../../cloud/cloud-app.ts';
@@ -106,4 +108,9 @@ if (mode === 'listener') {
   throw new Error(`unknown mode ${mode}: listener, cloud-leader or cloud-follower`);
 }
 
+commands.on('line', (line) => {
+  if (line !== 'memory') return;
+  (globalThis as { gc?: () => void }).gc?.();
+  say({ memory: process.memoryUsage() });
+});
 commands.on('close', () => void stop().then(() => process.exit(0)));

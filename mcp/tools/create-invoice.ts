@@ -21,8 +21,8 @@ const config = {
     'The invoice expires after expires_in seconds (default 3600; fixed-address invoices always one hour). Each call creates a new invoice: do not retry a call that succeeded.',
     'Call list_supported_assets first if unsure what this listener accepts. Errors come back as "<code>: <message>" with a stable code such as invalid_amount, chain_disabled or unauthorized.',
   ].join(' '),
-  inputSchema: validatedByListener(CreateInvoiceRequest.shape),
-  outputSchema: { invoice: CreatedInvoice },
+  inputSchema: z.object(validatedByListener(CreateInvoiceRequest.shape)),
+  outputSchema: z.object({ invoice: CreatedInvoice }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
 };
 

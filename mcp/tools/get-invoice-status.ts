@@ -18,8 +18,8 @@ const config = {
     '"expired" = passed expires_at without payment (do not ask the payer to pay it; create a new invoice); "partial" = a payment was seen that does not cover the amount; "failed" = cannot complete.',
     'Payments take time to confirm (Bitcoin: typically 10 to 60 minutes). Poll sparingly: at most about once a minute, and stop once the status is confirmed, expired or failed.',
   ].join(' '),
-  inputSchema: { invoice_id: BtcInvoice.shape.invoice_id },
-  outputSchema: { invoice: StoredInvoice },
+  inputSchema: z.object({ invoice_id: BtcInvoice.shape.invoice_id }),
+  outputSchema: z.object({ invoice: StoredInvoice }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
 };
 

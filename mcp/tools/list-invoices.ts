@@ -10,8 +10,8 @@ const name = 'list_invoices';
 const config = {
   title: "List the merchant's invoices",
   description: `Lists the merchant's most recent invoices, newest first (limit 1-${INVOICE_LIST_MAX}, default ${INVOICE_LIST_DEFAULT}), each with its id, status and amount. Read one in full with get_invoice_status or the resource invoice://{invoice_id}.`,
-  inputSchema: { limit: z.number().int().min(1).max(INVOICE_LIST_MAX).optional().describe(`How many (1-${INVOICE_LIST_MAX}, default ${INVOICE_LIST_DEFAULT}).`) },
-  outputSchema: InvoiceList.shape,
+  inputSchema: z.object({ limit: z.number().int().min(1).max(INVOICE_LIST_MAX).optional().describe(`How many (1-${INVOICE_LIST_MAX}, default ${INVOICE_LIST_DEFAULT}).`) }),
+  outputSchema: z.object(InvoiceList.shape),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
 };
 

@@ -18,7 +18,7 @@ const config = {
   title: 'List the assets invoices can be paid in',
   description:
     'Lists the assets an invoice can be priced in (btc, usdc-base, usdt-base): for each, the create_invoice arguments that select it, the amount field and its unit (sats for Bitcoin, USD for stablecoins on Base), and whether the connected listener has it enabled. Cheap; call it before create_invoice when unsure.',
-  outputSchema: { assets: z.array(ListedAsset) },
+  outputSchema: z.object({ assets: z.array(ListedAsset) }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
 };
 

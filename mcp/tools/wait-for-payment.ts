@@ -25,11 +25,11 @@ const config = {
     'Sends progress notifications while it waits when the request carries a progressToken. Use it instead of polling get_invoice_status; a client that supports subscriptions can instead subscribe to the resource invoice://{invoice_id}.',
     'Bitcoin payments typically take 10 to 60 minutes to confirm: call it again after a "timeout".',
   ].join(' '),
-  inputSchema: {
+  inputSchema: z.object({
     invoice_id: BtcInvoice.shape.invoice_id,
     timeout_s: z.number().int().min(1).max(WAIT_MAX_S).default(WAIT_DEFAULT_S).describe(`Seconds to wait at most (1-${WAIT_MAX_S}, default ${WAIT_DEFAULT_S}).`),
-  },
-  outputSchema: { outcome: Outcome, invoice: StoredInvoice },
+  }),
+  outputSchema: z.object({ outcome: Outcome, invoice: StoredInvoice }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
 };
 
