@@ -30,6 +30,7 @@ export interface HeadSubscription {
 }
 
 const SUBSCRIBE_ID = 1;
+export const MAX_FRAME_BYTES = 1 << 20;
 
 /**
  * New heads from an EVM node's `eth_subscribe("newHeads")`, so a watcher reads the chain when a block
@@ -42,7 +43,8 @@ export function createHeadSubscription(options: HeadSubscriptionOptions): HeadSu
   const log = options.logger.child({ component: 'evm-heads', source: sourceLabel(options.url) });
   const maxBackoffMs = options.maxBackoffMs ?? 60_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 90_000;
-  const connect = options.connect ?? ((url: string) => new WebSocket(url, { handshakeTimeout: 15_000 }));
+  // A header announcement is about 1 KB: a node sending megabytes is not announcing heads.
+  const connect = options.connect ?? ((url: string) => new WebSocket(url, { handshakeTimeout: 15_000, maxPayload: MAX_FRAME_BYTES }));
   let onHead: ((height: number | null) => void) | null = null;
   let ws: WebSocket | null = null;
   let live = false;
