@@ -394,9 +394,11 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
   /** One pass; its progress (success, failure, the step under way) is what /health reports. */
   const tick = async () => {
     announcedAtPassStart = announced;
+    // The head is read at the start of the pass: dating it from there, not the pass's end, keeps the next poll early.
+    const startedAt = deps.clock.now();
     const result = await w.progress.track(() => pass(w));
     const head = w.status.head_block_height;
-    if (head !== null && head !== headSeen?.height) headSeen = { height: head, at: deps.clock.now() };
+    if (head !== null && head !== headSeen?.height) headSeen = { height: head, at: startedAt };
     if (w.status.head_block_height !== null && w.status.last_block_height !== null) deps.observer?.lag(w.status.head_block_height - w.status.last_block_height);
     return result;
   };
