@@ -91,11 +91,12 @@ try {
     startProcess('sandbox', [serviceBin, 'start'], { PORT: '0', SANDBOX_CHAIN_PORT: '0' }, mkdtempSync(join(dir, 'sandbox-'))),
   ]);
   children.push(bare, listener, pollingListener, sandbox);
-  const sandboxNodes = childrenOf(sandbox.pid!);
+  const isAnvil = (pid: number) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'anvil';
+  const sandboxNodes = childrenOf(sandbox.pid!).filter(isAnvil);
   progress(`settling for ${SETTLE_MS / 1000} s, then measuring ${WINDOW_S} s…`);
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 
-  const localNodePids = childrenOf(process.pid).filter((pid) => !children.some((child) => child.pid === pid));
+  const localNodePids = childrenOf(process.pid).filter(isAnvil);
   const measured = { bare, listener, pollingListener, sandbox };
   const pids = { ...Object.fromEntries(Object.entries(measured).map(([name, child]) => [name, [child.pid!]])), localNodes: localNodePids, sandboxNodes };
   const cpuOf = (list: number[]) => list.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
