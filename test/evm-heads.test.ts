@@ -67,16 +67,23 @@ test('a block anvil announces over its WebSocket (newHeads) starts a pass: a pay
   }),
 );
 
-/** A WebSocket relay in front of anvil's that can be cut (every connection dropped, new ones refused) and restored. */
+/**
+ * A WebSocket relay in front of anvil's that can be cut (every connection dropped, new ones refused)
+ * and restored, or muted: the connections open now stay up and answer pings but pass nothing more
+ * from the node, as a provider that lost the subscription behind its load balancer.
+ */
 async function cuttableRelay(target: string) {
   let up = true;
+  let connections = 0;
+  const muted = new Set<WebSocket>();
   const server = new WebSocketServer({ port: 0, host: '127.0.0.1', verifyClient: () => up });
   server.on('connection', (client) => {
+    connections++;
     const node = new WebSocket(target);
     const pending: WebSocket.RawData[] = [];
     node.on('open', () => pending.splice(0).forEach((data) => node.send(data.toString())));
     client.on('message', (data) => (node.readyState === WebSocket.OPEN ? node.send(data.toString()) : pending.push(data)));
-    node.on('message', (data) => client.send(data.toString()));
+    node.on('message', (data) => muted.has(client) || client.send(data.toString()));
     client.on('close', () => node.terminate());
     node.on('close', () => client.terminate());
     node.on('error', () => client.terminate());
@@ -90,6 +97,12 @@ async function cuttableRelay(target: string) {
     },
     restore() {
       up = true;
+    },
+    mute() {
+      for (const client of server.clients) muted.add(client);
+    },
+    get connections() {
+      return connections;
     },
     close: () => new Promise((resolve) => server.close(resolve)),
   };
@@ -158,6 +171,32 @@ test('paced by block time: about one head read per block, and a payment in an in
       await waitForWatcher('the payment to confirm', () => invoice(created.invoice_id), (i) => i.status === 'confirmed', { watcher: () => watcher.status() });
     } finally {
       await watcher.stop();
+    }
+  }),
+);
+
+test('a subscription that stops announcing while its socket stays up is made again', { timeout: 180_000 }, () =>
+  withChain(async (chain) => {
+    const relay = await cuttableRelay(wsUrl(chain.anvil.url));
+    const heads = createHeadSubscription({ url: relay.url, clock: systemClock, logger: silentLogger, maxBackoffMs: 500 });
+    const { create, invoice, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), {
+      pace: { heads, pollIntervalMs: NEVER_MS, headsCheckMs: 300, blockTimeMs: 0 },
+    });
+    watcher.start();
+    try {
+      await waitForWatcher('the head subscription to go live', () => watcher.status(), (s) => s.heads_live && s.last_tick_at !== null, { watcher: () => watcher.status() });
+      assert.equal(relay.connections, 1);
+      relay.mute();
+      // Two blocks the muted subscription does not announce: the timer's head check finds them.
+      const created = (await create({ amount_usd: 1 })) as { invoice_id: string; receive_address: string };
+      await chain.usdc.transfer(created.receive_address, 1_000_000n);
+      await chain.anvil.mine(1);
+      await waitForWatcher('a new subscription on a new connection', () => relay.connections, (n) => n >= 2, { watcher: () => watcher.status() });
+      await waitForWatcher('the new subscription to go live', () => watcher.status(), (s) => s.heads_live, { watcher: () => watcher.status() });
+      await waitForWatcher('the payment to be seen', () => invoice(created.invoice_id), (i) => i.status === 'pending', { watcher: () => watcher.status() });
+    } finally {
+      await watcher.stop();
+      await relay.close();
     }
   }),
 );

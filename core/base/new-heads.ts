@@ -26,6 +26,8 @@ export interface HeadSubscription {
    * (re)subscription: a block may have come while nothing listened.
    */
   start(onHead: (height: number | null) => void): void;
+  /** Drops the connection and subscribes again on a new one (after the usual backoff): for a subscription that went quiet while its socket stayed up. */
+  reconnect(): void;
   close(): void;
 }
 
@@ -133,6 +135,9 @@ export function createHeadSubscription(options: HeadSubscriptionOptions): HeadSu
       if (onHead) return;
       onHead = callback;
       open();
+    },
+    reconnect() {
+      ws?.terminate();
     },
     close() {
       onHead = null;

@@ -390,15 +390,37 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
   /** Heads announced so far, and as a pass began: one announced during a pass is read by the next pass at once. */
   let announced = 0;
   let announcedAtPassStart = 0;
+  let announcedAtLastPassEnd = 0;
+  /** The newest head the subscription announced; null until a pass after (re)subscribing sets the mark. */
+  let announcedHead: number | null = null;
+
+  /**
+   * Some providers drop a subscription behind a socket that still answers pings: a pass the timer
+   * started (no announcement since the last pass) that reads a head more than one block past the
+   * newest announced one means announcements stopped, so the subscription is made again rather
+   * than leaving the chain to the once-a-minute check.
+   */
+  function checkAnnouncements(head: number | null, startedByTimer: boolean): void {
+    if (!heads?.live || head === null) return;
+    if (announcedHead === null) announcedHead = head;
+    else if (startedByTimer && head > announcedHead + 1) {
+      logger.warn('base: the head subscription stopped announcing blocks; subscribing again', { head, announced: announcedHead });
+      announcedHead = null;
+      heads.reconnect();
+    }
+  }
 
   /** One pass; its progress (success, failure, the step under way) is what /health reports. */
   const tick = async () => {
     announcedAtPassStart = announced;
+    const startedByTimer = announced === announcedAtLastPassEnd;
     // The head is read at the start of the pass: dating it from there, not the pass's end, keeps the next poll early.
     const startedAt = deps.clock.now();
     const result = await w.progress.track(() => pass(w));
     const head = w.status.head_block_height;
     if (head !== null && head !== headSeen?.height) headSeen = { height: head, at: startedAt };
+    checkAnnouncements(head, startedByTimer);
+    announcedAtLastPassEnd = announced;
     if (w.status.head_block_height !== null && w.status.last_block_height !== null) deps.observer?.lag(w.status.head_block_height - w.status.last_block_height);
     return result;
   };
@@ -438,8 +460,9 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
         );
       }
       loop.start();
-      heads?.start(() => {
+      heads?.start((height) => {
         announced++;
+        announcedHead = height === null ? null : Math.max(announcedHead ?? height, height);
         loop.wake();
       });
     },
