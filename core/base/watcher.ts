@@ -443,7 +443,8 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
             pollIntervalMs: w.options.pollIntervalMs,
             headsCheckMs: w.options.headsCheckMs,
             headsLive: heads?.live ?? false,
-            retryPending: failures > 0 || w.status.awaiting_second_source > 0,
+            // A head read older than the one announced (a source behind the announcing node, a shared answer still fresh): ask again soon.
+            retryPending: failures > 0 || w.status.awaiting_second_source > 0 || (announcedHead !== null && (w.status.head_block_height ?? -1) < announcedHead),
           }),
   });
 
