@@ -124,6 +124,10 @@ export async function startLocalEvm(options: { usdcMode?: SandboxUsdcMode; spec?
         [names.rpcUrl]: anvil.url,
         // The sandbox's own node, declared trusted as an operator declares its own (confirmations say `own-node`).
         [names.minSources]: '1',
+        // anvil serves its WebSocket on the HTTP port: each block starts a pass, so an idle sandbox does not poll.
+        [names.wsUrl]: anvil.url.replace(/^http/, 'ws'),
+        // Blocks come when a payment or `mine` asks: none is ever "due", so without the socket the watcher polls at its pace.
+        [names.blockTimeMs]: '0',
         [names.chainId]: String(spec.sandboxChainId),
         [names.confirmations]: String(SANDBOX_BASE_CONFIRMATIONS),
         // The local node finalizes 64 blocks behind its head: a payment would wait for 64 mined blocks.

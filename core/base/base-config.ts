@@ -18,6 +18,10 @@ export interface EvmConfig {
    * the operator's declaration that its one source is trusted (its own node).
    */
   minSources: number;
+  /** A WebSocket endpoint announcing new heads (`eth_subscribe`); null: polling alone. */
+  wsUrl: string | null;
+  /** Blocks are read once due at this pace; 0 for a node that mines on demand. */
+  blockTimeMs: number;
   confirmations: number;
   finality: EvmFinality;
   tokens: Map<TokenSymbol, string>;
@@ -44,6 +48,8 @@ export function evmSettingNamesOf(spec: EvmChainSpec) {
     address: `MERCHANT_${p}_ADDRESS`,
     tokens: `${p}_TOKENS`,
     rpcUrl: `${p}_RPC_URL`,
+    wsUrl: `${p}_WS_URL`,
+    blockTimeMs: `${p}_BLOCK_TIME_MS`,
     chainId: `${p}_CHAIN_ID`,
     confirmations: `${p}_CONFIRMATIONS`,
     finality: `${p}_FINALITY`,
@@ -133,11 +139,14 @@ export function parseEvmConfig(spec: EvmChainSpec, env: EvmEnv, problems: string
         : `${names.minSources} is ${minSources} but ${names.rpcUrl} lists ${rpcUrls.length} sources: add sources or lower it`,
     );
   }
+  const wsUrl = text(names.wsUrl) ?? null;
+  if (wsUrl !== null && !/^wss?:\/\/[^/\s]+/.test(wsUrl)) problems.push(`${names.wsUrl} must be a ws:// or wss:// URL`);
+  const blockTimeMs = integerSetting(names.blockTimeMs, text(names.blockTimeMs), spec.blockTimeMs, 0, problems);
   const explorerUrl = (text(names.explorerUrl) ?? spec.explorers[chainId] ?? LOCAL_EXPLORER).replace(/\/+$/, '');
   if (!/^https?:\/\//.test(explorerUrl)) problems.push(`${names.explorerUrl} must be an http(s) URL`);
 
   if (problems.length > before) return null;
-  return { chain: spec.chain, chainId, rpcUrls, minSources, confirmations, finality, tokens, xpub, fixedAddress, explorerUrl };
+  return { chain: spec.chain, chainId, rpcUrls, wsUrl, blockTimeMs, minSources, confirmations, finality, tokens, xpub, fixedAddress, explorerUrl };
 }
 
 /** Every EVM chain the settings enable, in registry order. A shared key that enables none is a problem. */

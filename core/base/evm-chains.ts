@@ -21,6 +21,8 @@ export interface EvmChainSpec {
    * finality stall holds payments back instead of letting the count alone settle them.
    */
   defaultFinality: EvmFinality;
+  /** The time between blocks: the watcher reads the chain once a block is due, not sooner. */
+  blockTimeMs: number;
   /** Canonical 6-decimal stablecoin contracts by chain id; other chains need `symbol:0xcontract`. */
   knownTokens: Readonly<Record<number, Partial<Record<TokenSymbol, string>>>>;
   explorers: Readonly<Record<number, string>>;
@@ -41,6 +43,7 @@ export const evmChainSpecs: readonly EvmChainSpec[] = [
     defaultConfirmations: 12,
     // An L2 whose `finalized` follows L1 batches (15+ minutes): the count is the rule.
     defaultFinality: 'count',
+    blockTimeMs: 2_000,
     knownTokens: {
       8453: { usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', usdt: '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2' },
       84532: { usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' },
@@ -59,6 +62,8 @@ export const evmChainSpecs: readonly EvmChainSpec[] = [
     defaultConfirmations: 64,
     // The count does not notice a finality stall (about an hour in May 2023).
     defaultFinality: 'tag',
+    // One block per 12-second slot, never sooner (a missed slot makes the gap longer).
+    blockTimeMs: 12_000,
     knownTokens: {
       1: { usdc: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', usdt: '0xdAC17F958D2ee523a2206206994597C13D831ec7' },
     },
@@ -77,6 +82,7 @@ export const evmChainSpecs: readonly EvmChainSpec[] = [
     defaultConfirmations: 32,
     // Milestone voting stalled 10-15 minutes in September 2025 while blocks kept coming.
     defaultFinality: 'tag',
+    blockTimeMs: 2_000,
     knownTokens: {
       // Native USDC (Circle), not the bridged USDC.e.
       137: { usdc: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', usdt: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F' },

@@ -12,12 +12,23 @@ import { evmChainSpecs, type EvmChainSpec } from './evm-chains.ts';
 import { createRpcSource } from './rpc.ts';
 import { createSharedRpcSource } from './shared-rpc-source.ts';
 import { createBaseWatcher } from './watcher.ts';
+import { createHeadSubscription } from './new-heads.ts';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
 
 /**
  * The chain from before there were other EVM chains: /health also reports its watcher under its own
  * `base` field, and only its invoices were stored under a key's older id (before migration 0009).
  */
 const firstEvmChain: EvmChainName = 'base';
+
+/** When the watcher reads the chain: once a block is due, or at once when the chain's WebSocket announces one. */
+function pace(settings: Pick<EvmConfig, 'chain' | 'wsUrl' | 'blockTimeMs'>, clock: Clock, logger: Logger) {
+  return {
+    blockTimeMs: settings.blockTimeMs,
+    heads: settings.wsUrl ? createHeadSubscription({ url: settings.wsUrl, clock, logger: logger.child({ chain: settings.chain }) }) : null,
+  };
+}
 
 /** One EVM chain as the listener runs it for its merchant: the same code for every EVM chain. */
 export function evmRuntime(spec: EvmChainSpec): ChainRuntime<EvmConfig> {
@@ -48,6 +59,7 @@ export function evmRuntime(spec: EvmChainSpec): ChainRuntime<EvmConfig> {
           }),
         ),
         pollIntervalMs: tuning.baseOptions?.pollIntervalMs,
+        ...pace(settings, clock, logger),
       });
       return {
         chain: spec.chain,
@@ -103,6 +115,7 @@ export function evmPlatformRuntime(spec: EvmChainSpec): PlatformChainRuntime<Evm
               ),
             ),
             pollIntervalMs: tuning.basePollIntervalMs,
+            ...pace(settings, clock, logger),
           });
           watcher.start();
           return watcher;

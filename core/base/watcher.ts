@@ -24,6 +24,8 @@ import { settleTransfers, transferKey } from './settlement.ts';
 import { parseChecksummedAddress } from './keys.ts';
 import { assetOf } from './tokens.ts';
 import { createPollLoop } from '../poll-loop.ts';
+import type { HeadSubscription } from './new-heads.ts';
+import { nextPassInMs } from './poll-pace.ts';
 import { createWatchProgress, stallAfterMs, watcherProblem, type WatchObserver, type WatcherProgress, type WatchProgress } from '../watch-progress.ts';
 
 export interface BaseWatcherDeps {
@@ -49,7 +51,14 @@ export interface BaseWatcherDeps {
   fixedAddresses?: () => Promise<FixedAddress[]>;
   /** One per BASE_RPC_URL entry, in order: the first reachable one scans; every one is asked before a transfer counts. */
   sources: RpcSource[];
+  /** The pace once a block is due, after a failure, and while a transfer awaits its second source. */
   pollIntervalMs?: number;
+  /** The chain's block time: no pass before the next block is due (poll-pace.ts). Default: every `pollIntervalMs`. */
+  blockTimeMs?: number;
+  /** New heads pushed by a node's WebSocket: each one starts a pass at once, and polling slows to `headsCheckMs`. */
+  heads?: HeadSubscription | null;
+  /** With the head subscription live, the head is still read at least this often. */
+  headsCheckMs?: number;
   /** Recipients per eth_getLogs call. */
   recipientsPerCall?: number;
   /** Blocks per eth_getLogs call, and per tick while catching up. */
@@ -89,6 +98,8 @@ export interface BaseWatcherStatus {
   refused_merchants: number;
   last_tick_at: string | null;
   last_error: string | null;
+  /** A newHeads subscription is live (passes follow its blocks); false: polling alone. */
+  heads_live: boolean;
   progress: WatcherProgress;
 }
 
@@ -106,13 +117,13 @@ export interface TickResult {
 /** Reorg detected mid-scan (a block hash changed under us): the tick is abandoned and retried. */
 class ChainMovedError extends Error {}
 
-type Options = Required<Pick<BaseWatcherDeps, 'pollIntervalMs' | 'recipientsPerCall' | 'maxBlockRange' | 'initialLookback' | 'keepBlocks'>>;
+type Options = Required<Pick<BaseWatcherDeps, 'pollIntervalMs' | 'blockTimeMs' | 'headsCheckMs' | 'recipientsPerCall' | 'maxBlockRange' | 'initialLookback' | 'keepBlocks'>>;
 
 /** Everything a step needs: the dependencies, the derived settings, the status it updates. */
 interface Watch {
   deps: BaseWatcherDeps;
   options: Options;
-  status: Omit<BaseWatcherStatus, 'progress'>;
+  status: Omit<BaseWatcherStatus, 'progress' | 'heads_live'>;
   progress: WatchProgress;
   tokens: string[];
   assetByToken: ReadonlyMap<string, string>;
@@ -402,6 +413,8 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     deps: { ...deps, fixedAddresses: deps.fixedAddresses ?? (async () => listenerFixed) },
     options: {
       pollIntervalMs: deps.pollIntervalMs ?? 2_000,
+      blockTimeMs: deps.blockTimeMs ?? 0,
+      headsCheckMs: deps.headsCheckMs ?? 60_000,
       recipientsPerCall: deps.recipientsPerCall ?? 1_000,
       maxBlockRange: deps.maxBlockRange ?? 2_000,
       initialLookback: deps.initialLookback ?? 1_800,
@@ -432,11 +445,45 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
     recordedBy: new Map(),
     disagreements: createSourceDisagreements({ clock: deps.clock, logger, observer: deps.observer }),
   };
-  const stallLimitMs = deps.stallAfterMs ?? stallAfterMs(w.options.pollIntervalMs);
+  // A watcher that reads the chain only when a block is due is not stalled between blocks.
+  const stallLimitMs = deps.stallAfterMs ?? stallAfterMs(Math.max(w.options.pollIntervalMs, w.options.blockTimeMs));
+  const heads = deps.heads ?? null;
+  /** When the head the watcher last read was first seen: the next block is due a block time later. */
+  let headSeen: { height: number; at: number } | null = null;
+  /** Heads announced so far, and as a pass began: one announced during a pass is read by the next pass at once. */
+  let announced = 0;
+  let announcedAtPassStart = 0;
+  let announcedAtLastPassEnd = 0;
+  /** The newest head the subscription announced; null until a pass after (re)subscribing sets the mark. */
+  let announcedHead: number | null = null;
+
+  /**
+   * Some providers drop a subscription behind a socket that still answers pings: a pass the timer
+   * started (no announcement since the last pass) that reads a head more than one block past the
+   * newest announced one means announcements stopped, so the subscription is made again rather
+   * than leaving the chain to the once-a-minute check.
+   */
+  function checkAnnouncements(head: number | null, startedByTimer: boolean): void {
+    if (!heads?.live || head === null) return;
+    if (announcedHead === null) announcedHead = head;
+    else if (startedByTimer && head > announcedHead + 1) {
+      logger.warn('base: the head subscription stopped announcing blocks; subscribing again', { head, announced: announcedHead });
+      announcedHead = null;
+      heads.reconnect();
+    }
+  }
 
   /** One pass; its progress (success, failure, the step under way) is what /health reports. */
   const tick = async () => {
+    announcedAtPassStart = announced;
+    const startedByTimer = announced === announcedAtLastPassEnd;
+    // The head is read at the start of the pass: dating it from there, not the pass's end, keeps the next poll early.
+    const startedAt = deps.clock.now();
     const result = await w.progress.track(() => pass(w));
+    const head = w.status.head_block_height;
+    if (head !== null && head !== headSeen?.height) headSeen = { height: head, at: startedAt };
+    checkAnnouncements(head, startedByTimer);
+    announcedAtLastPassEnd = announced;
     if (w.status.head_block_height !== null && w.status.last_block_height !== null) deps.observer?.lag(w.status.head_block_height - w.status.last_block_height);
     return result;
   };
@@ -449,12 +496,24 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
       logger.warn('base: watcher tick failed; retrying', { error: (error as Error).message });
     },
     // Still behind the head after a full block range: the next range at once.
-    waitMs: (_failures, result) => (result && result.to < result.head ? null : w.options.pollIntervalMs),
+    waitMs: (failures, result) =>
+      (result && result.to < result.head) || announced > announcedAtPassStart
+        ? null
+        : nextPassInMs({
+            now: deps.clock.now(),
+            headSeenAt: headSeen?.at ?? null,
+            blockTimeMs: w.options.blockTimeMs,
+            pollIntervalMs: w.options.pollIntervalMs,
+            headsCheckMs: w.options.headsCheckMs,
+            headsLive: heads?.live ?? false,
+            // A head read older than the one announced (a source behind the announcing node, a shared answer still fresh): ask again soon.
+            retryPending: failures > 0 || w.status.awaiting_second_source > 0 || (announcedHead !== null && (w.status.head_block_height ?? -1) < announcedHead),
+          }),
   });
 
   return {
     tick,
-    status: (): BaseWatcherStatus => ({ ...w.status, progress: w.progress.current() }),
+    status: (): BaseWatcherStatus => ({ ...w.status, heads_live: heads?.live ?? false, progress: w.progress.current() }),
     /** Stalled or failing for longer than the limit, or a source disagreeing within the last hour, at the clock's now; null when all is well. */
     problem: () => watcherProblem(deps.scope.chain, w.progress.current(), deps.clock.now(), stallLimitMs) ?? w.disagreements.problem(deps.scope.chain),
     start() {
@@ -469,8 +528,16 @@ export function createBaseWatcher(deps: BaseWatcherDeps) {
         logger.warn(`base: ${names.minSources}=1: payments are confirmed on one RPC source's word, trusted as your own node`);
       }
       loop.start();
+      heads?.start((height) => {
+        announced++;
+        announcedHead = height === null ? null : Math.max(announcedHead ?? height, height);
+        loop.wake();
+      });
     },
-    stop: () => loop.stop(),
+    async stop() {
+      heads?.close();
+      await loop.stop();
+    },
   };
 }
 

@@ -7,7 +7,7 @@ import { evmModules } from '../../core/base/evm-module.ts';
 import type { EvmChainName } from '../../shared/index.ts';
 import { parseEvmConfig, type BaseConfig } from '../../core/base/base-config.ts';
 import { createRpcSource, type RpcSource } from '../../core/base/rpc.ts';
-import { createBaseWatcher } from '../../core/base/watcher.ts';
+import { createBaseWatcher, type BaseWatcherDeps } from '../../core/base/watcher.ts';
 import { merchantBaseScope } from '../../core/base/base-transfer.repository.ts';
 import { createInvoiceService } from '../../core/invoices/invoice.service.ts';
 import { silentLogger } from '../../core/log.ts';
@@ -112,7 +112,17 @@ export async function startBaseTestChain(kind: TestDatabase = testDatabases[0], 
 export function baseServices(
   chain: BaseTestChain,
   config: BaseConfig,
-  options: { sources?: RpcSource[]; clock?: Clock; watcherClock?: Clock; nonceDigits?: number; quarantineMs?: number; recipientsPerCall?: number; metrics?: ServiceMetrics } = {},
+  options: {
+    sources?: RpcSource[];
+    clock?: Clock;
+    watcherClock?: Clock;
+    nonceDigits?: number;
+    quarantineMs?: number;
+    recipientsPerCall?: number;
+    metrics?: ServiceMetrics;
+    /** When the watcher's loop reads the chain (its pace, a head subscription). */
+    pace?: Pick<BaseWatcherDeps, 'pollIntervalMs' | 'blockTimeMs' | 'heads' | 'headsCheckMs'>;
+  } = {},
 ) {
   const clock = options.clock ?? systemClock;
   const db = chain.database.db;
@@ -136,6 +146,7 @@ export function baseServices(
     sources: options.sources ?? [chain.source()],
     recipientsPerCall: options.recipientsPerCall,
     observer: options.metrics && watchObserver(options.metrics, config.chain),
+    ...options.pace,
   });
   const create = (body: Record<string, unknown>) => invoices.create({ chain: config.chain, ...body });
   const invoice = (id: string) => invoices.get(id);
