@@ -46,6 +46,19 @@ export function createCloudService(deps: CloudServiceDeps) {
   const planNow = (row: MerchantRow) =>
     effectivePlan({ plan: row.plan as PlanName, expiresAt: row.plan_expires_at === null ? null : Number(row.plan_expires_at) }, clock.now()).plan;
 
+  /** Any merchant's invoice by id, for the public pages (checkout, x402); a pending one past its expiry reads as expired. */
+  async function publicInvoice(invoiceId: string): Promise<{ row: InvoiceRow; owner: MerchantRow }> {
+    let row: InvoiceRow | undefined = await db.selectFrom('invoices').selectAll().where('invoice_id', '=', invoiceId).executeTakeFirst();
+    const owner = row && (await findMerchant(db, row.merchant_id));
+    if (!row || !owner) throw new ServiceError('not_found', 'No such invoice.');
+    const now = clock.now();
+    if (row.status === 'pending' && Number(row.expires_at) <= now) {
+      await engine.expireIfLapsed(row.merchant_id, invoiceId, now);
+      row = (await findInvoice(db, row.merchant_id, invoiceId))!;
+    }
+    return { row, owner };
+  }
+
   async function setWebhook(merchant: MerchantRow, body: unknown) {
     const url = (body as { webhook_url?: unknown } | null)?.webhook_url;
     const target = await checkWebhookUrl(url, deps.webhookPolicy);
@@ -107,21 +120,16 @@ export function createCloudService(deps: CloudServiceDeps) {
 
     /** Public: any merchant's invoice by id, display fields only. */
     async checkout(invoiceId: string) {
-      let row: InvoiceRow | undefined = await db.selectFrom('invoices').selectAll().where('invoice_id', '=', invoiceId).executeTakeFirst();
-      const owner = row && (await findMerchant(db, row.merchant_id));
-      if (!row || !owner) throw new ServiceError('not_found', 'No such invoice.');
-      const now = clock.now();
-      if (row.status === 'pending' && Number(row.expires_at) <= now) {
-        await engine.expireIfLapsed(row.merchant_id, invoiceId, now);
-        row = (await findInvoice(db, row.merchant_id, invoiceId))!;
-      }
+      const { row, owner } = await publicInvoice(invoiceId);
       const explorers = {
         [btcModule.chain]: config.btc.explorerUrls[row.network ?? 'mainnet'] ?? null,
         // An EVM chain the platform no longer has settings for still links to its mainnet explorer.
         ...Object.fromEntries(evmChainSpecs.map((spec) => [spec.chain, config.evm.find((chain) => chain.chain === spec.chain)?.explorerUrl ?? spec.explorers[spec.mainnetChainId]])),
       };
-      return checkoutView(db, row, { shopName: owner.shop_name, explorers, now });
+      return checkoutView(db, row, { shopName: owner.shop_name, explorers, now: clock.now() });
     },
+
+    publicInvoice,
 
     setWebhook,
 

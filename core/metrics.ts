@@ -52,6 +52,12 @@ export function createServiceMetrics() {
     watcherPassSeconds: new Histogram({ name: 'service_watcher_pass_seconds', help: 'Duration of one chain-watcher pass, by chain and outcome (ok, error).', labelNames: ['chain', 'outcome'], buckets: seconds, registers }),
     watcherStepSeconds: new Histogram({ name: 'service_watcher_step_seconds', help: 'Duration of one chain-watcher step, by chain and step name.', labelNames: ['chain', 'step'], buckets: seconds, registers }),
     watcherLagBlocks: new Gauge({ name: 'service_watcher_lag_blocks', help: 'Blocks between the chain tip and the last block the watcher processed, by chain.', labelNames: ['chain'], registers }),
+    x402Settlements: new Counter({
+      name: 'service_x402_settlements_total',
+      help: 'x402 payments with a signature, by chain and outcome: sent (mined, seen on our node), refused (nothing sent), unavailable (settler or node did not answer), failed (reverted or refused at settle), unseen (reported but not on the chain), replayed (the same payload again).',
+      labelNames: ['chain', 'outcome'],
+      registers,
+    }),
     mcpToolCalls: new Counter({ name: 'service_mcp_tool_calls_total', help: 'MCP tool calls by tool and outcome (ok, error).', labelNames: ['tool', 'outcome'], registers }),
   };
 }

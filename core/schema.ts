@@ -17,9 +17,11 @@ import { webhookDeliveryMigration } from './webhooks/delivery-migration.ts';
 import { oauthStoreMigration } from './oauth/oauth.migration.ts';
 import type { OAuthTables } from './oauth/oauth.tables.ts';
 import type { EventDeliveryColumns, WebhookAttemptsTable } from './webhooks/delivery-tables.ts';
+import { x402SettlementsMigration } from './x402/x402.migration.ts';
+import type { X402Tables } from './x402/x402.tables.ts';
 
 /** The core's tables, each defined by the module that owns it. An edition's tables extend these. */
-export interface CoreTables extends BaseTables, OAuthTables {
+export interface CoreTables extends BaseTables, OAuthTables, X402Tables {
   invoices: InvoicesTable;
   address_counters: AddressCountersTable;
   events: EventsTable & EventDeliveryColumns;
@@ -46,6 +48,7 @@ export function coreMigrations(dialect: Dialect, hooks: CoreMigrationHooks = { k
     '0012_oauth_store': oauthStoreMigration,
     '0014_invoices_expiry_index': invoicesExpiryIndexMigration,
     '0016_evm_chain_column': evmChainColumnMigration,
+    '0020_x402_settlements': x402SettlementsMigration,
   };
 }
 
