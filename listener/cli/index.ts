@@ -4,7 +4,7 @@ import { deliveriesCommand } from './deliveries.ts';
 import { gapCommand } from './gap.ts';
 import { healthcheckCommand } from './healthcheck.ts';
 import { initCommand } from './init.ts';
-import { mineCommand, payCommand } from './sandbox-commands.ts';
+import { fundCommand, mineCommand, payCommand } from './sandbox-commands.ts';
 import { startCommand, type Editions } from './start.ts';
 import { webhookReceiverCommand } from './webhook-receiver.ts';
 
@@ -16,6 +16,7 @@ const listenerCommands: Command[] = [
   webhookReceiverCommand,
   payCommand,
   mineCommand,
+  fundCommand,
 ];
 
 function usage(commands: Command[]): string {
