@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { eip3009ABI } from '@x402/evm';
 import { erc20Abi, getAddress, parseEventLogs, type PublicClient } from 'viem';
-import type { StoredInvoice } from '../../shared/index.ts';
+import type { StoredInvoice, X402PaymentRequired } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -253,3 +253,15 @@ function settledResponse(transaction: string, network: string, payer: string, am
 const unavailable = (message: string) => new ServiceError('settlement_unavailable', message, { retryAfterS: 5 });
 
 export type X402Payments = ReturnType<typeof createX402Payments>;
+
+/** The requirements an invoice's x402_url answers with now, or null when x402 cannot pay it (any refusal). */
+export const x402RequirementsOf =
+  (payments: Pick<X402Payments, 'quote'>) =>
+  async (invoiceId: string): Promise<X402PaymentRequired | null> => {
+    try {
+      return (await payments.quote(invoiceId)).paymentRequired as X402PaymentRequired;
+    } catch (error) {
+      if (error instanceof ServiceError) return null;
+      throw error;
+    }
+  };
