@@ -39,7 +39,8 @@ function chainDefinition(rpcUrl: string, chainId: number) {
  */
 export function builtInSettler(key: `0x${string}`, rpcUrl: string, chainId: number, timeoutMs: number): X402Settler {
   const account = privateKeyToAccount(key);
-  const client = createWalletClient({ account, chain: chainDefinition(rpcUrl, chainId), transport: http(rpcUrl, { timeout: timeoutMs }) }).extend(publicActions);
+  // Receipts are polled every 250 ms (viem's default is 4 s): the payer's 200 waits on this.
+  const client = createWalletClient({ account, chain: chainDefinition(rpcUrl, chainId), transport: http(rpcUrl, { timeout: timeoutMs }), pollingInterval: 250 }).extend(publicActions);
   const signer = toFacilitatorEvmSigner({ ...(client as never as Parameters<typeof toFacilitatorEvmSigner>[0]), address: account.address }, { confirmationTimeoutMs: timeoutMs });
   // The methods are the client's own (bound): spreading a viem client keeps them working.
   const facilitator = new x402Facilitator().register(networkOf(chainId), new ExactEvmScheme(signer));

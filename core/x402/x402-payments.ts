@@ -97,7 +97,7 @@ export function createX402Payments(deps: X402PaymentsDeps) {
   }
 
   /** The invoice's current offer, or the refusal that says why it has none. */
-  async function offerOf(invoiceId: string): Promise<{ row: InvoiceRow; chain: X402Chain; offer: X402Offer; resource: string }> {
+  async function offerOf(invoiceId: string): Promise<{ row: InvoiceRow; chain: X402Chain; offer: X402Offer; resource: string; lock: X402SettlementRow | undefined }> {
     const row = await deps.find(invoiceId);
     const chain = chainOf(row);
     const resource = deps.resourceUrl(invoiceId);
@@ -107,17 +107,18 @@ export function createX402Payments(deps: X402PaymentsDeps) {
     if (row.status === 'confirmed') throw new ServiceError('invoice_paid', 'This invoice is paid.');
     if (row.status !== 'pending' && row.status !== 'partial') throw new ServiceError('invoice_ended', `This invoice is ${row.status}.`);
     if (row.expires_at <= clock.now()) throw new ServiceError('invoice_ended', 'This invoice has expired.');
-    const due = BigInt(row.amount_units) - (await deps.paidSoFar(row));
+    const [seen, domain, lock] = await Promise.all([
+      deps.paidSoFar(row),
+      domainOf(chain, row.token_address).catch((error: unknown) => {
+        logger.warn('x402: the token domain cannot be read from the node', { error, invoice_id: invoiceId });
+        throw unavailable('The chain node does not answer.');
+      }),
+      currentLock(invoiceId),
+    ]);
+    const due = BigInt(row.amount_units) - seen;
     if (due <= 0n) throw new ServiceError('invoice_paid', 'A payment covering this invoice is confirming.');
-    let domain: { name: string; version: string };
-    try {
-      domain = await domainOf(chain, row.token_address);
-    } catch (error) {
-      logger.warn('x402: the token domain cannot be read from the node', { error, invoice_id: invoiceId });
-      throw unavailable('The chain node does not answer.');
-    }
     const offer: X402Offer = { invoiceId, network: networkOf(chain.chainId), chainId: chain.chainId, asset: getAddress(row.token_address), payTo: getAddress(row.receive_address), amountDue: due, expiresAt: row.expires_at, domain };
-    return { row, chain, offer, resource };
+    return { row, chain, offer, resource, lock };
   }
 
   /** The lock's state, for a payer who did not take it. */
@@ -133,8 +134,7 @@ export function createX402Payments(deps: X402PaymentsDeps) {
 
   /** The answer to a request without payment: the requirements (or why there are none). */
   async function quote(invoiceId: string): Promise<X402Quote & { requirements: PaymentRequirements }> {
-    const { offer, resource } = await offerOf(invoiceId);
-    const lock = await currentLock(invoiceId);
+    const { offer, resource, lock } = await offerOf(invoiceId);
     if (lock) throw lockRefusal(lock);
     const requirements = requirementsOf(offer, clock.now());
     return { requirements, paymentRequired: paymentRequiredOf(resource, requirements) };
@@ -194,19 +194,20 @@ export function createX402Payments(deps: X402PaymentsDeps) {
     let outcome: Parameters<X402Observer['settlement']>[1] = 'refused';
     let txHash: string | undefined;
     try {
-      const used = await chain.reader
-        .readContract({ address: getAddress(requirements.asset), abi: eip3009ABI, functionName: 'authorizationState', args: [checked.payer, nonce] })
-        .catch((error: unknown) => {
+      // Both only read: asked together.
+      const [used, verified] = await Promise.all([
+        chain.reader.readContract({ address: getAddress(requirements.asset), abi: eip3009ABI, functionName: 'authorizationState', args: [checked.payer, nonce] }).catch((error: unknown) => {
           outcome = 'unavailable';
           log.warn('x402: the node cannot say whether the nonce is used', { error });
           throw unavailable('The chain node does not answer.');
-        });
+        }),
+        chain.settler.verify(payload, requirements).catch((error: unknown) => {
+          outcome = 'unavailable';
+          log.warn('x402: verify failed', { error, settler: chain.settler.kind });
+          throw unavailable('The settler does not answer.');
+        }),
+      ]);
       if (used) throw refused(refusalReasons.nonceUsed, 'This authorization nonce is already used on the chain.');
-      const verified = await chain.settler.verify(payload, requirements).catch((error: unknown) => {
-        outcome = 'unavailable';
-        log.warn('x402: verify failed', { error, settler: chain.settler.kind });
-        throw unavailable('The settler does not answer.');
-      });
       if (!verified.isValid) {
         throw new ServiceError('invalid_payment', `The settler refused the payment: ${verified.invalidMessage ?? verified.invalidReason ?? 'invalid'}.`, {
           details: { reason: verified.invalidReason ?? 'invalid_payment' },
