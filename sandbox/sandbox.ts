@@ -116,7 +116,7 @@ function fundEvery(evms: LocalEvm[]) {
     if (!/^[1-9]\d{0,15}$/.test(String(input.units))) throw new SandboxRefusal('units must be a positive integer');
     const funded: Record<string, string> = {};
     for (const evm of evms) funded[evm.chain] = (await evm.tokens.usdc.transfer(getAddress(address), BigInt(String(input.units)), 0)).txHash;
-    return { funded, usdc: Object.fromEntries(evms.map((evm) => [evm.chain, evm.tokens.usdc.address])) };
+    return { funded, usdc: Object.fromEntries(evms.map((evm) => [evm.chain, evm.tokens.usdc.address])), networks: Object.fromEntries(evms.map((evm) => [evm.chain, `eip155:${evm.anvil.chainId}`])) };
   };
 }
 

@@ -25,13 +25,17 @@ test('sandbox: `service fund` gives an agent wallet sandbox USDC on every EVM ch
     const funded = await runCli(['fund', agent.account.address, '25'], { env });
     assert.equal(funded.code, 0, funded.stderr);
     const tokens = new Map<string, string>();
-    for (const line of funded.stdout.trim().split('\n')) {
+    const lines = funded.stdout.trim().split('\n');
+    const spendControls = /^spend controls: (\S+)$/.exec(lines.pop()!)?.[1];
+    assert.ok(spendControls, funded.stdout);
+    for (const line of lines) {
       const match = /^funded (0x[0-9a-fA-F]{40}) with 25\.000000 USDC on the (.+) sandbox \(token (0x[0-9a-fA-F]{40})\); tx_hash 0x[0-9a-f]{64}$/.exec(line);
       assert.ok(match, line);
       assert.equal(match[1], agent.account.address);
       tokens.set(match[2]!, match[3]!);
     }
     assert.equal(tokens.size, evmChainNames.length, funded.stdout);
+    assert.deepEqual(spendControls.split(',').map((entry) => entry.split('/')[1]).sort(), [...tokens.values()].sort());
 
     const paid: { invoice_id: string; tx: string }[] = [];
     for (const chain of evmChainNames) {

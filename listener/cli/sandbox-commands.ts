@@ -180,10 +180,16 @@ in the directory the sandbox runs in (it finds it by ./data/sandbox.json), or se
     }
     const { chain } = sandboxTarget(undefined);
     try {
-      const { funded, usdc } = (await control(chain, 'evm/fund', { address, units: units.toString() })) as { funded: Record<string, string>; usdc: Record<string, string> };
+      const { funded, usdc, networks } = (await control(chain, 'evm/fund', { address, units: units.toString() })) as {
+        funded: Record<string, string>;
+        usdc: Record<string, string>;
+        networks: Record<string, string>;
+      };
       for (const [name, txHash] of Object.entries(funded)) {
         process.stdout.write(`funded ${address} with ${unitsToDecimal(units)} USDC on the ${chainFacts[name as ChainName]?.name ?? name} sandbox (token ${usdc[name]}); tx_hash ${txHash}\n`);
       }
+      // The sandbox tokens are not among an x402 client's default ones: the agent allows them (docs/agents.md).
+      process.stdout.write(`spend controls: ${Object.keys(funded).map((name) => `${networks[name]}/${usdc[name]}`).join(',')}\n`);
     } catch (error) {
       if (!(error instanceof ControlError) || error.status !== 404) throw error;
       process.stderr.write('This sandbox runs without EVM nodes (anvil is not installed).\n');
