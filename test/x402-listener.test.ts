@@ -110,6 +110,11 @@ for (const [index, chainName] of evmTestChains.entries()) {
       assert.equal(health.x402?.chains[chainName]?.settler_address, settler.account.address);
       assert.equal(health.x402?.chains[chainName]?.warning, null);
       assert.equal(health.x402?.unseen_settlements, 0);
+      // A settler key running out of gas is told before payments start failing.
+      await chain.anvil.rpc('anvil_setBalance', [settler.account.address, '0x1']);
+      const low = Health.parse(await (await fetch(`${listener.url}/health`)).json());
+      assert.match(low.x402?.chains[chainName]?.warning ?? '', new RegExp(`the settler ${settler.account.address} holds .* top it up`));
+      assert.equal(low.x402?.chains[chainName]?.settler_balance_wei, '1');
     } finally {
       await listener.stop({ graceMs: 0 });
       await hooks.close();
