@@ -170,7 +170,7 @@ export function createX402Payments(deps: X402PaymentsDeps) {
     if (!lock || lock.state !== 'sent' || lock.nonce !== nonce || !lock.tx_hash) return null;
     const row = await deps.find(invoiceId);
     deps.observer?.settlement(row.chain, 'replayed');
-    return { response: settledResponse(lock.tx_hash, lock.network, lock.payer, row.amount_units ?? '0'), invoice: await deps.invoice(row) };
+    return { response: settledResponse(lock.tx_hash, lock.network, lock.payer), invoice: await deps.invoice(row) };
   }
 
   /**
@@ -247,8 +247,9 @@ export function createX402Payments(deps: X402PaymentsDeps) {
   return { x402Url, quote, pay };
 }
 
-function settledResponse(transaction: string, network: string, payer: string, amount: string): SettleResponse {
-  return { success: true, transaction, network: network as SettleResponse['network'], payer, amount };
+/** `amount`: what was paid, when this answer is the settlement's own (a replay leaves it out). */
+function settledResponse(transaction: string, network: string, payer: string, amount?: string): SettleResponse {
+  return { success: true, transaction, network: network as SettleResponse['network'], payer, ...(amount !== undefined && { amount }) };
 }
 
 const unavailable = (message: string) => new ServiceError('settlement_unavailable', message, { retryAfterS: 5 });
