@@ -11,7 +11,7 @@ export const X402PaymentRequirements = z
     maxTimeoutSeconds: z.number().int().describe("How long the signed authorization may stay valid; never past the invoice's expiry."),
     extra: z.object({ name: z.string(), version: z.string() }).describe("The token's EIP-712 domain (USDC: `USD Coin`, `2`)."),
   })
-  .meta({ id: 'X402PaymentRequirements' });
+  .meta({ id: 'PaymentRequirements' });
 
 /** The body of a 402 answer, the same object as its `PAYMENT-REQUIRED` header (base64 JSON). */
 export const X402PaymentRequired = z
@@ -21,7 +21,7 @@ export const X402PaymentRequired = z
     resource: z.object({ url: z.string(), description: z.string().optional(), mimeType: z.string().optional() }),
     accepts: z.array(X402PaymentRequirements).describe('One entry: the EIP-3009 `exact` offer.'),
   })
-  .meta({ id: 'X402PaymentRequired', description: 'x402 v2 payment requirements: the JSON body of a 402 answer and, base64-encoded, its PAYMENT-REQUIRED header.' });
+  .meta({ id: 'PaymentRequired', description: 'x402 v2 payment requirements: the JSON body of a 402 answer and, base64-encoded, its PAYMENT-REQUIRED header.' });
 export type X402PaymentRequired = z.infer<typeof X402PaymentRequired>;
 
 /** How one EVM chain's x402 payments are settled, and whether that can go on. */
@@ -32,7 +32,7 @@ export const X402ChainHealth = z
     settler_balance_wei: z.string().nullable().describe("The settler's native balance, in wei; null with a facilitator or when the node does not answer."),
     warning: z.string().nullable().describe('Why x402 payments on this chain may fail: the settler runs low on gas, or its node does not answer.'),
   })
-  .meta({ id: 'X402ChainHealth' });
+  .meta({ id: 'PaymentSettlementChainHealth' });
 
 export const X402Health = z
   .object({
@@ -42,5 +42,5 @@ export const X402Health = z
       .int()
       .describe('x402 settlements a settler or facilitator reported that the chain never showed (their invoices stay pending): check the facilitator.'),
   })
-  .meta({ id: 'X402Health', description: 'x402 payments: settlement per chain and settlements reported but never seen.' });
+  .meta({ id: 'PaymentSettlementHealth', description: 'x402 payments: settlement per chain and settlements reported but never seen.' });
 export type X402Health = z.infer<typeof X402Health>;

@@ -1103,7 +1103,7 @@ export interface components {
             /** @description Per chain source (Esplora, Bitcoin Core, each Base RPC URL): requests made, 429s received, when the next request is allowed. */
             chain_sources?: components["schemas"]["ChainSourceBudget"][];
             /** @description Present when some EVM chain takes x402 payments. */
-            x402?: components["schemas"]["X402Health"];
+            x402?: components["schemas"]["PaymentSettlementHealth"];
         };
         BtcCheckoutView: {
             invoice_id: string;
@@ -1508,9 +1508,9 @@ export interface components {
             /** @description The database while it cannot be used (`component: database`), and chain watchers stalled or failing for several poll intervals, per chain and kind, with how many merchants; empty when none (an instance that is not the elected watcher has no watcher problems). */
             problems?: components["schemas"]["WatcherProblem"][];
             /** @description Present when some EVM chain takes x402 payments. */
-            x402?: components["schemas"]["X402Health"];
+            x402?: components["schemas"]["PaymentSettlementHealth"];
         };
-        X402PaymentRequirements: {
+        PaymentRequirements: {
             /**
              * @description `exact`: an EIP-3009 `transferWithAuthorization` of exactly `amount`.
              * @constant
@@ -1533,7 +1533,7 @@ export interface components {
             };
         };
         /** @description x402 v2 payment requirements: the JSON body of a 402 answer and, base64-encoded, its PAYMENT-REQUIRED header. */
-        X402PaymentRequired: {
+        PaymentRequired: {
             /** @constant */
             x402Version: 2;
             /** @description Why the last payment was refused (x402 reason). */
@@ -1544,9 +1544,9 @@ export interface components {
                 mimeType?: string;
             };
             /** @description One entry: the EIP-3009 `exact` offer. */
-            accepts: components["schemas"]["X402PaymentRequirements"][];
+            accepts: components["schemas"]["PaymentRequirements"][];
         };
-        X402ChainHealth: {
+        PaymentSettlementChainHealth: {
             /**
              * @description `settler`: the service submits with X402_SETTLER_KEY; `facilitator`: an x402 facilitator (X402_FACILITATOR_URL) does.
              * @enum {string}
@@ -1560,10 +1560,10 @@ export interface components {
             warning: string | null;
         };
         /** @description x402 payments: settlement per chain and settlements reported but never seen. */
-        X402Health: {
+        PaymentSettlementHealth: {
             /** @description Per EVM chain taking x402 payments. */
             chains: {
-                [key: string]: components["schemas"]["X402ChainHealth"];
+                [key: string]: components["schemas"]["PaymentSettlementChainHealth"];
             };
             /** @description x402 settlements a settler or facilitator reported that the chain never showed (their invoices stay pending): check the facilitator. */
             unseen_settlements: number;
@@ -1781,7 +1781,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] | components["schemas"]["X402PaymentRequired"];
+                    "application/json": components["schemas"]["ErrorEnvelope"] | components["schemas"]["PaymentRequired"];
                 };
             };
             /** @description `not_found`: No such invoice or route. */
@@ -3191,7 +3191,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] | components["schemas"]["X402PaymentRequired"];
+                    "application/json": components["schemas"]["ErrorEnvelope"] | components["schemas"]["PaymentRequired"];
                 };
             };
             /** @description `not_found`: No such invoice or route. */
