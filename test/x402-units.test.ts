@@ -2,6 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { paymentRequiredOf, requirementsOf, X402_MAX_TIMEOUT_S, type X402Offer } from '../core/x402/requirements.ts';
 import { parseX402Settings, x402Secrets } from '../core/x402/x402-settings.ts';
+import { claimSettlement, settleClaim, STALE_LOCK_MS } from '../core/x402/settlement.repository.ts';
+import { openCoreDatabase } from '../core/schema.ts';
+import { silentLogger } from '../core/log.ts';
+import { tempSqliteUrl } from './support/listener.ts';
 
 const offer = (expiresInMs: number, now: number): X402Offer => ({
   invoiceId: 'inv_1',
@@ -58,4 +62,28 @@ test('settings: a chain facilitator wins over the shared one, which wins over th
   parseX402Settings({ X402_SETTLER_KEY: 'xprv-not-a-key', X402_FACILITATOR_URL: 'ftp://x', X402_SETTLE_TIMEOUT_S: '0' }, bad);
   assert.equal(bad.length, 3, bad.join('\n'));
   assert.ok(bad.every((problem) => !problem.includes('xprv-not-a-key')), 'the key is never echoed');
+});
+
+test('the settlement lock: one payer at a time, a refused attempt frees it, a stale settle is taken over, a sent one never is', async () => {
+  const database = await openCoreDatabase(tempSqliteUrl(), { logger: silentLogger });
+  try {
+    const { db } = database;
+    const claim = (nonce: string, now: number) => claimSettlement(db, { invoiceId: 'inv_1', merchantId: 'm', payer: '0xpayer', nonce, network: 'eip155:8453', now });
+    const t0 = 1_000_000;
+    assert.deepEqual(await claim('0xa', t0), { claimed: true });
+    const taken = await claim('0xb', t0 + 1);
+    assert.equal(taken.claimed, false);
+    assert.equal(!taken.claimed && taken.current.nonce, '0xa');
+    await settleClaim(db, 'inv_1', '0xa', { state: 'refused', now: t0 + 2 });
+    assert.deepEqual(await claim('0xb', t0 + 3), { claimed: true }, 'nothing was sent: the next payer may try');
+    assert.equal((await claim('0xc', t0 + 3 + STALE_LOCK_MS - 1)).claimed, false);
+    assert.deepEqual(await claim('0xc', t0 + 4 + STALE_LOCK_MS), { claimed: true }, 'a settle that never answered is taken over');
+    await settleClaim(db, 'inv_1', '0xc', { state: 'sent', txHash: '0xtx', now: t0 + 5 + STALE_LOCK_MS });
+    assert.equal((await claim('0xd', t0 + 100 * STALE_LOCK_MS)).claimed, false, 'a sent settlement holds the invoice for good');
+    await settleClaim(db, 'inv_1', '0xd', { state: 'refused', now: t0 });
+    const row = await db.selectFrom('x402_settlements').selectAll().executeTakeFirstOrThrow();
+    assert.deepEqual([row.state, row.nonce, row.tx_hash], ['sent', '0xc', '0xtx'], "another nonce's outcome never touches the lock");
+  } finally {
+    await database.close();
+  }
 });

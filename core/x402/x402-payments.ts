@@ -11,7 +11,7 @@ import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import type { PayableFacts } from '../invoices/invoice.service.ts';
 import { checkPayment, refused, refusalReasons, type CheckedPayment } from './authorization.ts';
 import { paymentRequiredOf, requirementsOf, type X402Offer } from './requirements.ts';
-import { claimSettlement, settleClaim, type X402SettlementRow } from './settlement.repository.ts';
+import { claimSettlement, settleClaim, STALE_LOCK_MS, type X402SettlementRow } from './settlement.repository.ts';
 import { networkOf, type X402Settler } from './settlers.ts';
 import type { X402Tables } from './x402.tables.ts';
 
@@ -128,8 +128,15 @@ export function createX402Payments(deps: X402PaymentsDeps) {
     return new ServiceError('payment_in_progress', "Another payer's authorization is being settled for this invoice; nothing was sent for yours.");
   }
 
+  /** The lock that holds the invoice now: a settlement sent or unseen, or one under way (a stale one no longer holds it). */
   async function currentLock(invoiceId: string) {
-    return db.selectFrom('x402_settlements').selectAll().where('invoice_id', '=', invoiceId).where('state', '!=', 'refused').executeTakeFirst();
+    const staleBefore = clock.now() - STALE_LOCK_MS;
+    return db
+      .selectFrom('x402_settlements')
+      .selectAll()
+      .where('invoice_id', '=', invoiceId)
+      .where((eb) => eb.or([eb('state', 'in', ['sent', 'unseen']), eb.and([eb('state', '=', 'settling'), eb('updated_at', '>=', staleBefore)])]))
+      .executeTakeFirst();
   }
 
   /** The answer to a request without payment: the requirements (or why there are none). */
