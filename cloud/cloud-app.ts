@@ -167,6 +167,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     receivers,
     webhookPolicy,
     billing: { logger, cryptoInvoice, card },
+    x402Url: (invoice) => payments?.x402Url(invoice) ?? null,
   });
 
   payments = createX402Payments({

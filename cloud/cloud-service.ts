@@ -13,7 +13,7 @@ import { newWebhookSecret } from '../core/webhooks/signature.ts';
 import { openCardPortal, paymentMethods, startCheckout, type BillingDeps } from './billing.ts';
 import { findCardSubscription } from './card-subscription.ts';
 import type { CloudConfig } from './cloud-config.ts';
-import { checkoutView } from '../edge/checkout/checkout-view.ts';
+import { checkoutView, type ViewContext } from '../edge/checkout/checkout-view.ts';
 import { listEntry } from './invoice-views.ts';
 import { enabledAssets } from '../core/enabled-assets.ts';
 import type { createMerchantReceivers } from './merchant-context.ts';
@@ -32,6 +32,8 @@ export interface CloudServiceDeps {
   receivers: ReturnType<typeof createMerchantReceivers>;
   webhookPolicy: WebhookTargetPolicy;
   billing: Omit<BillingDeps, 'db'>;
+  /** The invoices' x402 URLs on the public checkout view (core/x402). */
+  x402Url?: ViewContext['x402Url'];
 }
 
 /** `limit` of GET /invoices: default 25, anything else clamped to 1-100 (non-numbers read as the default). */
@@ -126,7 +128,7 @@ export function createCloudService(deps: CloudServiceDeps) {
         // An EVM chain the platform no longer has settings for still links to its mainnet explorer.
         ...Object.fromEntries(evmChainSpecs.map((spec) => [spec.chain, config.evm.find((chain) => chain.chain === spec.chain)?.explorerUrl ?? spec.explorers[spec.mainnetChainId]])),
       };
-      return checkoutView(db, row, { shopName: owner.shop_name, explorers, now: clock.now() });
+      return checkoutView(db, row, { shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
     },
 
     publicInvoice,

@@ -234,6 +234,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       clock,
       shopName: config.shopName,
       explorers: Object.fromEntries(chains.map(({ runtime, settings }) => [runtime.chain, runtime.explorerUrl(settings)])),
+      x402Url: (invoice) => payments?.x402Url(invoice) ?? null,
     }),
   });
 

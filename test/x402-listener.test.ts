@@ -47,6 +47,7 @@ for (const [index, chainName] of evmTestChains.entries()) {
       const invoice = BaseXpubInvoiceCreated.parse(created.json);
       assert.equal(invoice.x402_url, `${listener.url}/x402/${invoice.invoice_id}`);
       assert.equal(StoredInvoice.parse(await (await fetch(`${listener.url}/invoice/${invoice.invoice_id}`)).json()).x402_url, invoice.x402_url);
+      assert.equal((await (await fetch(`${listener.url}/checkout/${invoice.invoice_id}`)).json()).x402_url, invoice.x402_url, 'the checkout view links it too');
 
       // Unpaid: 402, PAYMENT-REQUIRED as x402 v2 defines it, the body the same object.
       const unpaid = await fetch(invoice.x402_url!);
@@ -89,6 +90,7 @@ for (const [index, chainName] of evmTestChains.entries()) {
       const confirmed = await invoiceReaching(listener.url, invoice.invoice_id, 'confirmed');
       assert.equal(confirmed.tx_hash, receipt.transaction);
       assert.equal(confirmed.x402_url, null, 'a paid invoice has no x402 URL');
+      assert.equal((await (await fetch(`${listener.url}/checkout/${invoice.invoice_id}`)).json()).x402_url, null);
       const hook = await waitForWatcher('the invoice.confirmed webhook', () => hooks.requests.find((r) => r.body.toString().includes(invoice.invoice_id)), Boolean, {
         watcher: async () => (await fetch(`${listener.url}/health`)).json(),
       });
