@@ -34,6 +34,10 @@ import { cloudSchema } from './cloud.schema.ts';
 import type { CloudTables } from './cloud.tables.ts';
 import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
 import { secureCookies } from '../edge/settings.ts';
+import { chainModule } from '../core/chains/registry.ts';
+import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
+import { x402Chains, x402Health, x402Observer, x402UrlUnder } from '../core/x402/x402-runtime.ts';
+import { callLimit } from '../edge/http/rate-limit.ts';
 
 export interface CloudDeps {
   /** The metrics registry GET /metrics serves (default: a new one of its own). */
@@ -110,6 +114,12 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   // The port first: one that cannot be bound ends the start before the database, webhook delivery
   // or the leader election starts.
   const bound = await bindHttp(config.port, config.host, { logger, bounds: config.httpBounds });
+  const x402 = x402Chains(config.x402, config.evm);
+  // Built once the engine is (it reads invoices through it); the engine asks it for x402_url.
+  let payments: X402Payments | null = null;
+  // PUBLIC_URL, or the loopback URL served: OAuth's issuer and the x402 URLs.
+  const onLoopback = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/.test(config.host);
+  const publicBase = () => config.publicUrl ?? (onLoopback ? bound.url : null);
   const engine = await startEngine({
     clock,
     logger,
@@ -121,6 +131,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     sourceBudgets: config.sourceBudgets,
     webhooks: (db) => ({ scope: cloudClaimScope, target: cloudDeliveryTarget(db, webhookPolicy) }),
     webhookDeps: deps.webhooks,
+    x402Url: (invoice) => payments?.x402Url(invoice) ?? null,
   }).catch(async (error: unknown) => {
     await closeServer(bound.server);
     throw error;
@@ -163,14 +174,29 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     receivers,
     webhookPolicy,
     billing: { logger, cryptoInvoice, card },
+    x402Url: (invoice) => payments?.x402Url(invoice) ?? null,
+  });
+
+  payments = createX402Payments({
+    db,
+    clock,
+    logger,
+    chains: x402,
+    find: async (invoiceId) => (await cloud.publicInvoice(invoiceId)).row,
+    paidSoFar: (row) => chainModule(row.chain).paidSoFar(db, row),
+    invoice: (row) => engine.invoices.get(row.merchant_id, row.invoice_id),
+    resourceUrl: (invoiceId) => {
+      const base = publicBase();
+      return base ? x402UrlUnder(base, '/api/v1', invoiceId) : null;
+    },
+    observer: x402Observer(metrics),
+    receiptWaitMs: config.x402.settleTimeoutMs,
   });
 
   // OAuth for /api/v1/mcp: issuer and resource on PUBLIC_URL, or on the loopback URL served.
-  const servedUrl = bound.url;
-  const onLoopback = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/.test(config.host);
   const oauth = endpointOAuth({
     mcpPath: '/api/v1/mcp',
-    baseUrl: () => config.publicUrl ?? (onLoopback ? servedUrl : null),
+    baseUrl: publicBase,
     db,
     clock,
     logger,
@@ -190,6 +216,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
 
   const app = createCloudHttpApp({
     cloud,
+    x402: payments,
+    x402Limit: callLimit(config.x402RateLimit && createSharedRateLimiter({ db, clock, name: 'x402', config: config.x402RateLimit }), 'x402 requests'),
     db,
     oauth,
     isOwnOrigin: ownOrigins(config.publicUrl, onLoopback),
@@ -213,8 +241,9 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       : null,
     documents: { openapi: JSON.stringify(buildOpenApiDocument(), null, 2), llms: buildLlmsTxt() },
     async health() {
-      const { ok, problems, chain_sources } = await engine.health();
-      return { ok, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), chain_sources, problems };
+      const { ok, answered, problems, chain_sources } = await engine.health();
+      const x402Section = answered ? await x402Health(x402, db).catch(() => null) : null;
+      return { ok, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), chain_sources, problems, ...(x402Section && { x402: x402Section }) };
     },
   });
   bound.serve(app);

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import type { BtcNetwork } from '../shared/index.ts';
+import { parseX402Settings, x402Secrets, x402SettingNames, type X402Settings } from '../core/x402/x402-settings.ts';
 import { baseSettingNames, evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB, parseEvmConfig, type BaseConfig } from '../core/base/base-config.ts';
 import { evmChainSpecs } from '../core/base/evm-chains.ts';
-import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, httpUrlListSetting, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
+import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, httpUrlListSetting, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, x402RateLimitSetting, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
 import { defaultEsploraUrls } from '../core/btc/esplora-defaults.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
@@ -69,6 +70,10 @@ export interface CloudConfig {
   sourceBudgets: BudgetSettings;
   /** The HTTP server's and the checkout streams' bounds (HTTP_*, CHECKOUT_STREAM*). */
   httpBounds: HttpBounds;
+  /** How each EVM chain settles x402 payments, for every merchant (none: x402 off there). */
+  x402: X402Settings;
+  /** X402_RATE_LIMIT: requests to the public x402 URLs per client IP and overall; null: off. */
+  x402RateLimit: RateLimitConfig | null;
 }
 
 export interface StripeConfig {
@@ -118,11 +123,12 @@ const CloudEnv = z.object({
   STRIPE_CANCEL_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   STRIPE_PRICE_STARTER: z.preprocess(blankToUndefined, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
   STRIPE_PRICE_PRO: z.preprocess(blankToUndefined, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
+  X402_RATE_LIMIT: x402RateLimitSetting,
   ...budgetSettingsSchema,
 });
 
 /** Every setting Cloud reads (the Base ones are shared by its merchants). */
-export const cloudSettingNames: readonly string[] = [...Object.keys(CloudEnv.shape), ...baseSettingNames.filter((name) => !name.startsWith('MERCHANT_'))];
+export const cloudSettingNames: readonly string[] = [...Object.keys(CloudEnv.shape), ...baseSettingNames.filter((name) => !name.startsWith('MERCHANT_')), ...x402SettingNames];
 
 export function loadCloudConfig(env: Env): CloudConfig {
   const problems: string[] = [];
@@ -161,6 +167,13 @@ export function loadCloudConfig(env: Env): CloudConfig {
   }
   const stripe = parseStripe(raw, problems);
   const httpBounds = httpBoundsOf(raw, problems);
+  const x402 = parseX402Settings(env, problems);
+  let x402RateLimit: RateLimitConfig | null = null;
+  try {
+    x402RateLimit = parseRateLimit(raw.X402_RATE_LIMIT);
+  } catch (error) {
+    problems.push(`X402_RATE_LIMIT ${(error as Error).message}`);
+  }
   if (problems.length) throw new ConfigError(problems);
 
   const esplora = raw.BTC_ESPLORA_URL;
@@ -206,12 +219,14 @@ export function loadCloudConfig(env: Env): CloudConfig {
     watch: raw.CLOUD_WATCH,
     stripe,
     sourceBudgets: budgetSettingsFrom(raw),
+    x402,
+    x402RateLimit,
   };
 }
 
 /** Settings that must never reach a log line (the logger scrubs them). */
 export function cloudSecrets(config: CloudConfig): string[] {
-  return [...(config.stripe ? [config.stripe.secretKey, config.stripe.webhookSecret] : []), ...(config.metricsToken ? [config.metricsToken] : [])];
+  return [...(config.stripe ? [config.stripe.secretKey, config.stripe.webhookSecret] : []), ...(config.metricsToken ? [config.metricsToken] : []), ...x402Secrets(config.x402)];
 }
 
 /** STRIPE_SECRET_KEY turns card billing on; it then needs the webhook secret and both return URLs. */

@@ -13,7 +13,7 @@ import { newWebhookSecret } from '../core/webhooks/signature.ts';
 import { openCardPortal, paymentMethods, startCheckout, type BillingDeps } from './billing.ts';
 import { findCardSubscription } from './card-subscription.ts';
 import type { CloudConfig } from './cloud-config.ts';
-import { checkoutView } from '../edge/checkout/checkout-view.ts';
+import { checkoutView, type ViewContext } from '../edge/checkout/checkout-view.ts';
 import { listEntry } from './invoice-views.ts';
 import { enabledAssets } from '../core/enabled-assets.ts';
 import type { createMerchantReceivers } from './merchant-context.ts';
@@ -32,6 +32,8 @@ export interface CloudServiceDeps {
   receivers: ReturnType<typeof createMerchantReceivers>;
   webhookPolicy: WebhookTargetPolicy;
   billing: Omit<BillingDeps, 'db'>;
+  /** The invoices' x402 URLs on the public checkout view (core/x402). */
+  x402Url?: ViewContext['x402Url'];
 }
 
 /** `limit` of GET /invoices: default 25, anything else clamped to 1-100 (non-numbers read as the default). */
@@ -45,6 +47,19 @@ export function createCloudService(deps: CloudServiceDeps) {
   const checkoutUrl = (invoiceId: string) => (config.checkoutBaseUrl ? `${config.checkoutBaseUrl}/pay/${invoiceId}` : null);
   const planNow = (row: MerchantRow) =>
     effectivePlan({ plan: row.plan as PlanName, expiresAt: row.plan_expires_at === null ? null : Number(row.plan_expires_at) }, clock.now()).plan;
+
+  /** Any merchant's invoice by id, for the public pages (checkout, x402); a pending one past its expiry reads as expired. */
+  async function publicInvoice(invoiceId: string): Promise<{ row: InvoiceRow; owner: MerchantRow }> {
+    let row: InvoiceRow | undefined = await db.selectFrom('invoices').selectAll().where('invoice_id', '=', invoiceId).executeTakeFirst();
+    const owner = row && (await findMerchant(db, row.merchant_id));
+    if (!row || !owner) throw new ServiceError('not_found', 'No such invoice.');
+    const now = clock.now();
+    if (row.status === 'pending' && Number(row.expires_at) <= now) {
+      await engine.expireIfLapsed(row.merchant_id, invoiceId, now);
+      row = (await findInvoice(db, row.merchant_id, invoiceId))!;
+    }
+    return { row, owner };
+  }
 
   async function setWebhook(merchant: MerchantRow, body: unknown) {
     const url = (body as { webhook_url?: unknown } | null)?.webhook_url;
@@ -107,21 +122,16 @@ export function createCloudService(deps: CloudServiceDeps) {
 
     /** Public: any merchant's invoice by id, display fields only. */
     async checkout(invoiceId: string) {
-      let row: InvoiceRow | undefined = await db.selectFrom('invoices').selectAll().where('invoice_id', '=', invoiceId).executeTakeFirst();
-      const owner = row && (await findMerchant(db, row.merchant_id));
-      if (!row || !owner) throw new ServiceError('not_found', 'No such invoice.');
-      const now = clock.now();
-      if (row.status === 'pending' && Number(row.expires_at) <= now) {
-        await engine.expireIfLapsed(row.merchant_id, invoiceId, now);
-        row = (await findInvoice(db, row.merchant_id, invoiceId))!;
-      }
+      const { row, owner } = await publicInvoice(invoiceId);
       const explorers = {
         [btcModule.chain]: config.btc.explorerUrls[row.network ?? 'mainnet'] ?? null,
         // An EVM chain the platform no longer has settings for still links to its mainnet explorer.
         ...Object.fromEntries(evmChainSpecs.map((spec) => [spec.chain, config.evm.find((chain) => chain.chain === spec.chain)?.explorerUrl ?? spec.explorers[spec.mainnetChainId]])),
       };
-      return checkoutView(db, row, { shopName: owner.shop_name, explorers, now });
+      return checkoutView(db, row, { shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
     },
+
+    publicInvoice,
 
     setWebhook,
 

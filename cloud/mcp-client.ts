@@ -8,6 +8,7 @@ import type { ListenerClient } from '../mcp/listener-client.ts';
 import type { CloudTables } from './cloud.tables.ts';
 import type { CloudService } from './cloud-service.ts';
 import { findMerchant, type MerchantRow } from './merchant.repository.ts';
+import { x402RequirementsOf, type X402Payments } from '../core/x402/x402-payments.ts';
 
 export interface CloudMcpClientDeps {
   cloud: CloudService;
@@ -19,6 +20,8 @@ export interface CloudMcpClientDeps {
   limit: CallLimit;
   documents: { openapi: string; llms: string };
   logger: Logger;
+  /** The invoices' x402 payment method: the requirements an x402_url answers with. */
+  x402: Pick<X402Payments, 'quote'>;
 }
 
 /**
@@ -36,6 +39,7 @@ export function cloudMcpClient(deps: CloudMcpClientDeps): ListenerClient {
     healthAssets: async () => ({ ok: true, value: {} }),
     checkoutView: (invoiceId) => inProcess(CheckoutView, () => cloud.checkout(invoiceId), 'lookup_failed', logger),
     document: async (name) => ({ ok: true, value: name === 'llms.txt' ? deps.documents.llms : deps.documents.openapi }),
+    x402Requirements: x402RequirementsOf(deps.x402),
     listInvoices: (limit) => inProcess(InvoiceList, () => cloud.listInvoices(merchant, limit === undefined ? undefined : String(limit)), 'internal_error', logger),
   };
 }

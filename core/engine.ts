@@ -5,7 +5,7 @@ import type { Clock } from './clock.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import type { EditionSchema } from './db/migrate.ts';
 import { startExpirySweeper, type ExpirySweeper } from './invoices/expiry-sweeper.ts';
-import { createInvoiceEngine, type InvoiceEngine } from './invoices/invoice.service.ts';
+import { createInvoiceEngine, type InvoiceEngine, type InvoiceEngineDeps } from './invoices/invoice.service.ts';
 import { openStatusFeed } from './invoices/pg-status-feed.ts';
 import type { StatusFeed } from './invoices/status-feed.ts';
 import type { Logger } from './log.ts';
@@ -78,6 +78,8 @@ export interface EngineOptions<Tables extends CoreTables> {
   /** Where webhooks go; null: events stay queued in the outbox. */
   webhooks: (db: Kysely<Tables>) => DeliveryRoute | null;
   webhookDeps?: WebhookDeliveryDeps;
+  /** The invoices' x402 URLs (core/x402), when the edition serves them. */
+  x402Url?: InvoiceEngineDeps['x402Url'];
 }
 
 /** The singleton work the edition hands the engine once it serves. */
@@ -143,7 +145,7 @@ export async function startEngine<Tables extends CoreTables>(options: EngineOpti
   const feed = await openStatusFeed(database.dialect, { databaseUrl: options.databaseUrl, db: coreDb, logger: logger.child({ component: 'status-feed' }) });
   // Every instance sweeps: the guarded flip expires each invoice once, whichever instance gets there first.
   const expiry = startExpirySweeper({ db: coreDb, feed, clock, logger, guards: engineChains.map((chain) => chain.paymentSeenBeforeExpiry), maxWaitMs: options.expirySweepMs, metrics });
-  const invoices = createInvoiceEngine({ db: coreDb, clock, logger, chains: engineChains, feed, expiry, metrics });
+  const invoices = createInvoiceEngine({ db: coreDb, clock, logger, chains: engineChains, feed, expiry, metrics, x402Url: options.x402Url });
   const webhooks = startWebhookDelivery({ route: options.webhooks(db), db: coreDb, clock, logger, metrics, ...options.webhookDeps });
   const budgets = createSourceBudgets({ settings: options.sourceBudgets });
   let work: LeaderWork | null = null;

@@ -64,6 +64,12 @@ export function createServiceMetrics() {
       labelNames: ['chain', 'source', 'reason'],
       registers,
     }),
+    x402Settlements: new Counter({
+      name: 'service_x402_settlements_total',
+      help: 'x402 payments with a signature, by chain and outcome: sent (mined, seen on our node), refused (nothing sent), unavailable (settler or node did not answer), failed (reverted or refused at settle), unseen (reported but not on the chain), replayed (the same payload again).',
+      labelNames: ['chain', 'outcome'],
+      registers,
+    }),
     mcpToolCalls: new Counter({ name: 'service_mcp_tool_calls_total', help: 'MCP tool calls by tool and outcome (ok, error).', labelNames: ['tool', 'outcome'], registers }),
   };
 }

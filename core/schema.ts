@@ -20,9 +20,11 @@ import { webhookDeliveryMigration } from './webhooks/delivery-migration.ts';
 import { oauthGrantKeyMigration, oauthStoreMigration } from './oauth/oauth.migration.ts';
 import type { OAuthTables } from './oauth/oauth.tables.ts';
 import type { EventDeliveryColumns, WebhookAttemptsTable } from './webhooks/delivery-tables.ts';
+import { x402SettlementsMigration } from './x402/x402.migration.ts';
+import type { X402Tables } from './x402/x402.tables.ts';
 
 /** The core's tables, each defined by the module that owns it. An edition's tables extend these. */
-export interface CoreTables extends BaseTables, OAuthTables {
+export interface CoreTables extends BaseTables, OAuthTables, X402Tables {
   invoices: InvoicesTable;
   address_counters: AddressCountersTable;
   events: EventsTable & EventDeliveryColumns;
@@ -54,6 +56,7 @@ export function coreMigrations(dialect: Dialect, hooks: CoreMigrationHooks = { k
     '0019_oauth_grant_key': oauthGrantKeyMigration,
     '0021_invoices_created_index': invoicesCreatedIndexMigration,
     '0020_btc_headers': btcHeadersMigration(dialect),
+    '0023_x402_settlements': x402SettlementsMigration,
   };
 }
 

@@ -67,6 +67,8 @@ export function sandboxBaseLines(sandbox: SandboxBase, create: (body: string) =>
       `  Create:  ${create(`{"chain":"${evm.chain}","amount_usd":12.5}`)}`,
       `  Create:  ${create(`{"chain":"${evm.chain}","asset":"usdt","amount_usd":12.34}`)}`,
     ]),
+    '  Agents:  a USDC invoice\'s x402_url is paid with an x402 client (@x402/fetch); the sandbox settles',
+    '           it. Fund an agent wallet:  npx service fund <0x address> [amount_usd]   (docs/agents.md)',
     `  Orphan:  npx service pay ${invoice} --amount 12.34    (not the exact amount: a payment.orphan webhook)`,
     `  Pay:     npx service pay ${invoice} [amount_usd]       Confirm:  npx service mine`,
   ];

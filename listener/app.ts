@@ -15,6 +15,7 @@ import { createHttpApp } from './http/app.ts';
 import { keyMatcher } from './http/api-key.ts';
 import { ownOrigins } from '../edge/http/mcp-endpoint.ts';
 import { createRateLimiter, memoryWindows } from '../edge/http/sliding-window.ts';
+import { callLimit } from '../edge/http/rate-limit.ts';
 import { endpointOAuth, oauthLimiters, type EndpointOAuth } from '../edge/oauth/endpoint-oauth.ts';
 import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
 import { createListenerCheckoutSource } from './checkout/listener-checkout-source.ts';
@@ -26,6 +27,9 @@ import { createLogger, type Logger } from '../core/log.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../core/metrics.ts';
 import { countDeliveries } from '../core/webhooks/delivery-store.ts';
 import { singleMerchantRoute, type WebhookDeliveryDeps } from '../core/webhooks/start-delivery.ts';
+import { chainModule } from '../core/chains/registry.ts';
+import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
+import { x402Chains, x402Health, x402Observer, x402UrlUnder } from '../core/x402/x402-runtime.ts';
 
 export interface ListenerDeps {
   clock?: Clock;
@@ -97,9 +101,15 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
   const metrics = deps.metrics ?? createServiceMetrics();
   const chains = listenerChains(config);
+  const x402 = x402Chains(config.x402, config.evm);
+  // Built once the engine is (it reads invoices through it); the engine asks it for x402_url.
+  let payments: X402Payments | null = null;
   // The port first: one that cannot be bound ends the start before the database, webhook delivery
   // or a watcher starts (a second instance on the same data must not run beside the first).
   const bound = await bindHttp(config.port, config.host, { logger, bounds: config.httpBounds });
+  // PUBLIC_URL, or the loopback URL served: OAuth's issuer and the x402 URLs.
+  const onLoopback = isLoopbackHost(config.host);
+  const publicBase = () => config.publicUrl ?? (onLoopback ? bound.url : null);
   const engine = await startEngine({
     clock,
     logger,
@@ -119,12 +129,28 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     sourceBudgets: config.sourceBudgets,
     webhooks: () => singleMerchantRoute(config),
     webhookDeps: deps.webhooks,
+    x402Url: (invoice) => payments?.x402Url(invoice) ?? null,
   }).catch(async (error: unknown) => {
     await closeServer(bound.server);
     throw error;
   });
   const startedAt = clock.now();
   const { database, db, feed } = engine;
+  payments = createX402Payments({
+    db,
+    clock,
+    logger,
+    chains: x402,
+    find: (invoiceId) => engine.invoices.find(config.merchantId, invoiceId),
+    paidSoFar: (row) => chainModule(row.chain).paidSoFar(db, row),
+    invoice: (row) => engine.invoices.get(row.merchant_id, row.invoice_id),
+    resourceUrl: (invoiceId) => {
+      const base = publicBase();
+      return base ? x402UrlUnder(base, '', invoiceId) : null;
+    },
+    observer: x402Observer(metrics),
+    receiptWaitMs: config.x402.settleTimeoutMs,
+  });
   const parts: ListenerChainParts = {
     db,
     feed,
@@ -154,6 +180,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       }
     }
     const chainHealth = mergeChainHealth(watchers.watches.map((watch) => watch.health()));
+    const x402Section = shared.answered ? await x402Health(x402, db, config.merchantId).catch(() => null) : null;
     return {
       ok,
       problems: shared.problems,
@@ -165,18 +192,17 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       enabled_assets: enabledAssets(config),
       ...chainHealth.sections,
       chain_sources: shared.chain_sources,
+      ...(x402Section && { x402: x402Section }),
     };
   };
 
-  // OAuth needs a key to sign in with, and a base URL: PUBLIC_URL, or the loopback URL served.
-  const servedUrl = bound.url;
-  const onLoopback = isLoopbackHost(config.host);
+  // OAuth needs a key to sign in with, and a base URL (publicBase).
   let currentKeyId: Promise<string> | null = null;
   const listenerKeyId = (): Promise<string> => (currentKeyId ??= oauth!.store.keyFingerprint(config.apiKey!));
   const oauth: EndpointOAuth | null = config.apiKey
     ? endpointOAuth({
         mcpPath: '/mcp',
-        baseUrl: () => config.publicUrl ?? (onLoopback ? servedUrl : null),
+        baseUrl: publicBase,
         db,
         clock,
         logger,
@@ -199,6 +225,8 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
 
   const app = createHttpApp({
     invoices,
+    x402: payments,
+    x402Limit: callLimit(config.x402RateLimit && createRateLimiter({ store: memoryWindows(), clock, name: 'x402', config: config.x402RateLimit }), 'x402 requests'),
     health,
     documents: { openapi: JSON.stringify(buildOpenApiDocument(), null, 2), llms: buildLlmsTxt() },
     apiKey: config.apiKey,
@@ -224,6 +252,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
       clock,
       shopName: config.shopName,
       explorers: Object.fromEntries(chains.map(({ runtime, settings }) => [runtime.chain, runtime.explorerUrl(settings)])),
+      x402Url: (invoice) => payments?.x402Url(invoice) ?? null,
     }),
   });
 

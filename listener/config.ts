@@ -23,10 +23,12 @@ import {
   parseSettings,
   publicUrlSetting,
   wholeNumber,
+  x402RateLimitSetting,
   type Env,
   type InitializeRateLimit,
   type RateLimitConfig,
 } from '../edge/settings.ts';
+import { parseX402Settings, x402Secrets, x402SettingNames, type X402Settings } from '../core/x402/x402-settings.ts';
 
 // The sandbox reads these as the listener's.
 export { ConfigError, type Env };
@@ -77,6 +79,10 @@ export interface Config {
   sourceBudgets: BudgetSettings;
   /** The HTTP server's and the checkout streams' bounds (HTTP_*, CHECKOUT_STREAM*). */
   httpBounds: HttpBounds;
+  /** How each EVM chain settles x402 payments (none: x402 off there). */
+  x402: X402Settings;
+  /** X402_RATE_LIMIT: requests to the public x402 URLs per client IP and overall; null: off. */
+  x402RateLimit: RateLimitConfig | null;
 }
 
 /** Every setting the listener reads; documented in docs/self-hosting.md. */
@@ -110,8 +116,10 @@ export const settingNames = [
   'SERVICE_WEBHOOK_SECRET',
   'NODE_ENV',
   'SHOP_NAME',
+  'X402_RATE_LIMIT',
   ...budgetSettingNames,
   ...evmSettingNames,
+  ...x402SettingNames,
 ] as const;
 
 const defaultExplorer: Record<BtcNetwork, string> = {
@@ -188,6 +196,7 @@ const EnvSchema = z.object({
   SERVICE_WEBHOOK_SECRET: optionalText,
   NODE_ENV: z.preprocess(blankToUndefined, z.string().default('development')),
   SHOP_NAME: z.preprocess(blankToUndefined, z.string().trim().min(2, 'must be 2-80 characters').max(80, 'must be 2-80 characters').default('Shop')),
+  X402_RATE_LIMIT: x402RateLimitSetting,
   ...budgetSettingsSchema,
 });
 
@@ -230,6 +239,13 @@ export function loadConfig(env: Env): Config {
   }
 
   const evm = parseEvmConfigs(env, problems);
+  const x402 = parseX402Settings(env, problems);
+  let x402RateLimit: RateLimitConfig | null = null;
+  try {
+    x402RateLimit = parseRateLimit(raw.X402_RATE_LIMIT);
+  } catch (error) {
+    problems.push(`X402_RATE_LIMIT ${(error as Error).message}`);
+  }
   const base = evm.find((chain) => chain.chain === 'base') ?? null;
 
   let rateLimit: RateLimitConfig | null = null;
@@ -277,11 +293,13 @@ export function loadConfig(env: Env): Config {
     nodeEnv: raw.NODE_ENV,
     shopName: raw.SHOP_NAME,
     sourceBudgets: budgetSettingsFrom(raw),
+    x402,
+    x402RateLimit,
   };
 }
 
 /** Values that must never appear in a log line. */
 export function configSecrets(config: Config): string[] {
   const rpcPassword = config.btc?.rpcUrl ? decodeURIComponent(new URL(config.btc.rpcUrl).password) : null;
-  return [config.apiKey, config.webhook?.secret, config.metricsToken, rpcPassword].filter((s): s is string => Boolean(s));
+  return [config.apiKey, config.webhook?.secret, config.metricsToken, rpcPassword, ...x402Secrets(config.x402)].filter((s): s is string => Boolean(s));
 }

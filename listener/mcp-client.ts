@@ -6,6 +6,7 @@ import type { ListenerClient } from '../mcp/listener-client.ts';
 import type { CallLimit } from '../edge/http/rate-limit.ts';
 import { CheckoutView } from '../shared/checkout.ts';
 import type { CheckoutSource } from '../edge/checkout/checkout-source.ts';
+import { x402RequirementsOf, type X402Payments } from '../core/x402/x402-payments.ts';
 
 export interface ListenerMcpClientDeps {
   invoices: InvoiceService;
@@ -18,6 +19,8 @@ export interface ListenerMcpClientDeps {
   /** Whom the limit counts the calls of (the client IP that opened the MCP session). */
   client: string;
   logger: Logger;
+  /** The invoices' x402 payment method: the requirements an x402_url answers with. */
+  x402: Pick<X402Payments, 'quote'>;
 }
 
 /**
@@ -32,5 +35,6 @@ export function listenerMcpClient(deps: ListenerMcpClientDeps): ListenerClient {
     healthAssets: () => inProcess(Health.pick({ enabled_assets: true }), async () => ({ enabled_assets: (await deps.health()).enabled_assets }), 'internal_error', logger),
     checkoutView: (invoiceId) => inProcess(CheckoutView, () => deps.checkout.view(invoiceId), 'lookup_failed', logger),
     document: async (name) => ({ ok: true, value: name === 'llms.txt' ? deps.documents.llms : deps.documents.openapi }),
+    x402Requirements: x402RequirementsOf(deps.x402),
   };
 }

@@ -36,13 +36,21 @@ export function registerInvoiceResource(server: McpServer, deps: ServerDeps): vo
     }),
     {
       title: 'Invoice',
-      description: 'An invoice by id, as GET /invoice/{id} returns it (JSON), with its current status. Subscribe to be told when its status changes.',
+      description:
+        'An invoice by id, as GET /invoice/{id} returns it (JSON), with its current status, and, while x402 can pay it, its x402 payment requirements (a second entry, <uri>#x402: what its x402_url answers). Subscribe to be told when its status changes.',
       mimeType: 'application/json',
     },
     async (uri) => {
-      const read = await listener.getInvoice(invoiceIdOf(uri.href));
+      const invoiceId = invoiceIdOf(uri.href);
+      const read = await listener.getInvoice(invoiceId);
       if (!read.ok) throw readError(read.failure);
-      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(read.value) }] };
+      const x402 = read.value.x402_url ? await listener.x402Requirements(invoiceId) : null;
+      return {
+        contents: [
+          { uri: uri.href, mimeType: 'application/json', text: JSON.stringify(read.value) },
+          ...(x402 ? [{ uri: `${uri.href}#x402`, mimeType: 'application/json', text: JSON.stringify(x402) }] : []),
+        ],
+      };
     },
   );
 

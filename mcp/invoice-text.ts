@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { btcNetworkName, evmChainName, evmNetworkOfUri, networkLabel, type CreatedInvoice, type NetworkName, type StoredInvoice } from '../shared/index.ts';
+import { btcNetworkName, evmChainName, evmNetworkOfUri, networkLabel, type CreatedInvoice, type NetworkName, type StoredInvoice, type X402PaymentRequired } from '../shared/index.ts';
 
 type AnyInvoice = z.infer<typeof CreatedInvoice> | z.infer<typeof StoredInvoice>;
 
@@ -42,4 +42,18 @@ export function describeStoredInvoice(invoice: z.infer<typeof StoredInvoice>): s
   if (invoice.status === 'confirmed') lines.push(`Paid at ${invoice.paid_at} in transaction ${invoice.tx_hash}.`);
   else lines.push(`Expires at ${invoice.expires_at}.`);
   return lines.join('\n');
+}
+
+/**
+ * How another agent pays the invoice with x402: the URL, what its requirements ask, and what the
+ * paying agent needs. Empty when x402 cannot pay it now.
+ */
+export function describeX402(invoice: { x402_url: string | null }, required: X402PaymentRequired | null): string[] {
+  if (!invoice.x402_url || !required) return [];
+  const [offer] = required.accepts;
+  if (!offer) return [];
+  return [
+    `Another agent can pay this invoice with an x402 client (HTTP 402, e.g. @x402/fetch): GET ${invoice.x402_url} with its wallet; it signs an EIP-3009 authorization of exactly ${offer.amount} base units of the token ${offer.asset} to ${offer.payTo} on ${offer.network}, and the service settles it (the payer needs no API key and no gas).`,
+    'The payer must allow that token in its x402 spend controls (the official client pays only its default tokens, at most $1 a payment, unless told otherwise). Hand over the x402_url; the payment requirements are in structuredContent.x402.',
+  ];
 }

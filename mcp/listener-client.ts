@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { CreatedInvoice, ErrorEnvelope, Health, InvoiceList, StoredInvoice } from '../shared/index.ts';
+import { CreatedInvoice, ErrorEnvelope, Health, InvoiceList, StoredInvoice, X402PaymentRequired } from '../shared/index.ts';
 import { CheckoutView } from '../shared/checkout.ts';
 import type { Logger } from '../core/log.ts';
 
@@ -34,6 +34,8 @@ export interface ListenerClient {
   checkoutView(invoiceId: string): Promise<ListenerResult<CheckoutView>>;
   /** The key's most recent invoices; only clients that can list (Cloud) have it. */
   listInvoices?(limit: number | undefined): Promise<ListenerResult<z.infer<typeof InvoiceList>>>;
+  /** The x402 payment requirements of an invoice (its x402_url's 402 answer); null when x402 cannot pay it now. */
+  x402Requirements(invoiceId: string): Promise<X402PaymentRequired | null>;
 }
 
 export interface ListenerClientOptions {
@@ -139,6 +141,18 @@ export function createListenerClient(options: ListenerClientOptions): ListenerCl
     document: (name) => request('GET', `/${name}`, (answer) => ({ ok: true, value: answer.text })),
     // The listener's `/checkout/{id}`; Cloud's base URL ends in /api/v1, whose view is there too.
     checkoutView: (invoiceId) => request('GET', `/checkout/${encodeURIComponent(invoiceId)}`, json(CheckoutView)),
+    // Public, keyless: any answer but a 402 with the requirements means x402 cannot pay it now.
+    async x402Requirements(invoiceId) {
+      try {
+        const response = await options.fetch(`${baseUrl}/x402/${encodeURIComponent(invoiceId)}`, { signal: AbortSignal.timeout(timeoutMs) });
+        const text = await response.text();
+        if (response.status !== 402) return null;
+        const parsed = X402PaymentRequired.safeParse(JSON.parse(text));
+        return parsed.success ? parsed.data : null;
+      } catch {
+        return null;
+      }
+    },
   };
 }
 

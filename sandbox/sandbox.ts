@@ -8,7 +8,9 @@ import { startWebhookReceiver, type ReceivedWebhook, type RunningReceiver } from
 import { newWebhookSecret } from '../core/webhooks/signature.ts';
 import { ConfigError, type Env } from '../edge/settings.ts';
 import { AnvilMissingError } from './anvil.ts';
-import { startLocalEvms, type LocalEvm, type SandboxUsdcMode } from './local-evm.ts';
+import { getAddress, isAddress, Wallet } from 'ethers';
+import { SandboxRefusal, startLocalEvms, type LocalEvm, type SandboxUsdcMode } from './local-evm.ts';
+import { X402_FACILITATOR_URL, X402_SETTLER_KEY } from '../core/x402/x402-settings.ts';
 import { evmChainSpecs, evmSpecOf } from '../core/base/evm-chains.ts';
 import { evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB } from '../core/base/base-config.ts';
 import { DEFAULT_SANDBOX_CHAIN_PORT, removeSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.ts';
@@ -86,6 +88,36 @@ async function startSandboxReceiver(env: Env, options: SandboxOptions): Promise<
   return { receiver, env: { MERCHANT_WEBHOOK_URL: receiver.url, MERCHANT_WEBHOOK_SECRET: secret } };
 }
 
+/** What the sandbox settler key holds on every local EVM node: gas for far more x402 settlements than a sandbox run makes. */
+const SANDBOX_SETTLER_GAS_WEI = 10n ** 20n;
+
+/**
+ * The sandbox settles x402 payments itself: a throwaway key, funded with gas on every sandbox EVM
+ * node, as X402_SETTLER_KEY, unless the user set a settler or a facilitator of their own.
+ */
+async function sandboxSettler(env: Env, evms: LocalEvm[]): Promise<Env> {
+  if (evms.length === 0 || env[X402_SETTLER_KEY]?.trim() || env[X402_FACILITATOR_URL]?.trim()) return {};
+  const key = `0x${randomBytes(32).toString('hex')}`;
+  const { address } = new Wallet(key);
+  for (const evm of evms) await evm.anvil.rpc('anvil_setBalance', [address, `0x${SANDBOX_SETTLER_GAS_WEI.toString(16)}`]);
+  return { [X402_SETTLER_KEY]: key };
+}
+
+/**
+ * `service fund` on the EVM side: `units` of sandbox USDC to `address` on every sandbox EVM node,
+ * from the node's own account that holds the supply, so a test agent's wallet can pay with x402.
+ */
+function fundEvery(evms: LocalEvm[]) {
+  return async (input: Record<string, unknown>) => {
+    const address = String(input.address);
+    if (!isAddress(address)) throw new SandboxRefusal(`${address} is not an EVM address (0x and 40 hex digits)`);
+    if (!/^[1-9]\d{0,15}$/.test(String(input.units))) throw new SandboxRefusal('units must be a positive integer');
+    const funded: Record<string, string> = {};
+    for (const evm of evms) funded[evm.chain] = (await evm.tokens.usdc.transfer(getAddress(address), BigInt(String(input.units)), 0)).txHash;
+    return { funded, usdc: Object.fromEntries(evms.map((evm) => [evm.chain, evm.tokens.usdc.address])), networks: Object.fromEntries(evms.map((evm) => [evm.chain, `eip155:${evm.anvil.chainId}`])) };
+  };
+}
+
 /** `service mine` on the EVM side: n blocks on every sandbox EVM node; their heights by chain. */
 function mineEvery(evms: LocalEvm[]) {
   return async (input: Record<string, unknown>) => {
@@ -117,7 +149,7 @@ export async function startSandbox(env: Env, options: SandboxOptions): Promise<S
   try {
     server = await startLocalChainServer(chain, {
       port: chainPort,
-      extraControl: Object.assign({}, ...evms.map((evm) => evm.control), { 'evm/mine': mineEvery(evms) }),
+      extraControl: Object.assign({}, ...evms.map((evm) => evm.control), { 'evm/mine': mineEvery(evms), 'evm/fund': fundEvery(evms) }),
       evmRpc: (name, body) => {
         const evm = evms.find((candidate) => candidate.chain === name);
         return evm ? evm.relay(body) : Promise.reject(new Error(`no sandbox node for ${name}`));
@@ -134,6 +166,7 @@ export async function startSandbox(env: Env, options: SandboxOptions): Promise<S
     await Promise.all(evms.map((evm) => evm.close()));
     throw error;
   }
+  const settler = await sandboxSettler(env, evms);
   // The chain lives in memory and starts afresh each run, so the invoices do too.
   removeSandboxFiles(database);
   mkdirSync('./data', { recursive: true });
@@ -149,6 +182,7 @@ export async function startSandbox(env: Env, options: SandboxOptions): Promise<S
       // Two sources over one node each: fixed-address mode confirms only what two sources report.
       ...Object.fromEntries(evms.map((evm) => [evmSettingNamesOf(evmSpecOf(evm.chain)).rpcUrl, `${evm.anvil.url},${server.evmRpcUrl}/${evm.chain}`])),
       ...webhooks?.env,
+      ...settler,
       MERCHANT_BTC_XPUB: merchantKey.toBase58(),
       BTC_NETWORK: 'regtest',
       BTC_ESPLORA_URL: server.esploraUrl,

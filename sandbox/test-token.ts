@@ -13,6 +13,11 @@ export interface TestToken {
   balanceOf(address: string): Promise<bigint>;
 }
 
+/** The tokens' EIP-712 domain names, as on the real chains (USDC's is Circle's: "USD Coin", version "2"). */
+export const TEST_TOKEN_NAMES: Record<string, string> = { USDC: 'USD Coin', USDT: 'Tether USD' };
+/** The EIP-712 domain version of the TestToken (FiatToken v2's). */
+export const TEST_TOKEN_VERSION = '2';
+
 /**
  * Deploys the 6-decimal TestToken from account 0, which holds the supply (10^9 tokens), and gives
  * accounts 1..fundAccounts 10^7 tokens each so payments can come from several senders.
@@ -20,7 +25,7 @@ export interface TestToken {
 export async function deployTestToken(anvil: Omit<Anvil, 'stop'>, symbol = 'USDC', options: { fundAccounts?: number } = {}): Promise<TestToken> {
   const deployer = await anvil.signer(0);
   const factory = new ContractFactory(TEST_TOKEN.abi as never, TEST_TOKEN.bytecode, deployer);
-  const deployed = await factory.deploy(`Test ${symbol}`, symbol, 10n ** 15n);
+  const deployed = await factory.deploy(TEST_TOKEN_NAMES[symbol] ?? `Test ${symbol}`, symbol, 10n ** 15n);
   await minedReceipt(anvil, deployed.deploymentTransaction()!.hash);
   const address = await deployed.getAddress();
   for (let i = 1; i <= (options.fundAccounts ?? 0); i++) {

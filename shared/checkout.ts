@@ -16,6 +16,7 @@ const checkoutCoreShape = {
   paid_at: dateTime().nullable(),
   verify_url: z.url().nullable().describe('Block-explorer page of the receive address; null when no explorer is configured for the chain.'),
   tx_url: z.url().nullable().describe('Block-explorer page of `tx_hash`; null until confirmed.'),
+  x402_url: z.string().nullable().describe("The invoice's `x402_url`: where an agent pays it with an x402 client (HTTP 402); null where it cannot (Bitcoin, USDT, paid or ended)."),
   amount_due: z
     .string()
     .describe(

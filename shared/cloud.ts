@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ChainSourceBudget, WatcherProblem } from './health.ts';
 import { chainNames } from './chains.ts';
+import { X402Health } from './x402.ts';
 import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoiceCreated, InvoiceStatus } from './invoice.ts';
 
 const dateTime = () => z.iso.datetime();
@@ -161,5 +162,6 @@ export const CloudHealth = z
       .array(WatcherProblem)
       .optional()
       .describe('The database while it cannot be used (`component: database`), and chain watchers stalled or failing for several poll intervals, per chain and kind, with how many merchants; empty when none (an instance that is not the elected watcher has no watcher problems).'),
+    x402: X402Health.optional().describe('Present when some EVM chain takes x402 payments.'),
   })
   .meta({ id: 'CloudHealth', description: 'GET /api/v1/health.' });

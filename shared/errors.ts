@@ -128,6 +128,29 @@ export const errorCatalogue = {
     description:
       'Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.',
   },
+  invalid_payment: {
+    status: 402,
+    description:
+      'x402: `PAYMENT-SIGNATURE` is malformed (base64, JSON) or does not pay this invoice exactly (version, scheme, network, token, recipient, value, validity window, signature, a nonce already used), or the settler found it invalid. `reason` holds the x402 reason; `PAYMENT-REQUIRED` carries the requirements again. Nothing was sent.',
+  },
+  payment_in_progress: {
+    status: 409,
+    description: "x402: another payer's authorization is being settled for this invoice (one payer at a time), or a settler reported a transaction the chain does not show. Nothing was sent for this request.",
+  },
+  invoice_paid: { status: 409, description: 'x402: the invoice is paid, or a payment covering it is confirming; its `x402_url` is null.' },
+  invoice_ended: { status: 410, description: 'x402: the invoice expired or failed; its `x402_url` is null.' },
+  x402_unavailable: {
+    status: 409,
+    description: 'x402: this invoice cannot be paid with x402 (Bitcoin, USDT, or no settlement set up for its chain: `X402_SETTLER_KEY` or `X402_FACILITATOR_URL`); its `x402_url` is null.',
+  },
+  settlement_unavailable: {
+    status: 503,
+    description: 'x402: the facilitator or the chain node did not answer in time, or cannot be reached; `Retry-After` says when to retry. Nothing was settled.',
+  },
+  settlement_failed: {
+    status: 502,
+    description: 'x402: the settlement failed (reverted), or the facilitator reported a transaction the chain does not show within the wait; the invoice stays pending and /health reports it.',
+  },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
@@ -140,6 +163,7 @@ export const ErrorDetail = z
     plan: z.string().optional().describe('plan_limit_reached only: the current plan.'),
     limit: z.number().int().optional().describe('plan_limit_reached only: the monthly cap.'),
     used: z.number().int().optional().describe('plan_limit_reached only: invoices created this month.'),
+    reason: z.string().optional().describe('invalid_payment only: the x402 reason (`invalidReason`), e.g. invalid_exact_evm_recipient_mismatch.'),
   })
   .meta({ id: 'ErrorDetail' });
 

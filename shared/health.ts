@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { AssetId } from './assets.ts';
 import { chainList, evmChainNames } from './chains.ts';
+import { X402Health } from './x402.ts';
 
 export const WatcherProgress = z
   .object({
@@ -183,6 +184,7 @@ export const Health = z
       .array(ChainSourceBudget)
       .optional()
       .describe('Per chain source (Esplora, Bitcoin Core, each Base RPC URL): requests made, 429s received, when the next request is allowed.'),
+    x402: X402Health.optional().describe('Present when some EVM chain takes x402 payments.'),
   })
   .meta({ id: 'Health', description: 'GET /health. Further fields may be added; never rely on their absence.' });
 export type Health = z.infer<typeof Health>;

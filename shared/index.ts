@@ -8,3 +8,4 @@ export { API_VERSION } from './version.ts';
 export * from './cloud.ts';
 export * from './network-name.ts';
 export * from './chains.ts';
+export * from './x402.ts';

@@ -111,6 +111,16 @@ const invoiceCoreShape = {
   updated_at: dateTime(),
 };
 
+/** Where an agent pays the invoice with x402; null where it cannot (Bitcoin, USDT, a paid or ended invoice). */
+const x402UrlShape = {
+  x402_url: z
+    .string()
+    .nullable()
+    .describe(
+      'x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up.',
+    ),
+};
+
 export const BtcInvoice = z
   .object({
     ...invoiceCoreShape,
@@ -120,6 +130,7 @@ export const BtcInvoice = z
     amount_sats: z.number().int().describe('The amount in satoshis.'),
     network: BtcNetwork.describe('Bitcoin network of the address, from the merchant key (or BTC_NETWORK).'),
     memo: z.string().nullable().describe('The memo given at creation, if any.'),
+    ...x402UrlShape,
   })
   .meta({ id: 'BtcInvoice', description: 'A stored Bitcoin invoice (GET /invoice/:id).' });
 export type BtcInvoice = z.infer<typeof BtcInvoice>;
@@ -146,6 +157,7 @@ export const BaseInvoice = z
     mode: z.literal('fixed-address').optional().describe('Present only for fixed-address invoices.'),
     nonce: z.number().int().optional().describe('Fixed-address only: the nonce encoded in the low decimals of the amount.'),
     token_address: z.string().optional().describe('Fixed-address only: the ERC-20 contract the payer must send.'),
+    ...x402UrlShape,
   })
   .meta({ id: 'BaseInvoice', description: `A stored stablecoin invoice on an EVM chain (${evmList}) (GET /invoice/:id).` });
 export type BaseInvoice = z.infer<typeof BaseInvoice>;
@@ -159,6 +171,7 @@ export const BaseXpubInvoiceCreated = z
     qr_uri: z.string().describe('EIP-681 URI: ethereum:<token>@<chain id>/transfer?address=<recipient>&uint256=<units>.'),
     derivation_path: z.string().describe('Derivation path of the address under the merchant account xpub.'),
     verify_url: z.url().describe('Block-explorer link for the receive address.'),
+    ...x402UrlShape,
   })
   .meta({ id: 'BaseXpubInvoiceCreated', description: 'An EVM chain invoice in xpub mode, as returned by POST /invoice.' });
 
@@ -175,6 +188,7 @@ export const BaseFixedInvoiceCreated = z
     status: InvoiceStatus,
     expires_at: dateTime(),
     qr_uri: z.string().describe('EIP-681 URI with the exact amount in base units.'),
+    ...x402UrlShape,
   })
   .meta({
     id: 'BaseFixedInvoiceCreated',

@@ -16,6 +16,7 @@ import {
 } from './invoice.ts';
 import { routeErrors, routeTable, type Route, type RouteContent } from './routes.ts';
 import { API_VERSION } from './version.ts';
+import { X402ChainHealth, X402Health, X402PaymentRequired, X402PaymentRequirements } from './x402.ts';
 import {
   Account,
   BillingCheckoutRequest,
@@ -78,6 +79,10 @@ const componentSchemas = [
   BillingCheckoutResponse,
   CloudCreatedInvoice,
   CloudHealth,
+  X402PaymentRequirements,
+  X402PaymentRequired,
+  X402ChainHealth,
+  X402Health,
 ];
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });

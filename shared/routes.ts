@@ -19,6 +19,7 @@ import { errorCatalogue, type ErrorCode } from './errors.ts';
 import { Health } from './health.ts';
 import { INVOICES_READ, INVOICES_WRITE, type Scope } from './scopes.ts';
 import { CreatedInvoice, CreateInvoiceRequest, StoredInvoice } from './invoice.ts';
+import { X402PaymentRequired } from './x402.ts';
 
 /** Which edition serves a route: the self-hosted listener or the multi-tenant Cloud. */
 export type Surface = 'listener' | 'cloud';
@@ -88,6 +89,15 @@ const invoiceId: RouteParameter = { name: 'id', in: 'path', required: true, json
 
 /** What POST /invoice can answer besides its invoice; Cloud's create shares them. */
 const createErrors: ErrorCode[] = ['bad_body', 'invalid_amount', 'unsupported_chain', 'chain_disabled', 'base_disabled', 'asset_disabled', 'rate_limited', 'create_failed', 'capacity', 'database_unavailable'];
+/** What an invoice's x402 URL can answer besides its 402 and 200. */
+const x402Errors: ErrorCode[] = ['invalid_payment', 'payment_in_progress', 'invoice_paid', 'invoice_ended', 'x402_unavailable', 'settlement_unavailable', 'settlement_failed', 'not_found', 'rate_limited', 'lookup_failed', 'database_unavailable'];
+const x402Description =
+  'No key: the invoice\'s `x402_url`, public like its checkout page and rate limited per client IP (`X402_RATE_LIMIT`, default 60/min and 600/min overall). Without `PAYMENT-SIGNATURE`: 402 with `PAYMENT-REQUIRED` (x402 v2, base64 JSON) and the same object as body. With it (an EIP-3009 authorization signed for exactly the requirements): every check runs before anything is sent, one payer at a time, then the settlement (the built-in settler or `X402_FACILITATOR_URL`); 200 with `PAYMENT-RESPONSE` once the transaction is mined, and the invoice. The invoice confirms through the chain watcher like any transfer. The same payload again answers the same 200; nothing is sent twice.';
+const x402Responses = {
+  200: json(StoredInvoice, 'Paid: `PAYMENT-RESPONSE` (base64 JSON: success, transaction, network, payer) and the invoice, still pending until the watcher confirms the transfer.'),
+  402: json(X402PaymentRequired, 'Payment required: the requirements (also in `PAYMENT-REQUIRED`).'),
+};
+
 /** What reading one stored invoice can answer. */
 const readErrors: ErrorCode[] = ['not_found', 'lookup_failed', 'database_unavailable'];
 
@@ -301,6 +311,19 @@ export const routeTable: readonly Route[] = [
     parameters: [invoiceId],
     responses: { 200: json(StoredInvoice, 'The stored invoice.') },
     errors: readErrors,
+  },
+  {
+    operationId: 'getX402',
+    method: 'get',
+    path: '/x402/{id}',
+    surfaces: ['listener'],
+    summary: 'Pay an invoice with x402 (HTTP 402, EIP-3009 USDC)',
+    description: x402Description,
+    auth: 'public',
+    scope: 'none',
+    parameters: [invoiceId],
+    responses: x402Responses,
+    errors: x402Errors,
   },
   {
     operationId: 'getCheckoutView',
@@ -520,6 +543,19 @@ export const routeTable: readonly Route[] = [
     parameters: [invoiceId],
     responses: { 200: json(StoredInvoice, 'The stored invoice.') },
     errors: readErrors,
+  },
+  {
+    operationId: 'cloudX402',
+    method: 'get',
+    path: '/api/v1/x402/{id}',
+    surfaces: ['cloud'],
+    summary: 'Pay an invoice with x402 (HTTP 402, EIP-3009 USDC)',
+    description: x402Description,
+    auth: 'public',
+    scope: 'none',
+    parameters: [invoiceId],
+    responses: x402Responses,
+    errors: x402Errors,
   },
   {
     operationId: 'cloudCheckoutView',

@@ -15,11 +15,11 @@ const WEBHOOK_SECRET = 'whsec_checkout_test_secret_0123456789';
 
 const btcViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
-  'verify_url', 'tx_url', 'server_time', 'amount_btc', 'amount_due', 'payment_seen', 'qr_uri', 'network', 'memo',
+  'verify_url', 'tx_url', 'server_time', 'amount_btc', 'amount_due', 'payment_seen', 'qr_uri', 'network', 'memo', 'x402_url',
 ].sort();
 const baseViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
-  'verify_url', 'tx_url', 'server_time', 'amount_usdc', 'amount_usdc_units', 'amount_due', 'payment_seen', 'qr_uri', 'memo',
+  'verify_url', 'tx_url', 'server_time', 'amount_usdc', 'amount_usdc_units', 'amount_due', 'payment_seen', 'qr_uri', 'memo', 'x402_url',
 ].sort();
 
 describe('checkout view and page of the listener', () => {
@@ -75,6 +75,7 @@ describe('checkout view and page of the listener', () => {
         paid_at: null,
         verify_url: created.verify_url,
         tx_url: null,
+        x402_url: null,
         server_time: undefined,
         amount_btc: '0.00050000',
         amount_due: '0.00050000',

@@ -12,6 +12,8 @@ import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, startTestListener, tempSqliteUrl } fr
 import { privatePostgresSkip, startPrivatePostgres } from './support/private-postgres.ts';
 import { dereferenced, exchange, firstEvent, responseChecker, strictAjv, type Answer } from './support/openapi-check.ts';
 import { answerConsent, REDIRECT_URL } from './support/oauth.ts';
+import { exerciseX402, x402Stage } from './support/x402-exercise.ts';
+import { ACCOUNT_XPUB } from './helpers/base-chain.ts';
 
 const committed = JSON.parse(readFileSync(new URL('../openapi/openapi.json', import.meta.url), 'utf8'));
 const FIXED_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -286,6 +288,7 @@ describe('real answers of every listener operation and documented status match t
     assert.equal((await send(listener.url, 'POST', '/invoice', { body: '{"chain":"btc","amount_sats":1000}' })).json().error.code, 'create_failed');
     assert.equal((await send(listener.url, 'GET', '/invoice/any')).json().error.code, 'lookup_failed');
     assert.equal((await send(listener.url, 'GET', '/checkout/any')).json().error.code, 'lookup_failed');
+    assert.equal((await send(listener.url, 'GET', '/x402/any')).json().error.code, 'lookup_failed');
     assert.equal((await send(listener.url, 'GET', '/pay/any')).status, 500);
   });
 
@@ -295,7 +298,7 @@ describe('real answers of every listener operation and documented status match t
       const listener = await startTestListener({ env: { DATABASE_URL: server.url } });
       listeners.push(listener);
       await server.stop();
-      for (const [method, path, body] of [['POST', '/invoice', '{"chain":"btc","amount_sats":1000}'], ['GET', '/invoice/any'], ['GET', '/checkout/any'], ['GET', '/checkout/any/events']]) {
+      for (const [method, path, body] of [['POST', '/invoice', '{"chain":"btc","amount_sats":1000}'], ['GET', '/invoice/any'], ['GET', '/checkout/any'], ['GET', '/checkout/any/events'], ['GET', '/x402/any']]) {
         const answer = await send(listener.url, method, path, body ? { body } : {});
         assert.equal(answer.json().error.code, 'database_unavailable', path);
         assert.equal(answer.headers.get('retry-after'), '5', path);
@@ -361,6 +364,18 @@ describe('real answers of every listener operation and documented status match t
     listeners.push(listener);
     const id = (await send(listener.url, 'POST', '/invoice', { body: '{"chain":"btc","amount_sats":1000}' })).json().invoice_id;
     await overStreamCap(listener.url, `/checkout/${id}/events`, () => send(listener.url, 'GET', `/checkout/${id}/events`));
+  });
+
+  it('x402: every answer of an invoice\'s x402 URL, one node standing in for two chains (the built-in settler, a facilitator)', async () => {
+    const stage = await x402Stage();
+    try {
+      const listener = await startTestListener({ env: { ...stage.env, MERCHANT_EVM_XPUB: ACCOUNT_XPUB, BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL } });
+      listeners.push(listener);
+      const create = async (body: Record<string, unknown>) => (await send(listener.url, 'POST', '/invoice', { body: JSON.stringify(body) })).json();
+      await exerciseX402(stage, '', create, (method, path, options) => send(listener.url, method, path, options), OVERLONG_ID);
+    } finally {
+      await stage.close();
+    }
   });
 
   it('covers every documented listener status but the one no input can reach', () => {
@@ -542,6 +557,7 @@ describe('real answers of every Cloud operation and documented status match the 
       const key = { 'X-Service-Api-Key': 'sk_any' };
       assert.equal((await send('POST', api('/invoice'), { headers: key, body: '{"chain":"btc","amount_sats":1}' }, failing.url)).json().error.code, 'create_failed');
       assert.equal((await send('GET', api('/invoice/any'), { headers: key }, failing.url)).json().error.code, 'lookup_failed');
+      assert.equal((await send('GET', api('/x402/any'), {}, failing.url)).json().error.code, 'lookup_failed');
     } finally {
       await failing.stop();
     }
@@ -563,6 +579,7 @@ describe('real answers of every Cloud operation and documented status match the 
         ['GET', api('/invoice/any'), { headers: key }],
         ['GET', api('/checkout/any'), {}],
         ['GET', api('/checkout/any/events'), {}],
+        ['GET', api('/x402/any'), {}],
         ['POST', api('/keys'), { headers: key, body: '{"label":"down"}' }],
         ['POST', api('/mcp'), { headers: { ...key, ...MCP_ACCEPT }, body: INITIALIZE }],
         ['GET', api('/mcp'), { headers: { ...key, ...MCP_ACCEPT, 'mcp-session-id': 'any' } }],
@@ -607,6 +624,20 @@ describe('real answers of every Cloud operation and documented status match the 
       await exerciseMcp(small.url, api('/mcp'), { 'X-Service-Api-Key': merchant.api_key }, (method, path, options) => send(method, path, options, small.url), (answer) => check.check(answer));
     } finally {
       await small.stop();
+    }
+  });
+
+  it('x402: every answer of an invoice\'s x402 URL, one node standing in for two chains (the built-in settler, a facilitator)', async () => {
+    const stage = await x402Stage();
+    const paying = await startTestCloud({ env: { ...stage.env, CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' } });
+    try {
+      const merchant = await signupMerchant(paying.url, { receive_methods: [{ chain: 'base', xpub: ACCOUNT_XPUB }, { chain: 'eth', xpub: ACCOUNT_XPUB }] });
+      const key = { 'X-Service-Api-Key': merchant.api_key };
+      const create = async (body: Record<string, unknown>) => (await send('POST', api('/invoice'), { headers: key, body: JSON.stringify(body) }, paying.url)).json();
+      await exerciseX402(stage, '/api/v1', create, (method, path, options) => send(method, path, options, paying.url), OVERLONG_ID);
+    } finally {
+      await paying.stop();
+      await stage.close();
     }
   });
 

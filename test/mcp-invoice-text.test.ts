@@ -9,6 +9,7 @@ const USDT_ON_BASE = '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2';
 test('a fixed-address invoice tells the payer to send the exact amount of the named token', () => {
   const invoice = BaseFixedInvoiceCreated.parse({
     invoice_id: 'inv_fixed',
+    x402_url: null,
     chain: 'base',
     asset: 'USDT',
     mode: 'fixed-address',
@@ -32,6 +33,7 @@ test('a fixed-address invoice tells the payer to send the exact amount of the na
 test('an xpub-mode Base invoice states the token amount and its USD price, without the exact-amount warning', () => {
   const invoice = BaseXpubInvoiceCreated.parse({
     invoice_id: 'inv_xpub',
+    x402_url: null,
     merchant_id: 'default',
     chain: 'base',
     asset: 'USDC',
@@ -60,6 +62,7 @@ test('a Base invoice on another chain id is named by it: Base Sepolia, or a loca
     describeCreatedInvoice(
       BaseFixedInvoiceCreated.parse({
         invoice_id: 'inv_local',
+        x402_url: null,
         chain: 'base',
         asset: 'USDC',
         mode: 'fixed-address',
@@ -84,6 +87,7 @@ test('a Bitcoin invoice names its network: mainnet as "Bitcoin", regtest as the 
     describeCreatedInvoice(
       BtcInvoiceCreated.parse({
         invoice_id: 'inv_btc',
+        x402_url: null,
         merchant_id: 'default',
         chain: 'btc',
         asset: 'BTC',

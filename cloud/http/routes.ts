@@ -30,6 +30,8 @@ import type { StatusFeed } from '../../core/invoices/status-feed.ts';
 import { feedUpdates } from '../../mcp/invoice-watch.ts';
 import { initializeLimits, mcpHandlers } from '../../edge/http/mcp-endpoint.ts';
 import { cloudMcpClient } from '../mcp-client.ts';
+import { x402Handlers } from '../../edge/http/x402-endpoint.ts';
+import type { X402Payments } from '../../core/x402/x402-payments.ts';
 
 export interface CloudRouteDeps {
   cloud: CloudService;
@@ -57,6 +59,10 @@ export interface CloudRouteDeps {
   isOwnOrigin(origin: string): boolean;
   /** OAuth for /api/v1/mcp. */
   oauth: EndpointOAuth;
+  /** The invoices' x402 payment method (public, like the checkout view). */
+  x402: X402Payments;
+  /** Requests to the public x402 URLs, per client IP, in windows every instance shares. */
+  x402Limit: CallLimit;
 }
 
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
@@ -212,6 +218,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
         ctx.body = await cloud.getInvoice(ctx.state.merchant, ctx.params.id!);
       },
     ],
+    cloudX402: x402Handlers(deps.x402, deps.x402Limit),
     cloudCheckoutView: [
       openCors,
       async (ctx) => {

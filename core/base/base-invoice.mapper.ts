@@ -31,6 +31,8 @@ export function rowToBaseInvoice(row: InvoiceRow): BaseInvoice {
     amount_usdc: unitsToDecimal(units),
     amount_usdc_units: Number(units),
     ...(fixed ? { mode: 'fixed-address' as const, nonce: row.nonce!, token_address: row.token_address! } : {}),
+    // Filled by the invoice engine from the payment methods it serves (core/x402).
+    x402_url: null,
   };
 }
 
@@ -61,5 +63,6 @@ export function rowToCreatedBaseFixedInvoice(row: InvoiceRow, chainId: number): 
     status: invoice.status,
     expires_at: invoice.expires_at,
     qr_uri: erc20TransferUri(row.token_address!, chainId, row.receive_address, BigInt(row.amount_units!)),
+    x402_url: invoice.x402_url,
   };
 }

@@ -27,6 +27,8 @@ export function rowToBtcInvoice(row: InvoiceRow): BtcInvoice {
     amount_sats: sats,
     network: row.network as BtcNetwork,
     memo: row.memo,
+    // Bitcoin has no x402 payment method.
+    x402_url: null,
   };
 }
 

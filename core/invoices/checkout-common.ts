@@ -26,6 +26,8 @@ export function checkoutCommon(row: InvoiceRow, context: CheckoutContext, amount
     paid_at: row.paid_at === null ? null : iso(row.paid_at),
     verify_url: explorer ? `${explorer}/address/${row.receive_address}` : null,
     tx_url: explorer && row.tx_hash ? `${explorer}/tx/${row.tx_hash}` : null,
+    // Filled by the edition from the payment methods it serves (core/x402).
+    x402_url: null,
     memo: row.memo,
     server_time: iso(context.now),
   };

@@ -36,7 +36,12 @@ export interface InvoiceEngineDeps {
   feed: StatusFeed;
   /** Told of each new invoice's expiry, so it is published when it lapses. */
   expiry?: Pick<ExpirySweeper, 'created'>;
+  /** Where an agent pays the invoice besides its address: the x402 payment method's URL, or null (core/x402). */
+  x402Url?: (invoice: PayableFacts) => string | null;
 }
+
+/** What a payment method needs of an invoice to say whether it can pay it. */
+export type PayableFacts = Pick<StoredInvoice, 'invoice_id' | 'chain' | 'asset' | 'status' | 'expires_at'>;
 
 export type InvoiceServiceDeps = InvoiceEngineDeps & Omit<MerchantContext, 'beforeInsert'>;
 
@@ -54,6 +59,7 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
   const chains = chainRegistry(deps.chains);
   const expiryGuards = deps.chains.map((chain) => chain.paymentSeenBeforeExpiry);
   const receiverOf = (merchant: MerchantContext, chain: string) => (chains.has(chain) ? merchant.receivers[chain] : undefined);
+  const withPaymentUrls = <T extends PayableFacts>(invoice: T): T => ({ ...invoice, x402_url: deps.x402Url?.(invoice) ?? null });
 
   /** Flips a pending invoice past its expiry unless a chain saw a payment toward it in time. */
   const expireIfLapsed = async (merchantId: string, invoiceId: string, now: number): Promise<void> => {
@@ -94,7 +100,7 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
         const invoice = await receiver.create({ db, clock, logger, merchantId, newInvoiceId, beforeInsert }, request);
         deps.metrics?.invoicesCreated.inc({ chain: invoice.chain, asset: invoice.asset });
         deps.expiry?.created(Date.parse(invoice.expires_at));
-        return invoice;
+        return withPaymentUrls(invoice);
       } catch (error) {
         if (error instanceof ServiceError) throw error;
         logger.error('invoice creation failed', { error });
@@ -108,7 +114,7 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
       const chain = chains.get(row.chain);
       if (!chain) throw new Error(`no adapter for chain ${row.chain}`);
       try {
-        return chain.toStoredInvoice(row);
+        return withPaymentUrls(chain.toStoredInvoice(row));
       } catch (error) {
         if (!(error instanceof AmountError)) throw error;
         logger.error('stored invoice unreadable', { invoice_id: invoiceId, amount_error: error.code, error });

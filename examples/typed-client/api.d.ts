@@ -40,6 +40,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/x402/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pay an invoice with x402 (HTTP 402, EIP-3009 USDC)
+         * @description No key: the invoice's `x402_url`, public like its checkout page and rate limited per client IP (`X402_RATE_LIMIT`, default 60/min and 600/min overall). Without `PAYMENT-SIGNATURE`: 402 with `PAYMENT-REQUIRED` (x402 v2, base64 JSON) and the same object as body. With it (an EIP-3009 authorization signed for exactly the requirements): every check runs before anything is sent, one payer at a time, then the settlement (the built-in settler or `X402_FACILITATOR_URL`); 200 with `PAYMENT-RESPONSE` once the transaction is mined, and the invoice. The invoice confirms through the chain watcher like any transfer. The same payload again answers the same 200; nothing is sent twice.
+         */
+        get: operations["getX402"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/checkout/{id}": {
         parameters: {
             query?: never;
@@ -370,6 +390,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/x402/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pay an invoice with x402 (HTTP 402, EIP-3009 USDC)
+         * @description No key: the invoice's `x402_url`, public like its checkout page and rate limited per client IP (`X402_RATE_LIMIT`, default 60/min and 600/min overall). Without `PAYMENT-SIGNATURE`: 402 with `PAYMENT-REQUIRED` (x402 v2, base64 JSON) and the same object as body. With it (an EIP-3009 authorization signed for exactly the requirements): every check runs before anything is sent, one payer at a time, then the settlement (the built-in settler or `X402_FACILITATOR_URL`); 200 with `PAYMENT-RESPONSE` once the transaction is mined, and the invoice. The invoice confirms through the chain watcher like any transfer. The same payload again answers the same 200; nothing is sent twice.
+         */
+        get: operations["cloudX402"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/checkout/{id}": {
         parameters: {
             query?: never;
@@ -690,7 +730,7 @@ export interface components {
              * @description Stable, machine-readable code: branch on this.
              * @enum {string}
              */
-            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity";
+            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity" | "invalid_payment" | "payment_in_progress" | "invoice_paid" | "invoice_ended" | "x402_unavailable" | "settlement_unavailable" | "settlement_failed";
             /** @description Human-readable; may change, never branch on it. */
             message: string;
             /** @description plan_limit_reached only: the current plan. */
@@ -699,6 +739,8 @@ export interface components {
             limit?: number;
             /** @description plan_limit_reached only: invoices created this month. */
             used?: number;
+            /** @description invalid_payment only: the x402 reason (`invalidReason`), e.g. invalid_exact_evm_recipient_mismatch. */
+            reason?: string;
         };
         /** @description Every non-2xx answer carries this envelope. */
         ErrorEnvelope: {
@@ -769,6 +811,8 @@ export interface components {
             network: "mainnet" | "testnet" | "signet" | "regtest";
             /** @description The memo given at creation, if any. */
             memo: string | null;
+            /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
+            x402_url: string | null;
         };
         /** @description A Bitcoin invoice as returned by POST /invoice. */
         BtcInvoiceCreated: {
@@ -807,6 +851,8 @@ export interface components {
             network: "mainnet" | "testnet" | "signet" | "regtest";
             /** @description The memo given at creation, if any. */
             memo: string | null;
+            /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
+            x402_url: string | null;
             /** @description Derivation path of the address, e.g. m/84'/0'/0'/0/7. */
             derivation_path: string;
             /** @description BIP-21 URI with the amount in BTC and the memo as label. */
@@ -858,6 +904,8 @@ export interface components {
             nonce?: number;
             /** @description Fixed-address only: the ERC-20 contract the payer must send. */
             token_address?: string;
+            /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
+            x402_url: string | null;
         };
         /** @description An EVM chain invoice in xpub mode, as returned by POST /invoice. */
         BaseXpubInvoiceCreated: {
@@ -900,6 +948,8 @@ export interface components {
              * @description Block-explorer link for the receive address.
              */
             verify_url: string;
+            /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
+            x402_url: string | null;
         };
         /** @description An EVM chain invoice in fixed-address mode, as returned by POST /invoice. The payer must send exactly amount_usdc. */
         BaseFixedInvoiceCreated: {
@@ -927,6 +977,8 @@ export interface components {
             expires_at: string;
             /** @description EIP-681 URI with the exact amount in base units. */
             qr_uri: string;
+            /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
+            x402_url: string | null;
         };
         CreatedInvoice: components["schemas"]["BtcInvoiceCreated"] | components["schemas"]["BaseXpubInvoiceCreated"] | components["schemas"]["BaseFixedInvoiceCreated"];
         StoredInvoice: components["schemas"]["BtcInvoice"] | components["schemas"]["BaseInvoice"];
@@ -1102,6 +1154,8 @@ export interface components {
             };
             /** @description Per chain source (Esplora, Bitcoin Core, each Base RPC URL): requests made, 429s received, when the next request is allowed. */
             chain_sources?: components["schemas"]["ChainSourceBudget"][];
+            /** @description Present when some EVM chain takes x402 payments. */
+            x402?: components["schemas"]["PaymentSettlementHealth"];
         };
         BtcCheckoutView: {
             invoice_id: string;
@@ -1123,6 +1177,8 @@ export interface components {
             verify_url: string | null;
             /** @description Block-explorer page of `tx_hash`; null until confirmed. */
             tx_url: string | null;
+            /** @description The invoice's `x402_url`: where an agent pays it with an x402 client (HTTP 402); null where it cannot (Bitcoin, USDT, paid or ended). */
+            x402_url: string | null;
             /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_usdc`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
             amount_due: string;
             /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain (BASE_CONFIRMATIONS, ETH_CONFIRMATIONS, …)). The page then tells the payer not to pay again. */
@@ -1166,6 +1222,8 @@ export interface components {
             verify_url: string | null;
             /** @description Block-explorer page of `tx_hash`; null until confirmed. */
             tx_url: string | null;
+            /** @description The invoice's `x402_url`: where an agent pays it with an x402 client (HTTP 402); null where it cannot (Bitcoin, USDT, paid or ended). */
+            x402_url: string | null;
             /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_usdc`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
             amount_due: string;
             /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain (BASE_CONFIRMATIONS, ETH_CONFIRMATIONS, …)). The page then tells the payer not to pay again. */
@@ -1417,6 +1475,8 @@ export interface components {
             network: "mainnet" | "testnet" | "signet" | "regtest";
             /** @description The memo given at creation, if any. */
             memo: string | null;
+            /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
+            x402_url: string | null;
             /** @description Derivation path of the address, e.g. m/84'/0'/0'/0/7. */
             derivation_path: string;
             /** @description BIP-21 URI with the amount in BTC and the memo as label. */
@@ -1468,6 +1528,8 @@ export interface components {
              * @description Block-explorer link for the receive address.
              */
             verify_url: string;
+            /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
+            x402_url: string | null;
             /** @description Hosted payment page; present when hosted checkout is enabled. */
             checkout_url?: string;
         } | {
@@ -1495,6 +1557,8 @@ export interface components {
             expires_at: string;
             /** @description EIP-681 URI with the exact amount in base units. */
             qr_uri: string;
+            /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
+            x402_url: string | null;
             /** @description Hosted payment page; present when hosted checkout is enabled. */
             checkout_url?: string;
         };
@@ -1509,6 +1573,66 @@ export interface components {
             chain_sources?: components["schemas"]["ChainSourceBudget"][];
             /** @description The database while it cannot be used (`component: database`), and chain watchers stalled or failing for several poll intervals, per chain and kind, with how many merchants; empty when none (an instance that is not the elected watcher has no watcher problems). */
             problems?: components["schemas"]["WatcherProblem"][];
+            /** @description Present when some EVM chain takes x402 payments. */
+            x402?: components["schemas"]["PaymentSettlementHealth"];
+        };
+        PaymentRequirements: {
+            /**
+             * @description `exact`: an EIP-3009 `transferWithAuthorization` of exactly `amount`.
+             * @constant
+             */
+            scheme: "exact";
+            /** @description CAIP-2 chain id, e.g. `eip155:8453` (Base). */
+            network: string;
+            /** @description The amount still due, in the token's base units (6 decimals for USDC). */
+            amount: string;
+            /** @description The token contract. */
+            asset: string;
+            /** @description The invoice's receive address. */
+            payTo: string;
+            /** @description How long the signed authorization may stay valid; never past the invoice's expiry. */
+            maxTimeoutSeconds: number;
+            /** @description The token's EIP-712 domain (USDC: `USD Coin`, `2`). */
+            extra: {
+                name: string;
+                version: string;
+            };
+        };
+        /** @description x402 v2 payment requirements: the JSON body of a 402 answer and, base64-encoded, its PAYMENT-REQUIRED header. */
+        PaymentRequired: {
+            /** @constant */
+            x402Version: 2;
+            /** @description Why the last payment was refused (x402 reason). */
+            error?: string;
+            resource: {
+                url: string;
+                description?: string;
+                mimeType?: string;
+            };
+            /** @description One entry: the EIP-3009 `exact` offer. */
+            accepts: components["schemas"]["PaymentRequirements"][];
+        };
+        PaymentSettlementChainHealth: {
+            /**
+             * @description `settler`: the service submits with X402_SETTLER_KEY; `facilitator`: an x402 facilitator (X402_FACILITATOR_URL) does.
+             * @enum {string}
+             */
+            settlement: "settler" | "facilitator";
+            /** @description The settler key's address (it pays gas only); null with a facilitator. */
+            settler_address: string | null;
+            /** @description The settler's native balance, in wei; null with a facilitator or when the node does not answer. */
+            settler_balance_wei: string | null;
+            /** @description Why x402 payments on this chain may fail: the settler runs low on gas, or its node does not answer. */
+            warning: string | null;
+        };
+        /** @description x402 payments: settlement per chain and settlements reported but never seen. */
+        PaymentSettlementHealth: {
+            /** @description Per EVM chain taking x402 payments. */
+            chains: {
+                [key: string]: components["schemas"]["PaymentSettlementChainHealth"];
+            };
+            /** @description x402 settlements a settler or facilitator reported that the chain never showed (their invoices stay pending): check the facilitator. */
+            unseen_settlements: number;
         };
     };
     responses: never;
@@ -1673,6 +1797,135 @@ export interface operations {
                 };
             };
             /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getX402: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invoice id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Paid: `PAYMENT-RESPONSE` (base64 JSON: success, transaction, network, payer) and the invoice, still pending until the watcher confirms the transfer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredInvoice"];
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Payment required: the requirements (also in `PAYMENT-REQUIRED`).
+             *
+             *     `invalid_payment`: x402: `PAYMENT-SIGNATURE` is malformed (base64, JSON) or does not pay this invoice exactly (version, scheme, network, token, recipient, value, validity window, signature, a nonce already used), or the settler found it invalid. `reason` holds the x402 reason; `PAYMENT-REQUIRED` carries the requirements again. Nothing was sent.
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] | components["schemas"]["PaymentRequired"];
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `payment_in_progress`: x402: another payer's authorization is being settled for this invoice (one payer at a time), or a settler reported a transaction the chain does not show. Nothing was sent for this request.
+             *
+             *     `invoice_paid`: x402: the invoice is paid, or a payment covering it is confirming; its `x402_url` is null.
+             *
+             *     `x402_unavailable`: x402: this invoice cannot be paid with x402 (Bitcoin, USDT, or no settlement set up for its chain: `X402_SETTLER_KEY` or `X402_FACILITATOR_URL`); its `x402_url` is null.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invoice_ended`: x402: the invoice expired or failed; its `x402_url` is null. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many invoice requests; the `Retry-After` header says how many seconds to wait. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `lookup_failed`: The invoice could not be read (storage failure). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `settlement_failed`: x402: the settlement failed (reverted), or the facilitator reported a transaction the chain does not show within the wait; the invoice stays pending and /health reports it. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `settlement_unavailable`: x402: the facilitator or the chain node did not answer in time, or cannot be reached; `Retry-After` says when to retry. Nothing was settled.
+             *
+             *     `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2980,6 +3233,135 @@ export interface operations {
                 };
             };
             /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudX402: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invoice id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Paid: `PAYMENT-RESPONSE` (base64 JSON: success, transaction, network, payer) and the invoice, still pending until the watcher confirms the transfer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredInvoice"];
+                };
+            };
+            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Payment required: the requirements (also in `PAYMENT-REQUIRED`).
+             *
+             *     `invalid_payment`: x402: `PAYMENT-SIGNATURE` is malformed (base64, JSON) or does not pay this invoice exactly (version, scheme, network, token, recipient, value, validity window, signature, a nonce already used), or the settler found it invalid. `reason` holds the x402 reason; `PAYMENT-REQUIRED` carries the requirements again. Nothing was sent.
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] | components["schemas"]["PaymentRequired"];
+                };
+            };
+            /** @description `not_found`: No such invoice or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `payment_in_progress`: x402: another payer's authorization is being settled for this invoice (one payer at a time), or a settler reported a transaction the chain does not show. Nothing was sent for this request.
+             *
+             *     `invoice_paid`: x402: the invoice is paid, or a payment covering it is confirming; its `x402_url` is null.
+             *
+             *     `x402_unavailable`: x402: this invoice cannot be paid with x402 (Bitcoin, USDT, or no settlement set up for its chain: `X402_SETTLER_KEY` or `X402_FACILITATOR_URL`); its `x402_url` is null.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invoice_ended`: x402: the invoice expired or failed; its `x402_url` is null. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many invoice requests; the `Retry-After` header says how many seconds to wait. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `lookup_failed`: The invoice could not be read (storage failure). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `settlement_failed`: x402: the settlement failed (reverted), or the facilitator reported a transaction the chain does not show within the wait; the invoice stays pending and /health reports it. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `settlement_unavailable`: x402: the facilitator or the chain node did not answer in time, or cannot be reached; `Retry-After` says when to retry. Nothing was settled.
+             *
+             *     `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -12,6 +12,7 @@ export interface ListenerCheckoutDeps {
   clock: Clock;
   shopName: string;
   explorers: ViewContext['explorers'];
+  x402Url: ViewContext['x402Url'];
 }
 
 /** Checkout views of the listener's own invoices, read (and lazily expired) like GET /invoice/:id. */
@@ -19,7 +20,7 @@ export function createListenerCheckoutSource(deps: ListenerCheckoutDeps): Checko
   return {
     async view(invoiceId) {
       const row = await deps.invoices.find(invoiceId);
-      return checkoutView(deps.db, row, { shopName: deps.shopName, explorers: deps.explorers, now: deps.clock.now() });
+      return checkoutView(deps.db, row, { shopName: deps.shopName, explorers: deps.explorers, now: deps.clock.now(), x402Url: deps.x402Url });
     },
   };
 }

@@ -44,6 +44,11 @@ export async function main(argv: string[], loadEditions: () => Promise<Editions>
       load: async () => (await import('./sandbox-commands.ts')).payCommand,
     },
     { name: 'mine', summary: 'Sandbox only: mine blocks on the sandbox chains', load: async () => (await import('./sandbox-commands.ts')).mineCommand },
+    {
+      name: 'fund',
+      summary: 'Sandbox only: give an agent wallet sandbox USDC on every sandbox EVM chain (to pay with x402)',
+      load: async () => (await import('./sandbox-commands.ts')).fundCommand,
+    },
   ];
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {

@@ -148,3 +148,48 @@ sandbox runs in (it finds it by ./data/sandbox.json), or set SANDBOX_CHAIN_PORT.
     return 0;
   },
 };
+
+export const fundCommand: Command = {
+  name: 'fund',
+  usage: `
+Usage: service fund <address> [amount_usd]
+
+Sends amount_usd (default 100, USD with up to 6 decimals, as \`pay\` takes) of sandbox USDC to the
+EVM address on every sandbox EVM node (Base, Ethereum, Polygon), from the sandbox wallet. The
+wallet needs no gas: x402 payments are EIP-3009 authorizations the sandbox settles itself. Run it
+in the directory the sandbox runs in (it finds it by ./data/sandbox.json), or set SANDBOX_CHAIN_PORT.`,
+  settings: ['SANDBOX_CHAIN_PORT'],
+  async run({ positionals }) {
+    const [address, amount = '100'] = positionals;
+    if (!address || !/^0x[0-9a-fA-F]{40}$/.test(address)) {
+      process.stderr.write('Usage: service fund <address> [amount_usd]  (address: 0x and 40 hex digits)\n');
+      return USAGE_EXIT_CODE;
+    }
+    let units: bigint;
+    try {
+      units = usdTextToUnits(amount);
+    } catch (error) {
+      if (!(error instanceof AmountError)) throw error;
+      process.stderr.write(`amount_usd is USD with at most 6 decimals: ${error.message}\n`);
+      return USAGE_EXIT_CODE;
+    }
+    const { chain } = sandboxTarget(undefined);
+    try {
+      const { funded, usdc, networks } = (await control(chain, 'evm/fund', { address, units: units.toString() })) as {
+        funded: Record<string, string>;
+        usdc: Record<string, string>;
+        networks: Record<string, string>;
+      };
+      for (const [name, txHash] of Object.entries(funded)) {
+        process.stdout.write(`funded ${address} with ${unitsToDecimal(units)} USDC on the ${chainFacts[name as ChainName]?.name ?? name} sandbox (token ${usdc[name]}); tx_hash ${txHash}\n`);
+      }
+      // The sandbox tokens are not among an x402 client's default ones: the agent allows them (docs/agents.md).
+      process.stdout.write(`spend controls: ${Object.keys(funded).map((name) => `${networks[name]}/${usdc[name]}`).join(',')}\n`);
+    } catch (error) {
+      if (!(error instanceof ControlError) || error.status !== 404) throw error;
+      process.stderr.write('This sandbox runs without EVM nodes (anvil is not installed).\n');
+      return 1;
+    }
+    return 0;
+  },
+};

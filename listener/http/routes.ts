@@ -6,8 +6,10 @@ import { requireMcpCredentials } from '../../edge/oauth/protected-resource.ts';
 import type { Principal } from '../../edge/oauth/scopes.ts';
 import { readJsonBodyWithNumberTexts } from '../../edge/http/json-body.ts';
 import { documentHandlers } from '../../edge/http/serve.ts';
-import { invoiceLimit, limitRequests } from '../../edge/http/rate-limit.ts';
+import { invoiceLimit, limitRequests, type CallLimit } from '../../edge/http/rate-limit.ts';
 import { createRateLimiter, memoryWindows } from '../../edge/http/sliding-window.ts';
+import { x402Handlers } from '../../edge/http/x402-endpoint.ts';
+import type { X402Payments } from '../../core/x402/x402-payments.ts';
 import type { RouteHandlers } from '../../edge/http/route-table.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { InitializeRateLimit, RateLimitConfig } from '../../edge/settings.ts';
@@ -49,6 +51,10 @@ export interface RouteDeps {
   isOwnOrigin(origin: string): boolean;
   /** OAuth for /mcp; null without SERVICE_API_KEY (nothing to sign in with). */
   oauth: EndpointOAuth | null;
+  /** The invoices' x402 payment method. */
+  x402: X402Payments;
+  /** Requests to the public x402 URLs, per client IP. */
+  x402Limit: CallLimit;
 }
 
 const LISTENER: Principal = { accountId: 'listener', scopes: null, via: 'key' };
@@ -96,6 +102,7 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
     getInvoice: async (ctx) => {
       ctx.body = await deps.invoices.get(ctx.params.id!);
     },
+    getX402: x402Handlers(deps.x402, deps.x402Limit),
     getHealth: async (ctx) => {
       ctx.set('Cache-Control', 'no-store');
       ctx.body = await deps.health();

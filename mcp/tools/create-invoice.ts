@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { chainFacts, CreateInvoiceRequest, CreatedInvoice, DEFAULT_CHAIN, evmChainNames } from '../../shared/index.ts';
+import { chainFacts, CreateInvoiceRequest, CreatedInvoice, DEFAULT_CHAIN, evmChainNames, X402PaymentRequired } from '../../shared/index.ts';
 import { validatedByListener } from '../input-schema.ts';
-import { describeCreatedInvoice } from '../invoice-text.ts';
+import { describeCreatedInvoice, describeX402 } from '../invoice-text.ts';
 import { toolError } from '../tool-error.ts';
 import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import { INVOICE_APP_URI, invoiceAppExtras } from '../app/invoice-app.ts';
@@ -18,11 +18,12 @@ const config = {
     `${chainFacts[DEFAULT_CHAIN].name} (default, chain "${DEFAULT_CHAIN}"): give amount_sats, an integer number of satoshis (1 BTC = 100,000,000 sats; e.g. 25,000 sats is 0.00025 BTC). Never pass BTC or USD in amount_sats.`,
     `Stablecoins on the EVM chains (${evmChainNames.map((chain) => `${chainFacts[chain].name}: chain "${chain}"`).join(', ')}): give amount_usd in US dollars (e.g. 12.5); asset "usdc" (default) or "usdt".`,
     'In fixed-address mode (mode "fixed-address" in the result, always for USDT) every invoice shares one address and the invoice is identified by the exact amount: tell the payer to send exactly amount_usdc, not a rounded figure.',
+    'USDC invoices carry x402_url: hand it to an agent that pays, which pays it in one call with an x402 client (the requirements are in the result\'s x402).',
     'The invoice expires after expires_in seconds (default 3600; fixed-address invoices always one hour). Each call creates a new invoice: do not retry a call that succeeded.',
     'Call list_supported_assets first if unsure what this listener accepts. Errors come back as "<code>: <message>" with a stable code such as invalid_amount, chain_disabled or unauthorized.',
   ].join(' '),
   inputSchema: z.object(validatedByListener(CreateInvoiceRequest.shape)),
-  outputSchema: z.object({ invoice: CreatedInvoice }),
+  outputSchema: z.object({ invoice: CreatedInvoice, x402: X402PaymentRequired.optional().describe('The x402 payment requirements of x402_url, when x402 can pay the invoice.') }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
 };
 
@@ -31,7 +32,8 @@ export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): 
     const created = await deps.listener.createInvoice(args);
     if (!created.ok) return toolError(created.failure);
     const invoice = created.value;
-    const content: CallToolResult['content'] = [{ type: 'text', text: describeCreatedInvoice(invoice) }];
+    const x402 = invoice.x402_url ? await deps.listener.x402Requirements(invoice.invoice_id) : null;
+    const content: CallToolResult['content'] = [{ type: 'text', text: [describeCreatedInvoice(invoice), ...describeX402(invoice, x402)].join('\n') }];
     // The invoice exists now: a failed picture must not turn into an error an agent would retry.
     try {
       content.push({ type: 'image', data: deps.renderQr(invoice.qr_uri).toString('base64'), mimeType: 'image/png' });
@@ -39,7 +41,7 @@ export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): 
       deps.logger.warn('QR code rendering failed', { invoice_id: invoice.invoice_id, error });
     }
     return {
-      structuredContent: { invoice } satisfies { invoice: z.infer<typeof CreatedInvoice> },
+      structuredContent: { invoice, ...(x402 && { x402 }) } satisfies { invoice: z.infer<typeof CreatedInvoice>; x402?: X402PaymentRequired },
       content,
       ...(await invoiceAppExtras(server, deps, invoice.invoice_id)),
     };

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { BtcInvoice, StoredInvoice } from '../../shared/index.ts';
-import { describeStoredInvoice } from '../invoice-text.ts';
+import { BtcInvoice, StoredInvoice, X402PaymentRequired } from '../../shared/index.ts';
+import { describeStoredInvoice, describeX402 } from '../invoice-text.ts';
 import { toolError } from '../tool-error.ts';
 import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import { INVOICE_APP_URI, invoiceAppExtras } from '../app/invoice-app.ts';
@@ -19,7 +19,7 @@ const config = {
     'Payments take time to confirm (Bitcoin: typically 10 to 60 minutes). Poll sparingly: at most about once a minute, and stop once the status is confirmed, expired or failed.',
   ].join(' '),
   inputSchema: z.object({ invoice_id: BtcInvoice.shape.invoice_id }),
-  outputSchema: z.object({ invoice: StoredInvoice }),
+  outputSchema: z.object({ invoice: StoredInvoice, x402: X402PaymentRequired.optional().describe('The x402 payment requirements of x402_url, when x402 can pay the invoice now.') }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
 };
 
@@ -28,9 +28,10 @@ export function registerGetInvoiceStatusTool(server: McpServer, deps: ServerDeps
     const read = await deps.listener.getInvoice(invoice_id);
     if (!read.ok) return toolError(read.failure);
     const invoice = read.value;
+    const x402 = invoice.x402_url ? await deps.listener.x402Requirements(invoice_id) : null;
     return {
-      structuredContent: { invoice } satisfies { invoice: z.infer<typeof StoredInvoice> },
-      content: [{ type: 'text', text: describeStoredInvoice(invoice) }],
+      structuredContent: { invoice, ...(x402 && { x402 }) } satisfies { invoice: z.infer<typeof StoredInvoice>; x402?: X402PaymentRequired },
+      content: [{ type: 'text', text: [describeStoredInvoice(invoice), ...describeX402(invoice, x402)].join('\n') }],
       ...(await invoiceAppExtras(server, deps, invoice_id)),
     };
   });

@@ -1,0 +1,57 @@
+import type { Kysely } from 'kysely';
+import { formatEther } from 'viem';
+import type { X402Health } from '../../shared/index.ts';
+import type { ServiceMetrics } from '../metrics.ts';
+import { countUnseenSettlements } from './settlement.repository.ts';
+import { chainReader, LOW_BALANCE_SETTLEMENTS, settlerFor } from './settlers.ts';
+import type { X402Chain, X402Observer } from './x402-payments.ts';
+import type { X402Settings } from './x402-settings.ts';
+import type { X402Tables } from './x402.tables.ts';
+
+/** The EVM chains an edition serves, as x402 needs them: the chain id and our own node. */
+export interface X402ChainSettings {
+  chain: string;
+  chainId: number;
+  rpcUrls: readonly string[];
+}
+
+/** The chains that take x402 payments: those with settlement set up, each read through its first RPC URL. */
+export function x402Chains(settings: X402Settings, chains: readonly X402ChainSettings[]): Map<string, X402Chain> {
+  const served = new Map<string, X402Chain>();
+  for (const chain of chains) {
+    const settlement = settings.settlement[chain.chain as keyof X402Settings['settlement']];
+    const rpcUrl = chain.rpcUrls[0];
+    if (!settlement || !rpcUrl) continue;
+    served.set(chain.chain, {
+      chainId: chain.chainId,
+      reader: chainReader(rpcUrl, chain.chainId, settings.settleTimeoutMs),
+      settler: settlerFor(settlement, rpcUrl, chain.chainId, settings.settleTimeoutMs),
+    });
+  }
+  return served;
+}
+
+export const x402Observer = (metrics: ServiceMetrics): X402Observer => ({
+  settlement: (chain, outcome) => metrics.x402Settlements.inc({ chain, outcome }),
+});
+
+/** /health's x402 section; null when no chain takes x402 payments. `merchantId`: count only its settlements. */
+export async function x402Health(chains: ReadonlyMap<string, X402Chain>, db: Kysely<X402Tables>, merchantId?: string): Promise<X402Health | null> {
+  if (chains.size === 0) return null;
+  const entries = await Promise.all(
+    [...chains].map(async ([name, chain]): Promise<[string, X402Health['chains'][string]]> => {
+      if (!chain.settler.gasAccount) return [name, { settlement: 'facilitator', settler_address: null, settler_balance_wei: null, warning: null }];
+      try {
+        const account = await chain.settler.gasAccount();
+        const warning = account.low ? `the settler ${account.address} holds ${formatEther(account.balanceWei)} in gas, less than ${LOW_BALANCE_SETTLEMENTS} settlements need: top it up` : null;
+        return [name, { settlement: 'settler', settler_address: account.address, settler_balance_wei: account.balanceWei.toString(), warning }];
+      } catch {
+        return [name, { settlement: 'settler', settler_address: null, settler_balance_wei: null, warning: "the settler's node does not answer" }];
+      }
+    }),
+  );
+  return { chains: Object.fromEntries(entries), unseen_settlements: await countUnseenSettlements(db, merchantId) };
+}
+
+/** The x402 path of an invoice under a base URL (the listener's; Cloud adds its /api/v1 prefix). */
+export const x402UrlUnder = (baseUrl: string, prefix: string, invoiceId: string) => `${baseUrl}${prefix}/x402/${encodeURIComponent(invoiceId)}`;

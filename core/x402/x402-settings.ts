@@ -1,0 +1,67 @@
+import type { EvmChainName } from '../../shared/index.ts';
+import { evmChainSpecs } from '../base/evm-chains.ts';
+
+/** The built-in settler's key: it pays gas for `transferWithAuthorization` and can move no one's tokens. */
+export const X402_SETTLER_KEY = 'X402_SETTLER_KEY';
+/** Seconds a facilitator or the settler has to verify or settle (mined included), and the transaction to show on our node. */
+export const X402_SETTLE_TIMEOUT_S = 'X402_SETTLE_TIMEOUT_S';
+const DEFAULT_SETTLE_TIMEOUT_S = 30;
+/** Any x402 v2 facilitator (`/verify`, `/settle`, `/supported`), for every EVM chain without its own. */
+export const X402_FACILITATOR_URL = 'X402_FACILITATOR_URL';
+
+const chainFacilitatorSetting = (envPrefix: string) => `${envPrefix}_X402_FACILITATOR_URL`;
+
+/** Every x402 setting name, for the editions' settings lists. */
+export const x402SettingNames: readonly string[] = [X402_SETTLER_KEY, X402_FACILITATOR_URL, X402_SETTLE_TIMEOUT_S, ...evmChainSpecs.map((spec) => chainFacilitatorSetting(spec.envPrefix))];
+
+/** How an EVM chain's x402 payments are settled: a facilitator at a URL, or the service's own gas-paying key. */
+export type X402Settlement = { kind: 'facilitator'; url: string } | { kind: 'settler'; key: `0x${string}` };
+
+export interface X402Settings {
+  /** By chain; a chain left out takes no x402 payments (its invoices' `x402_url` is null). */
+  settlement: Partial<Record<EvmChainName, X402Settlement>>;
+  /** The bounded wait of one verify, one settle, and of the settlement transaction on our node. */
+  settleTimeoutMs: number;
+}
+
+/**
+ * A chain's own facilitator URL, else the shared one, else the settler key; none: x402 is off on
+ * that chain. Problems are appended to `problems`; the key is never echoed.
+ */
+export function parseX402Settings(env: Readonly<Record<string, string | undefined>>, problems: string[]): X402Settings {
+  const text = (name: string) => env[name]?.trim() || undefined;
+  const keyText = text(X402_SETTLER_KEY);
+  let key: `0x${string}` | null = null;
+  if (keyText !== undefined) {
+    if (/^(0x)?[0-9a-fA-F]{64}$/.test(keyText)) key = (keyText.startsWith('0x') ? keyText : `0x${keyText}`) as `0x${string}`;
+    else problems.push(`${X402_SETTLER_KEY} must be a 32-byte hex private key (64 hex digits, 0x optional)`);
+  }
+  const urlOf = (name: string) => {
+    const url = text(name);
+    if (url === undefined) return undefined;
+    if (!/^https?:\/\/[^/\s]+/.test(url)) {
+      problems.push(`${name} must be an http(s) URL`);
+      return undefined;
+    }
+    return url.replace(/\/+$/, '');
+  };
+  const shared = urlOf(X402_FACILITATOR_URL);
+  const settlement: X402Settings['settlement'] = {};
+  for (const spec of evmChainSpecs) {
+    const url = urlOf(chainFacilitatorSetting(spec.envPrefix)) ?? shared;
+    if (url) settlement[spec.chain] = { kind: 'facilitator', url };
+    else if (key) settlement[spec.chain] = { kind: 'settler', key };
+  }
+  const timeoutText = text(X402_SETTLE_TIMEOUT_S);
+  let settleTimeoutMs = DEFAULT_SETTLE_TIMEOUT_S * 1000;
+  if (timeoutText !== undefined) {
+    if (/^\d{1,3}$/.test(timeoutText) && Number(timeoutText) >= 1 && Number(timeoutText) <= 120) settleTimeoutMs = Number(timeoutText) * 1000;
+    else problems.push(`${X402_SETTLE_TIMEOUT_S} must be an integer from 1 to 120 (seconds)`);
+  }
+  return { settlement, settleTimeoutMs };
+}
+
+/** Values that must never appear in a log line: the settler key. */
+export function x402Secrets(settings: X402Settings): string[] {
+  return [...new Set(Object.values(settings.settlement).flatMap((settlement) => (settlement.kind === 'settler' ? [settlement.key, settlement.key.slice(2)] : [])))];
+}

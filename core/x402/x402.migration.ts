@@ -1,0 +1,23 @@
+import type { Kysely, Migration } from 'kysely';
+
+/** The x402 settlement locks (see X402SettlementsTable). */
+export const x402SettlementsMigration: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('x402_settlements')
+      .addColumn('invoice_id', 'text', (c) => c.primaryKey())
+      .addColumn('merchant_id', 'text', (c) => c.notNull())
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('payer', 'text', (c) => c.notNull())
+      .addColumn('nonce', 'text', (c) => c.notNull())
+      .addColumn('tx_hash', 'text')
+      .addColumn('network', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('x402_settlements_state').on('x402_settlements').column('state').execute();
+  },
+  async down(db: Kysely<any>) {
+    await db.schema.dropTable('x402_settlements').execute();
+  },
+};

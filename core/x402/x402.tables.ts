@@ -1,0 +1,22 @@
+/**
+ * One row per invoice paid through x402: the authorization being (or that was) settled for it.
+ * The row is the invoice's lock: one payer at a time, and one settlement per authorization nonce.
+ */
+export interface X402SettlementsTable {
+  invoice_id: string;
+  merchant_id: string;
+  /** `settling`: being verified and submitted; `sent`: the transaction was reported mined; `unseen`: the settler reported a transaction the chain does not show; `refused`: nothing was sent (the invoice may be paid again). */
+  state: string;
+  payer: string;
+  /** The EIP-3009 authorization nonce (0x + 64 hex). */
+  nonce: string;
+  tx_hash: string | null;
+  /** CAIP-2 network. */
+  network: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface X402Tables {
+  x402_settlements: X402SettlementsTable;
+}
