@@ -32,6 +32,8 @@ for (const [index, chainName] of evmTestChains.entries()) {
         MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
         BASE_TOKENS: `usdc:${chain.usdc.address}`,
         BASE_RPC_URL: chain.anvil.url,
+        // One local node, declared trusted as an operator declares its own.
+        BASE_MIN_SOURCES: '1',
         BASE_CHAIN_ID: String(chain.anvil.chainId),
         BASE_CONFIRMATIONS: '2',
         BASE_FINALITY: 'count',

@@ -25,6 +25,8 @@ async function listenerOn(chain: BaseTestChain, env: Record<string, string>): Pr
       MERCHANT_BASE_ADDRESS: FIXED_ADDRESS,
       MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address},usdt:${chain.usdt.address}`,
       BASE_RPC_URL: chain.anvil.url,
+      // One local node, declared trusted as an operator declares its own.
+      BASE_MIN_SOURCES: '1',
       BASE_CHAIN_ID: String(chain.anvil.chainId),
       BASE_CONFIRMATIONS: '2',
       BASE_FINALITY: 'count',

@@ -9,7 +9,7 @@ import { decodePaymentResponseHeader, randomAccount, x402Agent } from './helpers
 import { postJson } from './support/listener.ts';
 import { releasedPort } from './support/ports.ts';
 import { runCli, spawnListener } from './support/process.ts';
-import { invoiceReaching } from './support/wait-for-watcher.ts';
+import { invoiceReaching, waitForWatcher } from './support/wait-for-watcher.ts';
 
 test('sandbox: `service fund` gives an agent wallet sandbox USDC on every EVM chain, the agent pays an invoice on each with the official x402 client, the sandbox settles it, and `service mine` confirms it', async () => {
   const chainPort = String(await releasedPort());
@@ -55,7 +55,14 @@ test('sandbox: `service fund` gives an agent wallet sandbox USDC on every EVM ch
       const confirmed = await invoiceReaching(listener.url, invoice_id, 'confirmed');
       assert.equal(confirmed.tx_hash, tx);
     }
-    assert.match(listener.output(), /invoice\.confirmed/);
+    // The signed webhook follows the confirmation: the sandbox's receiver prints every event it verified.
+    const printed = await waitForWatcher(
+      'the receiver to print an invoice.confirmed for each paid invoice',
+      () => listener.output(),
+      (output) => (output.match(/ invoice\.confirmed /g) ?? []).length >= paid.length && paid.every(({ invoice_id }) => new RegExp(`invoice_id +${invoice_id}`).test(output)),
+      { watcher: async () => (await fetch(`${listener.url}/health`)).json() },
+    );
+    assert.match(printed, /invoice\.confirmed/);
   } finally {
     assert.equal(await listener.stop(), 0);
   }

@@ -33,10 +33,14 @@ export async function x402Stage() {
     evm,
     env: {
       BASE_RPC_URL: evm.anvil.url,
+      // One local node, declared trusted as an operator declares its own.
+      BASE_MIN_SOURCES: '1',
       BASE_CHAIN_ID: String(evm.anvil.chainId),
       BASE_TOKENS: token,
       BASE_FINALITY: 'count',
       ETH_RPC_URL: evm.anvil.url,
+      // One local node, declared trusted as an operator declares its own.
+      ETH_MIN_SOURCES: '1',
       ETH_CHAIN_ID: String(evm.anvil.chainId),
       ETH_TOKENS: token,
       ETH_FINALITY: 'count',
