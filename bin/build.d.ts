@@ -2,6 +2,6 @@
 export type BuildOutcome = 'fresh' | 'built' | 'no-compiler';
 export function builtPath(source: string, root?: string): string;
 export function runTsc(args: string[], root?: string): void;
-export function isFresh(root?: string): boolean;
-export function ensureBuilt(options?: { root?: string; log?: (line: string) => void }): Promise<BuildOutcome>;
-export function runBuilt(source: string): Promise<unknown>;
+export function isFresh(root?: string, only?: readonly string[]): boolean;
+export function ensureBuilt(options?: { root?: string; log?: (line: string) => void; loads?: readonly string[] }): Promise<BuildOutcome>;
+export function runBuilt(source: string, options?: { loads?: readonly string[] }): Promise<unknown>;

@@ -44,14 +44,18 @@ function* sourceEntries(root) {
   for (const dir of sourceDirs(root)) yield* walk(join(root, dir));
 }
 
-/** True when dist/ exists and no source changed since the build that made it started. */
-export function isFresh(root = ownRoot) {
+/**
+ * True when dist/ exists and no source changed since the build that made it started. `only` (paths
+ * relative to the root) narrows the check to the sources a run is known to load; one missing is a change.
+ */
+export function isFresh(root = ownRoot, only = undefined) {
   let stampMs;
   try {
     stampMs = statSync(join(root, 'dist', STAMP)).mtimeMs;
   } catch {
     return false;
   }
+  if (only) return only.every((source) => (statSync(join(root, source), { throwIfNoEntry: false })?.mtimeMs ?? Infinity) <= stampMs);
   for (const path of sourceEntries(root)) {
     try {
       if (statSync(path).mtimeMs > stampMs) return false;
@@ -144,8 +148,10 @@ async function withLock(root, work) {
 /**
  * Makes dist/ match the sources. Returns 'fresh' (nothing to do), 'built', or 'no-compiler' when
  * it is stale and TypeScript is not installed (npm ci --omit=dev), so the caller runs the sources.
+ * `loads`: the only sources the run will load, when the caller knows them; fresh if none of them changed.
  */
-export async function ensureBuilt({ root = ownRoot, log = (line) => process.stderr.write(`${line}\n`) } = {}) {
+export async function ensureBuilt({ root = ownRoot, log = (line) => process.stderr.write(`${line}\n`), loads = undefined } = {}) {
+  if (loads && isFresh(root, loads)) return 'fresh';
   if (isFresh(root)) return 'fresh';
   if (!compilerPath(root)) return 'no-compiler';
   return withLock(root, () => {
@@ -159,9 +165,12 @@ export async function ensureBuilt({ root = ownRoot, log = (line) => process.stde
   });
 }
 
-/** Runs the compiled twin of `source`, building it first if needed; the TypeScript itself (via tsx) without a compiler. */
-export async function runBuilt(source) {
-  if ((await ensureBuilt()) !== 'no-compiler') return import(pathToFileURL(builtPath(source)).href);
+/**
+ * Runs the compiled twin of `source`, building it first if needed; the TypeScript itself (via tsx)
+ * without a compiler. `loads`: as for ensureBuilt.
+ */
+export async function runBuilt(source, { loads = undefined } = {}) {
+  if ((await ensureBuilt({ loads })) !== 'no-compiler') return import(pathToFileURL(builtPath(source)).href);
   process.stderr.write('TypeScript is not installed, so dist/ cannot be built: running the sources through tsx\n');
   const { register } = await import('tsx/esm/api');
   register();

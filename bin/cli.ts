@@ -1,10 +1,10 @@
 // The `service` command: the listener's commands, with `start --cloud` from the Cloud edition.
 // An entry point of its own, so the listener edition never imports Cloud. Cloud's setting names are
-// imported only for `start` (to name a setting given as a flag), its application only for
+// imported only when `start` is given an unknown flag (to name the setting meant), its application only for
 // `start --cloud`: no other command, and not the listener, pays for them.
 import { main } from '../listener/cli/index.ts';
 
 process.exitCode = await main(process.argv.slice(2), async () => ({
   runCloud: async () => (await import('../cloud/cli/start-cloud.ts')).runCloud(),
-  cloudSettingNames: (await import('../cloud/cloud-config.ts')).cloudSettingNames,
+  cloudSettingNames: async () => (await import('../cloud/cloud-config.ts')).cloudSettingNames,
 }));

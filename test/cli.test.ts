@@ -1,13 +1,25 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 import { describe, it } from 'node:test';
 import { BIP84_ZPUB, postJson, tempSqliteUrl } from './support/listener.ts';
 import { releasedPort } from './support/ports.ts';
 import { runCli, spawnListener } from './support/process.ts';
 import { API_VERSION } from '../shared/version.ts';
+import { topLevelSources } from '../bin/top-level.js';
+import { repoRoot } from './support/child.ts';
+
+/** A module hook that names on stderr each file the process loads ("loaded file:///…"). */
+const LIST_LOADED_MODULES = `data:text/javascript,${encodeURIComponent(
+  `import { register } from 'node:module'; register(${JSON.stringify(
+    `data:text/javascript,${encodeURIComponent("import { writeSync } from 'node:fs'; export async function load(url, context, next) { if (url.startsWith('file:')) writeSync(2, 'loaded ' + url + '\\n'); return next(url, context); }")}`,
+  )});`,
+)}`;
+/** The files a run listed with LIST_LOADED_MODULES, relative to the repository. */
+const loadedFiles = (stderr: string) => [...stderr.matchAll(/^loaded (file:\S+)$/gm)].map((match) => relative(repoRoot, fileURLToPath(match[1]!)));
 
 const ZPRV = 'zprvAdG4iTXWBoARxkkzNpNh8r6Qag3irQB8PzEMkAFeTRXxHpbF9z4QgEvBRmfvqWvGp42t42nvgGpNgYSJA9iefm1yYNZKEm7z6qUWCroSQnE';
 
@@ -31,6 +43,25 @@ describe('service CLI', () => {
       const result = await runCli([flag]);
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout, `service ${API_VERSION}\n`);
+    }
+  });
+
+  it('--version, --help and start --help load only the CLI\'s top level: no package, none of the application', async () => {
+    for (const args of [['--version'], ['--help'], []]) {
+      const result = await runCli(args, { nodeArgs: ['--import', LIST_LOADED_MODULES] });
+      const loaded = loadedFiles(result.stderr);
+      const compiled = loaded.filter((file) => file.startsWith('dist/')).map((file) => file.slice('dist/'.length).replace(/\.js$/, '.ts'));
+      assert.ok(compiled.includes('listener/cli/index.ts'), `the compiled CLI ran: ${loaded.join(', ')}`);
+      // bin/service.js checks only these sources before it runs them: one loaded but not listed could run stale.
+      assert.deepEqual(compiled.filter((source) => !topLevelSources.includes(source)), [], `service ${args.join(' ')}`);
+      assert.deepEqual(loaded.filter((file) => file.includes('node_modules/')), [], `service ${args.join(' ')}`);
+    }
+    for (const args of [['start', '--help'], ['start', '--cloud', '--help']]) {
+      const result = await runCli(args, { nodeArgs: ['--import', LIST_LOADED_MODULES] });
+      assert.equal(result.code, 0, result.stderr);
+      const loaded = loadedFiles(result.stderr);
+      assert.ok(loaded.includes('dist/listener/cli/start.js'), loaded.join(', '));
+      assert.deepEqual(loaded.filter((file) => file.includes('node_modules/') || /app\.js$|sandbox\.js$|config\.js$/.test(file)), [], `service ${args.join(' ')}`);
     }
   });
 

@@ -3,7 +3,8 @@
  * bench's 1,000 clients. `listener`: a listener on a local regtest chain (the watcher passes only
  * when told); `cloud-leader`: a Cloud instance that leads and watches a local chain it serves;
  * `cloud-follower`: a second Cloud instance on the same Postgres. Talks JSON lines: it prints
- * {"ready":…} once serving and {"confirmed":id,"at":ms} when its feed publishes a confirmation;
+ * {"ready":…} once serving and {"confirmed":id,"at":ms} when its feed publishes a confirmation
+ * ({"told":id,"at":ms} on the Cloud follower, once its feed has told every session);
  * it reads commands `confirm <invoice_id>` (listener) and `pay <address> <sats>` (cloud leader),
  * and in every mode `memory`, answered with {"memory": process.memoryUsage()} (after a full garbage
  * collection when started with --expose-gc, so the heap in use is what is live).
@@ -102,6 +103,10 @@ if (mode === 'listener') {
   say({ ready: cloud.url, pid: process.pid, esplora: server.esploraUrl });
 } else if (mode === 'cloud-follower') {
   const cloud: RunningCloud = await startCloud(loadCloudConfig(cloudEnv(esploraUrl!)), { logger: silentLogger, leaderRetryMs: 60_000 });
+  // Called after the invoice's own watchers (the sessions): when the feed has told every session.
+  cloud.feed.subscribe((change) => {
+    if (change.status === 'confirmed') say({ told: change.invoice_id, at: now() });
+  });
   stop = () => cloud.stop();
   say({ ready: cloud.url, pid: process.pid, leader: cloud.isLeader() });
 } else {

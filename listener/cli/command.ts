@@ -7,8 +7,9 @@ export interface Command {
   /**
    * The settings (environment variables) the command reads: an unknown flag that names one
    * (`--port 9999`, `--database-url=…`) is answered with the setting to use instead (`PORT=9999`).
+   * A function when the names live in a heavy module: it is called only for an unknown flag.
    */
-  settings?: readonly string[];
+  settings?: readonly string[] | (() => Promise<readonly string[]>);
   /** Returns the process exit code. */
   run(args: { values: Record<string, unknown>; positionals: string[] }): Promise<number>;
 }
@@ -41,10 +42,11 @@ export function settingsForFlag(argv: string[], flag: string, settings: readonly
 }
 
 /** What was wrong with the command line, in the command's own words, before its usage. */
-function describeParseError(command: Command, argv: string[], error: ParseArgsError): string {
+async function describeParseError(command: Command, argv: string[], error: ParseArgsError): Promise<string> {
   if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const flag = /'([^']+)'/.exec(error.message)?.[1] ?? 'that option';
-    const settings = settingsForFlag(argv, flag, command.settings ?? []);
+    const known = typeof command.settings === 'function' ? await command.settings() : (command.settings ?? []);
+    const settings = settingsForFlag(argv, flag, known);
     if (settings.length > 0) {
       return `service ${command.name}: ${flag} is not an option; it is a setting, read from the environment or ./.env: use ${settings.join(' or ')}\n  (for example: ${settings[0]} npx service ${[command.name, ...argv.filter((arg) => arg === '--cloud')].join(' ')})`;
     }
@@ -57,7 +59,7 @@ function describeParseError(command: Command, argv: string[], error: ParseArgsEr
   return `service ${command.name}: ${error.message}`;
 }
 
-export function runCommand(command: Command, argv: string[]): Promise<number> {
+export async function runCommand(command: Command, argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -68,13 +70,13 @@ export function runCommand(command: Command, argv: string[]): Promise<number> {
     });
   } catch (error) {
     if (!isParseError(error)) throw error;
-    process.stderr.write(`${describeParseError(command, argv, error)}\n\n${command.usage.trim()}\n`);
-    return Promise.resolve(USAGE_EXIT_CODE);
+    process.stderr.write(`${await describeParseError(command, argv, error)}\n\n${command.usage.trim()}\n`);
+    return USAGE_EXIT_CODE;
   }
   const { values, positionals } = parsed;
   if (values.help) {
     process.stdout.write(`${command.usage.trim()}\n`);
-    return Promise.resolve(0);
+    return 0;
   }
   return command.run({ values, positionals });
 }

@@ -1,5 +1,5 @@
 import { API_VERSION } from '../../shared/version.ts';
-import { runCommand, USAGE_EXIT_CODE, type Command } from './command.ts';
+import type { Command } from './command.ts';
 import type { Editions } from './start.ts';
 
 /**
@@ -59,6 +59,8 @@ export async function main(argv: string[], loadEditions: () => Promise<Editions>
     process.stdout.write(`service ${API_VERSION}\n`);
     return 0;
   }
+  // Loaded after --version and --help, which bin/service.js answers after checking only the sources they load (bin/top-level.js).
+  const { runCommand, USAGE_EXIT_CODE } = await import('./command.ts');
   const entry = commands.find((c) => c.name === name);
   if (!entry) {
     const what = name.startsWith('-') ? `Unknown option "${name}" (options go after the command)` : `Unknown command "${name}"`;

@@ -1,15 +1,13 @@
-import { describeVerifiedWebhook, endFailedStart, sandboxBaseLines, STOP_GRACE_MS, stopSignal } from '../../edge/start.ts';
-import { startListener } from '../app.ts';
-import { loadConfig, settingNames } from '../config.ts';
-import { ConfigError, readEnvironment, type Env } from '../../edge/settings.ts';
-import { startSandbox, wantsSandbox, type Sandbox } from '../../sandbox/sandbox.ts';
+import type { sandboxBaseLines } from '../../edge/start.ts';
+import type { Env } from '../../edge/settings.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
 import type { Command } from './command.ts';
 
 /** The editions `service start` can run besides the listener; Cloud's is given by the entry point. */
 export interface Editions {
   runCloud?: () => Promise<number>;
-  /** The settings Cloud reads, so `start --cloud --foo 1` can name FOO. */
-  cloudSettingNames?: readonly string[];
+  /** The settings Cloud reads, so `start --cloud --foo 1` can name FOO; loaded only for an unknown flag. */
+  cloudSettingNames?: () => Promise<readonly string[]>;
 }
 
 /** Settings of the sandboxes themselves (both editions). */
@@ -42,13 +40,16 @@ pay and confirm its invoices. With a key set: the real listener, SQLite at ./dat
 Sandbox settings: SANDBOX_CHAIN_PORT (default 18443), SANDBOX_USDC_MODE (xpub, the default: an
 address per USDC invoice; fixed-address: USDC at the fixed address too, as USDT always is).`,
   options: { cloud: { type: 'boolean' } },
-  settings: [...settingNames, ...sandboxSettingNames, ...(editions.cloudSettingNames ?? [])],
+  settings: async () => [...(await import('../config.ts')).settingNames, ...sandboxSettingNames, ...((await editions.cloudSettingNames?.()) ?? [])],
   async run({ values }) {
     if (values.cloud) {
       if (editions.runCloud) return editions.runCloud();
       process.stderr.write('This program was built without the Cloud edition.\n');
       return 1;
     }
+    // Imported here, not at the top: `start --help` and a usage error load none of the application.
+    const [{ describeVerifiedWebhook, endFailedStart, sandboxBaseLines, STOP_GRACE_MS, stopSignal }, { startListener }, { loadConfig }, { ConfigError, readEnvironment }, { startSandbox, wantsSandbox }] =
+      await Promise.all([import('../../edge/start.ts'), import('../app.ts'), import('../config.ts'), import('../../edge/settings.ts'), import('../../sandbox/sandbox.ts')]);
     const signal = stopSignal();
     let config;
     let env = readEnvironment(process.env);
@@ -72,7 +73,7 @@ address per USDC invoice; fixed-address: USDC at the fixed address too, as USDT 
     );
     if (sandbox) {
       sandbox.announce(listener.url);
-      process.stderr.write(sandboxBanner(sandbox, listener.url, apiKeySource(env)));
+      process.stderr.write(sandboxBanner(sandbox, listener.url, apiKeySource(env), sandboxBaseLines));
     }
     signal.started();
     await signal.requested;
@@ -95,7 +96,7 @@ function apiKeySource(env: Env): ApiKeySource {
  * create command sends it from $SERVICE_API_KEY (never printed), after a line that loads it from
  * ./.env when that is where it is.
  */
-function sandboxBanner(sandbox: Sandbox, url: string, keySource: ApiKeySource): string {
+function sandboxBanner(sandbox: Sandbox, url: string, keySource: ApiKeySource, baseLines: typeof sandboxBaseLines): string {
   const keyHeader = keySource === 'none' ? '' : ` -H "X-Service-Api-Key: $SERVICE_API_KEY"`;
   const create = (body: string) => `curl -s -X POST ${url}/invoice -H 'content-type: application/json'${keyHeader} -d '${body}'`;
   const key = {
@@ -109,7 +110,7 @@ function sandboxBanner(sandbox: Sandbox, url: string, keySource: ApiKeySource): 
   const webhooks = sandbox.webhookReceiver
     ? `  Webhooks: sent to a local receiver (${sandbox.webhookReceiver.url}) that verifies each signature and prints it here.`
     : `  Webhooks: sent to your MERCHANT_WEBHOOK_URL (${sandbox.env.MERCHANT_WEBHOOK_URL}).`;
-  const base = sandboxBaseLines(sandbox, create, '<invoice_id>');
+  const base = baseLines(sandbox, create, '<invoice_id>');
   return [
     '',
     '  SANDBOX MODE: no merchant key is configured, so these are local chains with throwaway keys.',

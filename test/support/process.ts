@@ -12,9 +12,9 @@ export interface Finished {
 }
 
 /** Runs the real CLI to completion. */
-export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<Finished> {
+export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; nodeArgs?: string[] } = {}): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SERVICE_BIN, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), SERVICE_BIN, ...args], {
       cwd: options.cwd,
       // A sandbox a test did not ask for binds a free port, never the developer's 18443.
       env: { PATH: process.env.PATH ?? '', SANDBOX_CHAIN_PORT: '0', ...options.env },

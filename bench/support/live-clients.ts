@@ -1,0 +1,60 @@
+/**
+ * A share of the mcp-live bench's MCP sessions, in a process of their own. 1,000 sessions are
+ * 1,000 clients elsewhere; in one process their parsing of a notification queues behind each
+ * other's (that process spent about twice the server's CPU on one notification to 1,000 sessions),
+ * and the bench timed its own backlog. Reads one JSON line on stdin:
+ * {url, headers, first, count, perSession, concurrency, targets, others}; opens `count` sessions
+ * (numbered from `first`), each subscribed to every target and to others up to `perSession`; prints
+ * {"opened":n} as they open, {"ready":true} when all are, and {"arrival":invoice_id,"at":ms} for each
+ * notifications/resources/updated. Closes its sessions and exits when stdin ends.
+ */
+import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+interface Share {
+  url: string;
+  headers: Record<string, string>;
+  first: number;
+  count: number;
+  perSession: number;
+  concurrency: number;
+  targets: string[];
+  others: string[];
+}
+
+const now = () => performance.timeOrigin + performance.now();
+const say = (message: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(message)}\n`);
+const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+const share = JSON.parse((await lines.next()).value as string) as Share;
+
+const clients: Client[] = [];
+const openOne = async (index: number) => {
+  const client = new Client({ name: `live-${index}`, version: '1.0.0' });
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    say({ arrival: notification.params.uri.slice('invoice://'.length), at: now() });
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(share.url), { requestInit: { headers: share.headers } }));
+  const mine = [...share.targets];
+  const extra = share.perSession - share.targets.length;
+  for (let k = 0; mine.length < share.perSession; k++) mine.push(share.others[(index * extra + k) % share.others.length]!);
+  for (const invoiceId of mine) await client.subscribeResource({ uri: `invoice://${invoiceId}` });
+  clients.push(client);
+};
+
+let next = share.first;
+const end = share.first + share.count;
+await Promise.all(
+  Array.from({ length: share.concurrency }, async () => {
+    while (next < end) {
+      await openOne(next++);
+      if (clients.length % 50 === 0) say({ opened: clients.length });
+    }
+  }),
+);
+say({ ready: true });
+
+while (!(await lines.next()).done);
+await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+process.exit(0);
