@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
-import type { Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
-import type { Browser } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { CHECKOUT_META_KEY, INVOICE_APP_URI } from '../mcp/app/invoice-app.ts';
-import { chromiumMissing, collectPageErrors, launchChromium, saveScreenshot } from './support/browser.ts';
+import { chromiumMissing, collectPageErrors, saveScreenshot } from './support/browser.ts';
 import { startBtcWatchContext, type BtcWatchContext } from './support/btc-chain.ts';
-import { APPS_CAPABILITY, serveHostPage, showApp } from './support/apps-host.ts';
+import { APPS_CAPABILITY, showApp, startAppsHost, type AppsHost } from './support/apps-host.ts';
 
 const jsQR = jsQRModule.default;
 
@@ -75,16 +73,11 @@ describe('MCP Apps: the invoice view', () => {
   });
 
   describe('in a host page built with the extension AppBridge, in Chromium', { skip: chromiumMissing }, () => {
-    let browser: Browser;
-    let host: { url: string; server: Server };
+    let host: AppsHost;
     before(async () => {
-      browser = await launchChromium();
-      host = await serveHostPage();
+      host = await startAppsHost();
     });
-    after(async () => {
-      await browser?.close();
-      await new Promise((resolve) => host?.server.close(resolve));
-    });
+    after(() => host?.close());
 
     test('shows the shop, amount and a QR code of the payment URI, and turns to Paid when the invoice confirms', async () => {
       const input = { amount_sats: 33_000 };
@@ -92,7 +85,7 @@ describe('MCP Apps: the invoice view', () => {
       const invoice = (created.structuredContent as { invoice: { invoice_id: string; receive_address: string; amount_btc: string; qr_uri: string } }).invoice;
       const html = ((await apps.readResource({ uri: INVOICE_APP_URI })).contents[0] as { text: string }).text;
 
-      const page = await browser.newPage();
+      const page = await host.browser.newPage();
       const errors = collectPageErrors(page);
       const calls: string[] = [];
       await page.exposeFunction('callTool', async (params: { name: string; arguments?: Record<string, unknown> }) => {

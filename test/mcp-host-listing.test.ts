@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Icon, Implementation, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { RunningListener } from '../listener/app.ts';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { INVOICE_APP_URI } from '../mcp/app/invoice-app.ts';
-import { APPS_CAPABILITY, serveHostPage, showApp } from './support/apps-host.ts';
-import { chromiumMissing, launchChromium } from './support/browser.ts';
+import { APPS_CAPABILITY, showApp, startAppsHost, type AppsHost } from './support/apps-host.ts';
+import { chromiumMissing } from './support/browser.ts';
 import { testAccountKey } from './support/btc-chain.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { startTestListener } from './support/listener.ts';
@@ -196,20 +194,15 @@ describe('what agent hosts check before listing the server', () => {
   });
 
   describe('in Chromium', { skip: chromiumMissing }, () => {
-    let browser: Browser;
-    let host: { url: string; server: Server };
+    let host: AppsHost;
     before(async () => {
-      browser = await launchChromium();
-      host = await serveHostPage();
+      host = await startAppsHost();
     });
-    after(async () => {
-      await browser?.close();
-      await new Promise((resolve) => host?.server.close(resolve));
-    });
+    after(() => host?.close());
 
     test('every icon decodes as an image', async () => {
       const icons = [...(listenerHttp.getServerVersion()?.icons ?? []), ...(await cloudHttp.listTools()).tools.flatMap((tool) => tool.icons ?? [])];
-      const page = await browser.newPage();
+      const page = await host.browser.newPage();
       const sizes = await page.evaluate(
         (sources) =>
           Promise.all(
@@ -235,7 +228,7 @@ describe('what agent hosts check before listing the server', () => {
       const created = (await listenerHttp.callTool({ name: 'create_invoice', arguments: input })) as CallToolResult;
       assert.ok(!created.isError);
       const html = ((await listenerHttp.readResource({ uri: INVOICE_APP_URI })).contents[0] as { text: string }).text;
-      const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
+      const page = await host.browser.newPage({ viewport: { width: 800, height: 900 } });
       await page.exposeFunction('callTool', async (params: { name: string; arguments?: Record<string, unknown> }) =>
         // The view follows the invoice; a short wait keeps the page quiet for the measurement.
         listenerHttp.callTool(params.name === 'wait_for_payment' ? { ...params, arguments: { ...params.arguments, timeout_s: 1 } } : params),

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { build } from 'esbuild';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
+import { launchChromium } from './browser.ts';
 import { repoRoot } from './child.ts';
 
 /** What a host that shows MCP Apps declares when it connects (the extension's capability). */
@@ -32,7 +33,7 @@ window.showApp = async (html, input, result, width) => {
 };
 `;
 
-export async function serveHostPage(): Promise<{ url: string; server: Server }> {
+async function serveHostPage(): Promise<{ url: string; server: Server }> {
   const bundled = await build({ stdin: { contents: HOST_SOURCE, resolveDir: repoRoot, loader: 'js' }, bundle: true, format: 'iife', platform: 'browser', write: false, logLevel: 'silent' });
   const page = `<!doctype html><html><head><meta charset="utf-8"><title>host</title></head><body><script>${bundled.outputFiles[0]!.text.replace(/<\/script/g, '<\\/script')}</script></body></html>`;
   const server = createServer((_req, res) => {
@@ -50,4 +51,25 @@ export async function showApp(page: Page, view: { html: string; input: unknown; 
     ({ html, input, result, width }) => (window as unknown as { showApp(...args: unknown[]): Promise<void> }).showApp(html, input, result, width),
     view,
   );
+}
+
+export interface AppsHost {
+  browser: Browser;
+  /** The host page: open it, then `showApp`. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Chromium and the host page served beside it. */
+export async function startAppsHost(): Promise<AppsHost> {
+  const browser = await launchChromium();
+  const { url, server } = await serveHostPage();
+  return {
+    browser,
+    url,
+    close: async () => {
+      await browser.close();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
