@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { PNG } from 'pngjs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Icon, Implementation, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -45,11 +46,15 @@ const ICON_TYPES = new Set(['image/svg+xml', 'image/png']);
 
 /** The tools the view calls through its host: read from its script, where each call names one. */
 const viewScript = readFileSync(new URL('../mcp/app/invoice-app.client.js', import.meta.url), 'utf8');
+const ICON_IMAGES = new URL('../mcp/icon-images/', import.meta.url);
+const ICON_SIDE = 48;
 const toolsTheViewCalls = new Set([...viewScript.matchAll(/callServerTool\(\s*\{\s*name:\s*'([^']+)'/g)].map((match) => match[1]!));
 
 function iconProblems(owner: string, icons: Icon[] | undefined): string[] {
   if (!icons?.length) return [`${owner}: no icons`];
-  return icons.flatMap((icon) => {
+  // PNG (and JPEG) are what every client that shows icons must draw; SVG is optional for them.
+  const png = icons.some((icon) => icon.mimeType === 'image/png') ? [] : [`${owner}: no PNG icon`];
+  return png.concat(icons.flatMap((icon) => {
     const data = /^data:([a-z+/]+);base64,([A-Za-z0-9+/=]+)$/.exec(icon.src);
     if (!data) return [`${owner}: icon ${icon.src.slice(0, 40)}… is not a base64 data: URI`];
     const [, type, base64] = data;
@@ -58,6 +63,10 @@ function iconProblems(owner: string, icons: Icon[] | undefined): string[] {
     if (!ICON_TYPES.has(type!)) problems.push(`${owner}: icon type ${type} is neither SVG nor PNG`);
     if (icon.mimeType !== type) problems.push(`${owner}: icon mimeType ${icon.mimeType} differs from its data (${type})`);
     if (bytes.length > ICON_MAX_BYTES) problems.push(`${owner}: icon of ${bytes.length} bytes (at most ${ICON_MAX_BYTES})`);
+    if (type === 'image/png') {
+      const { width, height } = PNG.sync.read(bytes);
+      if (!icon.sizes || icon.sizes.join() !== `${width}x${height}`) problems.push(`${owner}: PNG icon of ${width}x${height} says sizes ${JSON.stringify(icon.sizes)}`);
+    }
     if (type === 'image/svg+xml') {
       const text = bytes.toString('utf8');
       if (!/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*>[\s\S]*<\/svg>$/.test(text)) problems.push(`${owner}: icon is not one <svg> element`);
@@ -65,7 +74,7 @@ function iconProblems(owner: string, icons: Icon[] | undefined): string[] {
       if (!icon.sizes?.includes('any')) problems.push(`${owner}: a scalable icon should say sizes ["any"]`);
     }
     return problems;
-  });
+  }));
 }
 
 /** Every rule a host checks, for one listed tool; empty when it passes. */
@@ -199,6 +208,28 @@ describe('what agent hosts check before listing the server', () => {
       host = await startAppsHost();
     });
     after(() => host?.close());
+
+    test('each PNG icon is its SVG drawn at its size (UPDATE_ICONS=1 draws them again)', async () => {
+      const pictures = readdirSync(ICON_IMAGES).filter((file) => file.endsWith('.svg'));
+      assert.ok(pictures.length >= 6);
+      const page = await host.browser.newPage();
+      for (const file of pictures) {
+        const pngUrl = new URL(file.replace(/\.svg$/, '.png'), ICON_IMAGES);
+        const svg = readFileSync(new URL(file, ICON_IMAGES));
+        await page.setContent(`<img id="icon" width="${ICON_SIDE}" height="${ICON_SIDE}" src="data:image/svg+xml;base64,${svg.toString('base64')}">`);
+        const drawn = PNG.sync.read(await page.locator('#icon').screenshot({ omitBackground: true }));
+        if (process.env.UPDATE_ICONS === '1') writeFileSync(pngUrl, PNG.sync.write(drawn, { deflateLevel: 9 }));
+        const committed = PNG.sync.read(readFileSync(pngUrl));
+        assert.deepEqual([committed.width, committed.height], [ICON_SIDE, ICON_SIDE], file);
+        // Anti-aliasing may differ by a shade between Chromium versions; a moved or recoloured line differs by far more.
+        let differing = 0;
+        for (let at = 0; at < drawn.data.length; at += 4) {
+          if ([0, 1, 2, 3].some((channel) => Math.abs(drawn.data[at + channel]! - committed.data[at + channel]!) > 48)) differing++;
+        }
+        assert.ok(differing <= 4, `${file}: its PNG is not the SVG drawn (${differing} pixels differ); UPDATE_ICONS=1 draws it again`);
+      }
+      await page.close();
+    });
 
     test('every icon decodes as an image', async () => {
       const icons = [...(listenerHttp.getServerVersion()?.icons ?? []), ...(await cloudHttp.listTools()).tools.flatMap((tool) => tool.icons ?? [])];
