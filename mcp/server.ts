@@ -6,6 +6,7 @@ import { registerInvoiceResource } from './invoice-resource.ts';
 import { registerResources } from './resources.ts';
 import { registerInvoiceApp } from './app/invoice-app.ts';
 import { registerTools } from './tools/index.ts';
+import { serverIcons } from './icons.ts';
 
 const instructions = [
   'Takes crypto payments through a self-hosted, non-custodial payment listener: funds go straight to the merchant wallet.',
@@ -20,8 +21,11 @@ const instructions = [
  */
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
+/** What hosts show people beside the server's name in their directories and settings. */
+const description = 'Non-custodial crypto invoicing: create invoices payable in Bitcoin or USDC/USDT, show the QR code, and wait until they are paid.';
+
 export function createServer(deps: ServerDeps): McpServer {
-  const server = new McpServer({ name: 'service-mcp', version: API_VERSION }, { instructions, jsonSchemaValidator });
+  const server = new McpServer({ name: 'service-mcp', title: 'Service crypto payments', version: API_VERSION, description, icons: serverIcons }, { instructions, jsonSchemaValidator });
   registerTools(server, deps);
   registerResources(server, deps.listener);
   registerInvoiceResource(server, deps);

@@ -1,64 +1,22 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { build } from 'esbuild';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
-import type { Browser } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { CHECKOUT_META_KEY, INVOICE_APP_URI } from '../mcp/app/invoice-app.ts';
-import { chromiumMissing, collectPageErrors, launchChromium, saveScreenshot } from './support/browser.ts';
+import { chromiumMissing, collectPageErrors, saveScreenshot } from './support/browser.ts';
 import { startBtcWatchContext, type BtcWatchContext } from './support/btc-chain.ts';
-import { repoRoot } from './support/child.ts';
+import { APPS_CAPABILITY, showApp, startAppsHost, type AppsHost } from './support/apps-host.ts';
 
 const jsQR = jsQRModule.default;
-/** What a host that shows MCP Apps declares when it connects (the extension's capability). */
-const APPS_CAPABILITY = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } };
 
 async function connect(url: string, showsApps: boolean): Promise<Client> {
   const client = new Client({ name: showsApps ? 'apps-host' : 'plain-host', version: '1.0.0' }, { capabilities: showsApps ? APPS_CAPABILITY : {} });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   return client;
-}
-
-/**
- * A minimal MCP Apps host page: the extension's own AppBridge (bundled for the browser) talking to
- * the view in a sandboxed iframe; the view's tool calls go to `window.callTool`, which the test
- * answers with a real MCP client.
- */
-const HOST_SOURCE = `
-import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
-window.showApp = async (html, input, result) => {
-  const iframe = document.createElement('iframe');
-  iframe.setAttribute('sandbox', 'allow-scripts');
-  iframe.style.width = '480px';
-  iframe.style.height = '720px';
-  document.body.append(iframe);
-  const bridge = new AppBridge(null, { name: 'test-host', version: '1.0.0' }, { serverTools: {} });
-  bridge.oncalltool = (params) => window.callTool(params);
-  bridge.oninitialized = () => {
-    void bridge.sendToolInput({ arguments: input });
-    void bridge.sendToolResult(result);
-  };
-  // Listening before the view loads: its first message is its initialize request.
-  await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
-  iframe.srcdoc = html;
-};
-`;
-
-async function serveHostPage(): Promise<{ url: string; server: Server }> {
-  const bundled = await build({ stdin: { contents: HOST_SOURCE, resolveDir: repoRoot, loader: 'js' }, bundle: true, format: 'iife', platform: 'browser', write: false, logLevel: 'silent' });
-  const page = `<!doctype html><html><head><meta charset="utf-8"><title>host</title></head><body><script>${bundled.outputFiles[0]!.text.replace(/<\/script/g, '<\\/script')}</script></body></html>`;
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(page);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${address.port}/`, server };
 }
 
 describe('MCP Apps: the invoice view', () => {
@@ -81,7 +39,7 @@ describe('MCP Apps: the invoice view', () => {
     const { tools } = await plain.listTools();
     for (const name of ['create_invoice', 'get_invoice_status']) {
       const tool = tools.find((t) => t.name === name)!;
-      assert.deepEqual((tool._meta as { ui?: unknown }).ui, { resourceUri: INVOICE_APP_URI }, name);
+      assert.equal((tool._meta as { ui: { resourceUri?: string } }).ui.resourceUri, INVOICE_APP_URI, name);
     }
     const { resources } = await plain.listResources();
     const listed = resources.find((resource) => resource.uri === INVOICE_APP_URI);
@@ -115,16 +73,11 @@ describe('MCP Apps: the invoice view', () => {
   });
 
   describe('in a host page built with the extension AppBridge, in Chromium', { skip: chromiumMissing }, () => {
-    let browser: Browser;
-    let host: { url: string; server: Server };
+    let host: AppsHost;
     before(async () => {
-      browser = await launchChromium();
-      host = await serveHostPage();
+      host = await startAppsHost();
     });
-    after(async () => {
-      await browser?.close();
-      await new Promise((resolve) => host?.server.close(resolve));
-    });
+    after(() => host?.close());
 
     test('shows the shop, amount and a QR code of the payment URI, and turns to Paid when the invoice confirms', async () => {
       const input = { amount_sats: 33_000 };
@@ -132,7 +85,7 @@ describe('MCP Apps: the invoice view', () => {
       const invoice = (created.structuredContent as { invoice: { invoice_id: string; receive_address: string; amount_btc: string; qr_uri: string } }).invoice;
       const html = ((await apps.readResource({ uri: INVOICE_APP_URI })).contents[0] as { text: string }).text;
 
-      const page = await browser.newPage();
+      const page = await host.browser.newPage();
       const errors = collectPageErrors(page);
       const calls: string[] = [];
       await page.exposeFunction('callTool', async (params: { name: string; arguments?: Record<string, unknown> }) => {
@@ -140,7 +93,7 @@ describe('MCP Apps: the invoice view', () => {
         return apps.callTool(params, undefined, { timeout: 120_000 });
       });
       await page.goto(host.url);
-      await page.evaluate(([h, i, r]) => (window as unknown as { showApp(...a: unknown[]): Promise<void> }).showApp(h, i, r), [html, input, created] as const);
+      await showApp(page, { html, input, result: created, width: 480 });
       const view = page.frameLocator('iframe');
       await view.locator('#amount').filter({ hasText: 'BTC' }).waitFor({ timeout: 20_000 });
       assert.equal(await view.locator('#amount').textContent(), `Pay ${invoice.amount_btc} BTC`);

@@ -8,11 +8,15 @@ import { toolError } from '../tool-error.ts';
 import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import { INVOICE_APP_URI, invoiceAppExtras } from '../app/invoice-app.ts';
 import type { ServerDeps } from '../deps.ts';
+import { toolIcons } from '../icons.ts';
 
 const name = 'create_invoice';
 
+/** Shown to people (hosts list the tool by it); the same in the annotations, for hosts that read only those. */
+const title = 'Create a payment invoice';
+
 const config = {
-  title: 'Create a payment invoice',
+  title,
   description: [
     'Creates a pending invoice on the payment listener and returns where and how much the payer must send, a payment URI and its QR code (PNG).',
     `${chainFacts[DEFAULT_CHAIN].name} (default, chain "${DEFAULT_CHAIN}"): give amount_sats, an integer number of satoshis (1 BTC = 100,000,000 sats; e.g. 25,000 sats is 0.00025 BTC). Never pass BTC or USD in amount_sats.`,
@@ -24,11 +28,16 @@ const config = {
   ].join(' '),
   inputSchema: z.object(validatedByListener(CreateInvoiceRequest.shape)),
   outputSchema: z.object({ invoice: CreatedInvoice, x402: X402PaymentRequired.optional().describe('The x402 payment requirements of x402_url, when x402 can pay the invoice.') }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  // Adds an invoice and changes nothing stored; each call makes a new one (no idempotency key);
+  // it touches only the merchant's own listener, never a chain or a third party.
+  annotations: { title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  icons: toolIcons[name],
+  // Only the agent creates invoices: the view cannot.
+  _meta: { ui: { resourceUri: INVOICE_APP_URI, visibility: ['model'] } },
 };
 
 export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): void {
-  registerAppTool(server, name, { ...config, _meta: { ui: { resourceUri: INVOICE_APP_URI } } }, async (args): Promise<CallToolResult> => {
+  registerAppTool(server, name, config, async (args): Promise<CallToolResult> => {
     const created = await deps.listener.createInvoice(args);
     if (!created.ok) return toolError(created.failure);
     const invoice = created.value;

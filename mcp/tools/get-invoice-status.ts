@@ -7,11 +7,15 @@ import { toolError } from '../tool-error.ts';
 import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import { INVOICE_APP_URI, invoiceAppExtras } from '../app/invoice-app.ts';
 import type { ServerDeps } from '../deps.ts';
+import { toolIcons } from '../icons.ts';
 
 const name = 'get_invoice_status';
 
+/** Shown to people (hosts list the tool by it); the same in the annotations, for hosts that read only those. */
+const title = 'Get an invoice and its payment status';
+
 const config = {
-  title: 'Get an invoice and its payment status',
+  title,
   description: [
     'Reads an invoice by the invoice_id that create_invoice returned, with its current status.',
     'Status: "pending" = waiting for payment; "confirmed" = the payment has the required on-chain confirmations, tx_hash and paid_at are set and the merchant has been notified: the only status that means paid;',
@@ -20,11 +24,14 @@ const config = {
   ].join(' '),
   inputSchema: z.object({ invoice_id: BtcInvoice.shape.invoice_id }),
   outputSchema: z.object({ invoice: StoredInvoice, x402: X402PaymentRequired.optional().describe('The x402 payment requirements of x402_url, when x402 can pay the invoice now.') }),
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  icons: toolIcons[name],
+  // The agent reads it, and so does the view (to refresh itself after wait_for_payment).
+  _meta: { ui: { resourceUri: INVOICE_APP_URI, visibility: ['model', 'app'] } },
 };
 
 export function registerGetInvoiceStatusTool(server: McpServer, deps: ServerDeps): void {
-  registerAppTool(server, name, { ...config, _meta: { ui: { resourceUri: INVOICE_APP_URI } } }, async ({ invoice_id }): Promise<CallToolResult> => {
+  registerAppTool(server, name, config, async ({ invoice_id }): Promise<CallToolResult> => {
     const read = await deps.listener.getInvoice(invoice_id);
     if (!read.ok) return toolError(read.failure);
     const invoice = read.value;

@@ -4,15 +4,21 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { INVOICE_LIST_DEFAULT, INVOICE_LIST_MAX, InvoiceList } from '../../shared/index.ts';
 import type { ListenerClient } from '../listener-client.ts';
 import { toolError } from '../tool-error.ts';
+import { toolIcons } from '../icons.ts';
 
 const name = 'list_invoices';
 
+/** Shown to people (hosts list the tool by it); the same in the annotations, for hosts that read only those. */
+const title = "List the merchant's invoices";
+
 const config = {
-  title: "List the merchant's invoices",
+  title,
   description: `Lists the merchant's most recent invoices, newest first (limit 1-${INVOICE_LIST_MAX}, default ${INVOICE_LIST_DEFAULT}), each with its id, status and amount. Read one in full with get_invoice_status or the resource invoice://{invoice_id}.`,
   inputSchema: z.object({ limit: z.number().int().min(1).max(INVOICE_LIST_MAX).optional().describe(`How many (1-${INVOICE_LIST_MAX}, default ${INVOICE_LIST_DEFAULT}).`) }),
   outputSchema: z.object(InvoiceList.shape),
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  icons: toolIcons[name],
+  _meta: { ui: { visibility: ['model'] } },
 };
 
 /** Only for a client that can list (Cloud): the self-hosted listener has no list route. */

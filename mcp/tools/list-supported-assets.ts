@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { SupportedAsset, supportedAssets } from '../../shared/index.ts';
 import { toolError } from '../tool-error.ts';
 import type { ServerDeps } from '../deps.ts';
+import { toolIcons } from '../icons.ts';
 
 const name = 'list_supported_assets';
 
@@ -14,12 +15,17 @@ const ListedAsset = SupportedAsset.extend({
     .describe('Whether the connected listener accepts invoices in this asset; null when it does not say (e.g. Cloud or an older listener): then try create_invoice.'),
 });
 
+/** Shown to people (hosts list the tool by it); the same in the annotations, for hosts that read only those. */
+const title = 'List the assets invoices can be paid in';
+
 const config = {
-  title: 'List the assets invoices can be paid in',
+  title,
   description:
     'Lists the assets an invoice can be priced in (btc, usdc-base, usdt-base): for each, the create_invoice arguments that select it, the amount field and its unit (sats for Bitcoin, USD for stablecoins on Base), and whether the connected listener has it enabled. Cheap; call it before create_invoice when unsure.',
   outputSchema: z.object({ assets: z.array(ListedAsset) }),
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  icons: toolIcons[name],
+  _meta: { ui: { visibility: ['model'] } },
 };
 
 export function registerListSupportedAssetsTool(server: McpServer, deps: ServerDeps): void {

@@ -5,6 +5,7 @@ import { BtcInvoice, StoredInvoice } from '../../shared/index.ts';
 import { DEFAULT_POLL_INTERVAL_MS, type ServerDeps } from '../deps.ts';
 import { describeStoredInvoice } from '../invoice-text.ts';
 import { toolError } from '../tool-error.ts';
+import { toolIcons } from '../icons.ts';
 
 const name = 'wait_for_payment';
 
@@ -18,8 +19,11 @@ const Outcome = z
   .enum(['confirmed', 'expired', 'failed', 'timeout'])
   .describe('"confirmed": paid. "expired" or "failed": will not be paid. "timeout": still pending or partial when timeout_s ran out; call again to keep waiting.');
 
+/** Shown to people (hosts list the tool by it); the same in the annotations, for hosts that read only those. */
+const title = 'Wait until an invoice is paid or expires';
+
 const config = {
-  title: 'Wait until an invoice is paid or expires',
+  title,
   description: [
     'Waits until the invoice is confirmed, expired or failed, or until timeout_s seconds pass (default 60, at most 300), then returns which with the invoice.',
     'Sends progress notifications while it waits when the request carries a progressToken. Use it instead of polling get_invoice_status; a client that supports subscriptions can instead subscribe to the resource invoice://{invoice_id}.',
@@ -30,7 +34,11 @@ const config = {
     timeout_s: z.number().int().min(1).max(WAIT_MAX_S).default(WAIT_DEFAULT_S).describe(`Seconds to wait at most (1-${WAIT_MAX_S}, default ${WAIT_DEFAULT_S}).`),
   }),
   outputSchema: z.object({ outcome: Outcome, invoice: StoredInvoice }),
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  // It only reads and waits: calling it again changes nothing but how long the caller waits.
+  annotations: { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  icons: toolIcons[name],
+  // The agent waits with it, and so does the view (to turn to Paid by itself).
+  _meta: { ui: { visibility: ['model', 'app'] } },
 };
 
 /** Resolves after `ms`, or at once when `signal` aborts or `wake` is called. */
