@@ -3,7 +3,7 @@ import type { BtcNetwork } from '../shared/index.ts';
 import { parseX402Settings, x402Secrets, x402SettingNames, type X402Settings } from '../core/x402/x402-settings.ts';
 import { baseSettingNames, evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB, parseEvmConfig, type BaseConfig } from '../core/base/base-config.ts';
 import { evmChainSpecs } from '../core/base/evm-chains.ts';
-import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, httpUrlListSetting, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, x402RateLimitSetting, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
+import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, httpUrlListSetting, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, x402RateLimitSetting, x402RateLimitOf, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
 import { defaultEsploraUrls } from '../core/btc/esplora-defaults.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
@@ -168,12 +168,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
   const stripe = parseStripe(raw, problems);
   const httpBounds = httpBoundsOf(raw, problems);
   const x402 = parseX402Settings(env, problems);
-  let x402RateLimit: RateLimitConfig | null = null;
-  try {
-    x402RateLimit = parseRateLimit(raw.X402_RATE_LIMIT);
-  } catch (error) {
-    problems.push(`X402_RATE_LIMIT ${(error as Error).message}`);
-  }
+  const x402RateLimit = x402RateLimitOf(raw.X402_RATE_LIMIT, problems);
   if (problems.length) throw new ConfigError(problems);
 
   const esplora = raw.BTC_ESPLORA_URL;

@@ -225,6 +225,16 @@ export function parseRateLimit(text: string): RateLimitConfig | null {
 /** X402_RATE_LIMIT, both editions: requests to the public x402 URLs per client IP and overall, per minute (default 60,600; `off`). */
 export const x402RateLimitSetting = z.preprocess(blankToUndefined, z.string().default('60,600'));
 
+/** X402_RATE_LIMIT as a rate limit, both editions; a bad value is added to `problems`. */
+export function x402RateLimitOf(text: string, problems: string[]): RateLimitConfig | null {
+  try {
+    return parseRateLimit(text);
+  } catch (error) {
+    problems.push(`X402_RATE_LIMIT ${(error as Error).message}`);
+    return null;
+  }
+}
+
 /** DATABASE_WAIT_S, both editions: seconds to wait at start for an unreachable database (0: give up at once). */
 export const databaseWaitSetting = z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(86_400).default(DEFAULT_DATABASE_WAIT_S));
 

@@ -24,6 +24,7 @@ import {
   publicUrlSetting,
   wholeNumber,
   x402RateLimitSetting,
+  x402RateLimitOf,
   type Env,
   type InitializeRateLimit,
   type RateLimitConfig,
@@ -240,12 +241,7 @@ export function loadConfig(env: Env): Config {
 
   const evm = parseEvmConfigs(env, problems);
   const x402 = parseX402Settings(env, problems);
-  let x402RateLimit: RateLimitConfig | null = null;
-  try {
-    x402RateLimit = parseRateLimit(raw.X402_RATE_LIMIT);
-  } catch (error) {
-    problems.push(`X402_RATE_LIMIT ${(error as Error).message}`);
-  }
+  const x402RateLimit = x402RateLimitOf(raw.X402_RATE_LIMIT, problems);
   const base = evm.find((chain) => chain.chain === 'base') ?? null;
 
   let rateLimit: RateLimitConfig | null = null;
