@@ -93,7 +93,8 @@ describe('the invoice engine and its chain adapters', () => {
       assert.deepEqual(stand.created[0].request, { amount_sats: 1500, memo: 'order 7' });
 
       const stored = (await engine.get('m1', created.invoice_id)) as unknown as { mapped_by: string; status: string };
-      assert.deepEqual(stored, { invoice_id: created.invoice_id, status: 'pending', mapped_by: 'stand-in' });
+      // The engine adds what the chain adapter does not know: x402_url, null here (no x402 method is wired).
+      assert.deepEqual(stored, { invoice_id: created.invoice_id, status: 'pending', mapped_by: 'stand-in', x402_url: null });
 
       // The merchant has a Base receiver, but the engine serves no Base: the spec's code for a disabled Base.
       assert.equal(await serviceCode(engine.create(merchant, { chain: 'base', amount_usd: 5 })), 'base_disabled');
