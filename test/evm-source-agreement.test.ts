@@ -242,9 +242,14 @@ test("Cloud's all-merchant watcher: a lying source beside an honest node confirm
     const invoice = async (id: string) => (await getJson(`${cloud.url}/api/v1/invoice/${id}`, key)).json as { status: string; verification: string | null };
     const confirmed = await waitForWatcher('the real payment confirmed', () => invoice(real.json.invoice_id), (i) => i.status === 'confirmed', { watcher: watchers });
     assert.equal(confirmed.verification, 'sources:2');
+    // The chain goes on as a real one does: the watcher takes its passes from new heads (the local
+    // node's WebSocket), and the liar's log is judged on a pass after it reached its depth.
     const health = await waitForWatcher(
       'the liar named in /api/v1/health',
-      async () => (await getJson(`${cloud.url}/api/v1/health`)).json as { ok: boolean; problems?: Array<{ component: string; kind: string; reason: string }> },
+      async () => {
+        await evm.anvil.mine(1);
+        return (await getJson(`${cloud.url}/api/v1/health`)).json as { ok: boolean; problems?: Array<{ component: string; kind: string; reason: string }> };
+      },
       (h) => (h.problems ?? []).some((p) => p.kind === 'disagreeing'),
       { watcher: watchers },
     );
