@@ -235,7 +235,8 @@ test("Cloud's all-merchant watcher: a lying source beside an honest node confirm
     const faked = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'base', amount_usd: 30 }, key);
     const real = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'base', amount_usd: 2 }, key);
     assert.equal(faked.status, 201, faked.text);
-    liar.mode = { kind: 'fake-transfer', token: evm.tokens.usdc.address, to: faked.json.receive_address, value: 30_000_000n, blockNumber: Number(await evm.anvil.rpc<string>('eth_blockNumber')) };
+    // The made-up log sits in the next block, which no pass can have read before the liar lies.
+    liar.mode = { kind: 'fake-transfer', token: evm.tokens.usdc.address, to: faked.json.receive_address, value: 30_000_000n, blockNumber: Number(await evm.anvil.rpc<string>('eth_blockNumber')) + 1 };
     await evm.tokens.usdc.transfer(real.json.receive_address, 2_000_000n, 0);
     await evm.anvil.mine(3);
     const watchers = () => cloud.watcherStates();
