@@ -1,0 +1,194 @@
+import type { ServerEventBus } from '@modelcontextprotocol/server';
+import type { InvoiceUpdates } from '../invoice-watch.ts';
+import type { ListenerResult } from '../listener-client.ts';
+import { createInvoiceChanges, INVOICE_URI_PREFIX, type ListenedInvoice } from './invoice-changes.ts';
+import { createListenStreams, type ListenStreamSlot } from './listen-streams.ts';
+
+/** JSON-RPC codes of the refusals (the MCP specification's resource-not-found, and JSON-RPC's own). */
+const RESOURCE_NOT_FOUND = -32_002;
+const INVALID_PARAMS = -32_602;
+const INTERNAL_ERROR = -32_603;
+
+/** Whom a listen request stands for. */
+export interface ListenCaller {
+  /** Who owns the stream, within MCP_LISTEN_STREAMS_PER_OWNER: the Cloud merchant, the listener credential. */
+  owner: string;
+  /** The caller's own view of the invoices (its ListenerClient): another merchant's invoice reads as not found. */
+  listener: { getInvoice(invoiceId: string): Promise<ListenerResult<{ invoice_id: string; status: string }>> };
+  /** Where the caller's invoices' status changes are heard (the status feed, for its merchant only). */
+  updates: InvoiceUpdates;
+}
+
+export interface InvoiceListenOptions {
+  /** The bus the MCP handler's listen streams subscribe to (createMcpHandler's `bus`). */
+  bus: ServerEventBus;
+  /** Resource URIs one listen stream may name (MCP_LISTEN_MAX_INVOICES). */
+  maxInvoicesPerStream: number;
+  /** Open listen streams per owner (MCP_LISTEN_STREAMS_PER_OWNER). */
+  maxStreamsPerOwner: number;
+  /** A stream's lifetime (MCP_LISTEN_MAX_S): then it ends and its client listens again. */
+  lifetimeMs: number;
+  now?: () => number;
+}
+
+/** A JSON-RPC `subscriptions/listen` request, as the HTTP layer parsed it. */
+export interface ListenMessage {
+  jsonrpc: '2.0';
+  id: string | number;
+  method: 'subscriptions/listen';
+  params?: unknown;
+}
+
+export function isListenRequest(body: unknown): body is ListenMessage {
+  if (typeof body !== 'object' || body === null) return false;
+  const message = body as Record<string, unknown>;
+  return message.method === 'subscriptions/listen' && (typeof message.id === 'string' || typeof message.id === 'number');
+}
+
+/** An admitted (or refused) listen request. */
+export interface ListenAdmission {
+  /**
+   * The answer: the refusal, or what `forward` (the MCP handler's fetch) answers, given a request
+   * whose signal also aborts at the stream's lifetime. What the stream holds is let go when its
+   * body ends, however it ends.
+   */
+  answer(request: Request, forward: (request: Request) => Promise<Response>): Promise<Response>;
+  /** Lets go of what the admission holds, if the answer never ran or ended (idempotent). */
+  release(): void;
+}
+
+/** The URIs of the listen filter's resourceSubscriptions, each once; malformed params are the SDK's to refuse. */
+function resourceUrisOf(message: ListenMessage): string[] {
+  const notifications = (message.params as { notifications?: { resourceSubscriptions?: unknown } } | undefined)?.notifications;
+  const uris = notifications?.resourceSubscriptions;
+  if (!Array.isArray(uris)) return [];
+  return [...new Set(uris.filter((uri): uri is string => typeof uri === 'string'))];
+}
+
+/**
+ * The SDK answers its own listen refusals in-band (a JSON-RPC error, HTTP 200, before the stream's
+ * acknowledgement) but has no hook to refuse one for a reason of ours: this writes that same answer.
+ */
+const refusal = (message: ListenMessage, code: number, text: string): ListenAdmission => ({
+  answer: async () => Response.json({ jsonrpc: '2.0', id: message.id, error: { code, message: text } }),
+  release: () => undefined,
+});
+
+/** The response with the same head, its body calling `ended` once it is done, failed or cancelled. */
+function untilBodyEnds(response: Response, ended: () => void): Response {
+  if (!response.body) {
+    ended();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        ended();
+        controller.close();
+      } catch (error) {
+        ended();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      ended();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/**
+ * MCP 2026-07-28 `subscriptions/listen` for invoices, in front of the SDK's listen router: the
+ * router owns the stream (acknowledgement, filtering, subscription ids) and hears changes from the
+ * bus, but shows its bus no stream's filter and no caller. So each listen request is admitted here
+ * first, with the caller known: every `invoice://` URI it names must be an invoice the caller can
+ * read (else the answer an unknown resource gets, so another merchant's invoice cannot even be
+ * told to exist), the stream count per owner and the URIs per stream are bounded, and the feed is
+ * watched for exactly the invoices of open streams, until they close or reach their lifetime.
+ */
+export function createInvoiceListen(options: InvoiceListenOptions) {
+  const changes = createInvoiceChanges(options.bus);
+  const streams = createListenStreams({ maxPerOwner: options.maxStreamsPerOwner, lifetimeMs: options.lifetimeMs, now: options.now });
+
+  async function readAll(caller: ListenCaller, invoiceIds: string[]): Promise<ListenedInvoice[] | { code: number; text: string }> {
+    const reads = await Promise.all(invoiceIds.map((invoiceId) => caller.listener.getInvoice(invoiceId)));
+    const listened: ListenedInvoice[] = [];
+    for (const [index, read] of reads.entries()) {
+      const uri = INVOICE_URI_PREFIX + invoiceIds[index];
+      if (!read.ok) {
+        if (read.failure.code === 'not_found') return { code: RESOURCE_NOT_FOUND, text: `Resource not found: ${uri}` };
+        return { code: INTERNAL_ERROR, text: `${read.failure.code}: ${read.failure.message} (${uri})` };
+      }
+      listened.push({ invoiceId: read.value.invoice_id, status: read.value.status });
+    }
+    return listened;
+  }
+
+  function admitted(slot: ListenStreamSlot, letGo: () => void): ListenAdmission {
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
+      letGo();
+      slot.close();
+    };
+    return {
+      async answer(request, forward) {
+        let response: Response;
+        try {
+          response = await forward(new Request(request, { signal: AbortSignal.any([request.signal, slot.signal]) }));
+        } catch (error) {
+          release();
+          throw error;
+        }
+        return untilBodyEnds(response, release);
+      },
+      release,
+    };
+  }
+
+  return {
+    /**
+     * Admits `caller`'s listen request or refuses it: in-band like the SDK's own refusals, or, past
+     * the owner's stream cap, by throwing `too_many_streams` (429, before anything is written).
+     */
+    async admit(caller: ListenCaller, message: ListenMessage): Promise<ListenAdmission> {
+      const uris = resourceUrisOf(message);
+      if (uris.length > options.maxInvoicesPerStream) {
+        return refusal(message, INVALID_PARAMS, `At most ${options.maxInvoicesPerStream} resource subscriptions per listen stream (MCP_LISTEN_MAX_INVOICES); listen again with fewer, or open another stream.`);
+      }
+      const invoiceIds = uris.filter((uri) => uri.startsWith(INVOICE_URI_PREFIX)).map((uri) => uri.slice(INVOICE_URI_PREFIX.length));
+      const slot = streams.open(caller.owner);
+      let read: Awaited<ReturnType<typeof readAll>>;
+      try {
+        read = invoiceIds.includes('') ? { code: RESOURCE_NOT_FOUND, text: `Resource not found: ${INVOICE_URI_PREFIX}` } : await readAll(caller, invoiceIds);
+      } catch (error) {
+        slot.close();
+        throw error;
+      }
+      if (!Array.isArray(read)) {
+        slot.close();
+        return refusal(message, read.code, read.text);
+      }
+      return admitted(slot, changes.hold(caller.updates, read));
+    },
+    /** Listen streams open now. */
+    get openStreams(): number {
+      return streams.size;
+    },
+    /** Invoices whose status feed is watched now. */
+    get watchedInvoices(): number {
+      return changes.watchedInvoices;
+    },
+    /** Ends every open stream (shutdown; the handler's own close ends them gracefully first). */
+    close(): void {
+      streams.close();
+    },
+  };
+}
+
+export type InvoiceListen = ReturnType<typeof createInvoiceListen>;

@@ -1,0 +1,101 @@
+import { ServiceError } from '../../core/errors.ts';
+
+export interface ListenStreamLimits {
+  /** Open listen streams at most per owner (a Cloud merchant, a listener credential). */
+  maxPerOwner: number;
+  /** A stream is ended this long after it opened; its client listens again. */
+  lifetimeMs: number;
+  now?: () => number;
+}
+
+/** One open listen stream's slot: `signal` aborts at its lifetime; `close()` gives the slot back (once). */
+export interface ListenStreamSlot {
+  readonly signal: AbortSignal;
+  close(): void;
+}
+
+interface Open {
+  owner: string;
+  endsAt: number;
+  ending: AbortController;
+}
+
+/**
+ * The slots of a process's open `subscriptions/listen` streams: at most `maxPerOwner` per owner,
+ * so one merchant can never take the streams every other needs (the SDK's `maxSubscriptions` caps
+ * them all), and each ended at its lifetime. One timer for every stream, armed for the oldest one
+ * only: streams open in the order they end, as they all live as long.
+ */
+export function createListenStreams(limits: ListenStreamLimits) {
+  const now = limits.now ?? Date.now;
+  const open = new Map<ListenStreamSlot, Open>();
+  const perOwner = new Map<string, number>();
+  let timer: NodeJS.Timeout | undefined;
+
+  function arm(): void {
+    if (timer) return;
+    const oldest = open.values().next();
+    if (oldest.done) return;
+    timer = setTimeout(endExpired, Math.max(0, oldest.value.endsAt - now()));
+    timer.unref();
+  }
+
+  function endExpired(): void {
+    timer = undefined;
+    const at = now();
+    for (const [slot, stream] of open) {
+      if (stream.endsAt > at) break;
+      stream.ending.abort();
+      slot.close();
+    }
+    arm();
+  }
+
+  function release(slot: ListenStreamSlot): void {
+    const stream = open.get(slot);
+    if (!stream) return;
+    open.delete(slot);
+    const left = perOwner.get(stream.owner)! - 1;
+    if (left > 0) perOwner.set(stream.owner, left);
+    else perOwner.delete(stream.owner);
+    if (open.size === 0) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+  }
+
+  return {
+    /** A slot for `owner`'s new stream, or `too_many_streams` (429) with the wait until its oldest one ends. */
+    open(owner: string): ListenStreamSlot {
+      const held = perOwner.get(owner) ?? 0;
+      if (held >= limits.maxPerOwner) {
+        let oldestEndsAt = now() + limits.lifetimeMs;
+        for (const stream of open.values()) {
+          if (stream.owner !== owner) continue;
+          oldestEndsAt = stream.endsAt;
+          break;
+        }
+        const retryAfterS = Math.max(1, Math.ceil((oldestEndsAt - now()) / 1000));
+        throw new ServiceError('too_many_streams', `This owner already holds ${limits.maxPerOwner} open subscriptions/listen streams (MCP_LISTEN_STREAMS_PER_OWNER); close one, or retry in ${retryAfterS} s.`, { retryAfterS });
+      }
+      const ending = new AbortController();
+      const slot: ListenStreamSlot = { signal: ending.signal, close: () => release(slot) };
+      open.set(slot, { owner, endsAt: now() + limits.lifetimeMs, ending });
+      perOwner.set(owner, held + 1);
+      arm();
+      return slot;
+    },
+    get size(): number {
+      return open.size;
+    },
+    /** Ends every open stream (shutdown). */
+    close(): void {
+      for (const [slot, stream] of open) {
+        stream.ending.abort();
+        slot.close();
+      }
+    },
+  };
+}
+
+export type ListenStreams = ReturnType<typeof createListenStreams>;
