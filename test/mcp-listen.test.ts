@@ -90,7 +90,7 @@ async function startInstance(db: Kysely<CoreTables>, feed: StatusFeed, limits: {
   const counted = countedFeed(feed);
   const factory = () => new McpServer({ name: 'service-mcp', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
   const handler = createMcpHandler(factory, { legacy: 'reject', bus, keepAliveMs: 0, maxSubscriptions: limits.overall ?? 1024 });
-  const listen = createInvoiceListen({ bus, maxInvoicesPerStream: limits.perStream ?? 100, maxStreamsPerOwner: limits.perOwner ?? 100, lifetimeMs: limits.lifetimeMs ?? 600_000 });
+  const listen = createInvoiceListen({ bus, maxInvoicesPerStream: limits.perStream, maxStreamsPerOwner: limits.perOwner ?? 100, lifetimeMs: limits.lifetimeMs ?? 600_000 });
   const keepAlive = createStreamKeepAlive();
   const callerOf = (merchantId: string): ListenCaller => ({
     owner: merchantId,
@@ -106,7 +106,7 @@ async function startInstance(db: Kysely<CoreTables>, feed: StatusFeed, limits: {
   app.use(errorMiddleware(silentLogger));
   app.use(async (ctx) => {
     const body = ctx.method === 'POST' ? await readJsonBody(ctx) : undefined;
-    if (isListenRequest(body)) return answerMcpListen(ctx, callerOf(ctx.get('x-merchant')), body, { listen, handler, keepAlive });
+    if (isListenRequest(body)) return answerMcpListen(ctx, callerOf(ctx.get('x-merchant')), body, { listen, keepAlive, forward: (request) => handler.fetch(request, { parsedBody: body }) });
     ctx.respond = false;
     await answerWithWebHandler(ctx.req, ctx.res, (request) => handler.fetch(request, { parsedBody: body }), keepAlive);
   });
@@ -231,7 +231,7 @@ for (const kind of testDatabases) {
       }
     });
 
-    test('bounds: URIs per stream, streams per owner (429 too_many_streams, other owners unaffected), all streams (the SDK cap)', async () => {
+    test('bounds: URIs per stream, streams per owner (429 too_many_sessions, other owners unaffected), all streams (the SDK cap)', async () => {
       const instance = await startInstance(database.db, feed, { perStream: 3, perOwner: 2, overall: 3 });
       const invoices = [invoiceOf(SHOP), invoiceOf(SHOP), invoiceOf(SHOP), invoiceOf(SHOP), invoiceOf(OTHER_SHOP)];
       for (const invoice of invoices) await insertInvoice(database.db, invoice);
@@ -241,14 +241,14 @@ for (const kind of testDatabases) {
       try {
         const tooMany = await refusalOf(shop.client, invoices.slice(0, 4).map((invoice) => `invoice://${invoice.invoice_id}`));
         assert.equal(tooMany?.code, -32602);
-        assert.match(tooMany!.message, /At most 3 resource subscriptions per listen stream \(MCP_LISTEN_MAX_INVOICES\)/);
+        assert.match(tooMany!.message, /At most 3 resource subscriptions per listen stream/);
 
         open.push(await shop.listen(invoices[0]!), await shop.listen(invoices[1]!));
         const third = await refusalOf(shop.client, [`invoice://${invoices[2]!.invoice_id}`]);
         assert.equal(third?.status, 429);
         const envelope = JSON.parse(third!.text!) as { error: { code: string; message: string } };
-        assert.equal(envelope.error.code, 'too_many_streams');
-        assert.match(envelope.error.message, /MCP_LISTEN_STREAMS_PER_OWNER/);
+        assert.equal(envelope.error.code, 'too_many_sessions');
+        assert.match(envelope.error.message, /already holds 2 open subscriptions\/listen streams \(MCP_MAX_SESSIONS_PER_OWNER\)/);
         assert.equal(instance.feed.open, 2, 'a refused stream watches nothing');
 
         open.push(await other.listen(invoices[4]!));
@@ -267,7 +267,7 @@ for (const kind of testDatabases) {
       }
     });
 
-    test('MCP_LISTEN_MAX_S: a stream ends at its lifetime, giving back its slot and its watches; listening again works', async () => {
+    test('MCP_LISTEN_STREAM_MAX_S: a stream ends at its lifetime, giving back its slot and its watches; listening again works', async () => {
       const instance = await startInstance(database.db, feed, { lifetimeMs: 400, perOwner: 1 });
       const invoice = invoiceOf(SHOP);
       await insertInvoice(database.db, invoice);

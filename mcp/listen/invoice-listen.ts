@@ -1,5 +1,5 @@
 import type { ServerEventBus } from '@modelcontextprotocol/server';
-import type { InvoiceUpdates } from '../invoice-watch.ts';
+import { MAX_SUBSCRIPTIONS, type InvoiceUpdates } from '../invoice-watch.ts';
 import type { ListenerResult } from '../listener-client.ts';
 import { createInvoiceChanges, INVOICE_URI_PREFIX, type ListenedInvoice } from './invoice-changes.ts';
 import { createListenStreams, type ListenStreamSlot } from './listen-streams.ts';
@@ -11,7 +11,7 @@ const INTERNAL_ERROR = -32_603;
 
 /** Whom a listen request stands for. */
 export interface ListenCaller {
-  /** Who owns the stream, within MCP_LISTEN_STREAMS_PER_OWNER: the Cloud merchant, the listener credential. */
+  /** Who owns the stream, within MCP_MAX_SESSIONS_PER_OWNER streams: the Cloud merchant, the listener credential. */
   owner: string;
   /** The caller's own view of the invoices (its ListenerClient): another merchant's invoice reads as not found. */
   listener: { getInvoice(invoiceId: string): Promise<ListenerResult<{ invoice_id: string; status: string }>> };
@@ -22,11 +22,11 @@ export interface ListenCaller {
 export interface InvoiceListenOptions {
   /** The bus the MCP handler's listen streams subscribe to (createMcpHandler's `bus`). */
   bus: ServerEventBus;
-  /** Resource URIs one listen stream may name (MCP_LISTEN_MAX_INVOICES). */
-  maxInvoicesPerStream: number;
-  /** Open listen streams per owner (MCP_LISTEN_STREAMS_PER_OWNER). */
+  /** Resource URIs one listen stream may name; default MAX_SUBSCRIPTIONS, as many as a 2025 session's subscriptions. */
+  maxInvoicesPerStream?: number;
+  /** Open listen streams per owner (MCP_MAX_SESSIONS_PER_OWNER, the bound of its sessions). */
   maxStreamsPerOwner: number;
-  /** A stream's lifetime (MCP_LISTEN_MAX_S): then it ends and its client listens again. */
+  /** A stream's lifetime (MCP_LISTEN_STREAM_MAX_S): then it ends and its client listens again. */
   lifetimeMs: number;
   now?: () => number;
 }
@@ -111,6 +111,7 @@ function untilBodyEnds(response: Response, ended: () => void): Response {
  * watched for exactly the invoices of open streams, until they close or reach their lifetime.
  */
 export function createInvoiceListen(options: InvoiceListenOptions) {
+  const maxInvoicesPerStream = options.maxInvoicesPerStream ?? MAX_SUBSCRIPTIONS;
   const changes = createInvoiceChanges(options.bus);
   const streams = createListenStreams({ maxPerOwner: options.maxStreamsPerOwner, lifetimeMs: options.lifetimeMs, now: options.now });
 
@@ -154,12 +155,12 @@ export function createInvoiceListen(options: InvoiceListenOptions) {
   return {
     /**
      * Admits `caller`'s listen request or refuses it: in-band like the SDK's own refusals, or, past
-     * the owner's stream cap, by throwing `too_many_streams` (429, before anything is written).
+     * the owner's stream cap, by throwing `too_many_sessions` (429, before anything is written).
      */
     async admit(caller: ListenCaller, message: ListenMessage): Promise<ListenAdmission> {
       const uris = resourceUrisOf(message);
-      if (uris.length > options.maxInvoicesPerStream) {
-        return refusal(message, INVALID_PARAMS, `At most ${options.maxInvoicesPerStream} resource subscriptions per listen stream (MCP_LISTEN_MAX_INVOICES); listen again with fewer, or open another stream.`);
+      if (uris.length > maxInvoicesPerStream) {
+        return refusal(message, INVALID_PARAMS, `At most ${maxInvoicesPerStream} resource subscriptions per listen stream; listen again with fewer (leave out settled invoices), or open another stream.`);
       }
       const invoiceIds = uris.filter((uri) => uri.startsWith(INVOICE_URI_PREFIX)).map((uri) => uri.slice(INVOICE_URI_PREFIX.length));
       const slot = streams.open(caller.owner);

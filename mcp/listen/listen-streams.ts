@@ -1,7 +1,7 @@
 import { ServiceError } from '../../core/errors.ts';
 
 export interface ListenStreamLimits {
-  /** Open listen streams at most per owner (a Cloud merchant, a listener credential). */
+  /** Open listen streams at most per owner (a Cloud merchant, a listener credential): MCP_MAX_SESSIONS_PER_OWNER. */
   maxPerOwner: number;
   /** A stream is ended this long after it opened; its client listens again. */
   lifetimeMs: number;
@@ -65,7 +65,7 @@ export function createListenStreams(limits: ListenStreamLimits) {
   }
 
   return {
-    /** A slot for `owner`'s new stream, or `too_many_streams` (429) with the wait until its oldest one ends. */
+    /** A slot for `owner`'s new stream, or `too_many_sessions` (429) with the wait until its oldest one ends. */
     open(owner: string): ListenStreamSlot {
       const held = perOwner.get(owner) ?? 0;
       if (held >= limits.maxPerOwner) {
@@ -76,7 +76,7 @@ export function createListenStreams(limits: ListenStreamLimits) {
           break;
         }
         const retryAfterS = Math.max(1, Math.ceil((oldestEndsAt - now()) / 1000));
-        throw new ServiceError('too_many_streams', `This owner already holds ${limits.maxPerOwner} open subscriptions/listen streams (MCP_LISTEN_STREAMS_PER_OWNER); close one, or retry in ${retryAfterS} s.`, { retryAfterS });
+        throw new ServiceError('too_many_sessions', `This owner already holds ${limits.maxPerOwner} open subscriptions/listen streams (MCP_MAX_SESSIONS_PER_OWNER); close one, or retry in ${retryAfterS} s.`, { retryAfterS });
       }
       const ending = new AbortController();
       const slot: ListenStreamSlot = { signal: ending.signal, close: () => release(slot) };
