@@ -188,6 +188,12 @@ export const mcpMaxSessionsSetting = z.preprocess(blankToUndefined, wholeNumber(
  */
 export const mcpMaxSessionsPerOwnerSetting = z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(100));
 
+/**
+ * MCP_LISTEN_STREAM_MAX_S: a 2026-07-28 `subscriptions/listen` stream's lifetime (default 600 s);
+ * then the server ends it and its client listens again, as a checkout stream at CHECKOUT_STREAM_MAX_S.
+ */
+export const mcpListenStreamMaxSSetting = z.preprocess(blankToUndefined, wholeNumber(1, 86_400).default(600));
+
 /** MCP sessions started per minute by one owner, and from one client address. */
 export interface InitializeRateLimit {
   perOwner: number;

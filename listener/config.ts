@@ -12,6 +12,7 @@ import {
   httpUrlListSetting,
   mcpAllowedOriginsSetting,
   mcpInitializeRateLimitSetting,
+  mcpListenStreamMaxSSetting,
   mcpMaxSessionsPerOwnerSetting,
   mcpMaxSessionsSetting,
   metricsTokenSetting,
@@ -68,6 +69,8 @@ export interface Config {
   mcpMaxSessionsPerOwner: number;
   /** MCP sessions started per minute, per credential and per client address (MCP_INITIALIZE_RATE_LIMIT); null: unlimited. */
   mcpInitializeRateLimit: InitializeRateLimit | null;
+  /** A subscriptions/listen stream's lifetime, in ms (MCP_LISTEN_STREAM_MAX_S). */
+  mcpListenStreamMaxMs: number;
   /** Bearer token that opens GET /metrics to non-loopback callers (METRICS_TOKEN); null: loopback only. */
   metricsToken: string | null;
   /** PUBLIC_URL: the base URL clients reach this server at (OAuth issuer and resource); null: loopback only. */
@@ -109,6 +112,7 @@ export const settingNames = [
   'MCP_MAX_SESSIONS',
   'MCP_MAX_SESSIONS_PER_OWNER',
   'MCP_INITIALIZE_RATE_LIMIT',
+  'MCP_LISTEN_STREAM_MAX_S',
   'METRICS_TOKEN',
   'PUBLIC_URL',
   ...httpBoundSettingNames,
@@ -189,6 +193,7 @@ const EnvSchema = z.object({
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   MCP_MAX_SESSIONS_PER_OWNER: mcpMaxSessionsPerOwnerSetting,
   MCP_INITIALIZE_RATE_LIMIT: mcpInitializeRateLimitSetting,
+  MCP_LISTEN_STREAM_MAX_S: mcpListenStreamMaxSSetting,
   METRICS_TOKEN: metricsTokenSetting,
   PUBLIC_URL: publicUrlSetting,
   ...httpBoundSettings,
@@ -282,6 +287,7 @@ export function loadConfig(env: Env): Config {
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,
     mcpMaxSessionsPerOwner: raw.MCP_MAX_SESSIONS_PER_OWNER,
     mcpInitializeRateLimit: raw.MCP_INITIALIZE_RATE_LIMIT,
+    mcpListenStreamMaxMs: raw.MCP_LISTEN_STREAM_MAX_S * 1_000,
     metricsToken: raw.METRICS_TOKEN ?? null,
     publicUrl: raw.PUBLIC_URL ?? null,
     httpBounds,
