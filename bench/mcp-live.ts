@@ -3,8 +3,10 @@
  * subscriptions each. Measures the listener's idle CPU over 30 s with the sessions, minus the same
  * listener's idle CPU with none (target: at most 2% of a core); its RSS per 1,000 sessions; the time
  * from a confirmation's commit to each session's notifications/resources/updated (target p99 <= 250
- * ms, all notified); and the same across two Cloud instances on Postgres (sessions on the one that
- * does not watch; target p99 <= 500 ms). The cross-instance part needs Postgres: without
+ * ms, all notified); the same for the 2026-07-28 path, 1,000 `subscriptions/listen` streams of 10
+ * invoices each (SDK 2 clients; idle CPU against the same process with neither sessions nor streams,
+ * measured again just before; same targets); and the same across two Cloud instances on Postgres
+ * (sessions on the one that does not watch; target p99 <= 500 ms). The cross-instance part needs Postgres: without
  * TEST_DATABASE_URL the bench fails at once, so a run never reports it missing as a figure.
  * Run: npm run bench -- mcp-live
  */
@@ -52,7 +54,7 @@ const TARGET_CLOUD_P99_MS = 500;
  * CLIENT_PROCESSES processes (bench/support/live-clients.ts), and records each notification's
  * arrival. `close()` closes them all.
  */
-async function openSessions(url: string, headers: Record<string, string>, targets: string[], others: string[]) {
+async function openSessions(url: string, headers: Record<string, string>, targets: string[], others: string[], listen = false) {
   const arrivals = new Map<string, number[]>();
   for (const target of targets) arrivals.set(target, []);
   const script = fileURLToPath(new URL('./support/live-clients.ts', import.meta.url));
@@ -64,7 +66,7 @@ async function openSessions(url: string, headers: Record<string, string>, target
       const first = index * share;
       const count = Math.min(share, SESSIONS - first);
       opened[index] = 0;
-      child.stdin!.write(`${JSON.stringify({ url, headers, first, count, perSession: PER_SESSION, concurrency: Math.ceil(CONNECT_CONCURRENCY / CLIENT_PROCESSES), targets, others })}\n`);
+      child.stdin!.write(`${JSON.stringify({ url, headers, first, count, perSession: PER_SESSION, concurrency: Math.ceil(CONNECT_CONCURRENCY / CLIENT_PROCESSES), targets, others, listen })}\n`);
       return new Promise<ChildProcess>((resolve, reject) => {
         child.once('exit', (code) => reject(new Error(`live-clients exited (${code}) before its sessions were open`)));
         createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -73,7 +75,7 @@ async function openSessions(url: string, headers: Record<string, string>, target
           else if (message.opened !== undefined) {
             opened[index] = message.opened;
             const total = opened.reduce((sum, n) => sum + n, 0);
-            if (total % 200 === 0) progress(`  ${total}/${SESSIONS} sessions open`);
+            if (total % 200 === 0) progress(`  ${total}/${SESSIONS} ${listen ? 'listen streams' : 'sessions'} open`);
           } else if (message.ready) resolve(child);
         });
       });
@@ -98,6 +100,21 @@ async function onListener() {
   server.onMessage((message) => {
     if (typeof message.confirmed === 'string') committed.set(message.confirmed, message.at as number);
   });
+  /** Confirms each target in turn; each arrival's time after the feed published its confirmation. */
+  const confirmEach = async (targets: string[], arrivals: Map<string, number[]>, who: string) => {
+    const samples: number[] = [];
+    let notified = SESSIONS;
+    for (const target of targets) {
+      server.send(`confirm ${target}`);
+      await allNotified(arrivals.get(target)!, SESSIONS, () => committed.has(target));
+      const at = committed.get(target);
+      const got = at === undefined ? [] : arrivals.get(target)!.map((arrival) => arrival - at);
+      notified = Math.min(notified, got.length);
+      samples.push(...got);
+      progress(`  confirmed ${target}: ${got.length} ${who} notified`);
+    }
+    return { samples, notified };
+  };
   try {
     const invoices: string[] = [];
     for (let i = 0; i < 1_000; i++) {
@@ -116,19 +133,24 @@ async function onListener() {
     const sessionsRss = rssMb(pid);
     progress(`listener: idle CPU with the sessions, ${IDLE_S} s…`);
     const sessionsCpu = await idleCpuPct(pid, IDLE_S);
-    const samples: number[] = [];
-    let notified = SESSIONS;
-    for (const target of targets) {
-      server.send(`confirm ${target}`);
-      await allNotified(arrivals.get(target)!, SESSIONS, () => committed.has(target));
-      const at = committed.get(target);
-      const got = at === undefined ? [] : arrivals.get(target)!.map((arrival) => arrival - at);
-      notified = Math.min(notified, got.length);
-      samples.push(...got);
-      progress(`  confirmed ${target}: ${got.length} sessions notified`);
-    }
+    const { samples, notified } = await confirmEach(targets, arrivals, 'sessions');
     await close();
-    return { baseCpu, sessionsCpu, baseRss, sessionsRss, samples, notified };
+
+    // The 2026-07-28 path: the same invoices' changes, on subscriptions/listen streams.
+    const listenTargets = invoices.slice(TARGETS, 2 * TARGETS);
+    await sleep(3_000);
+    progress(`listener: idle CPU with no session and no stream (the listen baseline), ${IDLE_S} s…`);
+    const listenBaseCpu = await idleCpuPct(pid, IDLE_S);
+    const listenBaseRss = rssMb(pid);
+    progress(`listener: opening ${SESSIONS} subscriptions/listen streams, ${PER_SESSION} invoices each…`);
+    const streams = await openSessions(server.ready.listen as string, { 'x-merchant': server.ready.merchant as string }, listenTargets, invoices.slice(2 * TARGETS), true);
+    await sleep(5_000);
+    const listenRss = rssMb(pid);
+    progress(`listener: idle CPU with the listen streams, ${IDLE_S} s…`);
+    const listenCpu = await idleCpuPct(pid, IDLE_S);
+    const listened = await confirmEach(listenTargets, streams.arrivals, 'listen streams');
+    await streams.close();
+    return { baseCpu, sessionsCpu, baseRss, sessionsRss, samples, notified, listen: { baseCpu: listenBaseCpu, cpu: listenCpu, baseRss: listenBaseRss, rss: listenRss, ...listened } };
   } finally {
     await server.stop();
   }
@@ -193,6 +215,13 @@ const p99 = round(percentile(sorted, 99), 1);
 const first = round(sorted[0] ?? NaN, 1);
 const idleCpu = round(listener.sessionsCpu - listener.baseCpu, 2);
 const rssPer1000 = round(((listener.sessionsRss - listener.baseRss) * 1000) / SESSIONS, 1);
+const listenSorted = [...listener.listen.samples].sort((a, b) => a - b);
+const listenP50 = round(percentile(listenSorted, 50), 1);
+const listenP99 = round(percentile(listenSorted, 99), 1);
+const listenFirst = round(listenSorted[0] ?? NaN, 1);
+const listenIdleCpu = round(listener.listen.cpu - listener.listen.baseCpu, 2);
+const listenRatio = round(listener.listen.cpu / Math.max(listener.listen.baseCpu, 0.01));
+const listenRssPer1000 = round(((listener.listen.rss - listener.listen.baseRss) * 1000) / SESSIONS, 1);
 const cloudSorted = [...cloud.samples].sort((a, b) => a - b);
 const cloudP99 = round(percentile(cloudSorted, 99), 1);
 const cloudP50 = round(percentile(cloudSorted, 50), 1);
@@ -208,6 +237,12 @@ report(
     `  sessions' own idle CPU               ${idleCpu} % (target <= ${TARGET_IDLE_CPU_PCT}): ${verdict(idleCpu <= TARGET_IDLE_CPU_PCT)}`,
     `  RSS ${round(listener.baseRss, 1)} MB without, ${round(listener.sessionsRss, 1)} MB with: ${rssPer1000} MB per 1,000 sessions`,
     `  commit to notification, ${TARGETS} confirmations x ${SESSIONS} sessions: first ${first} ms, p50 ${p50} ms, p99 ${p99} ms (target <= ${TARGET_P99_MS}), all notified: ${listener.notified === SESSIONS} — ${verdict(p99 <= TARGET_P99_MS && listener.notified === SESSIONS)}`,
+    `${SESSIONS} subscriptions/listen streams (MCP 2026-07-28, SDK 2 clients), ${PER_SESSION} invoices each, same listener process (its listen path served beside /mcp until /mcp serves 2026-07-28)`,
+    `  idle CPU, no session or stream (baseline, measured again) ${round(listener.listen.baseCpu, 2)} % of a core over ${IDLE_S} s`,
+    `  idle CPU, ${SESSIONS} listen streams      ${round(listener.listen.cpu, 2)} % (ratio ${listenRatio}x the baseline)`,
+    `  streams' own idle CPU                ${listenIdleCpu} % (target <= ${TARGET_IDLE_CPU_PCT}): ${verdict(listenIdleCpu <= TARGET_IDLE_CPU_PCT)}`,
+    `  RSS ${round(listener.listen.baseRss, 1)} MB without, ${round(listener.listen.rss, 1)} MB with: ${listenRssPer1000} MB per 1,000 streams`,
+    `  commit to notification, ${TARGETS} confirmations x ${SESSIONS} streams: first ${listenFirst} ms, p50 ${listenP50} ms, p99 ${listenP99} ms (target <= ${TARGET_P99_MS}), all notified: ${listener.listen.notified === SESSIONS} — ${verdict(listenP99 <= TARGET_P99_MS && listener.listen.notified === SESSIONS)}`,
     `  two Cloud instances on Postgres, sessions on the one that does not watch: p50 ${cloudP50} ms, p99 ${cloudP99} ms from paid_at (target <= ${TARGET_CLOUD_P99_MS}), notified ${cloud.notified}/${SESSIONS} — ${verdict(cloudP99 <= TARGET_CLOUD_P99_MS && cloud.notified === SESSIONS)}`,
     `    (that instance's feed had told all ${SESSIONS} sessions at most ${cloudTold} ms after paid_at; the rest is writing the streams and the clients' parsing)`,
   ],
@@ -224,6 +259,14 @@ report(
     notify_p50_ms: p50,
     notify_p99_ms: p99,
     notified: listener.notified,
+    listen_idle_cpu_pct: listenIdleCpu,
+    listen_baseline_cpu_pct: round(listener.listen.baseCpu, 2),
+    listen_cpu_ratio: listenRatio,
+    listen_rss_mb_per_1000_streams: listenRssPer1000,
+    listen_notify_first_ms: listenFirst,
+    listen_notify_p50_ms: listenP50,
+    listen_notify_p99_ms: listenP99,
+    listen_notified: listener.listen.notified,
     cloud_cross_instance_p50_ms: cloudP50,
     cloud_cross_instance_p99_ms: cloudP99,
     cloud_notified: cloud.notified,

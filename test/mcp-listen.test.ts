@@ -1,28 +1,20 @@
 /**
  * MCP 2026-07-28 `subscriptions/listen` for invoices: the SDK 2 client listens through the HTTP
  * layer's admission (edge/http/mcp-listen.ts) to the SDK 2 handler (createMcpHandler), whose bus is
- * fed by the real status feed (SQLite in memory, Postgres with LISTEN/NOTIFY) of a real database.
+ * fed by the real status feed (SQLite in memory, Postgres with LISTEN/NOTIFY) of a real database
+ * (test/support/mcp-listen-server.ts).
  */
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import Koa from 'koa';
 import type { Kysely } from 'kysely';
 import { Client, StreamableHTTPClientTransport, type McpSubscription } from '@modelcontextprotocol/client';
-import { createMcpHandler, InMemoryServerEventBus, McpServer } from '@modelcontextprotocol/server';
 import { silentLogger } from '../core/log.ts';
 import type { CoreTables } from '../core/schema.ts';
-import { findInvoice, insertInvoice, type InvoiceRow } from '../core/invoices/invoice.repository.ts';
+import { insertInvoice, type InvoiceRow } from '../core/invoices/invoice.repository.ts';
 import { openStatusFeed } from '../core/invoices/pg-status-feed.ts';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
-import { errorMiddleware } from '../edge/http/error-middleware.ts';
-import { readJsonBody } from '../edge/http/json-body.ts';
-import { answerMcpListen } from '../edge/http/mcp-listen.ts';
-import { feedUpdates } from '../mcp/invoice-watch.ts';
-import { createInvoiceListen, isListenRequest, type InvoiceListen, type ListenCaller } from '../mcp/listen/invoice-listen.ts';
-import { createStreamKeepAlive } from '../mcp/stream-keep-alive.ts';
-import { answerWithWebHandler } from '../mcp/web-handler-bridge.ts';
 import { testDatabases, type CreatedDatabase } from './support/databases.ts';
+import { startListenServer } from './support/mcp-listen-server.ts';
 import { waitForWatcher } from './support/wait-for-watcher.ts';
 
 const SHOP = 'm_listen_shop';
@@ -51,79 +43,6 @@ const setStatus = (feed: StatusFeed, db: Kysely<CoreTables>, invoice: InvoiceRow
 
 const until = <T>(what: string, read: () => T, done: (value: T) => boolean, state: () => unknown = () => undefined) =>
   waitForWatcher(what, read, done, { watcher: state, timeoutMs: 20_000, everyMs: 10 });
-
-/** The real feed, with a count of its open watches (what a leak would leave behind). */
-function countedFeed(feed: StatusFeed) {
-  let open = 0;
-  return {
-    watch: (invoiceId: string, listener: Parameters<StatusFeed['watch']>[1]) => {
-      open++;
-      const stop = feed.watch(invoiceId, listener);
-      let live = true;
-      return () => {
-        if (!live) return;
-        live = false;
-        open--;
-        stop();
-      };
-    },
-    get open() {
-      return open;
-    },
-  };
-}
-
-interface Instance {
-  url: string;
-  listen: InvoiceListen;
-  feed: ReturnType<typeof countedFeed>;
-  close(): Promise<void>;
-}
-
-/**
- * One server: a koa route that admits listen requests (answerMcpListen) and hands every other
- * request to the SDK's handler, each merchant (header x-merchant, standing for its key) reading its
- * invoices through its own reader, as the Cloud client reads them.
- */
-async function startInstance(db: Kysely<CoreTables>, feed: StatusFeed, limits: { perStream?: number; perOwner?: number; overall?: number; lifetimeMs?: number } = {}): Promise<Instance> {
-  const bus = new InMemoryServerEventBus();
-  const counted = countedFeed(feed);
-  const factory = () => new McpServer({ name: 'service-mcp', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
-  const handler = createMcpHandler(factory, { legacy: 'reject', bus, keepAliveMs: 0, maxSubscriptions: limits.overall ?? 1024 });
-  const listen = createInvoiceListen({ bus, maxInvoicesPerStream: limits.perStream, maxStreamsPerOwner: limits.perOwner ?? 100, lifetimeMs: limits.lifetimeMs ?? 600_000 });
-  const keepAlive = createStreamKeepAlive();
-  const callerOf = (merchantId: string): ListenCaller => ({
-    owner: merchantId,
-    listener: {
-      getInvoice: async (invoiceId) => {
-        const row = await findInvoice(db, merchantId, invoiceId);
-        return row ? { ok: true, value: row } : { ok: false, failure: { code: 'not_found', message: 'No such invoice.', status: 404 } };
-      },
-    },
-    updates: feedUpdates(counted, merchantId),
-  });
-  const app = new Koa();
-  app.use(errorMiddleware(silentLogger));
-  app.use(async (ctx) => {
-    const body = ctx.method === 'POST' ? await readJsonBody(ctx) : undefined;
-    if (isListenRequest(body)) return answerMcpListen(ctx, callerOf(ctx.get('x-merchant')), body, { listen, keepAlive, forward: (request) => handler.fetch(request, { parsedBody: body }) });
-    ctx.respond = false;
-    await answerWithWebHandler(ctx.req, ctx.res, (request) => handler.fetch(request, { parsedBody: body }), keepAlive);
-  });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-    listen,
-    feed: counted,
-    async close() {
-      await handler.close();
-      listen.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 /** A 2026-07-28 client of `merchantId`, recording the invoices it is told changed. */
 async function connect(url: string, merchantId: string) {
@@ -163,7 +82,7 @@ for (const kind of testDatabases) {
     });
 
     test('a status change reaches every listener of that invoice, once per change; a listener of another invoice hears nothing; closing releases the feed', async () => {
-      const instance = await startInstance(database.db, feed);
+      const instance = await startListenServer(database.db, feed);
       const [paid, untouched, third] = [invoiceOf(SHOP), invoiceOf(SHOP), invoiceOf(SHOP)];
       for (const invoice of [paid, untouched, third]) await insertInvoice(database.db, invoice);
       const listeners = await Promise.all([1, 2, 3].map(() => connect(instance.url, SHOP)));
@@ -205,7 +124,7 @@ for (const kind of testDatabases) {
     });
 
     test("another merchant's invoice is refused exactly like an unknown one, and its changes never reach that merchant", async () => {
-      const instance = await startInstance(database.db, feed);
+      const instance = await startListenServer(database.db, feed);
       const theirs = invoiceOf(SHOP);
       await insertInvoice(database.db, theirs);
       const intruder = await connect(instance.url, OTHER_SHOP);
@@ -232,7 +151,7 @@ for (const kind of testDatabases) {
     });
 
     test('bounds: URIs per stream, streams per owner (429 too_many_sessions, other owners unaffected), all streams (the SDK cap)', async () => {
-      const instance = await startInstance(database.db, feed, { perStream: 3, perOwner: 2, overall: 3 });
+      const instance = await startListenServer(database.db, feed, { perStream: 3, perOwner: 2, overall: 3 });
       const invoices = [invoiceOf(SHOP), invoiceOf(SHOP), invoiceOf(SHOP), invoiceOf(SHOP), invoiceOf(OTHER_SHOP)];
       for (const invoice of invoices) await insertInvoice(database.db, invoice);
       const shop = await connect(instance.url, SHOP);
@@ -268,7 +187,7 @@ for (const kind of testDatabases) {
     });
 
     test('MCP_LISTEN_STREAM_MAX_S: a stream ends at its lifetime, giving back its slot and its watches; listening again works', async () => {
-      const instance = await startInstance(database.db, feed, { lifetimeMs: 400, perOwner: 1 });
+      const instance = await startListenServer(database.db, feed, { lifetimeMs: 400, perOwner: 1 });
       const invoice = invoiceOf(SHOP);
       await insertInvoice(database.db, invoice);
       const shop = await connect(instance.url, SHOP);
@@ -291,7 +210,7 @@ for (const kind of testDatabases) {
       test('a change committed on another instance reaches this instance\'s listeners (the Postgres feed)', async () => {
         const elsewhere = await created.open();
         const elsewhereFeed = await openStatusFeed(elsewhere.dialect, { databaseUrl: created.url, db: elsewhere.db, logger: silentLogger });
-        const instance = await startInstance(database.db, feed);
+        const instance = await startListenServer(database.db, feed);
         const invoice = invoiceOf(SHOP);
         await insertInvoice(database.db, invoice);
         const shop = await connect(instance.url, SHOP);

@@ -6,12 +6,15 @@
  * {url, headers, first, count, perSession, concurrency, targets, others}; opens `count` sessions
  * (numbered from `first`), each subscribed to every target and to others up to `perSession`; prints
  * {"opened":n} as they open, {"ready":true} when all are, and {"arrival":invoice_id,"at":ms} for each
- * notifications/resources/updated. Closes its sessions and exits when stdin ends.
+ * notifications/resources/updated. Closes its sessions and exits when stdin ends. With
+ * `listen: true` each is instead a 2026-07-28 client (SDK 2) holding one `subscriptions/listen`
+ * stream on the same invoices, its `merchant` sent as header x-merchant.
  */
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 
 interface Share {
   url: string;
@@ -22,6 +25,7 @@ interface Share {
   concurrency: number;
   targets: string[];
   others: string[];
+  listen?: boolean;
 }
 
 const now = () => performance.timeOrigin + performance.now();
@@ -29,19 +33,35 @@ const say = (message: Record<string, unknown>) => process.stdout.write(`${JSON.s
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
 const share = JSON.parse((await lines.next()).value as string) as Share;
 
-const clients: Client[] = [];
-const openOne = async (index: number) => {
-  const client = new Client({ name: `live-${index}`, version: '1.0.0' });
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
-    say({ arrival: notification.params.uri.slice('invoice://'.length), at: now() });
-  });
-  await client.connect(new StreamableHTTPClientTransport(new URL(share.url), { requestInit: { headers: share.headers } }));
+const heard = (uri: string) => void say({ arrival: uri.slice('invoice://'.length), at: now() });
+
+/** The invoices of client `index`: every target, then others up to perSession. */
+const invoicesOf = (index: number) => {
   const mine = [...share.targets];
   const extra = share.perSession - share.targets.length;
   for (let k = 0; mine.length < share.perSession; k++) mine.push(share.others[(index * extra + k) % share.others.length]!);
-  for (const invoiceId of mine) await client.subscribeResource({ uri: `invoice://${invoiceId}` });
+  return mine;
+};
+
+const clients: Array<{ close(): Promise<void> }> = [];
+
+const openSession = async (index: number) => {
+  const client = new Client({ name: `live-${index}`, version: '1.0.0' });
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void heard(notification.params.uri));
+  await client.connect(new StreamableHTTPClientTransport(new URL(share.url), { requestInit: { headers: share.headers } }));
+  for (const invoiceId of invoicesOf(index)) await client.subscribeResource({ uri: `invoice://${invoiceId}` });
   clients.push(client);
 };
+
+const openListener = async (index: number) => {
+  const client = new ModernClient({ name: `live-${index}`, version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  client.setNotificationHandler('notifications/resources/updated', (notification) => void heard(notification.params.uri));
+  await client.connect(new ModernTransport(new URL(share.url), { requestInit: { headers: share.headers } }));
+  await client.listen({ resourceSubscriptions: invoicesOf(index).map((invoiceId) => `invoice://${invoiceId}`) });
+  clients.push(client);
+};
+
+const openOne = share.listen ? openListener : openSession;
 
 let next = share.first;
 const end = share.first + share.count;
