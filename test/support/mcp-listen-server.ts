@@ -75,6 +75,8 @@ export async function startListenServer(db: Kysely<CoreTables>, feed: Pick<Statu
     updates: feedUpdates(counted, merchantId),
   });
   const app = new Koa();
+  // As the listener's app: a client that drops its stream is no error to print.
+  app.silent = true;
   app.use(errorMiddleware(silentLogger));
   app.use(async (ctx) => {
     const body = ctx.method === 'POST' ? await readJsonBody(ctx) : undefined;
