@@ -49,11 +49,13 @@ export function isListenRequest(body: unknown): body is ListenMessage {
 export interface ListenAdmission {
   /**
    * The answer: the refusal, or what `forward` (the MCP handler's fetch) answers, given a request
-   * whose signal also aborts at the stream's lifetime. What the stream holds is let go when its
-   * body ends, however it ends.
+   * whose signal also aborts at the stream's lifetime (the SDK then ends the stream).
    */
   answer(request: Request, forward: (request: Request) => Promise<Response>): Promise<Response>;
-  /** Lets go of what the admission holds, if the answer never ran or ended (idempotent). */
+  /**
+   * Lets go of the stream's slot and feed watches: the caller calls it once the answer is written
+   * to its end or the client is gone, however that happened (idempotent).
+   */
   release(): void;
 }
 
@@ -73,33 +75,6 @@ const refusal = (message: ListenMessage, code: number, text: string): ListenAdmi
   answer: async () => Response.json({ jsonrpc: '2.0', id: message.id, error: { code, message: text } }),
   release: () => undefined,
 });
-
-/** The response with the same head, its body calling `ended` once it is done, failed or cancelled. */
-function untilBodyEnds(response: Response, ended: () => void): Response {
-  if (!response.body) {
-    ended();
-    return response;
-  }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (!done) return controller.enqueue(value);
-        ended();
-        controller.close();
-      } catch (error) {
-        ended();
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      ended();
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-}
 
 /**
  * MCP 2026-07-28 `subscriptions/listen` for invoices, in front of the SDK's listen router: the
@@ -138,16 +113,7 @@ export function createInvoiceListen(options: InvoiceListenOptions) {
       slot.close();
     };
     return {
-      async answer(request, forward) {
-        let response: Response;
-        try {
-          response = await forward(new Request(request, { signal: AbortSignal.any([request.signal, slot.signal]) }));
-        } catch (error) {
-          release();
-          throw error;
-        }
-        return untilBodyEnds(response, release);
-      },
+      answer: (request, forward) => forward(new Request(request, { signal: AbortSignal.any([request.signal, slot.signal]) })),
       release,
     };
   }
