@@ -4,6 +4,7 @@
  * when told); `cloud-leader`: a Cloud instance that leads and watches a local chain it serves;
  * `cloud-follower`: a second Cloud instance on the same Postgres. Talks JSON lines: it prints
  * {"ready":…} once serving and {"confirmed":id,"at":ms} when its feed publishes a confirmation
+ * ({"written":id,"at":ms} on the listener once it has written it to every stream)
  * ({"told":id,"at":ms} on the Cloud follower, once its feed has told every session);
  * it reads commands `confirm <invoice_id>` (listener) and `pay <address> <sats>` (cloud leader),
  * and in every mode `memory`, answered with {"memory": process.memoryUsage()} (after a full garbage
@@ -65,7 +66,12 @@ if (mode === 'listener') {
   // The watcher passes when told (below), not on a timer: idle means idle.
   const listener: RunningListener = await startListener(config, { logger: silentLogger, btcPollIntervalMs: 3_600_000 });
   listener.feed.subscribe((change) => {
-    if (change.status === 'confirmed') say({ confirmed: change.invoice_id, at: now() });
+    if (change.status !== 'confirmed') return;
+    say({ confirmed: change.invoice_id, at: now() });
+    // Called after the invoice's own watchers, which have put the notification on every stream; the
+    // streams' writes to their sockets are queued behind it (promise jobs, next ticks), so by the
+    // next turn of the event loop the process has handed every stream's bytes to the kernel.
+    setImmediate(() => say({ written: change.invoice_id, at: now() }));
   });
   commands.on('line', (line) => {
     const [command, invoiceId] = line.split(' ');
