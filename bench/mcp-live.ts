@@ -142,7 +142,8 @@ async function onListener() {
 
     // The 2026-07-28 path: the same invoices' changes, on subscriptions/listen streams.
     const listenTargets = invoices.slice(TARGETS, 2 * TARGETS);
-    await sleep(3_000);
+    // Time for the closed sessions' teardown and its garbage to settle, or the baseline measures it.
+    await sleep(10_000);
     progress(`listener: idle CPU with no session and no stream (the listen baseline), ${IDLE_S} s…`);
     const listenBaseCpu = await idleCpuPct(pid, IDLE_S);
     const listenBaseRss = rssMb(pid);
