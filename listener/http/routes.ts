@@ -1,3 +1,4 @@
+import type { ServerEventBus } from '@modelcontextprotocol/server';
 import type { Health } from '../../shared/index.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
 import { keyMatcher, requireApiKey } from './api-key.ts';
@@ -37,6 +38,12 @@ export interface RouteDeps {
   mcpAllowedOrigins: readonly string[];
   mcpMaxSessions: number;
   mcpMaxSessionsPerOwner: number;
+  mcpMaxListenStreams: number;
+  /**
+   * Where 2026-07-28 subscriptions/listen streams hear of changes; default: a bus of this process
+   * that nothing publishes on yet.
+   */
+  mcpBus?: ServerEventBus;
   /** MCP sessions started per minute per credential and per client address; null: unlimited. */
   mcpInitializeRateLimit: InitializeRateLimit | null;
   metrics: ServiceMetrics;
@@ -86,6 +93,8 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
     // Each credential owns its sessions, within its own bound: the key (or, without one, every
     // caller) and each OAuth grant, whose tokens stay the same credential across refreshes.
     ownerOf: (ctx) => credentialOf(ctx.state.principal as Principal),
+    listen: { bus: deps.mcpBus, maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner },
+    logger,
     initializeLimits: initializeLimits(deps.mcpInitializeRateLimit, (name, config) => createRateLimiter({ store: memoryWindows(), clock: deps.clock, name, config })),
     open: (ctx) => createMcpServer({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), updates, renderQr: renderQrPng, logger, onToolCall }),
   });
