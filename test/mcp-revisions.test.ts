@@ -8,6 +8,8 @@ import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { BIP84_ZPUB, postJson, startTestListener } from './support/listener.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { messageOf, MODERN_REVISION, postModern } from './support/modern-mcp.ts';
+import { APPS_CAPABILITY } from './support/apps-host.ts';
+import { CHECKOUT_META_KEY } from '../mcp/app/invoice-app.ts';
 import './support/built.ts';
 
 /**
@@ -18,6 +20,7 @@ import './support/built.ts';
  */
 
 const API_KEY = 'mcp-revisions-test-key-0123456789';
+const ALLOWED_ORIGIN = 'https://agent.example';
 const MCP_BIN = fileURLToPath(new URL('../bin/service-mcp.js', import.meta.url));
 
 type Negotiation = { name: string; options: ConstructorParameters<typeof Client>[1]; era: 'legacy' | 'modern'; version: (v: string | undefined) => boolean };
@@ -89,7 +92,7 @@ describe('MCP revisions over Streamable HTTP on the listener', () => {
   let mcpUrl: string;
   const credential = { authorization: `Bearer ${API_KEY}` };
   before(async () => {
-    listener = await startTestListener({ env: { SERVICE_API_KEY: API_KEY } });
+    listener = await startTestListener({ env: { SERVICE_API_KEY: API_KEY, MCP_ALLOWED_ORIGINS: ALLOWED_ORIGIN, MCP_MAX_SESSIONS_PER_OWNER: '2' } });
     mcpUrl = `${listener.url}/mcp`;
   });
   after(async () => {
@@ -106,6 +109,59 @@ describe('MCP revisions over Streamable HTTP on the listener', () => {
 
   test('2026-07-28 on the wire: cache hints on the listings; a request without Mcp-Method is refused with -32020', async () => {
     await checkModernWire(mcpUrl, credential);
+  });
+
+  test('2026-07-28: wait_for_payment blocks and reports progress; an MCP Apps host gets the view extras', async () => {
+    const pinned = negotiations[2]!;
+    const apps = new Client({ name: 'revisions-apps-host', version: '1.0.0' }, { ...pinned.options, capabilities: APPS_CAPABILITY });
+    await apps.connect(httpTransport(mcpUrl, credential));
+    const created = await apps.callTool({ name: 'create_invoice', arguments: { amount_sats: 5100 } });
+    assert.ok(created._meta?.[CHECKOUT_META_KEY], 'the view extras for a host that declares MCP Apps on the request');
+    const invoiceId = (created.structuredContent as { invoice: { invoice_id: string } }).invoice.invoice_id;
+    const progress: number[] = [];
+    const waited = await apps.callTool({ name: 'wait_for_payment', arguments: { invoice_id: invoiceId, timeout_s: 2 } }, { onprogress: ({ progress: p }) => void progress.push(p) });
+    assert.equal((waited.structuredContent as { outcome: string }).outcome, 'timeout');
+    assert.ok(progress.length >= 1, 'progress while waiting');
+    await apps.close();
+
+    const plain = await connected(httpTransport(mcpUrl, credential), pinned);
+    const bare = await plain.callTool({ name: 'create_invoice', arguments: { amount_sats: 5200 } });
+    assert.equal(bare._meta?.[CHECKOUT_META_KEY], undefined, 'no view extras for a host without MCP Apps');
+    await plain.close();
+  });
+
+  test('CORS: the preflight allows the 2026-07-28 headers; answers expose what a browser client reads', async () => {
+    const preflight = await fetch(mcpUrl, {
+      method: 'OPTIONS',
+      headers: { origin: ALLOWED_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-method, mcp-name, mcp-protocol-version, mcp-param-region' },
+    });
+    assert.equal(preflight.status, 204);
+    const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase();
+    for (const header of ['mcp-method', 'mcp-name', 'mcp-protocol-version', 'mcp-param-region', 'mcp-session-id']) assert.ok(allowed.includes(header), `${header} in ${allowed}`);
+    const answer = await postModern(mcpUrl, { ...credential, origin: ALLOWED_ORIGIN }, 'server/discover');
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get('access-control-allow-origin'), ALLOWED_ORIGIN);
+    assert.match(answer.headers.get('access-control-expose-headers') ?? '', /Mcp-Session-Id.*Mcp-Protocol-Version/);
+    await answer.body?.cancel();
+  });
+
+  test('2026-07-28 listen streams are bounded per owner (MCP_MAX_SESSIONS_PER_OWNER)', async () => {
+    const listen = () => postModern(mcpUrl, credential, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
+    const open = [await listen(), await listen()];
+    for (const stream of open) assert.match(stream.headers.get('content-type') ?? '', /text\/event-stream/);
+    const refused = await listen();
+    assert.equal(refused.status, 429);
+    assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'too_many_sessions');
+    await open[0]!.body!.cancel();
+    // The cancelled stream's place comes back once the server has seen the connection close.
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const again = await listen();
+      await again.body?.cancel();
+      if (again.status === 200) break;
+      assert.ok(Date.now() < deadline, 'waiting for the closed listen stream to free its place: still 429 after 10 s');
+    }
+    await open[1]!.body!.cancel();
   });
 
   test('the credential and the scope checks hold on the modern path too', async () => {
