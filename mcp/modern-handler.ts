@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, isLegacyRequest, type McpServer, type ServerEventBus } from '@modelcontextprotocol/server';
 import { ServiceError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
+import { MAX_SUBSCRIPTIONS } from './invoice-watch.ts';
+import type { ListenerClient } from './listener-client.ts';
 import { answerWithWebHandler, webRequestOf } from './web-handler-bridge.ts';
 
 export interface ModernMcpOptions<Caller extends object> {
@@ -40,6 +42,26 @@ export interface ModernMcpHandler<Caller extends object> {
 }
 
 const isListen = (body: unknown) => typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'subscriptions/listen';
+
+const INVOICE_PREFIX = 'invoice://';
+
+/**
+ * Refuses a `subscriptions/listen` that asks for the updates of an invoice its caller cannot read
+ * (another merchant's reads as `not_found`, as reading it would), or of more invoices than a 2025
+ * session may subscribe to. The SDK's listen router matches events by URI alone, across callers,
+ * so ownership is checked here, before the stream opens. Any other request passes.
+ */
+export async function refuseForeignListen(body: unknown, listener: Pick<ListenerClient, 'getInvoice'>): Promise<void> {
+  if (!isListen(body)) return;
+  const uris = (body as { params?: { notifications?: { resourceSubscriptions?: unknown } } }).params?.notifications?.resourceSubscriptions;
+  if (!Array.isArray(uris)) return;
+  if (uris.length > MAX_SUBSCRIPTIONS) throw new ServiceError('bad_body', `At most ${MAX_SUBSCRIPTIONS} resources per subscriptions/listen.`);
+  for (const uri of uris) {
+    if (typeof uri !== 'string' || !uri.startsWith(INVOICE_PREFIX)) continue;
+    const read = await listener.getInvoice(uri.slice(INVOICE_PREFIX.length));
+    if (!read.ok) throw new ServiceError('not_found', `No invoice ${uri} to listen to.`);
+  }
+}
 
 /**
  * The one place the 2026-07-28 handler is built: the SDK's `createMcpHandler`, strict (2025-era

@@ -199,7 +199,7 @@ describe('MCP revisions over Streamable HTTP on Cloud', () => {
     await checkModernWire(mcpUrl, merchantA);
   });
 
-  test("2026-07-28: merchant B can neither read nor list merchant A's invoice", async () => {
+  test("2026-07-28: merchant B can neither read, list nor listen to merchant A's invoice", async () => {
     const created = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'btc', amount_sats: 1234 }, merchantA);
     assert.equal(created.status, 201, created.text);
     const invoiceId: string = created.json.invoice_id;
@@ -217,6 +217,15 @@ describe('MCP revisions over Streamable HTTP on Cloud', () => {
     assert.ok(!JSON.stringify(listed.structuredContent).includes(invoiceId), 'B lists no invoice of A');
     await assert.rejects(b.readResource({ uri: `invoice://${invoiceId}` }), (error: { code?: number }) => error.code === -32602);
     await b.close();
+
+    // Nor listen to its updates: the stream is refused before it opens; A's own opens.
+    const listen = (credential: Record<string, string>) => postModern(mcpUrl, credential, 'subscriptions/listen', { notifications: { resourceSubscriptions: [`invoice://${invoiceId}`] } });
+    const foreign = await listen(merchantB);
+    assert.equal(foreign.status, 404);
+    assert.equal(((await foreign.json()) as { error: { code: string } }).error.code, 'not_found');
+    const owned = await listen(merchantA);
+    assert.match(owned.headers.get('content-type') ?? '', /text\/event-stream/);
+    await owned.body?.cancel();
   });
 });
 

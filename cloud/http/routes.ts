@@ -26,7 +26,6 @@ import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
 import { countMcpSessions, type ServiceMetrics } from '../../core/metrics.ts';
 import { metricsHandler, type MetricsAccess } from '../../edge/http/metrics-endpoint.ts';
 import { renderQrPng } from '../../mcp/qr.ts';
-import { createServer as createMcpServer } from '../../mcp/server.ts';
 import type { StatusFeed } from '../../core/invoices/status-feed.ts';
 import { feedUpdates } from '../../mcp/invoice-watch.ts';
 import { initializeLimits, mcpHandlers } from '../../edge/http/mcp-endpoint.ts';
@@ -152,10 +151,13 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
     listen: { bus: deps.mcpBus, maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner },
     logger,
     initializeLimits: initializeLimits(deps.mcpInitializeRateLimit, (name, config) => createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config })),
-    open: (ctx) => {
-      const client = cloudMcpClient({ ...deps, merchant: ctx.state.merchant, keyHash: ctx.state.keyHash, limit: invoiceLimit, logger });
-      return createMcpServer({ listener: client, updates: feedUpdates(deps.feed, ctx.state.merchant.merchant_id), renderQr: renderQrPng, logger, onToolCall });
-    },
+    serverDeps: (ctx) => ({
+      listener: cloudMcpClient({ ...deps, merchant: ctx.state.merchant, keyHash: ctx.state.keyHash, limit: invoiceLimit, logger }),
+      updates: feedUpdates(deps.feed, ctx.state.merchant.merchant_id),
+      renderQr: renderQrPng,
+      logger,
+      onToolCall,
+    }),
   });
 
   return {

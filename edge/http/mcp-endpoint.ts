@@ -1,10 +1,12 @@
 import type { Context, Middleware } from 'koa';
 import Router, { type RouterMiddleware } from '@koa/router';
-import { isInitializeRequest, type McpServer, type ServerEventBus } from '@modelcontextprotocol/server';
+import { isInitializeRequest, type ServerEventBus } from '@modelcontextprotocol/server';
 import { ServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { McpSessions } from '../../mcp/http-sessions.ts';
-import { createModernMcpHandler, type ModernMcpHandler } from '../../mcp/modern-handler.ts';
+import type { ServerDeps } from '../../mcp/deps.ts';
+import { createModernMcpHandler, refuseForeignListen, type ModernMcpHandler } from '../../mcp/modern-handler.ts';
+import { createServer } from '../../mcp/server.ts';
 import { MAX_BODY_BYTES, readJsonBody } from './json-body.ts';
 import { refuseMissingScope, type OAuthResource } from '../oauth/protected-resource.ts';
 import { missingScope, UNDECLARED, type Principal } from '../oauth/scopes.ts';
@@ -25,8 +27,11 @@ export interface McpEndpointOptions {
   ownerOf(ctx: Context): string;
   /** How fast sessions may start, per owner and per client address; null: unlimited. */
   initializeLimits: InitializeLimits | null;
-  /** The MCP server of a new session or of one 2026-07-28 request, its tools bound to this request's caller. */
-  open(ctx: Context): McpServer;
+  /**
+   * What the MCP server of a new session or of one 2026-07-28 request works with, its listener
+   * client bound to this request's caller (createServer builds the server from it).
+   */
+  serverDeps(ctx: Context): ServerDeps;
   /** 2026-07-28 `subscriptions/listen`: where its streams hear of changes (default: a bus of this process), and its bounds. */
   listen: ListenOptions;
   logger: Logger;
@@ -131,8 +136,9 @@ export function mcpPreflight(path: string, allowedOrigins: readonly string[], is
  * envelope.
  */
 export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' | 'delete', RouterMiddleware[]> {
+  const open = (ctx: Context) => createServer(options.serverDeps(ctx));
   const modern: ModernMcpHandler<Context> = createModernMcpHandler({
-    open: options.open,
+    open,
     bus: options.listen.bus,
     maxRequestBodySize: MAX_BODY_BYTES,
     maxListenStreams: options.listen.maxStreams,
@@ -148,6 +154,7 @@ export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' 
       if (missing) await refuseMissingScope(ctx, missing, await options.oauth(ctx));
       const owner = options.ownerOf(ctx);
       if (await modern.isModern(ctx.req, body)) {
+        await refuseForeignListen(body, options.serverDeps(ctx).listener);
         const release = modern.admit(body, owner);
         ctx.status = 200;
         ctx.respond = false;
@@ -165,7 +172,7 @@ export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' 
         sessionId,
         owner,
         body,
-        open: () => options.open(ctx),
+        open: () => open(ctx),
       });
       // The transport writes the answer (JSON or an event stream) itself.
       ctx.status = 200;

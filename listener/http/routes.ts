@@ -17,7 +17,6 @@ import type { InitializeRateLimit, RateLimitConfig } from '../../edge/settings.t
 import type { Logger } from '../../core/log.ts';
 import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
 import { renderQrPng } from '../../mcp/qr.ts';
-import { createServer as createMcpServer } from '../../mcp/server.ts';
 import { feedUpdates } from '../../mcp/invoice-watch.ts';
 import type { StatusFeed } from '../../core/invoices/status-feed.ts';
 import type { CheckoutSource } from '../../edge/checkout/checkout-source.ts';
@@ -96,7 +95,7 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
     listen: { bus: deps.mcpBus, maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner },
     logger,
     initializeLimits: initializeLimits(deps.mcpInitializeRateLimit, (name, config) => createRateLimiter({ store: memoryWindows(), clock: deps.clock, name, config })),
-    open: (ctx) => createMcpServer({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), updates, renderQr: renderQrPng, logger, onToolCall }),
+    serverDeps: (ctx) => ({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), updates, renderQr: renderQrPng, logger, onToolCall }),
   });
   return {
     createInvoice: [
