@@ -1,5 +1,6 @@
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { INVOICES_READ, INVOICES_WRITE, type Scope } from '../../shared/scopes.ts';
+import { convertOnce } from '../schema-json-once.ts';
 import { registerCreateInvoiceTool } from './create-invoice.ts';
 import type { ServerDeps } from '../deps.ts';
 import { registerGetInvoiceStatusTool } from './get-invoice-status.ts';
@@ -25,11 +26,14 @@ export const toolScopes: Readonly<Record<string, ToolScope>> = {
 
 /**
  * The server as the tools see it: a tool without a declared scope is refused at registration, and
- * each callback reports its outcome to `onToolCall` when given.
+ * each callback reports its outcome to `onToolCall` when given; its schemas are converted to JSON
+ * Schema once for every server (convertOnce).
  */
 function toolServer(server: McpServer, onToolCall: ServerDeps['onToolCall']): McpServer {
-  const registerTool = ((name: string, config: object, callback: (...args: unknown[]) => Promise<CallToolResult>) => {
+  const registerTool = ((name: string, config: { inputSchema?: object; outputSchema?: object }, callback: (...args: unknown[]) => Promise<CallToolResult>) => {
     if (!Object.hasOwn(toolScopes, name)) throw new Error(`The MCP tool ${name} declares no scope: add it to toolScopes (mcp/tools/index.ts).`);
+    if (config.inputSchema) convertOnce(config.inputSchema);
+    if (config.outputSchema) convertOnce(config.outputSchema);
     if (!onToolCall) return server.registerTool(name, config as never, callback as never);
     return server.registerTool(name, config as never, (async (...args: unknown[]) => {
       try {
