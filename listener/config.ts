@@ -14,6 +14,7 @@ import {
   mcpInitializeRateLimitSetting,
   mcpListenStreamMaxSSetting,
   mcpMaxSessionsPerOwnerSetting,
+  mcpMaxListenStreamsSetting,
   mcpMaxSessionsSetting,
   metricsTokenSetting,
   httpBoundSettingNames,
@@ -67,6 +68,8 @@ export interface Config {
   mcpMaxSessions: number;
   /** Open MCP sessions at most per credential: the key, each OAuth grant (MCP_MAX_SESSIONS_PER_OWNER). */
   mcpMaxSessionsPerOwner: number;
+  /** Open 2026-07-28 subscriptions/listen streams at most (MCP_MAX_LISTEN_STREAMS). */
+  mcpMaxListenStreams: number;
   /** MCP sessions started per minute, per credential and per client address (MCP_INITIALIZE_RATE_LIMIT); null: unlimited. */
   mcpInitializeRateLimit: InitializeRateLimit | null;
   /** A subscriptions/listen stream's lifetime, in ms (MCP_LISTEN_STREAM_MAX_S). */
@@ -111,6 +114,7 @@ export const settingNames = [
   'MCP_ALLOWED_ORIGINS',
   'MCP_MAX_SESSIONS',
   'MCP_MAX_SESSIONS_PER_OWNER',
+  'MCP_MAX_LISTEN_STREAMS',
   'MCP_INITIALIZE_RATE_LIMIT',
   'MCP_LISTEN_STREAM_MAX_S',
   'METRICS_TOKEN',
@@ -192,6 +196,7 @@ const EnvSchema = z.object({
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   MCP_MAX_SESSIONS_PER_OWNER: mcpMaxSessionsPerOwnerSetting,
+  MCP_MAX_LISTEN_STREAMS: mcpMaxListenStreamsSetting,
   MCP_INITIALIZE_RATE_LIMIT: mcpInitializeRateLimitSetting,
   MCP_LISTEN_STREAM_MAX_S: mcpListenStreamMaxSSetting,
   METRICS_TOKEN: metricsTokenSetting,
@@ -286,6 +291,7 @@ export function loadConfig(env: Env): Config {
     mcpAllowedOrigins: raw.MCP_ALLOWED_ORIGINS,
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,
     mcpMaxSessionsPerOwner: raw.MCP_MAX_SESSIONS_PER_OWNER,
+    mcpMaxListenStreams: raw.MCP_MAX_LISTEN_STREAMS,
     mcpInitializeRateLimit: raw.MCP_INITIALIZE_RATE_LIMIT,
     mcpListenStreamMaxMs: raw.MCP_LISTEN_STREAM_MAX_S * 1_000,
     metricsToken: raw.METRICS_TOKEN ?? null,
