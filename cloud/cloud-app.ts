@@ -229,6 +229,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     mcpMaxSessions: config.mcpMaxSessions,
     mcpMaxSessionsPerOwner: config.mcpMaxSessionsPerOwner,
     mcpMaxListenStreams: config.mcpMaxListenStreams,
+    mcpListenStreamMaxMs: config.mcpListenStreamMaxMs,
     mcpInitializeRateLimit: config.mcpInitializeRateLimit,
     metrics,
     httpBounds: config.httpBounds,

@@ -238,6 +238,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     mcpMaxSessions: config.mcpMaxSessions,
     mcpMaxSessionsPerOwner: config.mcpMaxSessionsPerOwner,
     mcpMaxListenStreams: config.mcpMaxListenStreams,
+    mcpListenStreamMaxMs: config.mcpListenStreamMaxMs,
     mcpInitializeRateLimit: config.mcpInitializeRateLimit,
     metrics,
     httpBounds: config.httpBounds,

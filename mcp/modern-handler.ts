@@ -1,9 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, isLegacyRequest, type McpServer, type ServerEventBus } from '@modelcontextprotocol/server';
-import { ServiceError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
-import { MAX_SUBSCRIPTIONS } from './invoice-watch.ts';
-import type { ListenerClient } from './listener-client.ts';
+import { createStreamKeepAlive, type StreamKeepAlive } from './stream-keep-alive.ts';
 import { answerWithWebHandler, webRequestOf } from './web-handler-bridge.ts';
 
 export interface ModernMcpOptions<Caller extends object> {
@@ -18,9 +16,7 @@ export interface ModernMcpOptions<Caller extends object> {
   maxRequestBodySize: number;
   /** Open `subscriptions/listen` streams at most (MCP_MAX_LISTEN_STREAMS); beyond, the SDK answers -32603. */
   maxListenStreams: number;
-  /** Open `subscriptions/listen` streams at most per owner, so one owner cannot take every stream. */
-  maxListenStreamsPerOwner: number;
-  /** How often an open event stream gets a keep-alive comment (default 15 s). */
+  /** How often an open event stream gets a keep-alive comment (default 15 s), from one timer for all of them. */
   keepAliveMs?: number;
   logger: Logger;
 }
@@ -29,38 +25,18 @@ export interface ModernMcpOptions<Caller extends object> {
 export interface ModernMcpHandler<Caller extends object> {
   /** Whether this request speaks 2026-07-28 (or claims to, malformed): the SDK's own classification. */
   isModern(req: IncomingMessage, body: unknown): Promise<boolean>;
-  /**
-   * Holds a `subscriptions/listen` stream's place in its owner's bound until the returned release is
-   * called (a no-op for any other request), or throws a ServiceError before anything is written.
-   */
-  admit(body: unknown, owner: string): () => void;
   /** Answers one modern request for `caller` on the raw response (JSON, or an event stream). */
   answer(req: IncomingMessage, res: ServerResponse, body: unknown, caller: Caller): Promise<void>;
+  /**
+   * The handler's web face for one request of `caller` (its parsed `body`): for a caller that
+   * answers through the bridge itself (a `subscriptions/listen`, admitted first; see mcp/listen/).
+   */
+  forward(body: unknown, caller: Caller): (request: Request) => Promise<Response>;
+  /** Keeps every event stream of the handler alive, from one timer (the SDK's own is off). */
+  keepAlive: StreamKeepAlive;
   /** The bus the listen streams subscribe to (the one given, or the default). */
   bus: ServerEventBus;
   close(): Promise<void>;
-}
-
-const isListen = (body: unknown) => typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'subscriptions/listen';
-
-const INVOICE_PREFIX = 'invoice://';
-
-/**
- * Refuses a `subscriptions/listen` that asks for the updates of an invoice its caller cannot read
- * (another merchant's reads as `not_found`, as reading it would), or of more invoices than a 2025
- * session may subscribe to. The SDK's listen router matches events by URI alone, across callers,
- * so ownership is checked here, before the stream opens. Any other request passes.
- */
-export async function refuseForeignListen(body: unknown, listener: Pick<ListenerClient, 'getInvoice'>): Promise<void> {
-  if (!isListen(body)) return;
-  const uris = (body as { params?: { notifications?: { resourceSubscriptions?: unknown } } }).params?.notifications?.resourceSubscriptions;
-  if (!Array.isArray(uris)) return;
-  if (uris.length > MAX_SUBSCRIPTIONS) throw new ServiceError('bad_body', `At most ${MAX_SUBSCRIPTIONS} resources per subscriptions/listen.`);
-  for (const uri of uris) {
-    if (typeof uri !== 'string' || !uri.startsWith(INVOICE_PREFIX)) continue;
-    const read = await listener.getInvoice(uri.slice(INVOICE_PREFIX.length));
-    if (!read.ok) throw new ServiceError('not_found', `No invoice ${uri} to listen to.`);
-  }
 }
 
 /**
@@ -74,7 +50,7 @@ export function createModernMcpHandler<Caller extends object>(options: ModernMcp
   const handler = createMcpHandler(
     ({ requestInfo }) => {
       const caller = requestInfo && callers.get(requestInfo);
-      if (!caller) throw new Error('MCP request without a caller: only answer() may hand requests to the modern handler.');
+      if (!caller) throw new Error('MCP request without a caller: only answer() or forward() may hand requests to the modern handler.');
       return options.open(caller);
     },
     {
@@ -82,34 +58,24 @@ export function createModernMcpHandler<Caller extends object>(options: ModernMcp
       bus: options.bus,
       maxSubscriptions: options.maxListenStreams,
       maxRequestBodySize: options.maxRequestBodySize,
-      ...(options.keepAliveMs !== undefined && { keepAliveMs: options.keepAliveMs }),
+      // One timer keeps every stream alive (keepAlive below) instead of one per stream: a thousand
+      // idle listen streams would be a thousand timers.
+      keepAliveMs: 0,
       // Refusals of malformed requests land here too: the client has its answer, this is for operators.
       onerror: (error) => options.logger.info('MCP request refused or failed', { error: error.message }),
     },
   );
-  const listening = new Map<string, number>();
+  const keepAlive = createStreamKeepAlive(options.keepAliveMs);
+  const forward = (body: unknown, caller: Caller) => (request: Request) => {
+    callers.set(request, caller);
+    return handler.fetch(request, { parsedBody: body });
+  };
 
   return {
     isModern: async (req, body) => !(await isLegacyRequest(webRequestOf(req), body, { maxRequestBodySize: options.maxRequestBodySize })),
-      admit(body, owner) {
-      if (!isListen(body)) return () => undefined;
-      const open = listening.get(owner) ?? 0;
-      if (open >= options.maxListenStreamsPerOwner) throw new ServiceError('too_many_sessions', `This owner already holds ${open} open subscriptions/listen streams; close one or retry later.`, { retryAfterS: 5 });
-      listening.set(owner, open + 1);
-      let held = true;
-      return () => {
-        if (!held) return;
-        held = false;
-        const left = listening.get(owner)! - 1;
-        if (left > 0) listening.set(owner, left);
-        else listening.delete(owner);
-      };
-    },
-    answer: (req, res, body, caller) =>
-      answerWithWebHandler(req, res, (request) => {
-        callers.set(request, caller);
-        return handler.fetch(request, { parsedBody: body });
-      }),
+    answer: (req, res, body, caller) => answerWithWebHandler(req, res, forward(body, caller), keepAlive),
+    forward,
+    keepAlive,
     bus: handler.bus,
     close: () => handler.close(),
   };

@@ -218,11 +218,14 @@ describe('MCP revisions over Streamable HTTP on Cloud', () => {
     await assert.rejects(b.readResource({ uri: `invoice://${invoiceId}` }), (error: { code?: number }) => error.code === -32602);
     await b.close();
 
-    // Nor listen to its updates: the stream is refused before it opens; A's own opens.
+    // Nor listen to its updates: the stream is refused before it opens, with what reading an
+    // unknown resource answers (in-band, before any acknowledgement); A's own opens.
     const listen = (credential: Record<string, string>) => postModern(mcpUrl, credential, 'subscriptions/listen', { notifications: { resourceSubscriptions: [`invoice://${invoiceId}`] } });
     const foreign = await listen(merchantB);
-    assert.equal(foreign.status, 404);
-    assert.equal(((await foreign.json()) as { error: { code: string } }).error.code, 'not_found');
+    assert.equal(foreign.status, 200);
+    const refusal = (await messageOf(foreign)).error;
+    assert.equal(refusal?.code, -32602);
+    assert.equal(refusal?.message, `Resource not found: invoice://${invoiceId}`);
     const owned = await listen(merchantA);
     assert.match(owned.headers.get('content-type') ?? '', /text\/event-stream/);
     await owned.body?.cancel();

@@ -49,9 +49,11 @@ export interface CloudRouteDeps {
   mcpMaxSessions: number;
   mcpMaxSessionsPerOwner: number;
   mcpMaxListenStreams: number;
+  /** A subscriptions/listen stream's lifetime, in ms (MCP_LISTEN_STREAM_MAX_S). */
+  mcpListenStreamMaxMs: number;
   /**
-   * Where 2026-07-28 subscriptions/listen streams hear of changes; default: a bus of this process
-   * that nothing publishes on yet.
+   * Where 2026-07-28 subscriptions/listen streams hear of changes; default: a bus of this process,
+   * on which the invoices' status changes are published for the streams that named them.
    */
   mcpBus?: ServerEventBus;
   /** MCP sessions started per minute per merchant and per client address, in windows every instance shares; null: unlimited. */
@@ -148,7 +150,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
       touched: deps.oauth.touched,
     }),
     ownerOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id,
-    listen: { bus: deps.mcpBus, maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner },
+    listen: { bus: deps.mcpBus, maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner, streamMaxMs: deps.mcpListenStreamMaxMs },
     logger,
     initializeLimits: initializeLimits(deps.mcpInitializeRateLimit, (name, config) => createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config })),
     serverDeps: (ctx) => ({

@@ -5,9 +5,11 @@ import { ServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { McpSessions } from '../../mcp/http-sessions.ts';
 import type { ServerDeps } from '../../mcp/deps.ts';
-import { createModernMcpHandler, refuseForeignListen, type ModernMcpHandler } from '../../mcp/modern-handler.ts';
+import { createModernMcpHandler, type ModernMcpHandler } from '../../mcp/modern-handler.ts';
+import { createInvoiceListen, isListenRequest } from '../../mcp/listen/invoice-listen.ts';
 import { createServer } from '../../mcp/server.ts';
 import { MAX_BODY_BYTES, readJsonBody } from './json-body.ts';
+import { answerMcpListen } from './mcp-listen.ts';
 import { refuseMissingScope, type OAuthResource } from '../oauth/protected-resource.ts';
 import { missingScope, UNDECLARED, type Principal } from '../oauth/scopes.ts';
 import type { InitializeRateLimit, RateLimitConfig } from '../settings.ts';
@@ -43,6 +45,8 @@ export interface ListenOptions {
   maxStreams: number;
   /** Open listen streams at most per owner (MCP_MAX_SESSIONS_PER_OWNER, the bound of a 2025 session's stream). */
   maxStreamsPerOwner: number;
+  /** A listen stream's lifetime (MCP_LISTEN_STREAM_MAX_S): then it ends and its client listens again. */
+  streamMaxMs: number;
 }
 
 /** Session starts per minute: one window per owner, one per client address, and no shared one to fill. */
@@ -142,9 +146,10 @@ export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' 
     bus: options.listen.bus,
     maxRequestBodySize: MAX_BODY_BYTES,
     maxListenStreams: options.listen.maxStreams,
-    maxListenStreamsPerOwner: options.listen.maxStreamsPerOwner,
     logger: options.logger,
   });
+  // Invoice updates for the 2026-07-28 listen streams: the caller's invoices only, from the status feed.
+  const listen = createInvoiceListen({ bus: modern.bus, maxStreamsPerOwner: options.listen.maxStreamsPerOwner, lifetimeMs: options.listen.streamMaxMs });
   const serve =
     (method: 'GET' | 'POST' | 'DELETE'): RouterMiddleware =>
     async (ctx) => {
@@ -154,15 +159,14 @@ export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' 
       if (missing) await refuseMissingScope(ctx, missing, await options.oauth(ctx));
       const owner = options.ownerOf(ctx);
       if (await modern.isModern(ctx.req, body)) {
-        await refuseForeignListen(body, options.serverDeps(ctx).listener);
-        const release = modern.admit(body, owner);
+        if (isListenRequest(body)) {
+          const { listener, updates } = options.serverDeps(ctx);
+          await answerMcpListen(ctx, { owner, listener, updates }, body, { listen, forward: modern.forward(body, ctx), keepAlive: modern.keepAlive });
+          return;
+        }
         ctx.status = 200;
         ctx.respond = false;
-        try {
-          await modern.answer(ctx.req, ctx.res, body, ctx);
-        } finally {
-          release();
-        }
+        await modern.answer(ctx.req, ctx.res, body, ctx);
         return;
       }
       const sessionId = ctx.get('Mcp-Session-Id') || undefined;

@@ -38,9 +38,11 @@ export interface RouteDeps {
   mcpMaxSessions: number;
   mcpMaxSessionsPerOwner: number;
   mcpMaxListenStreams: number;
+  /** A subscriptions/listen stream's lifetime, in ms (MCP_LISTEN_STREAM_MAX_S). */
+  mcpListenStreamMaxMs: number;
   /**
-   * Where 2026-07-28 subscriptions/listen streams hear of changes; default: a bus of this process
-   * that nothing publishes on yet.
+   * Where 2026-07-28 subscriptions/listen streams hear of changes; default: a bus of this process,
+   * on which the invoices' status changes are published for the streams that named them.
    */
   mcpBus?: ServerEventBus;
   /** MCP sessions started per minute per credential and per client address; null: unlimited. */
@@ -92,7 +94,7 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
     // Each credential owns its sessions, within its own bound: the key (or, without one, every
     // caller) and each OAuth grant, whose tokens stay the same credential across refreshes.
     ownerOf: (ctx) => credentialOf(ctx.state.principal as Principal),
-    listen: { bus: deps.mcpBus, maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner },
+    listen: { bus: deps.mcpBus, maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner, streamMaxMs: deps.mcpListenStreamMaxMs },
     logger,
     initializeLimits: initializeLimits(deps.mcpInitializeRateLimit, (name, config) => createRateLimiter({ store: memoryWindows(), clock: deps.clock, name, config })),
     serverDeps: (ctx) => ({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), updates, renderQr: renderQrPng, logger, onToolCall }),

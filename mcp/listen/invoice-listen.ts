@@ -1,13 +1,24 @@
-import type { ServerEventBus } from '@modelcontextprotocol/server';
+import { ResourceNotFoundError, type ServerEventBus } from '@modelcontextprotocol/server';
 import { MAX_SUBSCRIPTIONS, type InvoiceUpdates } from '../invoice-watch.ts';
 import type { ListenerResult } from '../listener-client.ts';
 import { createInvoiceChanges, INVOICE_URI_PREFIX, type ListenedInvoice } from './invoice-changes.ts';
 import { createListenStreams, type ListenStreamSlot } from './listen-streams.ts';
 
-/** JSON-RPC codes of the refusals (the MCP specification's resource-not-found, and JSON-RPC's own). */
-const RESOURCE_NOT_FOUND = -32_002;
+/** JSON-RPC codes of the refusals of ours (an unknown resource gets the SDK's own ResourceNotFoundError). */
 const INVALID_PARAMS = -32_602;
 const INTERNAL_ERROR = -32_603;
+
+interface Refusal {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** What resources/read answers for a resource that does not exist. */
+const notFound = (uri: string): Refusal => {
+  const error = new ResourceNotFoundError(uri);
+  return { code: error.code, message: error.message, data: error.data };
+};
 
 /** Whom a listen request stands for. */
 export interface ListenCaller {
@@ -71,8 +82,8 @@ function resourceUrisOf(message: ListenMessage): string[] {
  * The SDK answers its own listen refusals in-band (a JSON-RPC error, HTTP 200, before the stream's
  * acknowledgement) but has no hook to refuse one for a reason of ours: this writes that same answer.
  */
-const refusal = (message: ListenMessage, code: number, text: string): ListenAdmission => ({
-  answer: async () => Response.json({ jsonrpc: '2.0', id: message.id, error: { code, message: text } }),
+const refusal = (message: ListenMessage, error: Refusal): ListenAdmission => ({
+  answer: async () => Response.json({ jsonrpc: '2.0', id: message.id, error }),
   release: () => undefined,
 });
 
@@ -90,14 +101,14 @@ export function createInvoiceListen(options: InvoiceListenOptions) {
   const changes = createInvoiceChanges(options.bus);
   const streams = createListenStreams({ maxPerOwner: options.maxStreamsPerOwner, lifetimeMs: options.lifetimeMs, now: options.now });
 
-  async function readAll(caller: ListenCaller, invoiceIds: string[]): Promise<ListenedInvoice[] | { code: number; text: string }> {
+  async function readAll(caller: ListenCaller, invoiceIds: string[]): Promise<ListenedInvoice[] | Refusal> {
     const reads = await Promise.all(invoiceIds.map((invoiceId) => caller.listener.getInvoice(invoiceId)));
     const listened: ListenedInvoice[] = [];
     for (const [index, read] of reads.entries()) {
       const uri = INVOICE_URI_PREFIX + invoiceIds[index];
       if (!read.ok) {
-        if (read.failure.code === 'not_found') return { code: RESOURCE_NOT_FOUND, text: `Resource not found: ${uri}` };
-        return { code: INTERNAL_ERROR, text: `${read.failure.code}: ${read.failure.message} (${uri})` };
+        if (read.failure.code === 'not_found') return notFound(uri);
+        return { code: INTERNAL_ERROR, message: `${read.failure.code}: ${read.failure.message} (${uri})` };
       }
       listened.push({ invoiceId: read.value.invoice_id, status: read.value.status });
     }
@@ -126,20 +137,20 @@ export function createInvoiceListen(options: InvoiceListenOptions) {
     async admit(caller: ListenCaller, message: ListenMessage): Promise<ListenAdmission> {
       const uris = resourceUrisOf(message);
       if (uris.length > maxInvoicesPerStream) {
-        return refusal(message, INVALID_PARAMS, `At most ${maxInvoicesPerStream} resource subscriptions per listen stream; listen again with fewer (leave out settled invoices), or open another stream.`);
+        return refusal(message, { code: INVALID_PARAMS, message: `At most ${maxInvoicesPerStream} resource subscriptions per listen stream; listen again with fewer (leave out settled invoices), or open another stream.` });
       }
       const invoiceIds = uris.filter((uri) => uri.startsWith(INVOICE_URI_PREFIX)).map((uri) => uri.slice(INVOICE_URI_PREFIX.length));
       const slot = streams.open(caller.owner);
       let read: Awaited<ReturnType<typeof readAll>>;
       try {
-        read = invoiceIds.includes('') ? { code: RESOURCE_NOT_FOUND, text: `Resource not found: ${INVOICE_URI_PREFIX}` } : await readAll(caller, invoiceIds);
+        read = invoiceIds.includes('') ? notFound(INVOICE_URI_PREFIX) : await readAll(caller, invoiceIds);
       } catch (error) {
         slot.close();
         throw error;
       }
       if (!Array.isArray(read)) {
         slot.close();
-        return refusal(message, read.code, read.text);
+        return refusal(message, read);
       }
       return admitted(slot, changes.hold(caller.updates, read));
     },
