@@ -224,8 +224,9 @@ describe('MCP revisions over Streamable HTTP on Cloud', () => {
     const foreign = await listen(merchantB);
     assert.equal(foreign.status, 200);
     const refusal = (await messageOf(foreign)).error;
+    const unknown = (await messageOf(await postModern(mcpUrl, merchantB, 'subscriptions/listen', { notifications: { resourceSubscriptions: ['invoice://inv_none_such'] } }))).error;
     assert.equal(refusal?.code, -32602);
-    assert.equal(refusal?.message, `Resource not found: invoice://${invoiceId}`);
+    assert.deepEqual(refusal, unknown, 'the same answer as an invoice that does not exist');
     const owned = await listen(merchantA);
     assert.match(owned.headers.get('content-type') ?? '', /text\/event-stream/);
     await owned.body?.cancel();

@@ -1,24 +1,23 @@
-import { ResourceNotFoundError, type ServerEventBus } from '@modelcontextprotocol/server';
+import type { ServerEventBus } from '@modelcontextprotocol/server';
 import { MAX_SUBSCRIPTIONS, type InvoiceUpdates } from '../invoice-watch.ts';
-import type { ListenerResult } from '../listener-client.ts';
+import type { ListenerFailure, ListenerResult } from '../listener-client.ts';
 import { createInvoiceChanges, INVOICE_URI_PREFIX, type ListenedInvoice } from './invoice-changes.ts';
 import { createListenStreams, type ListenStreamSlot } from './listen-streams.ts';
 
-/** JSON-RPC codes of the refusals of ours (an unknown resource gets the SDK's own ResourceNotFoundError). */
+/**
+ * JSON-RPC codes of the refusals. -32602 is also what resources/read of an unknown invoice carries
+ * on the 2026-07-28 wire (the SDK sends the resource's -32002 as -32602, as that revision says).
+ */
 const INVALID_PARAMS = -32_602;
 const INTERNAL_ERROR = -32_603;
 
 interface Refusal {
   code: number;
   message: string;
-  data?: unknown;
 }
 
-/** What resources/read answers for a resource that does not exist. */
-const notFound = (uri: string): Refusal => {
-  const error = new ResourceNotFoundError(uri);
-  return { code: error.code, message: error.message, data: error.data };
-};
+/** What resources/read answers for an invoice its caller cannot read (invoice-resource.ts), word for word. */
+const unreadable = (failure: ListenerFailure): Refusal => ({ code: failure.code === 'not_found' ? INVALID_PARAMS : INTERNAL_ERROR, message: `${failure.code}: ${failure.message}` });
 
 /** Whom a listen request stands for. */
 export interface ListenCaller {
@@ -104,12 +103,8 @@ export function createInvoiceListen(options: InvoiceListenOptions) {
   async function readAll(caller: ListenCaller, invoiceIds: string[]): Promise<ListenedInvoice[] | Refusal> {
     const reads = await Promise.all(invoiceIds.map((invoiceId) => caller.listener.getInvoice(invoiceId)));
     const listened: ListenedInvoice[] = [];
-    for (const [index, read] of reads.entries()) {
-      const uri = INVOICE_URI_PREFIX + invoiceIds[index];
-      if (!read.ok) {
-        if (read.failure.code === 'not_found') return notFound(uri);
-        return { code: INTERNAL_ERROR, message: `${read.failure.code}: ${read.failure.message} (${uri})` };
-      }
+    for (const read of reads) {
+      if (!read.ok) return unreadable(read.failure);
       listened.push({ invoiceId: read.value.invoice_id, status: read.value.status });
     }
     return listened;
@@ -143,7 +138,7 @@ export function createInvoiceListen(options: InvoiceListenOptions) {
       const slot = streams.open(caller.owner);
       let read: Awaited<ReturnType<typeof readAll>>;
       try {
-        read = invoiceIds.includes('') ? notFound(INVOICE_URI_PREFIX) : await readAll(caller, invoiceIds);
+        read = invoiceIds.includes('') ? { code: INVALID_PARAMS, message: `Not an invoice resource: ${INVOICE_URI_PREFIX} (expected invoice://<invoice_id>).` } : await readAll(caller, invoiceIds);
       } catch (error) {
         slot.close();
         throw error;
