@@ -148,7 +148,7 @@ async function onListener() {
     const listenBaseCpu = await idleCpuPct(pid, IDLE_S);
     const listenBaseRss = rssMb(pid);
     progress(`listener: opening ${SESSIONS} subscriptions/listen streams, ${PER_SESSION} invoices each…`);
-    const streams = await openSessions(server.ready.listen as string, { 'x-merchant': server.ready.merchant as string }, listenTargets, invoices.slice(2 * TARGETS), true);
+    const streams = await openSessions(`${url}/mcp`, {}, listenTargets, invoices.slice(2 * TARGETS), true);
     await sleep(5_000);
     const listenRss = rssMb(pid);
     progress(`listener: idle CPU with the listen streams, ${IDLE_S} s…`);
@@ -243,7 +243,7 @@ report(
     `  sessions' own idle CPU               ${idleCpu} % (target <= ${TARGET_IDLE_CPU_PCT}): ${verdict(idleCpu <= TARGET_IDLE_CPU_PCT)}`,
     `  RSS ${round(listener.baseRss, 1)} MB without, ${round(listener.sessionsRss, 1)} MB with: ${rssPer1000} MB per 1,000 sessions`,
     `  commit to notification, ${TARGETS} confirmations x ${SESSIONS} sessions: first ${first} ms, p50 ${p50} ms, p99 ${p99} ms (target <= ${TARGET_P99_MS}), all notified: ${listener.notified === SESSIONS} — ${verdict(p99 <= TARGET_P99_MS && listener.notified === SESSIONS)}`,
-    `${SESSIONS} subscriptions/listen streams (MCP 2026-07-28, SDK 2 clients), ${PER_SESSION} invoices each, same listener process (its listen path served beside /mcp until /mcp serves 2026-07-28)`,
+    `${SESSIONS} subscriptions/listen streams (MCP 2026-07-28, SDK 2 clients) on the same listener's /mcp, ${PER_SESSION} invoices each`,
     `  idle CPU, no session or stream (baseline, measured again) ${round(listener.listen.baseCpu, 2)} % of a core over ${IDLE_S} s`,
     `  idle CPU, ${SESSIONS} listen streams      ${round(listener.listen.cpu, 2)} % (ratio ${listenRatio}x the baseline)`,
     `  streams' own idle CPU                ${listenIdleCpu} % (target <= ${TARGET_IDLE_CPU_PCT}): ${verdict(listenIdleCpu <= TARGET_IDLE_CPU_PCT)}`,

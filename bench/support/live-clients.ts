@@ -8,7 +8,7 @@
  * {"opened":n} as they open, {"ready":true} when all are, and {"arrival":invoice_id,"at":ms} for each
  * notifications/resources/updated. Closes its sessions and exits when stdin ends. With
  * `listen: true` each is instead a 2026-07-28 client (SDK 2) holding one `subscriptions/listen`
- * stream on the same invoices, its `merchant` sent as header x-merchant.
+ * stream on the same invoices.
  */
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -20,7 +20,6 @@ import { LocalBtcChain } from '../../sandbox/local-btc-chain.ts';
 import { startLocalChainServer } from '../../sandbox/local-chain-server.ts';
 import { payeeOf, REGTEST_TPUB } from '../../test/support/btc-chain.ts';
 import { tempSqliteUrl } from '../../test/support/listener.ts';
-import { startListenServer } from '../../test/support/mcp-listen-server.ts';
 
 const [mode, databaseUrl, esploraUrl] = process.argv.slice(2);
 const now = () => performance.timeOrigin + performance.now();
@@ -60,6 +59,7 @@ if (mode === 'listener') {
     SERVICE_RATE_LIMIT: 'off',
     MCP_MAX_SESSIONS: '5000',
     MCP_MAX_SESSIONS_PER_OWNER: '5000',
+    MCP_MAX_LISTEN_STREAMS: '5000',
     MCP_INITIALIZE_RATE_LIMIT: 'off',
     HTTP_MAX_CONNECTIONS: '10000',
   });
@@ -83,15 +83,11 @@ if (mode === 'listener') {
       await listener.watches.get('btc')!.syncOnce();
     })();
   });
-  // The 2026-07-28 listen path, in this same process on the listener's database and feed, until
-  // the listener's own /mcp serves 2026-07-28 requests (then it is `${listener.url}/mcp`).
-  const listen = await startListenServer(listener.database.db, listener.feed, { perOwner: 5_000, overall: 5_000 });
   stop = async () => {
-    await listen.close();
     await listener.stop();
     await server.close();
   };
-  say({ ready: listener.url, pid: process.pid, listen: listen.url, merchant: config.merchantId });
+  say({ ready: listener.url, pid: process.pid });
 } else if (mode === 'cloud-leader') {
   const chain = new LocalBtcChain();
   const server = await startLocalChainServer(chain);

@@ -2,8 +2,7 @@
  * An HTTP server for MCP 2026-07-28 `subscriptions/listen` on a real database and status feed,
  * built from the parts the endpoint uses (edge/http/mcp-listen.ts in front of the SDK 2 handler):
  * each merchant (header x-merchant, standing for its key) reads its invoices through its own
- * reader, as Cloud's client reads them. For the listen tests, and for the mcp-live bench until the
- * listener's /mcp serves 2026-07-28 requests.
+ * reader, as Cloud's client reads them; the feed's watches counted, to see them all released.
  */
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
