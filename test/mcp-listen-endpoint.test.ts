@@ -1,17 +1,12 @@
 /**
- * MCP 2026-07-28 `subscriptions/listen` on the real endpoints: the listener's /mcp with a payment
- * confirmed on a local chain, and two Cloud instances on one Postgres (the stream on the instance
- * that does not watch). SDK 2 clients pinned to 2026-07-28.
+ * MCP 2026-07-28 `subscriptions/listen` on the listener's /mcp, with a payment confirmed on a local
+ * chain (SDK 2 clients pinned to 2026-07-28). Across two Cloud instances: test/mcp-live.test.ts;
+ * another merchant's invoice on Cloud: test/mcp-revisions.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { RunningCloud } from '../cloud/cloud-app.ts';
-import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
-import { startLocalChainServer } from '../sandbox/local-chain-server.ts';
-import { payeeOf, startBtcWatchContext, testAccountKey, type BtcWatchContext } from './support/btc-chain.ts';
-import { signupMerchant, startTestCloud } from './support/cloud.ts';
-import { testDatabases } from './support/databases.ts';
+import { startBtcWatchContext, type BtcWatchContext } from './support/btc-chain.ts';
 import { MODERN_REVISION } from './support/modern-mcp.ts';
 import { waitForWatcher } from './support/wait-for-watcher.ts';
 
@@ -89,54 +84,6 @@ describe('subscriptions/listen on the listener /mcp', () => {
       assert.deepEqual(listened, read);
     } finally {
       await agent.client.close();
-    }
-  });
-});
-
-const postgres = testDatabases.find((kind) => kind.name === 'postgres')!;
-
-describe('subscriptions/listen across two Cloud instances on one Postgres', { skip: postgres.skip }, () => {
-  test('a stream on the instance that does not watch is told when the leader confirms the invoice', async () => {
-    const database = await postgres.create();
-    const chain = new LocalBtcChain();
-    const chainServer = await startLocalChainServer(chain);
-    const start = () =>
-      startTestCloud({
-        env: { DATABASE_URL: database.url, BTC_ESPLORA_URL: chainServer.esploraUrl, BTC_ESPLORA_NETWORK: 'regtest', BTC_ESPLORA_SELF_HOSTED: 'true', CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off' },
-        deps: { leaderRetryMs: 100, chainWatch: { btcPollMs: 100, refreshMs: 100 } },
-      });
-    const instances: RunningCloud[] = [];
-    const state = () => ({ tip: chain.tip.height, instances: instances.map((cloud) => ({ leader: cloud.isLeader(), watchers: cloud.watcherStates() })) });
-    const until = <T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean) => waitForWatcher(what, read, done, { watcher: state, timeoutMs: 30_000 });
-    let agent: Awaited<ReturnType<typeof connectModern>> | undefined;
-    try {
-      instances.push(await start());
-      await until('the first instance leads', () => instances[0]!.isLeader(), Boolean);
-      instances.push(await start());
-      const [leader, other] = instances as [RunningCloud, RunningCloud];
-      assert.equal(other.isLeader(), false);
-      const merchant = await signupMerchant(other.url, { btc_xpub: testAccountKey(23) });
-      agent = await connectModern(`${other.url}/api/v1/mcp`, { authorization: `Bearer ${merchant.api_key}` });
-      const invoice = await agent.create(45_000);
-      const uri = `invoice://${invoice.invoice_id}`;
-      const stream = await agent.client.listen({ resourceSubscriptions: [uri] });
-
-      await until(
-        'the leader watches the merchant',
-        () => Object.values(leader.watcherStates()) as Array<{ subscribed_count?: number; last_block_height?: number | null }>,
-        (states) => states.some((s) => s.subscribed_count === 1 && s.last_block_height === chain.tip.height),
-      );
-      chain.pay([{ ...payeeOf(invoice.receive_address), value: 45_000n }]);
-      chain.mine(1);
-      await until('the notification on the other instance', () => agent!.told, (told) => told.length > 0);
-      assert.deepEqual(agent.told, [uri]);
-      assert.equal(await agent.statusOf(uri), 'confirmed');
-      await stream.close();
-    } finally {
-      await agent?.client.close();
-      for (const cloud of instances.reverse()) await cloud.stop();
-      await chainServer.close();
-      await database.drop();
     }
   });
 });

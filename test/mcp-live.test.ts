@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
@@ -9,12 +10,13 @@ import { startLocalChainServer } from '../sandbox/local-chain-server.ts';
 import { payeeOf, testAccountKey } from './support/btc-chain.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { testDatabases } from './support/databases.ts';
+import { MODERN_REVISION } from './support/modern-mcp.ts';
 import { waitForWatcher } from './support/wait-for-watcher.ts';
 
 const postgres = testDatabases.find((d) => d.name === 'postgres')!;
 
 describe('MCP subscriptions across two Cloud instances on one Postgres', { skip: postgres.skip }, () => {
-  it('a session on the instance that does not watch is notified when the leader confirms the invoice, and wait_for_payment there returns confirmed', async () => {
+  it('a session and a 2026-07-28 listen stream on the instance that does not watch are notified when the leader confirms the invoice, and wait_for_payment there returns confirmed', async () => {
     const database = await postgres.create();
     const chain = new LocalBtcChain();
     const chainServer = await startLocalChainServer(chain);
@@ -24,7 +26,7 @@ describe('MCP subscriptions across two Cloud instances on one Postgres', { skip:
         deps: { leaderRetryMs: 100, chainWatch: { btcPollMs: 100, refreshMs: 100 } },
       });
     const instances: RunningCloud[] = [];
-    const clients: Client[] = [];
+    const clients: Array<{ close(): Promise<void> }> = [];
     const state = () => ({ tip: chain.tip.height, instances: instances.map((cloud) => ({ leader: cloud.isLeader(), watchers: cloud.watcherStates() })) });
     const until = <T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean) => waitForWatcher(what, read, done, { watcher: state, timeoutMs: 30_000 });
     try {
@@ -45,6 +47,13 @@ describe('MCP subscriptions across two Cloud instances on one Postgres', { skip:
       const invoice = (created.structuredContent as { invoice: { invoice_id: string; receive_address: string } }).invoice;
       const uri = `invoice://${invoice.invoice_id}`;
       await client.subscribeResource({ uri });
+      // The same invoice on a 2026-07-28 subscriptions/listen stream (SDK 2), on the same instance.
+      const modern = new ModernClient({ name: 'cross-instance-listen', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN_REVISION } } });
+      await modern.connect(new ModernTransport(new URL(`${other.url}/api/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${merchant.api_key}` } } }));
+      clients.push(modern);
+      const listened: string[] = [];
+      modern.setNotificationHandler('notifications/resources/updated', (notification) => void listened.push(notification.params.uri));
+      await modern.listen({ resourceSubscriptions: [uri] });
       const waiting = client.callTool({ name: 'wait_for_payment', arguments: { invoice_id: invoice.invoice_id, timeout_s: 120 } }, undefined, { timeout: 130_000 });
 
       // The leader's one Bitcoin watcher has the invoice in its index and has read the tip.
@@ -57,6 +66,8 @@ describe('MCP subscriptions across two Cloud instances on one Postgres', { skip:
       chain.mine(1);
       await until('the notification on the other instance', () => updates, (u) => u.length > 0);
       assert.deepEqual(updates, [uri]);
+      await until('the listen stream told on the other instance', () => listened, (u) => u.length > 0);
+      assert.deepEqual(listened, [uri]);
       const read = await client.readResource({ uri });
       assert.equal(JSON.parse((read.contents[0] as { text: string }).text).status, 'confirmed');
       const waited = (await waiting).structuredContent as { outcome: string; invoice: { status: string } };
