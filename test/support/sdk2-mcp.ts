@@ -1,0 +1,62 @@
+import { McpServer, createMcpHandler, type McpServerFactory, type ServerContext } from '@modelcontextprotocol/server';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { McpServer as Sdk1McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+
+/** One JSON-RPC exchange as it crossed the wire: what the SDK client turns into a value or an error. */
+export interface WireExchange {
+  method: string;
+  status: number;
+  body: { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } };
+}
+
+/** The JSON-RPC response in a response body, whether sent as JSON or as one event of a stream. */
+function responseOf(text: string): WireExchange['body'] {
+  if (text.trimStart().startsWith('{')) return JSON.parse(text);
+  const data = text
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => JSON.parse(line.slice(5)))
+    .find((message) => 'result' in message || 'error' in message);
+  return data ?? {};
+}
+
+/**
+ * The SDK 2 client over `fetch` (a createMcpHandler's, served in process, or the real endpoint's),
+ * negotiating 2026-07-28, with every exchange kept as it crossed the wire.
+ */
+export async function sdk2Client(
+  fetchMcp: (request: Request) => Promise<Response>,
+  options: { capabilities?: Record<string, unknown>; url?: string; headers?: Record<string, string> } = {},
+): Promise<{ client: Client; exchanges: WireExchange[] }> {
+  const exchanges: WireExchange[] = [];
+  const client = new Client({ name: 'service-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: options.capabilities ?? {} });
+  const transport = new StreamableHTTPClientTransport(new URL(options.url ?? 'http://mcp.test/mcp'), {
+    requestInit: { headers: options.headers ?? {} },
+    fetch: async (url, init) => {
+      const response = await fetchMcp(new Request(url, init));
+      const sent = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+      if (sent?.method && sent.id !== undefined) exchanges.push({ method: sent.method, status: response.status, body: responseOf(await response.clone().text()) });
+      return response;
+    },
+  });
+  await client.connect(transport);
+  return { client, exchanges };
+}
+
+/** A 2026-07-28 endpoint served in process, one server per request as createMcpHandler builds them. */
+export function inProcessEndpoint(factory: McpServerFactory) {
+  const handler = createMcpHandler(factory, { legacy: 'reject' });
+  return (request: Request) => handler.fetch(request);
+}
+
+/**
+ * The SDK 1 tool registrations of mcp/tools on an SDK 2 McpServer: each callback gets the SDK 1
+ * `extra` it reads (signal, _meta, sendNotification) made from the SDK 2 context. Only until the
+ * tools are registered on SDK 2 themselves (the i32-sdk2 move).
+ */
+export function sdk1ToolsOn(mcp: McpServer): Sdk1McpServer {
+  const registerTool = (name: string, config: object, callback: (args: unknown, extra: unknown) => Promise<object>) =>
+    mcp.registerTool(name, config as never, ((args: unknown, ctx: ServerContext) =>
+      callback(args, { signal: ctx.mcpReq.signal, _meta: ctx.mcpReq._meta, sendNotification: (notification: never) => ctx.mcpReq.notify(notification) })) as never);
+  return { registerTool } as unknown as Sdk1McpServer;
+}
