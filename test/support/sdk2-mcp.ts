@@ -43,6 +43,34 @@ export async function sdk2Client(
   return { client, exchanges };
 }
 
+/**
+ * One 2026-07-28 request as a client sends it, headers and envelope included, for what the SDK
+ * client will not send (methods this revision removed).
+ */
+export async function rawRequest(fetchMcp: (request: Request) => Promise<Response>, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = {}) {
+  const body = {
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'service-test', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': capabilities,
+      },
+    },
+  };
+  const response = await fetchMcp(
+    new Request('http://mcp.test/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method },
+      body: JSON.stringify(body),
+    }),
+  );
+  return { status: response.status, body: responseOf(await response.text()) };
+}
+
 /** A 2026-07-28 endpoint served in process, one server per request as createMcpHandler builds them. */
 export function inProcessEndpoint(factory: McpServerFactory) {
   const handler = createMcpHandler(factory, { legacy: 'reject' });
