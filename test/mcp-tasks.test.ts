@@ -27,11 +27,11 @@ describe('wait_for_payment as a task of the tasks extension (2026-07-28, in proc
   let time = Date.UTC(2026, 6, 28, 12);
   const cancellations = memoryCancellations(() => time);
   /** One server per request, as on Cloud: nothing but the key and the cancellations is shared. */
-  const endpointOf = (owner: string) =>
+  const endpointOf = (owner: string, instance = cancellations) =>
     inProcessEndpoint(() => {
       const mcp = new McpServer({ name: 'service-mcp', version: '1' });
       registerWaitForPaymentTool(sdk1ToolsOn(mcp), { listener, updates: { watch: () => () => undefined }, renderQr: () => Buffer.alloc(0), logger: silentLogger });
-      registerPaymentTasks(mcp, { listener }, { key: KEY, owner, cancellations, now: () => time });
+      registerPaymentTasks(mcp, { listener }, { key: KEY, owner, cancellations: instance, now: () => time });
       return mcp;
     });
   const merchantA = endpointOf('merchant-a');
@@ -145,6 +145,24 @@ describe('wait_for_payment as a task of the tasks extension (2026-07-28, in proc
     assert.equal((await getTask(tasksClient.client, done.taskId)).status, 'completed');
   });
 
+  test('another instance (or this one restarted) answers the task from its id and the invoice; a cancel stays with the instance that took it', async () => {
+    const other = await sdk2Client(endpointOf('merchant-a', memoryCancellations(() => time)), { capabilities: WITH_TASKS });
+    try {
+      const invoice = await ctx.createInvoice(23_000);
+      const paid = await startTask(invoice.invoice_id);
+      const cancelled = await startTask((await ctx.createInvoice(24_000)).invoice_id);
+      await cancel(cancelled.taskId);
+      assert.equal((await getTask(other.client, paid.taskId)).status, 'working');
+      await payAndConfirm(invoice, 23_000);
+      const completed = await getTask(other.client, paid.taskId);
+      assert.equal((completed.result as { structuredContent: Outcome }).structuredContent.outcome, 'confirmed');
+      assert.equal((await getTask(tasksClient.client, cancelled.taskId)).status, 'cancelled');
+      assert.equal((await getTask(other.client, cancelled.taskId)).status, 'working', 'documented: no store shared by the instances');
+    } finally {
+      await other.client.close();
+    }
+  });
+
   test('an unknown, altered or other merchant\'s task id is an unknown task (-32602) to every tasks method', async () => {
     const invoice = await ctx.createInvoice(21_000);
     const { taskId } = await startTask(invoice.invoice_id);
@@ -195,5 +213,20 @@ describe('wait_for_payment as a task of the tasks extension (2026-07-28, in proc
     const result = await tasksClient.client.callTool({ name: 'wait_for_payment', arguments: { invoice_id: 'inv_missing_0000', timeout_s: 5 } });
     assert.equal(result.isError, true);
     assert.match((result.content as { text: string }[])[0]!.text, /^not_found: /);
+  });
+});
+
+describe('cancellations kept in memory', () => {
+  test('at most `max` at once: the one ending soonest makes room; an ended one is forgotten', async () => {
+    let time = 0;
+    const cancels = memoryCancellations(() => time, 2);
+    await cancels.cancel('a', 1, 100);
+    await cancels.cancel('b', 2, 50);
+    await cancels.cancel('c', 3, 200);
+    assert.equal(await cancels.cancelledAt('b'), null, 'b ended soonest and made room');
+    assert.equal(await cancels.cancelledAt('a'), 1);
+    assert.equal(await cancels.cancelledAt('c'), 3);
+    time = 100;
+    assert.equal(await cancels.cancelledAt('a'), null, 'a ended with its task');
   });
 });
