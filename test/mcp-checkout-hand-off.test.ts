@@ -8,8 +8,8 @@ import type { RunningListener } from '../listener/app.ts';
 import { silentLogger } from '../core/log.ts';
 import { createListenerClient, type ListenerClient } from '../mcp/listener-client.ts';
 import { registerCreateInvoiceTool } from '../mcp/tools/create-invoice.ts';
-import { checkoutHandOff, openCheckoutShape } from '../mcp/checkout-hand-off.ts';
-import { stateKey } from '../mcp/state-keys.ts';
+import { openCheckoutShape } from '../mcp/checkout-hand-off.ts';
+import { paymentStateFor, paymentStateSettings } from '../mcp/payment-state.ts';
 import { startTestListener } from './support/listener.ts';
 import { inProcessEndpoint, sdk2Client, type WireExchange } from './support/sdk2-mcp.ts';
 
@@ -28,7 +28,7 @@ describe('create_invoice with open_checkout: the hosted checkout page handed to 
   /** create_invoice as mcp/tools registers it, with the hand-off around its callback (as the SDK 2 wiring does). */
   const endpointOf = (owner: string) =>
     inProcessEndpoint(() => {
-      const handOff = checkoutHandOff({ key: stateKey(SECRET, 'checkout-hand-off'), owner, checkoutUrl });
+      const { handOff } = paymentStateFor(paymentStateSettings(SECRET, checkoutUrl), owner);
       const mcp = new McpServer({ name: 'service-mcp', version: '1' }, { requestState: { verify: handOff.verify } });
       const withHandOff = {
         server: mcp.server,

@@ -10,10 +10,12 @@ import { memoryCancellations } from '../mcp/tasks/cancellations.ts';
 import { TASKS_EXTENSION } from '../mcp/tasks/extension.ts';
 import { TASK_POLL_INTERVAL_MS, TASK_RETAIN_MS } from '../mcp/tasks/payment-tasks.ts';
 import { registerPaymentTasks } from '../mcp/tasks/register.ts';
+import { paymentStateFor } from '../mcp/payment-state.ts';
+import { stateKey } from '../mcp/state-keys.ts';
 import { startBtcWatchContext, type BtcWatchContext } from './support/btc-chain.ts';
 import { inProcessEndpoint, rawRequest, sdk1ToolsOn, sdk2Client, type WireExchange } from './support/sdk2-mcp.ts';
 
-const KEY = new Uint8Array(32).fill(7);
+const SECRET = new Uint8Array(32).fill(7);
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} } };
 const Detailed = z.looseObject({});
 
@@ -31,7 +33,8 @@ describe('wait_for_payment as a task of the tasks extension (2026-07-28, in proc
     inProcessEndpoint(() => {
       const mcp = new McpServer({ name: 'service-mcp', version: '1' });
       registerWaitForPaymentTool(sdk1ToolsOn(mcp), { listener, updates: { watch: () => () => undefined }, renderQr: () => Buffer.alloc(0), logger: silentLogger });
-      registerPaymentTasks(mcp, { listener }, { key: KEY, owner, cancellations: instance, now: () => time });
+      const { tasks } = paymentStateFor({ secret: SECRET, cancellations: instance, checkoutUrl: () => null }, owner);
+      registerPaymentTasks(mcp, { listener }, { ...tasks, now: () => time });
       return mcp;
     });
   const merchantA = endpointOf('merchant-a');
@@ -228,5 +231,13 @@ describe('cancellations kept in memory', () => {
     assert.equal(await cancels.cancelledAt('c'), 3);
     time = 100;
     assert.equal(await cancels.cancelledAt('a'), null, 'a ended with its task');
+  });
+});
+
+describe('state keys', () => {
+  test('one key per use from one secret of at least 32 bytes', () => {
+    assert.throws(() => stateKey('too short', 'tasks'), RangeError);
+    assert.notDeepEqual(stateKey(SECRET, 'tasks'), stateKey(SECRET, 'checkout-hand-off'));
+    assert.deepEqual(stateKey(SECRET, 'tasks'), stateKey(new Uint8Array(SECRET), 'tasks'));
   });
 });
