@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as z from 'zod';
 import { McpServer, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
-import type { Client } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { McpServer as Sdk1McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RunningListener } from '../listener/app.ts';
 import { silentLogger } from '../core/log.ts';
@@ -26,19 +26,19 @@ describe('create_invoice with open_checkout: the hosted checkout page handed to 
   let client: ListenerClient;
 
   /** create_invoice as mcp/tools registers it, with the hand-off around its callback (as the SDK 2 wiring does). */
-  const endpointOf = (owner: string) =>
-    inProcessEndpoint(() => {
-      const { handOff } = paymentStateFor(paymentStateSettings(SECRET, checkoutUrl), owner);
-      const mcp = new McpServer({ name: 'service-mcp', version: '1' }, { requestState: { verify: handOff.verify } });
-      const withHandOff = {
-        server: mcp.server,
-        registerTool: (name: string, config: { inputSchema: z.ZodObject }, callback: (args: object, ctx: ServerContext) => Promise<CallToolResult>) =>
-          mcp.registerTool(name, { ...config, inputSchema: config.inputSchema.extend(openCheckoutShape) } as never, handOff.wrap(mcp.server, callback) as never),
-      };
-      const counted: ListenerClient = { ...client, createInvoice: (body) => (creates++, client.createInvoice(body)) };
-      registerCreateInvoiceTool(withHandOff as unknown as Sdk1McpServer, { listener: counted, updates: { watch: () => () => undefined }, renderQr: () => Buffer.from('png'), logger: silentLogger });
+  const serverOf = (owner: string) => {
+    const { handOff } = paymentStateFor(paymentStateSettings(SECRET, checkoutUrl), owner);
+    const mcp = new McpServer({ name: 'service-mcp', version: '1' }, { requestState: { verify: handOff.verify } });
+    const withHandOff = {
+      server: mcp.server,
+      registerTool: (name: string, config: { inputSchema: z.ZodObject }, callback: (args: object, ctx: ServerContext) => Promise<CallToolResult>) =>
+        mcp.registerTool(name, { ...config, inputSchema: config.inputSchema.extend(openCheckoutShape) } as never, handOff.wrap(mcp.server, callback) as never),
+    };
+    const counted: ListenerClient = { ...client, createInvoice: (body) => (creates++, client.createInvoice(body)) };
+    registerCreateInvoiceTool(withHandOff as unknown as Sdk1McpServer, { listener: counted, updates: { watch: () => () => undefined }, renderQr: () => Buffer.from('png'), logger: silentLogger });
       return mcp;
-    });
+  };
+  const endpointOf = (owner: string) => inProcessEndpoint(() => serverOf(owner));
   const merchantA = endpointOf('merchant-a');
 
   before(async () => {
@@ -112,5 +112,25 @@ describe('create_invoice with open_checkout: the hosted checkout page handed to 
     assert.equal(creates - before, 2);
     assert.deepEqual(opened, []);
     await payer.close();
+  });
+
+  test('2025 era: the SDK\'s legacy shim sends the URL request as elicitation/create on the session, and the one invoice comes back', async () => {
+    const server = serverOf('merchant-a');
+    const session = new Client({ name: 'service-test', version: '1.0.0' }, { capabilities: URL_ELICITATION });
+    const opened: string[] = [];
+    session.setRequestHandler('elicitation/create', async (request) => {
+      const params = request.params as { mode?: string; url: string };
+      assert.equal(params.mode, 'url');
+      opened.push(params.url);
+      return { action: 'accept' };
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await Promise.all([server.connect(serverSide), session.connect(clientSide)]);
+    const before = creates;
+    const result = await session.callTool({ name: 'create_invoice', arguments: { amount_sats: 4_000, open_checkout: true } });
+    const { invoice } = result.structuredContent as Created;
+    assert.equal(creates - before, 1);
+    assert.deepEqual(opened, [checkoutUrl(invoice.invoice_id)]);
+    await session.close();
   });
 });
