@@ -36,7 +36,7 @@ describe('create_invoice with open_checkout: the hosted checkout page handed to 
     };
     const counted: ListenerClient = { ...client, createInvoice: (body) => (creates++, client.createInvoice(body)) };
     registerCreateInvoiceTool(withHandOff as unknown as Sdk1McpServer, { listener: counted, updates: { watch: () => () => undefined }, renderQr: () => Buffer.from('png'), logger: silentLogger });
-      return mcp;
+    return mcp;
   };
   const endpointOf = (owner: string) => inProcessEndpoint(() => serverOf(owner));
   const merchantA = endpointOf('merchant-a');
