@@ -14,6 +14,7 @@ import {
   mcpInitializeRateLimitSetting,
   mcpMaxSessionsPerOwnerSetting,
   mcpMaxListenStreamsSetting,
+  mcpStateSecretSetting,
   mcpMaxSessionsSetting,
   metricsTokenSetting,
   httpBoundSettingNames,
@@ -69,6 +70,8 @@ export interface Config {
   mcpMaxSessionsPerOwner: number;
   /** Open 2026-07-28 subscriptions/listen streams at most (MCP_MAX_LISTEN_STREAMS). */
   mcpMaxListenStreams: number;
+  /** Seals MCP state across requests (MCP_STATE_SECRET); null: a random secret of this process. */
+  mcpStateSecret: string | null;
   /** MCP sessions started per minute, per credential and per client address (MCP_INITIALIZE_RATE_LIMIT); null: unlimited. */
   mcpInitializeRateLimit: InitializeRateLimit | null;
   /** Bearer token that opens GET /metrics to non-loopback callers (METRICS_TOKEN); null: loopback only. */
@@ -112,6 +115,7 @@ export const settingNames = [
   'MCP_MAX_SESSIONS',
   'MCP_MAX_SESSIONS_PER_OWNER',
   'MCP_MAX_LISTEN_STREAMS',
+  'MCP_STATE_SECRET',
   'MCP_INITIALIZE_RATE_LIMIT',
   'METRICS_TOKEN',
   'PUBLIC_URL',
@@ -193,6 +197,7 @@ const EnvSchema = z.object({
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   MCP_MAX_SESSIONS_PER_OWNER: mcpMaxSessionsPerOwnerSetting,
   MCP_MAX_LISTEN_STREAMS: mcpMaxListenStreamsSetting,
+  MCP_STATE_SECRET: mcpStateSecretSetting,
   MCP_INITIALIZE_RATE_LIMIT: mcpInitializeRateLimitSetting,
   METRICS_TOKEN: metricsTokenSetting,
   PUBLIC_URL: publicUrlSetting,
@@ -287,6 +292,7 @@ export function loadConfig(env: Env): Config {
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,
     mcpMaxSessionsPerOwner: raw.MCP_MAX_SESSIONS_PER_OWNER,
     mcpMaxListenStreams: raw.MCP_MAX_LISTEN_STREAMS,
+    mcpStateSecret: raw.MCP_STATE_SECRET ?? null,
     mcpInitializeRateLimit: raw.MCP_INITIALIZE_RATE_LIMIT,
     metricsToken: raw.METRICS_TOKEN ?? null,
     publicUrl: raw.PUBLIC_URL ?? null,

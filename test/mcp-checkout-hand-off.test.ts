@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as z from 'zod';
-import { McpServer, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
-import type { McpServer as Sdk1McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RunningListener } from '../listener/app.ts';
 import { silentLogger } from '../core/log.ts';
 import { createListenerClient, type ListenerClient } from '../mcp/listener-client.ts';
-import { registerCreateInvoiceTool } from '../mcp/tools/create-invoice.ts';
-import { openCheckoutShape } from '../mcp/checkout-hand-off.ts';
+import { createServer } from '../mcp/server.ts';
 import { paymentStateFor, paymentStateSettings } from '../mcp/payment-state.ts';
 import { startTestListener } from './support/listener.ts';
 import { inProcessEndpoint, sdk2Client, type WireExchange } from './support/sdk2-mcp.ts';
@@ -25,20 +22,13 @@ describe('create_invoice with open_checkout: the hosted checkout page handed to 
   let creates = 0;
   let client: ListenerClient;
 
-  /** create_invoice as mcp/tools registers it, with the hand-off around its callback (as the SDK 2 wiring does). */
-  const serverOf = (owner: string) => {
-    const { handOff } = paymentStateFor(paymentStateSettings(SECRET, checkoutUrl), owner);
-    const mcp = new McpServer({ name: 'service-mcp', version: '1' }, { requestState: { verify: handOff.verify } });
-    const withHandOff = {
-      server: mcp.server,
-      registerTool: (name: string, config: { inputSchema: z.ZodObject }, callback: (args: object, ctx: ServerContext) => Promise<CallToolResult>) =>
-        mcp.registerTool(name, { ...config, inputSchema: config.inputSchema.extend(openCheckoutShape) } as never, handOff.wrap(mcp.server, callback) as never),
-    };
+  /** The server, create_invoice counting the invoices it creates. */
+  const serverOf = (owner: string, era: 'modern' | 'legacy') => {
     const counted: ListenerClient = { ...client, createInvoice: (body) => (creates++, client.createInvoice(body)) };
-    registerCreateInvoiceTool(withHandOff as unknown as Sdk1McpServer, { listener: counted, updates: { watch: () => () => undefined }, renderQr: () => Buffer.from('png'), logger: silentLogger });
-    return mcp;
+    const paymentState = paymentStateFor(paymentStateSettings(SECRET, checkoutUrl), owner);
+    return createServer({ listener: counted, updates: { watch: () => () => undefined }, renderQr: () => Buffer.from('png'), logger: silentLogger, paymentState }, era);
   };
-  const endpointOf = (owner: string) => inProcessEndpoint(() => serverOf(owner));
+  const endpointOf = (owner: string) => inProcessEndpoint(() => serverOf(owner, 'modern'));
   const merchantA = endpointOf('merchant-a');
 
   before(async () => {
@@ -115,7 +105,7 @@ describe('create_invoice with open_checkout: the hosted checkout page handed to 
   });
 
   test('2025 era: the SDK\'s legacy shim sends the URL request as elicitation/create on the session, and the one invoice comes back', async () => {
-    const server = serverOf('merchant-a');
+    const server = serverOf('merchant-a', 'legacy');
     const session = new Client({ name: 'service-test', version: '1.0.0' }, { capabilities: URL_ELICITATION });
     const opened: string[] = [];
     session.setRequestHandler('elicitation/create', async (request) => {

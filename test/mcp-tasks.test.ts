@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as z from 'zod';
-import { McpServer } from '@modelcontextprotocol/server';
 import type { Client } from '@modelcontextprotocol/client';
 import { silentLogger } from '../core/log.ts';
 import { createListenerClient, type ListenerClient } from '../mcp/listener-client.ts';
-import { registerWaitForPaymentTool } from '../mcp/tools/wait-for-payment.ts';
+import { createServer } from '../mcp/server.ts';
 import { memoryCancellations } from '../mcp/tasks/cancellations.ts';
 import { TASKS_EXTENSION } from '../mcp/tasks/extension.ts';
 import { TASK_POLL_INTERVAL_MS, TASK_RETAIN_MS } from '../mcp/tasks/payment-tasks.ts';
-import { registerPaymentTasks } from '../mcp/tasks/register.ts';
 import { paymentStateFor } from '../mcp/payment-state.ts';
 import { stateKey } from '../mcp/state-keys.ts';
 import { startBtcWatchContext, type BtcWatchContext } from './support/btc-chain.ts';
-import { inProcessEndpoint, rawRequest, sdk1ToolsOn, sdk2Client, type WireExchange } from './support/sdk2-mcp.ts';
+import { inProcessEndpoint, rawRequest, sdk2Client, type WireExchange } from './support/sdk2-mcp.ts';
 
 const SECRET = new Uint8Array(32).fill(7);
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} } };
@@ -31,11 +29,9 @@ describe('wait_for_payment as a task of the tasks extension (2026-07-28, in proc
   /** One server per request, as on Cloud: nothing but the key and the cancellations is shared. */
   const endpointOf = (owner: string, instance = cancellations) =>
     inProcessEndpoint(() => {
-      const mcp = new McpServer({ name: 'service-mcp', version: '1' });
-      registerWaitForPaymentTool(sdk1ToolsOn(mcp), { listener, updates: { watch: () => () => undefined }, renderQr: () => Buffer.alloc(0), logger: silentLogger });
-      const { tasks } = paymentStateFor({ secret: SECRET, cancellations: instance, checkoutUrl: () => null }, owner);
-      registerPaymentTasks(mcp, { listener }, { ...tasks, now: () => time });
-      return mcp;
+      const state = paymentStateFor({ secret: SECRET, cancellations: instance, checkoutUrl: () => null }, owner);
+      const paymentState = { ...state, tasks: { ...state.tasks, now: () => time } };
+      return createServer({ listener, updates: { watch: () => () => undefined }, renderQr: () => Buffer.alloc(0), logger: silentLogger, paymentState }, 'modern');
     });
   const merchantA = endpointOf('merchant-a');
   let tasksClient: { client: Client; exchanges: WireExchange[] };

@@ -138,7 +138,7 @@ export function mcpPreflight(path: string, allowedOrigins: readonly string[], is
 export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' | 'delete', RouterMiddleware[]> {
   const open = (ctx: Context) => createServer(options.serverDeps(ctx));
   const modern: ModernMcpHandler<Context> = createModernMcpHandler({
-    open,
+    open: (ctx) => createServer(options.serverDeps(ctx), 'modern'),
     bus: options.listen.bus,
     maxRequestBodySize: MAX_BODY_BYTES,
     maxListenStreams: options.listen.maxStreams,

@@ -1,4 +1,5 @@
 import type { ServerEventBus } from '@modelcontextprotocol/server';
+import { paymentStateFor, type PaymentStateSettings } from '../../mcp/payment-state.ts';
 import type { Health } from '../../shared/index.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
 import { keyMatcher, requireApiKey } from './api-key.ts';
@@ -38,6 +39,8 @@ export interface RouteDeps {
   mcpMaxSessions: number;
   mcpMaxSessionsPerOwner: number;
   mcpMaxListenStreams: number;
+  /** What MCP seals across requests, for every credential's servers (mcp/payment-state.ts). */
+  mcpPaymentState: PaymentStateSettings;
   /**
    * Where 2026-07-28 subscriptions/listen streams hear of changes; default: a bus of this process
    * that nothing publishes on yet.
@@ -95,7 +98,14 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
     listen: { bus: deps.mcpBus, maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner },
     logger,
     initializeLimits: initializeLimits(deps.mcpInitializeRateLimit, (name, config) => createRateLimiter({ store: memoryWindows(), clock: deps.clock, name, config })),
-    serverDeps: (ctx) => ({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), updates, renderQr: renderQrPng, logger, onToolCall }),
+    serverDeps: (ctx) => ({
+      listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }),
+      updates,
+      renderQr: renderQrPng,
+      logger,
+      onToolCall,
+      paymentState: paymentStateFor(deps.mcpPaymentState, credentialOf(ctx.state.principal as Principal)),
+    }),
   });
   return {
     createInvoice: [

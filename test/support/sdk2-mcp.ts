@@ -1,6 +1,5 @@
-import { McpServer, createMcpHandler, type McpServerFactory, type ServerContext } from '@modelcontextprotocol/server';
+import { createMcpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { McpServer as Sdk1McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
 /** One JSON-RPC exchange as it crossed the wire: what the SDK client turns into a value or an error. */
 export interface WireExchange {
@@ -75,16 +74,4 @@ export async function rawRequest(fetchMcp: (request: Request) => Promise<Respons
 export function inProcessEndpoint(factory: McpServerFactory) {
   const handler = createMcpHandler(factory, { legacy: 'reject' });
   return (request: Request) => handler.fetch(request);
-}
-
-/**
- * The SDK 1 tool registrations of mcp/tools on an SDK 2 McpServer: each callback gets the SDK 1
- * `extra` it reads (signal, _meta, sendNotification) made from the SDK 2 context. Only until the
- * tools are registered on SDK 2 themselves (the i32-sdk2 move).
- */
-export function sdk1ToolsOn(mcp: McpServer): Sdk1McpServer {
-  const registerTool = (name: string, config: object, callback: (args: unknown, extra: unknown) => Promise<object>) =>
-    mcp.registerTool(name, config as never, ((args: unknown, ctx: ServerContext) =>
-      callback(args, { signal: ctx.mcpReq.signal, _meta: ctx.mcpReq._meta, sendNotification: (notification: never) => ctx.mcpReq.notify(notification) })) as never);
-  return { registerTool } as unknown as Sdk1McpServer;
 }
