@@ -7,6 +7,7 @@ import { renderQrPng } from './qr.ts';
 import { createServer } from './server.ts';
 import { DEFAULT_POLL_INTERVAL_MS } from './deps.ts';
 import { pollingUpdates } from './invoice-watch.ts';
+import { paymentStateFor, paymentStateSettings } from './payment-state.ts';
 
 /** How long a tool waits for the listener before answering `listener_timeout`. */
 const LISTENER_TIMEOUT_MS = 15_000;
@@ -29,9 +30,11 @@ const listener = createListenerClient({
   timeoutMs: LISTENER_TIMEOUT_MS,
   logger,
 });
-const deps = { listener, updates: pollingUpdates(listener, DEFAULT_POLL_INTERVAL_MS), renderQr: renderQrPng, logger };
+// One process, one client: a secret of the process seals its state; the checkout page is the listener's.
+const paymentState = paymentStateFor(paymentStateSettings(undefined, (invoiceId) => `${config.listenerUrl}/pay/${invoiceId}`), 'stdio');
+const deps = { listener, updates: pollingUpdates(listener, DEFAULT_POLL_INTERVAL_MS), renderQr: renderQrPng, logger, paymentState };
 // Serves both eras: a 2025 initialize or a 2026-07-28 server/discover opens the connection.
-const served = serveStdio(() => createServer(deps));
+const served = serveStdio(({ era }) => createServer(deps, era));
 
 let closing = false;
 async function shutdown(reason: string): Promise<void> {
