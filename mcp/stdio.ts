@@ -30,8 +30,13 @@ const listener = createListenerClient({
   timeoutMs: LISTENER_TIMEOUT_MS,
   logger,
 });
-// One process, one client: a secret of the process seals its state; the checkout page is the listener's.
-const paymentState = paymentStateFor(paymentStateSettings(undefined, (invoiceId) => `${config.listenerUrl}/pay/${invoiceId}`), 'stdio');
+/**
+ * The checkout page beside a listener's API. Cloud's API (`…/api/v1`) has its page elsewhere, at a
+ * URL this process does not know: no page then, and open_checkout leaves the invoice as it is.
+ */
+const checkoutUrl = (invoiceId: string) => (/\/api\/v1$/.test(config.listenerUrl) ? null : `${config.listenerUrl}/pay/${invoiceId}`);
+// One process, one client: a secret of the process seals its state.
+const paymentState = paymentStateFor(paymentStateSettings(undefined, checkoutUrl), 'stdio');
 const deps = { listener, updates: pollingUpdates(listener, DEFAULT_POLL_INTERVAL_MS), renderQr: renderQrPng, logger, paymentState };
 // Serves both eras: a 2025 initialize or a 2026-07-28 server/discover opens the connection.
 const served = serveStdio(({ era }) => createServer(deps, era));
