@@ -7,6 +7,7 @@ import { TASKS_EXTENSION } from '../mcp/tasks/extension.ts';
 import { startBtcWatchContext, type BtcWatchContext } from './support/btc-chain.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { BIP84_ZPUB } from './support/listener.ts';
+import { messageOf, postModern } from './support/modern-mcp.ts';
 import { sdk2Client, type WireExchange } from './support/sdk2-mcp.ts';
 
 const SECRET = 'mcp-tasks-http-test-secret-0123456789';
@@ -97,6 +98,13 @@ describe('wait_for_payment as a task and the checkout hand-off over /mcp on the 
     assert.equal((waited.structuredContent as Outcome).outcome, 'timeout');
     assert.equal(await errorCode(getTask(legacy, taskId)), -32601);
     await legacy.close();
+  });
+
+  test('tasks/result and tasks/list, the 2025 experimental tasks the extension removed, are unknown methods (-32601)', async () => {
+    for (const [method, params] of [['tasks/result', { taskId: 'any' }], ['tasks/list', {}]] as const) {
+      const answer = await messageOf(await postModern(mcpUrl, {}, method, params, { capabilities: WITH_TASKS }));
+      assert.equal(answer.error?.code, -32601, method);
+    }
   });
 
   test('open_checkout: a 2026-07-28 client opens the listener\'s own checkout page, and one invoice is created', async () => {

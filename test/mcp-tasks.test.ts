@@ -11,7 +11,7 @@ import { TASK_POLL_INTERVAL_MS, TASK_RETAIN_MS } from '../mcp/tasks/payment-task
 import { paymentStateFor } from '../mcp/payment-state.ts';
 import { stateKey } from '../mcp/state-keys.ts';
 import { startBtcWatchContext, type BtcWatchContext } from './support/btc-chain.ts';
-import { inProcessEndpoint, rawRequest, sdk2Client, type WireExchange } from './support/sdk2-mcp.ts';
+import { inProcessEndpoint, sdk2Client, type WireExchange } from './support/sdk2-mcp.ts';
 
 const SECRET = new Uint8Array(32).fill(7);
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} } };
@@ -199,13 +199,6 @@ describe('wait_for_payment as a task of the tasks extension (2026-07-28, in proc
     const result = await plainClient.client.callTool({ name: 'wait_for_payment', arguments: { invoice_id: invoice.invoice_id, timeout_s: 1 } });
     assert.equal((result.structuredContent as Outcome).outcome, 'timeout');
     assert.equal(lastExchange(plainClient.exchanges, 'tools/call').body.result!.resultType, 'complete');
-  });
-
-  test('tasks/result and tasks/list, the 2025 experimental tasks the extension removed, are unknown methods (-32601)', async () => {
-    for (const [method, params] of [['tasks/result', { taskId: 'any' }], ['tasks/list', {}]] as const) {
-      const answer = await rawRequest(merchantA, method, params, WITH_TASKS);
-      assert.equal(answer.body.error?.code, -32601, method);
-    }
   });
 
   test('a wait on an invoice that cannot be read is the tool error at once, as the blocking tool answers it', async () => {
