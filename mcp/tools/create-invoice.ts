@@ -37,6 +37,9 @@ const config = {
   _meta: { ui: { resourceUri: INVOICE_APP_URI, visibility: ['model'] } },
 };
 
+/** With the checkout hand-off: one schema for every server, so its JSON Schema is converted once (convertOnce). */
+const configWithHandOff = { ...config, inputSchema: config.inputSchema.extend(openCheckoutShape) };
+
 export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): void {
   const create = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
     const created = await deps.listener.createInvoice(args);
@@ -58,5 +61,5 @@ export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): 
   };
   const handOff = deps.paymentState?.handOff;
   if (!handOff) registerAppTool(server, name, config, create);
-  else registerAppTool(server, name, { ...config, inputSchema: config.inputSchema.extend(openCheckoutShape) }, handOff.wrap(server.server, create));
+  else registerAppTool(server, name, configWithHandOff, handOff.wrap(server.server, create));
 }
