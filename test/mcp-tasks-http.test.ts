@@ -100,6 +100,18 @@ describe('wait_for_payment as a task and the checkout hand-off over /mcp on the 
     await legacy.close();
   });
 
+  test('subscriptions/listen asking for task notifications without the extension is -32021; with it, the stream opens (its ack names no task: clients poll)', async () => {
+    const refused = await postModern(mcpUrl, {}, 'subscriptions/listen', { notifications: { taskIds: ['any'] } });
+    assert.equal(refused.status, 400);
+    const message = (await messageOf(refused)) as { error?: { code: number; data?: unknown } };
+    assert.equal(message.error?.code, -32021);
+    assert.deepEqual(message.error?.data, { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+    const opened = await postModern(mcpUrl, {}, 'subscriptions/listen', { notifications: { taskIds: ['any'] } }, { capabilities: WITH_TASKS });
+    assert.equal(opened.status, 200);
+    assert.match(opened.headers.get('content-type') ?? '', /text\/event-stream/);
+    await opened.body?.cancel();
+  });
+
   test('tasks/result and tasks/list, the 2025 experimental tasks the extension removed, are unknown methods (-32601)', async () => {
     for (const [method, params] of [['tasks/result', { taskId: 'any' }], ['tasks/list', {}]] as const) {
       const answer = await messageOf(await postModern(mcpUrl, {}, method, params, { capabilities: WITH_TASKS }));

@@ -7,6 +7,7 @@ import type { McpSessions } from '../../mcp/http-sessions.ts';
 import type { ServerDeps } from '../../mcp/deps.ts';
 import { createModernMcpHandler, refuseForeignListen, type ModernMcpHandler } from '../../mcp/modern-handler.ts';
 import { createServer } from '../../mcp/server.ts';
+import { undeclaredTaskListen } from '../../mcp/tasks/extension.ts';
 import { MAX_BODY_BYTES, readJsonBody } from './json-body.ts';
 import { refuseMissingScope, type OAuthResource } from '../oauth/protected-resource.ts';
 import { missingScope, UNDECLARED, type Principal } from '../oauth/scopes.ts';
@@ -154,6 +155,12 @@ export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' 
       if (missing) await refuseMissingScope(ctx, missing, await options.oauth(ctx));
       const owner = options.ownerOf(ctx);
       if (await modern.isModern(ctx.req, body)) {
+        const taskListenRefusal = undeclaredTaskListen(body);
+        if (taskListenRefusal) {
+          ctx.status = 400;
+          ctx.body = taskListenRefusal;
+          return;
+        }
         await refuseForeignListen(body, options.serverDeps(ctx).listener);
         const release = modern.admit(body, owner);
         ctx.status = 200;
