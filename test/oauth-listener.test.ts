@@ -41,7 +41,7 @@ describe('OAuth on the listener, with the MCP SDK client', () => {
     const { client_id } = (await registered.json()) as { client_id: string };
     const { verifier, challenge } = pkce();
     const url = new URL(`${listener.url}/oauth/authorize`);
-    url.search = new URLSearchParams({ client_id, response_type: 'code', redirect_uri: REDIRECT_URL, code_challenge: challenge, code_challenge_method: 'S256', scope, state: 'st', ...(resource && { resource }) }).toString();
+    url.search = new URLSearchParams({ client_id, response_type: 'code', redirect_uri: REDIRECT_URL, code_challenge: challenge, code_challenge_method: 'S256', ...(scope && { scope }), state: 'st', ...(resource && { resource }) }).toString();
     return { client_id, verifier, url, outcome: decision ? await answerConsent(url, API_KEY, decision) : null };
   }
   const exchange = (fields: Record<string, string>) => formPost(`${listener.url}/oauth/token`, { grant_type: 'authorization_code', redirect_uri: REDIRECT_URL, ...fields });
@@ -163,6 +163,17 @@ describe('OAuth on the listener, with the MCP SDK client', () => {
     assert.equal(((await call.json()) as { error: { code: string } }).error.code, 'insufficient_scope');
     const list = await mcpPost(mcpUrl, { authorization: `Bearer ${tokens.access_token}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_invoice_status', arguments: { invoice_id: 'nope' } } }));
     assert.equal(list.status, 200);
+  });
+
+  test('a request naming no scope asks for all of them (RFC 6749 3.3): the consent page lists them, the token has them', async () => {
+    for (const scope of ['', 'offline_access']) {
+      const { client_id, verifier, outcome } = await codeFor(scope);
+      assert.match(outcome!.consentPage, /<code>invoices:read<\/code>[\s\S]*<code>invoices:write<\/code>/);
+      const code = outcome!.redirect.searchParams.get('code');
+      assert.ok(code, `no code for scope "${scope}": ${outcome!.redirect.href}`);
+      const tokens = (await (await exchange({ code, client_id, code_verifier: verifier })).json()) as { scope: string };
+      assert.deepEqual(tokens.scope.split(' ').sort(), ['invoices:read', 'invoices:write']);
+    }
   });
 
   test('deny redirects with access_denied; a wrong key issues nothing', async () => {

@@ -80,7 +80,8 @@ export interface ConsentOutcome {
 
 /**
  * What a person does in the browser: open the authorization URL, sign in on the consent page with
- * `key` and press approve or deny, following the redirects to the client's redirect URI.
+ * `key` and press approve or deny, following the redirects to the client's redirect URI (the
+ * request's `redirect_uri`, REDIRECT_URL when it names none), which is not opened.
  */
 export async function answerConsent(authorizationUrl: URL, key: string, decision: 'approve' | 'deny', jar = new CookieJar()): Promise<ConsentOutcome> {
   let response = await jar.fetch(authorizationUrl);
@@ -98,9 +99,10 @@ export async function answerConsent(authorizationUrl: URL, key: string, decision
   const consentStatus = response.status;
   let location = response.headers.get('location');
   let current = consentUrl;
+  const redirectUri = authorizationUrl.searchParams.get('redirect_uri') ?? REDIRECT_URL;
   for (let hops = 0; location && hops < 5; hops++) {
     const next = new URL(location, current);
-    if (next.href.startsWith(REDIRECT_URL)) return { redirect: next, consentStatus, consentPage };
+    if (next.href.startsWith(redirectUri)) return { redirect: next, consentStatus, consentPage };
     response = await jar.fetch(next);
     current = next;
     location = response.headers.get('location');
