@@ -5,7 +5,7 @@ import type { RunningListener } from '../listener/app.ts';
 import { startTestListener, tempSqliteUrl } from './support/listener.ts';
 import { releasedPort } from './support/ports.ts';
 import { createLogger } from '../core/log.ts';
-import { answerConsent, connectWithOAuth, CookieJar, REDIRECT_URL } from './support/oauth.ts';
+import { answerConsent, assertDiscovery, connectWithOAuth, CookieJar, REDIRECT_URL } from './support/oauth.ts';
 
 const API_KEY = 'oauth-listener-test-key-0123456789';
 
@@ -47,28 +47,9 @@ describe('OAuth on the listener, with the MCP SDK client', () => {
   const exchange = (fields: Record<string, string>) => formPost(`${listener.url}/oauth/token`, { grant_type: 'authorization_code', redirect_uri: REDIRECT_URL, ...fields });
 
   test('no credentials: 401 with the Bearer challenge naming the metadata; the metadata names the endpoint and the issuer', async () => {
-    const response = await mcpPost(mcpUrl, {});
-    assert.equal(response.status, 401);
-    const challenge = response.headers.get('www-authenticate')!;
-    assert.match(challenge, new RegExp(`^Bearer resource_metadata="${listener.url}/\\.well-known/oauth-protected-resource/mcp", scope="invoices:read invoices:write"$`));
-    assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'unauthorized');
-    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
-      const metadata = (await (await fetch(`${listener.url}${path}`)).json()) as Record<string, unknown>;
-      assert.deepEqual(metadata, {
-        resource: mcpUrl,
-        authorization_servers: [listener.url],
-        scopes_supported: ['invoices:read', 'invoices:write'],
-        bearer_methods_supported: ['header'],
-        resource_name: 'Service payment invoices (MCP)',
-      });
-    }
-    const server = (await (await fetch(`${listener.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
-    assert.equal(server.issuer, listener.url);
-    assert.deepEqual(server.code_challenge_methods_supported, ['S256']);
-    assert.equal(server.client_id_metadata_document_supported, true);
+    const server = await assertDiscovery(listener.url, '/mcp');
     assert.equal(server.registration_endpoint, `${listener.url}/oauth/register`);
     assert.equal(server.revocation_endpoint, `${listener.url}/oauth/revoke`);
-    assert.deepEqual(server.response_types_supported, ['code']);
   });
 
   test('a valid key is never met with a challenge, in either header', async () => {

@@ -128,3 +128,38 @@ export async function connectWithOAuth(mcpUrl: string, key: string, provider = n
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
   return { client, provider };
 }
+
+/**
+ * What an MCP client discovers from a server, the points the conformance suite's client scenarios
+ * (auth/metadata-*, auth/scope-from-www-authenticate, auth/basic-cimd) expect a server to offer:
+ * the 401 challenge names the path-based resource metadata and the scopes; that metadata (also at
+ * the root address) names the endpoint and the issuer; the issuer's RFC 8414 metadata, its issuer
+ * exactly the address, offers PKCE S256 and Client ID Metadata Documents.
+ */
+export async function assertDiscovery(baseUrl: string, mcpPath: string): Promise<Record<string, unknown>> {
+  const mcpUrl = `${baseUrl}${mcpPath}`;
+  const response = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  });
+  assert.equal(response.status, 401);
+  assert.equal(response.headers.get('www-authenticate'), `Bearer resource_metadata="${baseUrl}/.well-known/oauth-protected-resource${mcpPath}", scope="invoices:read invoices:write"`);
+  assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'unauthorized');
+  for (const path of ['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${mcpPath}`]) {
+    const metadata = (await (await fetch(`${baseUrl}${path}`)).json()) as Record<string, unknown>;
+    assert.deepEqual(metadata, {
+      resource: mcpUrl,
+      authorization_servers: [baseUrl],
+      scopes_supported: ['invoices:read', 'invoices:write'],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Service payment invoices (MCP)',
+    });
+  }
+  const server = (await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+  assert.equal(server.issuer, baseUrl);
+  assert.deepEqual(server.code_challenge_methods_supported, ['S256']);
+  assert.equal(server.client_id_metadata_document_supported, true);
+  assert.deepEqual(server.response_types_supported, ['code']);
+  return server;
+}
