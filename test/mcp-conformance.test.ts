@@ -123,12 +123,15 @@ for (const start of [startListenerEdition, startCloudEdition]) {
       const { client_id } = (await registered.json()) as { client_id: string };
       const authorizePrefix = `${edition.issuer}/oauth/authorize?`;
       let consent: Promise<void> | undefined;
+      // A consent that fails stops the suite, which would otherwise wait minutes for its callback.
+      const stop = new AbortController();
       const began = performance.now();
       const run = await runSuite(
         ['authorization', '--url', edition.issuer, '--client-id', client_id, '--resource', edition.resource, '--port', String(port)],
         mkdtempSync(join(tmpdir(), 'conformance-')),
         {
           timeoutMs: SUITE_TIMEOUT_MS,
+          signal: stop.signal,
           // The suite prints the URL a person would open and waits on its redirect URI: approve with the
           // key, then deliver the redirect (code, state, iss) to the suite's callback.
           onLine: (line) => {
@@ -138,11 +141,14 @@ for (const start of [startListenerEdition, startCloudEdition]) {
               assert.ok(redirect.href.startsWith(redirectUri), `the consent did not end on the suite's redirect URI: ${redirect.href}`);
               await (await fetch(redirect)).text();
             })();
-            consent.catch(() => undefined); // awaited (and its failure reported) once the suite ends
+            consent.catch(() => stop.abort()); // and awaited below, which reports its failure
 
           },
         },
-      );
+      ).catch(async (error: unknown) => {
+        await consent;
+        throw error;
+      });
       t.diagnostic(`${edition.name}, authorization: ${JSON.stringify(tally(run.checks))}, ${Math.round(performance.now() - began)} ms`);
       assert.ok(consent, report(run, 'the suite never printed an authorization URL'));
       await consent;

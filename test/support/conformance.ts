@@ -25,10 +25,11 @@ export interface SuiteRun {
 /**
  * Runs the pinned conformance suite (its bin in node_modules) with the Node running this test,
  * results written under `outputDir`. Asynchronous on purpose: the servers it tests answer from this
- * very process. `onLine` sees each line the suite prints (e.g. the authorization URL to open).
+ * very process. `onLine` sees each line the suite prints (e.g. the authorization URL to open);
+ * `signal` stops it (the run then rejects).
  */
-export function runSuite(args: string[], outputDir: string, options: { timeoutMs: number; onLine?: (line: string) => void }): Promise<SuiteRun> {
-  const child = spawn(process.execPath, [SUITE_BIN, ...args, '--output-dir', outputDir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+export function runSuite(args: string[], outputDir: string, options: { timeoutMs: number; onLine?: (line: string) => void; signal?: AbortSignal }): Promise<SuiteRun> {
+  const child = spawn(process.execPath, [SUITE_BIN, ...args, '--output-dir', outputDir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' }, signal: options.signal });
   let output = '';
   let pending = '';
   const take = (chunk: Buffer) => {
