@@ -82,30 +82,39 @@ export function readExpectedFailures(path: string): string[] {
   return entries;
 }
 
+const SEVERITY: SuiteCheck['status'][] = ['FAILURE', 'WARNING', 'SUCCESS', 'SKIPPED', 'INFO'];
+
 /**
- * Our own reading of the checks against the baseline, over every scenario that ran: the suite's exit
- * code leaves out scenarios its requirement set runs without scoring (pending, added after the
- * release), whose failures must be just as expected. A failed check not in the baseline is
- * unexpected; an entry of a scenario that ran whose check did not fail is stale.
+ * Our own reading of the checks against the baseline, by the suite's rules (a WARNING fails like a
+ * FAILURE; an id that repeats counts at its most severe; an entry is stale when its check passed,
+ * not when it is absent, as a scenario that bails early never reaches its later checks), over every
+ * scenario that ran: the suite's exit code leaves out the scenarios its requirement set runs
+ * without scoring (pending, added after the release, extensions), whose failures must be just as
+ * expected.
  */
 export function compareWithBaseline(checks: SuiteCheck[], expected: string[]) {
-  const failed = checks.filter((check) => check.status === 'FAILURE');
-  const failedKeys = new Set(failed.map((check) => `${check.scenario}:${check.id}`));
-  const ran = new Set(checks.map((check) => check.scenario));
+  const verdicts = new Map<string, SuiteCheck>();
+  for (const check of checks) {
+    const key = `${check.scenario}:${check.id}`;
+    const before = verdicts.get(key);
+    if (!before || SEVERITY.indexOf(check.status) < SEVERITY.indexOf(before.status)) verdicts.set(key, check);
+  }
+  const failed = [...verdicts].filter(([, check]) => check.status === 'FAILURE' || check.status === 'WARNING');
   return {
-    unexpected: failed.filter((check) => !expected.includes(`${check.scenario}:${check.id}`)).map((check) => `${check.scenario}:${check.id}: ${check.errorMessage ?? ''}`),
-    stale: expected.filter((entry) => ran.has(entry.split(':')[0]!) && !failedKeys.has(entry)),
+    unexpected: failed.filter(([key]) => !expected.includes(key)).map(([key, check]) => `${key} ${check.status}: ${check.errorMessage ?? ''}`),
+    stale: expected.filter((key) => verdicts.get(key)?.status === 'SUCCESS'),
   };
 }
 
 /** Passed and failed checks, and scenarios with every check passed, for the test's report. */
 export function tally(checks: SuiteCheck[]) {
   const scenarios = new Set(checks.map((check) => check.scenario));
-  const failing = new Set(checks.filter((check) => check.status === 'FAILURE').map((check) => check.scenario));
+  const failing = new Set(checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING').map((check) => check.scenario));
   return {
     scenarios: scenarios.size,
     scenariosPassed: scenarios.size - failing.size,
     checksPassed: checks.filter((check) => check.status === 'SUCCESS').length,
     checksFailed: checks.filter((check) => check.status === 'FAILURE').length,
+    checksWarned: checks.filter((check) => check.status === 'WARNING').length,
   };
 }
