@@ -9,7 +9,7 @@ import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { testDatabases } from './support/databases.ts';
 import { testAccountKey } from './support/btc-chain.ts';
 import { startCredentialProxy } from './support/credential-proxy.ts';
-import { answerConsent } from './support/oauth.ts';
+import { answerConsent, registerPublicClient } from './support/oauth.ts';
 import { releasedPort } from './support/ports.ts';
 import { compareWithBaseline, readExpectedFailures, runSuite, tally, type SuiteRun } from './support/conformance.ts';
 
@@ -114,20 +114,14 @@ for (const start of [startListenerEdition, startCloudEdition]) {
     test('authorization-server scenarios: metadata, and a code grant with PKCE through the consent page', async (t) => {
       const port = await releasedPort();
       const redirectUri = `http://127.0.0.1:${port}/callback`;
-      const registered = await fetch(`${edition.issuer}/oauth/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_name: 'MCP conformance suite', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] }),
-      });
-      assert.equal(registered.status, 201, await registered.clone().text());
-      const { client_id } = (await registered.json()) as { client_id: string };
+      const clientId = await registerPublicClient(edition.issuer, 'MCP conformance suite', redirectUri);
       const authorizePrefix = `${edition.issuer}/oauth/authorize?`;
       let consent: Promise<void> | undefined;
       // A consent that fails stops the suite, which would otherwise wait minutes for its callback.
       const stop = new AbortController();
       const began = performance.now();
       const run = await runSuite(
-        ['authorization', '--url', edition.issuer, '--client-id', client_id, '--resource', edition.resource, '--port', String(port)],
+        ['authorization', '--url', edition.issuer, '--client-id', clientId, '--resource', edition.resource, '--port', String(port)],
         mkdtempSync(join(tmpdir(), 'conformance-')),
         {
           timeoutMs: SUITE_TIMEOUT_MS,

@@ -5,7 +5,7 @@ import type { RunningListener } from '../listener/app.ts';
 import { startTestListener, tempSqliteUrl } from './support/listener.ts';
 import { releasedPort } from './support/ports.ts';
 import { createLogger } from '../core/log.ts';
-import { answerConsent, assertDiscovery, connectWithOAuth, CookieJar, REDIRECT_URL } from './support/oauth.ts';
+import { answerConsent, assertDiscovery, connectWithOAuth, CookieJar, REDIRECT_URL, registerPublicClient } from './support/oauth.ts';
 
 const API_KEY = 'oauth-listener-test-key-0123456789';
 
@@ -32,13 +32,7 @@ describe('OAuth on the listener, with the MCP SDK client', () => {
 
   /** Registers a public client with DCR and walks one authorization to a code. */
   async function codeFor(scope = 'invoices:read invoices:write', decision: 'approve' | 'deny' | null = 'approve', resource: string | null = mcpUrl) {
-    const registered = await fetch(`${listener.url}/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Manual', redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] }),
-    });
-    assert.equal(registered.status, 201, await registered.clone().text());
-    const { client_id } = (await registered.json()) as { client_id: string };
+    const client_id = await registerPublicClient(listener.url, 'Manual');
     const { verifier, challenge } = pkce();
     const url = new URL(`${listener.url}/oauth/authorize`);
     url.search = new URLSearchParams({ client_id, response_type: 'code', redirect_uri: REDIRECT_URL, code_challenge: challenge, code_challenge_method: 'S256', ...(scope && { scope }), state: 'st', ...(resource && { resource }) }).toString();

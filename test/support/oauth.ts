@@ -48,6 +48,17 @@ export class TestOAuthProvider implements OAuthClientProvider {
   }
 }
 
+/** Registers a public client (no secret, PKCE) by DCR at `issuer`; returns its client_id. */
+export async function registerPublicClient(issuer: string, clientName: string, redirectUri = REDIRECT_URL): Promise<string> {
+  const registered = await fetch(`${issuer}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: clientName, redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] }),
+  });
+  assert.equal(registered.status, 201, await registered.clone().text());
+  return ((await registered.json()) as { client_id: string }).client_id;
+}
+
 /** A browser's cookies for one server, enough for the authorization redirects. */
 export class CookieJar {
   readonly cookies = new Map<string, string>();
