@@ -228,6 +228,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     mcpAllowedOrigins: config.mcpAllowedOrigins,
     mcpMaxSessions: config.mcpMaxSessions,
     mcpMaxSessionsPerOwner: config.mcpMaxSessionsPerOwner,
+    mcpMaxListenStreams: config.mcpMaxListenStreams,
     mcpInitializeRateLimit: config.mcpInitializeRateLimit,
     metrics,
     httpBounds: config.httpBounds,

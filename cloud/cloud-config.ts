@@ -3,7 +3,7 @@ import type { BtcNetwork } from '../shared/index.ts';
 import { parseX402Settings, x402Secrets, x402SettingNames, type X402Settings } from '../core/x402/x402-settings.ts';
 import { baseSettingNames, evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB, parseEvmConfig, type BaseConfig } from '../core/base/base-config.ts';
 import { evmChainSpecs } from '../core/base/evm-chains.ts';
-import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, httpUrlListSetting, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, x402RateLimitSetting, x402RateLimitOf, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
+import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, httpUrlListSetting, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxListenStreamsSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, x402RateLimitSetting, x402RateLimitOf, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
 import { defaultEsploraUrls } from '../core/btc/esplora-defaults.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
@@ -56,6 +56,8 @@ export interface CloudConfig {
   mcpMaxSessions: number;
   /** Open MCP sessions at most per merchant on this instance (MCP_MAX_SESSIONS_PER_OWNER). */
   mcpMaxSessionsPerOwner: number;
+  /** Open 2026-07-28 subscriptions/listen streams at most on this instance (MCP_MAX_LISTEN_STREAMS). */
+  mcpMaxListenStreams: number;
   /** MCP sessions started per minute per merchant and per client address, across instances (MCP_INITIALIZE_RATE_LIMIT); null: unlimited. */
   mcpInitializeRateLimit: InitializeRateLimit | null;
   /** Bearer token that opens GET /metrics to non-loopback callers (METRICS_TOKEN); null: loopback only. */
@@ -99,6 +101,7 @@ const CloudEnv = z.object({
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   MCP_MAX_SESSIONS_PER_OWNER: mcpMaxSessionsPerOwnerSetting,
+  MCP_MAX_LISTEN_STREAMS: mcpMaxListenStreamsSetting,
   MCP_INITIALIZE_RATE_LIMIT: mcpInitializeRateLimitSetting,
   METRICS_TOKEN: metricsTokenSetting,
   PUBLIC_URL: publicUrlSetting,
@@ -181,6 +184,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
     mcpAllowedOrigins: raw.MCP_ALLOWED_ORIGINS,
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,
     mcpMaxSessionsPerOwner: raw.MCP_MAX_SESSIONS_PER_OWNER,
+    mcpMaxListenStreams: raw.MCP_MAX_LISTEN_STREAMS,
     mcpInitializeRateLimit: raw.MCP_INITIALIZE_RATE_LIMIT,
     metricsToken: raw.METRICS_TOKEN ?? null,
     nodeEnv: raw.NODE_ENV,

@@ -183,6 +183,12 @@ export class StartFailure extends Error {}
 export const mcpMaxSessionsSetting = z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(1_000));
 
 /**
+ * MCP_MAX_LISTEN_STREAMS: open 2026-07-28 `subscriptions/listen` streams at most (default 1000),
+ * each an open HTTP response; per owner they count against MCP_MAX_SESSIONS_PER_OWNER.
+ */
+export const mcpMaxListenStreamsSetting = z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(1_000));
+
+/**
  * MCP_MAX_SESSIONS_PER_OWNER: open MCP sessions at most per merchant (Cloud) or per credential
  * (listener: the key, each OAuth grant), default 100: one owner cannot take the sessions of all.
  */

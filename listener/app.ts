@@ -237,6 +237,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     mcpAllowedOrigins: config.mcpAllowedOrigins,
     mcpMaxSessions: config.mcpMaxSessions,
     mcpMaxSessionsPerOwner: config.mcpMaxSessionsPerOwner,
+    mcpMaxListenStreams: config.mcpMaxListenStreams,
     mcpInitializeRateLimit: config.mcpInitializeRateLimit,
     metrics,
     httpBounds: config.httpBounds,

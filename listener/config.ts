@@ -13,6 +13,7 @@ import {
   mcpAllowedOriginsSetting,
   mcpInitializeRateLimitSetting,
   mcpMaxSessionsPerOwnerSetting,
+  mcpMaxListenStreamsSetting,
   mcpMaxSessionsSetting,
   metricsTokenSetting,
   httpBoundSettingNames,
@@ -66,6 +67,8 @@ export interface Config {
   mcpMaxSessions: number;
   /** Open MCP sessions at most per credential: the key, each OAuth grant (MCP_MAX_SESSIONS_PER_OWNER). */
   mcpMaxSessionsPerOwner: number;
+  /** Open 2026-07-28 subscriptions/listen streams at most (MCP_MAX_LISTEN_STREAMS). */
+  mcpMaxListenStreams: number;
   /** MCP sessions started per minute, per credential and per client address (MCP_INITIALIZE_RATE_LIMIT); null: unlimited. */
   mcpInitializeRateLimit: InitializeRateLimit | null;
   /** Bearer token that opens GET /metrics to non-loopback callers (METRICS_TOKEN); null: loopback only. */
@@ -108,6 +111,7 @@ export const settingNames = [
   'MCP_ALLOWED_ORIGINS',
   'MCP_MAX_SESSIONS',
   'MCP_MAX_SESSIONS_PER_OWNER',
+  'MCP_MAX_LISTEN_STREAMS',
   'MCP_INITIALIZE_RATE_LIMIT',
   'METRICS_TOKEN',
   'PUBLIC_URL',
@@ -188,6 +192,7 @@ const EnvSchema = z.object({
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsSetting,
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   MCP_MAX_SESSIONS_PER_OWNER: mcpMaxSessionsPerOwnerSetting,
+  MCP_MAX_LISTEN_STREAMS: mcpMaxListenStreamsSetting,
   MCP_INITIALIZE_RATE_LIMIT: mcpInitializeRateLimitSetting,
   METRICS_TOKEN: metricsTokenSetting,
   PUBLIC_URL: publicUrlSetting,
@@ -281,6 +286,7 @@ export function loadConfig(env: Env): Config {
     mcpAllowedOrigins: raw.MCP_ALLOWED_ORIGINS,
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,
     mcpMaxSessionsPerOwner: raw.MCP_MAX_SESSIONS_PER_OWNER,
+    mcpMaxListenStreams: raw.MCP_MAX_LISTEN_STREAMS,
     mcpInitializeRateLimit: raw.MCP_INITIALIZE_RATE_LIMIT,
     metricsToken: raw.METRICS_TOKEN ?? null,
     publicUrl: raw.PUBLIC_URL ?? null,

@@ -1,20 +1,18 @@
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
 import type { ServerDeps } from './deps.ts';
 import { MAX_SUBSCRIPTIONS, subscriptionsOf, type StatusSubscriber } from './invoice-watch.ts';
 import type { ListenerFailure } from './listener-client.ts';
 
 const PREFIX = 'invoice://';
-/** JSON-RPC code of a resource that does not exist (the MCP specification's -32002). */
-const RESOURCE_NOT_FOUND = -32002;
 
 const invoiceIdOf = (uri: string): string => {
-  if (!uri.startsWith(PREFIX) || uri.length === PREFIX.length) throw new McpError(ErrorCode.InvalidParams, `Not an invoice resource: ${uri} (expected invoice://<invoice_id>).`);
+  if (!uri.startsWith(PREFIX) || uri.length === PREFIX.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Not an invoice resource: ${uri} (expected invoice://<invoice_id>).`);
   return uri.slice(PREFIX.length);
 };
 
+// An unknown invoice is the SDK's resource-not-found error, which reaches the client as -32602.
 const readError = (failure: ListenerFailure) =>
-  new McpError(failure.code === 'not_found' ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, `${failure.code}: ${failure.message}`);
+  new ProtocolError(failure.code === 'not_found' ? ProtocolErrorCode.ResourceNotFound : ProtocolErrorCode.InternalError, `${failure.code}: ${failure.message}`);
 
 /**
  * Invoices as resources (`invoice://{id}`, read = the stored invoice as GET /invoice/:id returns it)
@@ -69,10 +67,10 @@ export function registerInvoiceResource(server: McpServer, deps: ServerDeps): vo
     if (statuses.delete(invoiceId)) shared.remove(invoiceId, heard);
   };
   server.server.registerCapabilities({ resources: { subscribe: true } });
-  server.server.setRequestHandler(SubscribeRequestSchema, async ({ params }) => {
+  server.server.setRequestHandler('resources/subscribe', async ({ params }) => {
     const invoiceId = invoiceIdOf(params.uri);
     if (statuses.has(invoiceId)) return {};
-    if (statuses.size >= MAX_SUBSCRIPTIONS) throw new McpError(ErrorCode.InvalidRequest, `At most ${MAX_SUBSCRIPTIONS} subscriptions per session; unsubscribe from settled invoices first.`);
+    if (statuses.size >= MAX_SUBSCRIPTIONS) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `At most ${MAX_SUBSCRIPTIONS} subscriptions per session; unsubscribe from settled invoices first.`);
     // Watched before the read, so a change made while it reads is not missed.
     statuses.set(invoiceId, undefined);
     shared.add(invoiceId, heard);
@@ -84,7 +82,7 @@ export function registerInvoiceResource(server: McpServer, deps: ServerDeps): vo
     if (statuses.has(invoiceId) && statuses.get(invoiceId) === undefined) statuses.set(invoiceId, read.value.status);
     return {};
   });
-  server.server.setRequestHandler(UnsubscribeRequestSchema, async ({ params }) => {
+  server.server.setRequestHandler('resources/unsubscribe', async ({ params }) => {
     stop(invoiceIdOf(params.uri));
     return {};
   });

@@ -1,5 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, type McpServer } from '@modelcontextprotocol/server';
 import type { ListenerClient, ListenerDocument } from './listener-client.ts';
 
 const documents: { name: ListenerDocument; mimeType: string; title: string; description: string }[] = [
@@ -27,7 +26,7 @@ export function registerResources(server: McpServer, listener: ListenerClient): 
       { title: document.title, description: document.description, mimeType: document.mimeType },
       async () => {
         const read = await listener.document(document.name);
-        if (!read.ok) throw new McpError(ErrorCode.InternalError, `${read.failure.code}: ${read.failure.message}`);
+        if (!read.ok) throw new ProtocolError(ProtocolErrorCode.InternalError, `${read.failure.code}: ${read.failure.message}`);
         return { contents: [{ uri, mimeType: document.mimeType, text: read.value }] };
       },
     );

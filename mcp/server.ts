@@ -1,5 +1,5 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { McpServer, type ServerOptions } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { API_VERSION } from '../shared/index.ts';
 import type { ServerDeps } from './deps.ts';
 import { registerInvoiceResource } from './invoice-resource.ts';
@@ -24,8 +24,31 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
 /** What hosts show people beside the server's name in their directories and settings. */
 const description = 'Non-custodial crypto invoicing: create invoices payable in Bitcoin or USDC/USDT, show the QR code, and wait until they are paid.';
 
+/** How long a 2026-07-28 client may keep a listing before asking again. */
+const LISTING_TTL_MS = 5 * 60_000;
+
+/**
+ * Cache hints of the 2026-07-28 listings (2025-era answers never carry them). The tools, the
+ * resource templates and what `server/discover` says are fixed by the deployment: the same for
+ * every caller of an endpoint (Cloud registers list_invoices for every merchant, the listener for
+ * none), and they change only with a new version, so any cache may keep them for a few minutes.
+ * `resources/list` names the caller's own invoices (Cloud) and changes with every new invoice:
+ * private and never reused. `resources/read` keeps the SDK's default (0 ms, private): an invoice's
+ * status is what a reader waits for.
+ */
+const cacheHints: ServerOptions['cacheHints'] = {
+  'tools/list': { ttlMs: LISTING_TTL_MS, cacheScope: 'public' },
+  'resources/templates/list': { ttlMs: LISTING_TTL_MS, cacheScope: 'public' },
+  'server/discover': { ttlMs: LISTING_TTL_MS, cacheScope: 'public' },
+  'resources/list': { ttlMs: 0, cacheScope: 'private' },
+};
+
+/**
+ * The MCP server, its tools bound to one caller through `deps`: the factory both serving entries
+ * (stdio, HTTP of either era) build their instances with.
+ */
 export function createServer(deps: ServerDeps): McpServer {
-  const server = new McpServer({ name: 'service-mcp', title: 'Service crypto payments', version: API_VERSION, description, icons: serverIcons }, { instructions, jsonSchemaValidator });
+  const server = new McpServer({ name: 'service-mcp', title: 'Service crypto payments', version: API_VERSION, description, icons: serverIcons }, { instructions, jsonSchemaValidator, cacheHints });
   registerTools(server, deps);
   registerResources(server, deps.listener);
   registerInvoiceResource(server, deps);

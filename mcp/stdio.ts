@@ -1,4 +1,4 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createLogger } from '../core/log.ts';
 import { loadMcpConfig } from './config.ts';
 import { keepAliveFetch } from './keep-alive-fetch.ts';
@@ -29,15 +29,16 @@ const listener = createListenerClient({
   timeoutMs: LISTENER_TIMEOUT_MS,
   logger,
 });
-const server = createServer({ listener, updates: pollingUpdates(listener, DEFAULT_POLL_INTERVAL_MS), renderQr: renderQrPng, logger });
-const transport = new StdioServerTransport();
+const deps = { listener, updates: pollingUpdates(listener, DEFAULT_POLL_INTERVAL_MS), renderQr: renderQrPng, logger };
+// Serves both eras: a 2025 initialize or a 2026-07-28 server/discover opens the connection.
+const served = serveStdio(() => createServer(deps));
 
 let closing = false;
 async function shutdown(reason: string): Promise<void> {
   if (closing) return;
   closing = true;
   logger.info('stopping', { reason });
-  await server.close();
+  await served.close();
   process.exit(0);
 }
 process.once('SIGINT', () => void shutdown('SIGINT'));
@@ -45,7 +46,6 @@ process.once('SIGTERM', () => void shutdown('SIGTERM'));
 // The client closing our stdin is the normal end of a stdio session.
 process.stdin.once('end', () => void shutdown('stdin closed'));
 
-await server.connect(transport);
 logger.info('MCP server ready on stdio', {
   listener_url: config.listenerUrl,
   api_key: config.apiKey ? 'set' : 'unset',

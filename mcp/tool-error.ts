@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ListenerFailure } from './listener-client.ts';
 
 // What an agent can do about a failure, where the message alone does not say it.

@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StreamKeepAlive } from './stream-keep-alive.ts';
 
+/** The Node request as a web-standard one, without its body (the caller has read it); throws on an unusable Host or URL. */
+export function webRequestOf(req: IncomingMessage): Request {
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method, headers });
+}
+
 /**
  * Answers a Node request through a web-standard handler (Request in, Response out), as the MCP
  * SDK's Node transport does through @hono/node-server, but in one TCP write per burst: that adapter
@@ -14,9 +21,7 @@ import type { StreamKeepAlive } from './stream-keep-alive.ts';
 export async function answerWithWebHandler(req: IncomingMessage, res: ServerResponse, handle: (request: Request) => Promise<Response>, keepAlive?: StreamKeepAlive): Promise<void> {
   let request: Request;
   try {
-    const headers = new Headers();
-    for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-    request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method, headers });
+    request = webRequestOf(req);
   } catch {
     // An unusable Host header or URL: what the SDK's adapter answers too.
     res.writeHead(400).end();

@@ -15,6 +15,7 @@ import { silentLogger } from '../core/log.ts';
 import { BIP84_ZPUB, postJson, startTestListener } from './support/listener.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { answerConsent, REDIRECT_URL } from './support/oauth.ts';
+import { messageOf, postModern } from './support/modern-mcp.ts';
 
 /**
  * The scope matrix: every HTTP route of both editions, every JSON-RPC method the MCP server answers
@@ -107,6 +108,11 @@ function registeredMethods(): string[] {
   return [...protocol._requestHandlers.keys(), ...protocol._notificationHandlers.keys()];
 }
 
+/** The methods only 2026-07-28 has (checked by checkModernMcp); every other one is tried on a 2025 session. */
+const MODERN_ONLY = new Set(['server/discover', 'subscriptions/listen']);
+/** The 2025-only methods: the session's opening, its liveness check and its subscriptions. */
+const LEGACY_ONLY = new Set(['initialize', 'ping', 'resources/subscribe', 'resources/unsubscribe']);
+
 /** Sample params of each request method the matrix sends (initialize is every connect). */
 const methodParams = (uri: string): Record<string, Record<string, unknown> | undefined> => ({
   ping: undefined,
@@ -166,7 +172,7 @@ async function checkMcp(mcpUrl: string, invoiceId: string, credentials: readonly
   for (const credential of credentials) {
     const client = await connect(mcpUrl, credential.headers);
     for (const [method, needed] of Object.entries(methodScopes)) {
-      if (method === 'initialize' || method === 'tools/call') continue;
+      if (method === 'initialize' || method === 'tools/call' || MODERN_ONLY.has(method)) continue;
       const where = `${method} (needs ${needed}) with ${credential.name}`;
       const allowed = covers(credential.scopes, needed);
       if (method.startsWith('notifications/')) {
@@ -199,6 +205,54 @@ async function checkMcp(mcpUrl: string, invoiceId: string, credentials: readonly
     await client.close();
   }
   return tools.map((tool) => tool.name);
+}
+
+/** Sample params of the 2026-07-28 requests the matrix sends by hand. */
+const modernParams = (uri: string): Record<string, Record<string, unknown>> => ({
+  'server/discover': {},
+  'tools/list': {},
+  'resources/list': {},
+  'resources/templates/list': {},
+  'resources/read': { uri },
+  'subscriptions/listen': { notifications: { resourceSubscriptions: [uri] } },
+});
+
+/**
+ * The same matrix on the 2026-07-28 path, request by request on the wire: every method it serves
+ * and every tool, with each credential. A refusal is the endpoint's 403 insufficient_scope before
+ * the SDK sees the request; anything allowed is answered by the SDK (a listen stream opens).
+ */
+async function checkModernMcp(mcpUrl: string, invoiceId: string, credentials: readonly Credential[], tools: readonly string[]) {
+  const uri = `invoice://${invoiceId}`;
+  for (const credential of credentials) {
+    const calls = [
+      ...Object.entries(methodScopes)
+        .filter(([method]) => !method.startsWith('notifications/') && !LEGACY_ONLY.has(method) && method !== 'tools/call')
+        .map(([method, needed]) => ({ method, needed, params: modernParams(uri)[method] })),
+      ...tools.map((tool) => ({ method: 'tools/call', needed: toolScopes[tool]!, params: { name: tool, arguments: toolArguments(invoiceId)[tool] } as Record<string, unknown> })),
+    ];
+    for (const { method, needed, params } of calls) {
+      assert.ok(params, `${method}: add sample 2026-07-28 params to the matrix`);
+      const where = `2026-07-28 ${method} ${String(params.name ?? '')} (needs ${needed}) with ${credential.name}`;
+      const response = await postModern(mcpUrl, credential.headers, method, params);
+      if (!covers(credential.scopes, needed)) {
+        assert.equal(response.status, 403, where);
+        assert.equal(envelopeCode(await response.text()), 'insufficient_scope', where);
+        continue;
+      }
+      assert.equal(response.status, 200, where);
+      if (method === 'subscriptions/listen') {
+        // The stream stays open; its headers are the answer.
+        const streams = response.headers.get('content-type')?.startsWith('text/event-stream');
+        assert.ok(streams, `${where}: ${streams ? '' : await response.text()}`);
+        await response.body?.cancel();
+        continue;
+      }
+      const message = await messageOf(response);
+      assert.ok(message.result, `${where}: ${JSON.stringify(message.error)}`);
+      if (method === 'tools/call') assert.ok(!message.result.isError, `${where}: ${JSON.stringify(message.result.content)}`);
+    }
+  }
 }
 
 /** An access token for the MCP endpoint at `mcpPath` with exactly `scope`, approved on the consent page with `key`. */
@@ -281,6 +335,7 @@ describe('the scope matrix: every route, MCP method and tool against every scope
       assert.ok((await reader.listResources()).resources.some((resource) => resource.uri === `invoice://${invoiceId}`));
       await reader.close();
       for (const tool of await checkMcp(`${cloud.url}/api/v1/mcp`, invoiceId, [...keys, writeToken], full.headers)) triedTools.add(tool);
+      await checkModernMcp(`${cloud.url}/api/v1/mcp`, invoiceId, [full, ...keys, writeToken], Object.keys(toolScopes));
     });
   });
 
@@ -310,6 +365,7 @@ describe('the scope matrix: every route, MCP method and tool against every scope
 
     test('MCP methods and tools: each token does exactly what its scope declares', async () => {
       for (const tool of await checkMcp(`${listener.url}/mcp`, invoiceId, tokens, key.headers)) triedTools.add(tool);
+      await checkModernMcp(`${listener.url}/mcp`, invoiceId, [key, ...tokens], Object.keys(toolScopes).filter((tool) => tool !== 'list_invoices'));
     });
   });
 

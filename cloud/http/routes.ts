@@ -1,3 +1,4 @@
+import type { ServerEventBus } from '@modelcontextprotocol/server';
 import Router from '@koa/router';
 import { routeTable } from '../../shared/routes.ts';
 import { koaPath, type RouteHandlers } from '../../edge/http/route-table.ts';
@@ -25,7 +26,6 @@ import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
 import { countMcpSessions, type ServiceMetrics } from '../../core/metrics.ts';
 import { metricsHandler, type MetricsAccess } from '../../edge/http/metrics-endpoint.ts';
 import { renderQrPng } from '../../mcp/qr.ts';
-import { createServer as createMcpServer } from '../../mcp/server.ts';
 import type { StatusFeed } from '../../core/invoices/status-feed.ts';
 import { feedUpdates } from '../../mcp/invoice-watch.ts';
 import { initializeLimits, mcpHandlers } from '../../edge/http/mcp-endpoint.ts';
@@ -48,6 +48,12 @@ export interface CloudRouteDeps {
   mcpAllowedOrigins: readonly string[];
   mcpMaxSessions: number;
   mcpMaxSessionsPerOwner: number;
+  mcpMaxListenStreams: number;
+  /**
+   * Where 2026-07-28 subscriptions/listen streams hear of changes; default: a bus of this process
+   * that nothing publishes on yet.
+   */
+  mcpBus?: ServerEventBus;
   /** MCP sessions started per minute per merchant and per client address, in windows every instance shares; null: unlimited. */
   mcpInitializeRateLimit: InitializeRateLimit | null;
   metrics: ServiceMetrics;
@@ -142,11 +148,16 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
       touched: deps.oauth.touched,
     }),
     ownerOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id,
+    listen: { bus: deps.mcpBus, maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner },
+    logger,
     initializeLimits: initializeLimits(deps.mcpInitializeRateLimit, (name, config) => createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config })),
-    open: (ctx) => {
-      const client = cloudMcpClient({ ...deps, merchant: ctx.state.merchant, keyHash: ctx.state.keyHash, limit: invoiceLimit, logger });
-      return createMcpServer({ listener: client, updates: feedUpdates(deps.feed, ctx.state.merchant.merchant_id), renderQr: renderQrPng, logger, onToolCall });
-    },
+    serverDeps: (ctx) => ({
+      listener: cloudMcpClient({ ...deps, merchant: ctx.state.merchant, keyHash: ctx.state.keyHash, limit: invoiceLimit, logger }),
+      updates: feedUpdates(deps.feed, ctx.state.merchant.merchant_id),
+      renderQr: renderQrPng,
+      logger,
+      onToolCall,
+    }),
   });
 
   return {

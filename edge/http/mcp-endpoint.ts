@@ -1,10 +1,13 @@
 import type { Context, Middleware } from 'koa';
 import Router, { type RouterMiddleware } from '@koa/router';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type ServerEventBus } from '@modelcontextprotocol/server';
 import { ServiceError } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 import type { McpSessions } from '../../mcp/http-sessions.ts';
-import { readJsonBody } from './json-body.ts';
+import type { ServerDeps } from '../../mcp/deps.ts';
+import { createModernMcpHandler, refuseForeignListen, type ModernMcpHandler } from '../../mcp/modern-handler.ts';
+import { createServer } from '../../mcp/server.ts';
+import { MAX_BODY_BYTES, readJsonBody } from './json-body.ts';
 import { refuseMissingScope, type OAuthResource } from '../oauth/protected-resource.ts';
 import { missingScope, UNDECLARED, type Principal } from '../oauth/scopes.ts';
 import type { InitializeRateLimit, RateLimitConfig } from '../settings.ts';
@@ -24,8 +27,22 @@ export interface McpEndpointOptions {
   ownerOf(ctx: Context): string;
   /** How fast sessions may start, per owner and per client address; null: unlimited. */
   initializeLimits: InitializeLimits | null;
-  /** The MCP server of a new session, its tools bound to this request's caller. */
-  open(ctx: Context): McpServer;
+  /**
+   * What the MCP server of a new session or of one 2026-07-28 request works with, its listener
+   * client bound to this request's caller (createServer builds the server from it).
+   */
+  serverDeps(ctx: Context): ServerDeps;
+  /** 2026-07-28 `subscriptions/listen`: where its streams hear of changes (default: a bus of this process), and its bounds. */
+  listen: ListenOptions;
+  logger: Logger;
+}
+
+export interface ListenOptions {
+  bus?: ServerEventBus;
+  /** Open listen streams at most (MCP_MAX_LISTEN_STREAMS). */
+  maxStreams: number;
+  /** Open listen streams at most per owner (MCP_MAX_SESSIONS_PER_OWNER, the bound of a 2025 session's stream). */
+  maxStreamsPerOwner: number;
 }
 
 /** Session starts per minute: one window per owner, one per client address, and no shared one to fill. */
@@ -60,11 +77,30 @@ function checkOrigin(allowedOrigins: readonly string[], isOwnOrigin: (origin: st
     if (origin && !allowed.has(origin) && !isOwnOrigin(origin)) throw new ServiceError('origin_not_allowed', 'This Origin may not use the MCP endpoint (see MCP_ALLOWED_ORIGINS).');
     if (origin) {
       ctx.set('Access-Control-Allow-Origin', origin);
-      ctx.set('Access-Control-Expose-Headers', 'Mcp-Session-Id');
+      ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
       ctx.vary('Origin');
     }
     await next();
   };
+}
+
+/** What a browser client may read: the session (2025), the era it got, the auth challenge. */
+const EXPOSED_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate';
+
+/**
+ * What a browser client may send: the credential, the 2025 session and resumption headers, and the
+ * 2026-07-28 standard headers (`Mcp-Method`, `Mcp-Name`, and a tool argument mirrored as
+ * `Mcp-Param-<name>`). A preflight names each header it asks for, so the `Mcp-Param-*` ones the
+ * browser asks about are echoed back (none of this server's tools declares one today).
+ */
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Last-Event-ID', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Mcp-Method', 'Mcp-Name', 'X-Service-Api-Key'];
+
+function allowedRequestHeaders(requested: string): string {
+  const params = requested
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => /^mcp-param-[a-z0-9-]+$/i.test(name));
+  return [...ALLOWED_HEADERS, ...params].join(', ');
 }
 
 const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?$/;
@@ -86,7 +122,7 @@ export function mcpPreflight(path: string, allowedOrigins: readonly string[], is
   return new Router().options(path, checkOrigin(allowedOrigins, isOwnOrigin), (ctx) => {
     if (!ctx.get('Origin')) return;
     ctx.set('Access-Control-Allow-Methods', 'GET, POST, DELETE');
-    ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, Last-Event-ID, Mcp-Protocol-Version, Mcp-Session-Id, X-Service-Api-Key');
+    ctx.set('Access-Control-Allow-Headers', allowedRequestHeaders(ctx.get('Access-Control-Request-Headers')));
     ctx.set('Access-Control-Max-Age', '600');
     ctx.status = 204;
   });
@@ -94,10 +130,21 @@ export function mcpPreflight(path: string, allowedOrigins: readonly string[], is
 
 /**
  * The MCP Streamable HTTP endpoint's three methods (POST messages, GET the server's stream, DELETE
- * the session): origin, key, body within the usual limit, then the session's transport answers on
- * the raw response. Every refusal before that is the usual error envelope.
+ * the session): origin, credential, body within the usual limit and scope first, whatever the era;
+ * then a 2025-era request goes to its session's transport and a 2026-07-28 one to the stateless
+ * modern handler, each answering on the raw response. Every refusal before that is the usual error
+ * envelope.
  */
 export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' | 'delete', RouterMiddleware[]> {
+  const open = (ctx: Context) => createServer(options.serverDeps(ctx));
+  const modern: ModernMcpHandler<Context> = createModernMcpHandler({
+    open,
+    bus: options.listen.bus,
+    maxRequestBodySize: MAX_BODY_BYTES,
+    maxListenStreams: options.listen.maxStreams,
+    maxListenStreamsPerOwner: options.listen.maxStreamsPerOwner,
+    logger: options.logger,
+  });
   const serve =
     (method: 'GET' | 'POST' | 'DELETE'): RouterMiddleware =>
     async (ctx) => {
@@ -105,15 +152,27 @@ export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' 
       const missing = missingScope(body, (ctx.state.principal as Principal).scopes);
       if (missing === UNDECLARED) throw new ServiceError('insufficient_scope', 'This MCP method or tool is open to full-access API keys only.');
       if (missing) await refuseMissingScope(ctx, missing, await options.oauth(ctx));
-      const sessionId = ctx.get('Mcp-Session-Id') || undefined;
       const owner = options.ownerOf(ctx);
+      if (await modern.isModern(ctx.req, body)) {
+        await refuseForeignListen(body, options.serverDeps(ctx).listener);
+        const release = modern.admit(body, owner);
+        ctx.status = 200;
+        ctx.respond = false;
+        try {
+          await modern.answer(ctx.req, ctx.res, body, ctx);
+        } finally {
+          release();
+        }
+        return;
+      }
+      const sessionId = ctx.get('Mcp-Session-Id') || undefined;
       if (options.initializeLimits && sessionId === undefined && isInitializeRequest(body)) await admitInitialize(options.initializeLimits, owner, ctx.ip);
       const transport = await options.sessions.transportFor({
         method,
         sessionId,
         owner,
         body,
-        open: () => options.open(ctx),
+        open: () => open(ctx),
       });
       // The transport writes the answer (JSON or an event stream) itself.
       ctx.status = 200;

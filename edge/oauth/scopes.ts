@@ -23,6 +23,8 @@ export type MethodScope = ToolScope | 'by-tool';
  */
 export const methodScopes: Readonly<Record<string, MethodScope>> = {
   initialize: 'any',
+  // The 2026-07-28 opening, stateless: says what initialize says, nothing of the merchant's.
+  'server/discover': 'any',
   ping: 'any',
   'notifications/initialized': 'any',
   'notifications/cancelled': 'any',
@@ -36,6 +38,8 @@ export const methodScopes: Readonly<Record<string, MethodScope>> = {
   'resources/read': INVOICES_READ,
   'resources/subscribe': INVOICES_READ,
   'resources/unsubscribe': 'any',
+  // 2026-07-28: the stream of changes (invoice status updates among them) counts as reading invoices.
+  'subscriptions/listen': INVOICES_READ,
 };
 
 /** What a method or tool needs that nobody declared: only a credential without scopes may ask. */

@@ -1,3 +1,4 @@
+import type { ServerEventBus } from '@modelcontextprotocol/server';
 import type { Health } from '../../shared/index.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
 import { keyMatcher, requireApiKey } from './api-key.ts';
@@ -16,7 +17,6 @@ import type { InitializeRateLimit, RateLimitConfig } from '../../edge/settings.t
 import type { Logger } from '../../core/log.ts';
 import { createMcpSessions, MCP_IDLE_MS } from '../../mcp/http-sessions.ts';
 import { renderQrPng } from '../../mcp/qr.ts';
-import { createServer as createMcpServer } from '../../mcp/server.ts';
 import { feedUpdates } from '../../mcp/invoice-watch.ts';
 import type { StatusFeed } from '../../core/invoices/status-feed.ts';
 import type { CheckoutSource } from '../../edge/checkout/checkout-source.ts';
@@ -37,6 +37,12 @@ export interface RouteDeps {
   mcpAllowedOrigins: readonly string[];
   mcpMaxSessions: number;
   mcpMaxSessionsPerOwner: number;
+  mcpMaxListenStreams: number;
+  /**
+   * Where 2026-07-28 subscriptions/listen streams hear of changes; default: a bus of this process
+   * that nothing publishes on yet.
+   */
+  mcpBus?: ServerEventBus;
   /** MCP sessions started per minute per credential and per client address; null: unlimited. */
   mcpInitializeRateLimit: InitializeRateLimit | null;
   metrics: ServiceMetrics;
@@ -86,8 +92,10 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
     // Each credential owns its sessions, within its own bound: the key (or, without one, every
     // caller) and each OAuth grant, whose tokens stay the same credential across refreshes.
     ownerOf: (ctx) => credentialOf(ctx.state.principal as Principal),
+    listen: { bus: deps.mcpBus, maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner },
+    logger,
     initializeLimits: initializeLimits(deps.mcpInitializeRateLimit, (name, config) => createRateLimiter({ store: memoryWindows(), clock: deps.clock, name, config })),
-    open: (ctx) => createMcpServer({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), updates, renderQr: renderQrPng, logger, onToolCall }),
+    serverDeps: (ctx) => ({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), updates, renderQr: renderQrPng, logger, onToolCall }),
   });
   return {
     createInvoice: [

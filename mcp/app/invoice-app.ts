@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CLIENT_CAPABILITIES_META_KEY, type ClientCapabilities, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { ServerDeps } from '../deps.ts';
 import { getUiCapability, registerAppResource, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 
@@ -86,9 +86,13 @@ export function registerInvoiceApp(server: McpServer): void {
   );
 }
 
-/** Whether this session's client shows MCP Apps: only then do results carry the view's extras. */
-function showsApps(server: McpServer): boolean {
-  return getUiCapability(server.server.getClientCapabilities())?.mimeTypes?.includes(RESOURCE_MIME_TYPE) === true;
+/**
+ * Whether the calling client shows MCP Apps: only then do results carry the view's extras. A
+ * 2026-07-28 request declares its client's capabilities itself; a 2025-era one did at initialize.
+ */
+function showsApps(server: McpServer, ctx: ServerContext): boolean {
+  const declared = (ctx.mcpReq.envelope as Record<string, ClientCapabilities | undefined> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  return getUiCapability(declared ?? server.server.getClientCapabilities())?.mimeTypes?.includes(RESOURCE_MIME_TYPE) === true;
 }
 
 /** Statuses in which the view still shows where to pay. */
@@ -99,8 +103,8 @@ const open = new Set(['pending', 'partial']);
  * the text, image and structured content are the same for every host): the invoice's checkout view
  * (shop, amounts, QR URI) and, while it can be paid, its QR code as a PNG.
  */
-export async function invoiceAppExtras(server: McpServer, deps: ServerDeps, invoiceId: string): Promise<{ _meta?: Record<string, unknown> }> {
-  if (!showsApps(server)) return {};
+export async function invoiceAppExtras(server: McpServer, ctx: ServerContext, deps: ServerDeps, invoiceId: string): Promise<{ _meta?: Record<string, unknown> }> {
+  if (!showsApps(server, ctx)) return {};
   const view = await deps.listener.checkoutView(invoiceId);
   // The view then shows what the structured content has.
   if (!view.ok) return {};

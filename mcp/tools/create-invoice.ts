@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { chainFacts, CreateInvoiceRequest, CreatedInvoice, DEFAULT_CHAIN, evmChainNames, X402PaymentRequired } from '../../shared/index.ts';
 import { validatedByListener } from '../input-schema.ts';
 import { describeCreatedInvoice, describeX402 } from '../invoice-text.ts';
@@ -37,7 +37,7 @@ const config = {
 };
 
 export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): void {
-  registerAppTool(server, name, config, async (args): Promise<CallToolResult> => {
+  registerAppTool(server, name, config, async (args, ctx): Promise<CallToolResult> => {
     const created = await deps.listener.createInvoice(args);
     if (!created.ok) return toolError(created.failure);
     const invoice = created.value;
@@ -52,7 +52,7 @@ export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): 
     return {
       structuredContent: { invoice, ...(x402 && { x402 }) } satisfies { invoice: z.infer<typeof CreatedInvoice>; x402?: X402PaymentRequired },
       content,
-      ...(await invoiceAppExtras(server, deps, invoice.invoice_id)),
+      ...(await invoiceAppExtras(server, ctx, deps, invoice.invoice_id)),
     };
   });
 }

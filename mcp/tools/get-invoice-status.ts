@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { BtcInvoice, StoredInvoice, X402PaymentRequired } from '../../shared/index.ts';
 import { describeStoredInvoice, describeX402 } from '../invoice-text.ts';
 import { toolError } from '../tool-error.ts';
@@ -31,7 +31,7 @@ const config = {
 };
 
 export function registerGetInvoiceStatusTool(server: McpServer, deps: ServerDeps): void {
-  registerAppTool(server, name, config, async ({ invoice_id }): Promise<CallToolResult> => {
+  registerAppTool(server, name, config, async ({ invoice_id }, ctx): Promise<CallToolResult> => {
     const read = await deps.listener.getInvoice(invoice_id);
     if (!read.ok) return toolError(read.failure);
     const invoice = read.value;
@@ -39,7 +39,7 @@ export function registerGetInvoiceStatusTool(server: McpServer, deps: ServerDeps
     return {
       structuredContent: { invoice, ...(x402 && { x402 }) } satisfies { invoice: z.infer<typeof StoredInvoice>; x402?: X402PaymentRequired },
       content: [{ type: 'text', text: [describeStoredInvoice(invoice), ...describeX402(invoice, x402)].join('\n') }],
-      ...(await invoiceAppExtras(server, deps, invoice_id)),
+      ...(await invoiceAppExtras(server, ctx, deps, invoice_id)),
     };
   });
 }

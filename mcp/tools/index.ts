@@ -1,7 +1,6 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, Icon } from '@modelcontextprotocol/sdk/types.js';
-import { listToolIcons } from '../tool-icons.ts';
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { INVOICES_READ, INVOICES_WRITE, type Scope } from '../../shared/scopes.ts';
+import { convertOnce } from '../schema-json-once.ts';
 import { registerCreateInvoiceTool } from './create-invoice.ts';
 import type { ServerDeps } from '../deps.ts';
 import { registerGetInvoiceStatusTool } from './get-invoice-status.ts';
@@ -27,12 +26,14 @@ export const toolScopes: Readonly<Record<string, ToolScope>> = {
 
 /**
  * The server as the tools see it: a tool without a declared scope is refused at registration, and
- * each callback reports its outcome to `onToolCall` when given; each tool's icons are kept in `icons`.
+ * each callback reports its outcome to `onToolCall` when given; its schemas are converted to JSON
+ * Schema once for every server (convertOnce).
  */
-function toolServer(server: McpServer, onToolCall: ServerDeps['onToolCall'], icons: Map<string, Icon[]>): McpServer {
-  const registerTool = ((name: string, config: { icons?: Icon[] }, callback: (...args: unknown[]) => Promise<CallToolResult>) => {
+function toolServer(server: McpServer, onToolCall: ServerDeps['onToolCall']): McpServer {
+  const registerTool = ((name: string, config: { inputSchema?: object; outputSchema?: object }, callback: (...args: unknown[]) => Promise<CallToolResult>) => {
     if (!Object.hasOwn(toolScopes, name)) throw new Error(`The MCP tool ${name} declares no scope: add it to toolScopes (mcp/tools/index.ts).`);
-    if (config.icons) icons.set(name, config.icons);
+    if (config.inputSchema) convertOnce(config.inputSchema);
+    if (config.outputSchema) convertOnce(config.outputSchema);
     if (!onToolCall) return server.registerTool(name, config as never, callback as never);
     return server.registerTool(name, config as never, (async (...args: unknown[]) => {
       try {
@@ -49,12 +50,10 @@ function toolServer(server: McpServer, onToolCall: ServerDeps['onToolCall'], ico
 }
 
 export function registerTools(target: McpServer, deps: ServerDeps): void {
-  const icons = new Map<string, Icon[]>();
-  const server = toolServer(target, deps.onToolCall, icons);
+  const server = toolServer(target, deps.onToolCall);
   registerCreateInvoiceTool(server, deps);
   registerGetInvoiceStatusTool(server, deps);
   registerListSupportedAssetsTool(server, deps);
   registerWaitForPaymentTool(server, deps);
   if (deps.listener.listInvoices) registerListInvoicesTool(server, deps.listener.listInvoices.bind(deps.listener));
-  listToolIcons(target, icons);
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { INVOICE_LIST_DEFAULT, INVOICE_LIST_MAX, InvoiceList } from '../../shared/index.ts';
 import type { ListenerClient } from '../listener-client.ts';
 import { toolError } from '../tool-error.ts';

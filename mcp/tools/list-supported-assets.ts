@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { SupportedAsset, supportedAssets } from '../../shared/index.ts';
 import { toolError } from '../tool-error.ts';
 import type { ServerDeps } from '../deps.ts';

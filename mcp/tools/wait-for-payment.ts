@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { BtcInvoice, StoredInvoice } from '../../shared/index.ts';
 import { DEFAULT_POLL_INTERVAL_MS, type ServerDeps } from '../deps.ts';
 import { describeStoredInvoice } from '../invoice-text.ts';
@@ -58,10 +58,10 @@ function pause(ms: number, signal: AbortSignal, wakeUp: (wake: () => void) => vo
 
 export function registerWaitForPaymentTool(server: McpServer, deps: ServerDeps): void {
   const progressMs = deps.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-  server.registerTool(name, config, async ({ invoice_id, timeout_s }, extra): Promise<CallToolResult> => {
+  server.registerTool(name, config, async ({ invoice_id, timeout_s }, ctx): Promise<CallToolResult> => {
     const started = performance.now();
     const deadline = started + timeout_s * 1000;
-    const progressToken = extra._meta?.progressToken;
+    const progressToken = ctx.mcpReq._meta?.progressToken;
     // The invoice is read again only when the updates say its status changed (and at the end).
     let changed = false;
     let wake = () => undefined as void;
@@ -75,7 +75,7 @@ export function registerWaitForPaymentTool(server: McpServer, deps: ServerDeps):
         if (!read.ok) return toolError(read.failure);
         const invoice = read.value;
         const now = performance.now();
-        const outcome = settled.has(invoice.status) ? (invoice.status as z.infer<typeof Outcome>) : now >= deadline || extra.signal.aborted ? 'timeout' : null;
+        const outcome = settled.has(invoice.status) ? (invoice.status as z.infer<typeof Outcome>) : now >= deadline || ctx.mcpReq.signal.aborted ? 'timeout' : null;
         if (outcome) {
           return {
             structuredContent: { outcome, invoice } satisfies { outcome: z.infer<typeof Outcome>; invoice: z.infer<typeof StoredInvoice> },
@@ -84,8 +84,8 @@ export function registerWaitForPaymentTool(server: McpServer, deps: ServerDeps):
         }
         if (progressToken !== undefined) {
           const waitedS = Math.round((now - started) / 1000);
-          await extra
-            .sendNotification({
+          await ctx.mcpReq
+            .notify({
               method: 'notifications/progress',
               params: { progressToken, progress: waitedS, total: timeout_s, message: `Invoice ${invoice.status}; waited ${waitedS} of ${timeout_s} s.` },
             })
@@ -93,8 +93,8 @@ export function registerWaitForPaymentTool(server: McpServer, deps: ServerDeps):
         }
         // Without a progress token nothing is sent while waiting: sleep until a change or the deadline.
         const waitMs = Math.max(0, deadline - now);
-        if (!changed) await pause(progressToken === undefined ? waitMs : Math.min(progressMs, waitMs), extra.signal, (done) => (wake = done));
-        if (changed || performance.now() >= deadline || extra.signal.aborted) {
+        if (!changed) await pause(progressToken === undefined ? waitMs : Math.min(progressMs, waitMs), ctx.mcpReq.signal, (done) => (wake = done));
+        if (changed || performance.now() >= deadline || ctx.mcpReq.signal.aborted) {
           changed = false;
           read = await deps.listener.getInvoice(invoice_id);
         }
