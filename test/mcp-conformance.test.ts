@@ -15,13 +15,14 @@ import { compareWithBaseline, readExpectedFailures, runSuite, tally, type SuiteR
 
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance, pinned) against both
- * editions: the MCP server scenarios of each requirement set, through a proxy that adds the
+ * editions: the MCP server scenarios of each revision's requirement set (2025-11-25, stateful;
+ * 2026-07-28, stateless), through a proxy that adds the
  * credential as a configured agent host would, and the authorization-server scenarios against each
  * edition's OAuth server, the consent answered as a person would. Checks that need the suite's own
  * fixtures are listed, with their reasons, in test/conformance/expected-failures-<revision>.yml.
  */
 
-const REVISIONS = ['2025-11-25'] as const;
+const REVISIONS = ['2025-11-25', '2026-07-28'] as const;
 const SUITE_TIMEOUT_MS = 120_000;
 const baselineOf = (revision: string) => fileURLToPath(new URL(`./conformance/expected-failures-${revision}.yml`, import.meta.url));
 
