@@ -18,6 +18,7 @@ import { applyConfirmedPurchases, type CardProcessor, type CreateBillingInvoice 
 import { createCloudChainWatchers } from './chain-watchers.ts';
 import { cloudSecrets, type CloudConfig } from './cloud-config.ts';
 import { createCloudService } from './cloud-service.ts';
+import { paymentStateSettings } from '../mcp/payment-state.ts';
 import { createCloudHttpApp } from './http/app.ts';
 import { ownOrigins } from '../edge/http/mcp-endpoint.ts';
 import { endpointOAuth, oauthLimiters } from '../edge/oauth/endpoint-oauth.ts';
@@ -230,6 +231,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     mcpMaxSessionsPerOwner: config.mcpMaxSessionsPerOwner,
     mcpMaxListenStreams: config.mcpMaxListenStreams,
     mcpListenStreamMaxMs: config.mcpListenStreamMaxMs,
+    mcpPaymentState: paymentStateSettings(config.mcpStateSecret ?? undefined, cloud.checkoutUrl),
     mcpInitializeRateLimit: config.mcpInitializeRateLimit,
     metrics,
     httpBounds: config.httpBounds,

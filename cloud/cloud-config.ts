@@ -3,7 +3,7 @@ import type { BtcNetwork } from '../shared/index.ts';
 import { parseX402Settings, x402Secrets, x402SettingNames, type X402Settings } from '../core/x402/x402-settings.ts';
 import { baseSettingNames, evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB, parseEvmConfig, type BaseConfig } from '../core/base/base-config.ts';
 import { evmChainSpecs } from '../core/base/evm-chains.ts';
-import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, httpUrlListSetting, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpListenStreamMaxSSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxListenStreamsSetting, mcpMaxSessionsSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, x402RateLimitSetting, x402RateLimitOf, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
+import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, httpUrlListSetting, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpListenStreamMaxSSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxListenStreamsSetting, mcpMaxSessionsSetting, mcpStateSecretSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, x402RateLimitSetting, x402RateLimitOf, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
 import { defaultEsploraUrls } from '../core/btc/esplora-defaults.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
@@ -58,6 +58,8 @@ export interface CloudConfig {
   mcpMaxSessionsPerOwner: number;
   /** Open 2026-07-28 subscriptions/listen streams at most on this instance (MCP_MAX_LISTEN_STREAMS). */
   mcpMaxListenStreams: number;
+  /** Seals MCP state across requests and instances (MCP_STATE_SECRET); null: a random secret of this instance. */
+  mcpStateSecret: string | null;
   /** MCP sessions started per minute per merchant and per client address, across instances (MCP_INITIALIZE_RATE_LIMIT); null: unlimited. */
   mcpInitializeRateLimit: InitializeRateLimit | null;
   /** A subscriptions/listen stream's lifetime, in ms (MCP_LISTEN_STREAM_MAX_S). */
@@ -104,6 +106,7 @@ const CloudEnv = z.object({
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   MCP_MAX_SESSIONS_PER_OWNER: mcpMaxSessionsPerOwnerSetting,
   MCP_MAX_LISTEN_STREAMS: mcpMaxListenStreamsSetting,
+  MCP_STATE_SECRET: mcpStateSecretSetting,
   MCP_INITIALIZE_RATE_LIMIT: mcpInitializeRateLimitSetting,
   MCP_LISTEN_STREAM_MAX_S: mcpListenStreamMaxSSetting,
   METRICS_TOKEN: metricsTokenSetting,
@@ -188,6 +191,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,
     mcpMaxSessionsPerOwner: raw.MCP_MAX_SESSIONS_PER_OWNER,
     mcpMaxListenStreams: raw.MCP_MAX_LISTEN_STREAMS,
+    mcpStateSecret: raw.MCP_STATE_SECRET ?? null,
     mcpInitializeRateLimit: raw.MCP_INITIALIZE_RATE_LIMIT,
     mcpListenStreamMaxMs: raw.MCP_LISTEN_STREAM_MAX_S * 1_000,
     metricsToken: raw.METRICS_TOKEN ?? null,

@@ -183,6 +183,13 @@ export class StartFailure extends Error {}
 export const mcpMaxSessionsSetting = z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(1_000));
 
 /**
+ * MCP_STATE_SECRET: what MCP seals across requests (2026-07-28 tasks, the checkout hand-off's
+ * rounds) is sealed with keys from it; every instance of a deployment needs the same one. Unset: a
+ * random secret of the process (enough for one listener; its tasks end with the process).
+ */
+export const mcpStateSecretSetting = z.preprocess(blankToUndefined, z.string().min(32, 'must be at least 32 characters').optional());
+
+/**
  * MCP_MAX_LISTEN_STREAMS: open 2026-07-28 `subscriptions/listen` streams at most (default 1000),
  * each an open HTTP response; per owner they count against MCP_MAX_SESSIONS_PER_OWNER.
  */

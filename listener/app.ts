@@ -19,6 +19,7 @@ import { callLimit } from '../edge/http/rate-limit.ts';
 import { endpointOAuth, oauthLimiters, type EndpointOAuth } from '../edge/oauth/endpoint-oauth.ts';
 import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
 import { createListenerCheckoutSource } from './checkout/listener-checkout-source.ts';
+import { paymentStateSettings } from '../mcp/payment-state.ts';
 import { bindHttp, closeServer } from '../edge/http/serve.ts';
 import { metricsLoopbackOpen } from '../edge/http/metrics-endpoint.ts';
 import { merchantInvoices } from '../core/invoices/invoice.service.ts';
@@ -239,6 +240,11 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
     mcpMaxSessionsPerOwner: config.mcpMaxSessionsPerOwner,
     mcpMaxListenStreams: config.mcpMaxListenStreams,
     mcpListenStreamMaxMs: config.mcpListenStreamMaxMs,
+    // The checkout page of an invoice is served here, at its public URL.
+    mcpPaymentState: paymentStateSettings(config.mcpStateSecret ?? undefined, (invoiceId) => {
+      const base = publicBase();
+      return base ? `${base}/pay/${invoiceId}` : null;
+    }),
     mcpInitializeRateLimit: config.mcpInitializeRateLimit,
     metrics,
     httpBounds: config.httpBounds,

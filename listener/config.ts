@@ -15,6 +15,7 @@ import {
   mcpListenStreamMaxSSetting,
   mcpMaxSessionsPerOwnerSetting,
   mcpMaxListenStreamsSetting,
+  mcpStateSecretSetting,
   mcpMaxSessionsSetting,
   metricsTokenSetting,
   httpBoundSettingNames,
@@ -70,6 +71,8 @@ export interface Config {
   mcpMaxSessionsPerOwner: number;
   /** Open 2026-07-28 subscriptions/listen streams at most (MCP_MAX_LISTEN_STREAMS). */
   mcpMaxListenStreams: number;
+  /** Seals MCP state across requests (MCP_STATE_SECRET); null: a random secret of this process. */
+  mcpStateSecret: string | null;
   /** MCP sessions started per minute, per credential and per client address (MCP_INITIALIZE_RATE_LIMIT); null: unlimited. */
   mcpInitializeRateLimit: InitializeRateLimit | null;
   /** A subscriptions/listen stream's lifetime, in ms (MCP_LISTEN_STREAM_MAX_S). */
@@ -115,6 +118,7 @@ export const settingNames = [
   'MCP_MAX_SESSIONS',
   'MCP_MAX_SESSIONS_PER_OWNER',
   'MCP_MAX_LISTEN_STREAMS',
+  'MCP_STATE_SECRET',
   'MCP_INITIALIZE_RATE_LIMIT',
   'MCP_LISTEN_STREAM_MAX_S',
   'METRICS_TOKEN',
@@ -197,6 +201,7 @@ const EnvSchema = z.object({
   MCP_MAX_SESSIONS: mcpMaxSessionsSetting,
   MCP_MAX_SESSIONS_PER_OWNER: mcpMaxSessionsPerOwnerSetting,
   MCP_MAX_LISTEN_STREAMS: mcpMaxListenStreamsSetting,
+  MCP_STATE_SECRET: mcpStateSecretSetting,
   MCP_INITIALIZE_RATE_LIMIT: mcpInitializeRateLimitSetting,
   MCP_LISTEN_STREAM_MAX_S: mcpListenStreamMaxSSetting,
   METRICS_TOKEN: metricsTokenSetting,
@@ -292,6 +297,7 @@ export function loadConfig(env: Env): Config {
     mcpMaxSessions: raw.MCP_MAX_SESSIONS,
     mcpMaxSessionsPerOwner: raw.MCP_MAX_SESSIONS_PER_OWNER,
     mcpMaxListenStreams: raw.MCP_MAX_LISTEN_STREAMS,
+    mcpStateSecret: raw.MCP_STATE_SECRET ?? null,
     mcpInitializeRateLimit: raw.MCP_INITIALIZE_RATE_LIMIT,
     mcpListenStreamMaxMs: raw.MCP_LISTEN_STREAM_MAX_S * 1_000,
     metricsToken: raw.METRICS_TOKEN ?? null,

@@ -1,6 +1,7 @@
 import type { Logger } from '../core/log.ts';
 import type { InvoiceUpdates } from './invoice-watch.ts';
 import type { ListenerClient } from './listener-client.ts';
+import type { PaymentState } from './payment-state.ts';
 
 /** Everything the MCP server touches outside itself, injected by the entry point (or a test). */
 export interface ServerDeps {
@@ -13,6 +14,11 @@ export interface ServerDeps {
   onToolCall?: (tool: string, outcome: 'ok' | 'error') => void;
   /** How often wait_for_payment reports progress (default 1 s). */
   pollIntervalMs?: number;
+  /**
+   * What this server's owner seals across requests (mcp/payment-state.ts): create_invoice's
+   * checkout hand-off and, on 2026-07-28 servers, wait_for_payment as a task. Without it, neither.
+   */
+  paymentState?: PaymentState;
 }
 
 export const DEFAULT_POLL_INTERVAL_MS = 1_000;

@@ -6,6 +6,7 @@ import { registerInvoiceResource } from './invoice-resource.ts';
 import { registerResources } from './resources.ts';
 import { registerInvoiceApp } from './app/invoice-app.ts';
 import { registerTools } from './tools/index.ts';
+import { registerPaymentTasks } from './tasks/register.ts';
 import { serverIcons } from './icons.ts';
 
 const instructions = [
@@ -47,9 +48,16 @@ const cacheHints: ServerOptions['cacheHints'] = {
  * The MCP server, its tools bound to one caller through `deps`: the factory both serving entries
  * (stdio, HTTP of either era) build their instances with.
  */
-export function createServer(deps: ServerDeps): McpServer {
-  const server = new McpServer({ name: 'service-mcp', title: 'Service crypto payments', version: API_VERSION, description, icons: serverIcons }, { instructions, jsonSchemaValidator, cacheHints });
+export function createServer(deps: ServerDeps, era: 'modern' | 'legacy' = 'legacy'): McpServer {
+  // The checkout hand-off's requestState is checked before any tool runs (-32602 when altered).
+  const requestState = deps.paymentState && { verify: deps.paymentState.handOff.verify };
+  const server = new McpServer(
+    { name: 'service-mcp', title: 'Service crypto payments', version: API_VERSION, description, icons: serverIcons },
+    { instructions, jsonSchemaValidator, cacheHints, ...(requestState && { requestState }) },
+  );
   registerTools(server, deps);
+  // Tasks exist on 2026-07-28 only: a 2025-era session keeps the blocking wait_for_payment.
+  if (era === 'modern' && deps.paymentState) registerPaymentTasks(server, deps, deps.paymentState.tasks);
   registerResources(server, deps.listener);
   registerInvoiceResource(server, deps);
   registerInvoiceApp(server);

@@ -7,6 +7,7 @@ import { renderQrPng } from './qr.ts';
 import { createServer } from './server.ts';
 import { DEFAULT_POLL_INTERVAL_MS } from './deps.ts';
 import { pollingUpdates } from './invoice-watch.ts';
+import { paymentStateFor, paymentStateSettings } from './payment-state.ts';
 
 /** How long a tool waits for the listener before answering `listener_timeout`. */
 const LISTENER_TIMEOUT_MS = 15_000;
@@ -29,9 +30,16 @@ const listener = createListenerClient({
   timeoutMs: LISTENER_TIMEOUT_MS,
   logger,
 });
-const deps = { listener, updates: pollingUpdates(listener, DEFAULT_POLL_INTERVAL_MS), renderQr: renderQrPng, logger };
+/**
+ * The checkout page beside a listener's API. Cloud's API (`…/api/v1`) has its page elsewhere, at a
+ * URL this process does not know: no page then, and open_checkout leaves the invoice as it is.
+ */
+const checkoutUrl = (invoiceId: string) => (/\/api\/v1$/.test(config.listenerUrl) ? null : `${config.listenerUrl}/pay/${invoiceId}`);
+// One process, one client: a secret of the process seals its state.
+const paymentState = paymentStateFor(paymentStateSettings(undefined, checkoutUrl), 'stdio');
+const deps = { listener, updates: pollingUpdates(listener, DEFAULT_POLL_INTERVAL_MS), renderQr: renderQrPng, logger, paymentState };
 // Serves both eras: a 2025 initialize or a 2026-07-28 server/discover opens the connection.
-const served = serveStdio(() => createServer(deps));
+const served = serveStdio(({ era }) => createServer(deps, era));
 
 let closing = false;
 async function shutdown(reason: string): Promise<void> {

@@ -153,6 +153,13 @@ describe('config', () => {
     assert.match(problemsOf({ MERCHANT_WEBHOOK_URL: 'https://shop.example/hook' })[0], /MERCHANT_WEBHOOK_SECRET is not/);
   });
 
+  it('MCP_STATE_SECRET: at least 32 characters, never echoed; unset is null (a random secret of the process)', () => {
+    assert.deepEqual(problemsOf({ MCP_STATE_SECRET: 'short-state-secret' }), ['MCP_STATE_SECRET must be at least 32 characters']);
+    assert.equal(loadConfig({}).mcpStateSecret, null);
+    assert.equal(loadConfig({ MCP_STATE_SECRET: 'a-state-secret-of-at-least-32-chars' }).mcpStateSecret, 'a-state-secret-of-at-least-32-chars');
+    assert.equal(loadCloudConfig({ MCP_STATE_SECRET: 'a-state-secret-of-at-least-32-chars' }).mcpStateSecret, 'a-state-secret-of-at-least-32-chars');
+  });
+
   it('MERCHANT_WEBHOOK_SECRET wins over its alias SERVICE_WEBHOOK_SECRET', () => {
     const url = 'https://shop.example/hook';
     assert.equal(loadConfig({ MERCHANT_WEBHOOK_URL: url, SERVICE_WEBHOOK_SECRET: 'whsec_alias_secret_1' }).webhook?.secret, 'whsec_alias_secret_1');

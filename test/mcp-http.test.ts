@@ -9,6 +9,7 @@ import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { silentLogger } from '../core/log.ts';
 import { createListenerClient } from '../mcp/listener-client.ts';
 import { createServer as createMcpServer } from '../mcp/server.ts';
+import { paymentStateFor, paymentStateSettings } from '../mcp/payment-state.ts';
 import { startTestListener } from './support/listener.ts';
 import { startTestCloud, signupMerchant } from './support/cloud.ts';
 import { startBtcWatchContext, testAccountKey, type BtcWatchContext } from './support/btc-chain.ts';
@@ -63,6 +64,8 @@ describe('MCP over Streamable HTTP on the listener', () => {
       updates: { watch: () => () => undefined },
       renderQr: () => Buffer.alloc(0),
       logger: silentLogger,
+      // As the stdio server has it (mcp/stdio.ts): create_invoice then takes open_checkout there too.
+      paymentState: paymentStateFor(paymentStateSettings(undefined, () => null), 'stdio'),
     });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const local = new Client({ name: 'service-test', version: '1.0.0' });

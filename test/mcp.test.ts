@@ -12,6 +12,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { silentLogger } from '../core/log.ts';
 import { createListenerClient } from '../mcp/listener-client.ts';
 import { createServer as createMcpServer } from '../mcp/server.ts';
+import { openCheckoutShape } from '../mcp/checkout-hand-off.ts';
 import { API_VERSION, BtcInvoice, BtcInvoiceCreated, CreateInvoiceRequest, evmChainNames } from '../shared/index.ts';
 import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from './support/listener.ts';
 import { spawnListener, type ListenerProcess } from './support/process.ts';
@@ -86,7 +87,9 @@ describe('MCP server over stdio against a real listener', () => {
     const contract = z.toJSONSchema(CreateInvoiceRequest, { target: 'draft-7', io: 'input' }) as unknown as {
       definitions: { CreateInvoiceRequest: { properties: Record<string, unknown> } };
     };
-    assert.deepEqual(create.inputSchema.properties, contract.definitions.CreateInvoiceRequest.properties);
+    // The body of POST /invoice, and open_checkout: what the agent asks of the client, never sent to the listener.
+    const handOff = z.toJSONSchema(z.object(openCheckoutShape), { target: 'draft-7', io: 'input' }) as unknown as { properties: Record<string, unknown> };
+    assert.deepEqual(create.inputSchema.properties, { ...contract.definitions.CreateInvoiceRequest.properties, ...handOff.properties });
     assert.equal(create.outputSchema?.type, 'object');
     assert.deepEqual(create.outputSchema?.required, ['invoice']);
     assert.equal(create.annotations?.readOnlyHint, false);

@@ -9,7 +9,7 @@ import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { open, postForm, signIn } from './support/dashboard.ts';
 import { testDatabases } from './support/databases.ts';
 import { createLogger } from '../core/log.ts';
-import { connectWithOAuth } from './support/oauth.ts';
+import { assertDiscovery, connectWithOAuth } from './support/oauth.ts';
 
 const initializeBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
 const mcpPost = (url: string, token: string) =>
@@ -85,6 +85,18 @@ for (const database of testDatabases) {
     });
   });
 }
+
+describe('OAuth discovery on Cloud', () => {
+  test('no credentials: 401 with the Bearer challenge naming the metadata; the metadata names the endpoint and the issuer', async () => {
+    const cloud = await startTestCloud();
+    try {
+      const server = await assertDiscovery(cloud.url, '/api/v1/mcp');
+      assert.equal(server.registration_endpoint, `${cloud.url}/oauth/register`);
+    } finally {
+      await cloud.stop();
+    }
+  });
+});
 
 describe('OAuth grants die with the key that approved them (Cloud)', () => {
   let cloud: RunningCloud;

@@ -5,7 +5,7 @@ import type { RunningListener } from '../listener/app.ts';
 import { startTestListener, tempSqliteUrl } from './support/listener.ts';
 import { releasedPort } from './support/ports.ts';
 import { createLogger } from '../core/log.ts';
-import { answerConsent, connectWithOAuth, CookieJar, REDIRECT_URL } from './support/oauth.ts';
+import { answerConsent, assertDiscovery, connectWithOAuth, CookieJar, REDIRECT_URL, registerPublicClient } from './support/oauth.ts';
 
 const API_KEY = 'oauth-listener-test-key-0123456789';
 
@@ -32,43 +32,18 @@ describe('OAuth on the listener, with the MCP SDK client', () => {
 
   /** Registers a public client with DCR and walks one authorization to a code. */
   async function codeFor(scope = 'invoices:read invoices:write', decision: 'approve' | 'deny' | null = 'approve', resource: string | null = mcpUrl) {
-    const registered = await fetch(`${listener.url}/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Manual', redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] }),
-    });
-    assert.equal(registered.status, 201, await registered.clone().text());
-    const { client_id } = (await registered.json()) as { client_id: string };
+    const client_id = await registerPublicClient(listener.url, 'Manual');
     const { verifier, challenge } = pkce();
     const url = new URL(`${listener.url}/oauth/authorize`);
-    url.search = new URLSearchParams({ client_id, response_type: 'code', redirect_uri: REDIRECT_URL, code_challenge: challenge, code_challenge_method: 'S256', scope, state: 'st', ...(resource && { resource }) }).toString();
+    url.search = new URLSearchParams({ client_id, response_type: 'code', redirect_uri: REDIRECT_URL, code_challenge: challenge, code_challenge_method: 'S256', ...(scope && { scope }), state: 'st', ...(resource && { resource }) }).toString();
     return { client_id, verifier, url, outcome: decision ? await answerConsent(url, API_KEY, decision) : null };
   }
   const exchange = (fields: Record<string, string>) => formPost(`${listener.url}/oauth/token`, { grant_type: 'authorization_code', redirect_uri: REDIRECT_URL, ...fields });
 
   test('no credentials: 401 with the Bearer challenge naming the metadata; the metadata names the endpoint and the issuer', async () => {
-    const response = await mcpPost(mcpUrl, {});
-    assert.equal(response.status, 401);
-    const challenge = response.headers.get('www-authenticate')!;
-    assert.match(challenge, new RegExp(`^Bearer resource_metadata="${listener.url}/\\.well-known/oauth-protected-resource/mcp", scope="invoices:read invoices:write"$`));
-    assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'unauthorized');
-    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
-      const metadata = (await (await fetch(`${listener.url}${path}`)).json()) as Record<string, unknown>;
-      assert.deepEqual(metadata, {
-        resource: mcpUrl,
-        authorization_servers: [listener.url],
-        scopes_supported: ['invoices:read', 'invoices:write'],
-        bearer_methods_supported: ['header'],
-        resource_name: 'Service payment invoices (MCP)',
-      });
-    }
-    const server = (await (await fetch(`${listener.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
-    assert.equal(server.issuer, listener.url);
-    assert.deepEqual(server.code_challenge_methods_supported, ['S256']);
-    assert.equal(server.client_id_metadata_document_supported, true);
+    const server = await assertDiscovery(listener.url, '/mcp');
     assert.equal(server.registration_endpoint, `${listener.url}/oauth/register`);
     assert.equal(server.revocation_endpoint, `${listener.url}/oauth/revoke`);
-    assert.deepEqual(server.response_types_supported, ['code']);
   });
 
   test('a valid key is never met with a challenge, in either header', async () => {
@@ -163,6 +138,17 @@ describe('OAuth on the listener, with the MCP SDK client', () => {
     assert.equal(((await call.json()) as { error: { code: string } }).error.code, 'insufficient_scope');
     const list = await mcpPost(mcpUrl, { authorization: `Bearer ${tokens.access_token}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_invoice_status', arguments: { invoice_id: 'nope' } } }));
     assert.equal(list.status, 200);
+  });
+
+  test('a request naming no scope asks for all of them (RFC 6749 3.3): the consent page lists them, the token has them', async () => {
+    for (const scope of ['', 'offline_access']) {
+      const { client_id, verifier, outcome } = await codeFor(scope);
+      assert.match(outcome!.consentPage, /<code>invoices:read<\/code>[\s\S]*<code>invoices:write<\/code>/);
+      const code = outcome!.redirect.searchParams.get('code');
+      assert.ok(code, `no code for scope "${scope}": ${outcome!.redirect.href}`);
+      const tokens = (await (await exchange({ code, client_id, code_verifier: verifier })).json()) as { scope: string };
+      assert.deepEqual(tokens.scope.split(' ').sort(), ['invoices:read', 'invoices:write']);
+    }
   });
 
   test('deny redirects with access_denied; a wrong key issues nothing', async () => {

@@ -9,6 +9,7 @@ import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { routesOf, type Route, type Surface } from '../shared/routes.ts';
 import { OAUTH_SCOPES, type Scope } from '../shared/scopes.ts';
 import { methodScopes } from '../edge/oauth/scopes.ts';
+import { TASKS_EXTENSION } from '../mcp/tasks/extension.ts';
 import { toolScopes } from '../mcp/tools/index.ts';
 import { createServer as createMcpServer } from '../mcp/server.ts';
 import { silentLogger } from '../core/log.ts';
@@ -108,8 +109,10 @@ function registeredMethods(): string[] {
   return [...protocol._requestHandlers.keys(), ...protocol._notificationHandlers.keys()];
 }
 
+/** The tasks extension's methods: tried with the extension declared, on a task nobody made (-32602 once past the scope). */
+const TASK_METHODS = ['tasks/get', 'tasks/cancel', 'tasks/update'];
 /** The methods only 2026-07-28 has (checked by checkModernMcp); every other one is tried on a 2025 session. */
-const MODERN_ONLY = new Set(['server/discover', 'subscriptions/listen']);
+const MODERN_ONLY = new Set(['server/discover', 'subscriptions/listen', ...TASK_METHODS]);
 /** The 2025-only methods: the session's opening, its liveness check and its subscriptions. */
 const LEGACY_ONLY = new Set(['initialize', 'ping', 'resources/subscribe', 'resources/unsubscribe']);
 
@@ -215,6 +218,9 @@ const modernParams = (uri: string): Record<string, Record<string, unknown>> => (
   'resources/templates/list': {},
   'resources/read': { uri },
   'subscriptions/listen': { notifications: { resourceSubscriptions: [uri] } },
+  'tasks/get': { taskId: 'matrix-no-such-task' },
+  'tasks/cancel': { taskId: 'matrix-no-such-task' },
+  'tasks/update': { taskId: 'matrix-no-such-task', inputResponses: {} },
 });
 
 /**
@@ -234,7 +240,8 @@ async function checkModernMcp(mcpUrl: string, invoiceId: string, credentials: re
     for (const { method, needed, params } of calls) {
       assert.ok(params, `${method}: add sample 2026-07-28 params to the matrix`);
       const where = `2026-07-28 ${method} ${String(params.name ?? '')} (needs ${needed}) with ${credential.name}`;
-      const response = await postModern(mcpUrl, credential.headers, method, params);
+      const isTask = TASK_METHODS.includes(method);
+      const response = await postModern(mcpUrl, credential.headers, method, params, isTask ? { capabilities: { extensions: { [TASKS_EXTENSION]: {} } } } : {});
       if (!covers(credential.scopes, needed)) {
         assert.equal(response.status, 403, where);
         assert.equal(envelopeCode(await response.text()), 'insufficient_scope', where);
@@ -249,6 +256,10 @@ async function checkModernMcp(mcpUrl: string, invoiceId: string, credentials: re
         continue;
       }
       const message = await messageOf(response);
+      if (isTask) {
+        assert.equal(message.error?.code, -32602, `${where}: reached the tasks handler`);
+        continue;
+      }
       assert.ok(message.result, `${where}: ${JSON.stringify(message.error)}`);
       if (method === 'tools/call') assert.ok(!message.result.isError, `${where}: ${JSON.stringify(message.result.content)}`);
     }

@@ -1,4 +1,5 @@
 import type { ServerEventBus } from '@modelcontextprotocol/server';
+import { paymentStateFor, type PaymentStateSettings } from '../../mcp/payment-state.ts';
 import Router from '@koa/router';
 import { routeTable } from '../../shared/routes.ts';
 import { koaPath, type RouteHandlers } from '../../edge/http/route-table.ts';
@@ -51,6 +52,8 @@ export interface CloudRouteDeps {
   mcpMaxListenStreams: number;
   /** A subscriptions/listen stream's lifetime, in ms (MCP_LISTEN_STREAM_MAX_S). */
   mcpListenStreamMaxMs: number;
+  /** What MCP seals across requests and instances, for every merchant's servers (mcp/payment-state.ts). */
+  mcpPaymentState: PaymentStateSettings;
   /**
    * Where 2026-07-28 subscriptions/listen streams hear of changes; default: a bus of this process,
    * on which the invoices' status changes are published for the streams that named them.
@@ -159,6 +162,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
       renderQr: renderQrPng,
       logger,
       onToolCall,
+      paymentState: paymentStateFor(deps.mcpPaymentState, (ctx.state.merchant as MerchantRow).merchant_id),
     }),
   });
 

@@ -8,6 +8,7 @@ import type { ServerDeps } from '../../mcp/deps.ts';
 import { createModernMcpHandler, type ModernMcpHandler } from '../../mcp/modern-handler.ts';
 import { createInvoiceListen, isListenRequest } from '../../mcp/listen/invoice-listen.ts';
 import { createServer } from '../../mcp/server.ts';
+import { undeclaredTaskListen } from '../../mcp/tasks/extension.ts';
 import { MAX_BODY_BYTES, readJsonBody } from './json-body.ts';
 import { answerMcpListen } from './mcp-listen.ts';
 import { refuseMissingScope, type OAuthResource } from '../oauth/protected-resource.ts';
@@ -142,7 +143,7 @@ export function mcpPreflight(path: string, allowedOrigins: readonly string[], is
 export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' | 'delete', RouterMiddleware[]> {
   const open = (ctx: Context) => createServer(options.serverDeps(ctx));
   const modern: ModernMcpHandler<Context> = createModernMcpHandler({
-    open,
+    open: (ctx) => createServer(options.serverDeps(ctx), 'modern'),
     bus: options.listen.bus,
     maxRequestBodySize: MAX_BODY_BYTES,
     maxListenStreams: options.listen.maxStreams,
@@ -159,6 +160,12 @@ export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' 
       if (missing) await refuseMissingScope(ctx, missing, await options.oauth(ctx));
       const owner = options.ownerOf(ctx);
       if (await modern.isModern(ctx.req, body)) {
+        const taskListenRefusal = undeclaredTaskListen(body);
+        if (taskListenRefusal) {
+          ctx.status = 400;
+          ctx.body = taskListenRefusal;
+          return;
+        }
         if (isListenRequest(body)) {
           const { listener, updates } = options.serverDeps(ctx);
           await answerMcpListen(ctx, { owner, listener, updates }, body, { listen, forward: modern.forward(body, ctx), keepAlive: modern.keepAlive });

@@ -235,9 +235,24 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     await provider.interactionFinished(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
   }
 
+  /**
+   * A request that names no scope of ours asks for all of them: RFC 6749 (3.3) has the server use a
+   * predefined default or refuse, and the MCP authorization specification lets a client leave scope
+   * out. Written into the interaction's stored parameters, so the consent page shows them and
+   * oidc-provider, which keeps only the granted scopes that were requested, issues them.
+   */
+  async function withDefaultScope(details: Awaited<ReturnType<typeof provider.interactionDetails>>) {
+    const params = details.params as { scope?: string };
+    const requested = (params.scope ?? '').split(' ').filter(Boolean);
+    if (requested.some((s) => s !== 'offline_access')) return;
+    params.scope = [...OAUTH_SCOPES, ...requested].join(' ');
+    await details.persist();
+  }
+
   async function consent(ctx: Context, uid: string): Promise<void> {
     const details = await interactionOf(ctx, uid);
     if (!details) return;
+    await withDefaultScope(details);
     if (ctx.method === 'GET') return page(ctx, 200, await consentView(ctx, details));
     const form = await readFormBody(ctx);
     if (!sameCsrf(form.csrf, uid)) return page(ctx, 403, renderOAuthErrorPage(css, 'invalid_request', 'This form was not sent from the consent page. Start again from the app.'));
@@ -265,8 +280,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       return page(ctx, 429, await consentView(ctx, details, `Too many sign-ins to this account. Try again in ${accountWaitS} seconds.`));
     }
 
-    const scopes = requested.filter((s) => s !== 'offline_access');
-    const granted = scopes.length ? scopes : [...OAUTH_SCOPES];
+    const granted = requested.filter((s) => s !== 'offline_access');
     const grant = new provider.Grant({ accountId, clientId: params.client_id });
     // Granted for the endpoint (the token's audience) and as the server's own scopes it lists.
     grant.addResourceScope(resource, granted.join(' '));

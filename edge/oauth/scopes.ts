@@ -40,6 +40,10 @@ export const methodScopes: Readonly<Record<string, MethodScope>> = {
   'resources/unsubscribe': 'any',
   // 2026-07-28: the stream of changes (invoice status updates among them) counts as reading invoices.
   'subscriptions/listen': INVOICES_READ,
+  // 2026-07-28 tasks extension: wait_for_payment's tasks, read (and cancelled) as the wait reads.
+  'tasks/get': INVOICES_READ,
+  'tasks/cancel': INVOICES_READ,
+  'tasks/update': INVOICES_READ,
 };
 
 /** What a method or tool needs that nobody declared: only a credential without scopes may ask. */

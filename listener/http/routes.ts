@@ -1,4 +1,5 @@
 import type { ServerEventBus } from '@modelcontextprotocol/server';
+import { paymentStateFor, type PaymentStateSettings } from '../../mcp/payment-state.ts';
 import type { Health } from '../../shared/index.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
 import { keyMatcher, requireApiKey } from './api-key.ts';
@@ -40,6 +41,8 @@ export interface RouteDeps {
   mcpMaxListenStreams: number;
   /** A subscriptions/listen stream's lifetime, in ms (MCP_LISTEN_STREAM_MAX_S). */
   mcpListenStreamMaxMs: number;
+  /** What MCP seals across requests, for every credential's servers (mcp/payment-state.ts). */
+  mcpPaymentState: PaymentStateSettings;
   /**
    * Where 2026-07-28 subscriptions/listen streams hear of changes; default: a bus of this process,
    * on which the invoices' status changes are published for the streams that named them.
@@ -97,7 +100,14 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
     listen: { bus: deps.mcpBus, maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner, streamMaxMs: deps.mcpListenStreamMaxMs },
     logger,
     initializeLimits: initializeLimits(deps.mcpInitializeRateLimit, (name, config) => createRateLimiter({ store: memoryWindows(), clock: deps.clock, name, config })),
-    serverDeps: (ctx) => ({ listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }), updates, renderQr: renderQrPng, logger, onToolCall }),
+    serverDeps: (ctx) => ({
+      listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }),
+      updates,
+      renderQr: renderQrPng,
+      logger,
+      onToolCall,
+      paymentState: paymentStateFor(deps.mcpPaymentState, credentialOf(ctx.state.principal as Principal)),
+    }),
   });
   return {
     createInvoice: [

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/server';
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import { openCheckoutShape } from '../checkout-hand-off.ts';
 import { chainFacts, CreateInvoiceRequest, CreatedInvoice, DEFAULT_CHAIN, evmChainNames, X402PaymentRequired } from '../../shared/index.ts';
 import { validatedByListener } from '../input-schema.ts';
 import { describeCreatedInvoice, describeX402 } from '../invoice-text.ts';
@@ -36,8 +37,11 @@ const config = {
   _meta: { ui: { resourceUri: INVOICE_APP_URI, visibility: ['model'] } },
 };
 
+/** With the checkout hand-off: one schema for every server, so its JSON Schema is converted once (convertOnce). */
+const configWithHandOff = { ...config, inputSchema: config.inputSchema.extend(openCheckoutShape) };
+
 export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): void {
-  registerAppTool(server, name, config, async (args, ctx): Promise<CallToolResult> => {
+  const create = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
     const created = await deps.listener.createInvoice(args);
     if (!created.ok) return toolError(created.failure);
     const invoice = created.value;
@@ -54,5 +58,8 @@ export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): 
       content,
       ...(await invoiceAppExtras(server, ctx, deps, invoice.invoice_id)),
     };
-  });
+  };
+  const handOff = deps.paymentState?.handOff;
+  if (!handOff) registerAppTool(server, name, config, create);
+  else registerAppTool(server, name, configWithHandOff, handOff.wrap(server.server, create));
 }

@@ -3,7 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { BtcInvoice, StoredInvoice } from '../../shared/index.ts';
 import { DEFAULT_POLL_INTERVAL_MS, type ServerDeps } from '../deps.ts';
-import { describeStoredInvoice } from '../invoice-text.ts';
+import { PaymentOutcome, paymentOutcomeResult, settledOutcome } from '../payment-outcome.ts';
 import { toolError } from '../tool-error.ts';
 import { toolIcons } from '../icons.ts';
 
@@ -12,12 +12,10 @@ const name = 'wait_for_payment';
 export const WAIT_DEFAULT_S = 60;
 export const WAIT_MAX_S = 300;
 
-/** Statuses after which waiting longer cannot change the answer. */
-const settled = new Set(['confirmed', 'expired', 'failed']);
-
-const Outcome = z
-  .enum(['confirmed', 'expired', 'failed', 'timeout'])
-  .describe('"confirmed": paid. "expired" or "failed": will not be paid. "timeout": still pending or partial when timeout_s ran out; call again to keep waiting.');
+export const WaitForPaymentArgs = z.object({
+  invoice_id: BtcInvoice.shape.invoice_id,
+  timeout_s: z.number().int().min(1).max(WAIT_MAX_S).default(WAIT_DEFAULT_S).describe(`Seconds to wait at most (1-${WAIT_MAX_S}, default ${WAIT_DEFAULT_S}).`),
+});
 
 /** Shown to people (hosts list the tool by it); the same in the annotations, for hosts that read only those. */
 const title = 'Wait until an invoice is paid or expires';
@@ -29,11 +27,8 @@ const config = {
     'Sends progress notifications while it waits when the request carries a progressToken. Use it instead of polling get_invoice_status; a client that supports subscriptions can instead subscribe to the resource invoice://{invoice_id}.',
     'Bitcoin payments typically take 10 to 60 minutes to confirm: call it again after a "timeout".',
   ].join(' '),
-  inputSchema: z.object({
-    invoice_id: BtcInvoice.shape.invoice_id,
-    timeout_s: z.number().int().min(1).max(WAIT_MAX_S).default(WAIT_DEFAULT_S).describe(`Seconds to wait at most (1-${WAIT_MAX_S}, default ${WAIT_DEFAULT_S}).`),
-  }),
-  outputSchema: z.object({ outcome: Outcome, invoice: StoredInvoice }),
+  inputSchema: WaitForPaymentArgs,
+  outputSchema: z.object({ outcome: PaymentOutcome, invoice: StoredInvoice }),
   // It only reads and waits: calling it again changes nothing but how long the caller waits.
   annotations: { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   icons: toolIcons[name],
@@ -75,13 +70,8 @@ export function registerWaitForPaymentTool(server: McpServer, deps: ServerDeps):
         if (!read.ok) return toolError(read.failure);
         const invoice = read.value;
         const now = performance.now();
-        const outcome = settled.has(invoice.status) ? (invoice.status as z.infer<typeof Outcome>) : now >= deadline || ctx.mcpReq.signal.aborted ? 'timeout' : null;
-        if (outcome) {
-          return {
-            structuredContent: { outcome, invoice } satisfies { outcome: z.infer<typeof Outcome>; invoice: z.infer<typeof StoredInvoice> },
-            content: [{ type: 'text', text: `${outcome === 'timeout' ? `Still ${invoice.status} after ${timeout_s} s.` : `Invoice ${outcome}.`} ${describeStoredInvoice(invoice)}` }],
-          };
-        }
+        const outcome = settledOutcome(invoice) ?? (now >= deadline || ctx.mcpReq.signal.aborted ? 'timeout' : null);
+        if (outcome) return paymentOutcomeResult(outcome, invoice, timeout_s);
         if (progressToken !== undefined) {
           const waitedS = Math.round((now - started) / 1000);
           await ctx.mcpReq

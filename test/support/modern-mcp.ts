@@ -3,13 +3,15 @@ import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_ME
 /** The MCP revision the stateless path serves. */
 export const MODERN_REVISION = '2026-07-28';
 
-/** Methods whose 2026-07-28 request names its target (params.name or params.uri) in Mcp-Name. */
-const NAMED = new Set(['tools/call', 'resources/read', 'prompts/get']);
+/** Methods whose 2026-07-28 request names its target in Mcp-Name, and the param that names it. */
+const NAMED: Record<string, string> = { 'tools/call': 'name', 'resources/read': 'uri', 'prompts/get': 'name', 'tasks/get': 'taskId', 'tasks/cancel': 'taskId', 'tasks/update': 'taskId' };
 
 export interface ModernPostOptions {
   /** Leave out a standard header, as a careless hand-written client would. */
   omit?: 'Mcp-Method' | 'Mcp-Name' | 'MCP-Protocol-Version';
   id?: number;
+  /** The client capabilities the request declares (none by default). */
+  capabilities?: Record<string, unknown>;
 }
 
 /**
@@ -24,7 +26,7 @@ export async function postModern(url: string, credential: Record<string, string>
     method,
     params: {
       ...params,
-      _meta: { [PROTOCOL_VERSION_META_KEY]: MODERN_REVISION, [CLIENT_INFO_META_KEY]: { name: 'modern-test', version: '1.0.0' }, [CLIENT_CAPABILITIES_META_KEY]: {} },
+      _meta: { [PROTOCOL_VERSION_META_KEY]: MODERN_REVISION, [CLIENT_INFO_META_KEY]: { name: 'modern-test', version: '1.0.0' }, [CLIENT_CAPABILITIES_META_KEY]: options.capabilities ?? {} },
     },
   };
   const headers: Record<string, string> = {
@@ -34,8 +36,8 @@ export async function postModern(url: string, credential: Record<string, string>
     'Mcp-Method': method,
     'MCP-Protocol-Version': MODERN_REVISION,
   };
-  const name = params.name ?? params.uri;
-  if (NAMED.has(method) && typeof name === 'string') headers['Mcp-Name'] = name;
+  const name = Object.hasOwn(NAMED, method) ? params[NAMED[method]!] : undefined;
+  if (typeof name === 'string') headers['Mcp-Name'] = name;
   if (options.omit) delete headers[options.omit];
   return fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
 }

@@ -48,6 +48,17 @@ export class TestOAuthProvider implements OAuthClientProvider {
   }
 }
 
+/** Registers a public client (no secret, PKCE) by DCR at `issuer`; returns its client_id. */
+export async function registerPublicClient(issuer: string, clientName: string, redirectUri = REDIRECT_URL): Promise<string> {
+  const registered = await fetch(`${issuer}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: clientName, redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] }),
+  });
+  assert.equal(registered.status, 201, await registered.clone().text());
+  return ((await registered.json()) as { client_id: string }).client_id;
+}
+
 /** A browser's cookies for one server, enough for the authorization redirects. */
 export class CookieJar {
   readonly cookies = new Map<string, string>();
@@ -80,7 +91,8 @@ export interface ConsentOutcome {
 
 /**
  * What a person does in the browser: open the authorization URL, sign in on the consent page with
- * `key` and press approve or deny, following the redirects to the client's redirect URI.
+ * `key` and press approve or deny, following the redirects to the client's redirect URI (the
+ * request's `redirect_uri`, REDIRECT_URL when it names none), which is not opened.
  */
 export async function answerConsent(authorizationUrl: URL, key: string, decision: 'approve' | 'deny', jar = new CookieJar()): Promise<ConsentOutcome> {
   let response = await jar.fetch(authorizationUrl);
@@ -98,9 +110,10 @@ export async function answerConsent(authorizationUrl: URL, key: string, decision
   const consentStatus = response.status;
   let location = response.headers.get('location');
   let current = consentUrl;
+  const redirectUri = authorizationUrl.searchParams.get('redirect_uri') ?? REDIRECT_URL;
   for (let hops = 0; location && hops < 5; hops++) {
     const next = new URL(location, current);
-    if (next.href.startsWith(REDIRECT_URL)) return { redirect: next, consentStatus, consentPage };
+    if (next.href.startsWith(redirectUri)) return { redirect: next, consentStatus, consentPage };
     response = await jar.fetch(next);
     current = next;
     location = response.headers.get('location');
@@ -125,4 +138,39 @@ export async function connectWithOAuth(mcpUrl: string, key: string, provider = n
   const client = new Client({ name: 'oauth-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
   return { client, provider };
+}
+
+/**
+ * What an MCP client discovers from a server, the points the conformance suite's client scenarios
+ * (auth/metadata-*, auth/scope-from-www-authenticate, auth/basic-cimd) expect a server to offer:
+ * the 401 challenge names the path-based resource metadata and the scopes; that metadata (also at
+ * the root address) names the endpoint and the issuer; the issuer's RFC 8414 metadata, its issuer
+ * exactly the address, offers PKCE S256 and Client ID Metadata Documents.
+ */
+export async function assertDiscovery(baseUrl: string, mcpPath: string): Promise<Record<string, unknown>> {
+  const mcpUrl = `${baseUrl}${mcpPath}`;
+  const response = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  });
+  assert.equal(response.status, 401);
+  assert.equal(response.headers.get('www-authenticate'), `Bearer resource_metadata="${baseUrl}/.well-known/oauth-protected-resource${mcpPath}", scope="invoices:read invoices:write"`);
+  assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'unauthorized');
+  for (const path of ['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${mcpPath}`]) {
+    const metadata = (await (await fetch(`${baseUrl}${path}`)).json()) as Record<string, unknown>;
+    assert.deepEqual(metadata, {
+      resource: mcpUrl,
+      authorization_servers: [baseUrl],
+      scopes_supported: ['invoices:read', 'invoices:write'],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Service payment invoices (MCP)',
+    });
+  }
+  const server = (await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+  assert.equal(server.issuer, baseUrl);
+  assert.deepEqual(server.code_challenge_methods_supported, ['S256']);
+  assert.equal(server.client_id_metadata_document_supported, true);
+  assert.deepEqual(server.response_types_supported, ['code']);
+  return server;
 }
