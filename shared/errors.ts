@@ -108,7 +108,7 @@ export const errorCatalogue = {
   too_many_sessions: {
     status: 429,
     description:
-      'MCP `initialize`: this merchant (Cloud) or credential (listener) already holds its most open sessions (`MCP_MAX_SESSIONS_PER_OWNER`, default 100), or starts sessions faster than `MCP_INITIALIZE_RATE_LIMIT` allows (per owner and per client address). `Retry-After` says how many seconds to wait; end sessions you no longer use (DELETE).',
+      'MCP `initialize` (2025-era session) or `subscriptions/listen` (2026-07-28 stream): this merchant (Cloud) or credential (listener) already holds its most open sessions or listen streams (`MCP_MAX_SESSIONS_PER_OWNER`, default 100, each counted apart), or starts sessions faster than `MCP_INITIALIZE_RATE_LIMIT` allows (per owner and per client address). `Retry-After` says how many seconds to wait; end sessions (DELETE) and streams you no longer use.',
   },
   too_many_streams: {
     status: 429,
