@@ -21,9 +21,11 @@ describe('MCP subscriptions across two Cloud instances on one Postgres', { skip:
     const chain = new LocalBtcChain();
     const chainServer = await startLocalChainServer(chain);
     const start = () =>
+      // The leader's heartbeat must answer within leaderRetryMs: at 100 ms a loaded CI machine lost
+      // the lock mid-test and the watching moved to the other instance.
       startTestCloud({
         env: { DATABASE_URL: database.url, BTC_ESPLORA_URL: chainServer.esploraUrl, BTC_ESPLORA_NETWORK: 'regtest', BTC_ESPLORA_SELF_HOSTED: 'true', CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off' },
-        deps: { leaderRetryMs: 100, chainWatch: { btcPollMs: 100, refreshMs: 100 } },
+        deps: { leaderRetryMs: 1_000, chainWatch: { btcPollMs: 100, refreshMs: 100 } },
       });
     const instances: RunningCloud[] = [];
     const clients: Array<{ close(): Promise<void> }> = [];
