@@ -7,11 +7,6 @@ import { answerWithWebHandler, webRequestOf } from './web-handler-bridge.ts';
 export interface ModernMcpOptions<Caller extends object> {
   /** The MCP server answering one request, its tools bound to that request's caller (createServer). */
   open(caller: Caller): McpServer;
-  /**
-   * Where open `subscriptions/listen` streams hear of changes (tools, resources, an invoice's
-   * `resources/updated`); default: a bus of this process that nothing publishes on yet.
-   */
-  bus?: ServerEventBus;
   /** The largest request body, in bytes: the same bound as the JSON body the endpoint reads. */
   maxRequestBodySize: number;
   /** Open `subscriptions/listen` streams at most (MCP_MAX_LISTEN_STREAMS); beyond, the SDK answers -32603. */
@@ -34,7 +29,10 @@ export interface ModernMcpHandler<Caller extends object> {
   forward(body: unknown, caller: Caller): (request: Request) => Promise<Response>;
   /** Keeps every event stream of the handler alive, from one timer (the SDK's own is off). */
   keepAlive: StreamKeepAlive;
-  /** The bus the listen streams subscribe to (the one given, or the default). */
+  /**
+   * The bus the listen streams subscribe to: this process's, on which mcp/listen/ publishes the
+   * changes of the status feed (which itself carries the changes other instances commit).
+   */
   bus: ServerEventBus;
   close(): Promise<void>;
 }
@@ -55,7 +53,6 @@ export function createModernMcpHandler<Caller extends object>(options: ModernMcp
     },
     {
       legacy: 'reject',
-      bus: options.bus,
       maxSubscriptions: options.maxListenStreams,
       maxRequestBodySize: options.maxRequestBodySize,
       // One timer keeps every stream alive (keepAlive below) instead of one per stream: a thousand

@@ -1,4 +1,3 @@
-import type { ServerEventBus } from '@modelcontextprotocol/server';
 import { paymentStateFor, type PaymentStateSettings } from '../../mcp/payment-state.ts';
 import Router from '@koa/router';
 import { routeTable } from '../../shared/routes.ts';
@@ -54,11 +53,6 @@ export interface CloudRouteDeps {
   mcpListenStreamMaxMs: number;
   /** What MCP seals across requests and instances, for every merchant's servers (mcp/payment-state.ts). */
   mcpPaymentState: PaymentStateSettings;
-  /**
-   * Where 2026-07-28 subscriptions/listen streams hear of changes; default: a bus of this process,
-   * on which the invoices' status changes are published for the streams that named them.
-   */
-  mcpBus?: ServerEventBus;
   /** MCP sessions started per minute per merchant and per client address, in windows every instance shares; null: unlimited. */
   mcpInitializeRateLimit: InitializeRateLimit | null;
   metrics: ServiceMetrics;
@@ -153,7 +147,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
       touched: deps.oauth.touched,
     }),
     ownerOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id,
-    listen: { bus: deps.mcpBus, maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner, streamMaxMs: deps.mcpListenStreamMaxMs },
+    listen: { maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner, streamMaxMs: deps.mcpListenStreamMaxMs },
     logger,
     initializeLimits: initializeLimits(deps.mcpInitializeRateLimit, (name, config) => createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config })),
     serverDeps: (ctx) => ({

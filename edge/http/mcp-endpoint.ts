@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import Router, { type RouterMiddleware } from '@koa/router';
-import { isInitializeRequest, type ServerEventBus } from '@modelcontextprotocol/server';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
 import { ServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { McpSessions } from '../../mcp/http-sessions.ts';
@@ -35,13 +35,12 @@ export interface McpEndpointOptions {
    * client bound to this request's caller (createServer builds the server from it).
    */
   serverDeps(ctx: Context): ServerDeps;
-  /** 2026-07-28 `subscriptions/listen`: where its streams hear of changes (default: a bus of this process), and its bounds. */
+  /** 2026-07-28 `subscriptions/listen`: its bounds. */
   listen: ListenOptions;
   logger: Logger;
 }
 
 export interface ListenOptions {
-  bus?: ServerEventBus;
   /** Open listen streams at most (MCP_MAX_LISTEN_STREAMS). */
   maxStreams: number;
   /** Open listen streams at most per owner (MCP_MAX_SESSIONS_PER_OWNER, the bound of a 2025 session's stream). */
@@ -144,7 +143,6 @@ export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' 
   const open = (ctx: Context) => createServer(options.serverDeps(ctx));
   const modern: ModernMcpHandler<Context> = createModernMcpHandler({
     open: (ctx) => createServer(options.serverDeps(ctx), 'modern'),
-    bus: options.listen.bus,
     maxRequestBodySize: MAX_BODY_BYTES,
     maxListenStreams: options.listen.maxStreams,
     logger: options.logger,

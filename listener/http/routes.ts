@@ -1,4 +1,3 @@
-import type { ServerEventBus } from '@modelcontextprotocol/server';
 import { paymentStateFor, type PaymentStateSettings } from '../../mcp/payment-state.ts';
 import type { Health } from '../../shared/index.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
@@ -43,11 +42,6 @@ export interface RouteDeps {
   mcpListenStreamMaxMs: number;
   /** What MCP seals across requests, for every credential's servers (mcp/payment-state.ts). */
   mcpPaymentState: PaymentStateSettings;
-  /**
-   * Where 2026-07-28 subscriptions/listen streams hear of changes; default: a bus of this process,
-   * on which the invoices' status changes are published for the streams that named them.
-   */
-  mcpBus?: ServerEventBus;
   /** MCP sessions started per minute per credential and per client address; null: unlimited. */
   mcpInitializeRateLimit: InitializeRateLimit | null;
   metrics: ServiceMetrics;
@@ -97,7 +91,7 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
     // Each credential owns its sessions, within its own bound: the key (or, without one, every
     // caller) and each OAuth grant, whose tokens stay the same credential across refreshes.
     ownerOf: (ctx) => credentialOf(ctx.state.principal as Principal),
-    listen: { bus: deps.mcpBus, maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner, streamMaxMs: deps.mcpListenStreamMaxMs },
+    listen: { maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner, streamMaxMs: deps.mcpListenStreamMaxMs },
     logger,
     initializeLimits: initializeLimits(deps.mcpInitializeRateLimit, (name, config) => createRateLimiter({ store: memoryWindows(), clock: deps.clock, name, config })),
     serverDeps: (ctx) => ({
