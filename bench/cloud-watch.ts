@@ -24,7 +24,7 @@ import { BIP32Factory } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import pg from 'pg';
-import { openCloudDatabase } from '../cloud/cloud.schema.ts';
+import { openCloudDatabase } from '../cloud/storage/cloud.schema.ts';
 import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
 import { startLocalChainServer } from '../sandbox/local-chain-server.ts';
 import { progress, report, round } from './support/report.ts';

@@ -6,7 +6,7 @@
  * request per block, and every payment confirmed on the same poll. Run: npm run bench -- evm-agreement
  */
 import { manualClock } from '../core/clock.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS, baseServices, startBaseTestChain, type BaseTestChain } from '../test/helpers/base-chain.ts';
+import { ACCOUNT_XPUB, FIXED_ADDRESS, evmServices, startEvmTestChain, type EvmTestChain } from '../test/helpers/evm-chain.ts';
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
 import { progress, report, round } from './support/report.ts';
 
@@ -21,7 +21,7 @@ interface Run {
   confirmedOnPoll: number[];
 }
 
-async function run(chain: BaseTestChain, minSources: string): Promise<Run> {
+async function run(chain: EvmTestChain, minSources: string): Promise<Run> {
   const second = await startRpcProxy(chain.anvil.url);
   try {
     const config = chain.config({
@@ -32,7 +32,7 @@ async function run(chain: BaseTestChain, minSources: string): Promise<Run> {
       BASE_CONFIRMATIONS: '3',
     });
     const sources = [chain.source(), chain.source(second.url)];
-    const { create, invoice, watcher } = baseServices(chain, config, { sources, clock: manualClock(Date.now()) });
+    const { create, invoice, watcher } = evmServices(chain, config, { sources, clock: manualClock(Date.now()) });
     await watcher.tick();
     const open: Array<{ id: string; paidOnPoll: number }> = [];
     const confirmedOnPoll: number[] = [];
@@ -69,7 +69,7 @@ async function run(chain: BaseTestChain, minSources: string): Promise<Run> {
   }
 }
 
-const chain = await startBaseTestChain();
+const chain = await startEvmTestChain();
 try {
   progress('baseline: BASE_MIN_SOURCES=1');
   const trusted = await run(chain, '1');

@@ -15,8 +15,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { evmChainSpecs } from '../core/base/evm-chains.ts';
-import { evmSettingNamesOf } from '../core/base/base-config.ts';
+import { evmChainSpecs } from '../core/evm/evm-chains.ts';
+import { evmSettingNamesOf } from '../core/evm/evm-config.ts';
 import { startSandbox } from '../sandbox/sandbox.ts';
 import { progress, report, round } from './support/report.ts';
 

@@ -5,10 +5,10 @@
  */
 import { Wallet } from 'ethers';
 import { manualClock } from '../core/clock.ts';
-import { createRpcSource, type RpcSource } from '../core/base/rpc.ts';
-import { createBaseWatcher } from '../core/base/watcher.ts';
-import { merchantBaseScope } from '../core/base/base-transfer.repository.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS, MERCHANT, baseServices, startBaseTestChain } from '../test/helpers/base-chain.ts';
+import { createRpcSource, type RpcSource } from '../core/evm/rpc.ts';
+import { createEvmWatcher } from '../core/evm/watcher.ts';
+import { merchantEvmScope } from '../core/evm/evm-transfer.repository.ts';
+import { ACCOUNT_XPUB, FIXED_ADDRESS, MERCHANT, evmServices, startEvmTestChain } from '../test/helpers/evm-chain.ts';
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts';
 import { silentLogger } from '../core/log.ts';
 import { createMemoryStatusFeed } from '../core/invoices/status-feed.ts';
@@ -18,14 +18,14 @@ const TRANSFERS_PER_BLOCK = 500;
 const BLOCK_TIME_MS = 2_000;
 
 const progress = (msg: string) => process.stderr.write(`${msg}\n`);
-const chain = await startBaseTestChain();
+const chain = await startEvmTestChain();
 const proxy = await startRpcProxy(chain.anvil.url);
 const config = chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: FIXED_ADDRESS, BASE_RPC_URL: `${chain.anvil.url},${proxy.url}`, BASE_CONFIRMATIONS: '1' });
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const sources: RpcSource[] = [createRpcSource(chain.anvil.url, { fetch, sleep }), createRpcSource(proxy.url, { fetch, sleep })];
 const clock = manualClock(Date.now());
-const { create } = baseServices(chain, config, { clock });
-const watcher = createBaseWatcher({ db: chain.database.db, feed: createMemoryStatusFeed(), clock, logger: silentLogger, scope: merchantBaseScope(MERCHANT, config.chain), base: config, sources });
+const { create } = evmServices(chain, config, { clock });
+const watcher = createEvmWatcher({ db: chain.database.db, feed: createMemoryStatusFeed(), clock, logger: silentLogger, scope: merchantEvmScope(MERCHANT, config.chain), base: config, sources });
 const xpubAddresses: string[] = [];
 const fixedAmounts: bigint[] = [];
 let xpubCount = 0;

@@ -5,9 +5,9 @@ import type { Logger } from '../core/log.ts';
 import type { CallLimit } from '../edge/http/rate-limit.ts';
 import { inProcess } from '../mcp/in-process-result.ts';
 import type { ListenerClient } from '../mcp/listener-client.ts';
-import type { CloudTables } from './cloud.tables.ts';
+import type { CloudTables } from './storage/cloud.tables.ts';
 import type { CloudService } from './cloud-service.ts';
-import { findMerchant, type MerchantRow } from './merchant.repository.ts';
+import { findMerchant, type MerchantRow } from './merchants/merchant.repository.ts';
 import { x402RequirementsOf, type X402Payments } from '../core/x402/x402-payments.ts';
 
 export interface CloudMcpClientDeps {

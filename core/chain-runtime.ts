@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ChainName, Health } from '../shared/index.ts';
 import type { AddressDeriver } from './btc/receive-address-book.ts';
-import type { Fetch } from './btc/chain-source.ts';
+import type { Fetch } from './net/fetch.ts';
 import type { Clock } from './clock.ts';
 import type { ChainReceiver } from './invoices/chain-adapter.ts';
 import type { StatusFeed } from './invoices/status-feed.ts';

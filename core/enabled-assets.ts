@@ -1,5 +1,5 @@
 import type { AssetId } from '../shared/index.ts';
-import type { EvmConfig } from './base/base-config.ts';
+import type { EvmConfig } from './evm/evm-config.ts';
 import { btcModule } from './btc/btc-module.ts';
 import { chainModule } from './chains/registry.ts';
 

@@ -1,9 +1,9 @@
 import type { Migration } from 'kysely';
-import { baseAddressClaimsMigration } from './base/address-claims.migration.ts';
-import { evmChainColumnMigration } from './base/evm-chain-column.migration.ts';
-import { baseStablecoinsDown, baseStablecoinsUp } from './base/base.migration.ts';
-import type { BaseTables } from './base/base.tables.ts';
-import { nonceLeasesByAddressMigration } from './base/nonce-leases.migration.ts';
+import { evmAddressClaimsMigration } from './evm/address-claims.migration.ts';
+import { evmChainColumnMigration } from './evm/evm-chain-column.migration.ts';
+import { baseStablecoinsDown, baseStablecoinsUp } from './evm/evm.migration.ts';
+import type { EvmTables } from './evm/evm.tables.ts';
+import { nonceLeasesByAddressMigration } from './evm/nonce-leases.migration.ts';
 import { btcWatchingMigration } from './btc/btc.migration.ts';
 import { btcHeadersMigration } from './btc/btc-headers.migration.ts';
 import type { BtcBlocksTable, BtcHeadersTable, BtcPaymentsTable } from './btc/btc.tables.ts';
@@ -24,7 +24,7 @@ import { x402SettlementsMigration } from './x402/x402.migration.ts';
 import type { X402Tables } from './x402/x402.tables.ts';
 
 /** The core's tables, each defined by the module that owns it. An edition's tables extend these. */
-export interface CoreTables extends BaseTables, OAuthTables, X402Tables {
+export interface CoreTables extends EvmTables, OAuthTables, X402Tables {
   invoices: InvoicesTable;
   address_counters: AddressCountersTable;
   events: EventsTable & EventDeliveryColumns;
@@ -48,7 +48,7 @@ export function coreMigrations(dialect: Dialect, hooks: CoreMigrationHooks = { k
     '0003_base_stablecoins': { up: baseStablecoinsUp, down: baseStablecoinsDown },
     '0009_key_identity': keyIdentityMigration(hooks.keyIdRenames),
     '0010_nonce_leases_by_address': nonceLeasesByAddressMigration,
-    '0011_base_address_claims': baseAddressClaimsMigration,
+    '0011_base_address_claims': evmAddressClaimsMigration,
     '0012_oauth_store': oauthStoreMigration,
     '0014_invoices_expiry_index': invoicesExpiryIndexMigration,
     '0016_evm_chain_column': evmChainColumnMigration,

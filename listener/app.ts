@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { ChainName, Health } from '../shared/index.ts';
 import { buildLlmsTxt } from '../shared/llms.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
-import type { Fetch } from '../core/btc/chain-source.ts';
+import type { Fetch } from '../core/net/fetch.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { configSecrets, type Config } from './config.ts';
 import { ConfigError } from '../edge/settings.ts';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { BtcNetwork } from '../shared/index.ts';
-import { evmSettingNames, parseEvmConfigs, type BaseConfig, type EvmConfig } from '../core/base/base-config.ts';
+import { evmSettingNames, parseEvmConfigs, type BaseConfig, type EvmConfig } from '../core/evm/evm-config.ts';
 import { defaultEsploraUrls } from '../core/btc/esplora-defaults.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES, mempoolSocketUrl } from '../core/btc/mempool-socket.ts';
 import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from '../core/btc/account-key.ts';

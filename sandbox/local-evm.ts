@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { HDNodeWallet, Wallet } from 'ethers';
-import { evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB } from '../core/base/base-config.ts';
-import { evmChainSpecs, type EvmChainSpec } from '../core/base/evm-chains.ts';
-import { ACCOUNT_PATH, parseEvmAccountXpub, type EvmAccountKey } from '../core/base/keys.ts';
-import type { TokenSymbol } from '../core/base/tokens.ts';
+import { evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB } from '../core/evm/evm-config.ts';
+import { evmChainSpecs, type EvmChainSpec } from '../core/evm/evm-chains.ts';
+import { ACCOUNT_PATH, parseEvmAccountXpub, type EvmAccountKey } from '../core/evm/keys.ts';
+import type { TokenSymbol } from '../core/evm/tokens.ts';
 import type { EvmChainName } from '../shared/index.ts';
 import type { Env } from '../edge/settings.ts';
 import { startAnvil, type Anvil } from './anvil.ts';

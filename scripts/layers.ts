@@ -31,19 +31,19 @@ const allowedImports: Record<string, string[]> = {
  * adapter knows nothing of another's.
  */
 const coreFolderRules: Record<string, string[]> = {
-  invoices: ['btc', 'base', 'chains'],
-  btc: ['base', 'chains'],
-  base: ['btc', 'chains'],
-  db: ['invoices', 'btc', 'base', 'webhooks', 'events', 'chains'],
-  net: ['invoices', 'btc', 'base', 'webhooks', 'events', 'db', 'chains'],
+  invoices: ['btc', 'evm', 'chains'],
+  btc: ['evm', 'chains'],
+  evm: ['btc', 'chains'],
+  db: ['invoices', 'btc', 'evm', 'webhooks', 'events', 'chains'],
+  net: ['invoices', 'btc', 'evm', 'webhooks', 'events', 'db', 'chains'],
 };
 
 /**
- * Where a chain may be named: its own module folder (core/btc, core/base: the EVM family), the
+ * Where a chain may be named: its own module folder (core/btc, core/evm: the EVM family), the
  * registry (core/chains) and the contract's chain list (shared/chains.ts). Anywhere else a chain
  * is found through the registry.
  */
-const chainHomes = ['core/btc/', 'core/base/', 'core/chains/', 'shared/chains.ts'];
+const chainHomes = ['core/btc/', 'core/evm/', 'core/chains/', 'shared/chains.ts'];
 /** Folders whose files are checked for chain names. */
 const chainCheckedRoots = ['shared', 'core', 'mcp', 'edge', 'listener', 'cloud', 'bin'];
 /** Chain names as string literals ('base', "eth"), and per-chain identifiers such as base_xpub or btc_network. */
@@ -64,13 +64,13 @@ export const chainNameAllowList: readonly string[] = [
   'mcp/tool-error.ts',
   'listener/config.ts',
   'cloud/cloud-app.ts',
-  'cloud/cloud.migration.ts',
-  'cloud/cloud.schema.ts',
-  'cloud/cloud.tables.ts',
-  'cloud/fixed-address-claims.migration.ts',
-  'cloud/merchant-context.ts',
+  'cloud/storage/cloud.migration.ts',
+  'cloud/storage/cloud.schema.ts',
+  'cloud/storage/cloud.tables.ts',
+  'cloud/merchants/fixed-address-claims.migration.ts',
+  'cloud/merchants/merchant-context.ts',
   // The older signup fields and columns (btc_xpub, base_xpub, base_address), read and written for compatibility.
-  'cloud/receive-methods.ts',
+  'cloud/merchants/receive-methods.ts',
 ];
 
 export interface ChainNameReport {

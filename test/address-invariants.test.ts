@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import bs58check from 'bs58check';
 import { HDNodeWallet } from 'ethers';
 import { sql } from 'kysely';
-import { parseEvmAccountXpub } from '../core/base/keys.ts';
+import { parseEvmAccountXpub } from '../core/evm/keys.ts';
 import { parseAccountKey, receiveAddress } from '../core/btc/account-key.ts';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
 import type { CoreDatabase } from '../core/schema.ts';

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'eth-url-parser';
-import { erc20TransferUri } from '../core/base/eip681.ts';
-import { evmChainSpecs } from '../core/base/evm-chains.ts';
+import { erc20TransferUri } from '../core/evm/eip681.ts';
+import { evmChainSpecs } from '../core/evm/evm-chains.ts';
 import { chainFacts, evmNetworkOfUri } from '../shared/index.ts';
 
 test('the EIP-681 URI parses back with an independent parser (eth-url-parser)', () => {

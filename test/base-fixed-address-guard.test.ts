@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
 import { HDNodeWallet } from 'ethers';
-import { claimOf } from '../core/base/address-claims.ts';
+import { claimOf } from '../core/evm/address-claims.ts';
 import { loadConfig } from '../listener/config.ts';
 import { ConfigError } from '../edge/settings.ts';
 import { createLogger } from '../core/log.ts';
-import { ACCOUNT_XPUB } from './helpers/base-chain.ts';
+import { ACCOUNT_XPUB } from './helpers/evm-chain.ts';
 import { testDatabases } from './support/databases.ts';
 import { postJson, startTestListener } from './support/listener.ts';
 

@@ -6,7 +6,7 @@ import { manualClock } from '../core/clock.ts';
 import { loadConfig } from '../listener/config.ts';
 import { silentLogger } from '../core/log.ts';
 import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, Health } from '../shared/index.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS, startBaseTestChain } from './helpers/base-chain.ts';
+import { ACCOUNT_XPUB, FIXED_ADDRESS, startEvmTestChain } from './helpers/evm-chain.ts';
 import { startRpcProxy } from './helpers/rpc-proxy.ts';
 import { testDatabases } from './support/databases.ts';
 import { waitForWatcher } from './support/wait-for-watcher.ts';
@@ -14,7 +14,7 @@ import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, postJson, tempSqliteUrl } from './sup
 
 for (const kind of testDatabases) {
   test(`POST /invoice on Base over HTTP (${kind.name}): both modes, errors, capacity, quarantine, and a payment confirmed by the running watcher`, { skip: kind.skip }, async () => {
-    const chain = await startBaseTestChain(kind);
+    const chain = await startEvmTestChain(kind);
     const proxy = await startRpcProxy(chain.anvil.url);
     const clock = manualClock(Date.now());
     const config = loadConfig({
@@ -124,7 +124,7 @@ test('Base settings: disabled chain, disabled asset, single source warning in /h
     await btcOnly.stop();
   }
 
-  const chain = await startBaseTestChain();
+  const chain = await startEvmTestChain();
   try {
     const listener = await startListener(
       loadConfig({

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HDNodeWallet } from 'ethers';
-import { KeyError, parseChecksummedAddress, parseEvmAccountXpub } from '../core/base/keys.ts';
-import { parseEvmTokens } from '../core/base/tokens.ts';
-import { evmChainSpecs } from '../core/base/evm-chains.ts';
+import { KeyError, parseChecksummedAddress, parseEvmAccountXpub } from '../core/evm/keys.ts';
+import { parseEvmTokens } from '../core/evm/tokens.ts';
+import { evmChainSpecs } from '../core/evm/evm-chains.ts';
 
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const JUNK = 'test test test test test test test test test test test junk';

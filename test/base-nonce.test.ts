@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { unitsToDecimal } from '../core/base/amount.ts';
-import { freeNonces, maxNonce, roundedBaseUnits } from '../core/base/nonce.ts';
+import { unitsToDecimal } from '../core/evm/amount.ts';
+import { freeNonces, maxNonce, roundedBaseUnits } from '../core/evm/nonce.ts';
 
 test('the requested amount is rounded UP to whole cents before the nonce is added', () => {
   assert.equal(roundedBaseUnits(12_340_000n, 4), 12_340_000n);

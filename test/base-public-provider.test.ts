@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { RpcError, createRpcSource } from '../core/base/rpc.ts';
-import { createSharedRpcSource } from '../core/base/shared-rpc-source.ts';
+import { RpcError, createRpcSource } from '../core/evm/rpc.ts';
+import { createSharedRpcSource } from '../core/evm/shared-rpc-source.ts';
 import { manualClock, systemClock } from '../core/clock.ts';
 import { budgetedFetch, createRequestBudget, sourceLabel, type RequestBudget } from '../core/net/request-budget.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS, baseServices, startBaseTestChain, type BaseTestChain } from './helpers/base-chain.ts';
+import { ACCOUNT_XPUB, FIXED_ADDRESS, evmServices, startEvmTestChain, type EvmTestChain } from './helpers/evm-chain.ts';
 import { startPublicRpcProxy, type PublicProviderRules, type PublicRpcProxy } from './helpers/public-rpc-proxy.ts';
 import { testDatabases } from './support/databases.ts';
 
@@ -43,8 +43,8 @@ function assertPolite(proxy: PublicRpcProxy, budget: RequestBudget) {
 }
 
 for (const kind of testDatabases) describe(`Base against a public-provider-shaped RPC (${kind.name})`, { skip: kind.skip }, () => {
-  async function withChain(fn: (chain: BaseTestChain, proxies: (rules: PublicProviderRules) => Promise<PublicRpcProxy>) => Promise<void>) {
-    const chain = await startBaseTestChain(kind);
+  async function withChain(fn: (chain: EvmTestChain, proxies: (rules: PublicProviderRules) => Promise<PublicRpcProxy>) => Promise<void>) {
+    const chain = await startEvmTestChain(kind);
     const started: PublicRpcProxy[] = [];
     try {
       await fn(chain, async (rules) => {
@@ -62,7 +62,7 @@ for (const kind of testDatabases) describe(`Base against a public-provider-shape
     withChain(async (chain, proxied) => {
       const proxy = await proxied({ every429: 5, retryAfterS: 1, maxLogResults: 1, refuseBatches: true });
       const { source, budget, refusals } = budgetedSource(proxy.url);
-      const { create, invoice, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), { sources: [source] });
+      const { create, invoice, watcher } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), { sources: [source] });
       await chain.anvil.mine(6);
       const created = (await create({ amount_usd: 2 })) as { invoice_id: string; receive_address: string };
       await chain.usdc.transfer(created.receive_address, 1_000_000n);
@@ -85,7 +85,7 @@ for (const kind of testDatabases) describe(`Base against a public-provider-shape
       const a = budgetedSource(scanning.url);
       const b = budgetedSource(second.url);
       const config = chain.config({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS, BASE_RPC_URL: `${scanning.url},${second.url}` });
-      const { create, invoice, watcher } = baseServices(chain, config, { sources: [a.source, b.source] });
+      const { create, invoice, watcher } = evmServices(chain, config, { sources: [a.source, b.source] });
       const created = (await create({ amount_usd: 3.21 })) as { invoice_id: string; amount_usdc_units: number };
       await chain.usdc.transfer(FIXED_ADDRESS, BigInt(created.amount_usdc_units));
       await chain.anvil.mine(3);

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../core/clock.ts';
 import { createServiceMetrics } from '../core/metrics.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS, baseServices, evmTestChains, startBaseTestChain, type BaseTestChain } from './helpers/base-chain.ts';
+import { ACCOUNT_XPUB, FIXED_ADDRESS, evmServices, evmTestChains, startEvmTestChain, type EvmTestChain } from './helpers/evm-chain.ts';
 import { startRpcProxy } from './helpers/rpc-proxy.ts';
 import { testDatabases } from './support/databases.ts';
 
@@ -10,8 +10,8 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
   /** A hang (a node that never answers) fails the one test, with its name, instead of the run. */
   const TEST_TIMEOUT_MS = 90_000;
 
-  async function withChain(fn: (chain: BaseTestChain) => Promise<void>) {
-    const chain = await startBaseTestChain(kind, evmChain);
+  async function withChain(fn: (chain: EvmTestChain) => Promise<void>) {
+    const chain = await startEvmTestChain(kind, evmChain);
     try {
       await fn(chain);
     } finally {
@@ -22,7 +22,7 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
   test('xpub invoice paid in one transfer confirms after the required confirmations, with its tx_hash', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
       const metrics = createServiceMetrics();
-      const { create, invoice, watcher, events } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), { metrics });
+      const { create, invoice, watcher, events } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), { metrics });
       const created = (await create({ amount_usd: 12.34 })) as { invoice_id: string; receive_address: string; amount_usdc_units: number; child_index: number };
       assert.equal(created.child_index, 0);
       assert.equal(created.receive_address, '0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
@@ -72,7 +72,7 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
 
   test('xpub invoice paid in two transfers confirms on the one that completes it', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
-      const { create, invoice, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }));
+      const { create, invoice, watcher } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }));
       const first = (await create({ amount_usd: 1 })) as { invoice_id: string; receive_address: string };
       const created = (await create({ amount_usd: 5 })) as { invoice_id: string; receive_address: string; child_index: number };
       assert.equal(created.child_index, 1);
@@ -98,7 +98,7 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
   test('a part-paid xpub invoice reads partial; a reorg dropping the part payment makes it pending; past expiry it reads expired', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
       const later = manualClock(Date.now());
-      const { create, invoice, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), { watcherClock: later });
+      const { create, invoice, watcher } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), { watcherClock: later });
       await watcher.tick();
       const created = (await create({ amount_usd: 8 })) as { invoice_id: string; receive_address: string };
       await chain.usdc.transfer(created.receive_address, 3_000_000n);
@@ -120,7 +120,7 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
 
   test('a transfer of the other token to an xpub address pays nothing', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
-      const { create, invoice, watcher, events } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: FIXED_ADDRESS }));
+      const { create, invoice, watcher, events } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: FIXED_ADDRESS }));
       const created = (await create({ amount_usd: 3 })) as { invoice_id: string; receive_address: string };
       await chain.usdt.transfer(created.receive_address, 3_000_000n);
       await chain.anvil.mine(3);
@@ -134,7 +134,7 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
       const proxy = await startRpcProxy(chain.anvil.url);
       try {
         const config = chain.config({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS, BASE_RPC_URL: `${chain.anvil.url},${proxy.url}` });
-        const { create, invoice, watcher, events } = baseServices(chain, config, { sources: [chain.source(), chain.source(proxy.url)] });
+        const { create, invoice, watcher, events } = evmServices(chain, config, { sources: [chain.source(), chain.source(proxy.url)] });
         const a = (await create({ amount_usd: 12.34 })) as { invoice_id: string; amount_usdc_units: number; amount_usdc: string; nonce: number; mode: string; token_address: string };
         const b = (await create({ amount_usd: 12.34, asset: 'usdt' })) as { invoice_id: string; amount_usdc_units: number; nonce: number; asset: string };
         assert.equal(a.mode, 'fixed-address');
@@ -183,7 +183,7 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
       try {
         const clock = manualClock(Date.now() - 2 * 3_600_000);
         const config = chain.config({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS, BASE_RPC_URL: `${chain.anvil.url},${proxy.url}` });
-        const { create, invoice, watcher, events } = baseServices(chain, config, { clock, sources: [chain.source(), chain.source(proxy.url)] });
+        const { create, invoice, watcher, events } = evmServices(chain, config, { clock, sources: [chain.source(), chain.source(proxy.url)] });
         const old = (await create({ amount_usd: 7 })) as { invoice_id: string; amount_usdc_units: number };
         const late = await chain.usdc.transfer(FIXED_ADDRESS, BigInt(old.amount_usdc_units));
         await chain.anvil.mine(3);
@@ -200,7 +200,7 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
 
   test('fixed-address with a single RPC source stays pending and says so', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
-      const { create, invoice, watcher, events } = baseServices(chain, chain.config({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS }));
+      const { create, invoice, watcher, events } = evmServices(chain, chain.config({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS }));
       const created = (await create({ amount_usd: 2 })) as { invoice_id: string; amount_usdc_units: number };
       await chain.usdc.transfer(FIXED_ADDRESS, BigInt(created.amount_usdc_units));
       await chain.anvil.mine(10);
@@ -219,7 +219,7 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
       const third = await startRpcProxy(chain.anvil.url);
       try {
         const config = chain.config({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS, BASE_RPC_URL: `${chain.anvil.url},${second.url}` });
-        const two = baseServices(chain, config, { sources: [chain.source(), chain.source(second.url)] });
+        const two = evmServices(chain, config, { sources: [chain.source(), chain.source(second.url)] });
         const created = (await two.create({ amount_usd: 4.5 })) as { invoice_id: string; amount_usdc_units: number };
         await chain.usdc.transfer(FIXED_ADDRESS, BigInt(created.amount_usdc_units));
         await chain.anvil.mine(2);
@@ -232,7 +232,7 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
         assert.equal((await two.invoice(created.invoice_id)).status, 'pending', 'second source is down');
         assert.equal(two.watcher.status().sources_up, 1);
 
-        const three = baseServices(chain, config, { sources: [chain.source(), chain.source(second.url), chain.source(third.url)] });
+        const three = evmServices(chain, config, { sources: [chain.source(), chain.source(second.url), chain.source(third.url)] });
         await three.watcher.tick();
         assert.equal((await three.invoice(created.invoice_id)).status, 'confirmed', 'scanner and third source agree');
       } finally {
@@ -243,7 +243,7 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
 
   test('a reorg that drops a payment rolls it back; the rescan finds the payment in its new block', { timeout: TEST_TIMEOUT_MS }, () =>
     withChain(async (chain) => {
-      const { create, invoice, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }));
+      const { create, invoice, watcher } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }));
       await watcher.tick(); // steady state: the block before the payment is a stored range end
       const created = (await create({ amount_usd: 9 })) as { invoice_id: string; receive_address: string };
       await chain.usdc.transfer(created.receive_address, 9_000_000n);
@@ -270,7 +270,7 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
     withChain(async (chain) => {
       const proxy = await startRpcProxy(chain.anvil.url);
       try {
-        const { create, invoice, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, BASE_RPC_URL: proxy.url }), {
+        const { create, invoice, watcher } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, BASE_RPC_URL: proxy.url }), {
           sources: [chain.source(proxy.url)],
         });
         await watcher.tick();
@@ -303,9 +303,9 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
         if (calls > 0) getLogsRequests++;
         return fetch(input, init);
       };
-      const { createRpcSource } = await import('../core/base/rpc.ts');
+      const { createRpcSource } = await import('../core/evm/rpc.ts');
       const source = createRpcSource(chain.anvil.url, { fetch: counting, sleep: async () => {} });
-      const { create, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), { sources: [source], recipientsPerCall: 2 });
+      const { create, watcher } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), { sources: [source], recipientsPerCall: 2 });
       await watcher.tick();
       for (let i = 0; i < 5; i++) await create({ amount_usd: 1 });
       await chain.anvil.mine(1);

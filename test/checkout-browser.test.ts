@@ -9,7 +9,7 @@ import { artifactsDir, chromiumMissing, collectPageErrors, decodeQr as decodeDra
 import { payeeOf, startBtcWatchContext, testAccountKey, type BtcWatchContext } from './support/btc-chain.ts';
 import { getJson, signupMerchant, startLocalChainCloud } from './support/cloud.ts';
 import { waitForWatcher } from './support/wait-for-watcher.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS } from './helpers/base-chain.ts';
+import { ACCOUNT_XPUB, FIXED_ADDRESS } from './helpers/evm-chain.ts';
 import { postJson, startTestListener } from './support/listener.ts';
 
 const PHONE = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };

@@ -7,7 +7,7 @@ import { ConfigError } from '../edge/settings.ts';
 import type { RunningListener } from '../listener/app.ts';
 import { CHECKOUT_CSP } from '../edge/checkout/routes.ts';
 import { CheckoutView } from '../shared/index.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS } from './helpers/base-chain.ts';
+import { ACCOUNT_XPUB, FIXED_ADDRESS } from './helpers/evm-chain.ts';
 import { BIP84_ZPUB, postJson, startTestListener } from './support/listener.ts';
 
 const API_KEY = 'sk_checkout_test_key_0123456789';

@@ -4,7 +4,7 @@ import { HDNodeWallet } from 'ethers';
 import { startTestCloud, signupMerchant, getJson } from './support/cloud.ts';
 import { BIP84_ZPUB, postJson } from './support/listener.ts';
 import { createLogger } from '../core/log.ts';
-import { hashApiKey } from '../cloud/api-keys.ts';
+import { hashApiKey } from '../cloud/keys/api-keys.ts';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
 
 // BIP-84 test vector account private key (the zprv of BIP84_ZPUB): must be refused, never echoed.

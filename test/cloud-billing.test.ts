@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { manualClock } from '../core/clock.ts';
-import { PAID_PERIOD_MS } from '../cloud/plans.ts';
+import { PAID_PERIOD_MS } from '../cloud/billing/plans.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 import { BIP84_ZPUB, postJson, tempSqliteUrl } from './support/listener.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { manualClock } from '../core/clock.ts';
-import { applyPaidPeriod, effectivePlan, PAID_PERIOD_MS, usageMonth } from '../cloud/plans.ts';
+import { applyPaidPeriod, effectivePlan, PAID_PERIOD_MS, usageMonth } from '../cloud/billing/plans.ts';
 import { startTestCloud, signupMerchant } from './support/cloud.ts';
 import { BIP84_ZPUB, postJson } from './support/listener.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { manualClock } from '../core/clock.ts';
-import { createSharedRateLimiter } from '../cloud/shared-rate-limiter.ts';
+import { createSharedRateLimiter } from '../cloud/http/shared-rate-limiter.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { testDatabases, withFreshCloudDatabase } from './support/databases.ts';
 import { BIP84_ZPUB, postJson } from './support/listener.ts';

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import Stripe from 'stripe';
 import { manualClock } from '../core/clock.ts';
 import { cloudSecrets, loadCloudConfig } from '../cloud/cloud-config.ts';
-import { applyCardPeriod, CARD_GRACE_MS, PAID_PERIOD_MS } from '../cloud/plans.ts';
+import { applyCardPeriod, CARD_GRACE_MS, PAID_PERIOD_MS } from '../cloud/billing/plans.ts';
 import { ConfigError } from '../edge/settings.ts';
 import { createLogger } from '../core/log.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';

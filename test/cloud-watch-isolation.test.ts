@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { HDNodeWallet } from 'ethers';
-import { ACCOUNT_PATH } from '../core/base/keys.ts';
+import { ACCOUNT_PATH } from '../core/evm/keys.ts';
 import { startLocalEvm } from '../sandbox/local-evm.ts';
 import { payeeOf, testAccountKey } from './support/btc-chain.ts';
 import { getJson, signupMerchant, startLocalChainCloud } from './support/cloud.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { cloudClaimScope } from '../cloud/webhook-delivery.ts';
+import { cloudClaimScope } from '../cloud/invoices/webhook-delivery.ts';
 import { testDatabases } from './support/databases.ts';
 
 test("Cloud's webhook claim lists the merchants with a webhook URL from an index, not by reading every account (SQLite plan)", async () => {

@@ -13,7 +13,7 @@ import { privatePostgresSkip, startPrivatePostgres } from './support/private-pos
 import { dereferenced, exchange, firstEvent, responseChecker, strictAjv, type Answer } from './support/openapi-check.ts';
 import { answerConsent, REDIRECT_URL } from './support/oauth.ts';
 import { exerciseX402, x402Stage } from './support/x402-exercise.ts';
-import { ACCOUNT_XPUB } from './helpers/base-chain.ts';
+import { ACCOUNT_XPUB } from './helpers/evm-chain.ts';
 
 const committed = JSON.parse(readFileSync(new URL('../openapi/openapi.json', import.meta.url), 'utf8'));
 const FIXED_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';

@@ -5,7 +5,7 @@ import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { manualClock } from '../core/clock.ts';
 import { DASHBOARD_CSP, LOGIN_COOKIE, SESSION_COOKIE } from '../cloud/dashboard/routes.ts';
 import { SESSION_TTL_MS } from '../cloud/dashboard/session-store.ts';
-import { hashApiKey } from '../cloud/api-keys.ts';
+import { hashApiKey } from '../cloud/keys/api-keys.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { testDatabases } from './support/databases.ts';
 import { BIP84_ZPUB } from './support/listener.ts';

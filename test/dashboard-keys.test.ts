@@ -1,10 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
-import { hashApiKey, newApiKey } from '../cloud/api-keys.ts';
+import { hashApiKey, newApiKey } from '../cloud/keys/api-keys.ts';
 import { loadCloudConfig } from '../cloud/cloud-config.ts';
 import { SESSION_COOKIE } from '../cloud/dashboard/routes.ts';
-import { insertApiKey, revokeApiKey } from '../cloud/merchant.repository.ts';
+import { insertApiKey, revokeApiKey } from '../cloud/merchants/merchant.repository.ts';
 import { manualClock } from '../core/clock.ts';
 import { ConfigError } from '../edge/settings.ts';
 import { createLogger } from '../core/log.ts';

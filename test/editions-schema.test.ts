@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { cloudSchema } from '../cloud/cloud.schema.ts';
+import { cloudSchema } from '../cloud/storage/cloud.schema.ts';
 import type { Dialect } from '../core/db/migrate.ts';
 import { coreMigrations } from '../core/schema.ts';
 import { testDatabases, type CreatedDatabase } from './support/databases.ts';

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { zeroPadValue } from 'ethers';
-import { evmVerification, judge, type ObservedTransfer, type SourceAnswer } from '../core/base/agreement.ts';
-import { TRANSFER_TOPIC } from '../core/base/chain.ts';
+import { evmVerification, judge, type ObservedTransfer, type SourceAnswer } from '../core/evm/agreement.ts';
+import { TRANSFER_TOPIC } from '../core/evm/chain.ts';
 
 /** The judging rules alone, over made-up answers: who counts, who is named. */
 const transfer: ObservedTransfer = {

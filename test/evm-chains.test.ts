@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { baseReceiver } from '../core/base/base-adapter.ts';
-import { parseEvmConfig } from '../core/base/base-config.ts';
-import { evmSpecOf } from '../core/base/evm-chains.ts';
-import { evmModules } from '../core/base/evm-module.ts';
-import { createRpcSource } from '../core/base/rpc.ts';
-import { createBaseWatcher } from '../core/base/watcher.ts';
-import { merchantBaseScope } from '../core/base/base-transfer.repository.ts';
+import { evmReceiver } from '../core/evm/evm-adapter.ts';
+import { parseEvmConfig } from '../core/evm/evm-config.ts';
+import { evmSpecOf } from '../core/evm/evm-chains.ts';
+import { evmModules } from '../core/evm/evm-module.ts';
+import { createRpcSource } from '../core/evm/rpc.ts';
+import { createEvmWatcher } from '../core/evm/watcher.ts';
+import { merchantEvmScope } from '../core/evm/evm-transfer.repository.ts';
 import { systemClock } from '../core/clock.ts';
 import { createInvoiceService } from '../core/invoices/invoice.service.ts';
 import { createMemoryStatusFeed } from '../core/invoices/status-feed.ts';
@@ -17,7 +17,7 @@ import { deployTestToken } from '../sandbox/test-token.ts';
 import { parse } from 'eth-url-parser';
 import { chainFacts, evmChainNames, Health } from '../shared/index.ts';
 import { chainModule } from '../core/chains/registry.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS, MERCHANT, settingsFor, startBaseTestChain } from './helpers/base-chain.ts';
+import { ACCOUNT_XPUB, FIXED_ADDRESS, MERCHANT, settingsFor, startEvmTestChain } from './helpers/evm-chain.ts';
 import { postJson, startTestListener } from './support/listener.ts';
 
 /**
@@ -26,7 +26,7 @@ import { postJson, startTestListener } from './support/listener.ts';
  * own chain's transfers, even where both chains have a token at the same contract address.
  */
 test('two EVM chains under one key: addresses are never shared, and a payment on one chain pays nothing on the other', { timeout: 120_000 }, async () => {
-  const base = await startBaseTestChain();
+  const base = await startEvmTestChain();
   const ethNode = await startAnvil({ chainId: evmSpecOf('eth').mainnetChainId });
   try {
     const ethUsdc = await deployTestToken(ethNode, 'USDC', { fundAccounts: 1 });
@@ -51,11 +51,11 @@ test('two EVM chains under one key: addresses are never shared, and a payment on
       logger: silentLogger,
       chains: [...evmModules.values()].map((module) => module.adapter),
       merchantId: MERCHANT,
-      receivers: { base: baseReceiver({ base: baseConfig }), eth: baseReceiver({ base: ethConfig! }) },
+      receivers: { base: evmReceiver({ base: baseConfig }), eth: evmReceiver({ base: ethConfig! }) },
     });
     const source = (url: string) => createRpcSource(url, { fetch, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), attempts: 2, backoffMs: 10 });
     const watcher = (config: typeof baseConfig, url: string) =>
-      createBaseWatcher({ db, feed, clock: systemClock, logger: silentLogger, scope: merchantBaseScope(MERCHANT, config.chain), base: config, sources: [source(url)] });
+      createEvmWatcher({ db, feed, clock: systemClock, logger: silentLogger, scope: merchantEvmScope(MERCHANT, config.chain), base: config, sources: [source(url)] });
     const baseWatcher = watcher(baseConfig, base.anvil.url);
     const ethWatcher = watcher(ethConfig!, ethNode.url);
 

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseEvmConfig } from '../core/base/base-config.ts';
-import { evmSpecOf } from '../core/base/evm-chains.ts';
-import { createRpcSource } from '../core/base/rpc.ts';
-import { ACCOUNT_XPUB, baseServices, settingsFor, startBaseTestChain, type BaseTestChain } from './helpers/base-chain.ts';
+import { parseEvmConfig } from '../core/evm/evm-config.ts';
+import { evmSpecOf } from '../core/evm/evm-chains.ts';
+import { createRpcSource } from '../core/evm/rpc.ts';
+import { ACCOUNT_XPUB, evmServices, settingsFor, startEvmTestChain, type EvmTestChain } from './helpers/evm-chain.ts';
 
 /**
  * The finality rule on a real anvil, which reports as `finalized` the block 64 behind its head: a
@@ -13,8 +13,8 @@ import { ACCOUNT_XPUB, baseServices, settingsFor, startBaseTestChain, type BaseT
 const TEST_TIMEOUT_MS = 90_000;
 const CONFIRMATIONS = '2';
 
-async function withPolygon(fn: (chain: BaseTestChain) => Promise<void>) {
-  const chain = await startBaseTestChain(undefined, 'polygon');
+async function withPolygon(fn: (chain: EvmTestChain) => Promise<void>) {
+  const chain = await startEvmTestChain(undefined, 'polygon');
   try {
     await fn(chain);
   } finally {
@@ -22,7 +22,7 @@ async function withPolygon(fn: (chain: BaseTestChain) => Promise<void>) {
   }
 }
 
-async function headOf(chain: BaseTestChain): Promise<number> {
+async function headOf(chain: EvmTestChain): Promise<number> {
   return Number(await chain.source().call<string>('eth_blockNumber', []));
 }
 
@@ -41,7 +41,7 @@ test('Ethereum and Polygon settle by the finalized tag by default, Base by the c
 
 test('a payment with its confirmations stays pending until its block is finalized, then confirms', { timeout: TEST_TIMEOUT_MS }, () =>
   withPolygon(async (chain) => {
-    const { create, invoice, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, BASE_CONFIRMATIONS: CONFIRMATIONS, BASE_FINALITY: 'tag' }));
+    const { create, invoice, watcher } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, BASE_CONFIRMATIONS: CONFIRMATIONS, BASE_FINALITY: 'tag' }));
     const created = (await create({ amount_usd: 5 })) as { invoice_id: string; receive_address: string; amount_usdc_units: number };
     await chain.usdc.transfer(created.receive_address, BigInt(created.amount_usdc_units));
     const paidBlock = await headOf(chain);
@@ -77,7 +77,7 @@ test('a source that refuses the finalized tag: the count alone settles, and the 
       return fetch(input, init);
     };
     const source = createRpcSource(chain.anvil.url, { fetch: refusing, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), attempts: 2, backoffMs: 10 });
-    const { create, invoice, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, BASE_CONFIRMATIONS: CONFIRMATIONS, BASE_FINALITY: 'tag' }), {
+    const { create, invoice, watcher } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, BASE_CONFIRMATIONS: CONFIRMATIONS, BASE_FINALITY: 'tag' }), {
       sources: [source],
     });
     const created = (await create({ amount_usd: 5 })) as { invoice_id: string; receive_address: string; amount_usdc_units: number };

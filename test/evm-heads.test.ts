@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
 import { systemClock } from '../core/clock.ts';
 import { silentLogger } from '../core/log.ts';
-import { createHeadSubscription } from '../core/base/new-heads.ts';
-import { nextPassInMs, type PaceInput } from '../core/base/poll-pace.ts';
-import { createRpcSource } from '../core/base/rpc.ts';
-import { ACCOUNT_XPUB, baseServices, startBaseTestChain, type BaseTestChain } from './helpers/base-chain.ts';
+import { createHeadSubscription } from '../core/evm/new-heads.ts';
+import { nextPassInMs, type PaceInput } from '../core/evm/poll-pace.ts';
+import { createRpcSource } from '../core/evm/rpc.ts';
+import { ACCOUNT_XPUB, evmServices, startEvmTestChain, type EvmTestChain } from './helpers/evm-chain.ts';
 import { waitForWatcher } from './support/wait-for-watcher.ts';
 
 /** Longer than any test here: a pass that comes sooner was started by a head, not by the poll. */
@@ -35,8 +35,8 @@ test('pace: no pass before the next block is due, then the old pace until it com
   assert.equal(pace({ retryPending: true }), 2_000);
 });
 
-async function withChain(fn: (chain: BaseTestChain) => Promise<void>) {
-  const chain = await startBaseTestChain();
+async function withChain(fn: (chain: EvmTestChain) => Promise<void>) {
+  const chain = await startEvmTestChain();
   try {
     await fn(chain);
   } finally {
@@ -49,7 +49,7 @@ const wsUrl = (httpUrl: string) => httpUrl.replace(/^http/, 'ws');
 test('a block anvil announces over its WebSocket (newHeads) starts a pass: a payment is seen with polling off', { timeout: 120_000 }, () =>
   withChain(async (chain) => {
     const heads = createHeadSubscription({ url: wsUrl(chain.anvil.url), clock: systemClock, logger: silentLogger });
-    const { create, invoice, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), {
+    const { create, invoice, watcher } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), {
       pace: { heads, pollIntervalMs: NEVER_MS, headsCheckMs: NEVER_MS, blockTimeMs: 0 },
     });
     watcher.start();
@@ -113,7 +113,7 @@ test('a dropped head socket falls back to polling, and the watcher follows heads
     const relay = await cuttableRelay(wsUrl(chain.anvil.url));
     const heads = createHeadSubscription({ url: relay.url, clock: systemClock, logger: silentLogger, maxBackoffMs: 500 });
     const POLL_MS = 300;
-    const { create, invoice, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), {
+    const { create, invoice, watcher } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), {
       pace: { heads, pollIntervalMs: POLL_MS, headsCheckMs: NEVER_MS, blockTimeMs: 0 },
     });
     watcher.start();
@@ -152,7 +152,7 @@ test('paced by block time: about one head read per block, and a payment in an in
     };
     const source = createRpcSource(chain.anvil.url, { fetch: counting, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
     const POLL_MS = 200;
-    const { create, invoice, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), {
+    const { create, invoice, watcher } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), {
       sources: [source],
       pace: { pollIntervalMs: POLL_MS, blockTimeMs: 1_000 },
     });
@@ -179,7 +179,7 @@ test('a subscription that stops announcing while its socket stays up is made aga
   withChain(async (chain) => {
     const relay = await cuttableRelay(wsUrl(chain.anvil.url));
     const heads = createHeadSubscription({ url: relay.url, clock: systemClock, logger: silentLogger, maxBackoffMs: 500 });
-    const { create, invoice, watcher } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), {
+    const { create, invoice, watcher } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }), {
       pace: { heads, pollIntervalMs: NEVER_MS, headsCheckMs: 300, blockTimeMs: 0 },
     });
     watcher.start();

@@ -1,10 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { baseHealth } from '../core/base/base-health.ts';
-import { parseEvmConfig } from '../core/base/base-config.ts';
-import { evmSpecOf } from '../core/base/evm-chains.ts';
+import { evmHealth } from '../core/evm/evm-health.ts';
+import { parseEvmConfig } from '../core/evm/evm-config.ts';
+import { evmSpecOf } from '../core/evm/evm-chains.ts';
 import { createServiceMetrics } from '../core/metrics.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS, baseServices, evmTestChains, settingsFor, startBaseTestChain, type BaseTestChain } from './helpers/base-chain.ts';
+import { ACCOUNT_XPUB, FIXED_ADDRESS, evmServices, evmTestChains, settingsFor, startEvmTestChain, type EvmTestChain } from './helpers/evm-chain.ts';
 import { FAKE_TX_HASH, startRpcProxy, type RpcProxy } from './helpers/rpc-proxy.ts';
 import { testDatabases } from './support/databases.ts';
 import { postJson, startTestListener, tempSqliteUrl } from './support/listener.ts';
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { Health } from '../shared/index.ts';
 import { randomBytes } from 'node:crypto';
 import { HDNodeWallet } from 'ethers';
-import { ACCOUNT_PATH } from '../core/base/keys.ts';
+import { ACCOUNT_PATH } from '../core/evm/keys.ts';
 import { startLocalEvm } from '../sandbox/local-evm.ts';
 import { getJson, signupMerchant, startTestCloud } from './support/cloud.ts';
 
@@ -29,8 +29,8 @@ for (const evmChain of evmTestChains) describe(`EVM source agreement on ${evmCha
   const TEST_TIMEOUT_MS = 90_000;
   const prefix = evmSpecOf(evmChain).envPrefix;
 
-  async function withLiar(fn: (chain: BaseTestChain, liar: RpcProxy) => Promise<void>) {
-    const chain = await startBaseTestChain(sqlite, evmChain);
+  async function withLiar(fn: (chain: EvmTestChain, liar: RpcProxy) => Promise<void>) {
+    const chain = await startEvmTestChain(sqlite, evmChain);
     const liar = await startRpcProxy(chain.anvil.url);
     try {
       await fn(chain, liar);
@@ -41,11 +41,11 @@ for (const evmChain of evmTestChains) describe(`EVM source agreement on ${evmCha
   }
 
   /** The listener's services over two sources, in the given order, with the default rule (two must agree). */
-  function twoSources(chain: BaseTestChain, urls: string[], env: Record<string, string> = { MERCHANT_BASE_XPUB: ACCOUNT_XPUB }) {
+  function twoSources(chain: EvmTestChain, urls: string[], env: Record<string, string> = { MERCHANT_BASE_XPUB: ACCOUNT_XPUB }) {
     const metrics = createServiceMetrics();
     const config = chain.config({ ...env, BASE_RPC_URL: urls.join(','), BASE_MIN_SOURCES: '2' });
     assert.equal(config.minSources, 2);
-    return { metrics, ...baseServices(chain, config, { sources: urls.map((url) => chain.source(url)), metrics }) };
+    return { metrics, ...evmServices(chain, config, { sources: urls.map((url) => chain.source(url)), metrics }) };
   }
 
   const disagreementsOf = async (metrics: ReturnType<typeof createServiceMetrics>, url: string) =>
@@ -72,7 +72,7 @@ for (const evmChain of evmTestChains) describe(`EVM source agreement on ${evmCha
           'the liar, and only the liar, is named',
         );
         assert.match(status.disagreeing_sources[0]!.reason, new RegExp(FAKE_TX_HASH));
-        assert.match(baseHealth(status, evmChain).warning ?? '', /disagree/);
+        assert.match(evmHealth(status, evmChain).warning ?? '', /disagree/);
         const problem = watcher.problem();
         assert.equal(problem?.kind, 'disagreeing', '/health turns ok false and lists the problem');
         assert.match(problem!.reason, new RegExp(`disagree: ${labelOf(liar.url).replace(/[.:/]/g, '\\$&')}`));
@@ -140,9 +140,9 @@ for (const evmChain of evmTestChains) describe(`EVM source agreement on ${evmCha
     }));
 
   test(`${prefix}_MIN_SOURCES=1: one source confirms, says own-node, and /health warns`, { timeout: TEST_TIMEOUT_MS }, async () => {
-    const chain = await startBaseTestChain(sqlite, evmChain);
+    const chain = await startEvmTestChain(sqlite, evmChain);
     try {
-      const { create, invoice, watcher, events } = baseServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }));
+      const { create, invoice, watcher, events } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }));
       const created = (await create({ amount_usd: 2 })) as { invoice_id: string; receive_address: string };
       assert.equal((await invoice(created.invoice_id) as { verification: string | null }).verification, null, 'null while unconfirmed');
       await chain.usdc.transfer(created.receive_address, 2_000_000n);
@@ -152,7 +152,7 @@ for (const evmChain of evmTestChains) describe(`EVM source agreement on ${evmCha
       assert.equal(confirmed.status, 'confirmed');
       assert.equal((confirmed as { verification: string | null }).verification, 'own-node');
       assert.equal((await events())[0]?.payload.verification, 'own-node');
-      assert.match(baseHealth(watcher.status(), evmChain).warning ?? '', new RegExp(`${prefix}_MIN_SOURCES=1: payments are confirmed on one RPC source's word`));
+      assert.match(evmHealth(watcher.status(), evmChain).warning ?? '', new RegExp(`${prefix}_MIN_SOURCES=1: payments are confirmed on one RPC source's word`));
     } finally {
       await chain.close();
     }
@@ -181,7 +181,7 @@ test('a chain with a single RPC URL is refused at start, naming the fix; MIN_SOU
 });
 
 test('the listener: a lying source beside an honest node turns /health ok false naming it; its made-up payment stays pending', { timeout: 120_000 }, async () => {
-  const chain = await startBaseTestChain(sqlite, 'base');
+  const chain = await startEvmTestChain(sqlite, 'base');
   const liar = await startRpcProxy(chain.anvil.url);
   const listener = await startTestListener({
     env: {

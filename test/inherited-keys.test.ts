@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import Koa from 'koa';
-import { keyAccessOf, KEY_ACCESS } from '../cloud/api-keys.ts';
+import { keyAccessOf, KEY_ACCESS } from '../cloud/keys/api-keys.ts';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { parseCreateInvoiceRequest } from '../core/invoices/create-request.ts';
 import { ServiceError } from '../core/errors.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { baseAdapter } from '../core/base/base-adapter.ts';
+import { evmAdapter } from '../core/evm/evm-adapter.ts';
 import { btcAdapter } from '../core/btc/btc-adapter.ts';
 import type { CoreTables } from '../core/schema.ts';
 import { expireIfPending, findInvoice, insertInvoice, type InvoiceRow } from '../core/invoices/invoice.repository.ts';
@@ -64,7 +64,7 @@ async function recordTransfer(db: Kysely<CoreTables>, to: string, value: string,
 }
 
 async function statusAfterExpiryRead(db: Kysely<CoreTables>, invoice: InvoiceRow) {
-  await expireIfPending(db, [btcAdapter.paymentSeenBeforeExpiry, baseAdapter.paymentSeenBeforeExpiry], MERCHANT, invoice.invoice_id, AFTER);
+  await expireIfPending(db, [btcAdapter.paymentSeenBeforeExpiry, evmAdapter.paymentSeenBeforeExpiry], MERCHANT, invoice.invoice_id, AFTER);
   return (await findInvoice(db, MERCHANT, invoice.invoice_id))!.status;
 }
 

@@ -15,8 +15,8 @@ test('the layer rules refuse what runs back up and allow what runs down', () => 
   assert.equal(ruleBroken('listener/cli/start.ts', 'cloud/cloud-app.ts'), 'listener/ may not import cloud/');
   assert.equal(ruleBroken('mcp/stdio.ts', 'listener/config.ts'), 'mcp/ may not import listener/');
   assert.equal(ruleBroken('shared/invoice.ts', 'core/clock.ts'), 'shared/ may not import core/');
-  assert.equal(ruleBroken('core/invoices/invoice.service.ts', 'core/base/base-invoices.ts'), 'core/invoices/ may not import core/base/');
-  assert.equal(ruleBroken('core/btc/watcher.ts', 'core/base/watcher.ts'), 'core/btc/ may not import core/base/');
+  assert.equal(ruleBroken('core/invoices/invoice.service.ts', 'core/evm/evm-invoices.ts'), 'core/invoices/ may not import core/evm/');
+  assert.equal(ruleBroken('core/btc/watcher.ts', 'core/evm/watcher.ts'), 'core/btc/ may not import core/evm/');
   assert.equal(ruleBroken('cloud/cloud-app.ts', 'listener/app.ts'), 'cloud/ may not import listener/');
   assert.equal(ruleBroken('cloud/cloud-sandbox.ts', 'listener/cli/start.ts'), 'cloud/ may not import listener/');
   assert.equal(ruleBroken('sandbox/sandbox.ts', 'listener/config.ts'), 'sandbox/ may not import listener/');
@@ -32,7 +32,7 @@ test('the layer rules refuse what runs back up and allow what runs down', () => 
   assert.equal(ruleBroken('edge/http/mcp-endpoint.ts', 'mcp/server.ts'), undefined);
   assert.equal(ruleBroken('cloud/cloud-sandbox.ts', 'sandbox/sandbox.ts'), undefined);
   assert.equal(ruleBroken('listener/cli/start.ts', 'sandbox/sandbox.ts'), undefined);
-  assert.equal(ruleBroken('core/base/watcher.ts', 'core/invoices/chain-adapter.ts'), undefined);
+  assert.equal(ruleBroken('core/evm/watcher.ts', 'core/invoices/chain-adapter.ts'), undefined);
   assert.equal(ruleBroken('bench/mcp.ts', 'cloud/cloud-app.ts'), undefined);
 });
 
@@ -56,5 +56,5 @@ test('the chain-name check sees literals and per-chain identifiers, not comments
   assert.equal(chainNamesIn(`if (row.chain === 'base') return "eth";`), 2);
   assert.equal(chainNamesIn('const key = merchant.base_xpub ?? merchant.btc_xpub; const p = `polygon`;'), 3);
   assert.equal(chainNamesIn(`// the 'base' chain\n/* 'btc' */ const asset = 'BTC'; const basement = 'based';`), 0);
-  assert.ok(!Object.keys(chainNameReport().files).some((file) => ['core/base/', 'core/btc/', 'core/chains/'].some((home) => file.startsWith(home))));
+  assert.ok(!Object.keys(chainNameReport().files).some((file) => ['core/evm/', 'core/btc/', 'core/chains/'].some((home) => file.startsWith(home))));
 });

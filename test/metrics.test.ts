@@ -11,7 +11,7 @@ import * as ecc from 'tiny-secp256k1';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { baseAdapter } from '../core/base/base-adapter.ts';
+import { evmAdapter } from '../core/evm/evm-adapter.ts';
 import { btcAdapter } from '../core/btc/btc-adapter.ts';
 import { manualClock, systemClock } from '../core/clock.ts';
 import { startExpirySweeper } from '../core/invoices/expiry-sweeper.ts';
@@ -371,7 +371,7 @@ describe('expiries in service_invoice_transitions_total (SQLite, a hand-moved cl
     try {
       const metrics = createServiceMetrics();
       const clock = manualClock(expiresAt - 1_000);
-      const chains = [btcAdapter, baseAdapter];
+      const chains = [btcAdapter, evmAdapter];
       const guards = chains.map((chain) => chain.paymentSeenBeforeExpiry);
       const engine = createInvoiceEngine({ db, clock, logger: silentLogger, chains, feed, metrics });
       const btc = invoice(1, {});

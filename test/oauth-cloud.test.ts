@@ -3,7 +3,7 @@ import { after, describe, test } from 'node:test';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
 import type { RunningListener } from '../listener/app.ts';
 import { testAccountKey } from './support/btc-chain.ts';
-import { hashApiKey } from '../cloud/api-keys.ts';
+import { hashApiKey } from '../cloud/keys/api-keys.ts';
 import { postJson, startTestListener } from './support/listener.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
 import { open, postForm, signIn } from './support/dashboard.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'eth-url-parser';
-import { evmSpecOf } from '../core/base/evm-chains.ts';
+import { evmSpecOf } from '../core/evm/evm-chains.ts';
 import { chainFacts, evmChainNames } from '../shared/index.ts';
 import { postJson } from './support/listener.ts';
 import { releasedPort } from './support/ports.ts';

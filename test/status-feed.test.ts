@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { btcAdapter } from '../core/btc/btc-adapter.ts';
-import { baseAdapter } from '../core/base/base-adapter.ts';
+import { evmAdapter } from '../core/evm/evm-adapter.ts';
 import { systemClock } from '../core/clock.ts';
 import { silentLogger } from '../core/log.ts';
 import type { CoreTables } from '../core/schema.ts';
@@ -128,7 +128,7 @@ for (const kind of testDatabases) {
     test('a pending invoice is published as expired when it passes expires_at, and stored so', async () => {
       const created = await kind.create();
       const one = await openFeed(created);
-      const guards = [btcAdapter.paymentSeenBeforeExpiry, baseAdapter.paymentSeenBeforeExpiry];
+      const guards = [btcAdapter.paymentSeenBeforeExpiry, evmAdapter.paymentSeenBeforeExpiry];
       const sweeper = startExpirySweeper({ db: one.db, feed: one.feed, clock: systemClock, logger: silentLogger, guards });
       try {
         const soon = btcInvoice({ expires_at: Date.now() + 400 });

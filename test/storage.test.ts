@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { baseAdapter } from '../core/base/base-adapter.ts';
+import { evmAdapter } from '../core/evm/evm-adapter.ts';
 import { btcAdapter } from '../core/btc/btc-adapter.ts';
 import { enqueueEvent } from '../core/events/outbox.ts';
 import {
@@ -102,7 +102,7 @@ for (const database of testDatabases) {
         await insertInvoice(db, row({ invoice_id: 'a', child_index: 1, receive_address: 'bc1qa', expires_at: 100 }));
         await insertInvoice(db, row({ invoice_id: 'b', child_index: 2, receive_address: 'bc1qb', expires_at: 100, status: 'confirmed' }));
         await insertInvoice(db, row({ invoice_id: 'c', child_index: 3, receive_address: 'bc1qc', expires_at: 500 }));
-        const guards = [btcAdapter.paymentSeenBeforeExpiry, baseAdapter.paymentSeenBeforeExpiry];
+        const guards = [btcAdapter.paymentSeenBeforeExpiry, evmAdapter.paymentSeenBeforeExpiry];
         for (const id of ['a', 'b', 'c']) await expireIfPending(db, guards, 'm1', id, 200);
         await expireIfPending(db, guards, 'm2', 'a', 200);
         assert.equal((await findInvoice(db, 'm1', 'a'))?.status, 'expired');

@@ -8,7 +8,7 @@ import { stallAfterMs } from '../core/watch-progress.ts';
 import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
 import { startLocalChainServer } from '../sandbox/local-chain-server.ts';
 import { CloudHealth, Health } from '../shared/index.ts';
-import { ACCOUNT_XPUB, startBaseTestChain } from './helpers/base-chain.ts';
+import { ACCOUNT_XPUB, startEvmTestChain } from './helpers/evm-chain.ts';
 import { startRpcProxy } from './helpers/rpc-proxy.ts';
 import { REGTEST_TPUB, testAccountKey } from './support/btc-chain.ts';
 import { signupMerchant, startTestCloud } from './support/cloud.ts';
@@ -36,7 +36,7 @@ function heldFetch() {
 const POLL_MS = 100;
 
 test('/health: a Base watcher stuck on a source that holds its answers is "stalled" (ok false), one whose source is down is "failing", and both clear when the source answers', { timeout: 120_000 }, async () => {
-  const chain = await startBaseTestChain();
+  const chain = await startEvmTestChain();
   const proxy = await startRpcProxy(chain.anvil.url);
   const clock = manualClock(Date.now());
   const listener = await startListener(

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { HDNodeWallet, Wallet } from 'ethers';
-import { ACCOUNT_PATH } from '../core/base/keys.ts';
+import { ACCOUNT_PATH } from '../core/evm/keys.ts';
 import type { RunningCloud } from '../cloud/cloud-app.ts';
 import { startLocalEvm } from '../sandbox/local-evm.ts';
 import { CloudHealth } from '../shared/index.ts';

@@ -5,7 +5,7 @@ import { loadConfig } from '../listener/config.ts';
 import { silentLogger } from '../core/log.ts';
 import { verifyWebhook } from '../core/webhooks/signature.ts';
 import { BaseXpubInvoiceCreated, Health, StoredInvoice, X402PaymentRequired } from '../shared/index.ts';
-import { ACCOUNT_XPUB, evmTestChains, settingsFor, startBaseTestChain } from './helpers/base-chain.ts';
+import { ACCOUNT_XPUB, evmTestChains, settingsFor, startEvmTestChain } from './helpers/evm-chain.ts';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, randomAccount, x402Agent } from './helpers/x402-agent.ts';
 import { startScriptedReceiver } from './support/scripted-receiver.ts';
 import { testDatabases } from './support/databases.ts';
@@ -18,7 +18,7 @@ for (const [index, chainName] of evmTestChains.entries()) {
   // Each chain on another database in turn, so both stores take the settlement lock.
   const kind = testDatabases[index % testDatabases.length]!;
   test(`x402 on ${chainName} (${kind.name}): the official client pays an xpub USDC invoice with one call; it confirms through the watcher and the signed webhook follows`, { skip: kind.skip }, async () => {
-    const chain = await startBaseTestChain(kind, chainName);
+    const chain = await startEvmTestChain(kind, chainName);
     const settler = randomAccount();
     const payer = randomAccount();
     const hooks = await startScriptedReceiver(() => ({ status: 200, body: '{}' }));

@@ -7,7 +7,7 @@ import { loadConfig } from '../listener/config.ts';
 import { silentLogger } from '../core/log.ts';
 import { createListenerClient } from '../mcp/listener-client.ts';
 import { X402PaymentRequired } from '../shared/index.ts';
-import { FIXED_ADDRESS, startBaseTestChain } from './helpers/base-chain.ts';
+import { FIXED_ADDRESS, startEvmTestChain } from './helpers/evm-chain.ts';
 import { startRpcProxy } from './helpers/rpc-proxy.ts';
 import { randomAccount, x402Agent } from './helpers/x402-agent.ts';
 import { testDatabases } from './support/databases.ts';
@@ -16,7 +16,7 @@ import { invoiceReaching } from './support/wait-for-watcher.ts';
 type ToolResult = { structuredContent: { invoice: { invoice_id: string; x402_url: string | null }; x402?: unknown }; content: Array<{ type: string; text?: string }> };
 
 test('x402 over MCP: create_invoice (fixed-address USDC) carries x402_url and the requirements and tells the model another agent can pay with an x402 client; the official client pays it; get_invoice_status and the invoice resource follow', async () => {
-  const chain = await startBaseTestChain(testDatabases[0]);
+  const chain = await startEvmTestChain(testDatabases[0]);
   const proxy = await startRpcProxy(chain.anvil.url);
   const settler = randomAccount();
   const payer = randomAccount();

@@ -7,7 +7,7 @@ import { startListener, type RunningListener } from '../listener/app.ts';
 import { loadConfig } from '../listener/config.ts';
 import { silentLogger } from '../core/log.ts';
 import { Health, type X402PaymentRequired } from '../shared/index.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS, startBaseTestChain, type BaseTestChain } from './helpers/base-chain.ts';
+import { ACCOUNT_XPUB, FIXED_ADDRESS, startEvmTestChain, type EvmTestChain } from './helpers/evm-chain.ts';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, handSignedPayment, randomAccount, x402Agent, type Requirements } from './helpers/x402-agent.ts';
 import { testDatabases } from './support/databases.ts';
 import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, postJson } from './support/listener.ts';
@@ -15,7 +15,7 @@ import { spawnChild, type Child } from './support/child.ts';
 
 type Envelope = { error: { code: string; reason?: string; message: string } };
 
-async function listenerOn(chain: BaseTestChain, env: Record<string, string>): Promise<RunningListener> {
+async function listenerOn(chain: EvmTestChain, env: Record<string, string>): Promise<RunningListener> {
   return startListener(
     loadConfig({
       PORT: '0',
@@ -55,7 +55,7 @@ async function paying(url: string, header: string) {
 }
 
 test('x402 refusals: every bad payload gets the envelope with its x402 reason and PAYMENT-REQUIRED, nothing is sent and nothing is marked; unknown, USDT, Bitcoin, expired and paid invoices; two payers at once; a nonce used', async () => {
-  const chain = await startBaseTestChain(testDatabases[0]);
+  const chain = await startEvmTestChain(testDatabases[0]);
   const settler = randomAccount();
   const payer = randomAccount();
   const other = randomAccount();
@@ -169,7 +169,7 @@ async function scriptedFacilitator() {
 }
 
 test('x402 through facilitators: the reference facilitator (a separate process) settles; one down or slow answers 503 with Retry-After and sends nothing; one that lies about success leaves the invoice pending and /health and /metrics show it', async () => {
-  const chain = await startBaseTestChain(testDatabases[0]);
+  const chain = await startEvmTestChain(testDatabases[0]);
   const gas = randomAccount();
   const payer = randomAccount();
   await chain.anvil.rpc('anvil_setBalance', [gas.account.address, '0x8AC7230489E80000']);

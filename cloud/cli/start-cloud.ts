@@ -2,7 +2,7 @@ import { readEnvironment } from '../../edge/settings.ts';
 import { STOP_GRACE_MS, describeVerifiedWebhook, endFailedStart, sandboxBaseLines, stopSignal } from '../../edge/start.ts';
 import { startCloud } from '../cloud-app.ts';
 import { loadCloudConfig } from '../cloud-config.ts';
-import { startCloudSandbox, wantsCloudSandbox, type CloudSandbox } from '../cloud-sandbox.ts';
+import { startCloudSandbox, wantsCloudSandbox, type CloudSandbox } from '../sandbox/cloud-sandbox.ts';
 
 /** `service start --cloud`: the multi-tenant API under /api/v1 (docs/cloud.md); with no settings, the Cloud sandbox. */
 export async function runCloud(): Promise<number> {

@@ -2,11 +2,11 @@ import type * as z from 'zod';
 import { chainFacts, supportedAssets, type Account, type AssetId, type InvoiceListEntry } from '../../shared/index.ts';
 import { escapeHtml } from '../../edge/checkout/page.ts';
 import { accountPage } from '../../edge/http/dashboard-style.ts';
-import { KEY_LABEL_MAX } from '../api-keys.ts';
+import { KEY_LABEL_MAX } from '../keys/api-keys.ts';
 import type { DeliverySummary } from '../../core/webhooks/delivery-store.ts';
 import type { ConnectedApp } from '../../core/oauth/oauth-store.ts';
-import type { CardSubscription } from '../card-subscription.ts';
-import type { Plan } from '../plans.ts';
+import type { CardSubscription } from '../billing/card-subscription.ts';
+import type { Plan } from '../billing/plans.ts';
 import { DEFAULT_LIFETIME_MIN } from './invoice-form.ts';
 import { receiveMethodFields, signupFields, type SignupField } from './signup-form.ts';
 

@@ -12,9 +12,9 @@ import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { OAuthStore } from '../../core/oauth/oauth-store.ts';
-import { keyAccessOf, KEY_LABEL_MAX, parseKeyLabel } from '../api-keys.ts';
+import { keyAccessOf, KEY_LABEL_MAX, parseKeyLabel } from '../keys/api-keys.ts';
 import type { CloudService } from '../cloud-service.ts';
-import { planCatalogue } from '../plans.ts';
+import { planCatalogue } from '../billing/plans.ts';
 import { readFormBody } from '../../edge/http/form-body.ts';
 import { invoiceRequestOfForm } from './invoice-form.ts';
 import {

@@ -1,8 +1,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { CloudTables } from '../cloud.tables.ts';
-import { hashApiKey } from '../api-keys.ts';
-import { merchantByKeyHash, type MerchantRow } from '../merchant.repository.ts';
+import type { CloudTables } from '../storage/cloud.tables.ts';
+import { hashApiKey } from '../keys/api-keys.ts';
+import { merchantByKeyHash, type MerchantRow } from '../merchants/merchant.repository.ts';
 
 /** A session lasts at most this long, however active; then the key is asked for again. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;

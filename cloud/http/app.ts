@@ -11,7 +11,7 @@ import { httpMetrics } from '../../edge/http/metrics-endpoint.ts';
 import { checkoutPreflight, cloudHandlers, signupLimit, type CloudRouteDeps } from './routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { createSessionStore } from '../dashboard/session-store.ts';
-import { createSharedRateLimiter } from '../shared-rate-limiter.ts';
+import { createSharedRateLimiter } from './shared-rate-limiter.ts';
 import { signInThrottle as signInThrottleOf } from '../../edge/http/sign-in-throttle.ts';
 
 export function createCloudHttpApp(

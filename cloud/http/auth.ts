@@ -1,9 +1,9 @@
 import type { Middleware } from 'koa';
 import type { Kysely } from 'kysely';
-import type { CloudTables } from '../cloud.tables.ts';
+import type { CloudTables } from '../storage/cloud.tables.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { hashApiKey } from '../api-keys.ts';
-import { apiKeyOwner, type MerchantRow } from '../merchant.repository.ts';
+import { hashApiKey } from '../keys/api-keys.ts';
+import { apiKeyOwner, type MerchantRow } from '../merchants/merchant.repository.ts';
 import type { Principal } from '../../edge/oauth/scopes.ts';
 
 /** The merchant an API key belongs to and what the key may do; null for a wrong or revoked key. */

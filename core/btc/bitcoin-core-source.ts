@@ -1,4 +1,5 @@
-import { ChainSourceError, type ChainSource, type Fetch, type SourceTx } from './chain-source.ts';
+import { ChainSourceError, type ChainSource, type SourceTx } from './chain-source.ts';
+import type { Fetch } from '../net/fetch.ts';
 import { parseRawBlock, parseRawTx } from './raw-block.ts';
 
 export interface BitcoinCoreSourceOptions {

@@ -5,7 +5,7 @@ import type { Logger } from '../log.ts';
 import type { SourceBudgets } from '../net/source-budgets.ts';
 import type { CoreTables } from '../schema.ts';
 import { createBitcoinCoreSource } from './bitcoin-core-source.ts';
-import type { Fetch } from './chain-source.ts';
+import type { Fetch } from '../net/fetch.ts';
 import { createMempoolSocket } from './mempool-socket.ts';
 import { createVerifiedEsplora } from './verified-esplora.ts';
 import type { BtcWatcherDeps } from './watcher.ts';

@@ -55,5 +55,3 @@ export class ChainSourceError extends Error {
 
 /** A backend answered with data that fails verification (a block that does not match its header): broken or lying. */
 export class ChainSourceInvalidData extends ChainSourceError {}
-
-export type Fetch = typeof fetch;

@@ -1,5 +1,6 @@
 import { parseEsploraTx, type AddressSource } from './address-source.ts';
-import { ChainSourceError, ChainSourceInvalidData, type ChainSource, type Fetch, type SourceBlock, type SourceTx } from './chain-source.ts';
+import { ChainSourceError, ChainSourceInvalidData, type ChainSource, type SourceBlock, type SourceTx } from './chain-source.ts';
+import type { Fetch } from '../net/fetch.ts';
 import { headerFromEsploraJson, type HeaderSource } from './header-source.ts';
 import { parseRawBlock, parseRawTx } from './raw-block.ts';
 

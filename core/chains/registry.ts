@@ -1,11 +1,11 @@
 import type { ChainName } from '../../shared/index.ts';
 import { btcModule } from '../btc/btc-module.ts';
-import { evmModules } from '../base/evm-module.ts';
+import { evmModules } from '../evm/evm-module.ts';
 import type { ChainModule } from '../invoices/chain-module.ts';
 
 /**
  * Every chain the service knows, in the contract's order: Bitcoin, then the EVM chains (one module
- * parameterised by chain, core/base/evm-chains.ts). The editions, the checkout page and the MCP
+ * parameterised by chain, core/evm/evm-chains.ts). The editions, the checkout page and the MCP
  * texts find a chain here by name instead of branching on it.
  */
 export const chainModules: ReadonlyMap<ChainName, ChainModule<any>> = new Map<ChainName, ChainModule<any>>([['btc', btcModule], ...evmModules]);

@@ -1,6 +1,6 @@
 import type { ConfiguredChain, PlatformChain } from '../chain-runtime.ts';
-import type { EvmConfig } from '../base/base-config.ts';
-import { evmPlatformRuntimes, evmRuntimes, type EvmPlatformSettings } from '../base/evm-runtime.ts';
+import type { EvmConfig } from '../evm/evm-config.ts';
+import { evmPlatformRuntimes, evmRuntimes, type EvmPlatformSettings } from '../evm/evm-runtime.ts';
 import { btcPlatformRuntime, btcRuntime, type BtcListenerSettings, type BtcPlatformSettings } from '../btc/btc-runtime.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { EvmChainName } from '../../shared/index.ts';
-import { evmChainSpecs } from '../base/evm-chains.ts';
+import { evmChainSpecs } from '../evm/evm-chains.ts';
 
 /** The built-in settler's key: it pays gas for `transferWithAuthorization` and can move no one's tokens. */
 export const X402_SETTLER_KEY = 'X402_SETTLER_KEY';

@@ -4,8 +4,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../core/db/database.ts';
 import { SCHEMA_CHANGE_LOCK } from '../../core/db/migrate.ts';
 import { openCoreDatabase, type CoreDatabase, type CoreTables } from '../../core/schema.ts';
-import { openCloudDatabase } from '../../cloud/cloud.schema.ts';
-import type { CloudTables } from '../../cloud/cloud.tables.ts';
+import { openCloudDatabase } from '../../cloud/storage/cloud.schema.ts';
+import type { CloudTables } from '../../cloud/storage/cloud.tables.ts';
 import { tempSqliteUrl } from './listener.ts';
 
 export interface TestDatabase {

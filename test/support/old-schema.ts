@@ -1,7 +1,7 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { cloudSchema } from '../../cloud/cloud.schema.ts';
+import { cloudSchema } from '../../cloud/storage/cloud.schema.ts';
 import { migrateToLatest, type Dialect } from '../../core/db/migrate.ts';
 import type { TestDatabase } from './databases.ts';
 

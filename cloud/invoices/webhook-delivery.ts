@@ -1,0 +1,32 @@
+import type { Kysely } from 'kysely';
+import type { CloudTables } from '../storage/cloud.tables.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { ClaimScope } from '../../core/webhooks/delivery-store.ts';
+import type { DeliveryTarget } from '../../core/webhooks/delivery-worker.ts';
+import { findMerchant } from '../merchants/merchant.repository.ts';
+import { checkWebhookUrl, pinnedLookup, type WebhookTargetPolicy } from '../../core/net/webhook-target.ts';
+
+/** Cloud delivers the events of every merchant that has saved a webhook URL. */
+export const cloudClaimScope: ClaimScope = {
+  merchantsSelectedBy: (db: Kysely<CloudTables>) => db.selectFrom('cloud_merchants').select('merchant_id').where('webhook_url', 'is not', null),
+};
+
+/**
+ * Each Cloud delivery goes to the merchant's saved URL, signed with its current secret. The URL is
+ * checked again (resolved, every address public) right before the attempt and the connection is
+ * pinned to the checked address; a URL that no longer passes fails the attempt, which is retried
+ * on the normal schedule.
+ */
+export function cloudDeliveryTarget(db: Kysely<CloudTables>, policy: WebhookTargetPolicy): (merchantId: string) => Promise<DeliveryTarget> {
+  return async (merchantId) => {
+    const merchant = await findMerchant(db, merchantId);
+    if (!merchant?.webhook_url || !merchant.webhook_secret) return { error: 'no webhook URL saved' };
+    try {
+      const target = await checkWebhookUrl(merchant.webhook_url, policy);
+      return { url: target.url, secret: merchant.webhook_secret, lookup: pinnedLookup(target.address) };
+    } catch (error) {
+      if (error instanceof ServiceError) return { error: `refused before sending: ${error.message}` };
+      throw error;
+    }
+  };
+}

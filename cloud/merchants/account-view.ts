@@ -1,0 +1,30 @@
+import type * as z from 'zod';
+import type { Account } from '../../shared/index.ts';
+import { maskExtendedKeys } from '../../core/log.ts';
+import type { ApiKeyRow, MerchantRow } from './merchant.repository.ts';
+import { effectivePlan, planOf } from '../billing/plans.ts';
+import { receiveMethodsOf } from './receive-methods.ts';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** GET /api/v1/me: the account without any secret; xpubs shortened as in the logs. */
+export function accountView(row: MerchantRow, keys: ApiKeyRow[], invoicesThisMonth: number, now: number): z.infer<typeof Account> {
+  const plan = effectivePlan({ plan: row.plan as 'free', expiresAt: row.plan_expires_at === null ? null : Number(row.plan_expires_at) }, now);
+  // One entry per chain and mode: an EVM chain with an xpub and a fixed address has two.
+  const chains: z.infer<typeof Account>['chains'] = receiveMethodsOf(row).flatMap((method) => [
+    ...(method.xpub ? [{ chain: method.chain, mode: 'xpub' as const, xpub: maskExtendedKeys(method.xpub), fixed_address: null }] : []),
+    ...(method.address ? [{ chain: method.chain, mode: 'fixed-address' as const, xpub: null, fixed_address: method.address }] : []),
+  ]);
+  return {
+    merchant_id: row.merchant_id,
+    shop_name: row.shop_name,
+    email: row.email,
+    plan: plan.plan,
+    plan_expires_at: plan.expiresAt === null ? null : iso(plan.expiresAt),
+    usage: { invoices_this_month: invoicesThisMonth, monthly_limit: planOf(plan.plan).invoices_per_month },
+    chains,
+    webhook_url: row.webhook_url,
+    api_keys: keys.map((key) => ({ prefix: key.prefix, label: key.label, created_at: iso(Number(key.created_at)), revoked: Number(key.revoked) === 1, scopes: key.scopes === null ? null : (key.scopes.split(' ') as ('invoices:read' | 'invoices:write')[]) })),
+    created_at: iso(Number(row.created_at)),
+  };
+}

@@ -1,0 +1,61 @@
+import { receiveMethodsMigration } from '../merchants/receive-methods.migration.ts';
+import { webhookMerchantsIndexMigration } from './webhook-merchants-index.migration.ts';
+import type { Kysely } from 'kysely';
+import { openDatabase, type Database, type OpenOptions } from '../../core/db/database.ts';
+import type { EditionSchema } from '../../core/db/migrate.ts';
+import { KeyError, parseEvmAccountXpub, textKeyId } from '../../core/evm/keys.ts';
+import type { KeyIdRenames } from '../../core/invoices/key-identity.migration.ts';
+import { coreMigrations } from '../../core/schema.ts';
+import { apiKeyScopesMigration } from '../keys/api-key-scopes.migration.ts';
+import { cloudAccountsMigration } from './cloud.migration.ts';
+import type { CloudTables } from './cloud.tables.ts';
+import { dashboardSessionsMigration } from '../dashboard/session.migration.ts';
+import { fixedAddressClaimsMigration } from '../merchants/fixed-address-claims.migration.ts';
+import { rateWindowsMigration } from './rate-windows.migration.ts';
+import { stripeSubscriptionStateMigration } from '../billing/stripe-subscription.migration.ts';
+import { stripeBillingMigration } from '../billing/stripe.migration.ts';
+
+/**
+ * Core migration 0009: Cloud merchants' Base xpub invoices and counters move from the id of the
+ * key's text to the id of the key itself. A key that does not parse keeps its id.
+ */
+const baseKeyIdRenames: KeyIdRenames = async (db) => {
+  const merchants = await (db as Kysely<CloudTables>)
+    .selectFrom('cloud_merchants')
+    .select(['merchant_id', 'base_xpub'])
+    .where('base_xpub', 'is not', null)
+    .$narrowType<{ base_xpub: string }>()
+    .execute();
+  return merchants.flatMap(({ merchant_id, base_xpub }) => {
+    try {
+      return [{ merchant_id, chain: 'base', from: textKeyId(base_xpub), to: parseEvmAccountXpub(base_xpub).keyId }];
+    } catch (error) {
+      if (error instanceof KeyError) return [];
+      throw error;
+    }
+  });
+};
+
+/**
+ * Cloud's schema: the core's migrations and its own, run together in name order (a fresh database
+ * gets them interleaved exactly as the releases that shipped them ran them).
+ */
+export const cloudSchema: EditionSchema = {
+  migrations: (dialect) => ({
+    ...coreMigrations(dialect, { keyIdRenames: baseKeyIdRenames }),
+    '0004_cloud_accounts': cloudAccountsMigration,
+    '0005_dashboard_sessions': dashboardSessionsMigration,
+    '0006_stripe_billing': stripeBillingMigration,
+    '0007_cloud_rate_windows': rateWindowsMigration,
+    '0008_stripe_subscription_state': stripeSubscriptionStateMigration,
+    '0011_cloud_fixed_address_claims': fixedAddressClaimsMigration,
+    '0013_cloud_api_key_scopes': apiKeyScopesMigration,
+    '0017_cloud_receive_methods': receiveMethodsMigration,
+    '0022_cloud_webhook_merchants_index': webhookMerchantsIndexMigration,
+  }),
+  retired: [],
+};
+
+export function openCloudDatabase(url: string, options: OpenOptions = {}): Promise<Database<CloudTables>> {
+  return openDatabase<CloudTables>(url, cloudSchema, options);
+}

@@ -1,0 +1,296 @@
+import type { Kysely } from 'kysely';
+import type { InvoiceConfirmedEvent, PaymentOrphanEvent, WebhookEventContent } from '../../shared/index.ts';
+import type { Clock } from '../clock.ts';
+import type { CoreTables } from '../schema.ts';
+import { enqueueEvents, type NewEvent } from '../events/outbox.ts';
+import type { Logger } from '../log.ts';
+import type { WatchObserver } from '../watch-progress.ts';
+import type { StatusFeed } from '../invoices/status-feed.ts';
+import { unitsToDecimal } from './amount.ts';
+import {
+  appliedUnits,
+  confirmOpenInvoice,
+  fixedInvoiceMatching,
+  leaveSeen,
+  OPEN,
+  readyTransfers,
+  xpubInvoicesAt,
+  type EvmInvoiceRow,
+  type EvmWatchScope,
+  type TransferRow,
+} from './evm-transfer.repository.ts';
+import { askSource, evmVerification, judge, type Disagreement, type ObservedTransfer } from './agreement.ts';
+import type { RpcSource } from './rpc.ts';
+
+export interface SettlementDeps {
+  db: Kysely<CoreTables>;
+  feed: StatusFeed;
+  clock: Clock;
+  logger: Logger;
+  scope: EvmWatchScope;
+  /** Whether the address is the merchant's fixed receive address (exact-amount matching). */
+  isFixed: (merchantId: string, address: string) => boolean;
+  confirmations: number;
+  /** Sources that must report a transfer (xpub mode); fixed-address matches always need two. */
+  minSources: number;
+  /** Every source, the scanner too: each is asked, in one request, about the ready transfers. */
+  sources: RpcSource[];
+  /** This pass's scanning source: it is not asked about transfers its own scan recorded in this process. */
+  scanner: RpcSource;
+  /** The source whose scan recorded a transfer, by transfer key, when this process recorded it; settled ones are forgotten. */
+  recordedBy: Map<string, string>;
+  /** A source reported what the others do not (or did not report what they do). */
+  disagreed: (disagreement: Disagreement) => void;
+  /** The node's finalized block when the chain's finality rule reads it: nothing above it settles. */
+  finalized: number | null;
+  /** Checksummed token contract → asset name (USDC, USDT). */
+  assetByToken: ReadonlyMap<string, string>;
+  /** When the watcher read the head that confirmations are counted against. */
+  headSeenAt: number;
+  observer?: Pick<WatchObserver, 'transition' | 'settled' | 'confirmedAfterBlock'>;
+}
+
+/** What becomes of one ready transfer. */
+export type TransferDecision =
+  | { kind: 'confirm'; transfer: TransferRow; invoice: EvmInvoiceRow; verification: string }
+  | { kind: 'apply'; transfer: TransferRow; invoice: EvmInvoiceRow }
+  | { kind: 'ignore'; transfer: TransferRow; invoiceId: string | null }
+  | { kind: 'orphan'; transfer: TransferRow };
+
+/** What the database and the other sources said about the ready transfers, read before planning. */
+export interface SettlementFacts {
+  isFixed: (merchantId: string, address: string) => boolean;
+  /** Xpub invoices by `merchant\naddress`. */
+  xpubInvoices: ReadonlyMap<string, EvmInvoiceRow>;
+  /** Units already applied, by `merchant\ninvoice`. */
+  applied: ReadonlyMap<string, bigint>;
+  /** Fixed-address transfers' matching open invoice, by transfer key. */
+  fixedMatches: ReadonlyMap<string, EvmInvoiceRow>;
+  /** How the transfer was verified when enough sources report it, by transfer key; absent: it waits if it would pay or be reported. */
+  verified: ReadonlyMap<string, string>;
+}
+
+const invoiceKey = (invoice: { merchant_id: string; invoice_id: string }) => `${invoice.merchant_id}\n${invoice.invoice_id}`;
+export const transferKey = (t: Pick<TransferRow, 'merchant_id' | 'tx_hash' | 'log_index'>) => `${t.merchant_id}\n${t.tx_hash}\n${t.log_index}`;
+const addressKey = (merchantId: string, address: string) => `${merchantId}\n${address}`;
+
+/**
+ * Decides every ready transfer in chain order, as if settled one by one: a transfer completing an
+ * invoice confirms it, and a later one to the same invoice pays nothing (xpub) or is an orphan
+ * (fixed address). A transfer too few sources report yet waits, whatever its mode. Pure.
+ */
+export function planSettlement(ready: readonly TransferRow[], facts: SettlementFacts): { decisions: TransferDecision[]; awaiting: number } {
+  const decisions: TransferDecision[] = [];
+  const confirmed = new Set<string>();
+  const applied = new Map(facts.applied);
+  let awaiting = 0;
+  for (const transfer of ready) {
+    const verification = facts.verified.get(transferKey(transfer));
+    if (facts.isFixed(transfer.merchant_id, transfer.to_address)) {
+      if (verification === undefined) {
+        awaiting++;
+        continue;
+      }
+      const match = facts.fixedMatches.get(transferKey(transfer));
+      if (!match || confirmed.has(invoiceKey(match))) decisions.push({ kind: 'orphan', transfer });
+      else {
+        confirmed.add(invoiceKey(match));
+        decisions.push({ kind: 'confirm', transfer, invoice: match, verification });
+      }
+      continue;
+    }
+    const invoice = facts.xpubInvoices.get(addressKey(transfer.merchant_id, transfer.to_address));
+    const counts =
+      invoice &&
+      invoice.token_address === transfer.token_address &&
+      OPEN.includes(invoice.status) &&
+      !confirmed.has(invoiceKey(invoice)) &&
+      transfer.block_time <= invoice.expires_at;
+    if (!invoice || !counts) {
+      decisions.push({ kind: 'ignore', transfer, invoiceId: invoice?.invoice_id ?? null });
+      continue;
+    }
+    if (verification === undefined) {
+      awaiting++;
+      continue;
+    }
+    const paid = (applied.get(invoiceKey(invoice)) ?? 0n) + BigInt(transfer.value);
+    applied.set(invoiceKey(invoice), paid);
+    if (paid >= BigInt(invoice.amount_units!)) {
+      confirmed.add(invoiceKey(invoice));
+      decisions.push({ kind: 'confirm', transfer, invoice, verification });
+    } else {
+      decisions.push({ kind: 'apply', transfer, invoice });
+    }
+  }
+  return { decisions, awaiting };
+}
+
+/**
+ * Settles recorded transfers of the scope's merchants that reached the required confirmations on
+ * the scanning source. A transfer pays an invoice only if its block's timestamp is not after the
+ * invoice's expiry. The pass is read, planned, then written in one transaction with its events;
+ * each transfer row leaves `seen` exactly once (guarded), so a payment is never credited twice,
+ * and each row is its own merchant's, so one merchant's transfer never pays another's invoice.
+ * Returns how many transfers still wait for more sources to report them.
+ */
+export async function settleTransfers(deps: SettlementDeps, head: number): Promise<number> {
+  const deepest = head - deps.confirmations + 1;
+  const ready = await readyTransfers(deps.db, deps.scope, deps.finalized === null ? deepest : Math.min(deepest, deps.finalized));
+  if (!ready.length) return 0;
+  const plan = planSettlement(ready, await readFacts(deps, ready));
+  for (const decision of plan.decisions) deps.recordedBy.delete(transferKey(decision.transfer));
+  if (!plan.decisions.length) return plan.awaiting;
+  const now = deps.clock.now();
+  const done = await deps.feed.transaction(deps.db, async (trx, changed) => {
+    const confirmed: Array<{ invoice: EvmInvoiceRow; transfer: TransferRow }> = [];
+    const orphans: TransferRow[] = [];
+    const events: NewEvent[] = [];
+    for (const decision of plan.decisions) {
+      const { transfer } = decision;
+      if (decision.kind === 'orphan') {
+        if (!(await leaveSeen(trx, transfer, { state: 'orphan' }))) continue;
+        orphans.push(transfer);
+        events.push({ merchantId: transfer.merchant_id, payload: orphanPayload(deps, transfer), createdAt: now });
+      } else if (decision.kind === 'ignore') {
+        await leaveSeen(trx, transfer, { state: 'ignored', invoice_id: decision.invoiceId });
+      } else if (decision.kind === 'apply') {
+        await leaveSeen(trx, transfer, { state: 'applied', invoice_id: decision.invoice.invoice_id });
+      } else {
+        if (!(await leaveSeen(trx, transfer, { state: 'applied', invoice_id: decision.invoice.invoice_id }))) continue;
+        const invoice = await confirmOpenInvoice(trx, decision.invoice, transfer.tx_hash, decision.verification, now);
+        if (!invoice) continue;
+        changed({ invoice_id: invoice.invoice_id, merchant_id: invoice.merchant_id, status: 'confirmed', at: now });
+        events.push({ merchantId: invoice.merchant_id, payload: confirmedPayload(invoice, transfer, head, decision.verification, now), createdAt: now });
+        confirmed.push({ invoice, transfer });
+      }
+    }
+    await enqueueEvents(trx, events);
+    return { confirmed, orphans };
+  });
+  report(deps, plan.decisions, done, now);
+  return plan.awaiting;
+}
+
+/** Reads what planning needs: the xpub invoices paid to, what they were paid before, the fixed-address matches, and what the sources report. */
+async function readFacts(deps: SettlementDeps, ready: TransferRow[]): Promise<SettlementFacts> {
+  const fixed = ready.filter((t) => deps.isFixed(t.merchant_id, t.to_address));
+  const xpub = ready.filter((t) => !deps.isFixed(t.merchant_id, t.to_address));
+  const invoices = await xpubInvoicesAt(deps.db, deps.scope.chain, xpub.map((t) => ({ merchantId: t.merchant_id, address: t.to_address })));
+  const fixedMatches = new Map<string, EvmInvoiceRow>();
+  for (const transfer of fixed) {
+    const invoice = await fixedInvoiceMatching(deps.db, transfer);
+    if (invoice) fixedMatches.set(transferKey(transfer), invoice);
+  }
+  // An xpub transfer to no invoice of ours pays nothing whoever reports it: no source is asked about it.
+  // A fixed-address transfer is asked about even unmatched: its payment.orphan event is a report too.
+  const paid = new Set(invoices.map((invoice) => addressKey(invoice.merchant_id, invoice.receive_address)));
+  const verified = await verifiedTransfers(deps, [...fixed, ...xpub.filter((t) => paid.has(addressKey(t.merchant_id, t.to_address)))]);
+  return {
+    isFixed: deps.isFixed,
+    xpubInvoices: new Map(invoices.map((invoice) => [addressKey(invoice.merchant_id, invoice.receive_address), invoice])),
+    applied: await appliedUnits(deps.db, invoices),
+    fixedMatches,
+    verified,
+  };
+}
+
+/** Sources a transfer needs: the operator's minimum, and never fewer than two for a fixed-address match (an exact amount anyone can send). */
+const sourcesNeeded = (deps: SettlementDeps, t: TransferRow) => (deps.isFixed(t.merchant_id, t.to_address) ? Math.max(2, deps.minSources) : deps.minSources);
+
+/**
+ * How each transfer enough sources report was verified. With one source needed, the scanner's record
+ * stands (the operator's own node); otherwise the sources are asked, one request each, and the
+ * transfer counts when enough report the same log at the required depth on their own heads. The
+ * scanner vouches for what its own scan recorded in this process (every pass checks that record
+ * for reorgs) without being asked; after a restart, or a change of scanner, it is asked too.
+ */
+async function verifiedTransfers(deps: SettlementDeps, transfers: TransferRow[]): Promise<Map<string, string>> {
+  const verified = new Map<string, string>();
+  const asking = transfers.filter((t) => sourcesNeeded(deps, t) > 1);
+  for (const t of transfers) if (!asking.includes(t)) verified.set(transferKey(t), evmVerification(1));
+  if (!asking.length) return verified;
+  const recordedBy = (t: TransferRow) => deps.recordedBy.get(transferKey(t)) ?? null;
+  const scannerVouches = asking.every((t) => recordedBy(t) === deps.scanner.label);
+  const asked = scannerVouches ? deps.sources.filter((source) => source !== deps.scanner) : deps.sources;
+  const txHashes = [...new Set(asking.map((t) => t.tx_hash))];
+  const answers = (await Promise.all(asked.map((source) => askSource(source, txHashes)))).filter((a) => a !== null);
+  for (const transfer of asking) {
+    const verdict = judge(observed(transfer), answers, deps.confirmations, recordedBy(transfer), scannerVouches ? deps.scanner.label : null);
+    for (const disagreement of verdict.disagreements) deps.disagreed(disagreement);
+    if (verdict.agreeing.length >= sourcesNeeded(deps, transfer)) verified.set(transferKey(transfer), evmVerification(verdict.agreeing.length));
+  }
+  return verified;
+}
+
+const observed = (t: TransferRow): ObservedTransfer => ({
+  txHash: t.tx_hash,
+  logIndex: t.log_index,
+  blockNumber: Number(t.block_number),
+  blockHash: t.block_hash,
+  token: t.token_address,
+  to: t.to_address,
+  value: BigInt(t.value),
+});
+
+function confirmedPayload(invoice: EvmInvoiceRow, completing: TransferRow, head: number, verification: string, now: number): WebhookEventContent<InvoiceConfirmedEvent> {
+  return {
+    event: 'invoice.confirmed',
+    invoice_id: invoice.invoice_id,
+    merchant_id: invoice.merchant_id,
+    chain: invoice.chain as InvoiceConfirmedEvent['chain'],
+    asset: invoice.asset,
+    amount: unitsToDecimal(BigInt(invoice.amount_units!)),
+    address: invoice.receive_address,
+    tx_hash: completing.tx_hash,
+    confirmations: head - completing.block_number + 1,
+    confirmed_at: new Date(now).toISOString(),
+    verification,
+  };
+}
+
+function orphanPayload(deps: SettlementDeps, transfer: TransferRow): WebhookEventContent<PaymentOrphanEvent> {
+  return {
+    event: 'payment.orphan',
+    chain: transfer.chain as PaymentOrphanEvent['chain'],
+    asset: deps.assetByToken.get(transfer.token_address) ?? 'unknown',
+    token_address: transfer.token_address,
+    address: transfer.to_address,
+    tx_hash: transfer.tx_hash,
+    value: unitsToDecimal(BigInt(transfer.value)),
+    detected_at: new Date(transfer.detected_at).toISOString(),
+  };
+}
+
+/** Logs and metrics of what the transaction really did. */
+function report(
+  deps: SettlementDeps,
+  decisions: TransferDecision[],
+  done: { confirmed: Array<{ invoice: EvmInvoiceRow; transfer: TransferRow }>; orphans: TransferRow[] },
+  now: number,
+) {
+  for (const decision of decisions) {
+    if (decision.kind !== 'ignore') continue;
+    // A late, surplus or wrong-token transfer to an xpub address: the funds are the merchant's,
+    // but it pays nothing. Orphan events are for fixed-address mode only.
+    deps.logger.warn('base: transfer to an invoice address pays nothing (late, surplus or other token)', {
+      merchant_id: decision.transfer.merchant_id,
+      invoice_id: decision.invoiceId ?? undefined,
+      tx_hash: decision.transfer.tx_hash,
+      value: unitsToDecimal(BigInt(decision.transfer.value)),
+    });
+  }
+  for (const { invoice, transfer } of done.confirmed) {
+    deps.observer?.transition(invoice.asset, 'confirmed');
+    deps.observer?.settled((now - Number(transfer.detected_at)) / 1000);
+    deps.observer?.confirmedAfterBlock((now - deps.headSeenAt) / 1000);
+    deps.logger.info('base: invoice confirmed', { merchant_id: invoice.merchant_id, invoice_id: invoice.invoice_id, tx_hash: transfer.tx_hash });
+  }
+  for (const transfer of done.orphans) {
+    deps.logger.warn('base: payment.orphan (transfer to the fixed address matches no open invoice)', {
+      merchant_id: transfer.merchant_id,
+      tx_hash: transfer.tx_hash,
+      value: unitsToDecimal(BigInt(transfer.value)),
+    });
+  }
+}
