@@ -1,13 +1,13 @@
 // Cost of verifying a Bitcoin header (core/btc/header-chain.ts): link, proof of work, required bits,
 // median time, cumulative work and the best-chain choice. Measured on 20,000 regtest-rule headers
 // from a genesis block, and on the real mainnet headers across the retarget at 824,544 (the
-// fixture of test/btc-header-chain.test.ts), against the floor every check needs: hashing the
+// fixture of test/core/btc/btc-header-chain.test.ts), against the floor every check needs: hashing the
 // 80 bytes twice with SHA-256 (the baseline).
 // Run: npx tsx bench/header-chain.ts
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { GENESIS_CHECKPOINT, HeaderChain, headerRules, parseHeader } from '../core/btc/header-chain.ts';
-import { headerHash, mineHeader } from '../test/support/headers.ts';
+import { headerHash, mineHeader } from '../test/helpers/headers.ts';
 import { progress, report, round } from './support/report.ts';
 
 const COUNT = 20_000;

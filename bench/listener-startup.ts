@@ -10,7 +10,7 @@ import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL } from '../test/support/listener.ts';
+import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL } from '../test/helpers/listener.ts';
 import { progress, report, round } from './support/report.ts';
 
 const ROUNDS = 5;

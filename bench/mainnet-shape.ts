@@ -12,7 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REGTEST_TPUB } from '../test/support/btc-chain.ts';
+import { REGTEST_TPUB } from '../test/helpers/btc-chain.ts';
 import { MainnetShapedChain } from './support/mainnet-chain.ts';
 import { startMainnetSimulator, type SimulatorStats } from './support/mainnet-simulator.ts';
 import { progress, report, round } from './support/report.ts';

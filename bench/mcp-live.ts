@@ -14,10 +14,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { testAccountKey } from '../test/support/btc-chain.ts';
-import { signupMerchant } from '../test/support/cloud.ts';
-import { testDatabases } from '../test/support/databases.ts';
-import { postJson } from '../test/support/listener.ts';
+import { testAccountKey } from '../test/helpers/btc-chain.ts';
+import { signupMerchant } from '../test/helpers/cloud.ts';
+import { testDatabases } from '../test/helpers/databases.ts';
+import { postJson } from '../test/helpers/listener.ts';
 import { allNotified, idleCpuPct, rssMb, sleep, startLiveServer } from './support/mcp-sessions.ts';
 import { percentile, progress, report, round } from './support/report.ts';
 

@@ -8,7 +8,7 @@
  * Run: npm run bench -- mcp-sessions
  */
 import { cpus, loadavg } from 'node:os';
-import { postJson } from '../test/support/listener.ts';
+import { postJson } from '../test/helpers/listener.ts';
 import { allNotified, closeAll, idleCpuPct, openSessions, rssMb, sleep, startLiveServer, type LiveServer } from './support/mcp-sessions.ts';
 import { progress, report, round } from './support/report.ts';
 

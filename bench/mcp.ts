@@ -16,10 +16,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as Sdk2Client, StreamableHTTPClientTransport as Sdk2HttpTransport } from '@modelcontextprotocol/client';
 import { renderQrPng } from '../mcp/qr.ts';
-import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from '../test/support/listener.ts';
-import { spawnListener } from '../test/support/process.ts';
-import { connectMcp } from '../test/support/mcp-process.ts';
-import { connectWithOAuth } from '../test/support/oauth.ts';
+import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from '../test/helpers/listener.ts';
+import { spawnListener } from '../test/helpers/process.ts';
+import { connectMcp } from '../test/helpers/mcp-process.ts';
+import { connectWithOAuth } from '../test/helpers/oauth.ts';
 import { percentile, progress, report, round } from './support/report.ts';
 
 const CALLS = 1000;

@@ -1,6 +1,6 @@
 // `service --version` and `service --help`: answered by the compiled CLI's top level alone, which
 // loads only the sources below, so bin/service.js checks that these (not all ~300 sources) are
-// older than dist/ before it runs them. test/cli.test.ts checks the list against what those answers load.
+// older than dist/ before it runs them. test/listener/cli.test.ts checks the list against what those answers load.
 
 /** The arguments answered by the top level alone (no argument at all prints the usage too). */
 export const topLevelArgs = ['--version', '-v', 'version', '--help', '-h', 'help'];

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Icon } from '@modelcontextprotocol/server';
 
-/** Where the pictures are: an SVG each, and the same drawn as a PNG (test/mcp-host-listing.test.ts keeps the two alike). */
+/** Where the pictures are: an SVG each, and the same drawn as a PNG (test/mcp/mcp-host-listing.test.ts keeps the two alike). */
 const ICON_IMAGES = new URL('icon-images/', import.meta.url);
 /** The PNGs' side in pixels. */
 const ICON_PNG_SIZE = 48;

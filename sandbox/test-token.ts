@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Contract, ContractFactory } from 'ethers';
 import type { Anvil } from './anvil.ts';
 
-/** TestToken.sol compiled (test/base-token-fixture.test.ts recompiles it with solc and compares). */
+/** TestToken.sol compiled (test/core/evm/evm-token-fixture.test.ts recompiles it with solc and compares). */
 const TEST_TOKEN = JSON.parse(readFileSync(new URL('./TestToken.json', import.meta.url), 'utf8')) as { abi: unknown[]; bytecode: string };
 
 export interface TestToken {
@@ -55,7 +55,7 @@ interface Receipt {
  * The receipt of `hash` once the node has mined it, asked of the node until it is there. Not
  * ethers' `wait()`: that one can take a "not mined yet" answer from a node whose auto-miner runs
  * a moment late (a loaded machine), then wait for a block newer than the transaction's, which an
- * auto-mining node with nothing else to mine never makes (test/base-test-token-mined.test.ts).
+ * auto-mining node with nothing else to mine never makes (test/core/evm/evm-test-token-mined.test.ts).
  */
 export async function minedReceipt(anvil: Pick<Anvil, 'rpc'>, hash: string, options: { withinMs?: number; everyMs?: number } = {}): Promise<Receipt> {
   const { withinMs = 30_000, everyMs = 25 } = options;

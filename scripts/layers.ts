@@ -51,7 +51,7 @@ const chainNamePattern = /(['"`])(?:btc|bitcoin|base|eth|ethereum|polygon)\1|\b(
 
 /**
  * Files outside the chain homes that still name chains, with how many times, as this branch left
- * them: test/layers.test.ts pins this list, so it can only shrink (a file made clean must leave it).
+ * them: test/scripts/layers.test.ts pins this list, so it can only shrink (a file made clean must leave it).
  */
 export const chainNameAllowList: readonly string[] = [
   'shared/checkout.ts',

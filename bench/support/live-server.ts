@@ -18,8 +18,8 @@ import { startListener, type RunningListener } from '../../listener/app.ts';
 import { loadConfig } from '../../listener/config.ts';
 import { LocalBtcChain } from '../../sandbox/local-btc-chain.ts';
 import { startLocalChainServer } from '../../sandbox/local-chain-server.ts';
-import { payeeOf, REGTEST_TPUB } from '../../test/support/btc-chain.ts';
-import { tempSqliteUrl } from '../../test/support/listener.ts';
+import { payeeOf, REGTEST_TPUB } from '../../test/helpers/btc-chain.ts';
+import { tempSqliteUrl } from '../../test/helpers/listener.ts';
 
 const [mode, databaseUrl, esploraUrl] = process.argv.slice(2);
 const now = () => performance.timeOrigin + performance.now();

@@ -12,7 +12,7 @@ import { merchantEvmScope } from '../../core/evm/evm-transfer.repository.ts';
 import { createInvoiceService } from '../../core/invoices/invoice.service.ts';
 import { silentLogger } from '../../core/log.ts';
 import { watchObserver, type ServiceMetrics } from '../../core/metrics.ts';
-import { testDatabases, type TestDatabase } from '../support/databases.ts';
+import { testDatabases, type TestDatabase } from './databases.ts';
 import { startAnvil, type Anvil } from '../../sandbox/anvil.ts';
 import { deployTestToken, type TestToken } from '../../sandbox/test-token.ts';
 import { createMemoryStatusFeed } from '../../core/invoices/status-feed.ts';

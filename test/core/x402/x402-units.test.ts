@@ -1,0 +1,89 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { paymentRequiredOf, requirementsOf, X402_MAX_TIMEOUT_S, type X402Offer } from '../../../core/x402/requirements.ts';
+import { parseX402Settings, x402Secrets } from '../../../core/x402/x402-settings.ts';
+import { claimSettlement, settleClaim, STALE_LOCK_MS } from '../../../core/x402/settlement.repository.ts';
+import { openCoreDatabase } from '../../../core/schema.ts';
+import { silentLogger } from '../../../core/log.ts';
+import { tempSqliteUrl } from '../../helpers/listener.ts';
+
+const offer = (expiresInMs: number, now: number): X402Offer => ({
+  invoiceId: 'inv_1',
+  network: 'eip155:8453',
+  chainId: 8453,
+  asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  payTo: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+  amountDue: 12_500_000n,
+  expiresAt: now + expiresInMs,
+  domain: { name: 'USD Coin', version: '2' },
+});
+
+test('requirements: one exact offer for the amount due, never valid past the invoice, at most 300 s', () => {
+  const now = Date.UTC(2026, 10, 26);
+  assert.deepEqual(requirementsOf(offer(3_600_000, now), now), {
+    scheme: 'exact',
+    network: 'eip155:8453',
+    asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    amount: '12500000',
+    payTo: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+    maxTimeoutSeconds: X402_MAX_TIMEOUT_S,
+    extra: { name: 'USD Coin', version: '2' },
+  });
+  assert.equal(requirementsOf(offer(42_900, now), now).maxTimeoutSeconds, 42, 'no longer than the time to expiry');
+  const required = paymentRequiredOf('https://shop.example/x402/inv_1', requirementsOf(offer(60_000, now), now), 'invalid_exact_evm_signature');
+  assert.equal(required.x402Version, 2);
+  assert.equal(required.error, 'invalid_exact_evm_signature');
+  assert.equal(required.accepts.length, 1);
+  assert.equal(paymentRequiredOf('https://shop.example/x402/inv_1', required.accepts[0]!).error, undefined);
+});
+
+test('settings: a chain facilitator wins over the shared one, which wins over the settler key; bad values are named, the key is a secret', () => {
+  const key = `0x${'ab'.repeat(32)}`;
+  const problems: string[] = [];
+  const settings = parseX402Settings({ X402_SETTLER_KEY: key, X402_FACILITATOR_URL: 'https://facilitator.example/', ETH_X402_FACILITATOR_URL: 'https://eth.example' }, problems);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(settings.settlement, {
+    base: { kind: 'facilitator', url: 'https://facilitator.example' },
+    eth: { kind: 'facilitator', url: 'https://eth.example' },
+    polygon: { kind: 'facilitator', url: 'https://facilitator.example' },
+  });
+  assert.equal(settings.settleTimeoutMs, 30_000);
+  const keyOnly = parseX402Settings({ X402_SETTLER_KEY: 'ab'.repeat(32), X402_SETTLE_TIMEOUT_S: '5' }, problems);
+  assert.deepEqual(Object.values(keyOnly.settlement), [
+    { kind: 'settler', key },
+    { kind: 'settler', key },
+    { kind: 'settler', key },
+  ]);
+  assert.equal(keyOnly.settleTimeoutMs, 5_000);
+  assert.deepEqual(x402Secrets(keyOnly).sort(), [key, key.slice(2)].sort());
+  assert.deepEqual(parseX402Settings({}, problems).settlement, {}, 'nothing set: x402 off');
+
+  const bad: string[] = [];
+  parseX402Settings({ X402_SETTLER_KEY: 'xprv-not-a-key', X402_FACILITATOR_URL: 'ftp://x', X402_SETTLE_TIMEOUT_S: '0' }, bad);
+  assert.equal(bad.length, 3, bad.join('\n'));
+  assert.ok(bad.every((problem) => !problem.includes('xprv-not-a-key')), 'the key is never echoed');
+});
+
+test('the settlement lock: one payer at a time, a refused attempt frees it, a stale settle is taken over, a sent one never is', async () => {
+  const database = await openCoreDatabase(tempSqliteUrl(), { logger: silentLogger });
+  try {
+    const { db } = database;
+    const claim = (nonce: string, now: number) => claimSettlement(db, { invoiceId: 'inv_1', merchantId: 'm', payer: '0xpayer', nonce, network: 'eip155:8453', now });
+    const t0 = 1_000_000;
+    assert.deepEqual(await claim('0xa', t0), { claimed: true });
+    const taken = await claim('0xb', t0 + 1);
+    assert.equal(taken.claimed, false);
+    assert.equal(!taken.claimed && taken.current.nonce, '0xa');
+    await settleClaim(db, 'inv_1', '0xa', { state: 'refused', now: t0 + 2 });
+    assert.deepEqual(await claim('0xb', t0 + 3), { claimed: true }, 'nothing was sent: the next payer may try');
+    assert.equal((await claim('0xc', t0 + 3 + STALE_LOCK_MS - 1)).claimed, false);
+    assert.deepEqual(await claim('0xc', t0 + 4 + STALE_LOCK_MS), { claimed: true }, 'a settle that never answered is taken over');
+    await settleClaim(db, 'inv_1', '0xc', { state: 'sent', txHash: '0xtx', now: t0 + 5 + STALE_LOCK_MS });
+    assert.equal((await claim('0xd', t0 + 100 * STALE_LOCK_MS)).claimed, false, 'a sent settlement holds the invoice for good');
+    await settleClaim(db, 'inv_1', '0xd', { state: 'refused', now: t0 });
+    const row = await db.selectFrom('x402_settlements').selectAll().executeTakeFirstOrThrow();
+    assert.deepEqual([row.state, row.nonce, row.tx_hash], ['sent', '0xc', '0xtx'], "another nonce's outcome never touches the lock");
+  } finally {
+    await database.close();
+  }
+});

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoiceCreated } from '../../shared/index.ts';
+import { describeCreatedInvoice } from '../../mcp/invoice-text.ts';
+
+const RECIPIENT = '0x1111111111111111111111111111111111111111';
+const USDT_ON_BASE = '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2';
+
+test('a fixed-address invoice tells the payer to send the exact amount of the named token', () => {
+  const invoice = BaseFixedInvoiceCreated.parse({
+    invoice_id: 'inv_fixed',
+    x402_url: null,
+    chain: 'base',
+    asset: 'USDT',
+    mode: 'fixed-address',
+    nonce: 123,
+    token_address: USDT_ON_BASE,
+    receive_address: RECIPIENT,
+    amount_usd: 10,
+    amount_usdc: '10.000123',
+    amount_usdc_units: 10_000_123,
+    status: 'pending',
+    expires_at: '2030-01-01T01:00:00.000Z',
+    qr_uri: `ethereum:${USDT_ON_BASE}@8453/transfer?address=${RECIPIENT}&uint256=10000123`,
+  });
+  const text = describeCreatedInvoice(invoice);
+  assert.match(text, /Pay 10\.000123 USDT \(10 USD\) on Base to 0x1{40}\./);
+  assert.match(text, /send exactly 10\.000123 USDT \(token contract 0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2\)/);
+  assert.ok(text.includes(invoice.qr_uri));
+  assert.ok(text.includes('Expires at 2030-01-01T01:00:00.000Z.'));
+});
+
+test('an xpub-mode Base invoice states the token amount and its USD price, without the exact-amount warning', () => {
+  const invoice = BaseXpubInvoiceCreated.parse({
+    invoice_id: 'inv_xpub',
+    x402_url: null,
+    merchant_id: 'default',
+    chain: 'base',
+    asset: 'USDC',
+    receive_address: RECIPIENT,
+    child_index: 3,
+    status: 'pending',
+    tx_hash: null,
+    paid_at: null,
+    expires_at: '2030-01-01T01:00:00.000Z',
+    created_at: '2030-01-01T00:00:00.000Z',
+    updated_at: '2030-01-01T00:00:00.000Z',
+    amount_usd: 12.5,
+    amount_usdc: '12.500000',
+    amount_usdc_units: 12_500_000,
+    qr_uri: `ethereum:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913@8453/transfer?address=${RECIPIENT}&uint256=12500000`,
+    derivation_path: "m/44'/60'/0'/0/3",
+    verify_url: `https://basescan.org/address/${RECIPIENT}`,
+  });
+  const text = describeCreatedInvoice(invoice);
+  assert.match(text, /Pay 12\.500000 USDC \(12\.5 USD\) on Base/);
+  assert.doesNotMatch(text, /exactly/);
+});
+
+test('a Base invoice on another chain id is named by it: Base Sepolia, or a local EVM chain (the sandbox\'s 31337), never "on Base"', () => {
+  const on = (chainId: number) =>
+    describeCreatedInvoice(
+      BaseFixedInvoiceCreated.parse({
+        invoice_id: 'inv_local',
+        x402_url: null,
+        chain: 'base',
+        asset: 'USDC',
+        mode: 'fixed-address',
+        nonce: 1,
+        token_address: USDT_ON_BASE,
+        receive_address: RECIPIENT,
+        amount_usd: 1,
+        amount_usdc: '1.000001',
+        amount_usdc_units: 1_000_001,
+        status: 'pending',
+        expires_at: '2030-01-01T01:00:00.000Z',
+        qr_uri: `ethereum:${USDT_ON_BASE}@${chainId}/transfer?address=${RECIPIENT}&uint256=1000001`,
+      }),
+    );
+  assert.match(on(31337), /Pay 1\.000001 USDC \(1 USD\) on local EVM chain \(id 31337\) — sandbox, not real tokens — to 0x1{40}\./);
+  assert.match(on(84532), /Pay 1\.000001 USDC \(1 USD\) on Base Sepolia \(testnet\) — test tokens, not real money — to /);
+  assert.doesNotMatch(on(31337), /on Base/);
+});
+
+test('a Bitcoin invoice names its network: mainnet as "Bitcoin", regtest as the sandbox it is', () => {
+  const on = (network: 'mainnet' | 'regtest', address: string) =>
+    describeCreatedInvoice(
+      BtcInvoiceCreated.parse({
+        invoice_id: 'inv_btc',
+        x402_url: null,
+        merchant_id: 'default',
+        chain: 'btc',
+        asset: 'BTC',
+        receive_address: address,
+        child_index: 0,
+        status: 'pending',
+        tx_hash: null,
+        paid_at: null,
+        expires_at: '2030-01-01T01:00:00.000Z',
+        created_at: '2030-01-01T00:00:00.000Z',
+        updated_at: '2030-01-01T00:00:00.000Z',
+        amount_btc: '0.00050000',
+        amount_sats: 50_000,
+        network,
+        memo: null,
+        derivation_path: "m/84'/1'/0'/0/0",
+        qr_uri: `bitcoin:${address}?amount=0.0005`,
+        verify_url: `https://mempool.space/address/${address}`,
+      }),
+    );
+  assert.match(on('regtest', 'bcrt1qexample'), /^Pay 0\.00050000 BTC \(50000 sats\) on Bitcoin regtest — sandbox, not real bitcoin — to bcrt1qexample\.$/m);
+  assert.match(on('mainnet', 'bc1qexample'), /^Pay 0\.00050000 BTC \(50000 sats\) on Bitcoin to bc1qexample\.$/m);
+});
