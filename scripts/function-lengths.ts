@@ -39,7 +39,6 @@ export const longFunctionAllowList: readonly string[] = [
   'core/webhooks/delivery-worker.ts createDeliveryWorker',
   'core/x402/x402-payments.ts createX402Payments',
   'edge/checkout/public/checkout.js (immediately invoked)',
-  'edge/oauth/authorization-server.ts createAuthorizationServer',
   'listener/app.ts startListener',
   'mcp/http-sessions.ts createMcpSessions',
   'mcp/listener-client.ts createListenerClient',

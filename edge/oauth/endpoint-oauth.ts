@@ -7,9 +7,11 @@ import { signInThrottle, type MakeLimiter } from '../http/sign-in-throttle.ts';
 import type { RateLimitConfig } from '../settings.ts';
 import { createOAuthStore } from '../../core/oauth/oauth-store.ts';
 import type { OAuthTables } from '../../core/oauth/oauth.tables.ts';
-import { createAuthorizationServer, isAuthorizationServerPath, type KeyAccount, type OAuthLimiters } from './authorization-server.ts';
+import { createAuthorizationServer } from './authorization-server.ts';
 import type { GuardedFetchPolicy } from './guarded-fetch.ts';
+import { isAuthorizationServerPath } from './oauth-paths.ts';
 import { metadataHandler, resourceUrls, usageTouch, type OAuthResource } from './protected-resource.ts';
+import type { KeyAccount, OAuthLimiters } from './server-options.ts';
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 const SWEEP_EVERY_MS = 10 * 60_000;

@@ -1,4 +1,5 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { OidcErrors } from './server-options.ts';
 
 /*
  * What oidc-provider may store for a client or an authorization request, bounded through its own
@@ -54,8 +55,6 @@ const AUTHORIZATION_PARAMETERS = [
   'acr_values', 'claims_locales', 'client_id', 'code_challenge', 'code_challenge_method', 'display', 'id_token_hint', 'login_hint', 'max_age',
   'nonce', 'prompt', 'redirect_uri', 'registration', 'request', 'request_uri', 'resource', 'response_mode', 'response_type', 'scope', 'state', 'ui_locales',
 ];
-
-type OidcErrors = typeof import('oidc-provider').errors;
 
 /** oidc-provider's `extraClientMetadata` and `extraParams` settings that enforce the bounds (`errors`: its error classes, loaded with it). */
 export function oauthBounds(errors: OidcErrors) {
