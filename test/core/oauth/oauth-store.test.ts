@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { manualClock } from '../../../core/clock.ts';
-import { CONSUMED_KEPT_MS, createOAuthStore, revokeGrantsApprovedWith, UNUSED_CLIENT_TTL_MS } from '../../../core/oauth/oauth-store.ts';
+import { CONSUMED_KEPT_MS } from '../../../core/oauth/oauth-adapter.ts';
+import { createOAuthStore, revokeGrantsApprovedWith, UNUSED_CLIENT_TTL_MS } from '../../../core/oauth/oauth-store.ts';
 import { testDatabases, withFreshDatabase } from '../../helpers/databases.ts';
 
 for (const database of testDatabases) {
