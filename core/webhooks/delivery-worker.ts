@@ -65,23 +65,14 @@ function observe(metrics: ServiceMetrics, claim: ClaimedAttempt, outcome: Attemp
   if (verdict === 'delivered') metrics.webhookDeliverySeconds.observe(Math.max(0, outcome.finishedAt - claim.createdAt) / 1000);
 }
 
-export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
-  const { db, clock, timers, logger } = options;
-  const fixedTarget: DeliveryTarget = { url: options.url!, secret: options.secret! };
-  const targetOf = options.target ?? (async () => fixedTarget);
-  const inFlight = new Map<string, Promise<void>>();
-  const stopping = new AbortController();
-  const abandoned = new AbortController();
-  const requests = new Set<AbortController>();
-  let claiming: Promise<number> | undefined;
-  // Refill slots half the pool at a time: a claim transaction (and its commit) per finished attempt
-  // would cost more than the attempt, and the profile showed claims at a fifth of the pool still
-  // costly; the poll loop still picks up any remainder within its interval.
-  const claimBatch = Math.max(1, Math.floor(options.concurrency / 2));
-  const freeSlots = () => options.concurrency - inFlight.size;
-  let loop: Promise<void> | undefined;
-
-  async function attempt(claim: ClaimedAttempt): Promise<AttemptOutcome> {
+/**
+ * One attempt: the target resolved, the signed request sent, its answer (or why there was none)
+ * as the outcome to record. The attempt's request sits in `requests` while it runs, so stopping
+ * can abort it.
+ */
+function attemptSender(options: Pick<DeliveryWorkerOptions, 'clock' | 'timers' | 'send'> & { targetOf(merchantId: string): Promise<DeliveryTarget> }) {
+  const { clock, timers, targetOf } = options;
+  return async function attempt(claim: ClaimedAttempt, requests: Set<AbortController>): Promise<AttemptOutcome> {
     const request = new AbortController();
     requests.add(request);
     let timedOut = false;
@@ -109,32 +100,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       request.abort(ATTEMPT_FINISHED);
       requests.delete(request);
     }
-  }
+  };
+}
 
-  async function deliver(claim: ClaimedAttempt): Promise<void> {
-    const outcome = await attempt(claim);
-    // Stopping aborted the request: its outcome is unknown, so the stored claim stands and the
-    // attempt is found interrupted after the restart.
-    if (abandoned.signal.aborted) return;
-    await record(claim, outcome);
-    const verdict = verdictOf(claim, outcome);
-    if (options.metrics) observe(options.metrics, claim, outcome, verdict);
-    if (verdict !== 'delivered') {
-      const fields = { event_id: claim.eventId, attempt: claim.attempt, error: outcome.error };
-      if (verdict === 'failed') logger.warn('webhook delivery gave up', fields);
-      else logger.info('webhook delivery failed, will retry', fields);
-    }
-  }
-
-  // Outcomes that finish while a batch is being written wait for the next batch: one commit for many.
+/** Records outcomes in batches: those that finish while a batch is being written wait for the next one, one commit for many. */
+function batchedOutcomeWriter(db: Kysely<CoreTables>) {
   let pending: { claim: ClaimedAttempt; outcome: AttemptOutcome; done(error?: unknown): void }[] = [];
   let writing = false;
-  function record(claim: ClaimedAttempt, outcome: AttemptOutcome): Promise<void> {
-    return new Promise((resolve, reject) => {
-      pending.push({ claim, outcome, done: (error) => (error ? reject(error) : resolve()) });
-      if (!writing) void writeBatches();
-    });
-  }
   async function writeBatches() {
     writing = true;
     while (pending.length > 0) {
@@ -148,6 +120,55 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       }
     }
     writing = false;
+  }
+  return {
+    /** Resolves once the batch holding this outcome is committed. */
+    record(claim: ClaimedAttempt, outcome: AttemptOutcome): Promise<void> {
+      return new Promise((resolve, reject) => {
+        pending.push({ claim, outcome, done: (error) => (error ? reject(error) : resolve()) });
+        if (!writing) void writeBatches();
+      });
+    },
+  };
+}
+
+/** Counts a recorded outcome in the metrics and logs an attempt that did not deliver. */
+function outcomeReporter(logger: Logger, metrics: ServiceMetrics | undefined) {
+  return (claim: ClaimedAttempt, outcome: AttemptOutcome): void => {
+    const verdict = verdictOf(claim, outcome);
+    if (metrics) observe(metrics, claim, outcome, verdict);
+    if (verdict === 'delivered') return;
+    const fields = { event_id: claim.eventId, attempt: claim.attempt, error: outcome.error };
+    if (verdict === 'failed') logger.warn('webhook delivery gave up', fields);
+    else logger.info('webhook delivery failed, will retry', fields);
+  };
+}
+
+export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const { db, clock, timers, logger } = options;
+  const fixedTarget: DeliveryTarget = { url: options.url!, secret: options.secret! };
+  const attempt = attemptSender({ ...options, targetOf: options.target ?? (async () => fixedTarget) });
+  const outcomes = batchedOutcomeWriter(db);
+  const report = outcomeReporter(logger, options.metrics);
+  const inFlight = new Map<string, Promise<void>>();
+  const stopping = new AbortController();
+  const abandoned = new AbortController();
+  const requests = new Set<AbortController>();
+  let claiming: Promise<number> | undefined;
+  // Refill slots half the pool at a time: a claim transaction (and its commit) per finished attempt
+  // would cost more than the attempt, and the profile showed claims at a fifth of the pool still
+  // costly; the poll loop still picks up any remainder within its interval.
+  const claimBatch = Math.max(1, Math.floor(options.concurrency / 2));
+  const freeSlots = () => options.concurrency - inFlight.size;
+  let loop: Promise<void> | undefined;
+
+  async function deliver(claim: ClaimedAttempt): Promise<void> {
+    const outcome = await attempt(claim, requests);
+    // Stopping aborted the request: its outcome is unknown, so the stored claim stands and the
+    // attempt is found interrupted after the restart.
+    if (abandoned.signal.aborted) return;
+    await outcomes.record(claim, outcome);
+    report(claim, outcome);
   }
 
   function claimAndStart(): Promise<number> {
