@@ -34,7 +34,6 @@ export const longFunctionAllowList: readonly string[] = [
   'core/evm/new-heads.ts createHeadSubscription',
   'core/evm/rpc.ts createRpcSource',
   'core/evm/watcher.ts createEvmWatcher',
-  'core/invoices/pg-status-feed.ts createPgStatusFeed',
   'core/x402/x402-payments.ts createX402Payments',
   'edge/checkout/public/checkout.js (immediately invoked)',
   'listener/app.ts startListener',

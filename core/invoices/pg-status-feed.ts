@@ -26,6 +26,76 @@ export interface PgStatusFeed extends StatusFeed {
   listening(): boolean;
 }
 
+// Channels are database-wide; Service's tables live in one schema: one channel per schema.
+const channel = sql<string>`'invoice_status_' || current_schema()`;
+
+/** A writer's transaction that notifies, on commit, the ids of the invoices it changed. */
+const notifyingTransaction: StatusFeed['transaction'] = async (database, work) =>
+  database.transaction().execute(async (trx) => {
+    const changed: string[] = [];
+    const result = await work(trx, (change) => changed.push(change.invoice_id));
+    for (let i = 0; i < changed.length; i += PER_NOTIFY) {
+      await sql`select pg_notify(${channel}, ${JSON.stringify(changed.slice(i, i + PER_NOTIFY))})`.execute(trx);
+    }
+    return result;
+  });
+
+/** The invoice ids a notification carries; null when it is not one of ours. */
+function invoiceIdsOf(payload: string | undefined): string[] | null {
+  let ids: unknown;
+  try {
+    ids = JSON.parse(payload ?? '');
+  } catch {
+    ids = undefined;
+  }
+  if (!Array.isArray(ids)) return null;
+  return ids.filter((id): id is string => typeof id === 'string');
+}
+
+/**
+ * Re-reads changed invoices that someone watches and tells their listeners. Re-reads run one at a
+ * time, in arrival order, each taking every id that arrived meanwhile.
+ */
+function changeRereader(db: Kysely<CoreTables>, dispatcher: ReturnType<typeof createDispatcher>, logger: Logger) {
+  const pending = new Set<string>();
+  let reading: Promise<void> = Promise.resolve();
+
+  async function drain(): Promise<void> {
+    if (pending.size === 0) return;
+    const invoiceIds = [...pending];
+    pending.clear();
+    try {
+      for (const change of await readStatuses(db, invoiceIds)) dispatcher.emit(change);
+    } catch (error) {
+      // Lost with the database: the reconnection's re-read covers them.
+      logger.warn('status feed: re-reading changed invoices failed', { error: String(error), invoices: invoiceIds.length });
+    }
+  }
+
+  return {
+    enqueue(invoiceIds: Iterable<string>): void {
+      for (const invoiceId of invoiceIds) if (dispatcher.wanted(invoiceId)) pending.add(invoiceId);
+      if (pending.size === 0) return;
+      reading = reading.then(drain);
+    },
+    /** Resolves once the re-reads queued so far are done. */
+    idle: () => reading,
+  };
+}
+
+async function readStatuses(db: Kysely<CoreTables>, invoiceIds: string[]): Promise<StatusChange[]> {
+  const changes: StatusChange[] = [];
+  for (let i = 0; i < invoiceIds.length; i += PER_READ) {
+    const rows = await db
+      .selectFrom('invoices')
+      .select(['invoice_id', 'merchant_id', 'status', 'updated_at'])
+      .where('invoice_id', 'in', invoiceIds.slice(i, i + PER_READ))
+      .execute();
+    for (const row of rows) changes.push({ invoice_id: row.invoice_id, merchant_id: row.merchant_id, status: row.status, at: Number(row.updated_at) });
+  }
+  return changes;
+}
+
 /**
  * The feed of every instance on one Postgres database (one schema). A writer's transaction
  * carries `pg_notify` with the changed invoices' ids (nothing else), so Postgres delivers it on commit and never
@@ -37,8 +107,6 @@ export async function createPgStatusFeed(options: PgStatusFeedOptions): Promise<
   const { db, logger } = options;
   const retry = options.retry ?? { baseMs: 250, maxMs: 10_000 };
   const dispatcher = createDispatcher((error) => logger.warn('status feed listener failed', { error: String(error) }));
-  // Channels are database-wide; Service's tables live in one schema: one channel per schema.
-  const channel = sql<string>`'invoice_status_' || current_schema()`;
 
   let client: pg.Client | null = null;
   let failures = 0;
@@ -46,51 +114,7 @@ export async function createPgStatusFeed(options: PgStatusFeedOptions): Promise<
   let timer: NodeJS.Timeout | undefined;
   let connecting: Promise<void> | undefined;
 
-  // Re-reads run one at a time, in arrival order, each taking every id that arrived meanwhile.
-  const pending = new Set<string>();
-  let reading: Promise<void> = Promise.resolve();
-
-  function enqueue(invoiceIds: Iterable<string>): void {
-    for (const invoiceId of invoiceIds) if (dispatcher.wanted(invoiceId)) pending.add(invoiceId);
-    if (pending.size === 0) return;
-    reading = reading.then(drain);
-  }
-
-  async function drain(): Promise<void> {
-    if (pending.size === 0) return;
-    const invoiceIds = [...pending];
-    pending.clear();
-    try {
-      for (const change of await readStatuses(invoiceIds)) dispatcher.emit(change);
-    } catch (error) {
-      // Lost with the database: the reconnection's re-read covers them.
-      logger.warn('status feed: re-reading changed invoices failed', { error: String(error), invoices: invoiceIds.length });
-    }
-  }
-
-  async function readStatuses(invoiceIds: string[]): Promise<StatusChange[]> {
-    const changes: StatusChange[] = [];
-    for (let i = 0; i < invoiceIds.length; i += PER_READ) {
-      const rows = await db
-        .selectFrom('invoices')
-        .select(['invoice_id', 'merchant_id', 'status', 'updated_at'])
-        .where('invoice_id', 'in', invoiceIds.slice(i, i + PER_READ))
-        .execute();
-      for (const row of rows) changes.push({ invoice_id: row.invoice_id, merchant_id: row.merchant_id, status: row.status, at: Number(row.updated_at) });
-    }
-    return changes;
-  }
-
-  function received(payload: string | undefined): void {
-    let ids: unknown;
-    try {
-      ids = JSON.parse(payload ?? '');
-    } catch {
-      ids = undefined;
-    }
-    if (!Array.isArray(ids)) return logger.warn('status feed: a notification that is not ours was ignored');
-    enqueue(ids.filter((id): id is string => typeof id === 'string'));
-  }
+  const rereads = changeRereader(db, dispatcher, logger);
 
   function lost(which: pg.Client, error: unknown): void {
     if (client !== which) return;
@@ -115,7 +139,11 @@ export async function createPgStatusFeed(options: PgStatusFeedOptions): Promise<
     // Without an 'error' handler a dropped connection would end the process.
     fresh.on('error', (error) => lost(fresh, error));
     fresh.on('end', () => lost(fresh, 'connection ended'));
-    fresh.on('notification', (message) => received(message.payload));
+    fresh.on('notification', (message) => {
+      const invoiceIds = invoiceIdsOf(message.payload);
+      if (invoiceIds) rereads.enqueue(invoiceIds);
+      else logger.warn('status feed: a notification that is not ours was ignored');
+    });
     try {
       await fresh.connect();
       const { rows } = await fresh.query<{ channel: string }>(`select 'invoice_status_' || current_schema() as channel`);
@@ -137,7 +165,7 @@ export async function createPgStatusFeed(options: PgStatusFeedOptions): Promise<
     failures = 0;
     if (again) {
       logger.info('status feed: listening again; re-reading the watched invoices');
-      enqueue(dispatcher.watched());
+      rereads.enqueue(dispatcher.watched());
     }
   }
 
@@ -145,16 +173,7 @@ export async function createPgStatusFeed(options: PgStatusFeedOptions): Promise<
   await connecting;
 
   return {
-    async transaction(database, work) {
-      return database.transaction().execute(async (trx) => {
-        const changed: string[] = [];
-        const result = await work(trx, (change) => changed.push(change.invoice_id));
-        for (let i = 0; i < changed.length; i += PER_NOTIFY) {
-          await sql`select pg_notify(${channel}, ${JSON.stringify(changed.slice(i, i + PER_NOTIFY))})`.execute(trx);
-        }
-        return result;
-      });
-    },
+    transaction: notifyingTransaction,
     watch: dispatcher.watch,
     subscribe: dispatcher.subscribe,
     listening: () => client !== null,
@@ -165,7 +184,7 @@ export async function createPgStatusFeed(options: PgStatusFeedOptions): Promise<
       const open = client;
       client = null;
       await open?.end().catch(() => undefined);
-      await reading;
+      await rereads.idle();
     },
   };
 }
