@@ -47,6 +47,45 @@ export interface McpRequest {
 /** A session with no request for 30 minutes is closed. */
 export const MCP_IDLE_MS = 30 * 60_000;
 
+/** Initializes under way, by owner: they hold their slot before their session exists. */
+function openingSlots() {
+  const opening = new Map<string, number>();
+  return {
+    of: (owner: string) => opening.get(owner) ?? 0,
+    total: () => [...opening.values()].reduce((sum, count) => sum + count, 0),
+    /** Holds a slot for `owner`; the call returned frees it, once however often it is called. */
+    hold(owner: string): () => void {
+      opening.set(owner, (opening.get(owner) ?? 0) + 1);
+      let held = true;
+      return () => {
+        if (!held) return;
+        held = false;
+        const left = opening.get(owner)! - 1;
+        if (left > 0) opening.set(owner, left);
+        else opening.delete(owner);
+      };
+    },
+  };
+}
+
+/** Throws the ServiceError of a new session beyond the owner's bound or the process's. */
+function refuseBeyondBounds(
+  bounds: Pick<McpSessionOptions, 'maxSessions' | 'maxSessionsPerOwner' | 'idleMs'>,
+  sessions: Map<string, Session>,
+  opening: ReturnType<typeof openingSlots>,
+  owner: string,
+  now: () => number,
+): void {
+  const owned = [...sessions.values()].filter((session) => session.owner === owner);
+  if (owned.length + opening.of(owner) >= bounds.maxSessionsPerOwner) {
+    // Free again once the least recently used of its sessions idles out (or sooner, on a DELETE).
+    const freedAt = Math.min(...owned.map((session) => session.lastUsedAt + bounds.idleMs), now() + bounds.idleMs);
+    const retryAfterS = Math.max(1, Math.ceil((freedAt - now()) / 1000));
+    throw new ServiceError('too_many_sessions', `This owner already holds ${bounds.maxSessionsPerOwner} open MCP sessions (MCP_MAX_SESSIONS_PER_OWNER); end one (DELETE) or retry later.`, { retryAfterS });
+  }
+  if (sessions.size + opening.total() >= bounds.maxSessions) throw new ServiceError('capacity', 'Too many open MCP sessions; retry shortly.', { retryAfterS: 5 });
+}
+
 /**
  * The Streamable HTTP sessions of one process. Sessioned rather than stateless because
  * subscriptions and progress need a server-to-client stream (GET) tied to the client's session.
@@ -72,36 +111,14 @@ export function createMcpSessions(options: McpSessionOptions) {
   // One keep-alive timer for every session's event streams, instead of the transport's one per stream.
   const keepAlive = createStreamKeepAlive(options.keepAliveMs);
 
-  /** Initializes under way, by owner: they hold their slot before their session exists. */
-  const opening = new Map<string, number>();
-  const openingTotal = () => [...opening.values()].reduce((sum, count) => sum + count, 0);
-  const ownedBy = (owner: string) => [...sessions.values()].filter((session) => session.owner === owner);
-
-  function refuseBeyondBounds(owner: string): void {
-    const owned = ownedBy(owner);
-    if (owned.length + (opening.get(owner) ?? 0) >= options.maxSessionsPerOwner) {
-      // Free again once the least recently used of its sessions idles out (or sooner, on a DELETE).
-      const freedAt = Math.min(...owned.map((session) => session.lastUsedAt + options.idleMs), now() + options.idleMs);
-      const retryAfterS = Math.max(1, Math.ceil((freedAt - now()) / 1000));
-      throw new ServiceError('too_many_sessions', `This owner already holds ${options.maxSessionsPerOwner} open MCP sessions (MCP_MAX_SESSIONS_PER_OWNER); end one (DELETE) or retry later.`, { retryAfterS });
-    }
-    if (sessions.size + openingTotal() >= options.maxSessions) throw new ServiceError('capacity', 'Too many open MCP sessions; retry shortly.', { retryAfterS: 5 });
-  }
+  const opening = openingSlots();
 
   async function open(request: McpRequest): Promise<McpTransport> {
     expireIdle();
-    refuseBeyondBounds(request.owner);
+    refuseBeyondBounds(options, sessions, opening, request.owner, now);
     // Held until the session exists or its initialize is answered without one: concurrent
     // initializes cannot all pass the bounds before any of them counts.
-    opening.set(request.owner, (opening.get(request.owner) ?? 0) + 1);
-    let held = true;
-    const release = () => {
-      if (!held) return;
-      held = false;
-      const left = opening.get(request.owner)! - 1;
-      if (left > 0) opening.set(request.owner, left);
-      else opening.delete(request.owner);
-    };
+    const release = opening.hold(request.owner);
     const server = request.open();
     const web: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,

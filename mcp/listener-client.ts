@@ -53,7 +53,8 @@ interface Answered {
 type Answer = ({ ok: true } & Answered) | { ok: false; failure: ListenerFailure };
 
 export function createListenerClient(options: ListenerClientOptions): ListenerClient {
-  const { baseUrl, apiKey, timeoutMs, logger } = options;
+  const { baseUrl, logger } = options;
+  const json = jsonReader(baseUrl);
 
   async function request<T>(
     method: 'GET' | 'POST',
@@ -61,77 +62,13 @@ export function createListenerClient(options: ListenerClientOptions): ListenerCl
     read: (answer: Answered) => ListenerResult<T>,
     body?: unknown,
   ): Promise<ListenerResult<T>> {
-    const answer = await exchange(method, path, body);
+    const answer = await exchange(options, method, path, body);
     const result = answer.ok ? read(answer) : answer;
     if (!result.ok) {
       const { code, status } = result.failure;
       logger.warn('listener request failed', { method, path, code, status });
     }
     return result;
-  }
-
-  async function exchange(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
-    const headers: Record<string, string> = { accept: 'application/json, text/plain' };
-    // Sent on reads too: Cloud requires it on GET /api/v1/invoice/:id, the listener ignores it there.
-    if (apiKey !== undefined) headers['x-service-api-key'] = apiKey;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
-    try {
-      response = await options.fetch(baseUrl + path, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (error) {
-      return { ok: false, failure: connectionFailure(error) };
-    }
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (error) {
-      return { ok: false, failure: connectionFailure(error) };
-    }
-    if (response.ok) return { ok: true, status: response.status, text };
-    return { ok: false, failure: errorAnswer(response, text) };
-  }
-
-  function connectionFailure(error: unknown): ListenerFailure {
-    if (error instanceof DOMException && error.name === 'TimeoutError') {
-      return {
-        code: 'listener_timeout',
-        message: `The listener at ${baseUrl} did not answer within ${timeoutMs / 1000} s; a create_invoice may still have completed there.`,
-      };
-    }
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    return {
-      code: 'listener_unreachable',
-      message: `Cannot reach the listener at ${baseUrl} (${cause}). Is it running? The MCP server reads its address from LISTENER_URL.`,
-    };
-  }
-
-  const json =
-    <S extends z.ZodType>(schema: S) =>
-    (answer: Answered): ListenerResult<z.infer<S>> => {
-      let data: unknown;
-      try {
-        data = JSON.parse(answer.text);
-      } catch {
-        return badResponse(`HTTP ${answer.status} with a body that is not JSON`);
-      }
-      const parsed = schema.safeParse(data);
-      if (!parsed.success) return badResponse(z.prettifyError(parsed.error));
-      return { ok: true, value: parsed.data };
-    };
-
-  function badResponse(detail: string): { ok: false; failure: ListenerFailure } {
-    return {
-      ok: false,
-      failure: {
-        code: 'bad_response',
-        message: `The service at ${baseUrl} answered outside the contract; is LISTENER_URL the listener's address? ${detail}`,
-      },
-    };
   }
 
   return {
@@ -141,19 +78,88 @@ export function createListenerClient(options: ListenerClientOptions): ListenerCl
     document: (name) => request('GET', `/${name}`, (answer) => ({ ok: true, value: answer.text })),
     // The listener's `/checkout/{id}`; Cloud's base URL ends in /api/v1, whose view is there too.
     checkoutView: (invoiceId) => request('GET', `/checkout/${encodeURIComponent(invoiceId)}`, json(CheckoutView)),
-    // Public, keyless: any answer but a 402 with the requirements means x402 cannot pay it now.
-    async x402Requirements(invoiceId) {
-      try {
-        const response = await options.fetch(`${baseUrl}/x402/${encodeURIComponent(invoiceId)}`, { signal: AbortSignal.timeout(timeoutMs) });
-        const text = await response.text();
-        if (response.status !== 402) return null;
-        const parsed = X402PaymentRequired.safeParse(JSON.parse(text));
-        return parsed.success ? parsed.data : null;
-      } catch {
-        return null;
-      }
+    x402Requirements: (invoiceId) => x402Requirements(options, invoiceId),
+  };
+}
+
+/** One request to the listener: its successful answer's text, or the failure (unreachable, timed out, an error envelope). */
+async function exchange(options: ListenerClientOptions, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+  const headers: Record<string, string> = { accept: 'application/json, text/plain' };
+  // Sent on reads too: Cloud requires it on GET /api/v1/invoice/:id, the listener ignores it there.
+  if (options.apiKey !== undefined) headers['x-service-api-key'] = options.apiKey;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await options.fetch(options.baseUrl + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+  } catch (error) {
+    return { ok: false, failure: connectionFailure(options, error) };
+  }
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    return { ok: false, failure: connectionFailure(options, error) };
+  }
+  if (response.ok) return { ok: true, status: response.status, text };
+  return { ok: false, failure: errorAnswer(response, text) };
+}
+
+function connectionFailure({ baseUrl, timeoutMs }: Pick<ListenerClientOptions, 'baseUrl' | 'timeoutMs'>, error: unknown): ListenerFailure {
+  if (error instanceof DOMException && error.name === 'TimeoutError') {
+    return {
+      code: 'listener_timeout',
+      message: `The listener at ${baseUrl} did not answer within ${timeoutMs / 1000} s; a create_invoice may still have completed there.`,
+    };
+  }
+  const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+  return {
+    code: 'listener_unreachable',
+    message: `Cannot reach the listener at ${baseUrl} (${cause}). Is it running? The MCP server reads its address from LISTENER_URL.`,
+  };
+}
+
+/** Reads a successful answer as JSON of a contract schema; anything else is a `bad_response`. */
+const jsonReader =
+  (baseUrl: string) =>
+  <S extends z.ZodType>(schema: S) =>
+  (answer: Answered): ListenerResult<z.infer<S>> => {
+    let data: unknown;
+    try {
+      data = JSON.parse(answer.text);
+    } catch {
+      return badResponse(baseUrl, `HTTP ${answer.status} with a body that is not JSON`);
+    }
+    const parsed = schema.safeParse(data);
+    if (!parsed.success) return badResponse(baseUrl, z.prettifyError(parsed.error));
+    return { ok: true, value: parsed.data };
+  };
+
+function badResponse(baseUrl: string, detail: string): { ok: false; failure: ListenerFailure } {
+  return {
+    ok: false,
+    failure: {
+      code: 'bad_response',
+      message: `The service at ${baseUrl} answered outside the contract; is LISTENER_URL the listener's address? ${detail}`,
     },
   };
+}
+
+/** Public, keyless: any answer but a 402 with the requirements means x402 cannot pay the invoice now. */
+async function x402Requirements(options: ListenerClientOptions, invoiceId: string): Promise<X402PaymentRequired | null> {
+  try {
+    const response = await options.fetch(`${options.baseUrl}/x402/${encodeURIComponent(invoiceId)}`, { signal: AbortSignal.timeout(options.timeoutMs) });
+    const text = await response.text();
+    if (response.status !== 402) return null;
+    const parsed = X402PaymentRequired.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 function errorAnswer(response: Response, text: string): ListenerFailure {

@@ -37,8 +37,6 @@ export const longFunctionAllowList: readonly string[] = [
   'core/x402/x402-payments.ts createX402Payments',
   'edge/checkout/public/checkout.js (immediately invoked)',
   'listener/app.ts startListener',
-  'mcp/http-sessions.ts createMcpSessions',
-  'mcp/listener-client.ts createListenerClient',
   'sandbox/local-chain-server.ts startLocalChainServer',
   'sandbox/mempool-socket.ts createMempoolSocket',
 ];
