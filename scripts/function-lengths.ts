@@ -35,7 +35,6 @@ export const longFunctionAllowList: readonly string[] = [
   'core/evm/rpc.ts createRpcSource',
   'core/evm/watcher.ts createEvmWatcher',
   'core/x402/x402-payments.ts createX402Payments',
-  'edge/checkout/public/checkout.js (immediately invoked)',
   'listener/app.ts startListener',
   'sandbox/local-chain-server.ts startLocalChainServer',
   'sandbox/mempool-socket.ts createMempoolSocket',
