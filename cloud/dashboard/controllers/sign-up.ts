@@ -33,12 +33,11 @@ export function signUpPages(router: Router, kit: PageKit, deps: Pick<DashboardDe
     try {
       issued = await deps.signupLimit(ctx.ip, () => deps.cloud.accounts.signup(signupRequestOfForm(fields)));
     } catch (error) {
-      const refusal = refusalOf(error);
-      const refused = error as ServiceError;
-      if (refused.extra.retryAfterS) ctx.set('Retry-After', String(refused.extra.retryAfterS));
+      if (!(error instanceof ServiceError)) throw error;
+      if (error.extra.retryAfterS) ctx.set('Retry-After', String(error.extra.retryAfterS));
       // A private key is never sent back, not even into the form it came from.
-      const values: Record<string, string> = refused.code === 'private_key_rejected' ? { email: fields.email!, shop_name: fields.shop_name!, webhook_url: fields.webhook_url! } : fields;
-      return signUpPage(ctx, { ...refusal, values });
+      const values: Record<string, string> = error.code === 'private_key_rejected' ? { email: fields.email!, shop_name: fields.shop_name!, webhook_url: fields.webhook_url! } : fields;
+      return signUpPage(ctx, { ...refusalOf(error), values });
     }
     const started = await sessions.signIn(issued.api_key, clock.now());
     if (!started || 'retryAfterS' in started) throw new Error('a key issued at sign-up did not open a session');
