@@ -10,7 +10,7 @@ import { billingHandlers, type StripeWebhook } from './billing-routes.ts';
 import { invoiceHandlers } from './invoice-routes.ts';
 import { keyHandlers } from './key-routes.ts';
 import { mcpRouteHandlers, type McpRouteDeps } from './mcp-routes.ts';
-import { invoiceLimit as invoiceLimitOf, signupLimit } from './route-limits.ts';
+import { invoiceLimit, signupLimit } from './route-limits.ts';
 import { webhookHandlers } from './webhook-routes.ts';
 
 export interface CloudRouteDeps extends McpRouteDeps {
@@ -29,14 +29,14 @@ export interface CloudRouteDeps extends McpRouteDeps {
 export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
   const { cloud } = deps;
   const keyed = keyedRoute(deps.db);
-  const invoiceLimit = invoiceLimitOf(deps);
+  const invoiceCreates = invoiceLimit(deps);
   return {
     ...accountHandlers(cloud.accounts, keyed, signupLimit(deps)),
     ...keyHandlers(cloud.keys, keyed),
-    ...invoiceHandlers({ invoices: cloud.invoices, publicInvoices: cloud.publicInvoices, keyed, invoiceLimit, x402: deps.x402, x402Limit: deps.x402Limit }),
+    ...invoiceHandlers({ invoices: cloud.invoices, publicInvoices: cloud.publicInvoices, keyed, invoiceLimit: invoiceCreates, x402: deps.x402, x402Limit: deps.x402Limit }),
     ...webhookHandlers(cloud.webhooks, keyed),
     ...billingHandlers(cloud.billing, keyed, deps.stripeWebhook),
-    ...mcpRouteHandlers(deps, invoiceLimit),
+    ...mcpRouteHandlers(deps, invoiceCreates),
     getMetrics: metricsHandler(deps.metrics, deps.metricsAccess),
     cloudHealth: async (ctx) => {
       ctx.set('Cache-Control', 'no-store');
