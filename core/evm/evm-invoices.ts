@@ -6,7 +6,7 @@ import { methodFor } from '../invoices/payment-method.ts';
 import { AmountError, usdTextToUnits } from './amount.ts';
 import type { EvmReceiverOptions } from './methods/evm-method.ts';
 import { evmPaymentMethods } from './methods/evm-methods.ts';
-import type { TokenSymbol } from './tokens.ts';
+import { assetOf, type TokenSymbol } from './tokens.ts';
 
 export type { EvmReceiverOptions } from './methods/evm-method.ts';
 export { EVM_ADDRESS_COUNTER } from './methods/derived-address.ts';
@@ -30,7 +30,7 @@ export async function createEvmInvoice(deps: EvmInvoiceDeps, request: CreateInvo
     if (error instanceof AmountError) throw new ServiceError('invalid_amount', `${error.message} (${error.code})`);
     throw error;
   }
-  const method = methodFor(evmPaymentMethods, deps, symbol);
+  const method = methodFor(evmPaymentMethods, deps, assetOf(symbol));
   if (!method) {
     // Only a fixed address receives what a derived one does not (USDT, or no xpub).
     throw new ServiceError('asset_disabled', `${symbol} needs a fixed receive address (MERCHANT_EVM_ADDRESS or the chain's own, e.g. MERCHANT_BASE_ADDRESS).`);

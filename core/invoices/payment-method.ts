@@ -19,7 +19,7 @@ export const paymentMethodId = (chain: string, method: string): PaymentMethodId 
 export interface PaymentMethod<Settings, Payment> {
   /** Unique within the family: 'derived-address', 'fixed-address', 'x402'. */
   readonly method: string;
-  /** Whether these settings offer the method for invoices of `asset` (a chain's receiver takes the first that does). */
+  /** Whether these settings offer the method for invoices of `asset` (the contract's name: BTC, USDC…); a chain's receiver takes the first that does. */
   offers(settings: Settings, asset: string): boolean;
   /** The matching rule: whether `payment` pays toward `invoice`, an open invoice this method serves. */
   matches(invoice: InvoiceRow, payment: Payment): boolean;

@@ -27,7 +27,7 @@ export const evmDerivedAddress: EvmPaymentMethod = {
   method: 'derived-address',
   addressClaim: 'derived',
   exactAmount: false,
-  offers: (settings, asset) => asset === 'usdc' && settings.base.xpub !== null,
+  offers: (settings, asset) => asset === 'USDC' && settings.base.xpub !== null,
   owns: (invoice) => invoice.child_index !== null,
   receive: (creation, settings, order) => createDerivedInvoice(creation, settings.base, order),
   matches: reachesInTime,
