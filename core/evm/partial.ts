@@ -2,7 +2,9 @@ import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { CoreTables } from '../schema.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import type { StatusFeed } from '../invoices/status-feed.ts';
+import { methodOf } from '../invoices/payment-method.ts';
 import { moveInvoiceStatus, partialCandidates, type EvmWatchScope } from './evm-transfer.repository.ts';
+import { evmPaymentMethods } from './methods/evm-methods.ts';
 
 /**
  * What an unconfirmed xpub-mode invoice reads, by Bitcoin's rule: `partial` while the transfers
@@ -55,13 +57,10 @@ export function planPartialMoves(
 
 /**
  * Token units seen toward one invoice by the same rule as `refreshPartialStatus`: transfers of its
- * token to its address, mined no later than `expires_at`, any confirmations. At a fixed address,
- * which other invoices share, only a transfer of the invoice's exact amount counts.
+ * token to its address, mined no later than `expires_at`, any confirmations. When its method takes
+ * exact amounts (a fixed address, which other invoices share), only one transfer of its exact amount counts.
  */
-export async function seenUnitsOf(
-  db: Kysely<CoreTables>,
-  invoice: Pick<InvoiceRow, 'merchant_id' | 'chain' | 'receive_address' | 'token_address' | 'expires_at' | 'child_index' | 'amount_units'>,
-): Promise<bigint> {
+export async function seenUnitsOf(db: Kysely<CoreTables>, invoice: InvoiceRow): Promise<bigint> {
   let query = db
     .selectFrom('base_transfers')
     .select('value')
@@ -71,15 +70,15 @@ export async function seenUnitsOf(
     .where('token_address', '=', invoice.token_address)
     .where('block_time', '<=', invoice.expires_at)
     .where('state', 'in', ['seen', 'applied']);
-  if (invoice.child_index === null) query = query.where('value', '=', invoice.amount_units).limit(1);
+  if (methodOf(evmPaymentMethods, invoice).exactAmount) query = query.where('value', '=', invoice.amount_units).limit(1);
   const rows = await query.execute();
   return rows.reduce((sum, row) => sum + BigInt(row.value), 0n);
 }
 
 /**
  * The expiry guard of one EVM chain's invoices: a transfer on that chain of the invoice's token to
- * its address mined by `expires_at`, of the exact amount when the address is the merchant's fixed
- * one (other invoices share it there).
+ * its address mined by `expires_at`: any, to a row of a method whose transfers add up; of the exact
+ * amount otherwise (other invoices share a fixed address).
  */
 export const evmTransferSeenBeforeExpiry = (chain: string) => ({ exists, selectFrom }: ExpressionBuilder<CoreTables, 'invoices'>) =>
   exists(
@@ -93,6 +92,10 @@ export const evmTransferSeenBeforeExpiry = (chain: string) => ({ exists, selectF
       .whereRef('base_transfers.block_time', '<=', 'invoices.expires_at')
       .where('base_transfers.state', 'in', ['seen', 'applied'])
       .where((transfer) =>
-        transfer.or([transfer('invoices.child_index', 'is not', null), transfer('base_transfers.value', '=', transfer.ref('invoices.amount_units'))]),
+        transfer.or(
+          evmPaymentMethods.map((method) =>
+            method.exactAmount ? transfer('base_transfers.value', '=', transfer.ref('invoices.amount_units')) : transfer(`invoices.${method.ownedBy}`, 'is not', null),
+          ),
+        ),
       ),
   );

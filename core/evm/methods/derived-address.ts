@@ -28,6 +28,7 @@ export const evmDerivedAddress: EvmPaymentMethod = {
   addressClaim: 'derived',
   exactAmount: false,
   offers: (settings, asset) => asset === 'USDC' && settings.base.xpub !== null,
+  ownedBy: 'child_index',
   owns: (invoice) => invoice.child_index !== null,
   receive: (creation, settings, order) => createDerivedInvoice(creation, settings.base, order),
   matches: reachesInTime,

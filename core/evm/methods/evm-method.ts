@@ -36,6 +36,8 @@ export interface EvmPaymentMethod extends ReceivingMethod<EvmReceiverOptions, Ev
   /** True: one transfer of the exact amount pays the invoice, and one matching no invoice is reported (payment.orphan). False: transfers add up, and a stray one is ignored. */
   readonly exactAmount: boolean;
   display(invoice: InvoiceRow): EvmMethodFields;
+  /** The invoice column set on its rows alone (`owns`), for the queries that judge rows of every method at once. */
+  readonly ownedBy: 'child_index' | 'nonce';
   /** Sources that must report a transfer to its addresses, given the operator's minimum. */
   sourcesNeeded(minSources: number): number;
   /** The invoices these transfers (to this method's addresses) may pay, by transfer. */

@@ -23,6 +23,7 @@ export const evmFixedAddress: EvmPaymentMethod = {
   addressClaim: 'fixed',
   exactAmount: true,
   offers: (settings) => settings.base.fixedAddress !== null,
+  ownedBy: 'nonce',
   owns: (invoice) => invoice.nonce !== null,
   receive: createFixedInvoice,
   matches: (invoice, payment) => reachesInTime(invoice, payment) && invoice.amount_units !== null && BigInt(payment.value) === BigInt(invoice.amount_units),
