@@ -7,17 +7,19 @@ import { moveInvoiceStatus, partialCandidates, type EvmWatchScope } from './evm-
 import { evmPaymentMethods } from './methods/evm-methods.ts';
 
 /**
- * What an unconfirmed xpub-mode invoice reads, by Bitcoin's rule: `partial` while the transfers
- * seen (any number of confirmations, mined no later than `expires_at`, of the invoice's token)
- * add up to less than the amount; `pending` once they cover it, until the confirmations come;
- * `expired` once a part-paid invoice is past its expiry. Recounted from the recorded transfers
- * on every pass, so a reorg that drops a part payment turns `partial` back to `pending`.
- * Fixed-address invoices never read `partial`: an inexact amount pays nothing. Every invoice of the
- * scope (one merchant's, or every merchant's) is planned from its own transfers, then the moves are
- * written in one transaction, each guarded by the status it was planned from.
+ * What an unconfirmed invoice whose transfers add up (derived address) reads, by Bitcoin's rule:
+ * `partial` while the transfers seen (any number of confirmations, mined no later than
+ * `expires_at`, of the invoice's token) add up to less than the amount; `pending` once they cover
+ * it, until the confirmations come; `expired` once a part-paid invoice is past its expiry.
+ * Recounted from the recorded transfers on every pass, so a reorg that drops a part payment turns
+ * `partial` back to `pending`. Invoices of a method taking exact amounts (fixed address) never read
+ * `partial`: an inexact amount pays nothing. Every invoice of the scope (one merchant's, or every
+ * merchant's) is planned from its own transfers, then the moves are written in one transaction,
+ * each guarded by the status it was planned from.
  */
 export async function refreshPartialStatus(db: Kysely<CoreTables>, feed: StatusFeed, scope: EvmWatchScope, now: number): Promise<void> {
-  const moves = planPartialMoves(await partialCandidates(db, scope), now);
+  const addingUp = evmPaymentMethods.filter((method) => !method.exactAmount).map((method) => method.ownedBy);
+  const moves = planPartialMoves(await partialCandidates(db, scope, addingUp), now);
   if (!moves.length) return;
   await feed.transaction(db, async (trx, changed) => {
     for (const move of moves) {
