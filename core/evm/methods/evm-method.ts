@@ -35,6 +35,7 @@ export interface EvmPaymentMethod extends ReceivingMethod<EvmReceiverOptions, Ev
   readonly addressClaim: AddressClaim;
   /** True: one transfer of the exact amount pays the invoice, and one matching no invoice is reported (payment.orphan). False: transfers add up, and a stray one is ignored. */
   readonly exactAmount: boolean;
+  /** Only fields the contract's EVM invoice has. */
   display(invoice: InvoiceRow): EvmMethodFields;
   /** The invoice column set on its rows alone (`owns`), for the queries that judge rows of every method at once. */
   readonly ownedBy: 'child_index' | 'nonce';
