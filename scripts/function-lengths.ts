@@ -31,7 +31,6 @@ export const longFunctionAllowList: readonly string[] = [
   'core/evm/new-heads.ts createHeadSubscription',
   'core/evm/rpc.ts createRpcSource',
   'core/evm/watcher.ts createEvmWatcher',
-  'core/x402/x402-payments.ts createX402Payments',
   'listener/app.ts startListener',
   'sandbox/local-chain-server.ts startLocalChainServer',
   'sandbox/mempool-socket.ts createMempoolSocket',
