@@ -1,4 +1,5 @@
 import { btcModule } from '../core/btc/btc-module.ts';
+import { chainModules } from '../core/chains/registry.ts';
 import { evmChainSpecs } from '../core/evm/evm-chains.ts';
 import type { Kysely } from 'kysely';
 import { INVOICE_LIST_DEFAULT, INVOICE_LIST_MAX, type NumberTexts } from '../shared/index.ts';
@@ -128,7 +129,7 @@ export function createCloudService(deps: CloudServiceDeps) {
         // An EVM chain the platform no longer has settings for still links to its mainnet explorer.
         ...Object.fromEntries(evmChainSpecs.map((spec) => [spec.chain, config.evm.find((chain) => chain.chain === spec.chain)?.explorerUrl ?? spec.explorers[spec.mainnetChainId]])),
       };
-      return checkoutView(db, row, { shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
+      return checkoutView(db, row, { chains: [...chainModules.values()], shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
     },
 
     publicInvoice,

@@ -6,6 +6,7 @@ import { wellFormedRequest } from '../../edge/http/well-formed.ts';
 import { documentHandlers } from '../../edge/http/serve.ts';
 import { tableRouter } from '../../edge/http/route-table.ts';
 import { checkoutRoutes } from '../../edge/checkout/routes.ts';
+import { chainModules } from '../../core/chains/registry.ts';
 import { mcpPreflight } from '../../edge/http/mcp-endpoint.ts';
 import { httpMetrics } from '../../edge/http/metrics-endpoint.ts';
 import { checkoutPreflight, cloudHandlers, signupLimit, type CloudRouteDeps } from './routes.ts';
@@ -21,7 +22,7 @@ export function createCloudHttpApp(
   app.silent = true;
   // The hosted page behind `checkout_url`: the listener's page over Cloud's public view.
   const checkoutSource = { view: (invoiceId: string) => deps.cloud.checkout(invoiceId) };
-  const checkout = checkoutRoutes({ source: checkoutSource, logger: deps.logger, viewPrefix: '/api/v1/checkout', watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed), streams: deps.httpBounds });
+  const checkout = checkoutRoutes({ source: checkoutSource, chains: [...chainModules.values()], logger: deps.logger, viewPrefix: '/api/v1/checkout', watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed), streams: deps.httpBounds });
   const documents = documentHandlers(deps.documents);
   const router = tableRouter('cloud', { ...cloudHandlers(deps), cloudOpenApi: documents.openapi, cloudLlmsTxt: documents.llms, cloudCheckoutEvents: checkout.events, getCheckoutPage: checkout.page });
   app.use(requestContext(deps.logger, deps.clock));

@@ -1,11 +1,32 @@
-import { chainFacts, type BtcNetwork } from '../../shared/index.ts';
+import { btcNetworkName, chainFacts, networkLabel, type BtcNetwork } from '../../shared/index.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
+import type { ChainDisplay, ShownInvoice } from '../invoices/chain-display.ts';
 import type { ChainModule } from '../invoices/chain-module.ts';
 import { checkoutCommon } from '../invoices/checkout-common.ts';
 import { satsToBtc } from './amount.ts';
 import { bip21Uri } from './bip21.ts';
 import { btcAdapter } from './btc-adapter.ts';
 import { seenSatsOf } from './btc-payment.repository.ts';
+
+function bitcoinInvoice(invoice: ShownInvoice) {
+  if (invoice.chain !== 'btc') throw new Error(`not a Bitcoin invoice: ${invoice.chain}`);
+  return invoice;
+}
+
+const btcDisplay: ChainDisplay = {
+  amountOf: (invoice) => bitcoinInvoice(invoice).amount_btc,
+  pricedAmount(invoice) {
+    const btc = bitcoinInvoice(invoice);
+    return 'amount_sats' in btc ? `${btc.amount_btc} BTC (${btc.amount_sats} sats)` : `${btc.amount_btc} BTC`;
+  },
+  networkOf: (invoice) => btcNetworkName(bitcoinInvoice(invoice).network),
+  sendOn: (_view, network) => networkLabel(network),
+  feeName: 'network fee',
+  exactAmountOf: () => null,
+  createdNotes: () => [],
+  confirmationTime: '10 to 60 minutes',
+  pricingHint: 'give amount_sats, an integer number of satoshis (1 BTC = 100,000,000 sats; e.g. 25,000 sats is 0.00025 BTC). Never pass BTC or USD in amount_sats.',
+};
 
 /** Bitcoin as the editions, the MCP server and the checkout page see it. Settings: any object once MERCHANT_BTC_XPUB is set. */
 export const btcModule: ChainModule<object> = {
@@ -31,6 +52,7 @@ export const btcModule: ChainModule<object> = {
       qr_uri: btcModule.paymentUri(row, askFor),
     };
   },
-  confirmingTakes: () => 'the Bitcoin network is confirming it, which usually takes 10 to 60 minutes',
+  confirmingTakes: () => `the Bitcoin network is confirming it, which usually takes ${btcDisplay.confirmationTime}`,
+  display: btcDisplay,
 };
 

@@ -1,6 +1,7 @@
-import { assetIdOf, chainFacts, type AssetId, type EvmChainName } from '../../shared/index.ts';
+import { assetIdOf, chainFacts, evmChainName, evmNetworkOfUri, networkLabel, type AssetId, type EvmChainName } from '../../shared/index.ts';
 import { ServiceError } from '../errors.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
+import type { ChainDisplay, ShownInvoice } from '../invoices/chain-display.ts';
 import type { ChainModule } from '../invoices/chain-module.ts';
 import { checkoutCommon } from '../invoices/checkout-common.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
@@ -12,6 +13,48 @@ import { evmChainSpecs, type EvmChainSpec } from './evm-chains.ts';
 import { evmTransferSeenBeforeExpiry, seenUnitsOf } from './partial.ts';
 
 const unitsOf = (row: InvoiceRow) => BigInt(requiredAmount(row.amount_units, 'amount_units', row.invoice_id));
+
+function evmInvoice(invoice: ShownInvoice) {
+  if (invoice.chain === 'btc') throw new Error('not an EVM invoice: btc');
+  return invoice;
+}
+
+const exactAmountOf = (invoice: ShownInvoice) => {
+  const evm = evmInvoice(invoice);
+  return 'nonce' in evm && evm.nonce !== undefined ? evm.amount_usdc : null;
+};
+
+/** How the pages and texts speak of an EVM chain's stablecoin invoices. */
+function evmDisplay(spec: EvmChainSpec): ChainDisplay {
+  return {
+    amountOf: (invoice) => evmInvoice(invoice).amount_usdc,
+    pricedAmount(invoice) {
+      const evm = evmInvoice(invoice);
+      return 'amount_usd' in evm ? `${evm.amount_usdc} ${evm.asset} (${evm.amount_usd} USD)` : `${evm.amount_usdc} ${evm.asset}`;
+    },
+    // A created invoice and a view carry the payment URI, which names the chain id (the sandbox's is a local one); a stored one only its chain.
+    networkOf(invoice) {
+      const evm = evmInvoice(invoice);
+      return 'qr_uri' in evm ? evmNetworkOfUri(evm.qr_uri) : evmChainName(evm.chain);
+    },
+    sendOn: (view, network) => (network.note ? `${view.asset} on ${networkLabel(network)}` : `${view.asset} on ${network.name} (not Ethereum mainnet)`),
+    feeName: 'gas fee',
+    exactAmountOf,
+    createdNotes(invoice) {
+      const evm = evmInvoice(invoice);
+      if (!('mode' in evm) || evm.mode !== 'fixed-address') return [];
+      return [
+        `Fixed-address mode: send exactly ${evm.amount_usdc} ${evm.asset} (token contract ${evm.token_address}); the exact amount is what identifies this invoice, any other amount is not credited to it.`,
+      ];
+    },
+    confirmationTime: spec.confirmationTime,
+    pricingHint: [
+      'stablecoins; give amount_usd in US dollars (e.g. 12.5); asset "usdc" (default) or "usdt".',
+      'In fixed-address mode (mode "fixed-address" in the result, always for USDT) every invoice shares one address and the invoice is identified by the exact amount: tell the payer to send exactly amount_usdc, not a rounded figure.',
+      "USDC invoices carry x402_url: hand it to an agent that pays, which pays it in one call with an x402 client (the requirements are in the result's x402).",
+    ].join(' '),
+  };
+}
 
 /** The module of one EVM chain: the same code for every EVM chain, its differences in `spec`. */
 export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'tokens' | 'fixedAddress'>> {
@@ -49,6 +92,7 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
       };
     },
     confirmingTakes: (networkName) => `the ${networkName} network is confirming it, which takes ${spec.confirmationTime}`,
+    display: evmDisplay(spec),
   };
   return module;
 }

@@ -3,6 +3,7 @@ import type { AssetId, ChainFacts, ChainName, CheckoutView } from '../../shared/
 import type { CoreTables } from '../schema.ts';
 import type { ServiceError } from '../errors.ts';
 import type { ChainAdapter } from './chain-adapter.ts';
+import type { ChainDisplay } from './chain-display.ts';
 import type { InvoiceRow } from './invoice.repository.ts';
 
 /** What a checkout page is built with besides the row: the shop, the clock, what was paid, the chain's explorer. */
@@ -36,4 +37,13 @@ export interface ChainModule<Settings = unknown> {
   checkoutView(row: InvoiceRow, context: CheckoutContext): CheckoutView;
   /** What the payer reads while the payment confirms, naming the network as the page does ("the Base network is confirming it, …"). */
   confirmingTakes(networkName: string): string;
+  /** How the checkout page and the MCP texts speak of the chain's invoices. */
+  display: ChainDisplay;
+}
+
+/** The chain of `name` among `chains`; a name none of them has is a programming error (rows and views only carry chains the service runs). */
+export function chainNamed<Chain extends { chain: string }>(chains: readonly Chain[], name: string): Chain {
+  const found = chains.find((entry) => entry.chain === name);
+  if (!found) throw new Error(`no chain module for ${name}`);
+  return found;
 }
