@@ -32,6 +32,7 @@ import { initializeLimits, mcpHandlers } from '../../edge/http/mcp-endpoint.ts';
 import { cloudMcpClient } from '../mcp-client.ts';
 import { x402Handlers } from '../../edge/http/x402-endpoint.ts';
 import type { X402Payments } from '../../core/x402/x402-payments.ts';
+import { chainModules } from '../../core/chains/registry.ts';
 
 export interface CloudRouteDeps {
   cloud: CloudService;
@@ -153,7 +154,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
     serverDeps: (ctx) => ({
       listener: cloudMcpClient({ ...deps, merchant: ctx.state.merchant, keyHash: ctx.state.keyHash, limit: invoiceLimit, logger }),
       updates: feedUpdates(deps.feed, ctx.state.merchant.merchant_id),
-      renderQr: renderQrPng,
+      chains: [...chainModules.values()], renderQr: renderQrPng,
       logger,
       onToolCall,
       paymentState: paymentStateFor(deps.mcpPaymentState, (ctx.state.merchant as MerchantRow).merchant_id),

@@ -46,7 +46,7 @@ export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): 
     if (!created.ok) return toolError(created.failure);
     const invoice = created.value;
     const x402 = invoice.x402_url ? await deps.listener.x402Requirements(invoice.invoice_id) : null;
-    const content: CallToolResult['content'] = [{ type: 'text', text: [describeCreatedInvoice(invoice), ...describeX402(invoice, x402)].join('\n') }];
+    const content: CallToolResult['content'] = [{ type: 'text', text: [describeCreatedInvoice(deps.chains, invoice), ...describeX402(invoice, x402)].join('\n') }];
     // The invoice exists now: a failed picture must not turn into an error an agent would retry.
     try {
       content.push({ type: 'image', data: deps.renderQr(invoice.qr_uri).toString('base64'), mimeType: 'image/png' });

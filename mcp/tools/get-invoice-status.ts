@@ -38,7 +38,7 @@ export function registerGetInvoiceStatusTool(server: McpServer, deps: ServerDeps
     const x402 = invoice.x402_url ? await deps.listener.x402Requirements(invoice_id) : null;
     return {
       structuredContent: { invoice, ...(x402 && { x402 }) } satisfies { invoice: z.infer<typeof StoredInvoice>; x402?: X402PaymentRequired },
-      content: [{ type: 'text', text: [describeStoredInvoice(invoice), ...describeX402(invoice, x402)].join('\n') }],
+      content: [{ type: 'text', text: [describeStoredInvoice(deps.chains, invoice), ...describeX402(invoice, x402)].join('\n') }],
       ...(await invoiceAppExtras(server, ctx, deps, invoice_id)),
     };
   });

@@ -71,7 +71,7 @@ export function registerWaitForPaymentTool(server: McpServer, deps: ServerDeps):
         const invoice = read.value;
         const now = performance.now();
         const outcome = settledOutcome(invoice) ?? (now >= deadline || ctx.mcpReq.signal.aborted ? 'timeout' : null);
-        if (outcome) return paymentOutcomeResult(outcome, invoice, timeout_s);
+        if (outcome) return paymentOutcomeResult(deps.chains, outcome, invoice, timeout_s);
         if (progressToken !== undefined) {
           const waitedS = Math.round((now - started) / 1000);
           await ctx.mcpReq
