@@ -7,6 +7,7 @@ import { satsToBtc } from './amount.ts';
 import { bip21Uri } from './bip21.ts';
 import { btcAdapter } from './btc-adapter.ts';
 import { seenSatsOf } from './btc-payment.repository.ts';
+import { computeGapReport } from './gap-report.ts';
 
 function bitcoinInvoice(invoice: ShownInvoice) {
   if (invoice.chain !== 'btc') throw new Error(`not a Bitcoin invoice: ${invoice.chain}`);
@@ -54,5 +55,6 @@ export const btcModule: ChainModule<object> = {
   },
   confirmingTakes: () => `the Bitcoin network is confirming it, which usually takes ${btcDisplay.confirmationTime}`,
   display: btcDisplay,
+  walletGap: computeGapReport,
 };
 

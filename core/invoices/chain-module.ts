@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { AssetId, ChainFacts, ChainName, CheckoutView } from '../../shared/index.ts';
+import type { AssetId, BtcGapReport, ChainFacts, ChainName, CheckoutView } from '../../shared/index.ts';
 import type { CoreTables } from '../schema.ts';
 import type { ServiceError } from '../errors.ts';
 import type { ChainAdapter } from './chain-adapter.ts';
@@ -39,6 +39,11 @@ export interface ChainModule<Settings = unknown> {
   confirmingTakes(networkName: string): string;
   /** How the checkout page and the MCP texts speak of the chain's invoices. */
   display: ChainDisplay;
+  /**
+   * For a chain whose wallets find derived addresses by scanning up to a gap limit: how long a run
+   * of unused addresses a wallet key has (`service gap`).
+   */
+  walletGap?(db: Kysely<CoreTables>, keyId: string): Promise<BtcGapReport>;
 }
 
 /** The chain of `name` among `chains`; a name none of them has is a programming error (rows and views only carry chains the service runs). */
