@@ -1,5 +1,5 @@
 import { DEFAULT_CHAIN } from '../shared/index.ts';
-import type { McpChain } from './deps.ts';
+import type { McpChain } from './mcp-chain.ts';
 
 /** "Bitcoin", "Base and Ethereum", "Base, Ethereum and Polygon". */
 const names = (chains: readonly McpChain[]) => {

@@ -1,13 +1,10 @@
-import type { ChainModule } from '../core/invoices/chain-module.ts';
 import type { Logger } from '../core/log.ts';
 import type { InvoiceUpdates } from './invoice-watch.ts';
 import type { ListenerClient } from './listener-client.ts';
+import type { McpChain } from './mcp-chain.ts';
 import type { PaymentState } from './payment-state.ts';
 
 /** Everything the MCP server touches outside itself, injected by the entry point (or a test). */
-/** What the MCP server knows of a chain: its facts, and how to speak of its invoices. */
-export type McpChain = Pick<ChainModule, 'chain' | 'facts' | 'display'>;
-
 export interface ServerDeps {
   listener: ListenerClient;
   /** The chains the service runs: the texts and tool descriptions speak of each as it says. */

@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import { networkLabel, type CreatedInvoice, type StoredInvoice, type X402PaymentRequired } from '../shared/index.ts';
 import type { ShownInvoice } from '../core/invoices/chain-display.ts';
 import { chainNamed } from '../core/invoices/chain-module.ts';
-import type { McpChain } from './deps.ts';
+import type { McpChain } from './mcp-chain.ts';
 
 const displayOf = (chains: readonly McpChain[], invoice: ShownInvoice) => chainNamed(chains, invoice.chain).display;
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { StoredInvoice } from '../shared/index.ts';
-import type { McpChain } from './deps.ts';
+import type { McpChain } from './mcp-chain.ts';
 import { describeStoredInvoice } from './invoice-text.ts';
 
 /** Statuses after which waiting longer cannot change the answer. */

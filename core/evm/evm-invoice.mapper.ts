@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { BaseFixedInvoiceCreated, BaseInvoice, BaseXpubInvoiceCreated, EvmChainName, InvoiceStatus } from '../../shared/index.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
-import { unitsToDecimal, usdJsonNumber } from './amount.ts';
+import { unitsToDecimal, usdJsonNumber } from '../invoices/token-amount.ts';
 import { erc20TransferUri } from './eip681.ts';
 
 type BaseXpubCreated = z.infer<typeof BaseXpubInvoiceCreated>;

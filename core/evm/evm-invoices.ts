@@ -5,7 +5,7 @@ import { ServiceError } from '../errors.ts';
 import type { InvoiceCreation } from '../invoices/chain-adapter.ts';
 import { allocateChildIndex, insertInvoice, type InvoiceRow } from '../invoices/invoice.repository.ts';
 import { claimDerivedAddress, claimOf } from './address-claims.ts';
-import { AmountError, MAX_TOKEN_UNITS, usdTextToUnits } from './amount.ts';
+import { AmountError, MAX_TOKEN_UNITS, usdTextToUnits } from '../invoices/token-amount.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
 import type { BaseConfig } from './evm-config.ts';
 import { rowToCreatedEvmFixedInvoice, rowToCreatedEvmXpubInvoice } from './evm-invoice.mapper.ts';

@@ -5,7 +5,7 @@ import type { ChainDisplay, ShownInvoice } from '../invoices/chain-display.ts';
 import type { ChainModule } from '../invoices/chain-module.ts';
 import { checkoutCommon } from '../invoices/checkout-common.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
-import { unitsToDecimal } from './amount.ts';
+import { unitsToDecimal } from '../invoices/token-amount.ts';
 import type { EvmConfig } from './evm-config.ts';
 import { rowToEvmInvoice } from './evm-invoice.mapper.ts';
 import { erc20TransferUri } from './eip681.ts';

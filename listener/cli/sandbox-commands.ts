@@ -1,4 +1,4 @@
-import { AmountError, unitsToDecimal, usdTextToUnits } from '../../core/evm/amount.ts';
+import { AmountError, unitsToDecimal, usdTextToUnits } from '../../core/invoices/token-amount.ts';
 import { chainFacts, type ChainName } from '../../shared/chains.ts';
 import type { CheckoutView } from '../../shared/index.ts';
 import { readEnvironment } from '../../edge/environment.ts';

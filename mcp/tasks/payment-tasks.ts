@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { ServerDeps } from '../deps.ts';
-import type { ListenerFailure } from '../listener-client.ts';
+import type { ListenerClient, ListenerFailure } from '../listener-client.ts';
+import type { McpChain } from '../mcp-chain.ts';
 import { paymentOutcomeResult, settledOutcome } from '../payment-outcome.ts';
 import { toolError } from '../tool-error.ts';
 import type { TaskCancellations } from './cancellations.ts';
@@ -35,7 +35,7 @@ const unknownTask = (why: string) => new ProtocolError(ProtocolErrorCode.Invalid
  * owner binding and the deadline, and every read works the status out from the invoice as it is
  * now. Only a cancellation is noted (see TaskCancellations).
  */
-export function paymentTasks({ listener, chains }: { listener: Pick<ServerDeps['listener'], 'getInvoice'>; chains: ServerDeps['chains'] }, options: PaymentTaskOptions) {
+export function paymentTasks({ listener, chains }: { listener: Pick<ListenerClient, 'getInvoice'>; chains: readonly McpChain[] }, options: PaymentTaskOptions) {
   const ids = taskIds(options.key);
   const now = options.now ?? Date.now;
 

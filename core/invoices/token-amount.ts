@@ -1,11 +1,11 @@
-import { AmountError } from '../invoices/amount-error.ts';
-/** USDC and USDT use 6 decimals on Base; `amount_usdc_units` counts these units. */
+import { AmountError } from './amount-error.ts';
+/** USDC and USDT use 6 decimals on every EVM chain the service runs; `amount_usdc_units` counts these units. */
 export const TOKEN_DECIMALS = 6;
 
 /** `amount_usdc_units` is a JSON integer: keep it exact in every client's double. */
 export const MAX_TOKEN_UNITS = BigInt(Number.MAX_SAFE_INTEGER);
 
-export { AmountError } from '../invoices/amount-error.ts';
+export { AmountError } from './amount-error.ts';
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
