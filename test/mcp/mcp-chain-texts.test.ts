@@ -13,7 +13,8 @@ import { BtcInvoice } from '../../shared/index.ts';
 const known = [...chainModules.values()];
 /** A chain no MCP file names: it must show in the texts only because it is among the chains given. */
 const added: McpChain = {
-  chain: 'arbitrum',
+  // Not (yet) a contract chain name: the cast stands for the contract entry a new chain adds.
+  chain: 'arbitrum' as McpChain['chain'],
   facts: { ...known[1]!.facts, name: 'Arbitrum One' },
   display: { ...known[1]!.display, confirmationTime: 'about 15 seconds', pricingHint: 'give amount_usd for Arbitrum One.' },
 };
