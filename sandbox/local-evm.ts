@@ -42,6 +42,11 @@ export interface LocalEvm {
    * the same node (`relay`), since fixed-address mode confirms only what two sources report.
    */
   env: Env;
+  /**
+   * The settings that need the running chain server: the node's RPC URL with the server's relay as
+   * a second source (fixed-address mode confirms only what two sources report), and its explorer.
+   */
+  settingsBehind(server: { evmRpcUrl: string; explorerUrl: string }): Env;
   /** Control actions served next to the regtest chain's (`<chain>/pay`, `<chain>/mine`), so `pay` and `mine` find one address. */
   control: Record<string, ControlAction>;
   /** Passes a JSON-RPC request body to the node and returns its answer: the second source. */
@@ -133,6 +138,7 @@ export async function startLocalEvm(options: { usdcMode?: SandboxUsdcMode; spec?
         // The local node finalizes 64 blocks behind its head: a payment would wait for 64 mined blocks.
         [names.finality]: 'count',
       },
+      settingsBehind: (server) => ({ [names.rpcUrl]: `${anvil.url},${server.evmRpcUrl}/${spec.chain}`, [names.explorerUrl]: server.explorerUrl }),
       control: { [`${spec.chain}/pay`]: pay, [`${spec.chain}/mine`]: mine },
       relay,
       close: () => anvil.stop(),

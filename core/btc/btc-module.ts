@@ -56,5 +56,6 @@ export const btcModule: ChainModule<object> = {
   confirmingTakes: () => `the Bitcoin network is confirming it, which usually takes ${btcDisplay.confirmationTime}`,
   display: btcDisplay,
   walletGap: computeGapReport,
+  claimsSetting: (name) => name === 'MERCHANT_BTC_XPUB',
 };
 

@@ -6,7 +6,7 @@ import type { ChainModule } from '../invoices/chain-module.ts';
 import { checkoutCommon } from '../invoices/checkout-common.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import { unitsToDecimal } from '../invoices/token-amount.ts';
-import type { EvmConfig } from './evm-config.ts';
+import { EVM_ADDRESS, EVM_XPUB, evmSettingNamesOf, type EvmConfig } from './evm-config.ts';
 import { rowToEvmInvoice } from './evm-invoice.mapper.ts';
 import { erc20TransferUri } from './eip681.ts';
 import { evmChainSpecs, type EvmChainSpec } from './evm-chains.ts';
@@ -59,6 +59,11 @@ function evmDisplay(spec: EvmChainSpec): ChainDisplay {
 /** The module of one EVM chain: the same code for every EVM chain, its differences in `spec`. */
 export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'tokens' | 'fixedAddress'>> {
   const facts = chainFacts[spec.chain];
+  const names = evmSettingNamesOf(spec);
+  const merchantSettings = new Set([EVM_XPUB, EVM_ADDRESS, names.xpub, names.address]);
+  // Any setting of the first EVM chain counts, as before there were others; another chain's RPC URL
+  // alone does not: ETH_RPC_URL is also Foundry's variable, often set in a developer's shell.
+  const claimsAllItsSettings = spec.chain === evmChainSpecs[0].chain;
   const disabled = new ServiceError(facts.disabledCode, `${facts.name} (${spec.chain}) is not configured for this merchant.`);
   const module: ChainModule<Pick<EvmConfig, 'tokens' | 'fixedAddress'>> = {
     chain: spec.chain,
@@ -93,6 +98,7 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
     },
     confirmingTakes: (networkName) => `the ${networkName} network is confirming it, which takes ${spec.confirmationTime}`,
     display: evmDisplay(spec),
+    claimsSetting: (name) => merchantSettings.has(name) || (claimsAllItsSettings && name.startsWith(`${spec.envPrefix}_`)),
   };
   return module;
 }

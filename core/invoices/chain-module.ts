@@ -44,6 +44,8 @@ export interface ChainModule<Settings = unknown> {
    * of unused addresses a wallet key has (`service gap`).
    */
   walletGap?(db: Kysely<CoreTables>, keyId: string): Promise<BtcGapReport>;
+  /** Whether a setting, when set, means the merchant receives on this chain (the sandbox then stays off). */
+  claimsSetting(name: string): boolean;
 }
 
 /** The chain of `name` among `chains`; a name none of them has is a programming error (rows and views only carry chains the service runs). */
