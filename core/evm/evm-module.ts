@@ -10,6 +10,7 @@ import { EVM_ADDRESS, EVM_XPUB, evmSettingNamesOf, type EvmConfig } from './evm-
 import { rowToEvmInvoice } from './evm-invoice.mapper.ts';
 import { erc20TransferUri } from './eip681.ts';
 import { evmChainSpecs, type EvmChainSpec } from './evm-chains.ts';
+import { evmLocalNode } from './evm-local-node.ts';
 import { evmTransferSeenBeforeExpiry, seenUnitsOf } from './partial.ts';
 
 const unitsOf = (row: InvoiceRow) => BigInt(requiredAmount(row.amount_units, 'amount_units', row.invoice_id));
@@ -98,6 +99,7 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
     },
     confirmingTakes: (networkName) => `the ${networkName} network is confirming it, which takes ${spec.confirmationTime}`,
     display: evmDisplay(spec),
+    localNode: evmLocalNode(spec),
     claimsSetting: (name) => merchantSettings.has(name) || (claimsAllItsSettings && name.startsWith(`${spec.envPrefix}_`)),
   };
   return module;

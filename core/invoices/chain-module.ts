@@ -4,6 +4,7 @@ import type { CoreTables } from '../schema.ts';
 import type { ServiceError } from '../errors.ts';
 import type { ChainAdapter } from './chain-adapter.ts';
 import type { ChainDisplay } from './chain-display.ts';
+import type { LocalNode } from './local-node.ts';
 import type { InvoiceRow } from './invoice.repository.ts';
 
 /** What a checkout page is built with besides the row: the shop, the clock, what was paid, the chain's explorer. */
@@ -46,6 +47,8 @@ export interface ChainModule<Settings = unknown> {
   walletGap?(db: Kysely<CoreTables>, keyId: string): Promise<BtcGapReport>;
   /** Whether a setting, when set, means the merchant receives on this chain (the sandbox then stays off). */
   claimsSetting(name: string): boolean;
+  /** How the sandbox runs the chain on a local development node; absent for a chain it simulates otherwise. */
+  localNode?: LocalNode;
 }
 
 /** The chain of `name` among `chains`; a name none of them has is a programming error (rows and views only carry chains the service runs). */
