@@ -8,11 +8,30 @@ import { bip21Uri } from './bip21.ts';
 import { btcAdapter } from './btc-adapter.ts';
 import { seenSatsOf } from './btc-payment.repository.ts';
 import { computeGapReport } from './gap-report.ts';
+import type { SandboxPayment } from '../invoices/sandbox-payment.ts';
 
 function bitcoinInvoice(invoice: ShownInvoice) {
   if (invoice.chain !== 'btc') throw new Error(`not a Bitcoin invoice: ${invoice.chain}`);
   return invoice;
 }
+
+/** Decimal BTC text ("0.00050000") in sats, exactly. */
+function btcTextToSats(text: string): bigint {
+  const [whole, fraction = ''] = text.split('.');
+  return BigInt(whole) * 100_000_000n + BigInt(fraction.padEnd(8, '0').slice(0, 8));
+}
+
+/** From the sandbox wallet, on its regtest chain only. */
+const btcSandboxPayment: SandboxPayment = (view, amount) => {
+  if (amount !== undefined && !/^[1-9]\d*$/.test(amount)) return { refused: 'The amount of a Bitcoin invoice is in sats: a positive integer.' };
+  if (!view.receive_address.startsWith('bcrt1')) return { refused: 'That invoice is not on the sandbox regtest chain; pay it from a real wallet.' };
+  const sats = amount ?? String(btcTextToSats(view.amount_due));
+  return {
+    action: 'pay',
+    body: { address: view.receive_address, amount_sats: sats },
+    paid: (answer) => `paid ${sats} sats to ${view.receive_address}\ntxid ${answer.txid}`,
+  };
+};
 
 const btcDisplay: ChainDisplay = {
   amountOf: (invoice) => bitcoinInvoice(invoice).amount_btc,
@@ -57,5 +76,6 @@ export const btcModule: ChainModule<object> = {
   display: btcDisplay,
   walletGap: computeGapReport,
   claimsSetting: (name) => name === 'MERCHANT_BTC_XPUB',
+  sandboxPayment: btcSandboxPayment,
 };
 

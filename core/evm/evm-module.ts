@@ -5,7 +5,8 @@ import type { ChainDisplay, ShownInvoice } from '../invoices/chain-display.ts';
 import type { ChainModule } from '../invoices/chain-module.ts';
 import { checkoutCommon } from '../invoices/checkout-common.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
-import { unitsToDecimal } from '../invoices/token-amount.ts';
+import { AmountError, unitsToDecimal, usdTextToUnits } from '../invoices/token-amount.ts';
+import type { SandboxPayment } from '../invoices/sandbox-payment.ts';
 import { EVM_ADDRESS, EVM_XPUB, evmSettingNamesOf, type EvmConfig } from './evm-config.ts';
 import { rowToEvmInvoice } from './methods/evm-methods.ts';
 import { erc20TransferUri } from './eip681.ts';
@@ -23,6 +24,30 @@ function evmInvoice(invoice: ShownInvoice) {
 const exactAmountOf = (invoice: ShownInvoice) => {
   const evm = evmInvoice(invoice);
   return 'nonce' in evm && evm.nonce !== undefined ? evm.amount_usdc : null;
+};
+
+/**
+ * From the local node's funded account; the sandbox checks the address is its own merchant's (a
+ * child of its key, or its fixed address) before it sends anything.
+ */
+const evmSandboxPayment: SandboxPayment = (evm, amount) => {
+  if (evm.chain === 'btc') throw new Error('not an EVM invoice: btc');
+  let units: bigint;
+  try {
+    units = usdTextToUnits(amount ?? evm.amount_due);
+  } catch (error) {
+    if (!(error instanceof AmountError)) throw error;
+    return { refused: `The amount of an EVM chain invoice is in USD (${evm.asset}), at most 6 decimals: ${error.message}` };
+  }
+  const mismatch =
+    'nonce' in evm && evm.nonce !== undefined && units !== BigInt(evm.amount_usdc_units)
+      ? `\nnote: not the invoice's exact amount ${evm.amount_usdc}: a fixed-address invoice is told apart by its exact amount, so this transfer pays nothing and is reported as payment.orphan once confirmed`
+      : '';
+  return {
+    action: `${evm.chain}/pay`,
+    body: { address: evm.receive_address, units: units.toString(), asset: evm.asset.toLowerCase() },
+    paid: (answer) => `paid ${unitsToDecimal(units)} ${evm.asset} to ${evm.receive_address}\ntx_hash ${answer.tx_hash}${mismatch}`,
+  };
 };
 
 /** How the pages and texts speak of an EVM chain's stablecoin invoices. */
@@ -100,6 +125,7 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
     confirmingTakes: (networkName) => `the ${networkName} network is confirming it, which takes ${spec.confirmationTime}`,
     display: evmDisplay(spec),
     localNode: evmLocalNode(spec),
+    sandboxPayment: evmSandboxPayment,
     claimsSetting: (name) => merchantSettings.has(name) || (claimsAllItsSettings && name.startsWith(`${spec.envPrefix}_`)),
   };
   return module;

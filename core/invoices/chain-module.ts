@@ -5,6 +5,7 @@ import type { ServiceError } from '../errors.ts';
 import type { ChainAdapter } from './chain-adapter.ts';
 import type { ChainDisplay } from './chain-display.ts';
 import type { LocalNode } from './local-node.ts';
+import type { SandboxPayment } from './sandbox-payment.ts';
 import type { InvoiceRow } from './invoice.repository.ts';
 
 /** What a checkout page is built with besides the row: the shop, the clock, what was paid, the chain's explorer. */
@@ -49,6 +50,8 @@ export interface ChainModule<Settings = unknown> {
   claimsSetting(name: string): boolean;
   /** How the sandbox runs the chain on a local development node; absent for a chain it simulates otherwise. */
   localNode?: LocalNode;
+  /** How `service pay` pays the chain's invoices from the sandbox. */
+  sandboxPayment: SandboxPayment;
 }
 
 /** The chain of `name` among `chains`; a name none of them has is a programming error (rows and views only carry chains the service runs). */
