@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { BaseFixedInvoiceCreated, BaseInvoice, BaseXpubInvoiceCreated, EvmChainName, InvoiceStatus } from '../../shared/index.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
-import { unitsToDecimal, usdJsonNumber } from './amount.ts';
+import { tokenAmountFields, usdJsonNumber } from './amount.ts';
 import { erc20TransferUri } from './eip681.ts';
 
 type BaseXpubCreated = z.infer<typeof BaseXpubInvoiceCreated>;
@@ -28,8 +28,7 @@ export function rowToEvmInvoice(row: InvoiceRow): BaseInvoice {
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     amount_usd: usdJsonNumber(requiredAmount(row.amount_usd, 'amount_usd', row.invoice_id)),
-    amount_usdc: unitsToDecimal(units),
-    amount_usdc_units: Number(units),
+    ...tokenAmountFields(units),
     ...(fixed ? { mode: 'fixed-address' as const, nonce: row.nonce!, token_address: row.token_address! } : {}),
     // Filled by the invoice engine from the payment methods it serves (core/x402).
     x402_url: null,
@@ -58,8 +57,7 @@ export function rowToCreatedEvmFixedInvoice(row: InvoiceRow, chainId: number): B
     token_address: row.token_address!,
     receive_address: invoice.receive_address,
     amount_usd: invoice.amount_usd,
-    amount_usdc: invoice.amount_usdc,
-    amount_usdc_units: invoice.amount_usdc_units,
+    ...tokenAmountFields(BigInt(row.amount_units!)),
     status: invoice.status,
     expires_at: invoice.expires_at,
     qr_uri: erc20TransferUri(row.token_address!, chainId, row.receive_address, BigInt(row.amount_units!)),
