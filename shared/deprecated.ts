@@ -7,8 +7,8 @@ import type * as z from 'zod';
 export const deprecatedFields = [
   { field: 'amount_usdc', replacement: '`amount_token`', where: 'EVM invoices and checkout views' },
   { field: 'amount_usdc_units', replacement: '`amount_token_units`', where: 'EVM invoices and checkout views' },
-  { field: 'base', replacement: '`chains.base`', where: 'GET /health' },
-  { field: 'evm_chains', replacement: '`chains`', where: 'GET /health' },
+  { field: 'base', replacement: '`chains.base.evm`', where: 'GET /health' },
+  { field: 'evm_chains', replacement: '`chains.<chain>.evm`', where: 'GET /health' },
   { field: 'btc_source', replacement: '`chains.btc.bitcoin.source`', where: 'GET /health' },
   { field: 'btc_source_error', replacement: '`chains.btc.bitcoin.source_error`', where: 'GET /health' },
   { field: 'btc_progress', replacement: '`chains.btc.progress`', where: 'GET /health' },

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { BaseCheckoutView, BtcCheckoutView, CheckoutView } from './checkout.ts';
 import { ErrorDetail, ErrorEnvelope, errorCatalogue, type ErrorCode } from './errors.ts';
-import { BaseHealth, BtcHeaderChain, BtcHeaderSource, ChainSourceBudget, Health, WatcherProblem, WatcherProgress } from './health.ts';
+import { BaseHealth, BitcoinWatcherHealth, BtcHeaderChain, BtcHeaderSource, ChainHealth, ChainSourceBudget, Health, WatcherProblem, WatcherProgress } from './health.ts';
 import {
   BaseFixedInvoiceCreated,
   BaseInvoice,
@@ -58,6 +58,8 @@ const componentSchemas = [
   WatcherProblem,
   BtcHeaderSource,
   BtcHeaderChain,
+  BitcoinWatcherHealth,
+  ChainHealth,
   Health,
   BtcCheckoutView,
   BaseCheckoutView,
