@@ -85,6 +85,10 @@ export function evmChainOfId(chainId: number): { chain: EvmChainName; network: N
   return null;
 }
 
+/** "Base, Ethereum and Polygon": the chains' names, for descriptions. */
+export const chainNameList = (chains: readonly ChainName[] = chainNames): string =>
+  chains.length === 1 ? chainFacts[chains[0]].name : `${chains.slice(0, -1).map((c) => chainFacts[c].name).join(', ')} and ${chainFacts[chains.at(-1)!].name}`;
+
 /** "`btc`, `base` or `eth`", for descriptions. */
 export const chainList = (chains: readonly string[] = chainNames): string =>
   chains.length === 1 ? `\`${chains[0]}\`` : `${chains.slice(0, -1).map((c) => `\`${c}\``).join(', ')} or \`${chains.at(-1)}\``;

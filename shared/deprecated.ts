@@ -7,6 +7,9 @@ import type * as z from 'zod';
 export const deprecatedFields = [
   { field: 'amount_usdc', replacement: '`amount_token`', where: 'EVM invoices and checkout views' },
   { field: 'amount_usdc_units', replacement: '`amount_token_units`', where: 'EVM invoices and checkout views' },
+  { field: 'btc_xpub', replacement: 'a `receive_methods` entry `{"chain": "btc", "xpub": …}`', where: 'POST /api/v1/signup' },
+  { field: 'base_xpub', replacement: 'a `receive_methods` entry `{"chain": "base", "xpub": …}`', where: 'POST /api/v1/signup' },
+  { field: 'base_address', replacement: 'a `receive_methods` entry `{"chain": "base", "address": …}`', where: 'POST /api/v1/signup' },
   { field: 'base', replacement: '`chains.base.evm`', where: 'GET /health' },
   { field: 'evm_chains', replacement: '`chains.<chain>.evm`', where: 'GET /health' },
   { field: 'btc_source', replacement: '`chains.btc.bitcoin.source`', where: 'GET /health' },

@@ -1443,13 +1443,22 @@ export interface components {
             email: string;
             /** @description Required; 2-80 characters; shown on hosted checkout. */
             shop_name: string;
-            /** @description Bitcoin BIP-84 account public key (xpub/zpub, tpub/vpub). */
+            /**
+             * @deprecated
+             * @description Deprecated: use a `receive_methods` entry `{"chain": "btc", "xpub": …}`. Bitcoin BIP-84 account public key (xpub/zpub, tpub/vpub).
+             */
             btc_xpub?: string;
-            /** @description EVM account public key at m/44'/60'/0'; wins over base_address if both are sent. */
+            /**
+             * @deprecated
+             * @description Deprecated: use a `receive_methods` entry `{"chain": "base", "xpub": …}`. Base only: EVM account public key at m/44'/60'/0'; wins over base_address if both are sent.
+             */
             base_xpub?: string;
-            /** @description Fixed EIP-55 checksummed 0x receive address on Base (fixed-address mode, needed for USDT). */
+            /**
+             * @deprecated
+             * @description Deprecated: use a `receive_methods` entry `{"chain": "base", "address": …}`. Base only: fixed EIP-55 checksummed 0x receive address (fixed-address mode, needed for USDT).
+             */
             base_address?: string;
-            /** @description One entry per chain the account receives on (any chain of POST /invoice). `btc_xpub`, `base_xpub` and `base_address` say the same for `btc` and `base` and are still accepted; an entry here wins over them for its chain. */
+            /** @description One entry per chain the account receives on (any chain of POST /invoice). The deprecated `btc_xpub`, `base_xpub` and `base_address` say the same for `btc` and `base` only and are still accepted; an entry here wins over them for its chain. */
             receive_methods?: components["schemas"]["ReceiveMethod"][];
             /** @description https, default port, host resolving only to public addresses. */
             webhook_url?: string;
@@ -1812,7 +1821,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The invoice, in the Bitcoin or Base shape. */
+            /** @description The invoice, in the Bitcoin or EVM shape. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2104,7 +2113,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The checkout view, in the Bitcoin or Base shape. */
+            /** @description The checkout view, in the Bitcoin or EVM shape. */
             200: {
                 headers: {
                     [name: string]: unknown;
