@@ -151,6 +151,17 @@ export const tokenAmountShape = {
   amount_usdc_units: deprecatedField('amount_usdc_units', z.number().int(), 'The same as `amount_token_units`, also for USDT.'),
 };
 
+/**
+ * An EVM invoice as a listener before contract 0.7.0 answered it, with the token amount under its
+ * chain-neutral names too, so a client of such a listener parses it with today's shapes; any other
+ * answer as it is.
+ */
+export function withTokenAmountNames(answer: unknown): unknown {
+  if (typeof answer !== 'object' || answer === null || !('amount_usdc' in answer) || 'amount_token' in answer) return answer;
+  const older = answer as { amount_usdc: unknown; amount_usdc_units?: unknown };
+  return { ...older, amount_token: older.amount_usdc, amount_token_units: older.amount_usdc_units };
+}
+
 const baseAmountShape = {
   amount_usd: z.number().describe('The USD amount requested.'),
   ...tokenAmountShape,

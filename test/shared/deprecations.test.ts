@@ -84,3 +84,16 @@ describe('deprecations in the contract', () => {
     assert.ok(changelog.includes(`## ${pkg.version}:`), 'the changelog has an entry for this version');
   });
 });
+
+describe('answers of a listener before contract 0.7.0', () => {
+  it('parse with the token amount under its chain-neutral names too; other answers stay as they are', async () => {
+    const { withTokenAmountNames } = await import('../../shared/index.ts');
+    const older = { invoice_id: 'inv_1', asset: 'USDT', amount_usdc: '3.000004', amount_usdc_units: 3_000_004 };
+    assert.deepEqual(withTokenAmountNames(older), { ...older, amount_token: '3.000004', amount_token_units: 3_000_004 });
+    const current = { ...older, amount_token: '3.000004', amount_token_units: 3_000_004 };
+    assert.equal(withTokenAmountNames(current), current);
+    const bitcoin = { invoice_id: 'inv_2', amount_btc: '0.00001000' };
+    assert.equal(withTokenAmountNames(bitcoin), bitcoin);
+    assert.equal(withTokenAmountNames(null), null);
+  });
+});
