@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { AssetId } from './assets.ts';
 import { chainFacts, chainList, chainNames, chainSettingList, evmChainNames, type ChainName } from './chains.ts';
-import { deprecatedField } from './deprecated.ts';
+import { deprecatedField, deprecations } from './deprecated.ts';
 import { X402Health } from './x402.ts';
 
 export const WatcherProgress = z
@@ -176,6 +176,17 @@ export const ChainsHealth = z
   .object(Object.fromEntries(chainNames.map((chain) => [chain, ChainHealth.optional().describe(chainEntryDescription(chain))])) as Record<ChainName, z.ZodOptional<typeof ChainHealth>>)
   .describe(`Every configured chain's watcher (${chainList()}), keyed by chain, each in the same shape (an addition to the spec's Health).`);
 
+export const healthDeprecations = deprecations('GET /health', {
+  btc_source: '`chains.btc.bitcoin.source`',
+  btc_source_error: '`chains.btc.bitcoin.source_error`',
+  btc_progress: '`chains.btc.progress`',
+  btc_headers: '`chains.btc.bitcoin.headers`',
+  btc_watch: '`chains.btc.bitcoin.watch`',
+  btc_gap: '`chains.btc.bitcoin.gap`',
+  base: '`chains.base.evm`',
+  evm_chains: '`chains.<chain>.evm`',
+});
+
 export const Health = z
   .object({
     ok: z
@@ -194,12 +205,12 @@ export const Health = z
     last_block_height: z.number().int().nullable().describe('Height of the last processed block (the first configured chain, as `subscribed_count`).'),
     uptime_s: z.number().describe('Seconds since the listener started.'),
     chains: ChainsHealth.optional(),
-    btc_source: deprecatedField('btc_source', BtcSource.optional(), 'Which Bitcoin chain source the listener reads (when Bitcoin is configured).'),
-    btc_source_error: deprecatedField('btc_source_error', z.string().nullable().optional(), BTC_SOURCE_ERROR),
-    btc_progress: deprecatedField('btc_progress', WatcherProgress.optional(), 'What the Bitcoin watcher is doing (when Bitcoin is watched).'),
-    btc_headers: deprecatedField('btc_headers', BtcHeaderChain.optional(), BTC_HEADERS),
-    btc_watch: deprecatedField('btc_watch', BtcWatch.optional(), BTC_WATCH),
-    btc_gap: deprecatedField('btc_gap', BtcGapReport.optional(), BTC_GAP),
+    btc_source: deprecatedField(healthDeprecations.btc_source, BtcSource.optional(), 'Which Bitcoin chain source the listener reads (when Bitcoin is configured).'),
+    btc_source_error: deprecatedField(healthDeprecations.btc_source_error, z.string().nullable().optional(), BTC_SOURCE_ERROR),
+    btc_progress: deprecatedField(healthDeprecations.btc_progress, WatcherProgress.optional(), 'What the Bitcoin watcher is doing (when Bitcoin is watched).'),
+    btc_headers: deprecatedField(healthDeprecations.btc_headers, BtcHeaderChain.optional(), BTC_HEADERS),
+    btc_watch: deprecatedField(healthDeprecations.btc_watch, BtcWatch.optional(), BTC_WATCH),
+    btc_gap: deprecatedField(healthDeprecations.btc_gap, BtcGapReport.optional(), BTC_GAP),
     webhooks: z
       .object({
         queued: z.number().int().describe('Events waiting for their first delivery attempt.'),
@@ -211,9 +222,9 @@ export const Health = z
       .array(AssetId)
       .optional()
       .describe('Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it.'),
-    base: deprecatedField('base', BaseHealth.optional(), 'Base\'s watcher, present when Base is configured.'),
+    base: deprecatedField(healthDeprecations.base, BaseHealth.optional(), 'Base\'s watcher, present when Base is configured.'),
     evm_chains: deprecatedField(
-      'evm_chains',
+      healthDeprecations.evm_chains,
       z.partialRecord(z.enum(evmChainNames), BaseHealth).optional(),
       `Per EVM chain configured (${chainList(evmChainNames)}): its watcher, in the fields of \`base\`.`,
     ),

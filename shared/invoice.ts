@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { chainFacts, chainList, chainNames, DEFAULT_CHAIN, evmChainNames } from './chains.ts';
-import { deprecatedField } from './deprecated.ts';
+import { deprecatedField, deprecations } from './deprecated.ts';
 
 /** 21 million BTC in satoshis: no valid amount is larger. */
 export const MAX_SATS = 2_100_000_000_000_000;
@@ -143,12 +143,14 @@ export const BtcInvoiceCreated = BtcInvoice.extend({
 }).meta({ id: 'BtcInvoiceCreated', description: 'A Bitcoin invoice as returned by POST /invoice.' });
 export type BtcInvoiceCreated = z.infer<typeof BtcInvoiceCreated>;
 
+export const tokenAmountDeprecations = deprecations('EVM invoices and checkout views', { amount_usdc: '`amount_token`', amount_usdc_units: '`amount_token_units`' });
+
 /** The token amount under its chain-neutral names, and under the names the spec gives it (USDT too). */
 export const tokenAmountShape = {
   amount_token: z.string().describe('Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals.'),
   amount_token_units: z.number().int().describe('The same amount in the token\'s 6-decimal base units.'),
-  amount_usdc: deprecatedField('amount_usdc', z.string(), 'The same as `amount_token`, also for USDT: exact decimal token amount with 6 decimals.'),
-  amount_usdc_units: deprecatedField('amount_usdc_units', z.number().int(), 'The same as `amount_token_units`, also for USDT.'),
+  amount_usdc: deprecatedField(tokenAmountDeprecations.amount_usdc, z.string(), 'The same as `amount_token`, also for USDT: exact decimal token amount with 6 decimals.'),
+  amount_usdc_units: deprecatedField(tokenAmountDeprecations.amount_usdc_units, z.number().int(), 'The same as `amount_token_units`, also for USDT.'),
 };
 
 /**

@@ -1,6 +1,6 @@
 import { conditionOf, errorCatalogue, errorConditions, type ErrorCode, type ErrorCondition } from './errors.ts';
 import { chainFacts, chainNameList, evmChainNames } from './chains.ts';
-import { deprecatedFields } from './deprecated.ts';
+import { deprecatedFields } from './deprecations.ts';
 import { MAX_SATS, MEMO_MAX_LENGTH } from './invoice.ts';
 import { API_VERSION, CONTRACT_VERSION } from './version.ts';
 import { WEBHOOK_MAX_ATTEMPTS, standardWebhookHeaders, webhookHeaders, webhookRetryDelaysMs } from './webhooks.ts';

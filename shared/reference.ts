@@ -122,7 +122,7 @@ field: [changelog](changelog.md)). The same description, machine-readable, is se
   \`http://127.0.0.1:8787\` by default; Cloud's paths start with \`/api/v1\`.
 - Every error answer is the envelope \`{"error": {"code": "…", "message": "…"}}\`: branch on
   \`code\` (listed under [errors](#errors)), never on \`message\`. Where several codes mean the same,
-  \`condition\` names it (\`chain_not_configured\` on \`chain_disabled\` and \`base_disabled\`).
+  \`condition\` names it (listed under [errors](#errors)).
 - A key goes in \`X-Service-Api-Key\` (the MCP endpoints also take \`Authorization: Bearer\`).
 - Amounts: Bitcoin in integer satoshis (1 to ${MAX_SATS.toLocaleString('en-US')}), EVM chains in US dollars
   with at most 6 decimals; amounts in answers are decimal strings in the asset's unit.

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { errorCatalogue } from '../../shared/index.ts';
-import { deprecatedFields } from '../../shared/deprecated.ts';
+import { deprecatedFields } from '../../shared/deprecations.ts';
 
 const root = new URL('../..', import.meta.url);
 const document = JSON.parse(readFileSync(new URL('openapi/openapi.json', root), 'utf8'));
