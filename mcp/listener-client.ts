@@ -140,7 +140,7 @@ export function createListenerClient(options: ListenerClientOptions): ListenerCl
     healthAssets: () => request('GET', '/health', json(HealthAssets)),
     document: (name) => request('GET', `/${name}`, (answer) => ({ ok: true, value: answer.text })),
     // The listener's `/checkout/{id}`; Cloud's base URL ends in /api/v1, whose view is there too.
-    checkoutView: (invoiceId) => request('GET', `/checkout/${encodeURIComponent(invoiceId)}`, json(CheckoutView)),
+    checkoutView: (invoiceId) => request('GET', `/checkout/${encodeURIComponent(invoiceId)}`, json(CheckoutView, withTokenAmountNames)),
     // Public, keyless: any answer but a 402 with the requirements means x402 cannot pay it now.
     async x402Requirements(invoiceId) {
       try {

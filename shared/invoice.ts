@@ -154,9 +154,9 @@ export const tokenAmountShape = {
 };
 
 /**
- * An EVM invoice as a listener before contract 0.7.0 answered it, with the token amount under its
- * chain-neutral names too, so a client of such a listener parses it with today's shapes; any other
- * answer as it is.
+ * An EVM invoice or checkout view as a listener before contract 0.7.0 answered it, with the token
+ * amount under its chain-neutral names too, so a client of such a listener parses it with today's
+ * shapes; any other answer as it is.
  */
 export function withTokenAmountNames(answer: unknown): unknown {
   if (typeof answer !== 'object' || answer === null || !('amount_usdc' in answer) || 'amount_token' in answer) return answer;
