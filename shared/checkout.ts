@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { evmChainNames } from './chains.ts';
+import { chainSettingList, evmChainNames } from './chains.ts';
 import { BtcNetwork, InvoiceStatus, tokenAmountShape } from './invoice.ts';
 
 const dateTime = () => z.iso.datetime();
@@ -25,7 +25,7 @@ const checkoutCoreShape = {
   payment_seen: z
     .boolean()
     .describe(
-      'An addition to the spec\'s view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain (BASE_CONFIRMATIONS, ETH_CONFIRMATIONS, …)). The page then tells the payer not to pay again.',
+      `An addition to the spec's view: true when payments covering the amount are seen while the status is still \`pending\`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain: ${chainSettingList('CONFIRMATIONS', evmChainNames)}). The page then tells the payer not to pay again.`,
     ),
   memo: z
     .string()
