@@ -5,7 +5,7 @@
  * an HTTP-date and absent. It counts requests and bytes per route, 429s, and the requests that
  * arrive while a `Retry-After` it gave is still open. The protocol code is the sandbox's own.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { esploraRequest, type EsploraChain } from '../../sandbox/esplora-api.ts';
@@ -49,13 +49,8 @@ type RetryAfterForm = 'seconds' | 'http-date' | 'absent';
 const RETRY_AFTER_FORMS: RetryAfterForm[] = ['seconds', 'http-date', 'absent'];
 
 export async function startMainnetSimulator(chain: EsploraChain, options: SimulatorOptions = {}): Promise<MainnetSimulator> {
-  const rate = options.ratePerSecond ?? 10;
-  const burst = options.burst ?? 20;
   const socket = createMempoolSocket(chain, { maxTrackedAddresses: options.maxTrackedAddresses });
-  let tokens = burst;
-  let refilledAt = Date.now();
-  let retryAfterUntil = 0;
-  let turn = 0;
+  const limit = createRateLimit(options.ratePerSecond ?? 10, options.burst ?? 20);
   let socketsRefused = false;
   let counts = fresh();
   let socketBaseline = { ...socket.sent };
@@ -73,38 +68,14 @@ export async function startMainnetSimulator(chain: EsploraChain, options: Simula
     counts.byRoute.set(route, entry);
   }
 
-  /** Takes a token, or answers how long until one is there. */
   function admit(now: number): { ok: true } | { ok: false; waitMs: number } {
-    if (rate === Infinity) return { ok: true };
-    tokens = Math.min(burst, tokens + ((now - refilledAt) / 1000) * rate);
-    refilledAt = now;
-    if (now < retryAfterUntil) counts.insideRetryAfter++;
-    if (tokens >= 1) {
-      tokens -= 1;
-      return { ok: true };
-    }
-    return { ok: false, waitMs: ((1 - tokens) / rate) * 1000 };
-  }
-
-  /** The 429 headers, in turns of the three forms; remembers the window a client was told to keep. */
-  function retryAfterHeaders(now: number, waitMs: number): Record<string, string> {
-    const form = RETRY_AFTER_FORMS[turn++ % RETRY_AFTER_FORMS.length];
-    const seconds = Math.max(1, Math.ceil(waitMs / 1000)) + (turn % 3);
-    if (form === 'absent') return {};
-    const until = now + seconds * 1000;
-    if (form === 'seconds') {
-      retryAfterUntil = Math.max(retryAfterUntil, until);
-      return { 'Retry-After': String(seconds) };
-    }
-    // HTTP-date has whole seconds: round up, so the date is never earlier than the wait.
-    const date = new Date(Math.ceil(until / 1000) * 1000);
-    retryAfterUntil = Math.max(retryAfterUntil, date.getTime());
-    return { 'Retry-After': date.toUTCString() };
+    if (limit.insideRetryAfter(now)) counts.insideRetryAfter++;
+    return limit.admit(now);
   }
 
   function tooMany(res: ServerResponse | null, stream: Duplex | null, route: string, now: number, waitMs: number): void {
     counts.tooManyRequests++;
-    const headers = retryAfterHeaders(now, waitMs);
+    const headers = limit.retryAfterHeaders(now, waitMs);
     const body = 'Too Many Requests';
     count(route, body.length);
     if (res) {
@@ -143,14 +114,7 @@ export async function startMainnetSimulator(chain: EsploraChain, options: Simula
     socket.handleUpgrade(req, stream, head);
   });
 
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    // A loopback address other than 127.0.0.1, so the listener takes it for a public service (whose
-    // request budget and watching mode it then uses) rather than a node of its own.
-    server.listen(0, '127.0.0.2', () => resolve());
-  });
-  const { address, port } = server.address() as AddressInfo;
+  const { address, port } = await listenAsPublicService(server);
   return {
     esploraUrl: `http://${address}:${port}/api`,
     get socketClients() {
@@ -178,4 +142,53 @@ export async function startMainnetSimulator(chain: EsploraChain, options: Simula
     },
     close: () => closeChainServer(server, socket),
   };
+}
+
+/** The service's rate limit: a token bucket, and the `Retry-After` windows its 429s gave clients to keep. */
+function createRateLimit(rate: number, burst: number) {
+  let tokens = burst;
+  let refilledAt = Date.now();
+  let retryAfterUntil = 0;
+  let turn = 0;
+  return {
+    /** Takes a token, or answers how long until one is there. */
+    admit(now: number): { ok: true } | { ok: false; waitMs: number } {
+      if (rate === Infinity) return { ok: true };
+      tokens = Math.min(burst, tokens + ((now - refilledAt) / 1000) * rate);
+      refilledAt = now;
+      if (tokens >= 1) {
+        tokens -= 1;
+        return { ok: true };
+      }
+      return { ok: false, waitMs: ((1 - tokens) / rate) * 1000 };
+    },
+    /** A request now comes while a `Retry-After` given is still open. */
+    insideRetryAfter: (now: number): boolean => rate !== Infinity && now < retryAfterUntil,
+    /** The 429 headers, in turns of the three forms; remembers the window a client was told to keep. */
+    retryAfterHeaders(now: number, waitMs: number): Record<string, string> {
+      const form = RETRY_AFTER_FORMS[turn++ % RETRY_AFTER_FORMS.length];
+      const seconds = Math.max(1, Math.ceil(waitMs / 1000)) + (turn % 3);
+      if (form === 'absent') return {};
+      const until = now + seconds * 1000;
+      if (form === 'seconds') {
+        retryAfterUntil = Math.max(retryAfterUntil, until);
+        return { 'Retry-After': String(seconds) };
+      }
+      // HTTP-date has whole seconds: round up, so the date is never earlier than the wait.
+      const date = new Date(Math.ceil(until / 1000) * 1000);
+      retryAfterUntil = Math.max(retryAfterUntil, date.getTime());
+      return { 'Retry-After': date.toUTCString() };
+    },
+  };
+}
+
+async function listenAsPublicService(server: Server): Promise<AddressInfo> {
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // A loopback address other than 127.0.0.1, so the listener takes it for a public service (whose
+    // request budget and watching mode it then uses) rather than a node of its own.
+    server.listen(0, '127.0.0.2', () => resolve());
+  });
+  return server.address() as AddressInfo;
 }
