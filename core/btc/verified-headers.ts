@@ -51,7 +51,7 @@ export function createVerifiedHeaders(deps: VerifiedHeadersDeps) {
     checkpointHeight: checkpoint.height,
     clock,
     maxRequests: deps.maxRequestsPerSync ?? 60,
-    logProgress: progressLog(deps.clock, log, store),
+    logProgress: progressLog(clock, log, store),
   };
   let loaded = false;
   let synced = false;
