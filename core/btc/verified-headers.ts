@@ -67,9 +67,10 @@ export function createVerifiedHeaders(deps: VerifiedHeadersDeps) {
       const primary = first;
       first = false;
       try {
-        standings.markVerified(s, await syncFromSource(ctx, s.headers, primary, (height) => {
+        const tip = await syncFromSource(ctx, s.headers, primary, (height) => {
           s.claimedHeight = height;
-        }));
+        });
+        standings.markVerified(s, tip);
         answered++;
       } catch (error) {
         if (error instanceof OutOfRequests) {
