@@ -22,7 +22,7 @@ export interface StoredHeaderChainDeps {
  * far, which every source's sync adds to.
  */
 export function createStoredHeaderChain(deps: StoredHeaderChainDeps) {
-  const { rules, checkpoint, db, clock, network, log } = deps;
+  const { rules, checkpoint, db, network, log } = deps;
   const genesis = checkpoint.height === GENESIS_CHECKPOINT.height;
   const trustedFrom = genesis ? 0 : checkpoint.height - RETARGET_INTERVAL + 1;
   let chain: HeaderChain | null = genesis ? new HeaderChain(rules, checkpoint, []) : null;
@@ -37,40 +37,6 @@ export function createStoredHeaderChain(deps: StoredHeaderChainDeps) {
       dirtyFrom = Math.min(dirtyFrom ?? Infinity, outcome.forkHeight + 1);
       log.warn('btc header chain reorganised', { fork_height: outcome.forkHeight, tip_height: outcome.tip.height, tip: outcome.tip.hash });
     }
-  }
-
-  /** Builds the chain from the stored checkpoint interval; false (and the store cleared) when it was stored from another checkpoint. */
-  async function loadCheckpointInterval(first: { height: number; header: Uint8Array }[]): Promise<boolean> {
-    try {
-      if (first[0].height !== trustedFrom) throw new Error('stored chain starts elsewhere');
-      chain = new HeaderChain(rules, checkpoint, first.map((r) => r.header));
-      return true;
-    } catch {
-      // A release with a newer checkpoint: the stored chain is downloaded again from it.
-      log.info('btc header chain stored from another checkpoint; syncing again', { checkpoint_height: checkpoint.height });
-      await clearHeaders(db, network);
-      return false;
-    }
-  }
-
-  async function load(): Promise<void> {
-    const rows = await loadHeaders(db, network);
-    if (!rows.length) return;
-    let rest = rows;
-    if (!genesis) {
-      if (!(await loadCheckpointInterval(rows.slice(0, RETARGET_INTERVAL)))) return;
-      rest = rows.slice(RETARGET_INTERVAL);
-    }
-    for (const row of rest) {
-      try {
-        chain!.add(row.header, clock.now());
-      } catch (error) {
-        log.warn('btc stored header refused; dropping it and those above', { height: row.height, error: String(error) });
-        await saveHeaders(db, network, row.height, []);
-        break;
-      }
-    }
-    log.info('btc header chain loaded', { height: chain?.tip?.height ?? null });
   }
 
   async function save(): Promise<void> {
@@ -91,7 +57,9 @@ export function createStoredHeaderChain(deps: StoredHeaderChainDeps) {
     /** The chain as verified so far; null before the checkpoint's interval is in. */
     chain: () => chain,
     noteChange,
-    load,
+    async load(): Promise<void> {
+      chain = await loadStoredChain(deps, chain);
+    },
     save,
     /** Next height of the checkpoint's interval to download; null once all of it is in. */
     nextTrustedHeight: (): number | null => (trusted.length < RETARGET_INTERVAL ? trustedFrom + trusted.length : null),
@@ -113,6 +81,50 @@ export function createStoredHeaderChain(deps: StoredHeaderChainDeps) {
       return chain;
     },
   };
+}
+
+/**
+ * The chain as stored, each header checked again: from the genesis block, the stored headers added
+ * to `genesisChain`; from a checkpoint, a chain made from the stored checkpoint interval (none when
+ * it was stored from another checkpoint: the store is cleared to download again). A stored header
+ * the rules refuse is dropped with every header above it.
+ */
+async function loadStoredChain(deps: StoredHeaderChainDeps, genesisChain: HeaderChain | null): Promise<HeaderChain | null> {
+  const { db, network, clock, log } = deps;
+  const rows = await loadHeaders(db, network);
+  if (!rows.length) return genesisChain;
+  let chain = genesisChain;
+  let rest = rows;
+  if (!chain) {
+    chain = await loadCheckpointInterval(deps, rows.slice(0, RETARGET_INTERVAL));
+    if (!chain) return null;
+    rest = rows.slice(RETARGET_INTERVAL);
+  }
+  for (const row of rest) {
+    try {
+      chain.add(row.header, clock.now());
+    } catch (error) {
+      log.warn('btc stored header refused; dropping it and those above', { height: row.height, error: String(error) });
+      await saveHeaders(db, network, row.height, []);
+      break;
+    }
+  }
+  log.info('btc header chain loaded', { height: chain.tip?.height ?? null });
+  return chain;
+}
+
+/** The chain made from the stored checkpoint interval; null (and the store cleared) when it was stored from another checkpoint. */
+async function loadCheckpointInterval(deps: StoredHeaderChainDeps, first: { height: number; header: Uint8Array }[]): Promise<HeaderChain | null> {
+  const { rules, checkpoint, db, network, log } = deps;
+  try {
+    if (first[0].height !== checkpoint.height - RETARGET_INTERVAL + 1) throw new Error('stored chain starts elsewhere');
+    return new HeaderChain(rules, checkpoint, first.map((r) => r.header));
+  } catch {
+    // A release with a newer checkpoint: the stored chain is downloaded again from it.
+    log.info('btc header chain stored from another checkpoint; syncing again', { checkpoint_height: checkpoint.height });
+    await clearHeaders(db, network);
+    return null;
+  }
 }
 
 export type StoredHeaderChain = ReturnType<typeof createStoredHeaderChain>;

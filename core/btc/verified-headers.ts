@@ -3,7 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { CoreTables } from '../schema.ts';
 import { HeaderRejected, type Checkpoint, type HeaderRules } from './header-chain.ts';
-import { createSourceStandings, type HeaderSourceStatus, type NamedHeaderSource } from './header-source-standings.ts';
+import { createSourceStandings, type HeaderSourceStatus, type NamedHeaderSource, type SourceStandings } from './header-source-standings.ts';
 import { OutOfRequests, syncFromSource, type HeaderSyncContext } from './header-source-sync.ts';
 import { createStoredHeaderChain, type StoredHeaderChain } from './stored-header-chain.ts';
 
@@ -56,38 +56,6 @@ export function createVerifiedHeaders(deps: VerifiedHeadersDeps) {
   let loaded = false;
   let synced = false;
 
-  /** Syncs from every usable source in turn; whether any answered, and whether all of those are caught up. */
-  async function syncSources(): Promise<{ answered: number; caughtUp: boolean; lastError: unknown }> {
-    let answered = 0;
-    let caughtUp = true;
-    let lastError: unknown = null;
-    let first = true;
-    for (const s of standings.sources) {
-      if (!standings.usable(s)) continue;
-      const primary = first;
-      first = false;
-      try {
-        const tip = await syncFromSource(ctx, s.headers, primary, (height) => {
-          s.claimedHeight = height;
-        });
-        standings.markVerified(s, tip);
-        answered++;
-      } catch (error) {
-        if (error instanceof OutOfRequests) {
-          answered++;
-          caughtUp = false;
-        } else if (error instanceof HeaderRejected) {
-          standings.markInvalid(s, error.code, `served an invalid header: ${error.message}`);
-          lastError = error;
-        } else {
-          standings.markUnreachable(s, error);
-          lastError = error;
-        }
-      }
-    }
-    return { answered, caughtUp, lastError };
-  }
-
   return {
     /**
      * Brings the chain up to every usable source's tip, each within its request allowance. Throws
@@ -99,7 +67,7 @@ export function createVerifiedHeaders(deps: VerifiedHeadersDeps) {
         await store.load();
         loaded = true;
       }
-      const { answered, caughtUp, lastError } = await syncSources();
+      const { answered, caughtUp, lastError } = await syncSources(ctx, standings);
       await store.save();
       if (!answered) throw lastError instanceof Error ? lastError : new Error(`no usable Bitcoin source: ${standings.problem()?.reason ?? 'none answers'}`);
       if (caughtUp && !synced) log.info('btc header chain synced', { height: store.chain()?.tip?.height ?? null });
@@ -129,6 +97,38 @@ export function createVerifiedHeaders(deps: VerifiedHeadersDeps) {
     },
     problem: standings.problem,
   };
+}
+
+/** Syncs from every usable source in turn; whether any answered, and whether all of those are caught up. */
+async function syncSources(ctx: HeaderSyncContext, standings: SourceStandings): Promise<{ answered: number; caughtUp: boolean; lastError: unknown }> {
+  let answered = 0;
+  let caughtUp = true;
+  let lastError: unknown = null;
+  let first = true;
+  for (const s of standings.sources) {
+    if (!standings.usable(s)) continue;
+    const primary = first;
+    first = false;
+    try {
+      const tip = await syncFromSource(ctx, s.headers, primary, (height) => {
+        s.claimedHeight = height;
+      });
+      standings.markVerified(s, tip);
+      answered++;
+    } catch (error) {
+      if (error instanceof OutOfRequests) {
+        answered++;
+        caughtUp = false;
+      } else if (error instanceof HeaderRejected) {
+        standings.markInvalid(s, error.code, `served an invalid header: ${error.message}`);
+        lastError = error;
+      } else {
+        standings.markUnreachable(s, error);
+        lastError = error;
+      }
+    }
+  }
+  return { answered, caughtUp, lastError };
 }
 
 /** Logs how far a sync has come, at most every few seconds. */
