@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { esploraRequest, type EsploraChain } from '../../sandbox/esplora-api.ts';
 import { closeChainServer, MEMPOOL_SOCKET_PATH, refuseUpgrade, routeOf, send } from '../../sandbox/local-chain-server.ts';
-import { createMempoolSocket } from '../../sandbox/mempool-socket.ts';
+import { createMempoolSocket, type MempoolSocket } from '../../sandbox/mempool-socket.ts';
 
 export interface SimulatorOptions {
   /** Infinity: no limit at all. */
@@ -52,32 +52,18 @@ export async function startMainnetSimulator(chain: EsploraChain, options: Simula
   const socket = createMempoolSocket(chain, { maxTrackedAddresses: options.maxTrackedAddresses });
   const limit = createRateLimit(options.ratePerSecond ?? 10, options.burst ?? 20);
   let socketsRefused = false;
-  let counts = fresh();
-  let socketBaseline = { ...socket.sent };
-
-  function fresh() {
-    return { requests: 0, httpBytes: 0, tooManyRequests: 0, insideRetryAfter: 0, byRoute: new Map<string, RouteCount>() };
-  }
-
-  function count(route: string, bytes: number): void {
-    counts.requests++;
-    counts.httpBytes += bytes;
-    const entry = counts.byRoute.get(route) ?? { requests: 0, bytes: 0 };
-    entry.requests++;
-    entry.bytes += bytes;
-    counts.byRoute.set(route, entry);
-  }
+  const counts = createTrafficCounts(socket);
 
   function admit(now: number): { ok: true } | { ok: false; waitMs: number } {
-    if (limit.insideRetryAfter(now)) counts.insideRetryAfter++;
+    if (limit.insideRetryAfter(now)) counts.insideRetryAfter();
     return limit.admit(now);
   }
 
   function tooMany(res: ServerResponse | null, stream: Duplex | null, route: string, now: number, waitMs: number): void {
-    counts.tooManyRequests++;
+    counts.tooManyRequests();
     const headers = limit.retryAfterHeaders(now, waitMs);
     const body = 'Too Many Requests';
-    count(route, body.length);
+    counts.count(route, body.length);
     if (res) {
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       return send(res, 429, 'text/plain', body);
@@ -93,12 +79,12 @@ export async function startMainnetSimulator(chain: EsploraChain, options: Simula
     const admitted = admit(now);
     if (!admitted.ok) return tooMany(res, null, route, now, admitted.waitMs);
     if (req.method !== 'GET' || !path.startsWith('/api/')) {
-      count(route, 9);
+      counts.count(route, 9);
       return send(res, 404, 'text/plain', 'Not found');
     }
     const reply = esploraRequest(chain, 'GET', path.slice(4), '');
     const body = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
-    count(route, body.length);
+    counts.count(route, body.length);
     send(res, reply.status, reply.type, body);
   });
 
@@ -108,7 +94,7 @@ export async function startMainnetSimulator(chain: EsploraChain, options: Simula
     const now = Date.now();
     const admitted = admit(now);
     if (!admitted.ok) return tooMany(null, stream, route, now, admitted.waitMs);
-    count(route, 0);
+    counts.count(route, 0);
     if (path !== MEMPOOL_SOCKET_PATH) return refuseUpgrade(stream, 404, 'Not Found');
     if (socketsRefused) return refuseUpgrade(stream, 503, 'Service Unavailable');
     socket.handleUpgrade(req, stream, head);
@@ -120,27 +106,53 @@ export async function startMainnetSimulator(chain: EsploraChain, options: Simula
     get socketClients() {
       return socket.clientCount;
     },
-    stats() {
-      const socketBytes = socket.sent.bytes - socketBaseline.bytes;
-      return {
-        requests: counts.requests,
-        bytes: counts.httpBytes + socketBytes,
-        socketBytes,
-        socketMessages: socket.sent.messages - socketBaseline.messages,
-        tooManyRequests: counts.tooManyRequests,
-        insideRetryAfter: counts.insideRetryAfter,
-        byRoute: new Map([...counts.byRoute].map(([route, count]) => [route, { ...count }])),
-      };
-    },
-    resetStats() {
-      counts = fresh();
-      socketBaseline = { ...socket.sent };
-    },
+    stats: counts.stats,
+    resetStats: counts.reset,
     refuseSockets(refused) {
       socketsRefused = refused;
       if (refused) socket.dropAll();
     },
     close: () => closeChainServer(server, socket),
+  };
+}
+
+/** Requests, bytes and 429s over HTTP, and what the WebSocket pushed, since the start or the last reset. */
+function createTrafficCounts(socket: MempoolSocket) {
+  const fresh = () => ({ requests: 0, httpBytes: 0, tooManyRequests: 0, insideRetryAfter: 0, byRoute: new Map<string, RouteCount>() });
+  let current = fresh();
+  let socketBaseline = { ...socket.sent };
+  return {
+    /** A request came while a `Retry-After` given was still open. */
+    insideRetryAfter(): void {
+      current.insideRetryAfter++;
+    },
+    tooManyRequests(): void {
+      current.tooManyRequests++;
+    },
+    count(route: string, bytes: number): void {
+      current.requests++;
+      current.httpBytes += bytes;
+      const entry = current.byRoute.get(route) ?? { requests: 0, bytes: 0 };
+      entry.requests++;
+      entry.bytes += bytes;
+      current.byRoute.set(route, entry);
+    },
+    stats(): SimulatorStats {
+      const socketBytes = socket.sent.bytes - socketBaseline.bytes;
+      return {
+        requests: current.requests,
+        bytes: current.httpBytes + socketBytes,
+        socketBytes,
+        socketMessages: socket.sent.messages - socketBaseline.messages,
+        tooManyRequests: current.tooManyRequests,
+        insideRetryAfter: current.insideRetryAfter,
+        byRoute: new Map([...current.byRoute].map(([route, count]) => [route, { ...count }])),
+      };
+    },
+    reset(): void {
+      current = fresh();
+      socketBaseline = { ...socket.sent };
+    },
   };
 }
 
