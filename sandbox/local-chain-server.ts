@@ -86,18 +86,12 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
     const path = new URL(req.url ?? '/', 'http://local').pathname;
     if (path.startsWith('/control/')) return control(chain, options.extraControl, setDown, { method: req.method ?? 'GET', action: path.slice('/control/'.length), body }, res);
     if (options.explorer && req.method === 'GET' && path.startsWith('/explorer/')) {
-      options.explorer(path.slice('/explorer'.length)).then(
-        (reply) => send(res, reply.status, 'text/html; charset=utf-8', reply.html),
-        (error: unknown) => send(res, 502, 'text/plain', error instanceof Error ? error.message : 'explorer failed'),
-      );
-      return;
+      const page = options.explorer(path.slice('/explorer'.length)).then(({ status, html }) => ({ status, body: html }));
+      return relay(res, page, 'text/html; charset=utf-8', 'explorer failed');
     }
     if (options.evmRpc && req.method === 'POST' && path.startsWith(`${EVM_RPC_PATH}/`)) {
-      options.evmRpc(path.slice(EVM_RPC_PATH.length + 1), body).then(
-        (answer) => send(res, 200, 'application/json', answer),
-        (error: unknown) => send(res, 502, 'text/plain', error instanceof Error ? error.message : 'EVM node unreachable'),
-      );
-      return;
+      const answer = options.evmRpc(path.slice(EVM_RPC_PATH.length + 1), body).then((json) => ({ status: 200, body: json }));
+      return relay(res, answer, 'application/json', 'EVM node unreachable');
     }
     if (down) return send(res, 503, 'text/plain', 'Service Unavailable');
     if (path === '/api' || path.startsWith('/api/')) {
@@ -198,6 +192,14 @@ function control(chain: LocalBtcChain, extraControl: LocalChainServerOptions['ex
     default:
       return send(res, 404, 'text/plain', 'Not found');
   }
+}
+
+/** Sends what another server answers (a 502 with its error when it fails; `failed` when the error has no message). */
+function relay(res: ServerResponse, answer: Promise<{ status: number; body: string }>, type: string, failed: string): void {
+  answer.then(
+    (reply) => send(res, reply.status, type, reply.body),
+    (error: unknown) => send(res, 502, 'text/plain', error instanceof Error ? error.message : failed),
+  );
 }
 
 /** Requests answered, in all and by route. */
