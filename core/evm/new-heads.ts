@@ -53,6 +53,11 @@ function headMessageOf(text: string): HeadMessage {
   return { kind: 'head', height: typeof number === 'string' && /^0x[0-9a-f]+$/i.test(number) ? Number(number) : null };
 }
 
+function openHeadSocket(url: string): WebSocket {
+  // A header announcement is about 1 KB: a node sending megabytes is not announcing heads.
+  return new WebSocket(url, { handshakeTimeout: 15_000, maxPayload: MAX_FRAME_BYTES });
+}
+
 /** Pings the socket; one silent (no message, no pong) past `idleTimeoutMs` is terminated. */
 function keepAlive(socket: WebSocket, idleTimeoutMs: number, silentForMs: () => number): NodeJS.Timeout {
   // A ping a third of the way into the allowed silence: a live node answers long before the limit.
@@ -80,8 +85,7 @@ export function createHeadSubscription(options: HeadSubscriptionOptions): HeadSu
   const log = options.logger.child({ component: 'evm-heads', source: sourceLabel(options.url) });
   const maxBackoffMs = options.maxBackoffMs ?? 60_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 90_000;
-  // A header announcement is about 1 KB: a node sending megabytes is not announcing heads.
-  const connect = options.connect ?? ((url: string) => new WebSocket(url, { handshakeTimeout: 15_000, maxPayload: MAX_FRAME_BYTES }));
+  const connect = options.connect ?? openHeadSocket;
   let onHead: ((height: number | null) => void) | null = null;
   let ws: WebSocket | null = null;
   let live = false;
