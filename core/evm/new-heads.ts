@@ -44,6 +44,8 @@ function headMessageOf(text: string): HeadMessage {
   } catch {
     return null;
   }
+  // JSON that is no object (`null`, a number) is no message either; reading it as one would throw in the socket's handler.
+  if (message === null || typeof message !== 'object') return null;
   if (message.id === SUBSCRIBE_ID) {
     if (typeof message.result !== 'string') return { kind: 'refused', reason: message.error?.message ?? 'no subscription id' };
     return { kind: 'subscribed' };
