@@ -5,7 +5,7 @@ import type { ChainDisplay, ShownInvoice } from '../invoices/chain-display.ts';
 import type { ChainModule } from '../invoices/chain-module.ts';
 import { checkoutCommon } from '../invoices/checkout-common.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
-import { AmountError, unitsToDecimal, usdTextToUnits } from '../invoices/token-amount.ts';
+import { AmountError, tokenAmountFields, unitsToDecimal, usdTextToUnits } from '../invoices/token-amount.ts';
 import type { SandboxPayment } from '../invoices/sandbox-payment.ts';
 import { EVM_ADDRESS, EVM_XPUB, evmSettingNamesOf, type EvmConfig } from './evm-config.ts';
 import { rowToEvmInvoice } from './methods/evm-methods.ts';
@@ -114,8 +114,7 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
         ...common,
         chain: spec.chain,
         asset: row.asset as 'USDC' | 'USDT',
-        amount_usdc: unitsToDecimal(units),
-        amount_usdc_units: Number(units),
+        ...tokenAmountFields(units),
         amount_due: unitsToDecimal(due),
         payment_seen: seen,
         ...(row.nonce !== null ? { nonce: row.nonce } : {}),
