@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { CreatedInvoice, ErrorEnvelope, Health, InvoiceList, StoredInvoice, X402PaymentRequired } from '../shared/index.ts';
+import { CreatedInvoice, ErrorEnvelope, Health, InvoiceList, StoredInvoice, withTokenAmountNames, X402PaymentRequired } from '../shared/index.ts';
 import { CheckoutView } from '../shared/checkout.ts';
 import type { Logger } from '../core/log.ts';
 
@@ -72,12 +72,12 @@ export function createListenerClient(options: ListenerClientOptions): ListenerCl
   }
 
   return {
-    createInvoice: (body) => request('POST', '/invoice', json(CreatedInvoice), body),
-    getInvoice: (invoiceId) => request('GET', `/invoice/${encodeURIComponent(invoiceId)}`, json(StoredInvoice)),
+    createInvoice: (body) => request('POST', '/invoice', json(CreatedInvoice, withTokenAmountNames), body),
+    getInvoice: (invoiceId) => request('GET', `/invoice/${encodeURIComponent(invoiceId)}`, json(StoredInvoice, withTokenAmountNames)),
     healthAssets: () => request('GET', '/health', json(HealthAssets)),
     document: (name) => request('GET', `/${name}`, (answer) => ({ ok: true, value: answer.text })),
     // The listener's `/checkout/{id}`; Cloud's base URL ends in /api/v1, whose view is there too.
-    checkoutView: (invoiceId) => request('GET', `/checkout/${encodeURIComponent(invoiceId)}`, json(CheckoutView)),
+    checkoutView: (invoiceId) => request('GET', `/checkout/${encodeURIComponent(invoiceId)}`, json(CheckoutView, withTokenAmountNames)),
     x402Requirements: (invoiceId) => x402Requirements(options, invoiceId),
   };
 }
@@ -123,10 +123,13 @@ function connectionFailure({ baseUrl, timeoutMs }: Pick<ListenerClientOptions, '
   };
 }
 
-/** Reads a successful answer as JSON of a contract schema; anything else is a `bad_response`. */
+/**
+ * Reads a successful answer as JSON of a contract schema (after `fromOlderListener` fills in what an
+ * older listener names differently); anything else is a `bad_response`.
+ */
 const jsonReader =
   (baseUrl: string) =>
-  <S extends z.ZodType>(schema: S) =>
+  <S extends z.ZodType>(schema: S, fromOlderListener: (data: unknown) => unknown = (data) => data) =>
   (answer: Answered): ListenerResult<z.infer<S>> => {
     let data: unknown;
     try {
@@ -134,7 +137,7 @@ const jsonReader =
     } catch {
       return badResponse(baseUrl, `HTTP ${answer.status} with a body that is not JSON`);
     }
-    const parsed = schema.safeParse(data);
+    const parsed = schema.safeParse(fromOlderListener(data));
     if (!parsed.success) return badResponse(baseUrl, z.prettifyError(parsed.error));
     return { ok: true, value: parsed.data };
   };

@@ -9,6 +9,7 @@ import { checkoutView, type ViewContext } from '../../edge/checkout/checkout-vie
 import type { CloudTables } from '../storage/cloud.tables.ts';
 import type { CloudConfig } from '../cloud-config.ts';
 import { findMerchant, type MerchantRow } from '../merchants/merchant.repository.ts';
+import { chainModules } from '../../core/chains/registry.ts';
 
 export interface PublicInvoicesDeps {
   db: Kysely<CloudTables>;
@@ -46,7 +47,7 @@ export function createPublicInvoices(deps: PublicInvoicesDeps) {
         // An EVM chain the platform no longer has settings for still links to its mainnet explorer.
         ...Object.fromEntries(evmChainSpecs.map((spec) => [spec.chain, config.evm.find((chain) => chain.chain === spec.chain)?.explorerUrl ?? spec.explorers[spec.mainnetChainId]])),
       };
-      return checkoutView(db, row, { shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
+      return checkoutView(db, row, { chains: [...chainModules.values()], shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
     },
   };
 }
