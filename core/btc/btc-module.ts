@@ -5,6 +5,7 @@ import { checkoutCommon } from '../invoices/checkout-common.ts';
 import { satsToBtc } from './amount.ts';
 import { bip21Uri } from './bip21.ts';
 import { btcAdapter } from './btc-adapter.ts';
+import { btcMerchant } from './btc-merchant.ts';
 import { seenSatsOf } from './btc-payment.repository.ts';
 
 /** Bitcoin as the editions, the MCP server and the checkout page see it. Settings: any object once MERCHANT_BTC_XPUB is set. */
@@ -32,5 +33,6 @@ export const btcModule: ChainModule<object> = {
     };
   },
   confirmingTakes: () => 'the Bitcoin network is confirming it, which usually takes 10 to 60 minutes',
+  merchant: btcMerchant,
 };
 

@@ -1,6 +1,7 @@
 import { assetIdOf, chainFacts, type AssetId, type EvmChainName } from '../../shared/index.ts';
 import { ServiceError } from '../errors.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
+import type { ChainAdapter } from '../invoices/chain-adapter.ts';
 import type { ChainModule } from '../invoices/chain-module.ts';
 import { checkoutCommon } from '../invoices/checkout-common.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
@@ -9,6 +10,7 @@ import type { EvmConfig } from './evm-config.ts';
 import { rowToEvmInvoice } from './evm-invoice.mapper.ts';
 import { erc20TransferUri } from './eip681.ts';
 import { evmChainSpecs, type EvmChainSpec } from './evm-chains.ts';
+import { evmMerchant } from './evm-merchant.ts';
 import { evmTransferSeenBeforeExpiry, seenUnitsOf } from './partial.ts';
 
 const unitsOf = (row: InvoiceRow) => BigInt(requiredAmount(row.amount_units, 'amount_units', row.invoice_id));
@@ -49,9 +51,13 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
       };
     },
     confirmingTakes: (networkName) => `the ${networkName} network is confirming it, which takes ${spec.confirmationTime}`,
+    merchant: evmMerchant(spec, (settings) => module.enabledAssets(settings)),
   };
   return module;
 }
 
 export const evmModules: ReadonlyMap<EvmChainName, ReturnType<typeof evmModule>> = new Map(evmChainSpecs.map((spec) => [spec.chain, evmModule(spec)]));
 
+
+/** Base for the invoice engine, whoever the merchant. */
+export const evmAdapter: ChainAdapter = evmModules.get('base')!.adapter;
