@@ -1,5 +1,3 @@
-import { btcModule } from '../core/btc/btc-module.ts';
-import { evmChainSpecs } from '../core/evm/evm-chains.ts';
 import type { Kysely } from 'kysely';
 import { INVOICE_LIST_DEFAULT, INVOICE_LIST_MAX, type NumberTexts } from '../shared/index.ts';
 import type { Clock } from '../core/clock.ts';
@@ -15,7 +13,7 @@ import { findCardSubscription } from './billing/card-subscription.ts';
 import type { CloudConfig } from './cloud-config.ts';
 import { checkoutView, type ViewContext } from '../edge/checkout/checkout-view.ts';
 import { listEntry } from './invoices/invoice-views.ts';
-import { enabledAssets } from '../core/enabled-assets.ts';
+import type { ChainWithMerchants } from '../core/merchant-chain.ts';
 import type { createMerchantReceivers } from './merchants/merchant-context.ts';
 import { findMerchant, insertApiKey, listApiKeys, revokeApiKey, saveWebhook, type MerchantRow } from './merchants/merchant.repository.ts';
 import { effectivePlan, planCatalogue, planOf, usageMonth, type PlanName } from './billing/plans.ts';
@@ -28,6 +26,8 @@ export interface CloudServiceDeps {
   db: Kysely<CloudTables>;
   clock: Clock;
   config: CloudConfig;
+  /** The chains Cloud serves, in the contract's order. */
+  chains: readonly ChainWithMerchants[];
   engine: InvoiceEngine;
   receivers: ReturnType<typeof createMerchantReceivers>;
   webhookPolicy: WebhookTargetPolicy;
@@ -70,7 +70,7 @@ export function createCloudService(deps: CloudServiceDeps) {
   }
 
   return {
-    signup: (body: unknown) => signup({ db, clock, webhookPolicy: deps.webhookPolicy }, body),
+    signup: (body: unknown) => signup({ db, clock, webhookPolicy: deps.webhookPolicy, chains: deps.chains }, body),
 
     async me(merchant: MerchantRow) {
       const now = clock.now();
@@ -113,21 +113,14 @@ export function createCloudService(deps: CloudServiceDeps) {
     },
 
     /** The assets the merchant's stored keys let an invoice be created in, as the listener reports its own. */
-    enabledAssets(merchant: MerchantRow) {
-      const { chains, evm } = deps.receivers.receivers(merchant);
-      return enabledAssets({ btc: chains.btc ?? null, evm: evm.map((options) => options.base) });
-    },
+    enabledAssets: (merchant: MerchantRow) => deps.receivers.receivers(merchant).assets,
 
     getInvoice: (merchant: MerchantRow, invoiceId: string) => engine.get(merchant.merchant_id, invoiceId),
 
     /** Public: any merchant's invoice by id, display fields only. */
     async checkout(invoiceId: string) {
       const { row, owner } = await publicInvoice(invoiceId);
-      const explorers = {
-        [btcModule.chain]: config.btc.explorerUrls[row.network ?? 'mainnet'] ?? null,
-        // An EVM chain the platform no longer has settings for still links to its mainnet explorer.
-        ...Object.fromEntries(evmChainSpecs.map((spec) => [spec.chain, config.evm.find((chain) => chain.chain === spec.chain)?.explorerUrl ?? spec.explorers[spec.mainnetChainId]])),
-      };
+      const explorers = Object.fromEntries(deps.chains.map((chain) => [chain.chain, chain.merchant.explorerUrl(config, row.network)]));
       return checkoutView(db, row, { shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
     },
 
