@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { ChainWithMerchants } from '../../core/merchant-chain.ts';
+import type { ChainWithMerchants, MerchantChain } from '../../core/merchant-chain.ts';
 import { receiveMethodsOf } from './receive-methods.ts';
 import { revokeGrantsApprovedWith } from '../../core/oauth/oauth-store.ts';
 import type { CloudTables } from '../storage/cloud.tables.ts';
@@ -32,12 +32,12 @@ export async function insertMerchant(
         .executeTakeFirst();
       if (!inserted) return 'email_taken';
       // An address registered on several chains of one family (the EVM chains share one claim table) is claimed once.
-      const claims = new Map<string, NonNullable<ChainWithMerchants['merchant']['claimFixedAddress']>>();
+      const claimers = new Map<string, MerchantChain>();
       for (const method of receiveMethodsOf(merchant)) {
-        const claim = chains.find((chain) => chain.chain === method.chain)?.merchant.claimFixedAddress;
-        if (claim && method.address && !claims.has(method.address)) claims.set(method.address, claim);
+        const chain = chains.find((candidate) => candidate.chain === method.chain)?.merchant;
+        if (chain?.claimFixedAddress && method.address && !claimers.has(method.address)) claimers.set(method.address, chain);
       }
-      for (const [address, claim] of claims) if (!(await claim(trx, address))) throw new FixedAddressDerived();
+      for (const [address, chain] of claimers) if (!(await chain.claimFixedAddress!(trx, address))) throw new FixedAddressDerived();
       await trx.insertInto('cloud_api_keys').values(key).execute();
       return 'inserted';
     });

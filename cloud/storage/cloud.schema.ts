@@ -19,18 +19,20 @@ import { stripeBillingMigration } from '../billing/stripe.migration.ts';
 /**
  * Core migration 0009: Cloud merchants' xpub invoices and counters of the chain the older base_xpub
  * column speaks for move from the id of the key's text to the id of the key itself, as that chain
- * tells them. A key that does not parse keeps its id.
+ * tells them. A key that does not parse keeps its id. Stored keys of a chain not served cannot be
+ * moved: the migration stops rather than leave them behind.
  */
 const keyIdRenamesOf =
   (chains: readonly ChainWithMerchants[]): KeyIdRenames =>
   async (db) => {
-    const chain = servedChain(chains, legacyChains.evm, 'base_xpub');
     const merchants = await (db as Kysely<CloudTables>)
       .selectFrom('cloud_merchants')
       .select(['merchant_id', 'base_xpub'])
       .where('base_xpub', 'is not', null)
       .$narrowType<{ base_xpub: string }>()
       .execute();
+    if (merchants.length === 0) return [];
+    const chain = servedChain(chains, legacyChains.evm, 'base_xpub');
     return merchants.flatMap(({ merchant_id, base_xpub }) => {
       const rename = chain.merchant.keyIdRename(base_xpub);
       return rename ? [{ merchant_id, chain: chain.chain, ...rename }] : [];
