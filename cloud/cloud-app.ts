@@ -192,7 +192,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     clock,
     logger,
     chains: x402,
-    find: async (invoiceId) => (await cloud.publicInvoice(invoiceId)).row,
+    find: async (invoiceId) => (await cloud.publicInvoices.find(invoiceId)).row,
     paidSoFar: (row) => chainModule(row.chain).paidSoFar(db, row),
     invoice: (row) => engine.invoices.get(row.merchant_id, row.invoice_id),
     resourceUrl: (invoiceId) => {
@@ -240,7 +240,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     mcpMaxSessionsPerOwner: config.mcpMaxSessionsPerOwner,
     mcpMaxListenStreams: config.mcpMaxListenStreams,
     mcpListenStreamMaxMs: config.mcpListenStreamMaxMs,
-    mcpPaymentState: paymentStateSettings(config.mcpStateSecret ?? undefined, cloud.checkoutUrl),
+    mcpPaymentState: paymentStateSettings(config.mcpStateSecret ?? undefined, cloud.invoices.checkoutUrl),
     mcpInitializeRateLimit: config.mcpInitializeRateLimit,
     metrics,
     httpBounds: config.httpBounds,
