@@ -146,7 +146,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   });
   const { database, db, feed } = engine;
   const addressDeriver = engine.addressDeriver();
-  const receivers = createMerchantReceivers({ chains, config, addressDeriver: () => addressDeriver, sharedDatabase: database.dialect === 'postgres' });
+  const receivers = createMerchantReceivers({ chains, config, worker: () => addressDeriver, sharedDatabase: database.dialect === 'postgres' });
   const chainWatchers = createCloudChainWatchers({
     db,
     feed,

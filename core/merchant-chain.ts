@@ -1,6 +1,5 @@
 import type { Transaction } from 'kysely';
 import type { AssetId, ChainName } from '../shared/index.ts';
-import type { AddressDeriver } from './btc/receive-address-book.ts';
 import type { ChainReceiver } from './invoices/chain-adapter.ts';
 import type { CoreTables } from './schema.ts';
 
@@ -12,8 +11,8 @@ export interface ReceiveMethodKeys {
 
 /** The instance's parts a chain builds its merchants' receivers with. */
 export interface MerchantChainParts {
-  /** The instance's one derive worker. */
-  addressDeriver(): AddressDeriver;
+  /** The chain's process-wide worker (Bitcoin's address deriver), for chains that have one. */
+  worker(): unknown;
   /** Whether several instances share the database (Postgres): a per-instance buffer of addresses would derive every index on each. */
   sharedDatabase: boolean;
   /** Bound of any cache the chain keeps per key. */
@@ -28,10 +27,10 @@ export interface MerchantReceiver {
 
 /**
  * What a multi-merchant platform (Cloud) needs of one chain for its merchants' receive methods:
- * checking what a merchant registers, the identity of its keys, and its receiver. `Platform` is
- * the platform's settings, in which the chain finds its own.
+ * checking what a merchant registers, the identity of its keys, and its receiver. `Settings` are
+ * the chain's platform settings, shared by every merchant.
  */
-export interface MerchantChain<Platform = unknown> {
+export interface MerchantChain<Settings = unknown> {
   /**
    * A registered method checked for this chain, in the form it is stored in. Throws ServiceError
    * `invalid_xpub` or `invalid_address`, naming the request's field by `field`.
@@ -50,14 +49,14 @@ export interface MerchantChain<Platform = unknown> {
    * invoice holds it. Absent: the chain takes no fixed address (checkMethod refuses one).
    */
   claimFixedAddress?(trx: Transaction<CoreTables>, address: string): Promise<boolean>;
-  /** Block-explorer base URL the platform's checkout links an invoice of this chain on `network` to; null when none is known. */
-  explorerUrl(platform: Platform, network: string | null): string | null;
+  /** Block-explorer base URL the platform's checkout links an invoice of this chain on `network` to; `settings` null: the platform has none for the chain. */
+  explorerUrl(settings: Settings | null, network: string | null): string | null;
   /**
-   * The instance's builder of its merchants' receivers on this chain (it may keep caches shared by
-   * merchants). The builder answers null when the platform does not serve the method (an EVM chain
-   * without an RPC URL); it throws when a stored key does not parse.
+   * The instance's builder of its merchants' receivers on this chain, from the platform's settings
+   * of it (it may keep caches shared by merchants). The builder answers null for a method that
+   * gives the chain nothing to receive with; it throws when a stored key does not parse.
    */
-  receivers(platform: Platform, parts: MerchantChainParts): (method: ReceiveMethodKeys) => MerchantReceiver | null;
+  receivers(settings: Settings, parts: MerchantChainParts): (method: ReceiveMethodKeys) => MerchantReceiver | null;
 }
 
 /** A chain as a platform's merchant code sees it: its name and its merchant part. */

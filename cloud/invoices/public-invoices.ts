@@ -6,7 +6,7 @@ import type { InvoiceEngine } from '../../core/invoices/invoice.service.ts';
 import type { ChainWithMerchants } from '../../core/merchant-chain.ts';
 import { checkoutView, type ViewContext } from '../../edge/checkout/checkout-view.ts';
 import type { CloudTables } from '../storage/cloud.tables.ts';
-import type { CloudConfig } from '../cloud-config.ts';
+import { platformSettingsOf, type CloudConfig } from '../cloud-config.ts';
 import { findMerchant, type MerchantRow } from '../merchants/merchant.repository.ts';
 
 export interface PublicInvoicesDeps {
@@ -42,7 +42,7 @@ export function createPublicInvoices(deps: PublicInvoicesDeps) {
 
     async checkoutView(invoiceId: string) {
       const { row, owner } = await find(invoiceId);
-      const explorers = Object.fromEntries(deps.chains.map((chain) => [chain.chain, chain.merchant.explorerUrl(config, row.network)]));
+      const explorers = Object.fromEntries(deps.chains.map((chain) => [chain.chain, chain.merchant.explorerUrl(platformSettingsOf(config, chain.chain), row.network)]));
       return checkoutView(db, row, { shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
     },
   };

@@ -1,7 +1,7 @@
 import type { AssetId } from '../../shared/index.ts';
 import type { ChainReceiver } from '../../core/invoices/chain-adapter.ts';
 import type { ChainWithMerchants, MerchantChainParts } from '../../core/merchant-chain.ts';
-import type { CloudConfig } from '../cloud-config.ts';
+import { platformSettingsOf, type CloudConfig } from '../cloud-config.ts';
 import type { MerchantRow } from './merchant.repository.ts';
 import { receiveMethodsOf } from './receive-methods.ts';
 
@@ -14,16 +14,20 @@ interface Receivers {
 
 /**
  * Builds the engine's receive methods of a Cloud merchant from its stored public keys, each by its
- * chain. Parsing a key costs more than a request, so results are kept per merchant and key text (a
- * changed key makes a new entry); the cache is bounded.
+ * chain; a chain the platform has no settings for (an EVM chain without an RPC URL) stays off for
+ * every merchant. Parsing a key costs more than a request, so results are kept per merchant and key
+ * text (a changed key makes a new entry); the cache is bounded.
  */
 export function createMerchantReceivers(
   deps: { chains: readonly ChainWithMerchants[]; config: CloudConfig } & Omit<MerchantChainParts, 'maxEntries'>,
   maxEntries = 10_000,
 ) {
   const cache = new Map<string, Receivers>();
-  const parts: MerchantChainParts = { addressDeriver: deps.addressDeriver, sharedDatabase: deps.sharedDatabase, maxEntries };
-  const builders = deps.chains.map((chain) => ({ chain: chain.chain, build: chain.merchant.receivers(deps.config, parts) }));
+  const parts: MerchantChainParts = { worker: deps.worker, sharedDatabase: deps.sharedDatabase, maxEntries };
+  const builders = deps.chains.flatMap((chain) => {
+    const settings = platformSettingsOf(deps.config, chain.chain);
+    return settings ? [{ chain: chain.chain, build: chain.merchant.receivers(settings, parts) }] : [];
+  });
 
   function build(row: MerchantRow): Receivers {
     const methods = receiveMethodsOf(row);

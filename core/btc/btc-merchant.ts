@@ -3,22 +3,20 @@ import { ServiceError } from '../errors.ts';
 import type { MerchantChain } from '../merchant-chain.ts';
 import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from './account-key.ts';
 import { btcReceiver } from './btc-adapter.ts';
-import { createReceiveAddressBook, onDemandAddresses, type ReceiveAddressBook } from './receive-address-book.ts';
+import { createReceiveAddressBook, onDemandAddresses, type AddressDeriver, type ReceiveAddressBook } from './receive-address-book.ts';
 
 /** The platform's Bitcoin settings its merchants' receivers read. */
-export interface BtcMerchantPlatform {
-  btc: {
-    /** The network a test-network key (tpub/vpub) is read on: testnet, or regtest in the Cloud sandbox. */
-    testKeyNetwork: BtcNetwork;
-    /** Block-explorer base URL per network. */
-    explorerUrls: Record<string, string>;
-  };
+export interface BtcMerchantSettings {
+  /** The network a test-network key (tpub/vpub) is read on: testnet, or regtest in the Cloud sandbox. */
+  testKeyNetwork: BtcNetwork;
+  /** Block-explorer base URL per network. */
+  explorerUrls: Record<string, string>;
 }
 
 /** A merchant's Bitcoin key, a test-network key read on the platform's test network (regtest in the sandbox). */
-export function merchantAccountKey(platform: BtcMerchantPlatform, text: string): AccountKey {
+export function merchantAccountKey(settings: BtcMerchantSettings, text: string): AccountKey {
   const key = parseAccountKey(text);
-  const testKeyNetwork = platform.btc.testKeyNetwork;
+  const testKeyNetwork = settings.testKeyNetwork;
   return key.network === 'testnet' && testKeyNetwork !== 'testnet' ? parseAccountKey(text, testKeyNetwork) : key;
 }
 
@@ -27,7 +25,7 @@ const MERCHANT_AHEAD = 64;
 const MERCHANT_BATCH = 32;
 
 /** Bitcoin for a multi-merchant platform: an account key per merchant, never a fixed address. */
-export const btcMerchant: MerchantChain<BtcMerchantPlatform> = {
+export const btcMerchant: MerchantChain<BtcMerchantSettings> = {
   checkMethod({ xpub, address }, field) {
     if (address) throw new ServiceError('invalid_address', `${field('address')}: a fixed address is for EVM chains only.`);
     if (!xpub) throw new ServiceError('invalid_xpub', `${field('xpub')} is required for btc.`);
@@ -42,13 +40,15 @@ export const btcMerchant: MerchantChain<BtcMerchantPlatform> = {
   containsPrivateKey: containsExtendedPrivateKey,
   // Bitcoin key ids always were the key's own.
   keyIdRename: () => null,
-  explorerUrl: (platform, network) => platform.btc.explorerUrls[network ?? 'mainnet'] ?? null,
+  explorerUrl: (settings, network) => settings?.explorerUrls[network ?? 'mainnet'] ?? null,
   /**
    * Addresses come from the instance's one derive worker: buffered ahead per key when the
    * instance has the database to itself; one at a time when needed when several instances share
    * it (a buffer per instance would derive every index on every instance).
    */
-  receivers(platform, { addressDeriver, sharedDatabase, maxEntries }) {
+  receivers(settings, { worker, sharedDatabase, maxEntries }) {
+    // Bitcoin's worker is its address deriver.
+    const addressDeriver = () => worker() as AddressDeriver;
     // One buffer per key, not per merchant: merchants who registered the same key draw from one sequence.
     const books = new Map<string, ReceiveAddressBook>();
     const bookOf = (key: AccountKey) => {
@@ -63,9 +63,9 @@ export const btcMerchant: MerchantChain<BtcMerchantPlatform> = {
     };
     return ({ xpub }) => {
       if (!xpub) return null;
-      const accountKey = merchantAccountKey(platform, xpub);
+      const accountKey = merchantAccountKey(settings, xpub);
       const addresses = sharedDatabase ? onDemandAddresses(addressDeriver(), accountKey) : bookOf(accountKey);
-      return { receiver: btcReceiver({ accountKey, explorerUrl: platform.btc.explorerUrls[accountKey.network], ...addresses }), assets: ['btc'] };
+      return { receiver: btcReceiver({ accountKey, explorerUrl: settings.explorerUrls[accountKey.network], ...addresses }), assets: ['btc'] };
     };
   },
 };

@@ -8,10 +8,8 @@ import { evmReceiver } from './evm-adapter.ts';
 import type { EvmConfig } from './evm-config.ts';
 import { KeyError, parseChecksummedAddress, parseEvmAccountXpub, textKeyId } from './keys.ts';
 
-/** The platform's settings of every EVM chain it has an RPC URL for; each merchant adds its xpub or address. */
-export interface EvmMerchantPlatform {
-  evm: readonly Omit<EvmConfig, 'xpub' | 'fixedAddress'>[];
-}
+/** The platform's settings of the chain, shared by every merchant, who adds its xpub or address. */
+export type EvmMerchantSettings = Omit<EvmConfig, 'xpub' | 'fixedAddress'>;
 
 /** `parse(text)`, a KeyError told as ServiceError `code` naming `field`. */
 function parsed<T>(parse: (text: string) => T, text: string, code: 'invalid_xpub' | 'invalid_address', field: string): T {
@@ -41,7 +39,7 @@ function containsEvmPrivateKey(text: string): boolean {
 export function evmMerchant(
   spec: EvmChainSpec,
   enabledAssets: (settings: Pick<EvmConfig, 'tokens' | 'fixedAddress'>) => AssetId[],
-): MerchantChain<EvmMerchantPlatform> {
+): MerchantChain<EvmMerchantSettings> {
   return {
     checkMethod({ xpub, address }, field) {
       if (xpub) parsed(parseEvmAccountXpub, xpub, 'invalid_xpub', field('xpub'));
@@ -58,11 +56,8 @@ export function evmMerchant(
     },
     claimFixedAddress,
     // A chain the platform no longer has settings for still links to its mainnet explorer.
-    explorerUrl: (platform) => platform.evm.find((settings) => settings.chain === spec.chain)?.explorerUrl ?? spec.explorers[spec.mainnetChainId],
-    receivers: (platform) => (method) => {
-      // A chain the platform has no RPC URL for stays off for every merchant.
-      const shared = platform.evm.find((settings) => settings.chain === spec.chain);
-      if (!shared) return null;
+    explorerUrl: (settings) => settings?.explorerUrl ?? spec.explorers[spec.mainnetChainId],
+    receivers: (shared) => (method) => {
       const key = method.xpub ? parseEvmAccountXpub(method.xpub) : null;
       const tokens = new Map(shared.tokens);
       // USDT is served in fixed-address mode only. A merchant with both an xpub and an address

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import bs58check from 'bs58check';
 import { ServiceError } from '../../../core/errors.ts';
 import { AccountKeyError } from '../../../core/btc/account-key.ts';
-import { btcMerchant, merchantAccountKey, type BtcMerchantPlatform } from '../../../core/btc/btc-merchant.ts';
+import { btcMerchant, merchantAccountKey, type BtcMerchantSettings } from '../../../core/btc/btc-merchant.ts';
 import type { AddressDeriver } from '../../../core/btc/receive-address-book.ts';
 import { BIP84_ZPUB } from '../../helpers/listener.ts';
 
@@ -18,8 +18,9 @@ function withVersion(extendedKey: string, version: number): string {
 }
 const BIP84_VPUB = withVersion(BIP84_ZPUB, 0x045f1cf6);
 
-const platform = (testKeyNetwork: BtcMerchantPlatform['btc']['testKeyNetwork'] = 'testnet'): BtcMerchantPlatform => ({
-  btc: { testKeyNetwork, explorerUrls: { mainnet: 'https://mempool.space', regtest: 'http://127.0.0.1:3000' } },
+const platform = (testKeyNetwork: BtcMerchantSettings['testKeyNetwork'] = 'testnet'): BtcMerchantSettings => ({
+  testKeyNetwork,
+  explorerUrls: { mainnet: 'https://mempool.space', regtest: 'http://127.0.0.1:3000' },
 });
 const field = (part: string) => `receive_methods[0].${part}`;
 const refused = (code: string, message: string) => (error: unknown) => error instanceof ServiceError && error.code === code && error.message === message;
@@ -59,11 +60,12 @@ test('a test-network key is read on the platform\'s test network; the explorer f
   assert.equal(btcMerchant.explorerUrl(platform(), null), 'https://mempool.space');
   assert.equal(btcMerchant.explorerUrl(platform(), 'regtest'), 'http://127.0.0.1:3000');
   assert.equal(btcMerchant.explorerUrl(platform(), 'signet'), null);
+  assert.equal(btcMerchant.explorerUrl(null, null), null);
 });
 
 test('a merchant\'s Bitcoin receiver offers BTC; no key, no receiver; a stored key that no longer parses is an error', () => {
   for (const sharedDatabase of [false, true]) {
-    const build = btcMerchant.receivers(platform(), { addressDeriver: () => noDeriver, sharedDatabase, maxEntries: 2 });
+    const build = btcMerchant.receivers(platform(), { worker: () => noDeriver, sharedDatabase, maxEntries: 2 });
     assert.deepEqual(build({ xpub: BIP84_ZPUB, address: null })?.assets, ['btc']);
     assert.equal(build({ xpub: null, address: null }), null);
     assert.throws(() => build({ xpub: 'xpub123', address: null }), AccountKeyError);

@@ -7,7 +7,7 @@ import { assetIdOf } from '../../../shared/index.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { AddressDeriver } from '../../../core/btc/receive-address-book.ts';
 import { evmModules } from '../../../core/evm/evm-module.ts';
-import type { EvmMerchantPlatform } from '../../../core/evm/evm-merchant.ts';
+import type { EvmMerchantSettings } from '../../../core/evm/evm-merchant.ts';
 import { parseEvmAccountXpub } from '../../../core/evm/keys.ts';
 
 const wallet = HDNodeWallet.fromPhrase('test test test test test test test test test test test junk', undefined, "m/44'/60'/0'");
@@ -27,25 +27,21 @@ function withOtherMetadata(extendedKey: string): string {
 const field = (part: string) => `receive_methods[1].${part}`;
 const refused = (code: string, message: string) => (error: unknown) => error instanceof ServiceError && error.code === code && error.message === message;
 const noDeriver: AddressDeriver = { derive: () => Promise.reject(new Error('not in this test')), close() {} };
-const parts = { addressDeriver: () => noDeriver, sharedDatabase: false, maxEntries: 10 };
-const platform: EvmMerchantPlatform = {
-  evm: [
-    {
-      chain: 'base',
-      chainId: 8453,
-      rpcUrls: ['http://127.0.0.1:9'],
-      minSources: 1,
-      wsUrl: null,
-      blockTimeMs: 2_000,
-      confirmations: 3,
-      finality: 'count',
-      tokens: new Map([
-        ['usdc', '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'],
-        ['usdt', '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2'],
-      ]),
-      explorerUrl: 'https://explorer.example',
-    },
-  ],
+const parts = { worker: () => noDeriver, sharedDatabase: false, maxEntries: 10 };
+const baseSettings: EvmMerchantSettings = {
+  chain: 'base',
+  chainId: 8453,
+  rpcUrls: ['http://127.0.0.1:9'],
+  minSources: 1,
+  wsUrl: null,
+  blockTimeMs: 2_000,
+  confirmations: 3,
+  finality: 'count',
+  tokens: new Map([
+    ['usdc', '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'],
+    ['usdt', '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2'],
+  ]),
+  explorerUrl: 'https://explorer.example',
 };
 
 test('an EVM receive method: an account xpub, an EIP-55 address or both, each checked with its field named', () => {
@@ -80,15 +76,14 @@ test('migration 0009 moves a stored xpub from the id of its text to the id of it
   assert.equal(base.keyIdRename('xpub123'), null);
 });
 
-test('a merchant\'s EVM receiver: USDC per xpub, USDT only at a fixed address; none on a chain the platform has no settings for', () => {
-  const build = base.receivers(platform, parts);
+test('a merchant\'s EVM receiver: USDC per xpub, USDT only at a fixed address', () => {
+  const build = base.receivers(baseSettings, parts);
   assert.deepEqual(build({ xpub: XPUB, address: null })?.assets, [assetIdOf('base', 'USDC')]);
   assert.deepEqual(build({ xpub: null, address: ADDRESS })?.assets, [assetIdOf('base', 'USDC'), assetIdOf('base', 'USDT')]);
   assert.deepEqual(build({ xpub: XPUB, address: ADDRESS })?.assets, [assetIdOf('base', 'USDC'), assetIdOf('base', 'USDT')]);
-  assert.equal(eth.receivers(platform, parts)({ xpub: XPUB, address: null }), null);
 });
 
 test('the checkout links to the platform\'s explorer of the chain, else to the chain\'s mainnet explorer', () => {
-  assert.equal(base.explorerUrl(platform, '8453'), 'https://explorer.example');
-  assert.equal(eth.explorerUrl(platform, '1'), 'https://etherscan.io');
+  assert.equal(base.explorerUrl(baseSettings, '8453'), 'https://explorer.example');
+  assert.equal(eth.explorerUrl(null, '1'), 'https://etherscan.io');
 });
