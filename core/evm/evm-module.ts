@@ -7,7 +7,7 @@ import { checkoutCommon } from '../invoices/checkout-common.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import { unitsToDecimal } from './amount.ts';
 import type { EvmConfig } from './evm-config.ts';
-import { rowToEvmInvoice } from './evm-invoice.mapper.ts';
+import { rowToEvmInvoice } from './methods/evm-methods.ts';
 import { erc20TransferUri } from './eip681.ts';
 import { evmChainSpecs, type EvmChainSpec } from './evm-chains.ts';
 import { evmMerchant } from './evm-merchant.ts';
