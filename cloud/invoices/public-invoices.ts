@@ -8,6 +8,7 @@ import { checkoutView, type ViewContext } from '../../edge/checkout/checkout-vie
 import type { CloudTables } from '../storage/cloud.tables.ts';
 import { platformSettingsOf, type CloudConfig } from '../cloud-config.ts';
 import { findMerchant, type MerchantRow } from '../merchants/merchant.repository.ts';
+import { chainModules } from '../../core/chains/registry.ts';
 
 export interface PublicInvoicesDeps {
   db: Kysely<CloudTables>;
@@ -43,7 +44,7 @@ export function createPublicInvoices(deps: PublicInvoicesDeps) {
     async checkoutView(invoiceId: string) {
       const { row, owner } = await find(invoiceId);
       const explorers = Object.fromEntries(deps.chains.map((chain) => [chain.chain, chain.merchant.explorerUrl(platformSettingsOf(config, chain.chain), row.network)]));
-      return checkoutView(db, row, { shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
+      return checkoutView(db, row, { chains: [...chainModules.values()], shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { EvmChainName } from '../../shared/index.ts';
+import { chainFacts, type EvmChainName } from '../../shared/index.ts';
 import type { TokenSymbol } from './tokens.ts';
 
 /**
@@ -11,7 +11,7 @@ export type EvmFinality = 'tag' | 'count';
 
 export interface EvmChainSpec {
   chain: EvmChainName;
-  /** Prefix of the chain's settings: `${prefix}_RPC_URL`, `${prefix}_CONFIRMATIONS`, `MERCHANT_${prefix}_XPUB`, … */
+  /** Prefix of the chain's settings (`${prefix}_RPC_URL`, `MERCHANT_${prefix}_XPUB`, …): the contract's, which its descriptions name. */
   envPrefix: string;
   mainnetChainId: number;
   /** Blocks a Transfer needs (its own block counts as one) before it settles an invoice. */
@@ -37,7 +37,7 @@ export interface EvmChainSpec {
 export const evmChainSpecs: readonly EvmChainSpec[] = [
   {
     chain: 'base',
-    envPrefix: 'BASE',
+    envPrefix: chainFacts.base.settingsPrefix,
     mainnetChainId: 8453,
     // About 24 s at Base's 2 s block time, well past the depth of reorgs seen on Base.
     defaultConfirmations: 12,
@@ -56,7 +56,7 @@ export const evmChainSpecs: readonly EvmChainSpec[] = [
   },
   {
     chain: 'eth',
-    envPrefix: 'ETH',
+    envPrefix: chainFacts.eth.settingsPrefix,
     mainnetChainId: 1,
     // Two epochs of 32 twelve-second slots (about 12.8 minutes): where a block is normally finalized.
     defaultConfirmations: 64,
@@ -75,7 +75,7 @@ export const evmChainSpecs: readonly EvmChainSpec[] = [
   },
   {
     chain: 'polygon',
-    envPrefix: 'POLYGON',
+    envPrefix: chainFacts.polygon.settingsPrefix,
     mainnetChainId: 137,
     // About a minute at ~2 s blocks: past the 32-block reorgs Polygon PoS had before milestones,
     // and well past the milestone that now finalizes a block within seconds.

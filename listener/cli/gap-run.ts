@@ -1,5 +1,5 @@
 import { BtcGapReport, DEFAULT_WALLET_GAP_LIMIT } from '../../shared/index.ts';
-import { computeGapReport } from '../../core/btc/gap-report.ts';
+import { chainModules } from '../../core/chains/registry.ts';
 import { loadConfig } from '../config.ts';
 import { readEnvironment } from '../../edge/settings.ts';
 import { wantsSandbox } from '../../sandbox/sandbox.ts';
@@ -43,7 +43,9 @@ async function reportFromDatabase(): Promise<BtcGapReport> {
   if (!config.btc) throw new Error('Bitcoin is not configured (MERCHANT_BTC_XPUB is unset): there is no address gap to report.');
   const database = await openCoreDatabase(config.databaseUrl);
   try {
-    return await computeGapReport(database.db, config.btc.accountKey.keyId);
+    const walletGap = [...chainModules.values()].find((chain) => chain.walletGap)?.walletGap;
+    if (!walletGap) throw new Error('No chain reports a wallet address gap.');
+    return await walletGap(database.db, config.btc.accountKey.keyId);
   } finally {
     await database.close();
   }
