@@ -25,6 +25,7 @@ import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import pg from 'pg';
 import { openCloudDatabase } from '../cloud/storage/cloud.schema.ts';
+import { cloudChains } from '../cloud/cloud-app.ts';
 import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
 import { startLocalChainServer } from '../sandbox/local-chain-server.ts';
 import { progress, report, round } from './support/report.ts';
@@ -74,7 +75,7 @@ async function prepare(kind: 'sqlite' | 'postgres', merchants: number): Promise<
       await withPg(PG_URL, (client) => client.query(`drop schema ${schema} cascade`));
     };
   }
-  const database = await openCloudDatabase(url);
+  const database = await openCloudDatabase(url, cloudChains);
   const now = Date.now();
   const paid: Prepared['paid'] = [];
   for (let start = 0; start < merchants; start += 500) {

@@ -35,12 +35,18 @@ import { cloudSchema } from './storage/cloud.schema.ts';
 import type { CloudTables } from './storage/cloud.tables.ts';
 import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
 import { secureCookies } from '../edge/settings.ts';
-import { chainModule } from '../core/chains/registry.ts';
+import { chainModule, chainModules } from '../core/chains/registry.ts';
+import type { ChainWithMerchants } from '../core/merchant-chain.ts';
 import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
 import { x402Chains, x402Health, x402Observer, x402UrlUnder } from '../core/x402/x402-runtime.ts';
 import { callLimit } from '../edge/http/rate-limit.ts';
 
+/** The chains Cloud serves unless told others: every chain the service knows. */
+export const cloudChains: readonly ChainWithMerchants[] = [...chainModules.values()];
+
 export interface CloudDeps {
+  /** The chains Cloud serves (default: cloudChains). */
+  chains?: readonly ChainWithMerchants[];
   /** The metrics registry GET /metrics serves (default: a new one of its own). */
   metrics?: ServiceMetrics;
   clock?: Clock;
@@ -108,6 +114,7 @@ function billingTask(config: CloudConfig, db: Kysely<CloudTables>, clock: Clock,
 }
 
 export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Promise<RunningCloud> {
+  const chains = deps.chains ?? cloudChains;
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger({ clock, fields: { mode: 'cloud' }, secrets: cloudSecrets(config) });
   const metrics = deps.metrics ?? createServiceMetrics();
@@ -126,7 +133,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     logger,
     metrics,
     databaseUrl: config.databaseUrl,
-    schema: cloudSchema,
+    schema: cloudSchema(chains),
     databaseWaitS: config.databaseWaitS,
     database: deps.database,
     sourceBudgets: config.sourceBudgets,
@@ -138,7 +145,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     throw error;
   });
   const { database, db, feed } = engine;
-  const receivers = createMerchantReceivers(config, engine.addressDeriver(), database.dialect === 'postgres');
+  const addressDeriver = engine.addressDeriver();
+  const receivers = createMerchantReceivers({ chains, config, worker: () => addressDeriver, sharedDatabase: database.dialect === 'postgres' });
   const chainWatchers = createCloudChainWatchers({
     db,
     feed,
@@ -171,6 +179,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     db,
     clock,
     config,
+    chains,
     engine: engine.invoices,
     receivers,
     webhookPolicy,

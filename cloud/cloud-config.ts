@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { BtcNetwork } from '../shared/index.ts';
+import { isEvmChain, type BtcNetwork } from '../shared/index.ts';
 import { parseX402Settings, x402Secrets, x402SettingNames, type X402Settings } from '../core/x402/x402-settings.ts';
 import { baseSettingNames, evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB, parseEvmConfig, type BaseConfig } from '../core/evm/evm-config.ts';
 import { evmChainSpecs } from '../core/evm/evm-chains.ts';
@@ -229,6 +229,14 @@ export function loadCloudConfig(env: Env): CloudConfig {
     x402,
     x402RateLimit,
   };
+}
+
+/**
+ * The platform's settings of the chain named `chain`: Bitcoin's (always on) or an EVM chain's; null
+ * when the platform has none (an EVM chain without an RPC URL).
+ */
+export function platformSettingsOf(config: CloudConfig, chain: string): object | null {
+  return isEvmChain(chain) ? (config.evm.find((settings) => settings.chain === chain) ?? null) : config.btc;
 }
 
 /** Settings that must never reach a log line (the logger scrubs them). */

@@ -1,6 +1,6 @@
 import { readEnvironment } from '../../edge/settings.ts';
 import { STOP_GRACE_MS, describeVerifiedWebhook, endFailedStart, sandboxBaseLines, stopSignal } from '../../edge/start.ts';
-import { startCloud } from '../cloud-app.ts';
+import { cloudChains, startCloud } from '../cloud-app.ts';
 import { loadCloudConfig } from '../cloud-config.ts';
 import { startCloudSandbox, wantsCloudSandbox, type CloudSandbox } from '../sandbox/cloud-sandbox.ts';
 
@@ -11,7 +11,7 @@ export async function runCloud(): Promise<number> {
   let running: { stop(options: { graceMs: number }): Promise<void> };
   try {
     if (wantsCloudSandbox(env)) {
-      const sandbox = await startCloudSandbox(env, { onWebhook: (event) => process.stderr.write(describeVerifiedWebhook(event)) });
+      const sandbox = await startCloudSandbox(env, { chains: cloudChains, onWebhook: (event) => process.stderr.write(describeVerifiedWebhook(event)) });
       process.stderr.write(cloudSandboxBanner(sandbox));
       running = sandbox;
     } else {

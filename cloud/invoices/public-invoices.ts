@@ -1,13 +1,12 @@
-import { btcModule } from '../../core/btc/btc-module.ts';
-import { evmChainSpecs } from '../../core/evm/evm-chains.ts';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { findInvoice, type InvoiceRow } from '../../core/invoices/invoice.repository.ts';
 import type { InvoiceEngine } from '../../core/invoices/invoice.service.ts';
+import type { ChainWithMerchants } from '../../core/merchant-chain.ts';
 import { checkoutView, type ViewContext } from '../../edge/checkout/checkout-view.ts';
 import type { CloudTables } from '../storage/cloud.tables.ts';
-import type { CloudConfig } from '../cloud-config.ts';
+import { platformSettingsOf, type CloudConfig } from '../cloud-config.ts';
 import { findMerchant, type MerchantRow } from '../merchants/merchant.repository.ts';
 import { chainModules } from '../../core/chains/registry.ts';
 
@@ -15,6 +14,8 @@ export interface PublicInvoicesDeps {
   db: Kysely<CloudTables>;
   clock: Clock;
   config: CloudConfig;
+  /** The chains Cloud serves: each names the explorer its invoices' checkout links to. */
+  chains: readonly ChainWithMerchants[];
   engine: InvoiceEngine;
   /** The invoices' x402 URLs on the public checkout view (core/x402). */
   x402Url?: ViewContext['x402Url'];
@@ -42,11 +43,7 @@ export function createPublicInvoices(deps: PublicInvoicesDeps) {
 
     async checkoutView(invoiceId: string) {
       const { row, owner } = await find(invoiceId);
-      const explorers = {
-        [btcModule.chain]: config.btc.explorerUrls[row.network ?? 'mainnet'] ?? null,
-        // An EVM chain the platform no longer has settings for still links to its mainnet explorer.
-        ...Object.fromEntries(evmChainSpecs.map((spec) => [spec.chain, config.evm.find((chain) => chain.chain === spec.chain)?.explorerUrl ?? spec.explorers[spec.mainnetChainId]])),
-      };
+      const explorers = Object.fromEntries(deps.chains.map((chain) => [chain.chain, chain.merchant.explorerUrl(platformSettingsOf(config, chain.chain), row.network)]));
       return checkoutView(db, row, { chains: [...chainModules.values()], shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
     },
   };

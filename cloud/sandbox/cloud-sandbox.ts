@@ -1,11 +1,11 @@
-import { btcModule } from '../../core/btc/btc-module.ts';
-import { legacyColumnsOf, type StoredReceiveMethod } from '../merchants/receive-methods.ts';
+import { legacyChains, legacyColumnsOf, type StoredReceiveMethod } from '../merchants/receive-methods.ts';
 import { createServer } from 'node:net';
 import type { ReceivedWebhook } from '../../core/webhooks/receiver.ts';
 import type { Env } from '../../edge/settings.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/sandbox.ts';
 import { newApiKey } from '../keys/api-keys.ts';
 import { startCloud, type RunningCloud } from '../cloud-app.ts';
+import type { ChainWithMerchants } from '../../core/merchant-chain.ts';
 import { loadCloudConfig, type CloudConfig } from '../cloud-config.ts';
 import { openCloudDatabase } from '../storage/cloud.schema.ts';
 import type { CloudTables } from '../storage/cloud.tables.ts';
@@ -81,16 +81,17 @@ async function sandboxCloudConfig(sandbox: Sandbox): Promise<CloudConfig> {
  * (USDC, an address per invoice) and the sandbox's fixed address (USDT, and USDC with
  * SANDBOX_USDC_MODE=fixed-address), its webhooks to the sandbox's receiver with that receiver's secret.
  */
-async function insertDemoMerchant(database: Database<CloudTables>, sandbox: Sandbox, now: number) {
+async function insertDemoMerchant(database: Database<CloudTables>, chains: readonly ChainWithMerchants[], sandbox: Sandbox, now: number) {
   const key = newApiKey();
   // One Bitcoin key, and the sandbox's one EVM key and fixed address on every EVM chain it runs.
   const methods: StoredReceiveMethod[] = [
-    ...(sandbox.env.MERCHANT_BTC_XPUB ? [{ chain: btcModule.chain, xpub: sandbox.env.MERCHANT_BTC_XPUB, address: null }] : []),
+    ...(sandbox.env.MERCHANT_BTC_XPUB ? [{ chain: legacyChains.bitcoin, xpub: sandbox.env.MERCHANT_BTC_XPUB, address: null }] : []),
     ...sandbox.evms.map((evm) => ({ chain: evm.chain, xpub: sandbox.env.MERCHANT_EVM_XPUB ?? null, address: evm.fixedAddress })),
   ];
   const merchant = { merchantId: 'm_sandbox_demo', email: 'demo@example.com', shopName: 'Sandbox Demo Shop', apiKey: key.key };
   const stored = await insertMerchant(
     database.db,
+    chains,
     {
       merchant_id: merchant.merchantId,
       email: merchant.email,
@@ -113,16 +114,19 @@ async function insertDemoMerchant(database: Database<CloudTables>, sandbox: Sand
  * `service start --cloud` with no settings: Cloud on the listener sandbox's local chains, with one
  * demo merchant and the sandbox's webhook receiver. It never touches a public network.
  */
-export async function startCloudSandbox(env: Env, options: { onWebhook(event: ReceivedWebhook): void }): Promise<CloudSandbox> {
+export async function startCloudSandbox(
+  env: Env,
+  options: { onWebhook(event: ReceivedWebhook): void; chains: readonly ChainWithMerchants[] },
+): Promise<CloudSandbox> {
   // Cloud's webhook settings are per merchant; the sandbox's receiver is the demo merchant's.
   const sandbox = await startSandbox({ ...env, MERCHANT_WEBHOOK_URL: undefined }, { onWebhook: options.onWebhook, edition: 'cloud', database: CLOUD_SANDBOX_DATABASE_PATH });
   let database: Database<CloudTables> | undefined;
   try {
     const config = await sandboxCloudConfig(sandbox);
-    database = await openCloudDatabase(config.databaseUrl, { backgroundCheckpoints: true });
-    const merchant = await insertDemoMerchant(database, sandbox, Date.now());
+    database = await openCloudDatabase(config.databaseUrl, options.chains, { backgroundCheckpoints: true });
+    const merchant = await insertDemoMerchant(database, options.chains, sandbox, Date.now());
     // Polls as the listener sandbox does, and merchants signed up on the dashboard are watched within seconds.
-    const cloud = await startCloud(config, { database, chainWatch: { btcPollMs: 2_000, basePollMs: 1_000, refreshMs: 2_000 } });
+    const cloud = await startCloud(config, { chains: options.chains, database, chainWatch: { btcPollMs: 2_000, basePollMs: 1_000, refreshMs: 2_000 } });
     sandbox.announce(`${cloud.url}/api/v1`);
     const opened = database;
     return {

@@ -11,7 +11,7 @@ import * as ecc from 'tiny-secp256k1';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { evmAdapter } from '../../core/evm/evm-adapter.ts';
+import { evmAdapter } from '../../core/evm/evm-module.ts';
 import { btcAdapter } from '../../core/btc/btc-adapter.ts';
 import { manualClock, systemClock } from '../../core/clock.ts';
 import { startExpirySweeper } from '../../core/invoices/expiry-sweeper.ts';

@@ -5,6 +5,7 @@ import type { Database } from '../../core/db/database.ts';
 import { SCHEMA_CHANGE_LOCK } from '../../core/db/migrate.ts';
 import { openCoreDatabase, type CoreDatabase, type CoreTables } from '../../core/schema.ts';
 import { openCloudDatabase } from '../../cloud/storage/cloud.schema.ts';
+import { cloudChains } from '../../cloud/cloud-app.ts';
 import type { CloudTables } from '../../cloud/storage/cloud.tables.ts';
 import { tempSqliteUrl } from './listener.ts';
 
@@ -37,7 +38,7 @@ export const testDatabases: TestDatabase[] = [
     name: 'sqlite',
     async create() {
       const url = tempSqliteUrl();
-      return { url, open: () => openCoreDatabase(url), openCloud: () => openCloudDatabase(url), drop: async () => {} };
+      return { url, open: () => openCoreDatabase(url), openCloud: () => openCloudDatabase(url, cloudChains), drop: async () => {} };
     },
   },
   {
@@ -54,7 +55,7 @@ export const testDatabases: TestDatabase[] = [
       return {
         url: url.toString(),
         open: () => openCoreDatabase(url.toString()),
-        openCloud: () => openCloudDatabase(url.toString()),
+        openCloud: () => openCloudDatabase(url.toString(), cloudChains),
         async drop() {
           const client = new pg.Client({ connectionString: pgUrl });
           await client.connect();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { cloudSchema } from '../../../cloud/storage/cloud.schema.ts';
+import { cloudChains } from '../../../cloud/cloud-app.ts';
 import type { Dialect } from '../../../core/db/migrate.ts';
 import { coreMigrations } from '../../../core/schema.ts';
 import { testDatabases, type CreatedDatabase } from '../../helpers/databases.ts';
@@ -97,7 +98,7 @@ for (const database of testDatabases) {
       try {
         const tables = await tablesOf(db, database.name);
         for (const table of [...CLOUD_TABLES, 'invoices', 'events', 'webhook_attempts', 'base_address_claims']) assert.ok(tables.includes(table), table);
-        const names = Object.keys(cloudSchema.migrations(database.name)).sort();
+        const names = Object.keys(cloudSchema(cloudChains).migrations(database.name)).sort();
         assert.ok(names.indexOf('0004_cloud_accounts') < names.indexOf('0009_key_identity'), 'interleaved by name');
         assert.deepEqual(await executedMigrations(db), names);
       } finally {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { evmAdapter } from '../../../core/evm/evm-adapter.ts';
+import { evmAdapter } from '../../../core/evm/evm-module.ts';
 import { btcAdapter } from '../../../core/btc/btc-adapter.ts';
 import { enqueueEvent } from '../../../core/events/outbox.ts';
 import {

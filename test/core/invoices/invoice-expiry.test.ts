@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { evmAdapter } from '../../../core/evm/evm-adapter.ts';
+import { evmAdapter } from '../../../core/evm/evm-module.ts';
 import { btcAdapter } from '../../../core/btc/btc-adapter.ts';
 import type { CoreTables } from '../../../core/schema.ts';
 import { expireIfPending, findInvoice, insertInvoice, type InvoiceRow } from '../../../core/invoices/invoice.repository.ts';

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { btcAdapter } from '../../../core/btc/btc-adapter.ts';
-import { evmAdapter } from '../../../core/evm/evm-adapter.ts';
+import { evmAdapter } from '../../../core/evm/evm-module.ts';
 import { systemClock } from '../../../core/clock.ts';
 import { silentLogger } from '../../../core/log.ts';
 import type { CoreTables } from '../../../core/schema.ts';
