@@ -3,8 +3,10 @@
 // imported only when `start` is given an unknown flag (to name the setting meant), its application only for
 // `start --cloud`: no other command, and not the listener, pays for them.
 import { main } from '../listener/cli/index.ts';
+import { defaultChains } from '../core/chains/default-chains.ts';
 
 process.exitCode = await main(process.argv.slice(2), async () => ({
-  runCloud: async () => (await import('../cloud/cli/start-cloud.ts')).runCloud(),
-  cloudSettingNames: async () => (await import('../cloud/cloud-config.ts')).cloudSettingNames,
+  chains: defaultChains,
+  runCloud: async () => (await import('../cloud/cli/start-cloud.ts')).runCloud(defaultChains),
+  cloudSettingNames: async () => (await import('../cloud/cloud-config.ts')).cloudSettingNames(defaultChains),
 }));

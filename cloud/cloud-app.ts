@@ -1,3 +1,4 @@
+import type { AddressDeriver } from '../core/btc/receive-address-book.ts';
 import type { Server } from 'node:http';
 import type { Kysely } from 'kysely';
 import Stripe from 'stripe';
@@ -35,9 +36,10 @@ import { cloudSchema } from './storage/cloud.schema.ts';
 import type { CloudTables } from './storage/cloud.tables.ts';
 import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
 import { secureCookies } from '../edge/settings.ts';
-import { chainModule } from '../core/chains/registry.ts';
+import { chainIn } from '../core/chains/chain-definition.ts';
+import type { ChainTunings } from '../core/chain-runtime.ts';
 import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
-import { x402Chains, x402Health, x402Observer, x402UrlUnder } from '../core/x402/x402-runtime.ts';
+import { x402Chains, x402Health, x402Observer, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
 import { callLimit } from '../edge/http/rate-limit.ts';
 
 export interface CloudDeps {
@@ -57,7 +59,7 @@ export interface CloudDeps {
   webhooks?: { send?: WebhookSender; timers?: Timers; concurrency?: number; pollIntervalMs?: number };
   leaderRetryMs?: number;
   /** The leader's chain watching: poll intervals per chain, and how often new merchants are picked up. */
-  chainWatch?: { btcPollMs?: number; basePollMs?: number; refreshMs?: number };
+  chainWatch?: { tuning?: ChainTunings; refreshMs?: number };
   /** How often the leader applies confirmed plan purchases. */
   billingPollMs?: number;
 }
@@ -107,6 +109,29 @@ function billingTask(config: CloudConfig, db: Kysely<CloudTables>, clock: Clock,
   };
 }
 
+/** OAuth for /api/v1/mcp: issuer and resource on PUBLIC_URL, or on the loopback URL served. */
+function cloudOAuth(config: CloudConfig, { db, clock, logger }: { db: Kysely<CloudTables>; clock: Clock; logger: Logger }, publicBase: () => string | null, cimdPolicy: Parameters<typeof endpointOAuth>[0]['cimdPolicy']) {
+  return endpointOAuth({
+    mcpPath: '/api/v1/mcp',
+    baseUrl: publicBase,
+    db,
+    clock,
+    logger,
+    trustProxy: config.trustProxy,
+    // A grant records the hash of the key that approved it; revoking that key ends the grant.
+    accountOfKey: async (key) => {
+      const keyHash = hashApiKey(key);
+      const merchant = await merchantByKeyHash(db, keyHash);
+      return merchant ? { accountId: merchant.merchant_id, keyId: keyHash } : null;
+    },
+    keyIsLive: async (keyHash) => (await merchantByKeyHash(db, keyHash)) !== undefined,
+    keyLabel: 'a full-access API key',
+    appsPage: false,
+    cimdPolicy,
+    limiters: oauthLimiters((name, limits, spareNewClients) => createSharedRateLimiter({ db, clock, name, config: limits, spareNewClients }), config.signInRateLimit),
+  });
+}
+
 export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Promise<RunningCloud> {
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger({ clock, fields: { mode: 'cloud' }, secrets: cloudSecrets(config) });
@@ -115,18 +140,19 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   // The port first: one that cannot be bound ends the start before the database, webhook delivery
   // or the leader election starts.
   const bound = await bindHttp(config.port, config.host, { logger, bounds: config.httpBounds });
-  const x402 = x402Chains(config.x402, config.evm);
+  const x402 = x402Chains(config.x402, config.chains.filter(({ definition }) => definition.facts.family === 'evm').map(({ settings }) => settings as X402ChainSettings));
   // Built once the engine is (it reads invoices through it); the engine asks it for x402_url.
   let payments: X402Payments | null = null;
   // PUBLIC_URL, or the loopback URL served: OAuth's issuer and the x402 URLs.
   const onLoopback = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/.test(config.host);
   const publicBase = () => config.publicUrl ?? (onLoopback ? bound.url : null);
   const engine = await startEngine({
+    chains: config.chainDefinitions,
     clock,
     logger,
     metrics,
     databaseUrl: config.databaseUrl,
-    schema: cloudSchema,
+    schema: cloudSchema(config.chainDefinitions),
     databaseWaitS: config.databaseWaitS,
     database: deps.database,
     sourceBudgets: config.sourceBudgets,
@@ -138,7 +164,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     throw error;
   });
   const { database, db, feed } = engine;
-  const receivers = createMerchantReceivers(config, engine.addressDeriver(), database.dialect === 'postgres');
+  const receivers = createMerchantReceivers(config, engine.worker('btc') as AddressDeriver, database.dialect === 'postgres');
   const chainWatchers = createCloudChainWatchers({
     db,
     feed,
@@ -149,8 +175,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     config,
     fetch: deps.fetch ?? fetch,
     refreshMs: deps.chainWatch?.refreshMs,
-    btcPollIntervalMs: deps.chainWatch?.btcPollMs,
-    basePollIntervalMs: deps.chainWatch?.basePollMs,
+    tuning: deps.chainWatch?.tuning,
   });
 
   const cryptoInvoice: CreateBillingInvoice | null =
@@ -184,7 +209,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     logger,
     chains: x402,
     find: async (invoiceId) => (await cloud.publicInvoice(invoiceId)).row,
-    paidSoFar: (row) => chainModule(row.chain).paidSoFar(db, row),
+    paidSoFar: (row) => chainIn(config.chainDefinitions, row.chain).paidSoFar(db, row),
     invoice: (row) => engine.invoices.get(row.merchant_id, row.invoice_id),
     resourceUrl: (invoiceId) => {
       const base = publicBase();
@@ -194,26 +219,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     receiptWaitMs: config.x402.settleTimeoutMs,
   });
 
-  // OAuth for /api/v1/mcp: issuer and resource on PUBLIC_URL, or on the loopback URL served.
-  const oauth = endpointOAuth({
-    mcpPath: '/api/v1/mcp',
-    baseUrl: publicBase,
-    db,
-    clock,
-    logger,
-    trustProxy: config.trustProxy,
-    // A grant records the hash of the key that approved it; revoking that key ends the grant.
-    accountOfKey: async (key) => {
-      const keyHash = hashApiKey(key);
-      const merchant = await merchantByKeyHash(db, keyHash);
-      return merchant ? { accountId: merchant.merchant_id, keyId: keyHash } : null;
-    },
-    keyIsLive: async (keyHash) => (await merchantByKeyHash(db, keyHash)) !== undefined,
-    keyLabel: 'a full-access API key',
-    appsPage: false,
-    cimdPolicy: { ...webhookPolicy, ca: deps.cimdCa },
-    limiters: oauthLimiters((name, limits, spareNewClients) => createSharedRateLimiter({ db, clock, name, config: limits, spareNewClients }), config.signInRateLimit),
-  });
+  const oauth = cloudOAuth(config, { db, clock, logger }, publicBase, { ...webhookPolicy, ca: deps.cimdCa });
 
   const app = createCloudHttpApp({
     cloud,

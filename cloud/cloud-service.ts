@@ -1,5 +1,4 @@
-import { btcModule } from '../core/btc/btc-module.ts';
-import { evmChainSpecs } from '../core/evm/evm-chains.ts';
+import { settingsOf, type ConfiguredChain } from '../core/chains/chain-definition.ts';
 import type { Kysely } from 'kysely';
 import { INVOICE_LIST_DEFAULT, INVOICE_LIST_MAX, type NumberTexts } from '../shared/index.ts';
 import type { Clock } from '../core/clock.ts';
@@ -96,7 +95,7 @@ export function createCloudService(deps: CloudServiceDeps) {
         for (const row of lapsed) await engine.expireIfLapsed(merchant.merchant_id, row.invoice_id, now);
         rows = await read();
       }
-      return { invoices: rows.map(listEntry) };
+      return { invoices: rows.map((row) => listEntry(config.chainDefinitions, row)) };
     },
 
     async createInvoice(merchant: MerchantRow, body: unknown, numberTexts: NumberTexts) {
@@ -115,7 +114,12 @@ export function createCloudService(deps: CloudServiceDeps) {
     /** The assets the merchant's stored keys let an invoice be created in, as the listener reports its own. */
     enabledAssets(merchant: MerchantRow) {
       const { chains, evm } = deps.receivers.receivers(merchant);
-      return enabledAssets({ btc: chains.btc ?? null, evm: evm.map((options) => options.base) });
+      // A merchant's receivers stand in for the chains' settings: the assets are what they accept.
+      const configured: ConfiguredChain[] = config.chainDefinitions.flatMap((definition) => {
+        const settings = definition.facts.family === 'evm' ? evm.find((options) => options.base.chain === definition.chain)?.base : chains[definition.chain];
+        return settings ? [{ definition, settings }] : [];
+      });
+      return enabledAssets(configured);
     },
 
     getInvoice: (merchant: MerchantRow, invoiceId: string) => engine.get(merchant.merchant_id, invoiceId),
@@ -123,15 +127,14 @@ export function createCloudService(deps: CloudServiceDeps) {
     /** Public: any merchant's invoice by id, display fields only. */
     async checkout(invoiceId: string) {
       const { row, owner } = await publicInvoice(invoiceId);
-      const explorers = {
-        [btcModule.chain]: config.btc.explorerUrls[row.network ?? 'mainnet'] ?? null,
-        // An EVM chain the platform no longer has settings for still links to its mainnet explorer.
-        ...Object.fromEntries(evmChainSpecs.map((spec) => [spec.chain, config.evm.find((chain) => chain.chain === spec.chain)?.explorerUrl ?? spec.explorers[spec.mainnetChainId]])),
-      };
-      return checkoutView(db, row, { shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
+      const explorers = Object.fromEntries(config.chainDefinitions.map((definition) => [definition.chain, definition.platform.explorerUrl(settingsOf(config.chains, definition.chain), row.network)]));
+      return checkoutView(db, row, { shopName: owner.shop_name, explorers, chains: config.chainDefinitions, now: clock.now(), x402Url: deps.x402Url });
     },
 
     publicInvoice,
+
+    /** The chains the service serves. */
+    chains: config.chainDefinitions,
 
     setWebhook,
 

@@ -20,7 +20,7 @@ export function createCloudHttpApp(
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   app.silent = true;
   // The hosted page behind `checkout_url`: the listener's page over Cloud's public view.
-  const checkoutSource = { view: (invoiceId: string) => deps.cloud.checkout(invoiceId) };
+  const checkoutSource = { view: (invoiceId: string) => deps.cloud.checkout(invoiceId), chains: deps.cloud.chains };
   const checkout = checkoutRoutes({ source: checkoutSource, logger: deps.logger, viewPrefix: '/api/v1/checkout', watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed), streams: deps.httpBounds });
   const documents = documentHandlers(deps.documents);
   const router = tableRouter('cloud', { ...cloudHandlers(deps), cloudOpenApi: documents.openapi, cloudLlmsTxt: documents.llms, cloudCheckoutEvents: checkout.events, getCheckoutPage: checkout.page });

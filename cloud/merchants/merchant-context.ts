@@ -6,6 +6,12 @@ import { btcReceiver, type BtcReceiverOptions } from '../../core/btc/btc-adapter
 import { createReceiveAddressBook, onDemandAddresses, type AddressDeriver } from '../../core/btc/receive-address-book.ts';
 import type { ChainReceiver } from '../../core/invoices/chain-adapter.ts';
 import type { CloudConfig } from '../cloud-config.ts';
+import { settingsOf } from '../../core/chains/chain-definition.ts';
+import type { BtcPlatformSettings } from '../../core/btc/btc-runtime.ts';
+import type { EvmPlatformSettings } from '../../core/evm/evm-runtime.ts';
+
+/** The platform's Bitcoin settings (Bitcoin is always on). */
+const btcSettings = (config: CloudConfig) => settingsOf<BtcPlatformSettings>(config.chains, 'btc')!;
 import type { MerchantRow } from './merchant.repository.ts';
 import { receiveMethodsOf } from './receive-methods.ts';
 import { btcModule } from '../../core/btc/btc-module.ts';
@@ -22,7 +28,7 @@ interface Receivers {
 /** A merchant's Bitcoin key, a test-network key read on the instance's test network (regtest in the sandbox). */
 export function merchantBtcKey(config: CloudConfig, text: string): AccountKey {
   const key = parseAccountKey(text);
-  return key.network === 'testnet' && config.btc.testKeyNetwork !== 'testnet' ? parseAccountKey(text, config.btc.testKeyNetwork) : key;
+  return key.network === 'testnet' && btcSettings(config).testKeyNetwork !== 'testnet' ? parseAccountKey(text, btcSettings(config).testKeyNetwork) : key;
 }
 
 /** SQLite (one instance): per merchant key, a small buffer; the first invoice after a start derives inline. */
@@ -58,12 +64,12 @@ export function createMerchantReceivers(config: CloudConfig, deriver: AddressDer
     for (const method of receiveMethodsOf(row)) {
       if (method.chain === btcModule.chain && method.xpub) {
         const accountKey = merchantBtcKey(config, method.xpub);
-        const btc: BtcReceiverOptions = { accountKey, explorerUrl: config.btc.explorerUrls[accountKey.network], ...addressesOf(accountKey) };
+        const btc: BtcReceiverOptions = { accountKey, explorerUrl: btcSettings(config).explorerUrls[accountKey.network], ...addressesOf(accountKey) };
         chains[method.chain] = btcReceiver(btc);
         continue;
       }
       // An EVM chain the platform has no RPC URL for stays off for every merchant.
-      const shared = config.evm.find((chain) => chain.chain === method.chain);
+      const shared = settingsOf<EvmPlatformSettings>(config.chains, method.chain);
       if (!shared) continue;
       const key = method.xpub ? parseEvmAccountXpub(method.xpub) : null;
       const tokens = new Map(shared.tokens);
@@ -74,7 +80,7 @@ export function createMerchantReceivers(config: CloudConfig, deriver: AddressDer
       evm.push(options);
       chains[method.chain] = evmReceiver(options);
     }
-    return { base: evm.find((options) => options.base.chain === config.base?.chain) ?? null, evm, chains };
+    return { base: evm.find((options) => options.base.chain === 'base') ?? null, evm, chains };
   }
 
   return {

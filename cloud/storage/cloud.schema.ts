@@ -6,6 +6,7 @@ import type { EditionSchema } from '../../core/db/migrate.ts';
 import { KeyError, parseEvmAccountXpub, textKeyId } from '../../core/evm/keys.ts';
 import type { KeyIdRenames } from '../../core/invoices/key-identity.migration.ts';
 import { coreMigrations } from '../../core/schema.ts';
+import type { ChainDefinition } from '../../core/chains/chain-definition.ts';
 import { apiKeyScopesMigration } from '../keys/api-key-scopes.migration.ts';
 import { cloudAccountsMigration } from './cloud.migration.ts';
 import type { CloudTables } from './cloud.tables.ts';
@@ -40,9 +41,9 @@ const baseKeyIdRenames: KeyIdRenames = async (db) => {
  * Cloud's schema: the core's migrations and its own, run together in name order (a fresh database
  * gets them interleaved exactly as the releases that shipped them ran them).
  */
-export const cloudSchema: EditionSchema = {
+export const cloudSchema = (chains: readonly ChainDefinition[]): EditionSchema => ({
   migrations: (dialect) => ({
-    ...coreMigrations(dialect, { keyIdRenames: baseKeyIdRenames }),
+    ...coreMigrations(dialect, chains, { keyIdRenames: baseKeyIdRenames }),
     '0004_cloud_accounts': cloudAccountsMigration,
     '0005_dashboard_sessions': dashboardSessionsMigration,
     '0006_stripe_billing': stripeBillingMigration,
@@ -54,8 +55,8 @@ export const cloudSchema: EditionSchema = {
     '0022_cloud_webhook_merchants_index': webhookMerchantsIndexMigration,
   }),
   retired: [],
-};
+});
 
-export function openCloudDatabase(url: string, options: OpenOptions = {}): Promise<Database<CloudTables>> {
-  return openDatabase<CloudTables>(url, cloudSchema, options);
+export function openCloudDatabase(url: string, chains: readonly ChainDefinition[], options: OpenOptions = {}): Promise<Database<CloudTables>> {
+  return openDatabase<CloudTables>(url, cloudSchema(chains), options);
 }

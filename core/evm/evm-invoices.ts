@@ -7,14 +7,14 @@ import { allocateChildIndex, insertInvoice, type InvoiceRow } from '../invoices/
 import { claimDerivedAddress, claimOf } from './address-claims.ts';
 import { AmountError, MAX_TOKEN_UNITS, usdTextToUnits } from './amount.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
-import type { BaseConfig } from './evm-config.ts';
+import type { EvmConfig } from './evm-config.ts';
 import { rowToCreatedEvmFixedInvoice, rowToCreatedEvmXpubInvoice } from './evm-invoice.mapper.ts';
 import { DEFAULT_NONCE_DIGITS, FIXED_INVOICE_LIFETIME_MS, NONCE_QUARANTINE_MS, freeNonces, maxNonce, roundedBaseUnits } from './nonce.ts';
 import { assetOf, type TokenSymbol } from './tokens.ts';
 
 /** A merchant's Base receive method. */
 export interface EvmReceiverOptions {
-  base: BaseConfig;
+  base: EvmConfig;
   /** Fixed-address nonce digits; tests shrink the pool to reach exhaustion quickly. */
   nonceDigits?: number;
   quarantineMs?: number;
@@ -110,7 +110,7 @@ export const EVM_ADDRESS_COUNTER = 'base';
  * registers a future child of someone's key as a fixed address stop that key's invoices, and
  * would stop the listener's own xpub invoices for good once they reached its fixed address.
  */
-async function allocateUnclaimedAddress(deps: EvmInvoiceDeps, trx: Transaction<CoreTables>, xpub: NonNullable<BaseConfig['xpub']>) {
+async function allocateUnclaimedAddress(deps: EvmInvoiceDeps, trx: Transaction<CoreTables>, xpub: NonNullable<EvmConfig['xpub']>) {
   for (;;) {
     const index = await allocateChildIndex(trx, EVM_ADDRESS_COUNTER, xpub.keyId);
     const address = xpub.key.address(index);

@@ -1,4 +1,4 @@
-import { assetIdOf, chainFacts, type AssetId, type EvmChainName } from '../../shared/index.ts';
+import { assetIdOf, chainFacts, type AssetId } from '../../shared/index.ts';
 import { ServiceError } from '../errors.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
 import type { ChainModule } from '../invoices/chain-module.ts';
@@ -8,7 +8,7 @@ import { unitsToDecimal } from './amount.ts';
 import type { EvmConfig } from './evm-config.ts';
 import { rowToEvmInvoice } from './evm-invoice.mapper.ts';
 import { erc20TransferUri } from './eip681.ts';
-import { evmChainSpecs, type EvmChainSpec } from './evm-chains.ts';
+import type { EvmChainSpec } from './evm-chain-spec.ts';
 import { evmTransferSeenBeforeExpiry, seenUnitsOf } from './partial.ts';
 
 const unitsOf = (row: InvoiceRow) => BigInt(requiredAmount(row.amount_units, 'amount_units', row.invoice_id));
@@ -52,6 +52,4 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
   };
   return module;
 }
-
-export const evmModules: ReadonlyMap<EvmChainName, ReturnType<typeof evmModule>> = new Map(evmChainSpecs.map((spec) => [spec.chain, evmModule(spec)]));
 

@@ -1,9 +1,10 @@
+import type { EvmChainName } from '../../shared/index.ts';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
 import type { Logger } from '../log.ts';
-import { evmSettingNamesOf, type BaseConfig } from './evm-config.ts';
-import { evmSpecOf } from './evm-chains.ts';
+import { evmSettingNamesOf, type EvmConfig } from './evm-config.ts';
+import { evmPrefixOf } from './evm-chain-spec.ts';
 import {
   adoptMerchantCheckpoints,
   checkpoints,
@@ -43,7 +44,7 @@ export interface EvmWatcherDeps {
    */
   scope: EvmWatchScope;
   /** The chain's settings; its `fixedAddress` is the scope merchant's (the listener's). Finality defaults to the count. */
-  base: Pick<BaseConfig, 'tokens' | 'confirmations' | 'fixedAddress' | 'minSources'> & Partial<Pick<BaseConfig, 'finality'>>;
+  base: Pick<EvmConfig, 'tokens' | 'confirmations' | 'fixedAddress' | 'minSources'> & Partial<Pick<EvmConfig, 'finality'>>;
   /**
    * Every merchant's fixed receive address (Cloud: read from its merchants, cached by the caller).
    * Default: `base.fixedAddress` for the scope's merchant.
@@ -518,7 +519,7 @@ export function createEvmWatcher(deps: EvmWatcherDeps) {
     problem: () => watcherProblem(deps.scope.chain, w.progress.current(), deps.clock.now(), stallLimitMs) ?? w.disagreements.problem(deps.scope.chain),
     start() {
       if (loop.running) return;
-      const names = evmSettingNamesOf(evmSpecOf(scope.chain));
+      const names = evmSettingNamesOf({ envPrefix: evmPrefixOf(scope.chain as EvmChainName) });
       if (!w.status.fixed_address_confirming) {
         logger.warn(
           `base: ${names.rpcUrl} has a single source, so fixed-address invoices stay pending: a fixed-address payment needs two independent RPC sources to confirm. Add a second URL.`,

@@ -1,6 +1,6 @@
 import { finalCheckoutStatuses, type CheckoutView } from '../../shared/checkout.ts';
 import { btcNetworkName, evmNetworkOfUri, networkLabel, type InvoiceStatus, type NetworkName } from '../../shared/index.ts';
-import { chainModule } from '../../core/chains/registry.ts';
+import type { ChainModule } from '../../core/invoices/chain-module.ts';
 
 export interface PageAssets {
   cssUrl: string;
@@ -44,7 +44,7 @@ const pageState = (view: CheckoutView): PageState => (view.payment_seen && view.
 /** States in which the page still asks for a payment (shows amount, address and QR code). */
 const payingStates: readonly PageState[] = ['pending', 'partial'];
 
-function statusBlocks(view: CheckoutView): string {
+function statusBlocks(view: CheckoutView, chain: ChainModule): string {
   const shop = escapeHtml(view.shop_name);
   const txLink = view.tx_url ? ` href="${escapeHtml(view.tx_url)}" rel="noreferrer"` : '';
   const blocks: Record<PageState, { title: string; body: string }> = {
@@ -58,7 +58,7 @@ function statusBlocks(view: CheckoutView): string {
     },
     seen: {
       title: 'Payment received',
-      body: `<p>Your payment is on its way: ${chainModule(view.chain).confirmingTakes(networkOf(view).name)}. This page turns to Paid by itself. Do not pay again.</p>`,
+      body: `<p>Your payment is on its way: ${chain.confirmingTakes(networkOf(view).name)}. This page turns to Paid by itself. Do not pay again.</p>`,
     },
     confirmed: {
       title: 'Paid',
@@ -122,7 +122,7 @@ function headings(view: CheckoutView): Record<PageState, string> {
  * The whole checkout page, rendered on the server with the current status: it reads right without
  * JavaScript, and the small script only refreshes it (status, countdown) and adds copy buttons.
  */
-export function renderCheckoutPage(view: CheckoutView, options: { viewUrl: string; qrSvg: string; assets: PageAssets }): string {
+export function renderCheckoutPage(view: CheckoutView, options: { viewUrl: string; qrSvg: string; assets: PageAssets; chain: ChainModule }): string {
   const shop = escapeHtml(view.shop_name);
   const amount = escapeHtml(amountToSend(view));
   const state = pageState(view);
@@ -142,7 +142,7 @@ export function renderCheckoutPage(view: CheckoutView, options: { viewUrl: strin
 ${testNetwork}<h1 id="heading"${headingData}>${escapeHtml(heading[state])}</h1>
 ${memo}</header>
 <div class="status" role="status" aria-live="polite" aria-atomic="true">
-${statusBlocks(view)}
+${statusBlocks(view, options.chain)}
 </div>
 <noscript><p class="note">Reload this page to see the latest status.</p></noscript>
 <section class="pay" aria-label="Payment details"${whileOpen}>

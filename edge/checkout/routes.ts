@@ -1,3 +1,4 @@
+import { chainIn } from '../../core/chains/chain-definition.ts';
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context } from 'koa';
 import { ServiceError } from '../../core/errors.ts';
@@ -113,7 +114,7 @@ export function checkoutRoutes(options: CheckoutRouteOptions): CheckoutRoutes {
       try {
         const view = await options.source.view(ctx.params.id!);
         const qrSvg = await renderQrSvg(view.qr_uri);
-        ctx.body = renderCheckoutPage(view, { viewUrl: `${viewPrefix}/${encodeURIComponent(view.invoice_id)}`, qrSvg, assets: pageAssets });
+        ctx.body = renderCheckoutPage(view, { viewUrl: `${viewPrefix}/${encodeURIComponent(view.invoice_id)}`, qrSvg, assets: pageAssets, chain: chainIn(options.source.chains, view.chain) });
       } catch (error) {
         if (error instanceof ServiceError && error.code === 'not_found') {
           ctx.status = 404;
