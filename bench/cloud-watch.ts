@@ -1,3 +1,4 @@
+import { defaultChains } from '../core/chains/default-chains.ts';
 /**
  * Cloud chain watching at 1,000, 10,000 and 100,000 merchants on one instance: a real Cloud process (`service start
  * --cloud`, compiled, default poll intervals) watching the local regtest chain through its Esplora
@@ -74,7 +75,7 @@ async function prepare(kind: 'sqlite' | 'postgres', merchants: number): Promise<
       await withPg(PG_URL, (client) => client.query(`drop schema ${schema} cascade`));
     };
   }
-  const database = await openCloudDatabase(url);
+  const database = await openCloudDatabase(url, defaultChains);
   const now = Date.now();
   const paid: Prepared['paid'] = [];
   for (let start = 0; start < merchants; start += 500) {

@@ -35,7 +35,7 @@ async function measure(chain: EvmChainName, merchants: number): Promise<Record<s
     const { MERCHANT_EVM_XPUB: _throwaway, MERCHANT_EVM_ADDRESS: _alsoThrowaway, ...baseEnv } = evm.env;
     cloud = await startTestCloud({
       env: { ...baseEnv, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' },
-      deps: { clock, fetch: countingFetch, chainWatch: { basePollMs: 20, refreshMs: 20 } },
+      deps: { clock, fetch: countingFetch, chainWatch: { tuning: { evm: { pollIntervalMs: 20 } }, refreshMs: 20 } },
     });
     const { db } = cloud.database;
     const invoices: { invoice_id: string; receive_address: string; amount_usdc_units: number; key: Record<string, string> }[] = [];

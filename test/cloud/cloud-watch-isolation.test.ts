@@ -26,7 +26,7 @@ for (const [mode, selfHosted] of [['full', 'true'], ['address', 'false']] as con
 async function isolation(btcEsploraSelfHosted: 'true' | 'false') {
   const evm = await startLocalEvm();
   const { MERCHANT_BASE_XPUB: _unused, ...baseEnv } = evm.env;
-  const ctx = await startLocalChainCloud({ env: { ...baseEnv, BTC_ESPLORA_SELF_HOSTED: btcEsploraSelfHosted, CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' }, deps: { chainWatch: { btcPollMs: 100, basePollMs: 100, refreshMs: 100 } } });
+  const ctx = await startLocalChainCloud({ env: { ...baseEnv, BTC_ESPLORA_SELF_HOSTED: btcEsploraSelfHosted, CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' }, deps: { chainWatch: { tuning: { bitcoin: { pollIntervalMs: 100 }, evm: { pollIntervalMs: 100 } }, refreshMs: 100 } } });
   try {
     const { db } = ctx.cloud.database;
     const now = Date.now();

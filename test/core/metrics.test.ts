@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -83,8 +84,8 @@ describe('GET /metrics after create, pay, mine, deliver (listener, local Bitcoin
       SERVICE_RATE_LIMIT: 'off',
       MERCHANT_WEBHOOK_URL: receiver.url,
       MERCHANT_WEBHOOK_SECRET: secret,
-    });
-    listener = await startListener(config, { logger: silentLogger, btcPollIntervalMs: 200, webhooks: { pollIntervalMs: 50 } });
+    }, defaultChains);
+    listener = await startListener(config, { logger: silentLogger, tuning: { bitcoin: { pollIntervalMs: 200 } }, webhooks: { pollIntervalMs: 50 } });
   });
   after(async () => {
     await listener?.stop();

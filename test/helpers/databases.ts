@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Kysely } from 'kysely';
@@ -37,7 +38,7 @@ export const testDatabases: TestDatabase[] = [
     name: 'sqlite',
     async create() {
       const url = tempSqliteUrl();
-      return { url, open: () => openCoreDatabase(url), openCloud: () => openCloudDatabase(url), drop: async () => {} };
+      return { url, open: () => openCoreDatabase(url, defaultChains), openCloud: () => openCloudDatabase(url, defaultChains), drop: async () => {} };
     },
   },
   {
@@ -53,8 +54,8 @@ export const testDatabases: TestDatabase[] = [
       url.searchParams.set('options', `-c search_path=${schema}`);
       return {
         url: url.toString(),
-        open: () => openCoreDatabase(url.toString()),
-        openCloud: () => openCloudDatabase(url.toString()),
+        open: () => openCoreDatabase(url.toString(), defaultChains),
+        openCloud: () => openCloudDatabase(url.toString(), defaultChains),
         async drop() {
           const client = new pg.Client({ connectionString: pgUrl });
           await client.connect();

@@ -226,7 +226,7 @@ test("Cloud's all-merchant watcher: a lying source beside an honest node confirm
   const { MERCHANT_EVM_XPUB: _xpub, MERCHANT_EVM_ADDRESS: _address, BASE_MIN_SOURCES: _trusted, ...platform } = evm.env;
   const cloud = await startTestCloud({
     env: { ...platform, BASE_RPC_URL: `${liar.url},${evm.anvil.url}`, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' },
-    deps: { chainWatch: { basePollMs: 50, refreshMs: 50 } },
+    deps: { chainWatch: { tuning: { evm: { pollIntervalMs: 50 } }, refreshMs: 50 } },
   });
   try {
     const xpub = HDNodeWallet.fromSeed(randomBytes(32)).derivePath(ACCOUNT_PATH).neuter().extendedKey;

@@ -29,7 +29,7 @@ for (const kind of testDatabases) {
       const { MERCHANT_EVM_XPUB: _x, MERCHANT_EVM_ADDRESS: _a, ...chainEnv } = evm.env;
       cloud = await startTestCloud({
         env: { ...chainEnv, DATABASE_URL: database.url, BASE_RPC_URL: `${evm.anvil.url},${proxy.url}`, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off', X402_SETTLER_KEY: settler.key },
-        deps: { leaderRetryMs: 100, chainWatch: { basePollMs: 100, refreshMs: 100 } },
+        deps: { leaderRetryMs: 100, chainWatch: { tuning: { evm: { pollIntervalMs: 100 } }, refreshMs: 100 } },
       });
       const a = await signupMerchant(cloud.url, { receive_methods: [{ chain: 'base', xpub: newXpub() }] });
       const b = await signupMerchant(cloud.url, { receive_methods: [{ chain: 'base', xpub: newXpub() }] });
