@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { parseX402Settings, x402Secrets, x402SettingNames, type X402Settings } from '../core/x402/x402-settings.ts';
-import { configurePlatformChains, platformSettingNames, type ChainDefinition, type ConfiguredChain } from '../core/chains/chain-definition.ts';
+import { configurePlatformChains, platformSettingNames, platformSettingsShape, type ChainDefinition, type ConfiguredChain } from '../core/chains/chain-definition.ts';
 import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpListenStreamMaxSSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxListenStreamsSetting, mcpMaxSessionsSetting, mcpStateSecretSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, x402RateLimitSetting, x402RateLimitOf, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
@@ -73,7 +73,8 @@ export interface StripeConfig {
 
 const flag = z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')).transform((v) => v === 'true' || v === '1');
 
-const CloudEnv = z.object({
+/** Cloud's own settings around the chains' (their order is the order problems are told in). */
+const settingsBeforeChains = {
   PORT: z.preprocess(blankToUndefined, wholeNumber(0, 65535, ' (0 picks a free port)').default(8788)),
   HOST: z.preprocess(blankToUndefined, z.string().default('127.0.0.1')),
   DATABASE_URL: z.preprocess(
@@ -100,6 +101,9 @@ const CloudEnv = z.object({
   CLOUD_WEBHOOK_ALLOW_LOOPBACK: flag,
   CLOUD_BILLING_MERCHANT_ID: z.preprocess(blankToUndefined, z.string().optional()),
   CLOUD_WATCH: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('true')).transform((v) => v === 'true' || v === '1'),
+};
+
+const settingsAfterChains = {
   STRIPE_SECRET_KEY: z.preprocess(blankToUndefined, z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_…, sk_live_…)').optional()),
   STRIPE_WEBHOOK_SECRET: z.preprocess(blankToUndefined, z.string().regex(/^whsec_\S+$/, 'must be a Stripe webhook signing secret (whsec_…)').optional()),
   STRIPE_SUCCESS_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
@@ -108,14 +112,17 @@ const CloudEnv = z.object({
   STRIPE_PRICE_PRO: z.preprocess(blankToUndefined, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
   X402_RATE_LIMIT: x402RateLimitSetting,
   ...budgetSettingsSchema,
-});
+};
+
+const CloudEnv = z.object({ ...settingsBeforeChains, ...settingsAfterChains });
+const cloudEnv = (chains: readonly ChainDefinition[]) => z.object({ ...settingsBeforeChains, ...platformSettingsShape(chains), ...settingsAfterChains });
 
 /** Every setting Cloud reads (the Base ones are shared by its merchants). */
 export const cloudSettingNames = (chains: readonly ChainDefinition[]): string[] => [...Object.keys(CloudEnv.shape), ...platformSettingNames(chains), ...x402SettingNames];
 
 export function loadCloudConfig(env: Env, chains: readonly ChainDefinition[]): CloudConfig {
   const problems: string[] = [];
-  const raw = parseSettings(CloudEnv, env, problems);
+  const raw = parseSettings(cloudEnv(chains), env, problems);
 
   let signupRateLimit: RateLimitConfig = { perClient: 5, overall: 60 };
   try {
@@ -131,7 +138,7 @@ export function loadCloudConfig(env: Env, chains: readonly ChainDefinition[]): C
     problems.push(`CLOUD_SIGNIN_RATE_LIMIT ${(error as Error).message}`);
   }
 
-  const configured = configurePlatformChains(chains, env, problems);
+  const configured = configurePlatformChains(chains, env, problems, raw);
   if (raw.NODE_ENV === 'production' && raw.CLOUD_WEBHOOK_ALLOW_LOOPBACK) {
     problems.push('CLOUD_WEBHOOK_ALLOW_LOOPBACK is for development only and is refused with NODE_ENV=production');
   }
@@ -180,7 +187,7 @@ export function cloudSecrets(config: CloudConfig): string[] {
 }
 
 /** STRIPE_SECRET_KEY turns card billing on; it then needs the webhook secret and both return URLs. */
-function parseStripe(raw: z.infer<typeof CloudEnv>, problems: string[]): StripeConfig | null {
+function parseStripe(raw: Pick<z.infer<typeof CloudEnv>, 'STRIPE_SECRET_KEY' | 'STRIPE_WEBHOOK_SECRET' | 'STRIPE_SUCCESS_URL' | 'STRIPE_CANCEL_URL' | 'STRIPE_PRICE_STARTER' | 'STRIPE_PRICE_PRO'>, problems: string[]): StripeConfig | null {
   if (!raw.STRIPE_SECRET_KEY) return null;
   const missing = (['STRIPE_WEBHOOK_SECRET', 'STRIPE_SUCCESS_URL', 'STRIPE_CANCEL_URL'] as const).filter((name) => !raw[name]);
   for (const name of missing) problems.push(`${name} is required when STRIPE_SECRET_KEY is set`);

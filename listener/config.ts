@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { configureListenerChains, listenerSettingNames, type ChainDefinition, type ConfiguredChain } from '../core/chains/chain-definition.ts';
+import { configureListenerChains, listenerSettingNames, listenerSettingsShape, type ChainDefinition, type ConfiguredChain } from '../core/chains/chain-definition.ts';
 import { budgetSettingNames, budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 import {
   blankToUndefined,
@@ -126,7 +126,8 @@ export function webhookUrlProblem(text: string): string | null {
   return 'must be https (plain http is accepted only for localhost, 127.0.0.1 or [::1])';
 }
 
-const EnvSchema = z.object({
+/** The listener's own settings around the chains' (their order is the order problems are told in). */
+const ownSettingsBeforeChains = {
   PORT: z.preprocess(blankToUndefined, wholeNumber(0, 65535, ' (0 picks a free port)').default(8787)),
   HOST: z.preprocess(blankToUndefined, z.string().default('127.0.0.1')),
   DATABASE_URL: z.preprocess(
@@ -141,6 +142,9 @@ const EnvSchema = z.object({
     blankToUndefined,
     z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -').default('default'),
   ),
+};
+
+const ownSettingsAfterChains = {
   SERVICE_API_KEY: z.preprocess(blankToUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
   SERVICE_RATE_LIMIT: z.preprocess(blankToUndefined, z.string().default('30,300')),
   TRUST_PROXY: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')),
@@ -161,7 +165,9 @@ const EnvSchema = z.object({
   SHOP_NAME: z.preprocess(blankToUndefined, z.string().trim().min(2, 'must be 2-80 characters').max(80, 'must be 2-80 characters').default('Shop')),
   X402_RATE_LIMIT: x402RateLimitSetting,
   ...budgetSettingsSchema,
-});
+};
+
+const envSchema = (chains: readonly ChainDefinition[]) => z.object({ ...ownSettingsBeforeChains, ...listenerSettingsShape(chains), ...ownSettingsAfterChains });
 
 /**
  * Reads and validates every setting once. All problems are reported together; a value that holds
@@ -177,9 +183,9 @@ export function loadConfig(env: Env, chains: readonly ChainDefinition[]): Config
   }
   if (problems.length) throw new ConfigError(problems);
 
-  const raw = parseSettings(EnvSchema, env, problems);
+  const raw = parseSettings(envSchema(chains), env, problems);
 
-  const configured = configureListenerChains(chains, env, problems);
+  const configured = configureListenerChains(chains, env, problems, raw);
   const x402 = parseX402Settings(env, problems);
   const x402RateLimit = x402RateLimitOf(raw.X402_RATE_LIMIT, problems);
 

@@ -4,7 +4,7 @@ import type { Dialect } from '../db/migrate.ts';
 import { btcHeadersMigration } from './btc-headers.migration.ts';
 import { btcModule } from './btc-module.ts';
 import { btcPlatformRuntime, btcRuntime, type BtcListenerSettings, type BtcPlatformSettings } from './btc-runtime.ts';
-import { btcListenerSecrets, btcListenerSettingNames, btcPlatformSettingNames, parseBtcListenerSettings, parseBtcPlatformSettings } from './btc-settings.ts';
+import { btcListenerSecrets, btcListenerSettingNames, btcListenerShape, btcPlatformSettingNames, btcPlatformShape, parseBtcListenerSettings, parseBtcPlatformSettings } from './btc-settings.ts';
 import { btcWatchingMigration } from './btc.migration.ts';
 import { startAddressDeriver } from './receive-address-book.ts';
 
@@ -12,8 +12,8 @@ import { startAddressDeriver } from './receive-address-book.ts';
 export const bitcoin = defineChain<BtcListenerSettings, BtcPlatformSettings>({
   ...btcModule,
   migrations: (dialect: Dialect) => ({ '0002_btc_watching': btcWatchingMigration, '0020_btc_headers': btcHeadersMigration(dialect) }),
-  listener: { settingNames: btcListenerSettingNames, parse: parseBtcListenerSettings, secrets: btcListenerSecrets, ...btcRuntime },
-  platform: { settingNames: btcPlatformSettingNames, parse: parseBtcPlatformSettings, ...btcPlatformRuntime },
+  listener: { settingNames: btcListenerSettingNames, shape: btcListenerShape, parse: parseBtcListenerSettings, secrets: btcListenerSecrets, ...btcRuntime },
+  platform: { settingNames: btcPlatformSettingNames, shape: btcPlatformShape, parse: parseBtcPlatformSettings, ...btcPlatformRuntime },
   // Deriving addresses takes CPU: one worker thread for every receiver of the process.
   startWorker: startAddressDeriver,
   containsPrivateKey: containsExtendedPrivateKey,

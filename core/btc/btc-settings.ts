@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { BtcNetwork } from '../../shared/index.ts';
 import type { ChainEnv } from '../chains/chain-definition.ts';
-import { blankToUndefined, httpUrlListSetting, parseSettings, wholeNumber } from '../settings.ts';
+import { blankToUndefined, httpUrlListSetting, wholeNumber } from '../settings.ts';
 import { AccountKeyError, parseAccountKey } from './account-key.ts';
 import type { BtcListenerSettings, BtcPlatformSettings } from './btc-runtime.ts';
 import { defaultEsploraUrls } from './esplora-defaults.ts';
@@ -47,8 +47,10 @@ const ListenerEnv = z.object({
 export const btcListenerSettingNames: readonly string[] = Object.keys(ListenerEnv.shape);
 
 /** The listener's Bitcoin settings: on once MERCHANT_BTC_XPUB is set. */
-export function parseBtcListenerSettings(env: ChainEnv, problems: string[]): BtcListenerSettings | null {
-  const raw = parseSettings(ListenerEnv, env, problems);
+export const btcListenerShape = ListenerEnv.shape;
+
+export function parseBtcListenerSettings(_env: ChainEnv, problems: string[], values: Readonly<Record<string, unknown>>): BtcListenerSettings | null {
+  const raw = values as z.infer<typeof ListenerEnv>;
   if (!raw.MERCHANT_BTC_XPUB) return null;
   try {
     const accountKey = parseAccountKey(raw.MERCHANT_BTC_XPUB, raw.BTC_NETWORK);
@@ -78,16 +80,16 @@ const PlatformEnv = z.object({
   BTC_ESPLORA_URL: httpUrlListSetting,
   BTC_ESPLORA_NETWORK: z.preprocess(blankToUndefined, z.enum(['mainnet', 'testnet', 'signet', 'regtest']).default('mainnet')),
   ...socketSettings,
-  NODE_ENV: z.preprocess(blankToUndefined, z.string().default('development')),
 });
 
-export const btcPlatformSettingNames: readonly string[] = Object.keys(PlatformEnv.shape).filter((name) => name !== 'NODE_ENV');
+export const btcPlatformShape = PlatformEnv.shape;
+export const btcPlatformSettingNames: readonly string[] = Object.keys(PlatformEnv.shape);
 
 /** The platform's Bitcoin settings: always on (merchants bring their own keys), Esplora per network. */
-export function parseBtcPlatformSettings(env: ChainEnv, problems: string[]): BtcPlatformSettings {
-  const raw = parseSettings(PlatformEnv, env, problems);
+export function parseBtcPlatformSettings(env: ChainEnv, problems: string[], values: Readonly<Record<string, unknown>>): BtcPlatformSettings {
+  const raw = values as z.infer<typeof PlatformEnv>;
   // Regtest's rules accept blocks anyone can mine in a moment: never for the invoices of a real deployment.
-  if (raw.NODE_ENV === 'production' && raw.BTC_ESPLORA_NETWORK === 'regtest') {
+  if (env.NODE_ENV?.trim() === 'production' && raw.BTC_ESPLORA_NETWORK === 'regtest') {
     problems.push('BTC_ESPLORA_NETWORK=regtest is for a local test chain only and is refused with NODE_ENV=production');
   }
   const esplora = raw.BTC_ESPLORA_URL;

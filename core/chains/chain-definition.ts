@@ -1,4 +1,5 @@
 import type { Migration } from 'kysely';
+import type * as z from 'zod';
 import type { ChainRuntime, PlatformChainRuntime } from '../chain-runtime.ts';
 import type { Dialect } from '../db/migrate.ts';
 import type { ChainModule } from '../invoices/chain-module.ts';
@@ -7,12 +8,18 @@ import type { Logger } from '../log.ts';
 /** The settings a chain reads, as the process environment gives them. */
 export type ChainEnv = Readonly<Record<string, string | undefined>>;
 
-/** How an edition reads one chain's settings. */
+/**
+ * How an edition reads one chain's settings: the edition parses `shape` with its own settings (so
+ * every refused value is reported in one list, in the settings' order), then `parse` checks the
+ * parsed values together.
+ */
 export interface ChainSettingsParser<Settings> {
   /** Every setting name it reads (the settings check names an unknown one). */
   settingNames: readonly string[];
-  /** The chain's settings; null when it is off or misconfigured (then `problems` says why). */
-  parse(env: ChainEnv, problems: string[]): Settings | null;
+  /** The zod schema of the settings the edition parses for the chain (none: the chain reads `env` itself). */
+  shape: z.ZodRawShape;
+  /** The chain's settings from `values` (its shape parsed) and `env`; null when it is off or misconfigured (then `problems` says why). */
+  parse(env: ChainEnv, problems: string[], values: Readonly<Record<string, unknown>>): Settings | null;
   /** Values of these settings that must never appear in a log line. */
   secrets?(settings: Settings): string[];
 }
@@ -76,15 +83,21 @@ export function listenerSettingNames(chains: readonly ChainDefinition[]): string
   return [...new Set(chains.flatMap((chain) => chain.listener.settingNames))];
 }
 
+/** The zod shapes of the chains' listener settings, merged: an edition parses them with its own. */
+export const listenerSettingsShape = (chains: readonly ChainDefinition[]): z.ZodRawShape => Object.assign({}, ...chains.map((chain) => chain.listener.shape));
+
+/** The zod shapes of the chains' platform settings, merged. */
+export const platformSettingsShape = (chains: readonly ChainDefinition[]): z.ZodRawShape => Object.assign({}, ...chains.map((chain) => chain.platform.shape));
+
 /** Every platform setting name of the chains, once each. */
 export function platformSettingNames(chains: readonly ChainDefinition[]): string[] {
   return [...new Set(chains.flatMap((chain) => chain.platform.settingNames))];
 }
 
 /** The chains the listener settings enable, in the list's order, with their settings; problems appended. */
-export function configureListenerChains(chains: readonly ChainDefinition[], env: ChainEnv, problems: string[]): ConfiguredChain[] {
+export function configureListenerChains(chains: readonly ChainDefinition[], env: ChainEnv, problems: string[], values: Readonly<Record<string, unknown>>): ConfiguredChain[] {
   const configured = chains.flatMap((definition) => {
-    const settings = definition.listener.parse(env, problems);
+    const settings = definition.listener.parse(env, problems, values);
     return settings === null ? [] : [{ definition, settings }];
   });
   const checks = new Set(chains.map((chain) => chain.familyCheck).filter((check) => check !== undefined));
@@ -93,9 +106,9 @@ export function configureListenerChains(chains: readonly ChainDefinition[], env:
 }
 
 /** The chains a platform's settings enable, in the list's order, with their settings; problems appended. */
-export function configurePlatformChains(chains: readonly ChainDefinition[], env: ChainEnv, problems: string[]): ConfiguredChain[] {
+export function configurePlatformChains(chains: readonly ChainDefinition[], env: ChainEnv, problems: string[], values: Readonly<Record<string, unknown>>): ConfiguredChain[] {
   return chains.flatMap((definition) => {
-    const settings = definition.platform.parse(env, problems);
+    const settings = definition.platform.parse(env, problems, values);
     return settings === null ? [] : [{ definition, settings }];
   });
 }

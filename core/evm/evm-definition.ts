@@ -54,9 +54,10 @@ export function defineEvmChain(facts: Omit<EvmChainSpec, 'envPrefix'>): EvmChain
     ...defineChain<EvmConfig, EvmPlatformSettings>({
       ...evmModule(spec),
       migrations: evmMigrations,
-      listener: { settingNames: [EVM_XPUB, EVM_ADDRESS, EVM_TOKENS, ...names], parse: (env, problems) => parseEvmConfig(spec, env, problems), ...evmRuntime(spec) },
+      listener: { settingNames: [EVM_XPUB, EVM_ADDRESS, EVM_TOKENS, ...names], shape: {}, parse: (env, problems) => parseEvmConfig(spec, env, problems), ...evmRuntime(spec) },
       platform: {
         settingNames: names.filter((name) => !name.startsWith('MERCHANT_')),
+        shape: {},
         parse: (env, problems) => parseEvmPlatformSettings(spec, env, problems),
         ...evmPlatformRuntime(spec),
       },
