@@ -1,4 +1,3 @@
-import type { AddressDeriver } from '../core/btc/receive-address-book.ts';
 import type { Server } from 'node:http';
 import type { Kysely } from 'kysely';
 import Stripe from 'stripe';
@@ -36,7 +35,7 @@ import { cloudSchema } from './storage/cloud.schema.ts';
 import type { CloudTables } from './storage/cloud.tables.ts';
 import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
 import { secureCookies } from '../edge/settings.ts';
-import { chainIn } from '../core/chains/chain-definition.ts';
+import { chainIn } from '../core/chain-definition.ts';
 import type { ChainTunings } from '../core/chain-runtime.ts';
 import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
 import { x402Chains, x402Health, x402Observer, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
@@ -164,7 +163,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     throw error;
   });
   const { database, db, feed } = engine;
-  const receivers = createMerchantReceivers(config, engine.worker('btc') as AddressDeriver, database.dialect === 'postgres');
+  const receivers = createMerchantReceivers(config, (chain) => engine.worker(chain), database.dialect === 'postgres');
   const chainWatchers = createCloudChainWatchers({
     db,
     feed,

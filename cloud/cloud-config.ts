@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { parseX402Settings, x402Secrets, x402SettingNames, type X402Settings } from '../core/x402/x402-settings.ts';
-import { configurePlatformChains, platformSettingNames, platformSettingsShape, type ChainDefinition, type ConfiguredChain } from '../core/chains/chain-definition.ts';
+import { configurePlatformChains, platformSettingNames, platformSettingsShape, type ChainDefinition, type ConfiguredChain } from '../core/chain-definition.ts';
 import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpListenStreamMaxSSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxListenStreamsSetting, mcpMaxSessionsSetting, mcpStateSecretSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, x402RateLimitSetting, x402RateLimitOf, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 

@@ -1,4 +1,4 @@
-import { settingsOf, type ConfiguredChain } from '../core/chains/chain-definition.ts';
+import { settingsOf, type ConfiguredChain } from '../core/chain-definition.ts';
 import type { Kysely } from 'kysely';
 import { INVOICE_LIST_DEFAULT, INVOICE_LIST_MAX, type NumberTexts } from '../shared/index.ts';
 import type { Clock } from '../core/clock.ts';

@@ -1,5 +1,5 @@
 import type { AssetId } from '../shared/index.ts';
-import type { ConfiguredChain } from './chains/chain-definition.ts';
+import type { ConfiguredChain } from './chain-definition.ts';
 
 /**
  * What /health reports as `enabled_assets`: the assets POST /invoice accepts with these chains'

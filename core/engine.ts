@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { chainIn, type ChainDefinition, type ChainWorker } from './chains/chain-definition.ts';
+import { chainIn, type ChainDefinition, type ChainWorker } from './chain-definition.ts';
 import type { Clock } from './clock.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import type { EditionSchema } from './db/migrate.ts';

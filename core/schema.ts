@@ -1,5 +1,4 @@
 import type { Migration } from 'kysely';
-import { chainMigrations, type ChainDefinition } from './chains/chain-definition.ts';
 import { openDatabase, type Database, type OpenOptions } from './db/database.ts';
 import type { Dialect, EditionSchema } from './db/migrate.ts';
 import type { EventsTable } from './events/events.tables.ts';
@@ -27,6 +26,11 @@ export interface CoreTables extends OAuthTables, X402Tables {
   webhook_attempts: WebhookAttemptsTable;
 }
 
+/** What the schema needs of a chain (ChainDefinition): its tables' migrations. */
+export interface ChainTablesSource {
+  migrations(dialect: Dialect): Record<string, Migration>;
+}
+
 /** What an edition's stored data adds to the core's migrations. */
 export interface CoreMigrationHooks {
   keyIdRenames: KeyIdRenames;
@@ -36,9 +40,10 @@ export interface CoreMigrationHooks {
  * The core's migrations and its chains' by name (the migrator runs them in name order); an edition
  * adds its own to these (see EditionSchema).
  */
-export function coreMigrations(dialect: Dialect, chains: readonly ChainDefinition[], hooks: CoreMigrationHooks = { keyIdRenames: noKeyIdRenames }): Record<string, Migration> {
+export function coreMigrations(dialect: Dialect, chains: readonly ChainTablesSource[], hooks: CoreMigrationHooks = { keyIdRenames: noKeyIdRenames }): Record<string, Migration> {
   return {
-    ...chainMigrations(chains, dialect),
+    // A family's chains share their tables: the same migrations under the same names, kept once.
+    ...Object.assign({}, ...chains.map((chain) => chain.migrations(dialect))),
     '0001_invoices_and_outbox': invoicesAndOutboxMigration(dialect),
     '0002_webhook_delivery': webhookDeliveryMigration,
     '0009_key_identity': keyIdentityMigration(hooks.keyIdRenames),
@@ -56,12 +61,12 @@ export function coreMigrations(dialect: Dialect, chains: readonly ChainDefinitio
  * Cloud's migrations on every database; those found executed stay done, their (empty) tables
  * stay too, and a fresh database gets none of them.
  */
-export const coreSchema = (chains: readonly ChainDefinition[]): EditionSchema => ({
+export const coreSchema = (chains: readonly ChainTablesSource[]): EditionSchema => ({
   migrations: (dialect) => coreMigrations(dialect, chains),
   retired: ['0004_cloud_accounts', '0005_dashboard_sessions', '0006_stripe_billing', '0007_cloud_rate_windows', '0008_stripe_subscription_state'],
 });
 
-export function openCoreDatabase(url: string, chains: readonly ChainDefinition[], options: OpenOptions = {}): Promise<CoreDatabase> {
+export function openCoreDatabase(url: string, chains: readonly ChainTablesSource[], options: OpenOptions = {}): Promise<CoreDatabase> {
   return openDatabase<CoreTables>(url, coreSchema(chains), options);
 }
 

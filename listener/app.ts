@@ -9,7 +9,7 @@ import { ConfigError } from '../edge/settings.ts';
 import { coreSchema, type CoreDatabase } from '../core/schema.ts';
 import { startEngine } from '../core/engine.ts';
 import { mergeChainHealth, type ChainWatch, type ListenerChainParts, type ChainTunings } from '../core/chain-runtime.ts';
-import { chainIn, type ConfiguredChain } from '../core/chains/chain-definition.ts';
+import { chainIn, type ConfiguredChain } from '../core/chain-definition.ts';
 import { enabledAssets } from '../core/enabled-assets.ts';
 import { createHttpApp } from './http/app.ts';
 import { keyMatcher } from './http/api-key.ts';

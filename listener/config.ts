@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { configureListenerChains, listenerSettingNames, listenerSettingsShape, type ChainDefinition, type ConfiguredChain } from '../core/chains/chain-definition.ts';
+import { configureListenerChains, listenerSettingNames, listenerSettingsShape, type ChainDefinition, type ConfiguredChain } from '../core/chain-definition.ts';
 import { budgetSettingNames, budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 import {
   blankToUndefined,

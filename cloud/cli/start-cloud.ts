@@ -1,5 +1,5 @@
 import { readEnvironment } from '../../edge/settings.ts';
-import type { ChainDefinition } from '../../core/chains/chain-definition.ts';
+import type { ChainDefinition } from '../../core/chain-definition.ts';
 import { STOP_GRACE_MS, describeVerifiedWebhook, endFailedStart, sandboxBaseLines, stopSignal } from '../../edge/start.ts';
 import { startCloud } from '../cloud-app.ts';
 import { loadCloudConfig } from '../cloud-config.ts';

@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import type { InvoiceListEntry, InvoiceStatus } from '../../shared/index.ts';
-import { chainIn } from '../../core/chains/chain-definition.ts';
+import { chainIn } from '../../core/chain-definition.ts';
 import type { ChainModule } from '../../core/invoices/chain-module.ts';
 import type { InvoiceRow } from '../../core/invoices/invoice.repository.ts';
 

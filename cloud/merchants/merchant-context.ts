@@ -6,7 +6,7 @@ import { btcReceiver, type BtcReceiverOptions } from '../../core/btc/btc-adapter
 import { createReceiveAddressBook, onDemandAddresses, type AddressDeriver } from '../../core/btc/receive-address-book.ts';
 import type { ChainReceiver } from '../../core/invoices/chain-adapter.ts';
 import type { CloudConfig } from '../cloud-config.ts';
-import { settingsOf } from '../../core/chains/chain-definition.ts';
+import { settingsOf } from '../../core/chain-definition.ts';
 import type { BtcPlatformSettings } from '../../core/btc/btc-runtime.ts';
 import type { EvmPlatformSettings } from '../../core/evm/evm-runtime.ts';
 
@@ -42,7 +42,9 @@ const CLOUD_BATCH = 32;
  * worker: buffered ahead per key on SQLite; on Postgres, which several instances share, one at a
  * time when needed (a buffer per instance would derive every index on every instance).
  */
-export function createMerchantReceivers(config: CloudConfig, deriver: AddressDeriver, sharedDatabase: boolean, maxEntries = 10_000) {
+export function createMerchantReceivers(config: CloudConfig, workerOf: (chain: string) => unknown, sharedDatabase: boolean, maxEntries = 10_000) {
+  // Bitcoin's worker is its address deriver (core/btc/bitcoin.ts).
+  const deriver = workerOf(btcModule.chain) as AddressDeriver;
   const cache = new Map<string, Receivers>();
   // One buffer per key, not per merchant: merchants who registered the same key draw from one sequence.
   const books = new Map<string, ReturnType<typeof createReceiveAddressBook>>();

@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '../../core/chains/chain-definition.ts';
+import type { ChainDefinition } from '../../core/chain-definition.ts';
 import type { BtcPlatformSettings } from '../../core/btc/btc-runtime.ts';
 import { btcModule } from '../../core/btc/btc-module.ts';
 import { legacyColumnsOf, type StoredReceiveMethod } from '../merchants/receive-methods.ts';
@@ -75,7 +75,8 @@ async function sandboxCloudConfig(sandbox: Sandbox, chains: readonly ChainDefini
     port,
     checkoutBaseUrl: `http://${linkHost}:${port}`,
     chains: loaded.chains.map((entry) => {
-      if (entry.definition.chain !== 'btc') return entry;
+      // Bitcoin's settings: the chain whose test keys are read on a network of the instance's choosing.
+      if (!('testKeyNetwork' in (entry.settings as object))) return entry;
       const btc = entry.settings as BtcPlatformSettings;
       return { ...entry, settings: { ...btc, testKeyNetwork: 'regtest', esploraNetwork: 'regtest', explorerUrls: { ...btc.explorerUrls, regtest: explorer } } };
     }),

@@ -6,7 +6,7 @@ import type { EditionSchema } from '../../core/db/migrate.ts';
 import { KeyError, parseEvmAccountXpub, textKeyId } from '../../core/evm/keys.ts';
 import type { KeyIdRenames } from '../../core/invoices/key-identity.migration.ts';
 import { coreMigrations } from '../../core/schema.ts';
-import type { ChainDefinition } from '../../core/chains/chain-definition.ts';
+import type { ChainDefinition } from '../../core/chain-definition.ts';
 import { apiKeyScopesMigration } from '../keys/api-key-scopes.migration.ts';
 import { cloudAccountsMigration } from './cloud.migration.ts';
 import type { CloudTables } from './cloud.tables.ts';

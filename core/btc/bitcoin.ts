@@ -1,5 +1,5 @@
 import { containsExtendedPrivateKey } from './account-key.ts';
-import { defineChain } from '../chains/chain-definition.ts';
+import { defineChain } from '../chain-definition.ts';
 import type { Dialect } from '../db/migrate.ts';
 import { btcHeadersMigration } from './btc-headers.migration.ts';
 import { btcModule } from './btc-module.ts';

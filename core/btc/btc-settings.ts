@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { BtcNetwork } from '../../shared/index.ts';
-import type { ChainEnv } from '../chains/chain-definition.ts';
+import type { ChainEnv } from '../chain-definition.ts';
 import { blankToUndefined, httpUrlListSetting, wholeNumber } from '../settings.ts';
 import { AccountKeyError, parseAccountKey } from './account-key.ts';
 import type { BtcListenerSettings, BtcPlatformSettings } from './btc-runtime.ts';

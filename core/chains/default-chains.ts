@@ -2,7 +2,7 @@ import { bitcoin } from '../btc/bitcoin.ts';
 import { base } from '../evm/chains/base.ts';
 import { ethereum } from '../evm/chains/ethereum.ts';
 import { polygon } from '../evm/chains/polygon.ts';
-import type { ChainDefinition } from './chain-definition.ts';
+import type { ChainDefinition } from '../chain-definition.ts';
 
 /**
  * The chains the service's entry points (bin/, the sandbox) start with, in the contract's order:

@@ -1,4 +1,4 @@
-import { defineChain, type ChainDefinition, type ChainEnv } from '../chains/chain-definition.ts';
+import { defineChain, type ChainDefinition, type ChainEnv } from '../chain-definition.ts';
 import type { Dialect } from '../db/migrate.ts';
 import type { Migration } from 'kysely';
 import { evmAddressClaimsMigration } from './address-claims.migration.ts';

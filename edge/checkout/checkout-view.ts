@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { CheckoutView } from '../../shared/checkout.ts';
-import { chainIn } from '../../core/chains/chain-definition.ts';
+import { chainIn } from '../../core/chain-definition.ts';
 import type { ChainModule } from '../../core/invoices/chain-module.ts';
 import type { CoreTables } from '../../core/schema.ts';
 import type { InvoiceRow } from '../../core/invoices/invoice.repository.ts';

@@ -1,4 +1,4 @@
-import { chainIn } from '../../core/chains/chain-definition.ts';
+import { chainIn } from '../../core/chain-definition.ts';
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context } from 'koa';
 import { ServiceError } from '../../core/errors.ts';

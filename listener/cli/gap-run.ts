@@ -1,6 +1,7 @@
 import { defaultChains } from '../../core/chains/default-chains.ts';
-import { settingsOf } from '../../core/chains/chain-definition.ts';
+import { settingsOf } from '../../core/chain-definition.ts';
 import type { BtcListenerSettings } from '../../core/btc/btc-runtime.ts';
+import { bitcoin } from '../../core/btc/bitcoin.ts';
 import { BtcGapReport, DEFAULT_WALLET_GAP_LIMIT } from '../../shared/index.ts';
 import { computeGapReport } from '../../core/btc/gap-report.ts';
 import { loadConfig } from '../config.ts';
@@ -43,7 +44,7 @@ async function reportFromListener(url: string): Promise<BtcGapReport> {
 /** The report straight from the database, for the configured wallet key; no listener needed. */
 async function reportFromDatabase(): Promise<BtcGapReport> {
   const config = loadConfig(readEnvironment(process.env), defaultChains);
-  const btc = settingsOf<BtcListenerSettings>(config.chains, 'btc');
+  const btc = settingsOf<BtcListenerSettings>(config.chains, bitcoin.chain);
   if (!btc) throw new Error('Bitcoin is not configured (MERCHANT_BTC_XPUB is unset): there is no address gap to report.');
   const database = await openCoreDatabase(config.databaseUrl, defaultChains);
   try {

@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '../../core/chains/chain-definition.ts';
+import type { ChainDefinition } from '../../core/chain-definition.ts';
 import type { sandboxBaseLines } from '../../edge/start.ts';
 import type { Env } from '../../edge/settings.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';

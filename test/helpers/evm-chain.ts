@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../../core/clock.ts';
 import type { CoreDatabase } from '../../core/schema.ts';
 import { evmReceiver } from '../../core/evm/evm-adapter.ts';
 import { evmChainSpecs, evmSpecOf } from '../../core/evm/evm-chains.ts';
-import { chainIn } from '../../core/chains/chain-definition.ts';
+import { chainIn } from '../../core/chain-definition.ts';
 import type { EvmChainName } from '../../shared/index.ts';
 import { parseEvmConfig, type EvmConfig } from '../../core/evm/evm-config.ts';
 import { createRpcSource, type RpcSource } from '../../core/evm/rpc.ts';

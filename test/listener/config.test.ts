@@ -8,7 +8,7 @@ import { loadCloudConfig } from '../../cloud/cloud-config.ts';
 import { loadConfig } from '../../listener/config.ts';
 import { ConfigError, parseRateLimit, readEnvironment } from '../../edge/settings.ts';
 import { BIP84_ZPUB } from '../helpers/listener.ts';
-import { settingsOf } from '../../core/chains/chain-definition.ts';
+import { settingsOf } from '../../core/chain-definition.ts';
 import type { BtcListenerSettings, BtcPlatformSettings } from '../../core/btc/btc-runtime.ts';
 
 const btcOf = (config: { chains: Parameters<typeof settingsOf>[0] }) => settingsOf<BtcListenerSettings>(config.chains, 'btc');

@@ -15,7 +15,7 @@ import { wantsSandbox } from '../../../sandbox/sandbox.ts';
 import { deployTestToken } from '../../../sandbox/test-token.ts';
 import { parse } from 'eth-url-parser';
 import { chainFacts, evmChainNames, Health } from '../../../shared/index.ts';
-import { chainIn } from '../../../core/chains/chain-definition.ts';
+import { chainIn } from '../../../core/chain-definition.ts';
 import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { ACCOUNT_XPUB, FIXED_ADDRESS, MERCHANT, settingsFor, startEvmTestChain } from '../../helpers/evm-chain.ts';
 import { postJson, startTestListener } from '../../helpers/listener.ts';

@@ -1,4 +1,4 @@
-import { settingsOf } from '../../../core/chains/chain-definition.ts';
+import { settingsOf } from '../../../core/chain-definition.ts';
 import { defaultChains } from '../../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { parseCreateInvoiceRequest } from '../../../core/invoices/create-request.ts';
 
 import { ServiceError } from '../../../core/errors.ts';
-import { chainIn } from '../../../core/chains/chain-definition.ts';
+import { chainIn } from '../../../core/chain-definition.ts';
 import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { chainNames, chainFacts } from '../../../shared/index.ts';
 

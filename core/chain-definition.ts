@@ -1,9 +1,9 @@
 import type { Migration } from 'kysely';
 import type * as z from 'zod';
-import type { ChainRuntime, PlatformChainRuntime } from '../chain-runtime.ts';
-import type { Dialect } from '../db/migrate.ts';
-import type { ChainModule } from '../invoices/chain-module.ts';
-import type { Logger } from '../log.ts';
+import type { ChainRuntime, PlatformChainRuntime } from './chain-runtime.ts';
+import type { Dialect } from './db/migrate.ts';
+import type { ChainModule } from './invoices/chain-module.ts';
+import type { Logger } from './log.ts';
 
 /** The settings a chain reads, as the process environment gives them. */
 export type ChainEnv = Readonly<Record<string, string | undefined>>;
@@ -111,9 +111,4 @@ export function configurePlatformChains(chains: readonly ChainDefinition[], env:
     const settings = definition.platform.parse(env, problems, values);
     return settings === null ? [] : [{ definition, settings }];
   });
-}
-
-/** The migrations of the chains, by name; a family's shared ones once. */
-export function chainMigrations(chains: readonly ChainDefinition[], dialect: Dialect): Record<string, Migration> {
-  return Object.assign({}, ...chains.map((chain) => chain.migrations(dialect)));
 }
