@@ -102,12 +102,12 @@ type ListenerEngine = Engine<CoreTables>;
 function startListenerEngine(config: Config, deps: ListenerDeps, shared: { clock: Clock; logger: Logger; metrics: ServiceMetrics; x402Url: () => X402Payments | null }) {
   const { clock, logger, metrics } = shared;
   return startEngine({
-    chains: config.chains.map(({ definition }) => definition),
+    chains: config.chainDefinitions,
     clock,
     logger,
     metrics,
     databaseUrl: config.databaseUrl,
-    schema: coreSchema(config.chains.map(({ definition }) => definition)),
+    schema: coreSchema(config.chainDefinitions),
     databaseWaitS: config.databaseWaitS,
     database: deps.database,
     async prepare(db) {
@@ -134,7 +134,7 @@ function listenerX402(config: Config, engine: ListenerEngine, x402: ReturnType<t
     logger,
     chains: x402,
     find: (invoiceId) => engine.invoices.find(config.merchantId, invoiceId),
-    paidSoFar: (row) => chainIn(config.chains.map(({ definition }) => definition), row.chain).paidSoFar(db, row),
+    paidSoFar: (row) => chainIn(config.chainDefinitions, row.chain).paidSoFar(db, row),
     invoice: (row) => engine.invoices.get(row.merchant_id, row.invoice_id),
     resourceUrl: (invoiceId) => {
       const base = publicBase();
@@ -254,7 +254,7 @@ function listenerHttpApp(config: Config, { engine, invoices, payments, health, o
       merchantId: config.merchantId,
       clock,
       shopName: config.shopName,
-      chains: config.chains.map(({ definition }) => definition),
+      chains: config.chainDefinitions,
       explorers: Object.fromEntries(config.chains.map(({ definition, settings }) => [definition.chain, definition.listener.explorerUrl(settings)])),
       x402Url: (invoice) => payments.x402Url(invoice),
     }),

@@ -39,6 +39,8 @@ export interface Config {
   /** DATABASE_WAIT_S: how long to wait at start for an unreachable Postgres database. */
   databaseWaitS: number;
   merchantId: string;
+  /** Every chain the service serves: the schema holds their tables, the engine their stored invoices. */
+  chainDefinitions: readonly ChainDefinition[];
   /** The chains the settings enable (a key or address set), in the given list's order, with their settings. */
   chains: ConfiguredChain[];
   apiKey: string | null;
@@ -217,6 +219,7 @@ export function loadConfig(env: Env, chains: readonly ChainDefinition[]): Config
     databaseUrl: raw.DATABASE_URL,
     databaseWaitS: raw.DATABASE_WAIT_S,
     merchantId: raw.MERCHANT_ID,
+    chainDefinitions: chains,
     chains: configured,
     apiKey: raw.SERVICE_API_KEY ?? null,
     rateLimit,
