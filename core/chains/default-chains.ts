@@ -2,6 +2,7 @@ import { bitcoin } from '../btc/bitcoin.ts';
 import { base } from '../evm/chains/base.ts';
 import { ethereum } from '../evm/chains/ethereum.ts';
 import { polygon } from '../evm/chains/polygon.ts';
+import { arbitrum } from '../evm/chains/arbitrum.ts';
 import type { ChainDefinition } from '../chain-definition.ts';
 
 /**
@@ -9,4 +10,4 @@ import type { ChainDefinition } from '../chain-definition.ts';
  * the one place that names them. Everything else is given this list (or another) and reads no
  * chain by name.
  */
-export const defaultChains: readonly ChainDefinition[] = [bitcoin, base, ethereum, polygon];
+export const defaultChains: readonly ChainDefinition[] = [bitcoin, base, ethereum, polygon, arbitrum];

@@ -756,16 +756,16 @@ export interface components {
         /** @description Body of POST /invoice. JSON, at most 16 KB. */
         CreateInvoiceRequest: {
             /**
-             * @description `btc`, `base`, `eth` or `polygon`; default `btc`.
+             * @description `btc`, `base`, `eth`, `polygon` or `arbitrum`; default `btc`.
              * @enum {string}
              */
-            chain?: "btc" | "base" | "eth" | "polygon";
+            chain?: "btc" | "base" | "eth" | "polygon" | "arbitrum";
             /** @description Required for Bitcoin (`btc`): the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1. */
             amount_sats?: number;
-            /** @description Required for the EVM chains (`base`, `eth` or `polygon`): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). */
+            /** @description Required for the EVM chains (`base`, `eth`, `polygon` or `arbitrum`): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). */
             amount_usd?: number;
             /**
-             * @description EVM chains only (`base`, `eth` or `polygon`): `usdc` (default) or `usdt` (always fixed-address mode).
+             * @description EVM chains only (`base`, `eth`, `polygon` or `arbitrum`): `usdc` (default) or `usdt` (always fixed-address mode).
              * @enum {string}
              */
             asset?: "usdc" | "usdt";
@@ -863,13 +863,13 @@ export interface components {
              */
             verify_url: string;
         };
-        /** @description A stored stablecoin invoice on an EVM chain (`base`, `eth` or `polygon`) (GET /invoice/:id). */
+        /** @description A stored stablecoin invoice on an EVM chain (`base`, `eth`, `polygon` or `arbitrum`) (GET /invoice/:id). */
         BaseInvoice: {
             /** @description Identifier returned at creation. */
             invoice_id: string;
             merchant_id: string;
             /** @enum {string} */
-            chain: "base" | "eth" | "polygon";
+            chain: "base" | "eth" | "polygon" | "arbitrum";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @description The on-chain address the payer sends to. */
@@ -913,7 +913,7 @@ export interface components {
             invoice_id: string;
             merchant_id: string;
             /** @enum {string} */
-            chain: "base" | "eth" | "polygon";
+            chain: "base" | "eth" | "polygon" | "arbitrum";
             /** @constant */
             asset: "USDC";
             /** @description The on-chain address the payer sends to. */
@@ -955,7 +955,7 @@ export interface components {
         BaseFixedInvoiceCreated: {
             invoice_id: string;
             /** @enum {string} */
-            chain: "base" | "eth" | "polygon";
+            chain: "base" | "eth" | "polygon" | "arbitrum";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @constant */
@@ -1043,7 +1043,7 @@ export interface components {
         };
         /** @description A chain watcher that has made no progress for several poll intervals (at least 2 minutes), or whose sources disagree (`disagreeing`), or (`component: database`) a database that cannot be used: unreachable, restarting, or (SQLite) full or locked; it clears when a query (SQLite: a write) succeeds again. A slow or rate-limited source whose answers still arrive is not a problem. */
         WatcherProblem: {
-            /** @description The watcher: its chain, `btc`, `base`, `eth` or `polygon` (Cloud: for every merchant watcher of it); or `database` while the database cannot be used (always `failing`). */
+            /** @description The watcher: its chain, `btc`, `base`, `eth`, `polygon` or `arbitrum` (Cloud: for every merchant watcher of it); or `database` while the database cannot be used (always `failing`). */
             component: string;
             /**
              * @description `stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns. `disagreeing`: within the last hour a source reported a payment or block the chain's other sources do not (`reason` names it); nothing it alone reports is counted: check or replace that source. `invalid-source`: at once, a chain source served data that failed verification (Bitcoin: a header without valid proof of work or not linking to the verified chain, a block not matching its header); `reason` names the source and what failed. It is ignored meanwhile, and the problem clears once it serves a valid tip again.
@@ -1145,10 +1145,10 @@ export interface components {
                 failed: number;
             };
             /** @description Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it. */
-            enabled_assets?: ("btc" | "usdc-base" | "usdt-base" | "usdc-eth" | "usdt-eth" | "usdc-polygon" | "usdt-polygon")[];
+            enabled_assets?: ("btc" | "usdc-base" | "usdt-base" | "usdc-eth" | "usdt-eth" | "usdc-polygon" | "usdt-polygon" | "usdc-arbitrum" | "usdt-arbitrum")[];
             /** @description Present when Base is configured. */
             base?: components["schemas"]["BaseHealth"];
-            /** @description Per EVM chain configured (`base`, `eth` or `polygon`): its watcher, in the fields of `base` (Base's entry is `base` again). */
+            /** @description Per EVM chain configured (`base`, `eth`, `polygon` or `arbitrum`): its watcher, in the fields of `base` (Base's entry is `base` again). */
             evm_chains?: {
                 [key: string]: components["schemas"]["BaseHealth"];
             };
@@ -1236,7 +1236,7 @@ export interface components {
              */
             server_time: string;
             /** @enum {string} */
-            chain: "base" | "eth" | "polygon";
+            chain: "base" | "eth" | "polygon" | "arbitrum";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @description Exact decimal token amount to send (6 decimals), USDC or USDT. */
@@ -1257,7 +1257,7 @@ export interface components {
             invoice_id: string;
             merchant_id: string;
             /** @enum {string} */
-            chain: "btc" | "base" | "eth" | "polygon";
+            chain: "btc" | "base" | "eth" | "polygon" | "arbitrum";
             asset: string;
             /** @description Decimal amount in the asset's unit (BTC or token), e.g. "0.00001000". */
             amount: string;
@@ -1277,7 +1277,7 @@ export interface components {
             /** @description The event id, the same on every retry and equal to the `webhook-id` header: de-duplicate by it. */
             event_id: string;
             /** @enum {string} */
-            chain: "btc" | "base" | "eth" | "polygon";
+            chain: "btc" | "base" | "eth" | "polygon" | "arbitrum";
             asset: string;
             /** @description ERC-20 contract; null for Bitcoin. */
             token_address: string | null;
@@ -1295,7 +1295,7 @@ export interface components {
         /** @description How the merchant receives on one chain: an xpub, a fixed address (EVM chains), or both (EVM: USDC per address, USDT at the fixed one). */
         ReceiveMethod: {
             /** @enum {string} */
-            chain: "btc" | "base" | "eth" | "polygon";
+            chain: "btc" | "base" | "eth" | "polygon" | "arbitrum";
             /** @description The account public key: Bitcoin's BIP-84 key (btc), or an EVM account key at m/44'/60'/0' (any EVM chain). */
             xpub?: string;
             /** @description EVM chains only: a fixed EIP-55 checksummed 0x receive address (fixed-address mode, needed for USDT). */
@@ -1348,7 +1348,7 @@ export interface components {
             };
             chains: {
                 /** @enum {string} */
-                chain: "btc" | "base" | "eth" | "polygon";
+                chain: "btc" | "base" | "eth" | "polygon" | "arbitrum";
                 /** @enum {string} */
                 mode: "xpub" | "fixed-address";
                 /** @description Shortened for display: first 8 and last 4 characters. */
@@ -1493,7 +1493,7 @@ export interface components {
             invoice_id: string;
             merchant_id: string;
             /** @enum {string} */
-            chain: "base" | "eth" | "polygon";
+            chain: "base" | "eth" | "polygon" | "arbitrum";
             /** @constant */
             asset: "USDC";
             /** @description The on-chain address the payer sends to. */
@@ -1535,7 +1535,7 @@ export interface components {
         } | {
             invoice_id: string;
             /** @enum {string} */
-            chain: "base" | "eth" | "polygon";
+            chain: "base" | "eth" | "polygon" | "arbitrum";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @constant */
@@ -1670,11 +1670,11 @@ export interface operations {
              *
              *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
              *
-             *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth` or `polygon`).
+             *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth`, `polygon` or `arbitrum`).
              *
              *     `chain_disabled`: Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`).
              *
-             *     `base_disabled`: The EVM chain asked for (`base`, `eth` or `polygon`) is not configured for this merchant; every EVM chain answers this code.
+             *     `base_disabled`: The EVM chain asked for (`base`, `eth`, `polygon` or `arbitrum`) is not configured for this merchant; every EVM chain answers this code.
              *
              *     `asset_disabled`: The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).
              */
@@ -3070,11 +3070,11 @@ export interface operations {
              *
              *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
              *
-             *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth` or `polygon`).
+             *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth`, `polygon` or `arbitrum`).
              *
              *     `chain_disabled`: Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`).
              *
-             *     `base_disabled`: The EVM chain asked for (`base`, `eth` or `polygon`) is not configured for this merchant; every EVM chain answers this code.
+             *     `base_disabled`: The EVM chain asked for (`base`, `eth`, `polygon` or `arbitrum`) is not configured for this merchant; every EVM chain answers this code.
              *
              *     `asset_disabled`: The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).
              */

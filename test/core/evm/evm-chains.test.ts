@@ -137,6 +137,7 @@ test('each EVM chain tells the payer how long its own confirmations take', () =>
     base: 'the Base network is confirming it, which takes about a minute',
     eth: 'the Ethereum network is confirming it, which takes about 13 minutes',
     polygon: 'the Polygon network is confirming it, which takes about a minute',
+    arbitrum: 'the Arbitrum One network is confirming it, which takes about half a minute',
   });
   assert.deepEqual(
     evmChainNames.map((chain) => evmSpecOf(chain).defaultConfirmations),
