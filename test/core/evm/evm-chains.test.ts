@@ -141,7 +141,7 @@ test('each EVM chain tells the payer how long its own confirmations take', () =>
   });
   assert.deepEqual(
     evmChainNames.map((chain) => evmSpecOf(chain).defaultConfirmations),
-    [12, 64, 32],
+    [12, 64, 32, 100],
     'the defaults docs/chains.md justifies',
   );
 });
