@@ -200,7 +200,7 @@ function cloudHttpApp(config: CloudConfig, { engine, cloud, payments, x402, oaut
     mcpMaxSessionsPerOwner: config.mcpMaxSessionsPerOwner,
     mcpMaxListenStreams: config.mcpMaxListenStreams,
     mcpListenStreamMaxMs: config.mcpListenStreamMaxMs,
-    mcpPaymentState: paymentStateSettings(config.mcpStateSecret ?? undefined, cloud.checkoutUrl),
+    mcpPaymentState: paymentStateSettings(config.mcpStateSecret ?? undefined, cloud.invoices.checkoutUrl),
     mcpInitializeRateLimit: config.mcpInitializeRateLimit,
     metrics,
     httpBounds: config.httpBounds,
@@ -275,7 +275,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     clock,
     logger,
     chains: x402,
-    find: async (invoiceId) => (await cloud.publicInvoice(invoiceId)).row,
+    find: async (invoiceId) => (await cloud.publicInvoices.find(invoiceId)).row,
     paidSoFar: (row) => chainIn(config.chainDefinitions, row.chain).paidSoFar(db, row),
     invoice: (row) => engine.invoices.get(row.merchant_id, row.invoice_id),
     resourceUrl: (invoiceId) => {

@@ -33,13 +33,13 @@ export function cloudMcpClient(deps: CloudMcpClientDeps): ListenerClient {
   // A session outlives the request that opened it: the plan and keys are read again at each create.
   const current = async () => (await findMerchant(deps.db, merchant.merchant_id)) ?? merchant;
   return {
-    createInvoice: (body) => inProcess(CreatedInvoice, () => deps.limit(deps.keyHash, async () => cloud.createInvoice(await current(), body, new Map())), 'create_failed', logger),
-    getInvoice: (invoiceId) => inProcess(StoredInvoice, () => cloud.getInvoice(merchant, invoiceId), 'lookup_failed', logger),
+    createInvoice: (body) => inProcess(CreatedInvoice, () => deps.limit(deps.keyHash, async () => cloud.invoices.create(await current(), body, new Map())), 'create_failed', logger),
+    getInvoice: (invoiceId) => inProcess(StoredInvoice, () => cloud.invoices.get(merchant, invoiceId), 'lookup_failed', logger),
     // Cloud's health names no assets (as over HTTP): the tool then says "unknown" for each.
     healthAssets: async () => ({ ok: true, value: {} }),
-    checkoutView: (invoiceId) => inProcess(CheckoutView, () => cloud.checkout(invoiceId), 'lookup_failed', logger),
+    checkoutView: (invoiceId) => inProcess(CheckoutView, () => cloud.publicInvoices.checkoutView(invoiceId), 'lookup_failed', logger),
     document: async (name) => ({ ok: true, value: name === 'llms.txt' ? deps.documents.llms : deps.documents.openapi }),
     x402Requirements: x402RequirementsOf(deps.x402),
-    listInvoices: (limit) => inProcess(InvoiceList, () => cloud.listInvoices(merchant, limit === undefined ? undefined : String(limit)), 'internal_error', logger),
+    listInvoices: (limit) => inProcess(InvoiceList, () => cloud.invoices.list(merchant, limit === undefined ? undefined : String(limit)), 'internal_error', logger),
   };
 }

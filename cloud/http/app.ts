@@ -8,7 +8,9 @@ import { tableRouter } from '../../edge/http/route-table.ts';
 import { checkoutRoutes } from '../../edge/checkout/routes.ts';
 import { mcpPreflight } from '../../edge/http/mcp-endpoint.ts';
 import { httpMetrics } from '../../edge/http/metrics-endpoint.ts';
-import { checkoutPreflight, cloudHandlers, signupLimit, type CloudRouteDeps } from './routes.ts';
+import { cloudHandlers, type CloudRouteDeps } from './routes.ts';
+import { checkoutPreflight } from './invoice-routes.ts';
+import { signupLimit } from './route-limits.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { createSessionStore } from '../dashboard/session-store.ts';
 import { createSharedRateLimiter } from './shared-rate-limiter.ts';
@@ -20,7 +22,7 @@ export function createCloudHttpApp(
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   app.silent = true;
   // The hosted page behind `checkout_url`: the listener's page over Cloud's public view.
-  const checkoutSource = { view: (invoiceId: string) => deps.cloud.checkout(invoiceId), chains: deps.cloud.chains };
+  const checkoutSource = { view: (invoiceId: string) => deps.cloud.publicInvoices.checkoutView(invoiceId), chains: deps.cloud.publicInvoices.chains };
   const checkout = checkoutRoutes({ source: checkoutSource, logger: deps.logger, viewPrefix: '/api/v1/checkout', watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed), streams: deps.httpBounds });
   const documents = documentHandlers(deps.documents);
   const router = tableRouter('cloud', { ...cloudHandlers(deps), cloudOpenApi: documents.openapi, cloudLlmsTxt: documents.llms, cloudCheckoutEvents: checkout.events, getCheckoutPage: checkout.page });

@@ -5,6 +5,7 @@ import { ServiceError } from '../../core/errors.ts';
 import { hashApiKey } from '../keys/api-keys.ts';
 import { apiKeyOwner, type MerchantRow } from '../merchants/merchant.repository.ts';
 import type { Principal } from '../../edge/oauth/scopes.ts';
+import { routeTable } from '../../shared/routes.ts';
 
 /** The merchant an API key belongs to and what the key may do; null for a wrong or revoked key. */
 export async function keyPrincipal(db: Kysely<CloudTables>, key: string): Promise<{ merchant: MerchantRow; keyHash: string; principal: Principal } | null> {
@@ -45,4 +46,20 @@ export function requireMerchantKey(db: Kysely<CloudTables>): Middleware {
     ctx.state.log = ctx.state.log?.child({ merchant_id: merchant.merchant_id });
     await next();
   };
+}
+
+/** What the table declares a keyed route needs of its key: a scope, or null for a full-access key. */
+function keyScopeOf(operationId: string): string | null {
+  const { scope } = routeTable.find((route) => route.operationId === operationId)!;
+  if (scope === 'full-access') return null;
+  if (scope === 'invoices:read' || scope === 'invoices:write') return scope;
+  throw new Error(`${operationId} takes a merchant key but declares the scope ${scope}`);
+}
+
+/** The guards of a keyed route: the key, then the scope its route declares in the table. */
+export type KeyedRoute = (operationId: string) => Middleware[];
+
+export function keyedRoute(db: Kysely<CloudTables>): KeyedRoute {
+  const requireKey = requireMerchantKey(db);
+  return (operationId) => [requireKey, requireKeyScope(keyScopeOf(operationId))];
 }

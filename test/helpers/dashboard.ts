@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { LOGIN_COOKIE, SESSION_COOKIE } from '../../cloud/dashboard/routes.ts';
+import { LOGIN_COOKIE, SESSION_COOKIE } from '../../cloud/dashboard/page-kit.ts';
 
 export const FORM = 'application/x-www-form-urlencoded';
 export const cookieOf = (setCookies: string[], name: string) => setCookies.find((c) => c.startsWith(`${name}=`));

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { HDNodeWallet } from 'ethers';
 import type { RunningCloud } from '../../../cloud/cloud-app.ts';
-import { DASHBOARD_CSP, SESSION_COOKIE } from '../../../cloud/dashboard/routes.ts';
+import { DASHBOARD_CSP, SESSION_COOKIE } from '../../../cloud/dashboard/page-kit.ts';
 import { enqueueEvent } from '../../../core/events/outbox.ts';
 import { verifyWebhook } from '../../../core/webhooks/index.ts';
 import { artifactsDir, chromiumMissing, collectPageErrors, decodeQr, horizontalOverflow, launchChromium, saveScreenshot } from '../../helpers/browser.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import type { RunningCloud } from '../../../cloud/cloud-app.ts';
 import { manualClock } from '../../../core/clock.ts';
-import { DASHBOARD_CSP, LOGIN_COOKIE, SESSION_COOKIE } from '../../../cloud/dashboard/routes.ts';
+import { DASHBOARD_CSP, LOGIN_COOKIE, SESSION_COOKIE } from '../../../cloud/dashboard/page-kit.ts';
 import { SESSION_TTL_MS } from '../../../cloud/dashboard/session-store.ts';
 import { hashApiKey } from '../../../cloud/keys/api-keys.ts';
 import { signupMerchant, startTestCloud } from '../../helpers/cloud.ts';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { RunningCloud } from '../../../cloud/cloud-app.ts';
 import { hashApiKey, newApiKey } from '../../../cloud/keys/api-keys.ts';
 import { loadCloudConfig } from '../../../cloud/cloud-config.ts';
-import { SESSION_COOKIE } from '../../../cloud/dashboard/routes.ts';
+import { SESSION_COOKIE } from '../../../cloud/dashboard/page-kit.ts';
 import { insertApiKey, revokeApiKey } from '../../../cloud/merchants/merchant.repository.ts';
 import { manualClock } from '../../../core/clock.ts';
 import { ConfigError } from '../../../edge/settings.ts';

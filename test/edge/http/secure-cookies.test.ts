@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { LOGIN_COOKIE } from '../../../cloud/dashboard/routes.ts';
+import { LOGIN_COOKIE } from '../../../cloud/dashboard/page-kit.ts';
 import { startTestCloud } from '../../helpers/cloud.ts';
 import { cookieOf } from '../../helpers/dashboard.ts';
 import { startTestListener } from '../../helpers/listener.ts';

@@ -1,0 +1,25 @@
+import type { RouteHandlers } from '../../edge/http/route-table.ts';
+import { readJsonBody } from '../../edge/http/json-body.ts';
+import { limitRequests, type CallLimit } from '../../edge/http/rate-limit.ts';
+import type { AccountService } from '../merchants/account-service.ts';
+import type { KeyedRoute } from './auth.ts';
+
+/** Sign-up (limited per client IP) and the account of the key's merchant. */
+export function accountHandlers(accounts: AccountService, keyed: KeyedRoute, signupLimit: CallLimit): RouteHandlers {
+  return {
+    cloudSignup: [
+      limitRequests(signupLimit, (ctx) => ctx.ip),
+      async (ctx) => {
+        const body = await readJsonBody(ctx);
+        ctx.status = 201;
+        ctx.body = await accounts.signup(body);
+      },
+    ],
+    cloudMe: [
+      ...keyed('cloudMe'),
+      async (ctx) => {
+        ctx.body = await accounts.me(ctx.state.merchant);
+      },
+    ],
+  };
+}
