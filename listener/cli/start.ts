@@ -6,8 +6,8 @@ import type { Command } from './command.ts';
 
 /** The editions `service start` can run besides the listener; Cloud's is given by the entry point. */
 export interface Editions {
-  /** The chains the service runs (core/chains/default-chains.ts for the `service` command). */
-  chains: readonly ChainDefinition[];
+  /** The chains the service runs (core/chains/default-chains.ts for the `service` command), loaded when a setting is read. */
+  chains(): Promise<readonly ChainDefinition[]>;
   runCloud?: () => Promise<number>;
   /** The settings Cloud reads, so `start --cloud --foo 1` can name FOO; loaded only for an unknown flag. */
   cloudSettingNames?: () => Promise<readonly string[]>;
@@ -43,7 +43,7 @@ pay and confirm its invoices. With a key set: the real listener, SQLite at ./dat
 Sandbox settings: SANDBOX_CHAIN_PORT (default 18443), SANDBOX_USDC_MODE (xpub, the default: an
 address per USDC invoice; fixed-address: USDC at the fixed address too, as USDT always is).`,
   options: { cloud: { type: 'boolean' } },
-  settings: async () => [...(await import('../config.ts')).settingNames(editions.chains), ...sandboxSettingNames, ...((await editions.cloudSettingNames?.()) ?? [])],
+  settings: async () => [...(await import('../config.ts')).settingNames(await editions.chains()), ...sandboxSettingNames, ...((await editions.cloudSettingNames?.()) ?? [])],
   async run({ values }) {
     if (values.cloud) {
       if (editions.runCloud) return editions.runCloud();
@@ -62,7 +62,7 @@ address per USDC invoice; fixed-address: USDC at the fixed address too, as USDT 
       env = sandbox.env;
     }
     try {
-      config = loadConfig(env, editions.chains);
+      config = loadConfig(env, await editions.chains());
     } catch (error) {
       if (error instanceof ConfigError) {
         process.stderr.write(`${error.message}\n`);
