@@ -35,7 +35,7 @@ import { cloudSchema } from './storage/cloud.schema.ts';
 import type { CloudTables } from './storage/cloud.tables.ts';
 import { systemResolver, type Resolver, type WebhookTargetPolicy } from '../core/net/webhook-target.ts';
 import { secureCookies } from '../edge/settings.ts';
-import { chainIn } from '../core/chain-definition.ts';
+import { chainIn, familySettings } from '../core/chain-definition.ts';
 import type { ChainTunings } from '../core/chain-runtime.ts';
 import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
 import { x402Chains, x402Health, x402Observer, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
@@ -229,7 +229,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   // The port first: one that cannot be bound ends the start before the database, webhook delivery
   // or the leader election starts.
   const bound = await bindHttp(config.port, config.host, { logger, bounds: config.httpBounds });
-  const x402 = x402Chains(config.x402, config.chains.filter(({ definition }) => definition.facts.family === 'evm').map(({ settings }) => settings as X402ChainSettings));
+  const x402 = x402Chains(config.x402, familySettings<X402ChainSettings>(config.chains, 'evm'));
   // Built once the engine is (it reads invoices through it); the engine asks it for x402_url.
   let payments: X402Payments | null = null;
   // PUBLIC_URL, or the loopback URL served: OAuth's issuer and the x402 URLs.

@@ -78,6 +78,11 @@ export function settingsOf<Settings>(configured: readonly ConfiguredChain[], cha
   return (configured.find((entry) => entry.definition.chain === chain)?.settings as Settings | undefined) ?? null;
 }
 
+/** The settings of the configured chains of one family (x402 serves the EVM family), in the list's order. */
+export function familySettings<Settings>(configured: readonly ConfiguredChain[], family: string): Settings[] {
+  return configured.filter((entry) => entry.definition.facts.family === family).map((entry) => entry.settings as Settings);
+}
+
 /** Every listener setting name of the chains, once each. */
 export function listenerSettingNames(chains: readonly ChainDefinition[]): string[] {
   return [...new Set(chains.flatMap((chain) => chain.listener.settingNames))];

@@ -9,7 +9,7 @@ import { ConfigError } from '../edge/settings.ts';
 import { coreSchema, type CoreDatabase } from '../core/schema.ts';
 import { startEngine } from '../core/engine.ts';
 import { mergeChainHealth, type ChainWatch, type ListenerChainParts, type ChainTunings } from '../core/chain-runtime.ts';
-import { chainIn, type ConfiguredChain } from '../core/chain-definition.ts';
+import { chainIn, familySettings, type ConfiguredChain } from '../core/chain-definition.ts';
 import { enabledAssets } from '../core/enabled-assets.ts';
 import { createHttpApp } from './http/app.ts';
 import { keyMatcher } from './http/api-key.ts';
@@ -267,7 +267,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
   const metrics = deps.metrics ?? createServiceMetrics();
   const { chains } = config;
-  const x402 = x402Chains(config.x402, chains.filter(({ definition }) => definition.facts.family === 'evm').map(({ settings }) => settings as X402ChainSettings));
+  const x402 = x402Chains(config.x402, familySettings<X402ChainSettings>(chains, 'evm'));
   // Built once the engine is (it reads invoices through it); the engine asks it for x402_url.
   let payments: X402Payments | null = null;
   // The port first: one that cannot be bound ends the start before the database, webhook delivery
