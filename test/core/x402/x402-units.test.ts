@@ -47,10 +47,12 @@ test('settings: a chain facilitator wins over the shared one, which wins over th
     base: { kind: 'facilitator', url: 'https://facilitator.example' },
     eth: { kind: 'facilitator', url: 'https://eth.example' },
     polygon: { kind: 'facilitator', url: 'https://facilitator.example' },
+    arbitrum: { kind: 'facilitator', url: 'https://facilitator.example' },
   });
   assert.equal(settings.settleTimeoutMs, 30_000);
   const keyOnly = parseX402Settings({ X402_SETTLER_KEY: 'ab'.repeat(32), X402_SETTLE_TIMEOUT_S: '5' }, problems);
   assert.deepEqual(Object.values(keyOnly.settlement), [
+    { kind: 'settler', key },
     { kind: 'settler', key },
     { kind: 'settler', key },
     { kind: 'settler', key },
