@@ -1,11 +1,12 @@
-import { DEFAULT_EXPIRES_IN_S } from '../../shared/index.ts';
 import { ServiceError } from '../errors.ts';
 import type { ChainAdapter, ChainReceiver } from '../invoices/chain-adapter.ts';
-import { requiredAmount } from '../invoices/amount-error.ts';
-import { allocateChildIndex, insertInvoice, type InvoiceRow } from '../invoices/invoice.repository.ts';
-import { derivationPath, type AccountKey } from './account-key.ts';
-import { rowToBtcInvoice, rowToCreatedBtcInvoice } from './btc-invoice.mapper.ts';
+import { methodFor } from '../invoices/payment-method.ts';
+import { rowToBtcInvoice } from './btc-invoice.mapper.ts';
 import { btcPaymentSeenBeforeExpiry } from './btc-payment.repository.ts';
+import { btcPaymentMethods } from './methods/btc-methods.ts';
+import type { BtcReceiverOptions } from './methods/derived-address.ts';
+
+export type { BtcReceiverOptions } from './methods/derived-address.ts';
 
 /** Bitcoin for the invoice engine, whoever the merchant. */
 export const btcAdapter: ChainAdapter = {
@@ -15,56 +16,13 @@ export const btcAdapter: ChainAdapter = {
   disabled: () => new ServiceError('chain_disabled', 'Bitcoin is not configured on this listener (set MERCHANT_BTC_XPUB).'),
 };
 
-/** A merchant's Bitcoin receive method: its account key and where its addresses come from. */
-export interface BtcReceiverOptions {
-  accountKey: AccountKey;
-  explorerUrl: string;
-  /** Address of receive-chain child `index`; may be served from a pre-derived buffer or a worker thread. */
-  addressAt(index: number): string | Promise<string>;
-  /** Told after each allocation, so a buffer can derive ahead of the next request. */
-  allocated?(index: number): void;
-}
-
-/** Bitcoin invoices of one merchant: the key's next child address, the amount in sats. */
+/** Bitcoin invoices of one merchant, through the payment method its settings offer. */
 export function btcReceiver(btc: BtcReceiverOptions): ChainReceiver {
   return {
-    async create({ db, clock, merchantId, newInvoiceId, beforeInsert }, request) {
-      const now = clock.now();
-      const expiresInS = request.expires_in ?? DEFAULT_EXPIRES_IN_S;
-      // The response is built before the commit: whatever fails, the index goes back with the row.
-      const created = await db.transaction().execute(async (trx) => {
-        await beforeInsert?.(trx);
-        const index = await allocateChildIndex(trx, 'btc', btc.accountKey.keyId);
-        const invoice: InvoiceRow = {
-          invoice_id: newInvoiceId(),
-          merchant_id: merchantId,
-          chain: 'btc',
-          asset: 'BTC',
-          network: btc.accountKey.network,
-          receive_address: await btc.addressAt(index),
-          child_index: index,
-          derivation_path: derivationPath(btc.accountKey, index),
-          key_id: btc.accountKey.keyId,
-          amount_sats: requiredAmount(request.amount_sats, 'amount_sats', 'new'),
-          amount_units: null,
-          token_address: null,
-          nonce: null,
-          amount_usd: null,
-          memo: request.memo ?? null,
-          status: 'pending',
-          tx_hash: null,
-          paid_at: null,
-          verification: null,
-          expires_at: now + expiresInS * 1000,
-          created_at: now,
-          updated_at: now,
-          address_duplicate_of: null,
-        };
-        await insertInvoice(trx, invoice);
-        return rowToCreatedBtcInvoice(invoice, btc.explorerUrl);
-      });
-      btc.allocated?.(created.child_index ?? 0);
-      return created;
+    async create(creation, request) {
+      const method = methodFor(btcPaymentMethods, btc, 'BTC');
+      if (!method) throw btcAdapter.disabled();
+      return method.receive(creation, btc, request);
     },
   };
 }

@@ -31,6 +31,9 @@ export function confirmationsOf(payment: PaymentView, tipHeight: number): number
   return payment.status === 'block' && payment.blockHeight !== null ? tipHeight - payment.blockHeight + 1 : 0;
 }
 
+/** Bitcoin's matching rule: an output counts toward its address's invoice while it stands, if first seen before the expiry. */
+export const paidInTime = (expiresAt: number, payment: PaymentView) => payment.status !== 'gone' && payment.firstSeenAt < expiresAt;
+
 /**
  * What an open (pending or partial) invoice should read, recounted from scratch from its payments
  * and the current tip, so a reorg or a vanished transaction is reflected on the next pass.
@@ -40,7 +43,7 @@ export function confirmationsOf(payment: PaymentView, tipHeight: number): number
 export function decideOpenInvoice(invoice: InvoiceView, payments: PaymentView[], tipHeight: number, now: number): InvoiceDecision {
   const required = requiredConfirmations(invoice.amountSats);
   const timely = payments
-    .filter((p) => p.status !== 'gone' && p.firstSeenAt < invoice.expiresAt)
+    .filter((p) => paidInTime(invoice.expiresAt, p))
     .sort(chainOrder);
   let confirmedSum = 0n;
   for (const payment of timely) {

@@ -18,7 +18,7 @@ import {
   toPaymentView,
   type BtcWatchScope,
 } from './btc-payment.repository.ts';
-import { decideOpenInvoice, orphansToReport, type PaymentView } from './confirmation-rules.ts';
+import { decideOpenInvoice, orphansToReport, paidInTime, type PaymentView } from './confirmation-rules.ts';
 
 type InvoiceRow = Selectable<InvoicesTable>;
 
@@ -128,7 +128,7 @@ export function planSettlement(invoices: InvoiceRow[], payments: Map<string, Pay
     if (OPEN.includes(invoice.status)) {
       const decision = decideOpenInvoice({ amountSats, expiresAt, status: invoice.status }, rows, tipHeight, now);
       if (decision.status === 'confirmed') {
-        const counted = rows.filter((p) => p.status !== 'gone' && p.firstSeenAt < expiresAt);
+        const counted = rows.filter((p) => paidInTime(expiresAt, p));
         plan.confirmations.push({ invoice, txHash: decision.txHash, confirmations: decision.confirmations, counted });
       } else if (decision.status !== invoice.status) {
         plan.moves.push({ invoice, to: decision.status });

@@ -1,18 +1,16 @@
-import * as z from 'zod';
-import type { BaseFixedInvoiceCreated, BaseInvoice, BaseXpubInvoiceCreated, EvmChainName, InvoiceStatus } from '../../shared/index.ts';
+import type { BaseInvoice, EvmChainName, InvoiceStatus } from '../../shared/index.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import { unitsToDecimal, usdJsonNumber } from './amount.ts';
-import { erc20TransferUri } from './eip681.ts';
-
-type BaseXpubCreated = z.infer<typeof BaseXpubInvoiceCreated>;
-type BaseFixedCreated = z.infer<typeof BaseFixedInvoiceCreated>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function rowToEvmInvoice(row: InvoiceRow): BaseInvoice {
+/** The fields only a payment method shows (methods/): the fixed-address mode's nonce and token. */
+export type EvmMethodFields = Partial<Pick<BaseInvoice, 'mode' | 'nonce' | 'token_address'>>;
+
+/** A stored EVM invoice in the contract's shape, with the fields its payment method shows. */
+export function evmInvoiceOf(row: InvoiceRow, methodFields: EvmMethodFields): BaseInvoice {
   const units = BigInt(requiredAmount(row.amount_units, 'amount_units', row.invoice_id));
-  const fixed = row.nonce !== null;
   return {
     invoice_id: row.invoice_id,
     merchant_id: row.merchant_id,
@@ -30,39 +28,8 @@ export function rowToEvmInvoice(row: InvoiceRow): BaseInvoice {
     amount_usd: usdJsonNumber(requiredAmount(row.amount_usd, 'amount_usd', row.invoice_id)),
     amount_usdc: unitsToDecimal(units),
     amount_usdc_units: Number(units),
-    ...(fixed ? { mode: 'fixed-address' as const, nonce: row.nonce!, token_address: row.token_address! } : {}),
+    ...methodFields,
     // Filled by the invoice engine from the payment methods it serves (core/x402).
     x402_url: null,
-  };
-}
-
-export function rowToCreatedEvmXpubInvoice(row: InvoiceRow, chainId: number, explorerUrl: string): BaseXpubCreated {
-  const { mode: _mode, nonce: _nonce, token_address: _token, ...invoice } = rowToEvmInvoice(row);
-  return {
-    ...invoice,
-    asset: 'USDC',
-    qr_uri: erc20TransferUri(row.token_address!, chainId, row.receive_address, BigInt(row.amount_units!)),
-    derivation_path: row.derivation_path!,
-    verify_url: `${explorerUrl}/address/${row.receive_address}`,
-  };
-}
-
-export function rowToCreatedEvmFixedInvoice(row: InvoiceRow, chainId: number): BaseFixedCreated {
-  const invoice = rowToEvmInvoice(row);
-  return {
-    invoice_id: invoice.invoice_id,
-    chain: invoice.chain,
-    asset: invoice.asset,
-    mode: 'fixed-address',
-    nonce: row.nonce!,
-    token_address: row.token_address!,
-    receive_address: invoice.receive_address,
-    amount_usd: invoice.amount_usd,
-    amount_usdc: invoice.amount_usdc,
-    amount_usdc_units: invoice.amount_usdc_units,
-    status: invoice.status,
-    expires_at: invoice.expires_at,
-    qr_uri: erc20TransferUri(row.token_address!, chainId, row.receive_address, BigInt(row.amount_units!)),
-    x402_url: invoice.x402_url,
   };
 }

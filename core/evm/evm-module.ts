@@ -6,7 +6,7 @@ import { checkoutCommon } from '../invoices/checkout-common.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import { unitsToDecimal } from './amount.ts';
 import type { EvmConfig } from './evm-config.ts';
-import { rowToEvmInvoice } from './evm-invoice.mapper.ts';
+import { rowToEvmInvoice } from './methods/evm-methods.ts';
 import { erc20TransferUri } from './eip681.ts';
 import type { EvmChainSpec } from './evm-chain-spec.ts';
 import { evmTransferSeenBeforeExpiry, seenUnitsOf } from './partial.ts';

@@ -254,8 +254,11 @@ export function confirmOpenInvoice(trx: Db, invoice: EvmInvoiceRow, txHash: stri
     .executeTakeFirst();
 }
 
-/** Unconfirmed xpub invoices with the transfers seen toward them (see partial.ts for the rule). */
-export function partialCandidates(db: Db, scope: EvmWatchScope) {
+/**
+ * Unconfirmed invoices whose transfers add up, with the transfers seen toward them (see partial.ts
+ * for the rule): the rows with one of `ownedBy` set (the columns marking those methods' rows).
+ */
+export function partialCandidates(db: Db, scope: EvmWatchScope, ownedBy: ReadonlyArray<'child_index' | 'nonce'>) {
   return scopeFilter(
     db
       .selectFrom('invoices as i')
@@ -269,7 +272,7 @@ export function partialCandidates(db: Db, scope: EvmWatchScope) {
           .on('t.state', 'in', ['seen', 'applied']),
       )
       .select(['i.merchant_id', 'i.invoice_id', 'i.status', 'i.amount_units', 'i.expires_at', 't.value'])
-      .where('i.child_index', 'is not', null)
+      .where((eb) => eb.or(ownedBy.map((column) => eb(`i.${column}`, 'is not', null))))
       .where('i.status', 'in', ['pending', 'partial'])
       .where((eb) => eb.or([eb('i.status', '=', 'partial'), eb('t.tx_hash', 'is not', null)])),
     scope,

@@ -2,20 +2,24 @@ import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { CoreTables } from '../schema.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import type { StatusFeed } from '../invoices/status-feed.ts';
+import { methodOf } from '../invoices/payment-method.ts';
 import { moveInvoiceStatus, partialCandidates, type EvmWatchScope } from './evm-transfer.repository.ts';
+import { evmPaymentMethods } from './methods/evm-methods.ts';
 
 /**
- * What an unconfirmed xpub-mode invoice reads, by Bitcoin's rule: `partial` while the transfers
- * seen (any number of confirmations, mined no later than `expires_at`, of the invoice's token)
- * add up to less than the amount; `pending` once they cover it, until the confirmations come;
- * `expired` once a part-paid invoice is past its expiry. Recounted from the recorded transfers
- * on every pass, so a reorg that drops a part payment turns `partial` back to `pending`.
- * Fixed-address invoices never read `partial`: an inexact amount pays nothing. Every invoice of the
- * scope (one merchant's, or every merchant's) is planned from its own transfers, then the moves are
- * written in one transaction, each guarded by the status it was planned from.
+ * What an unconfirmed invoice whose transfers add up (derived address) reads, by Bitcoin's rule:
+ * `partial` while the transfers seen (any number of confirmations, mined no later than
+ * `expires_at`, of the invoice's token) add up to less than the amount; `pending` once they cover
+ * it, until the confirmations come; `expired` once a part-paid invoice is past its expiry.
+ * Recounted from the recorded transfers on every pass, so a reorg that drops a part payment turns
+ * `partial` back to `pending`. Invoices of a method taking exact amounts (fixed address) never read
+ * `partial`: an inexact amount pays nothing. Every invoice of the scope (one merchant's, or every
+ * merchant's) is planned from its own transfers, then the moves are written in one transaction,
+ * each guarded by the status it was planned from.
  */
 export async function refreshPartialStatus(db: Kysely<CoreTables>, feed: StatusFeed, scope: EvmWatchScope, now: number): Promise<void> {
-  const moves = planPartialMoves(await partialCandidates(db, scope), now);
+  const addingUp = evmPaymentMethods.filter((method) => !method.exactAmount).map((method) => method.ownedBy);
+  const moves = planPartialMoves(await partialCandidates(db, scope, addingUp), now);
   if (!moves.length) return;
   await feed.transaction(db, async (trx, changed) => {
     for (const move of moves) {
@@ -55,13 +59,10 @@ export function planPartialMoves(
 
 /**
  * Token units seen toward one invoice by the same rule as `refreshPartialStatus`: transfers of its
- * token to its address, mined no later than `expires_at`, any confirmations. At a fixed address,
- * which other invoices share, only a transfer of the invoice's exact amount counts.
+ * token to its address, mined no later than `expires_at`, any confirmations. When its method takes
+ * exact amounts (a fixed address, which other invoices share), only one transfer of its exact amount counts.
  */
-export async function seenUnitsOf(
-  db: Kysely<CoreTables>,
-  invoice: Pick<InvoiceRow, 'merchant_id' | 'chain' | 'receive_address' | 'token_address' | 'expires_at' | 'child_index' | 'amount_units'>,
-): Promise<bigint> {
+export async function seenUnitsOf(db: Kysely<CoreTables>, invoice: InvoiceRow): Promise<bigint> {
   let query = db
     .selectFrom('base_transfers')
     .select('value')
@@ -71,15 +72,15 @@ export async function seenUnitsOf(
     .where('token_address', '=', invoice.token_address)
     .where('block_time', '<=', invoice.expires_at)
     .where('state', 'in', ['seen', 'applied']);
-  if (invoice.child_index === null) query = query.where('value', '=', invoice.amount_units).limit(1);
+  if (methodOf(evmPaymentMethods, invoice).exactAmount) query = query.where('value', '=', invoice.amount_units).limit(1);
   const rows = await query.execute();
   return rows.reduce((sum, row) => sum + BigInt(row.value), 0n);
 }
 
 /**
  * The expiry guard of one EVM chain's invoices: a transfer on that chain of the invoice's token to
- * its address mined by `expires_at`, of the exact amount when the address is the merchant's fixed
- * one (other invoices share it there).
+ * its address mined by `expires_at`: any, to a row of a method whose transfers add up; of the exact
+ * amount otherwise (other invoices share a fixed address).
  */
 export const evmTransferSeenBeforeExpiry = (chain: string) => ({ exists, selectFrom }: ExpressionBuilder<CoreTables, 'invoices'>) =>
   exists(
@@ -93,6 +94,10 @@ export const evmTransferSeenBeforeExpiry = (chain: string) => ({ exists, selectF
       .whereRef('base_transfers.block_time', '<=', 'invoices.expires_at')
       .where('base_transfers.state', 'in', ['seen', 'applied'])
       .where((transfer) =>
-        transfer.or([transfer('invoices.child_index', 'is not', null), transfer('base_transfers.value', '=', transfer.ref('invoices.amount_units'))]),
+        transfer.or(
+          evmPaymentMethods.map((method) =>
+            method.exactAmount ? transfer('base_transfers.value', '=', transfer.ref('invoices.amount_units')) : transfer(`invoices.${method.ownedBy}`, 'is not', null),
+          ),
+        ),
       ),
   );

@@ -7,18 +7,9 @@ import type { Logger } from '../log.ts';
 import type { WatchObserver } from '../watch-progress.ts';
 import type { StatusFeed } from '../invoices/status-feed.ts';
 import { unitsToDecimal } from './amount.ts';
-import {
-  appliedUnits,
-  confirmOpenInvoice,
-  fixedInvoiceMatching,
-  leaveSeen,
-  OPEN,
-  readyTransfers,
-  xpubInvoicesAt,
-  type EvmInvoiceRow,
-  type EvmWatchScope,
-  type TransferRow,
-} from './evm-transfer.repository.ts';
+import { appliedUnits, confirmOpenInvoice, leaveSeen, OPEN, readyTransfers, type EvmInvoiceRow, type EvmWatchScope, type TransferRow } from './evm-transfer.repository.ts';
+import type { EvmPaymentMethod } from './methods/evm-method.ts';
+import { evmMethodOfClaim } from './methods/evm-methods.ts';
 import { askSource, evmVerification, judge, type Disagreement, type ObservedTransfer } from './agreement.ts';
 import type { RpcSource } from './rpc.ts';
 
@@ -59,25 +50,24 @@ export type TransferDecision =
 
 /** What the database and the other sources said about the ready transfers, read before planning. */
 export interface SettlementFacts {
-  isFixed: (merchantId: string, address: string) => boolean;
-  /** Xpub invoices by `merchant\naddress`. */
-  xpubInvoices: ReadonlyMap<string, EvmInvoiceRow>;
+  /** The payment method that settles a transfer: the one whose receive addresses hold its address's claim. */
+  methodOf: (transfer: TransferRow) => EvmPaymentMethod;
+  /** The invoice each transfer may pay, as its method found it. */
+  candidates: ReadonlyMap<TransferRow, EvmInvoiceRow>;
   /** Units already applied, by `merchant\ninvoice`. */
   applied: ReadonlyMap<string, bigint>;
-  /** Fixed-address transfers' matching open invoice, by transfer key. */
-  fixedMatches: ReadonlyMap<string, EvmInvoiceRow>;
   /** How the transfer was verified when enough sources report it, by transfer key; absent: it waits if it would pay or be reported. */
   verified: ReadonlyMap<string, string>;
 }
 
 const invoiceKey = (invoice: { merchant_id: string; invoice_id: string }) => `${invoice.merchant_id}\n${invoice.invoice_id}`;
 export const transferKey = (t: Pick<TransferRow, 'merchant_id' | 'tx_hash' | 'log_index'>) => `${t.merchant_id}\n${t.tx_hash}\n${t.log_index}`;
-const addressKey = (merchantId: string, address: string) => `${merchantId}\n${address}`;
 
 /**
- * Decides every ready transfer in chain order, as if settled one by one: a transfer completing an
- * invoice confirms it, and a later one to the same invoice pays nothing (xpub) or is an orphan
- * (fixed address). A transfer too few sources report yet waits, whatever its mode. Pure.
+ * Decides every ready transfer in chain order, as if settled one by one, by the matching rule of
+ * the method its address belongs to: a transfer completing an invoice confirms it, and a later one
+ * to the same invoice pays nothing (transfers that add up) or is an orphan (exact amounts). A
+ * transfer too few sources report yet waits, whatever its method. Pure.
  */
 export function planSettlement(ready: readonly TransferRow[], facts: SettlementFacts): { decisions: TransferDecision[]; awaiting: number } {
   const decisions: TransferDecision[] = [];
@@ -85,40 +75,24 @@ export function planSettlement(ready: readonly TransferRow[], facts: SettlementF
   const applied = new Map(facts.applied);
   let awaiting = 0;
   for (const transfer of ready) {
+    const method = facts.methodOf(transfer);
     const verification = facts.verified.get(transferKey(transfer));
-    if (facts.isFixed(transfer.merchant_id, transfer.to_address)) {
-      if (verification === undefined) {
-        awaiting++;
-        continue;
-      }
-      const match = facts.fixedMatches.get(transferKey(transfer));
-      if (!match || confirmed.has(invoiceKey(match))) decisions.push({ kind: 'orphan', transfer });
-      else {
-        confirmed.add(invoiceKey(match));
-        decisions.push({ kind: 'confirm', transfer, invoice: match, verification });
-      }
-      continue;
-    }
-    const invoice = facts.xpubInvoices.get(addressKey(transfer.merchant_id, transfer.to_address));
-    const counts =
-      invoice &&
-      invoice.token_address === transfer.token_address &&
-      OPEN.includes(invoice.status) &&
-      !confirmed.has(invoiceKey(invoice)) &&
-      transfer.block_time <= invoice.expires_at;
-    if (!invoice || !counts) {
-      decisions.push({ kind: 'ignore', transfer, invoiceId: invoice?.invoice_id ?? null });
-      continue;
-    }
-    if (verification === undefined) {
+    const invoice = facts.candidates.get(transfer);
+    const counts = invoice && OPEN.includes(invoice.status) && !confirmed.has(invoiceKey(invoice)) && method.matches(invoice, transfer);
+    // An exact amount is reported even when it pays nothing, so it waits for its sources first.
+    if (verification === undefined && (counts || method.exactAmount)) {
       awaiting++;
       continue;
     }
-    const paid = (applied.get(invoiceKey(invoice)) ?? 0n) + BigInt(transfer.value);
+    if (!counts) {
+      decisions.push(method.exactAmount ? { kind: 'orphan', transfer } : { kind: 'ignore', transfer, invoiceId: invoice?.invoice_id ?? null });
+      continue;
+    }
+    const paid = method.exactAmount ? BigInt(transfer.value) : (applied.get(invoiceKey(invoice)) ?? 0n) + BigInt(transfer.value);
     applied.set(invoiceKey(invoice), paid);
     if (paid >= BigInt(invoice.amount_units!)) {
       confirmed.add(invoiceKey(invoice));
-      decisions.push({ kind: 'confirm', transfer, invoice, verification });
+      decisions.push({ kind: 'confirm', transfer, invoice, verification: verification! });
     } else {
       decisions.push({ kind: 'apply', transfer, invoice });
     }
@@ -172,31 +146,22 @@ export async function settleTransfers(deps: SettlementDeps, head: number): Promi
   return plan.awaiting;
 }
 
-/** Reads what planning needs: the xpub invoices paid to, what they were paid before, the fixed-address matches, and what the sources report. */
+/** Reads what planning needs: each transfer's method and candidate invoice, what those invoices were paid before, and what the sources report. */
 async function readFacts(deps: SettlementDeps, ready: TransferRow[]): Promise<SettlementFacts> {
-  const fixed = ready.filter((t) => deps.isFixed(t.merchant_id, t.to_address));
-  const xpub = ready.filter((t) => !deps.isFixed(t.merchant_id, t.to_address));
-  const invoices = await xpubInvoicesAt(deps.db, deps.scope.chain, xpub.map((t) => ({ merchantId: t.merchant_id, address: t.to_address })));
-  const fixedMatches = new Map<string, EvmInvoiceRow>();
-  for (const transfer of fixed) {
-    const invoice = await fixedInvoiceMatching(deps.db, transfer);
-    if (invoice) fixedMatches.set(transferKey(transfer), invoice);
-  }
-  // An xpub transfer to no invoice of ours pays nothing whoever reports it: no source is asked about it.
-  // A fixed-address transfer is asked about even unmatched: its payment.orphan event is a report too.
-  const paid = new Set(invoices.map((invoice) => addressKey(invoice.merchant_id, invoice.receive_address)));
-  const verified = await verifiedTransfers(deps, [...fixed, ...xpub.filter((t) => paid.has(addressKey(t.merchant_id, t.to_address)))]);
-  return {
-    isFixed: deps.isFixed,
-    xpubInvoices: new Map(invoices.map((invoice) => [addressKey(invoice.merchant_id, invoice.receive_address), invoice])),
-    applied: await appliedUnits(deps.db, invoices),
-    fixedMatches,
-    verified,
-  };
+  const methodOf = methodAt(deps);
+  const byMethod = new Map<EvmPaymentMethod, TransferRow[]>();
+  for (const transfer of ready) byMethod.set(methodOf(transfer), [...(byMethod.get(methodOf(transfer)) ?? []), transfer]);
+  const candidates = new Map<TransferRow, EvmInvoiceRow>();
+  for (const [method, transfers] of byMethod) for (const [transfer, invoice] of await method.candidates(deps.db, deps.scope.chain, transfers)) candidates.set(transfer, invoice);
+  // A transfer toward no invoice of ours pays nothing whoever reports it: no source is asked about it,
+  // unless its method reports it (an exact amount's payment.orphan event is a report too).
+  const verified = await verifiedTransfers(deps, methodOf, ready.filter((t) => candidates.has(t) || methodOf(t).exactAmount));
+  const invoices = [...new Map([...candidates.values()].map((invoice) => [invoiceKey(invoice), invoice])).values()];
+  return { methodOf, candidates, applied: await appliedUnits(deps.db, invoices), verified };
 }
 
-/** Sources a transfer needs: the operator's minimum, and never fewer than two for a fixed-address match (an exact amount anyone can send). */
-const sourcesNeeded = (deps: SettlementDeps, t: TransferRow) => (deps.isFixed(t.merchant_id, t.to_address) ? Math.max(2, deps.minSources) : deps.minSources);
+/** The method of a transfer's address: fixed-address claims for the merchants' registered addresses, derived claims for the rest. */
+const methodAt = (deps: Pick<SettlementDeps, 'isFixed'>) => (t: TransferRow) => evmMethodOfClaim(deps.isFixed(t.merchant_id, t.to_address) ? 'fixed' : 'derived');
 
 /**
  * How each transfer enough sources report was verified. With one source needed, the scanner's record
@@ -205,9 +170,10 @@ const sourcesNeeded = (deps: SettlementDeps, t: TransferRow) => (deps.isFixed(t.
  * scanner vouches for what its own scan recorded in this process (every pass checks that record
  * for reorgs) without being asked; after a restart, or a change of scanner, it is asked too.
  */
-async function verifiedTransfers(deps: SettlementDeps, transfers: TransferRow[]): Promise<Map<string, string>> {
+async function verifiedTransfers(deps: SettlementDeps, methodOf: SettlementFacts['methodOf'], transfers: TransferRow[]): Promise<Map<string, string>> {
+  const sourcesNeeded = (t: TransferRow) => methodOf(t).sourcesNeeded(deps.minSources);
   const verified = new Map<string, string>();
-  const asking = transfers.filter((t) => sourcesNeeded(deps, t) > 1);
+  const asking = transfers.filter((t) => sourcesNeeded(t) > 1);
   for (const t of transfers) if (!asking.includes(t)) verified.set(transferKey(t), evmVerification(1));
   if (!asking.length) return verified;
   const recordedBy = (t: TransferRow) => deps.recordedBy.get(transferKey(t)) ?? null;
@@ -218,7 +184,7 @@ async function verifiedTransfers(deps: SettlementDeps, transfers: TransferRow[])
   for (const transfer of asking) {
     const verdict = judge(observed(transfer), answers, deps.confirmations, recordedBy(transfer), scannerVouches ? deps.scanner.label : null);
     for (const disagreement of verdict.disagreements) deps.disagreed(disagreement);
-    if (verdict.agreeing.length >= sourcesNeeded(deps, transfer)) verified.set(transferKey(transfer), evmVerification(verdict.agreeing.length));
+    if (verdict.agreeing.length >= sourcesNeeded(transfer)) verified.set(transferKey(transfer), evmVerification(verdict.agreeing.length));
   }
   return verified;
 }

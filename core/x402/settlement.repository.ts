@@ -41,6 +41,17 @@ export async function claimSettlement(db: Kysely<X402Tables>, claim: SettlementC
   return { claimed: false, current };
 }
 
+/** The lock that holds the invoice now: a settlement sent or unseen, or one under way (a stale one no longer holds it). */
+export function currentLock(db: Kysely<X402Tables>, invoiceId: string, now: number): Promise<X402SettlementRow | undefined> {
+  const staleBefore = now - STALE_LOCK_MS;
+  return db
+    .selectFrom('x402_settlements')
+    .selectAll()
+    .where('invoice_id', '=', invoiceId)
+    .where((eb) => eb.or([eb('state', 'in', ['sent', 'unseen']), eb.and([eb('state', '=', 'settling'), eb('updated_at', '>=', staleBefore)])]))
+    .executeTakeFirst();
+}
+
 /** Moves the claim of `nonce` on the invoice to its outcome. */
 export async function settleClaim(db: Kysely<X402Tables>, invoiceId: string, nonce: string, outcome: { state: 'sent' | 'unseen' | 'refused'; txHash?: string | null; now: number }) {
   await db

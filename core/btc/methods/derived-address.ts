@@ -1,0 +1,67 @@
+import { DEFAULT_EXPIRES_IN_S, type CreateInvoiceRequest } from '../../../shared/index.ts';
+import type { ReceivingMethod } from '../../invoices/payment-method.ts';
+import { requiredAmount } from '../../invoices/amount-error.ts';
+import { allocateChildIndex, insertInvoice, type InvoiceRow } from '../../invoices/invoice.repository.ts';
+import { derivationPath, type AccountKey } from '../account-key.ts';
+import { rowToCreatedBtcInvoice } from '../btc-invoice.mapper.ts';
+import { paidInTime, type PaymentView } from '../confirmation-rules.ts';
+
+/** A merchant's Bitcoin receive method: its account key and where its addresses come from. */
+export interface BtcReceiverOptions {
+  accountKey: AccountKey;
+  explorerUrl: string;
+  /** Address of receive-chain child `index`; may be served from a pre-derived buffer or a worker thread. */
+  addressAt(index: number): string | Promise<string>;
+  /** Told after each allocation, so a buffer can derive ahead of the next request. */
+  allocated?(index: number): void;
+}
+
+/**
+ * Derived address (Bitcoin): each invoice gets the next child address of the merchant's account
+ * key, and the outputs paid to it, first seen before its expiry, add up (confirmation-rules.ts).
+ */
+export const btcDerivedAddress: ReceivingMethod<BtcReceiverOptions, PaymentView, CreateInvoiceRequest> = {
+  method: 'derived-address',
+  offers: (_settings, asset) => asset === 'BTC',
+  owns: (invoice) => invoice.child_index !== null,
+  matches: (invoice, payment) => paidInTime(Number(invoice.expires_at), payment),
+  display: () => ({}),
+  async receive({ db, clock, merchantId, newInvoiceId, beforeInsert }, btc, request) {
+    const now = clock.now();
+    const expiresInS = request.expires_in ?? DEFAULT_EXPIRES_IN_S;
+    // The response is built before the commit: whatever fails, the index goes back with the row.
+    const created = await db.transaction().execute(async (trx) => {
+      await beforeInsert?.(trx);
+      const index = await allocateChildIndex(trx, 'btc', btc.accountKey.keyId);
+      const invoice: InvoiceRow = {
+        invoice_id: newInvoiceId(),
+        merchant_id: merchantId,
+        chain: 'btc',
+        asset: 'BTC',
+        network: btc.accountKey.network,
+        receive_address: await btc.addressAt(index),
+        child_index: index,
+        derivation_path: derivationPath(btc.accountKey, index),
+        key_id: btc.accountKey.keyId,
+        amount_sats: requiredAmount(request.amount_sats, 'amount_sats', 'new'),
+        amount_units: null,
+        token_address: null,
+        nonce: null,
+        amount_usd: null,
+        memo: request.memo ?? null,
+        status: 'pending',
+        tx_hash: null,
+        paid_at: null,
+        verification: null,
+        expires_at: now + expiresInS * 1000,
+        created_at: now,
+        updated_at: now,
+        address_duplicate_of: null,
+      };
+      await insertInvoice(trx, invoice);
+      return rowToCreatedBtcInvoice(invoice, btc.explorerUrl);
+    });
+    btc.allocated?.(created.child_index ?? 0);
+    return created;
+  },
+};
