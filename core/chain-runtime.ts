@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ChainFacts, ChainName, Health } from '../shared/index.ts';
+import { chainFacts, type ChainFacts, type ChainHealth, type ChainName, type Health } from '../shared/index.ts';
 import type { Fetch } from './net/fetch.ts';
 import type { Clock } from './clock.ts';
 import type { ChainReceiver } from './invoices/chain-adapter.ts';
@@ -51,6 +51,8 @@ export interface ChainHealthReport {
    * by chain) collects the entries of all of them.
    */
   sections: Partial<Health>;
+  /** The chain's entry of /health `chains`, but for its family, which the chain's facts tell. */
+  entry: { chain: ChainName; health: Omit<ChainHealth, 'family'> };
 }
 
 /** One chain's watcher, run by the listener for its merchant. */
@@ -86,10 +88,16 @@ export interface ChainRuntime<Settings> {
   watch(settings: Settings, parts: ListenerChainParts): ChainWatch | null;
 }
 
-/** The chains' reports as the /health fields: the first chain's headline, every chain's sections. */
+/**
+ * The chains' reports as the /health fields: `chains`, every chain's entry in one shape; and the
+ * older fields, the first chain's headline and every chain's sections.
+ */
 export function mergeChainHealth(reports: readonly ChainHealthReport[]): { headline: Record<string, unknown>; sections: Partial<Health> } {
-  const sections: Record<string, unknown> = {};
+  const chains: Partial<Record<ChainName, ChainHealth>> = {};
+  const sections: Record<string, unknown> = { chains };
   for (const report of reports) {
+    const { chain, health } = report.entry;
+    chains[chain] = { family: chainFacts[chain].family, ...health };
     for (const [key, value] of Object.entries(report.sections)) {
       sections[key] = key in sections ? { ...(sections[key] as object), ...(value as object) } : value;
     }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { CreatedInvoice, ErrorEnvelope, Health, InvoiceList, StoredInvoice, X402PaymentRequired } from '../shared/index.ts';
+import { CreatedInvoice, ErrorEnvelope, Health, InvoiceList, StoredInvoice, withTokenAmountNames, X402PaymentRequired } from '../shared/index.ts';
 import { CheckoutView } from '../shared/checkout.ts';
 import type { Logger } from '../core/log.ts';
 
@@ -111,7 +111,7 @@ export function createListenerClient(options: ListenerClientOptions): ListenerCl
   }
 
   const json =
-    <S extends z.ZodType>(schema: S) =>
+    <S extends z.ZodType>(schema: S, fromOlderListener: (data: unknown) => unknown = (data) => data) =>
     (answer: Answered): ListenerResult<z.infer<S>> => {
       let data: unknown;
       try {
@@ -119,7 +119,7 @@ export function createListenerClient(options: ListenerClientOptions): ListenerCl
       } catch {
         return badResponse(`HTTP ${answer.status} with a body that is not JSON`);
       }
-      const parsed = schema.safeParse(data);
+      const parsed = schema.safeParse(fromOlderListener(data));
       if (!parsed.success) return badResponse(z.prettifyError(parsed.error));
       return { ok: true, value: parsed.data };
     };
@@ -135,12 +135,12 @@ export function createListenerClient(options: ListenerClientOptions): ListenerCl
   }
 
   return {
-    createInvoice: (body) => request('POST', '/invoice', json(CreatedInvoice), body),
-    getInvoice: (invoiceId) => request('GET', `/invoice/${encodeURIComponent(invoiceId)}`, json(StoredInvoice)),
+    createInvoice: (body) => request('POST', '/invoice', json(CreatedInvoice, withTokenAmountNames), body),
+    getInvoice: (invoiceId) => request('GET', `/invoice/${encodeURIComponent(invoiceId)}`, json(StoredInvoice, withTokenAmountNames)),
     healthAssets: () => request('GET', '/health', json(HealthAssets)),
     document: (name) => request('GET', `/${name}`, (answer) => ({ ok: true, value: answer.text })),
     // The listener's `/checkout/{id}`; Cloud's base URL ends in /api/v1, whose view is there too.
-    checkoutView: (invoiceId) => request('GET', `/checkout/${encodeURIComponent(invoiceId)}`, json(CheckoutView)),
+    checkoutView: (invoiceId) => request('GET', `/checkout/${encodeURIComponent(invoiceId)}`, json(CheckoutView, withTokenAmountNames)),
     // Public, keyless: any answer but a 402 with the requirements means x402 cannot pay it now.
     async x402Requirements(invoiceId) {
       try {

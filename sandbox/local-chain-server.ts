@@ -70,11 +70,10 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
   let down = false;
   let socketsRefused = false;
   const socket = createMempoolSocket(chain, { maxTrackedAddresses: options.maxTrackedAddresses, initialBlocks: options.initialBlocks });
-  let requestCount = 0;
-  const byRoute = new Map<string, number>();
-  const count = (route: string) => {
-    requestCount++;
-    byRoute.set(route, (byRoute.get(route) ?? 0) + 1);
+  const requests = createRequestCounter();
+  const setDown = (value: boolean) => {
+    down = value;
+    if (down) socket.dropAll();
   };
 
   const server = createServer((req, res) => {
@@ -85,31 +84,24 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
 
   function route(req: IncomingMessage, res: ServerResponse, body: string): void {
     const path = new URL(req.url ?? '/', 'http://local').pathname;
-    if (path.startsWith('/control/')) return control(req.method ?? 'GET', path.slice('/control/'.length), body, res);
+    if (path.startsWith('/control/')) return control(chain, options.extraControl, setDown, { method: req.method ?? 'GET', action: path.slice('/control/'.length), body }, res);
     if (options.explorer && req.method === 'GET' && path.startsWith('/explorer/')) {
-      options.explorer(path.slice('/explorer'.length)).then(
-        (reply) => send(res, reply.status, 'text/html; charset=utf-8', reply.html),
-        (error: unknown) => send(res, 502, 'text/plain', error instanceof Error ? error.message : 'explorer failed'),
-      );
-      return;
+      const page = options.explorer(path.slice('/explorer'.length)).then(({ status, html }) => ({ status, body: html }));
+      return relay(res, page, 'text/html; charset=utf-8', 'explorer failed');
     }
     if (options.evmRpc && req.method === 'POST' && path.startsWith(`${EVM_RPC_PATH}/`)) {
-      options.evmRpc(path.slice(EVM_RPC_PATH.length + 1), body).then(
-        (answer) => send(res, 200, 'application/json', answer),
-        (error: unknown) => send(res, 502, 'text/plain', error instanceof Error ? error.message : 'EVM node unreachable'),
-      );
-      return;
+      const answer = options.evmRpc(path.slice(EVM_RPC_PATH.length + 1), body).then((json) => ({ status: 200, body: json }));
+      return relay(res, answer, 'application/json', 'EVM node unreachable');
     }
     if (down) return send(res, 503, 'text/plain', 'Service Unavailable');
     if (path === '/api' || path.startsWith('/api/')) {
-      count(`${req.method} ${routeOf(path)}`);
+      requests.count(`${req.method} ${routeOf(path)}`);
       const reply = esploraRequest(chain, req.method ?? 'GET', path.slice(4), body);
       return send(res, reply.status, reply.type, reply.body);
     }
     if (path === '/' && req.method === 'POST') {
-      count(`rpc ${rpcMethods(body)}`);
-      const given = Buffer.from(req.headers.authorization ?? '');
-      if (given.length !== expectedAuth.length || !timingSafeEqual(given, expectedAuth)) {
+      requests.count(`rpc ${rpcMethods(body)}`);
+      if (!authorized(req, expectedAuth)) {
         res.setHeader('WWW-Authenticate', 'Basic realm="jsonrpc"');
         return send(res, 401, 'text/plain', '');
       }
@@ -117,46 +109,6 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
       return send(res, reply.status, 'application/json', reply.body);
     }
     send(res, 404, 'text/plain', 'Not found');
-  }
-
-  function control(method: string, action: string, body: string, res: ServerResponse): void {
-    const input = body ? (JSON.parse(body) as Record<string, unknown>) : {};
-    const ok = (value: unknown) => send(res, 200, 'application/json', JSON.stringify(value));
-    if (method === 'GET' && action === 'wallet') {
-      return ok({ address: chain.wallet.address, balance_sats: String(chain.balance()), height: chain.tip.height });
-    }
-    if (method !== 'POST') return send(res, 404, 'text/plain', 'Not found');
-    // The action comes from the URL: only the table's own entries, never an inherited `constructor`.
-    const extra = options.extraControl && Object.hasOwn(options.extraControl, action) ? options.extraControl[action] : undefined;
-    if (extra) {
-      extra(input).then(ok, (error: unknown) => send(res, 400, 'text/plain', error instanceof Error ? error.message : 'refused'));
-      return;
-    }
-    switch (action) {
-      case 'pay': {
-        const amount = BigInt(String(input.amount_sats));
-        const txid = chain.pay([{ address: String(input.address), value: amount }]);
-        return ok({ txid });
-      }
-      case 'mine': {
-        const blocks = chain.mine(Number(input.blocks ?? 1));
-        return ok({ hashes: blocks.map((b) => b.hash), height: chain.tip.height });
-      }
-      case 'reorg': {
-        const blocks = chain.reorg(Number(input.depth), {
-          blocks: input.blocks === undefined ? undefined : Number(input.blocks),
-          drop: Array.isArray(input.drop) ? input.drop.map(String) : [],
-          includeMempool: input.include_mempool === undefined ? undefined : Boolean(input.include_mempool),
-        });
-        return ok({ hashes: blocks.map((b) => b.hash), height: chain.tip.height });
-      }
-      case 'outage':
-        down = Boolean(input.down);
-        if (down) socket.dropAll();
-        return ok({ down });
-      default:
-        return send(res, 404, 'text/plain', 'Not found');
-    }
   }
 
   server.on('upgrade', (req: IncomingMessage, stream: Duplex, head: Buffer) => {
@@ -184,19 +136,90 @@ export async function startLocalChainServer(chain: LocalBtcChain, options: Local
     evmRpcUrl: `${base}${EVM_RPC_PATH}`,
     explorerUrl: `${base}/explorer`,
     get requestCount() {
-      return requestCount;
+      return requests.total();
     },
-    requestsByRoute: () => new Map(byRoute),
-    setDown(value: boolean) {
-      down = value;
-      if (down) socket.dropAll();
-    },
+    requestsByRoute: requests.byRoute,
+    setDown,
     refuseSockets(refused: boolean) {
       socketsRefused = refused;
       if (refused) socket.dropAll();
     },
     close: () => closeChainServer(server, socket),
   };
+}
+
+/**
+ * The control endpoints: the wallet (GET), and POST pay, mine, reorg, outage and the sandbox's own
+ * actions (`extraControl`); `setDown` takes an outage on and off.
+ */
+function control(chain: LocalBtcChain, extraControl: LocalChainServerOptions['extraControl'], setDown: (down: boolean) => void, request: { method: string; action: string; body: string }, res: ServerResponse): void {
+  const { method, action, body } = request;
+  const input = body ? (JSON.parse(body) as Record<string, unknown>) : {};
+  const ok = (value: unknown) => send(res, 200, 'application/json', JSON.stringify(value));
+  if (method === 'GET' && action === 'wallet') {
+    return ok({ address: chain.wallet.address, balance_sats: String(chain.balance()), height: chain.tip.height });
+  }
+  if (method !== 'POST') return send(res, 404, 'text/plain', 'Not found');
+  // The action comes from the URL: only the table's own entries, never an inherited `constructor`.
+  const extra = extraControl && Object.hasOwn(extraControl, action) ? extraControl[action] : undefined;
+  if (extra) {
+    extra(input).then(ok, (error: unknown) => send(res, 400, 'text/plain', error instanceof Error ? error.message : 'refused'));
+    return;
+  }
+  switch (action) {
+    case 'pay': {
+      const amount = BigInt(String(input.amount_sats));
+      const txid = chain.pay([{ address: String(input.address), value: amount }]);
+      return ok({ txid });
+    }
+    case 'mine': {
+      const blocks = chain.mine(Number(input.blocks ?? 1));
+      return ok({ hashes: blocks.map((b) => b.hash), height: chain.tip.height });
+    }
+    case 'reorg': {
+      const blocks = chain.reorg(Number(input.depth), {
+        blocks: input.blocks === undefined ? undefined : Number(input.blocks),
+        drop: Array.isArray(input.drop) ? input.drop.map(String) : [],
+        includeMempool: input.include_mempool === undefined ? undefined : Boolean(input.include_mempool),
+      });
+      return ok({ hashes: blocks.map((b) => b.hash), height: chain.tip.height });
+    }
+    case 'outage': {
+      const down = Boolean(input.down);
+      setDown(down);
+      return ok({ down });
+    }
+    default:
+      return send(res, 404, 'text/plain', 'Not found');
+  }
+}
+
+/** Sends what another server answers (a 502 with its error when it fails; `failed` when the error has no message). */
+function relay(res: ServerResponse, answer: Promise<{ status: number; body: string }>, type: string, failed: string): void {
+  answer.then(
+    (reply) => send(res, reply.status, type, reply.body),
+    (error: unknown) => send(res, 502, 'text/plain', error instanceof Error ? error.message : failed),
+  );
+}
+
+/** Requests answered, in all and by route. */
+function createRequestCounter() {
+  let total = 0;
+  const byRoute = new Map<string, number>();
+  return {
+    count(route: string): void {
+      total++;
+      byRoute.set(route, (byRoute.get(route) ?? 0) + 1);
+    },
+    total: () => total,
+    byRoute: () => new Map(byRoute),
+  };
+}
+
+/** Whether the request carries the RPC credentials (compared in constant time). */
+function authorized(req: IncomingMessage, expectedAuth: Buffer): boolean {
+  const given = Buffer.from(req.headers.authorization ?? '');
+  return given.length === expectedAuth.length && timingSafeEqual(given, expectedAuth);
 }
 
 /** Stops the WebSocket side and the HTTP server, cutting kept-alive connections. */

@@ -63,20 +63,10 @@ export function createMempoolSocket(chain: EsploraChain, options: MempoolSocketO
     client.send(data);
   };
 
-  const recentBlocks = () => {
-    const blocks: unknown[] = [];
-    for (let height = Math.max(0, chain.tip.height - initialBlocks + 1); height <= chain.tip.height; height++) {
-      const block = chain.blockAt(height);
-      if (block) blocks.push(socketBlockJson(chain, block));
-    }
-    return blocks;
-  };
+  const recentBlocks = () => recentBlocksJson(chain, initialBlocks);
 
   function onMessage(client: WebSocket, state: ClientState, data: string): void {
-    const now = Date.now();
-    state.messageTimes.push(now);
-    while (state.messageTimes.length && state.messageTimes[0] <= now - MESSAGE_RATE_WINDOW_MS) state.messageTimes.shift();
-    if (state.messageTimes.length > MESSAGE_RATE_LIMIT) return client.close();
+    if (overRateLimit(state, Date.now())) return client.close();
     let message: Record<string, unknown>;
     try {
       message = JSON.parse(data) as Record<string, unknown>;
@@ -84,28 +74,7 @@ export function createMempoolSocket(chain: EsploraChain, options: MempoolSocketO
       return client.close(); // as mempool does with an unparsable message
     }
     if (message === null || typeof message !== 'object') return client.close();
-    const response: Record<string, unknown> = {};
-    if (message.action === 'want' && Array.isArray(message.data)) {
-      const wants = message.data.includes('blocks');
-      if (wants && !state.wantsBlocks) response.blocks = recentBlocks();
-      state.wantsBlocks = wants;
-    }
-    if (message.action === 'init' || message['refresh-blocks']) response.blocks = recentBlocks();
-    if (message.action === 'ping') response.pong = true;
-    if (message['track-address']) state.address = canonicalAddress(message['track-address']);
-    if (Array.isArray(message['track-addresses'])) {
-      const addresses = new Map<string, string>();
-      for (const given of message['track-addresses']) {
-        const canonical = canonicalAddress(given);
-        if (canonical) addresses.set(canonical, String(given));
-      }
-      if (addresses.size > maxTracked) {
-        response['track-addresses-error'] =
-          `too many addresses requested, this connection supports tracking a maximum of ${maxTracked} addresses`;
-        state.addresses = null;
-      } else state.addresses = addresses.size ? addresses : null;
-    }
-    send(client, response);
+    send(client, answerOf(message, state, { maxTracked, recentBlocks }));
   }
 
   server.on('connection', (client: WebSocket) => {
@@ -121,21 +90,7 @@ export function createMempoolSocket(chain: EsploraChain, options: MempoolSocketO
     const txs = event.type === 'mempool' ? [event.tx] : event.block.txids.map((txid) => chain.tx(txid)!);
     const byAddress = [...clients.values()].some((state) => state.address || state.addresses) ? addressIndex(chain, txs) : new Map<string, KnownTx[]>();
     const block = event.type === 'block' ? socketBlockJson(chain, event.block) : null;
-    for (const [client, state] of clients) {
-      const response: Record<string, unknown> = {};
-      if (block && state.wantsBlocks) response.block = block;
-      const single = state.address ? byAddress.get(state.address) : undefined;
-      if (single) response[event.type === 'mempool' ? 'address-transactions' : 'block-transactions'] = single.map((k) => txJson(chain, k));
-      if (state.addresses) {
-        const changes: Record<string, { mempool: unknown[]; confirmed: unknown[]; removed: unknown[] }> = {};
-        for (const [canonical, given] of state.addresses) {
-          const found = byAddress.get(canonical)?.map((k) => txJson(chain, k));
-          if (found) changes[given] = event.type === 'mempool' ? { mempool: found, confirmed: [], removed: [] } : { mempool: [], confirmed: found, removed: [] };
-        }
-        if (Object.keys(changes).length) response['multi-address-transactions'] = changes;
-      }
-      send(client, response);
-    }
+    for (const [client, state] of clients) send(client, eventMessageFor(chain, event, state, block, byAddress));
   }
   const unsubscribe = chain.subscribe(onChainEvent);
 
@@ -158,6 +113,66 @@ export function createMempoolSocket(chain: EsploraChain, options: MempoolSocketO
       server.close();
     },
   };
+}
+
+/** Notes a message's time; true once the client sent more than mempool's limit within its window. */
+function overRateLimit(state: ClientState, now: number): boolean {
+  state.messageTimes.push(now);
+  while (state.messageTimes.length && state.messageTimes[0] <= now - MESSAGE_RATE_WINDOW_MS) state.messageTimes.shift();
+  return state.messageTimes.length > MESSAGE_RATE_LIMIT;
+}
+
+/** Takes a client's message into its state; the answer (empty: none). */
+function answerOf(message: Record<string, unknown>, state: ClientState, ctx: { maxTracked: number; recentBlocks: () => unknown[] }): Record<string, unknown> {
+  const response: Record<string, unknown> = {};
+  if (message.action === 'want' && Array.isArray(message.data)) {
+    const wants = message.data.includes('blocks');
+    if (wants && !state.wantsBlocks) response.blocks = ctx.recentBlocks();
+    state.wantsBlocks = wants;
+  }
+  if (message.action === 'init' || message['refresh-blocks']) response.blocks = ctx.recentBlocks();
+  if (message.action === 'ping') response.pong = true;
+  if (message['track-address']) state.address = canonicalAddress(message['track-address']);
+  if (Array.isArray(message['track-addresses'])) {
+    const addresses = new Map<string, string>();
+    for (const given of message['track-addresses']) {
+      const canonical = canonicalAddress(given);
+      if (canonical) addresses.set(canonical, String(given));
+    }
+    if (addresses.size > ctx.maxTracked) {
+      response['track-addresses-error'] =
+        `too many addresses requested, this connection supports tracking a maximum of ${ctx.maxTracked} addresses`;
+      state.addresses = null;
+    } else state.addresses = addresses.size ? addresses : null;
+  }
+  return response;
+}
+
+/** What one client is pushed for a chain event, by what it wants and tracks (empty: nothing). */
+function eventMessageFor(chain: EsploraChain, event: ChainEvent, state: ClientState, block: unknown, byAddress: Map<string, KnownTx[]>): Record<string, unknown> {
+  const response: Record<string, unknown> = {};
+  if (block && state.wantsBlocks) response.block = block;
+  const single = state.address ? byAddress.get(state.address) : undefined;
+  if (single) response[event.type === 'mempool' ? 'address-transactions' : 'block-transactions'] = single.map((k) => txJson(chain, k));
+  if (state.addresses) {
+    const changes: Record<string, { mempool: unknown[]; confirmed: unknown[]; removed: unknown[] }> = {};
+    for (const [canonical, given] of state.addresses) {
+      const found = byAddress.get(canonical)?.map((k) => txJson(chain, k));
+      if (found) changes[given] = event.type === 'mempool' ? { mempool: found, confirmed: [], removed: [] } : { mempool: [], confirmed: found, removed: [] };
+    }
+    if (Object.keys(changes).length) response['multi-address-transactions'] = changes;
+  }
+  return response;
+}
+
+/** The last `count` blocks up to the tip, as the `blocks` message carries them. */
+function recentBlocksJson(chain: EsploraChain, count: number): unknown[] {
+  const blocks: unknown[] = [];
+  for (let height = Math.max(0, chain.tip.height - count + 1); height <= chain.tip.height; height++) {
+    const block = chain.blockAt(height);
+    if (block) blocks.push(socketBlockJson(chain, block));
+  }
+  return blocks;
 }
 
 /** mempool's canonical form: bech32 lowercased, base58 as given; null for anything else. */

@@ -26,6 +26,8 @@ export interface ChainFacts {
   disabledCode: 'chain_disabled' | 'base_disabled';
   /** What the payer can send, in the order offered; an EVM chain's first token is its default. */
   assets: readonly ('BTC' | 'USDC' | 'USDT')[];
+  /** The prefix of the chain's settings (`BASE_RPC_URL`, `MERCHANT_BASE_XPUB`, …), as descriptions name them. */
+  settingsPrefix: string;
   /** EVM chains: the chain ids that are this chain, mainnet first; any other id is a local chain. */
   networks: Readonly<Record<number, NetworkName>>;
 }
@@ -33,10 +35,11 @@ export interface ChainFacts {
 const stablecoins = ['USDC', 'USDT'] as const;
 
 export const chainFacts = {
-  btc: { family: 'bitcoin', name: 'Bitcoin', amountField: 'amount_sats', unit: 'sats', disabledCode: 'chain_disabled', assets: ['BTC'], networks: {} },
+  btc: { family: 'bitcoin', name: 'Bitcoin', amountField: 'amount_sats', unit: 'sats', disabledCode: 'chain_disabled', settingsPrefix: 'BTC', assets: ['BTC'], networks: {} },
   base: {
     family: 'evm',
     name: 'Base',
+    settingsPrefix: 'BASE',
     amountField: 'amount_usd',
     unit: 'USD',
     // Every EVM chain answers Base's code, the one clients knew before there were others.
@@ -47,6 +50,7 @@ export const chainFacts = {
   eth: {
     family: 'evm',
     name: 'Ethereum',
+    settingsPrefix: 'ETH',
     amountField: 'amount_usd',
     unit: 'USD',
     disabledCode: 'base_disabled',
@@ -56,6 +60,7 @@ export const chainFacts = {
   polygon: {
     family: 'evm',
     name: 'Polygon',
+    settingsPrefix: 'POLYGON',
     amountField: 'amount_usd',
     unit: 'USD',
     disabledCode: 'base_disabled',
@@ -65,6 +70,7 @@ export const chainFacts = {
   arbitrum: {
     family: 'evm',
     name: 'Arbitrum One',
+    settingsPrefix: 'ARBITRUM',
     amountField: 'amount_usd',
     unit: 'USD',
     disabledCode: 'base_disabled',
@@ -90,6 +96,14 @@ export function evmChainOfId(chainId: number): { chain: EvmChainName; network: N
   return null;
 }
 
+/** "Base, Ethereum and Polygon": the chains' names, for descriptions. */
+export const chainNameList = (chains: readonly ChainName[] = chainNames): string =>
+  chains.length === 1 ? chainFacts[chains[0]].name : `${chains.slice(0, -1).map((c) => chainFacts[c].name).join(', ')} and ${chainFacts[chains.at(-1)!].name}`;
+
 /** "`btc`, `base` or `eth`", for descriptions. */
 export const chainList = (chains: readonly string[] = chainNames): string =>
   chains.length === 1 ? `\`${chains[0]}\`` : `${chains.slice(0, -1).map((c) => `\`${c}\``).join(', ')} or \`${chains.at(-1)}\``;
+
+/** "`BASE_RPC_URL` (base), `ETH_RPC_URL` (eth)": a setting of each chain, for descriptions. */
+export const chainSettingList = (setting: string, chains: readonly ChainName[] = chainNames): string =>
+  chains.map((chain) => `\`${chainFacts[chain].settingsPrefix}_${setting}\` (${chain})`).join(', ');

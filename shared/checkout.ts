@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { evmChainNames } from './chains.ts';
-import { BtcNetwork, InvoiceStatus } from './invoice.ts';
+import { chainSettingList, evmChainNames } from './chains.ts';
+import { BtcNetwork, InvoiceStatus, tokenAmountShape } from './invoice.ts';
 
 const dateTime = () => z.iso.datetime();
 
@@ -20,12 +20,12 @@ const checkoutCoreShape = {
   amount_due: z
     .string()
     .describe(
-      'An addition to the spec\'s view: what the payer still has to send, in the same unit as `amount_btc` / `amount_usdc`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this.',
+      'An addition to the spec\'s view: what the payer still has to send, in the same unit as `amount_btc` / `amount_token`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this.',
     ),
   payment_seen: z
     .boolean()
     .describe(
-      'An addition to the spec\'s view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain (BASE_CONFIRMATIONS, ETH_CONFIRMATIONS, …)). The page then tells the payer not to pay again.',
+      `An addition to the spec's view: true when payments covering the amount are seen while the status is still \`pending\`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain: ${chainSettingList('CONFIRMATIONS', evmChainNames)}). The page then tells the payer not to pay again.`,
     ),
   memo: z
     .string()
@@ -52,13 +52,12 @@ export const BaseCheckoutView = z
     ...checkoutCoreShape,
     chain: z.enum(evmChainNames),
     asset: z.enum(['USDC', 'USDT']),
-    amount_usdc: z.string().describe('Exact decimal token amount to send (6 decimals), USDC or USDT.'),
-    amount_usdc_units: z.number().int().describe('The same amount in 6-decimal base units.'),
+    ...tokenAmountShape,
     nonce: z
       .number()
       .int()
       .optional()
-      .describe('Fixed-address invoices only: the nonce in the low decimals of the amount. The payer must send exactly `amount_usdc`.'),
+      .describe('Fixed-address invoices only: the nonce in the low decimals of the amount. The payer must send exactly `amount_token`.'),
   })
   .strict()
   .meta({ id: 'BaseCheckoutView' });

@@ -3,6 +3,7 @@ import { ChainSourceBudget, WatcherProblem } from './health.ts';
 import { chainNames } from './chains.ts';
 import { X402Health } from './x402.ts';
 import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoiceCreated, InvoiceStatus } from './invoice.ts';
+import { deprecatedField, deprecations } from './deprecated.ts';
 
 const dateTime = () => z.iso.datetime();
 export const PlanName = z.enum(['free', 'starter', 'pro']);
@@ -20,17 +21,23 @@ export const ReceiveMethod = z
   })
   .meta({ id: 'ReceiveMethod', description: 'How the merchant receives on one chain: an xpub, a fixed address (EVM chains), or both (EVM: USDC per address, USDT at the fixed one).' });
 
+export const signupDeprecations = deprecations('POST /api/v1/signup', {
+  btc_xpub: 'a `receive_methods` entry `{"chain": "btc", "xpub": …}`',
+  base_xpub: 'a `receive_methods` entry `{"chain": "base", "xpub": …}`',
+  base_address: 'a `receive_methods` entry `{"chain": "base", "address": …}`',
+});
+
 export const SignupRequest = z
   .object({
     email: z.string().describe('Required; one account per email.'),
     shop_name: z.string().describe(`Required; ${SHOP_NAME_MIN}-${SHOP_NAME_MAX} characters; shown on hosted checkout.`),
-    btc_xpub: z.string().optional().describe('Bitcoin BIP-84 account public key (xpub/zpub, tpub/vpub).'),
-    base_xpub: z.string().optional().describe("EVM account public key at m/44'/60'/0'; wins over base_address if both are sent."),
-    base_address: z.string().optional().describe('Fixed EIP-55 checksummed 0x receive address on Base (fixed-address mode, needed for USDT).'),
+    btc_xpub: deprecatedField(signupDeprecations.btc_xpub, z.string().optional(), 'Bitcoin BIP-84 account public key (xpub/zpub, tpub/vpub).'),
+    base_xpub: deprecatedField(signupDeprecations.base_xpub, z.string().optional(), "Base only: EVM account public key at m/44'/60'/0'; wins over base_address if both are sent."),
+    base_address: deprecatedField(signupDeprecations.base_address, z.string().optional(), 'Base only: fixed EIP-55 checksummed 0x receive address (fixed-address mode, needed for USDT).'),
     receive_methods: z
       .array(ReceiveMethod)
       .optional()
-      .describe('One entry per chain the account receives on (any chain of POST /invoice). `btc_xpub`, `base_xpub` and `base_address` say the same for `btc` and `base` and are still accepted; an entry here wins over them for its chain.'),
+      .describe('One entry per chain the account receives on (any chain of POST /invoice). The deprecated `btc_xpub`, `base_xpub` and `base_address` say the same for `btc` and `base` only and are still accepted; an entry here wins over them for its chain.'),
     webhook_url: z.string().optional().describe('https, default port, host resolving only to public addresses.'),
   })
   .meta({ id: 'SignupRequest', description: 'Body of POST /api/v1/signup. At least one receive method is required.' });

@@ -2,6 +2,18 @@ import * as z from 'zod';
 import { chainList, evmChainNames } from './chains.ts';
 
 /**
+ * What a code means when several codes mean the same: clients branch on `condition` to handle them
+ * alike, whichever code the chain answers with.
+ */
+export const errorConditions = {
+  chain_not_configured: `The chain asked for (${chainList()}) is not configured for this merchant.`,
+} as const;
+export type ErrorCondition = keyof typeof errorConditions;
+
+const chainNotConfigured =
+  'Deprecated for branching: every chain\'s "not configured" answer also carries `condition: "chain_not_configured"`; branch on that (this code stays, as specified).';
+
+/**
  * Every error code the interface can answer with. `status` is the HTTP status that carries it;
  * the codes are stable and clients branch on them, never on `message`.
  */
@@ -17,8 +29,16 @@ export const errorCatalogue = {
       '`amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).',
   },
   unsupported_chain: { status: 400, description: `\`chain\` is not one the API knows (${chainList()}).` },
-  chain_disabled: { status: 400, description: 'Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`).' },
-  base_disabled: { status: 400, description: `The EVM chain asked for (${chainList(evmChainNames)}) is not configured for this merchant; every EVM chain answers this code.` },
+  chain_disabled: {
+    status: 400,
+    condition: 'chain_not_configured',
+    description: `Bitcoin is not configured for this merchant (no \`MERCHANT_BTC_XPUB\`). ${chainNotConfigured}`,
+  },
+  base_disabled: {
+    status: 400,
+    condition: 'chain_not_configured',
+    description: `The EVM chain asked for (${chainList(evmChainNames)}) is not configured for this merchant; every EVM chain answers this code. ${chainNotConfigured}`,
+  },
   asset_disabled: {
     status: 400,
     description: 'The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).',
@@ -151,21 +171,38 @@ export const errorCatalogue = {
     status: 502,
     description: 'x402: the settlement failed (reverted), or the facilitator reported a transaction the chain does not show within the wait; the invoice stays pending and /health reports it.',
   },
-} as const satisfies Record<string, { status: number; description: string }>;
+} as const satisfies Record<string, { status: number; description: string; condition?: ErrorCondition }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
 export const errorCodes = Object.keys(errorCatalogue) as [ErrorCode, ...ErrorCode[]];
+const errorConditionNames = Object.keys(errorConditions) as [ErrorCondition, ...ErrorCondition[]];
+
+/** The condition a code answers, if it shares one with other codes. */
+export const conditionOf = (code: ErrorCode): ErrorCondition | undefined =>
+  (errorCatalogue[code] as { condition?: ErrorCondition }).condition;
 
 export const ErrorDetail = z
   .object({
     code: z.enum(errorCodes).describe('Stable, machine-readable code: branch on this.'),
     message: z.string().describe('Human-readable; may change, never branch on it.'),
+    condition: z
+      .enum(errorConditionNames)
+      .optional()
+      .describe(
+        `What the code means, where several codes mean the same (an addition to the spec's envelope): ${errorConditionNames.map((name) => `\`${name}\` (${errorConditions[name]} Codes: ${errorCodes.filter((code) => conditionOf(code) === name).map((code) => `\`${code}\``).join(', ')}.)`).join('; ')} Branch on it where present; the codes stay as specified.`,
+      ),
     plan: z.string().optional().describe('plan_limit_reached only: the current plan.'),
     limit: z.number().int().optional().describe('plan_limit_reached only: the monthly cap.'),
     used: z.number().int().optional().describe('plan_limit_reached only: invoices created this month.'),
     reason: z.string().optional().describe('invalid_payment only: the x402 reason (`invalidReason`), e.g. invalid_exact_evm_recipient_mismatch.'),
   })
   .meta({ id: 'ErrorDetail' });
+
+/** The envelope's `error` for a code: the condition it shares with other codes added. */
+export function errorDetail(code: ErrorCode, message: string): z.infer<typeof ErrorDetail> {
+  const condition = conditionOf(code);
+  return { code, message, ...(condition && { condition }) };
+}
 
 export const ErrorEnvelope = z
   .object({ error: ErrorDetail })

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { AssetId } from './assets.ts';
-import { chainList, evmChainNames } from './chains.ts';
+import { chainFacts, chainList, chainNames, chainSettingList, evmChainNames, type ChainName } from './chains.ts';
+import { deprecatedField, deprecations } from './deprecated.ts';
 import { X402Health } from './x402.ts';
 
 export const WatcherProgress = z
@@ -34,24 +35,24 @@ export const WatcherProblem = z
 
 export const BaseHealth = z
   .object({
-    rpc_sources: z.number().int().describe('Independent JSON-RPC sources configured in BASE_RPC_URL.'),
+    rpc_sources: z.number().int().describe(`Independent JSON-RPC sources configured in the chain's own RPC setting: ${chainSettingList('RPC_URL', evmChainNames)}.`),
     rpc_sources_up: z.number().int().describe('Sources that answered on the last poll.'),
     fixed_address_confirming: z
       .boolean()
       .describe('False when fixed-address mode is on with a single RPC source: such invoices then stay pending.'),
-    warning: z.string().nullable().describe('Why Base payments may not confirm right now, if so.'),
-    last_block_height: z.number().int().nullable().describe('Last Base block whose Transfer logs were read.'),
+    warning: z.string().nullable().describe("Why the chain's payments may not confirm right now, if so."),
+    last_block_height: z.number().int().nullable().describe('Last block of the chain whose Transfer logs were read.'),
     head_block_height: z.number().int().nullable().describe('Chain head reported by the scanning source.'),
     watched_addresses: z.number().int(),
     awaiting_second_source: z.number().int().describe('Payments matched but not yet reported by enough independent sources (min_sources; two for fixed-address).'),
-    min_sources: z.number().int().optional().describe('Sources that must report a payment before it counts (`<PREFIX>_MIN_SOURCES`, default 2); 1 trusts one source as your own node.'),
+    min_sources: z.number().int().optional().describe(`Sources that must report a payment before it counts (the chain's own setting: ${chainSettingList('MIN_SOURCES', evmChainNames)}; default 2); 1 trusts one source as your own node.`),
     disagreeing_sources: z
       .array(z.object({ source: z.string().describe('Scheme, host and port of the source.'), reason: z.string(), at: z.iso.datetime().describe('When it last disagreed.') }))
       .optional()
       .describe('Sources that reported a transfer or a block the others do not, within the last hour: nothing one source alone reports is counted.'),
-    progress: WatcherProgress.optional().describe('What the Base watcher is doing.'),
+    progress: WatcherProgress.optional().describe("What the chain's watcher is doing."),
   })
-  .meta({ id: 'BaseHealth' });
+  .meta({ id: 'BaseHealth', description: `The watcher of one EVM chain (${chainList(evmChainNames)}).` });
 
 /** The usual wallet gap limit (BIP-44's 20); most wallets use it unless told otherwise. */
 export const DEFAULT_WALLET_GAP_LIMIT = 20;
@@ -123,6 +124,69 @@ export const BtcHeaderChain = z
     description: 'The Bitcoin header chain verified from the release checkpoint (third-party Esplora sources): every confirmation is counted on it.',
   });
 
+const BtcWatch = z
+  .object({
+    mode: z
+      .enum(['full', 'address'])
+      .describe('`full`: every new mempool transaction is read (your own node, or an Esplora declared self-hosted); `address`: only the open invoices\' addresses, over the mempool.space WebSocket or polled (a third-party Esplora).'),
+    ws_tracked: z.number().int().describe('Addresses the WebSocket tracks now (0 while it is down or in `full` mode); the rest of the open invoices are polled.'),
+    live_error: z
+      .string()
+      .nullable()
+      .describe('Last error of the best-effort step (mempool scan or address polls) while it keeps failing; blocks and confirmations go on regardless.'),
+  });
+const BTC_WATCH = 'How the Bitcoin watcher follows unconfirmed payments (when Bitcoin is watched).';
+
+const BTC_SOURCE_ERROR = 'Last error of the Bitcoin chain source while it keeps failing (retried with backoff); null when healthy.';
+const BTC_HEADERS = "The verified header chain and each Esplora source's standing (when Bitcoin is watched through Esplora; absent with your own Bitcoin Core, which is trusted).";
+const BTC_GAP = 'Address gap of the Bitcoin wallet key (when Bitcoin is watched): what gap limit the merchant wallet needs to show every payment.';
+const BtcSource = z.enum(['esplora', 'bitcoin-core']);
+
+export const BitcoinWatcherHealth = z
+  .object({
+    source: BtcSource.describe('Which Bitcoin chain source the watcher reads.'),
+    source_error: z.string().nullable().describe(BTC_SOURCE_ERROR),
+    ws_connected: z.boolean().describe('Whether the chain source push connection (WebSocket) is up.'),
+    headers: BtcHeaderChain.optional().describe(BTC_HEADERS),
+    watch: BtcWatch.describe('How the watcher follows unconfirmed payments.'),
+    gap: BtcGapReport.optional().describe(BTC_GAP),
+  })
+  .meta({ id: 'BitcoinWatcherHealth', description: 'What only a Bitcoin watcher reports.' });
+
+export const ChainHealth = z
+  .object({
+    family: z.enum(['bitcoin', 'evm']).describe('Which of the parts below the entry carries: `bitcoin` or `evm`.'),
+    watched_addresses: z.number().int().describe("Addresses the chain's watcher follows."),
+    last_event_at: z.iso.datetime().nullable().describe('When the chain source last reported anything; null before the first.'),
+    last_block_height: z.number().int().nullable().describe('Height of the last processed block; null before the first.'),
+    progress: WatcherProgress.describe("What the chain's watcher is doing."),
+    bitcoin: BitcoinWatcherHealth.optional().describe('Bitcoin only.'),
+    evm: BaseHealth.optional().describe('EVM chains only.'),
+  })
+  .meta({ id: 'ChainHealth', description: "One chain's watcher, in the same shape for every chain: the common fields, then its family's part." });
+export type ChainHealth = z.infer<typeof ChainHealth>;
+
+const chainEntryDescription = (chain: ChainName) =>
+  chainFacts[chain].family === 'evm'
+    ? `${chainFacts[chain].name}, when configured (RPC sources in \`${chainFacts[chain].settingsPrefix}_RPC_URL\`).`
+    : `${chainFacts[chain].name}, when configured.`;
+
+/** /health `chains`: one entry per configured chain, keyed by chain name. */
+export const ChainsHealth = z
+  .object(Object.fromEntries(chainNames.map((chain) => [chain, ChainHealth.optional().describe(chainEntryDescription(chain))])) as Record<ChainName, z.ZodOptional<typeof ChainHealth>>)
+  .describe(`Every configured chain's watcher (${chainList()}), keyed by chain, each in the same shape (an addition to the spec's Health).`);
+
+export const healthDeprecations = deprecations('GET /health', {
+  btc_source: '`chains.btc.bitcoin.source`',
+  btc_source_error: '`chains.btc.bitcoin.source_error`',
+  btc_progress: '`chains.btc.progress`',
+  btc_headers: '`chains.btc.bitcoin.headers`',
+  btc_watch: '`chains.btc.bitcoin.watch`',
+  btc_gap: '`chains.btc.bitcoin.gap`',
+  base: '`chains.base.evm`',
+  evm_chains: '`chains.<chain>.evm`',
+});
+
 export const Health = z
   .object({
     ok: z
@@ -136,34 +200,17 @@ export const Health = z
     subscribed_count: z
       .number()
       .int()
-      .describe('Number of watched addresses. Like last_event_at and last_block_height, of the Bitcoin watcher when Bitcoin is configured, else of the Base watcher; Base figures are always in `base`.'),
-    last_event_at: z.iso.datetime().nullable().describe('When the chain source last reported anything (Bitcoin, else Base).'),
-    last_block_height: z.number().int().nullable().describe('Height of the last processed block (Bitcoin, else Base).'),
+      .describe(`Number of watched addresses. Like last_event_at and last_block_height, of the first configured chain in the order ${chainList()}; every chain's figures are in \`chains\`.`),
+    last_event_at: z.iso.datetime().nullable().describe('When the chain source last reported anything (the first configured chain, as `subscribed_count`).'),
+    last_block_height: z.number().int().nullable().describe('Height of the last processed block (the first configured chain, as `subscribed_count`).'),
     uptime_s: z.number().describe('Seconds since the listener started.'),
-    btc_source: z.enum(['esplora', 'bitcoin-core']).optional().describe('Which Bitcoin chain source the listener reads (when Bitcoin is configured).'),
-    btc_source_error: z
-      .string()
-      .nullable()
-      .optional()
-      .describe('Last error of the Bitcoin chain source while it keeps failing (retried with backoff); null when healthy.'),
-    btc_progress: WatcherProgress.optional().describe('What the Bitcoin watcher is doing (when Bitcoin is watched).'),
-    btc_headers: BtcHeaderChain.optional().describe('The verified header chain and each Esplora source\'s standing (when Bitcoin is watched through Esplora; absent with your own Bitcoin Core, which is trusted).'),
-    btc_watch: z
-      .object({
-        mode: z
-          .enum(['full', 'address'])
-          .describe('`full`: every new mempool transaction is read (your own node, or an Esplora declared self-hosted); `address`: only the open invoices\' addresses, over the mempool.space WebSocket or polled (a third-party Esplora).'),
-        ws_tracked: z.number().int().describe('Addresses the WebSocket tracks now (0 while it is down or in `full` mode); the rest of the open invoices are polled.'),
-        live_error: z
-          .string()
-          .nullable()
-          .describe('Last error of the best-effort step (mempool scan or address polls) while it keeps failing; blocks and confirmations go on regardless.'),
-      })
-      .optional()
-      .describe('How the Bitcoin watcher follows unconfirmed payments (when Bitcoin is watched).'),
-    btc_gap: BtcGapReport.optional().describe(
-      'Address gap of the Bitcoin wallet key (when Bitcoin is watched): what gap limit the merchant wallet needs to show every payment.',
-    ),
+    chains: ChainsHealth.optional(),
+    btc_source: deprecatedField(healthDeprecations.btc_source, BtcSource.optional(), 'Which Bitcoin chain source the listener reads (when Bitcoin is configured).'),
+    btc_source_error: deprecatedField(healthDeprecations.btc_source_error, z.string().nullable().optional(), BTC_SOURCE_ERROR),
+    btc_progress: deprecatedField(healthDeprecations.btc_progress, WatcherProgress.optional(), 'What the Bitcoin watcher is doing (when Bitcoin is watched).'),
+    btc_headers: deprecatedField(healthDeprecations.btc_headers, BtcHeaderChain.optional(), BTC_HEADERS),
+    btc_watch: deprecatedField(healthDeprecations.btc_watch, BtcWatch.optional(), BTC_WATCH),
+    btc_gap: deprecatedField(healthDeprecations.btc_gap, BtcGapReport.optional(), BTC_GAP),
     webhooks: z
       .object({
         queued: z.number().int().describe('Events waiting for their first delivery attempt.'),
@@ -175,15 +222,16 @@ export const Health = z
       .array(AssetId)
       .optional()
       .describe('Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it.'),
-    base: BaseHealth.optional().describe('Present when Base is configured.'),
-    evm_chains: z
-      .partialRecord(z.enum(evmChainNames), BaseHealth)
-      .optional()
-      .describe(`Per EVM chain configured (${chainList(evmChainNames)}): its watcher, in the fields of \`base\` (Base\'s entry is \`base\` again).`),
+    base: deprecatedField(healthDeprecations.base, BaseHealth.optional(), 'Base\'s watcher, present when Base is configured.'),
+    evm_chains: deprecatedField(
+      healthDeprecations.evm_chains,
+      z.partialRecord(z.enum(evmChainNames), BaseHealth).optional(),
+      `Per EVM chain configured (${chainList(evmChainNames)}): its watcher, in the fields of \`base\`.`,
+    ),
     chain_sources: z
       .array(ChainSourceBudget)
       .optional()
-      .describe('Per chain source (Esplora, Bitcoin Core, each Base RPC URL): requests made, 429s received, when the next request is allowed.'),
+      .describe('Per chain source (Esplora, Bitcoin Core, each RPC URL of an EVM chain): requests made, 429s received, when the next request is allowed.'),
     x402: X402Health.optional().describe('Present when some EVM chain takes x402 payments.'),
   })
   .meta({ id: 'Health', description: 'GET /health. Further fields may be added; never rely on their absence.' });

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { chainFacts, chainList, chainNames, DEFAULT_CHAIN, evmChainNames } from './chains.ts';
+import { deprecatedField, deprecations } from './deprecated.ts';
 
 /** 21 million BTC in satoshis: no valid amount is larger. */
 export const MAX_SATS = 2_100_000_000_000_000;
@@ -142,10 +143,30 @@ export const BtcInvoiceCreated = BtcInvoice.extend({
 }).meta({ id: 'BtcInvoiceCreated', description: 'A Bitcoin invoice as returned by POST /invoice.' });
 export type BtcInvoiceCreated = z.infer<typeof BtcInvoiceCreated>;
 
+export const tokenAmountDeprecations = deprecations('EVM invoices and checkout views', { amount_usdc: '`amount_token`', amount_usdc_units: '`amount_token_units`' });
+
+/** The token amount under its chain-neutral names, and under the names the spec gives it (USDT too). */
+export const tokenAmountShape = {
+  amount_token: z.string().describe('Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals.'),
+  amount_token_units: z.number().int().describe('The same amount in the token\'s 6-decimal base units.'),
+  amount_usdc: deprecatedField(tokenAmountDeprecations.amount_usdc, z.string(), 'The same as `amount_token`, also for USDT: exact decimal token amount with 6 decimals.'),
+  amount_usdc_units: deprecatedField(tokenAmountDeprecations.amount_usdc_units, z.number().int(), 'The same as `amount_token_units`, also for USDT.'),
+};
+
+/**
+ * An EVM invoice or checkout view as a listener before contract 0.7.0 answered it, with the token
+ * amount under its chain-neutral names too, so a client of such a listener parses it with today's
+ * shapes; any other answer as it is.
+ */
+export function withTokenAmountNames(answer: unknown): unknown {
+  if (typeof answer !== 'object' || answer === null || !('amount_usdc' in answer) || 'amount_token' in answer) return answer;
+  const older = answer as { amount_usdc: unknown; amount_usdc_units?: unknown };
+  return { ...older, amount_token: older.amount_usdc, amount_token_units: older.amount_usdc_units };
+}
+
 const baseAmountShape = {
   amount_usd: z.number().describe('The USD amount requested.'),
-  amount_usdc: z.string().describe('Exact decimal token amount with 6 decimals (USDC or USDT).'),
-  amount_usdc_units: z.number().int().describe('The token amount in 6-decimal base units.'),
+  ...tokenAmountShape,
 };
 
 export const BaseInvoice = z
@@ -192,7 +213,7 @@ export const BaseFixedInvoiceCreated = z
   })
   .meta({
     id: 'BaseFixedInvoiceCreated',
-    description: 'An EVM chain invoice in fixed-address mode, as returned by POST /invoice. The payer must send exactly amount_usdc.',
+    description: 'An EVM chain invoice in fixed-address mode, as returned by POST /invoice. The payer must send exactly amount_token.',
   });
 
 export const CreatedInvoice = z

@@ -1,7 +1,8 @@
-import { errorCatalogue, type ErrorCode } from './errors.ts';
-import { chainFacts, evmChainNames } from './chains.ts';
+import { conditionOf, errorCatalogue, errorConditions, type ErrorCode, type ErrorCondition } from './errors.ts';
+import { chainFacts, chainNameList, evmChainNames } from './chains.ts';
+import { deprecatedFields } from './deprecations.ts';
 import { MAX_SATS, MEMO_MAX_LENGTH } from './invoice.ts';
-import { API_VERSION } from './version.ts';
+import { API_VERSION, CONTRACT_VERSION } from './version.ts';
 import { WEBHOOK_MAX_ATTEMPTS, standardWebhookHeaders, webhookHeaders, webhookRetryDelaysMs } from './webhooks.ts';
 
 const formatDelay = (ms: number) => (ms >= 3_600_000 ? `${ms / 3_600_000} h` : ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`);
@@ -11,20 +12,25 @@ export function buildLlmsTxt(): string {
   const errorLines = (Object.keys(errorCatalogue) as ErrorCode[]).map(
     (code) => `- \`${errorCatalogue[code].status} ${code}\`: ${errorCatalogue[code].description}`,
   );
+  const conditionLines = (Object.keys(errorConditions) as ErrorCondition[]).map(
+    (condition) =>
+      `- \`${condition}\`: ${errorConditions[condition]} Codes: ${(Object.keys(errorCatalogue) as ErrorCode[]).filter((code) => conditionOf(code) === condition).map((code) => `\`${code}\``).join(', ')}.`,
+  );
+  const deprecatedLines = deprecatedFields.map(({ field, replacement, where }) => `- \`${field}\` (${where}): use ${replacement}.`);
   return `# Service
 
-> Non-custodial crypto payment invoices (interface version ${API_VERSION}). Create an invoice for Bitcoin, or for USDC/USDT on Base; the payer sends to the invoice's receive address; the service watches the chain, marks the invoice \`confirmed\` and sends a signed \`invoice.confirmed\` webhook. It never holds keys or funds: payments settle straight to the merchant's wallet.
+> Non-custodial crypto payment invoices (interface version ${API_VERSION}, contract ${CONTRACT_VERSION}). Create an invoice for Bitcoin, or for USDC/USDT on an EVM chain (${chainNameList(evmChainNames)}); the payer sends to the invoice's receive address; the service watches the chain, marks the invoice \`confirmed\` and sends a signed \`invoice.confirmed\` webhook. It never holds keys or funds: payments settle straight to the merchant's wallet.
 
-All requests and responses are JSON. Errors are \`{"error": {"code": "...", "message": "..."}}\`: branch on \`code\`, never on \`message\`.
+All requests and responses are JSON. Errors are \`{"error": {"code": "...", "message": "..."}}\`: branch on \`code\`, never on \`message\`; where several codes mean the same, \`error.condition\` names it (see Errors).
 
 ## Create an invoice
 
 \`POST /invoice\` with header \`X-Service-Api-Key: <key>\` (when the listener has a key) and a JSON body of at most 16 KB:
 
 - Bitcoin: \`{"amount_sats": 1000}\` (integer satoshis, 1 to ${MAX_SATS}; 1 BTC = 100,000,000 sats). Optional \`memo\` (at most ${MEMO_MAX_LENGTH} characters, shown to the payer as the BIP-21 label) and \`expires_in\` (seconds, integer >= 1, default 3600).
-- Stablecoins on an EVM chain (${evmChainNames.map((chain) => `${chainFacts[chain].name}: \`"chain": "${chain}"\``).join(', ')}): \`{"chain": "${evmChainNames[0]}", "amount_usd": 12.5, "asset": "usdc"}\` (US dollars > 0; \`asset\` is \`usdc\` (default) or \`usdt\`). In fixed-address mode (\`"mode": "fixed-address"\` in the answer) many invoices share one address and the payer MUST send exactly \`amount_usdc\`: the low decimals identify the invoice. Fixed-address invoices live one hour.
+- Stablecoins on an EVM chain (${evmChainNames.map((chain) => `${chainFacts[chain].name}: \`"chain": "${chain}"\``).join(', ')}): \`{"chain": "${evmChainNames[0]}", "amount_usd": 12.5, "asset": "usdc"}\` (US dollars > 0; \`asset\` is \`usdc\` (default) or \`usdt\`). In fixed-address mode (\`"mode": "fixed-address"\` in the answer) many invoices share one address and the payer MUST send exactly \`amount_token\`: the low decimals identify the invoice. Fixed-address invoices live one hour.
 
-Answer \`201\`: the invoice. Show the payer \`receive_address\` and the amount (\`amount_btc\` for Bitcoin, \`amount_usdc\` for the EVM chains), or the \`qr_uri\` (BIP-21 or EIP-681 payment URI). Keep \`invoice_id\`.
+Answer \`201\`: the invoice. Show the payer \`receive_address\` and the amount (\`amount_btc\` for Bitcoin, \`amount_token\` of the token \`asset\` names for the EVM chains), or the \`qr_uri\` (BIP-21 or EIP-681 payment URI). Keep \`invoice_id\`.
 
 Example answer (Bitcoin): \`{"invoice_id": "inv_…", "chain": "btc", "asset": "BTC", "amount_sats": 1000, "amount_btc": "0.00001000", "receive_address": "bc1q…", "status": "pending", "qr_uri": "bitcoin:bc1q…?amount=0.00001", "expires_at": "…", …}\`
 
@@ -42,7 +48,7 @@ Prefer the webhook to polling; if you poll, do it sparingly (every 30 s or more)
 
 ## Checkout page
 
-Give the payer the link \`/pay/{invoice_id}\`: a page served by the listener with the shop name, the exact amount, the address, a QR code and the live status. Its data is \`GET /checkout/{invoice_id}\` (no key): the display-only checkout view (\`invoice_id, shop_name, chain, asset, status, receive_address, amount_btc\` or \`amount_usdc, amount_usdc_units\` and, fixed-address only, \`nonce\`; \`qr_uri, expires_at, created_at, tx_hash, paid_at, verify_url, tx_url, server_time\`).
+Give the payer the link \`/pay/{invoice_id}\`: a page served by the listener with the shop name, the exact amount, the address, a QR code and the live status. Its data is \`GET /checkout/{invoice_id}\` (no key): the display-only checkout view (\`invoice_id, shop_name, chain, asset, status, receive_address, amount_btc\` or \`amount_token, amount_token_units\` and, fixed-address only, \`nonce\`; \`qr_uri, expires_at, created_at, tx_hash, paid_at, verify_url, tx_url, server_time\`).
 
 ## Webhooks
 
@@ -54,7 +60,7 @@ Events: \`invoice.confirmed\` (\`event, event_id, invoice_id, merchant_id, chain
 
 ## Cloud (hosted, under /api/v1)
 
-The same invoice bodies and fields under \`/api/v1\`, with a per-merchant key in \`X-Service-Api-Key\`: \`POST /api/v1/signup\` (\`email\`, \`shop_name\`, and at least one of \`btc_xpub\`, \`base_xpub\`, \`base_address\`; optional \`webhook_url\`) returns \`api_key\` once. Then \`POST /api/v1/invoice\`, \`GET /api/v1/invoice/{id}\`, \`GET /api/v1/invoices?limit=25\`, \`GET /api/v1/me\`, \`POST /api/v1/webhook\`, \`POST /api/v1/billing/checkout\`; public: \`GET /api/v1/plans\`, \`GET /api/v1/checkout/{id}\`, \`GET /api/v1/health\`. Plans: free 50, starter 500 (19 USD), pro 5000 (49 USD) invoices per calendar month (UTC); at the cap \`POST /api/v1/invoice\` answers 402 \`plan_limit_reached\`. Never send a private key: only public keys (xpub).
+The same invoice bodies and fields under \`/api/v1\`, with a per-merchant key in \`X-Service-Api-Key\`: \`POST /api/v1/signup\` (\`email\`, \`shop_name\`, and \`receive_methods\`: one entry per chain, at least one, such as \`{"chain": "btc", "xpub": "zpub…"}\` or, on an EVM chain, \`{"chain": "${evmChainNames[0]}", "xpub": "xpub…"}\` and/or \`"address": "0x…"\` (fixed-address mode, needed for USDT); optional \`webhook_url\`) returns \`api_key\` once. Then \`POST /api/v1/invoice\`, \`GET /api/v1/invoice/{id}\`, \`GET /api/v1/invoices?limit=25\`, \`GET /api/v1/me\`, \`POST /api/v1/webhook\`, \`POST /api/v1/billing/checkout\`; public: \`GET /api/v1/plans\`, \`GET /api/v1/checkout/{id}\`, \`GET /api/v1/health\`. Plans: free 50, starter 500 (19 USD), pro 5000 (49 USD) invoices per calendar month (UTC); at the cap \`POST /api/v1/invoice\` answers 402 \`plan_limit_reached\`. Never send a private key: only public keys (xpub).
 
 ## MCP (for agents)
 
@@ -64,9 +70,19 @@ The same invoice bodies and fields under \`/api/v1\`, with a per-merchant key in
 
 ${errorLines.join('\n')}
 
+Conditions (\`error.condition\`, on every code that shares one):
+
+${conditionLines.join('\n')}
+
+## Deprecated
+
+Still sent and accepted, for the clients that read them; use the replacement:
+
+${deprecatedLines.join('\n')}
+
 ## Docs
 
 - [OpenAPI 3.1 description](/openapi.json): every endpoint, field, error and webhook of this API.
-- [Health](/health): \`ok\`, chain watcher state, uptime.
+- [Health](/health): \`ok\`, every configured chain's watcher in \`chains\`, uptime.
 `;
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { BaseCheckoutView, BtcCheckoutView, CheckoutView } from './checkout.ts';
 import { ErrorDetail, ErrorEnvelope, errorCatalogue, type ErrorCode } from './errors.ts';
-import { BaseHealth, BtcHeaderChain, BtcHeaderSource, ChainSourceBudget, Health, WatcherProblem, WatcherProgress } from './health.ts';
+import { BaseHealth, BitcoinWatcherHealth, BtcHeaderChain, BtcHeaderSource, ChainHealth, ChainSourceBudget, Health, WatcherProblem, WatcherProgress } from './health.ts';
 import {
   BaseFixedInvoiceCreated,
   BaseInvoice,
@@ -15,7 +15,8 @@ import {
   StoredInvoice,
 } from './invoice.ts';
 import { routeErrors, routeTable, type Route, type RouteContent } from './routes.ts';
-import { API_VERSION } from './version.ts';
+import { API_VERSION, CONTRACT_VERSION } from './version.ts';
+import { chainNameList, evmChainNames } from './chains.ts';
 import { X402ChainHealth, X402Health, X402PaymentRequired, X402PaymentRequirements } from './x402.ts';
 import {
   Account,
@@ -58,6 +59,8 @@ const componentSchemas = [
   WatcherProblem,
   BtcHeaderSource,
   BtcHeaderChain,
+  BitcoinWatcherHealth,
+  ChainHealth,
   Health,
   BtcCheckoutView,
   BaseCheckoutView,
@@ -278,7 +281,8 @@ export function buildOpenApiDocument(): JsonObject {
     info: {
       title: 'Service listener API',
       version: API_VERSION,
-      summary: 'Non-custodial crypto payment invoices: Bitcoin, and USDC/USDT on Base, with signed webhooks.',
+      'x-contract-version': CONTRACT_VERSION,
+      summary: `Non-custodial crypto payment invoices: Bitcoin, and USDC/USDT on ${chainNameList(evmChainNames)}, with signed webhooks.`,
       description:
         'Create an invoice, show its address and amount to the payer, and learn of payment from the signed `invoice.confirmed` webhook (or by reading the invoice). The service never holds keys or funds.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },

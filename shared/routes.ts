@@ -295,7 +295,7 @@ export const routeTable: readonly Route[] = [
     auth: 'listener-key',
     scope: INVOICES_WRITE,
     request: CreateInvoiceRequest,
-    responses: { 201: json(CreatedInvoice, 'The invoice, in the Bitcoin or Base shape.') },
+    responses: { 201: json(CreatedInvoice, 'The invoice, in the Bitcoin or EVM shape.') },
     errors: createErrors,
   },
   {
@@ -336,7 +336,7 @@ export const routeTable: readonly Route[] = [
     auth: 'public',
     scope: 'none',
     parameters: [invoiceId],
-    responses: { 200: json(CheckoutView, 'The checkout view, in the Bitcoin or Base shape.') },
+    responses: { 200: json(CheckoutView, 'The checkout view, in the Bitcoin or EVM shape.') },
     errors: readErrors,
   },
   {

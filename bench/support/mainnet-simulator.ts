@@ -5,12 +5,12 @@
  * an HTTP-date and absent. It counts requests and bytes per route, 429s, and the requests that
  * arrive while a `Retry-After` it gave is still open. The protocol code is the sandbox's own.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { esploraRequest, type EsploraChain } from '../../sandbox/esplora-api.ts';
 import { closeChainServer, MEMPOOL_SOCKET_PATH, refuseUpgrade, routeOf, send } from '../../sandbox/local-chain-server.ts';
-import { createMempoolSocket } from '../../sandbox/mempool-socket.ts';
+import { createMempoolSocket, type MempoolSocket } from '../../sandbox/mempool-socket.ts';
 
 export interface SimulatorOptions {
   /** Infinity: no limit at all. */
@@ -49,64 +49,21 @@ type RetryAfterForm = 'seconds' | 'http-date' | 'absent';
 const RETRY_AFTER_FORMS: RetryAfterForm[] = ['seconds', 'http-date', 'absent'];
 
 export async function startMainnetSimulator(chain: EsploraChain, options: SimulatorOptions = {}): Promise<MainnetSimulator> {
-  const rate = options.ratePerSecond ?? 10;
-  const burst = options.burst ?? 20;
   const socket = createMempoolSocket(chain, { maxTrackedAddresses: options.maxTrackedAddresses });
-  let tokens = burst;
-  let refilledAt = Date.now();
-  let retryAfterUntil = 0;
-  let turn = 0;
+  const limit = createRateLimit(options.ratePerSecond ?? 10, options.burst ?? 20);
   let socketsRefused = false;
-  let counts = fresh();
-  let socketBaseline = { ...socket.sent };
+  const counts = createTrafficCounts(socket);
 
-  function fresh() {
-    return { requests: 0, httpBytes: 0, tooManyRequests: 0, insideRetryAfter: 0, byRoute: new Map<string, RouteCount>() };
-  }
-
-  function count(route: string, bytes: number): void {
-    counts.requests++;
-    counts.httpBytes += bytes;
-    const entry = counts.byRoute.get(route) ?? { requests: 0, bytes: 0 };
-    entry.requests++;
-    entry.bytes += bytes;
-    counts.byRoute.set(route, entry);
-  }
-
-  /** Takes a token, or answers how long until one is there. */
   function admit(now: number): { ok: true } | { ok: false; waitMs: number } {
-    if (rate === Infinity) return { ok: true };
-    tokens = Math.min(burst, tokens + ((now - refilledAt) / 1000) * rate);
-    refilledAt = now;
-    if (now < retryAfterUntil) counts.insideRetryAfter++;
-    if (tokens >= 1) {
-      tokens -= 1;
-      return { ok: true };
-    }
-    return { ok: false, waitMs: ((1 - tokens) / rate) * 1000 };
-  }
-
-  /** The 429 headers, in turns of the three forms; remembers the window a client was told to keep. */
-  function retryAfterHeaders(now: number, waitMs: number): Record<string, string> {
-    const form = RETRY_AFTER_FORMS[turn++ % RETRY_AFTER_FORMS.length];
-    const seconds = Math.max(1, Math.ceil(waitMs / 1000)) + (turn % 3);
-    if (form === 'absent') return {};
-    const until = now + seconds * 1000;
-    if (form === 'seconds') {
-      retryAfterUntil = Math.max(retryAfterUntil, until);
-      return { 'Retry-After': String(seconds) };
-    }
-    // HTTP-date has whole seconds: round up, so the date is never earlier than the wait.
-    const date = new Date(Math.ceil(until / 1000) * 1000);
-    retryAfterUntil = Math.max(retryAfterUntil, date.getTime());
-    return { 'Retry-After': date.toUTCString() };
+    if (limit.insideRetryAfter(now)) counts.insideRetryAfter();
+    return limit.admit(now);
   }
 
   function tooMany(res: ServerResponse | null, stream: Duplex | null, route: string, now: number, waitMs: number): void {
-    counts.tooManyRequests++;
-    const headers = retryAfterHeaders(now, waitMs);
+    counts.tooManyRequests();
+    const headers = limit.retryAfterHeaders(now, waitMs);
     const body = 'Too Many Requests';
-    count(route, body.length);
+    counts.count(route, body.length);
     if (res) {
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       return send(res, 429, 'text/plain', body);
@@ -122,12 +79,12 @@ export async function startMainnetSimulator(chain: EsploraChain, options: Simula
     const admitted = admit(now);
     if (!admitted.ok) return tooMany(res, null, route, now, admitted.waitMs);
     if (req.method !== 'GET' || !path.startsWith('/api/')) {
-      count(route, 9);
+      counts.count(route, 9);
       return send(res, 404, 'text/plain', 'Not found');
     }
     const reply = esploraRequest(chain, 'GET', path.slice(4), '');
     const body = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
-    count(route, body.length);
+    counts.count(route, body.length);
     send(res, reply.status, reply.type, body);
   });
 
@@ -137,12 +94,107 @@ export async function startMainnetSimulator(chain: EsploraChain, options: Simula
     const now = Date.now();
     const admitted = admit(now);
     if (!admitted.ok) return tooMany(null, stream, route, now, admitted.waitMs);
-    count(route, 0);
+    counts.count(route, 0);
     if (path !== MEMPOOL_SOCKET_PATH) return refuseUpgrade(stream, 404, 'Not Found');
     if (socketsRefused) return refuseUpgrade(stream, 503, 'Service Unavailable');
     socket.handleUpgrade(req, stream, head);
   });
 
+  const { address, port } = await listenAsPublicService(server);
+  return {
+    esploraUrl: `http://${address}:${port}/api`,
+    get socketClients() {
+      return socket.clientCount;
+    },
+    stats: counts.stats,
+    resetStats: counts.reset,
+    refuseSockets(refused) {
+      socketsRefused = refused;
+      if (refused) socket.dropAll();
+    },
+    close: () => closeChainServer(server, socket),
+  };
+}
+
+/** Requests, bytes and 429s over HTTP, and what the WebSocket pushed, since the start or the last reset. */
+function createTrafficCounts(socket: MempoolSocket) {
+  const fresh = () => ({ requests: 0, httpBytes: 0, tooManyRequests: 0, insideRetryAfter: 0, byRoute: new Map<string, RouteCount>() });
+  let current = fresh();
+  let socketBaseline = { ...socket.sent };
+  return {
+    /** A request came while a `Retry-After` given was still open. */
+    insideRetryAfter(): void {
+      current.insideRetryAfter++;
+    },
+    tooManyRequests(): void {
+      current.tooManyRequests++;
+    },
+    count(route: string, bytes: number): void {
+      current.requests++;
+      current.httpBytes += bytes;
+      const entry = current.byRoute.get(route) ?? { requests: 0, bytes: 0 };
+      entry.requests++;
+      entry.bytes += bytes;
+      current.byRoute.set(route, entry);
+    },
+    stats(): SimulatorStats {
+      const socketBytes = socket.sent.bytes - socketBaseline.bytes;
+      return {
+        requests: current.requests,
+        bytes: current.httpBytes + socketBytes,
+        socketBytes,
+        socketMessages: socket.sent.messages - socketBaseline.messages,
+        tooManyRequests: current.tooManyRequests,
+        insideRetryAfter: current.insideRetryAfter,
+        byRoute: new Map([...current.byRoute].map(([route, count]) => [route, { ...count }])),
+      };
+    },
+    reset(): void {
+      current = fresh();
+      socketBaseline = { ...socket.sent };
+    },
+  };
+}
+
+/** The service's rate limit: a token bucket, and the `Retry-After` windows its 429s gave clients to keep. */
+function createRateLimit(rate: number, burst: number) {
+  let tokens = burst;
+  let refilledAt = Date.now();
+  let retryAfterUntil = 0;
+  let turn = 0;
+  return {
+    /** Takes a token, or answers how long until one is there. */
+    admit(now: number): { ok: true } | { ok: false; waitMs: number } {
+      if (rate === Infinity) return { ok: true };
+      tokens = Math.min(burst, tokens + ((now - refilledAt) / 1000) * rate);
+      refilledAt = now;
+      if (tokens >= 1) {
+        tokens -= 1;
+        return { ok: true };
+      }
+      return { ok: false, waitMs: ((1 - tokens) / rate) * 1000 };
+    },
+    /** A request now comes while a `Retry-After` given is still open. */
+    insideRetryAfter: (now: number): boolean => rate !== Infinity && now < retryAfterUntil,
+    /** The 429 headers, in turns of the three forms; remembers the window a client was told to keep. */
+    retryAfterHeaders(now: number, waitMs: number): Record<string, string> {
+      const form = RETRY_AFTER_FORMS[turn++ % RETRY_AFTER_FORMS.length];
+      const seconds = Math.max(1, Math.ceil(waitMs / 1000)) + (turn % 3);
+      if (form === 'absent') return {};
+      const until = now + seconds * 1000;
+      if (form === 'seconds') {
+        retryAfterUntil = Math.max(retryAfterUntil, until);
+        return { 'Retry-After': String(seconds) };
+      }
+      // HTTP-date has whole seconds: round up, so the date is never earlier than the wait.
+      const date = new Date(Math.ceil(until / 1000) * 1000);
+      retryAfterUntil = Math.max(retryAfterUntil, date.getTime());
+      return { 'Retry-After': date.toUTCString() };
+    },
+  };
+}
+
+async function listenAsPublicService(server: Server): Promise<AddressInfo> {
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -150,32 +202,5 @@ export async function startMainnetSimulator(chain: EsploraChain, options: Simula
     // request budget and watching mode it then uses) rather than a node of its own.
     server.listen(0, '127.0.0.2', () => resolve());
   });
-  const { address, port } = server.address() as AddressInfo;
-  return {
-    esploraUrl: `http://${address}:${port}/api`,
-    get socketClients() {
-      return socket.clientCount;
-    },
-    stats() {
-      const socketBytes = socket.sent.bytes - socketBaseline.bytes;
-      return {
-        requests: counts.requests,
-        bytes: counts.httpBytes + socketBytes,
-        socketBytes,
-        socketMessages: socket.sent.messages - socketBaseline.messages,
-        tooManyRequests: counts.tooManyRequests,
-        insideRetryAfter: counts.insideRetryAfter,
-        byRoute: new Map([...counts.byRoute].map(([route, count]) => [route, { ...count }])),
-      };
-    },
-    resetStats() {
-      counts = fresh();
-      socketBaseline = { ...socket.sent };
-    },
-    refuseSockets(refused) {
-      socketsRefused = refused;
-      if (refused) socket.dropAll();
-    },
-    close: () => closeChainServer(server, socket),
-  };
+  return server.address() as AddressInfo;
 }

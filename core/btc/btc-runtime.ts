@@ -12,6 +12,7 @@ import { createMempoolSocket, mempoolSocketUrl } from './mempool-socket.ts';
 import { createSharedChainSource } from './shared-chain-source.ts';
 import { createReceiveAddressBook, type AddressDeriver } from './receive-address-book.ts';
 import { createBtcWatcher } from './watcher.ts';
+import { btcChainHealth } from './btc-health.ts';
 
 /** The listener's Bitcoin settings (MERCHANT_BTC_XPUB and the BTC_ source settings). */
 export interface BtcListenerSettings extends BtcSourceOptions {
@@ -73,7 +74,7 @@ export const btcRuntime: ChainRuntime<BtcListenerSettings> = {
       health() {
         // The count of merchants left out is Cloud's concern: the listener has one merchant.
         const { refused_merchants: _oneMerchant, ...headline } = watcher.status();
-        return { headline, sections: {} };
+        return { headline, sections: {}, entry: { chain: btcModule.chain, health: btcChainHealth(headline) } };
       },
     };
   },

@@ -75,7 +75,7 @@ export interface SocketMessage {
   addressPush: AddressPush | null;
 }
 
-/** What a parsed server message means; null when the text is not JSON. */
+/** What a parsed server message means; null when the text is not a JSON object. */
 export function readSocketMessage(text: string): SocketMessage | null {
   let message: Record<string, unknown>;
   try {
@@ -83,6 +83,7 @@ export function readSocketMessage(text: string): SocketMessage | null {
   } catch {
     return null;
   }
+  if (message === null || typeof message !== 'object') return null;
   const announcements: Array<number | null> = [];
   if (message.block) announcements.push(heightOf(message.block));
   // The answer to `want`: blocks are pushed from here on, and this is the tip the server had then.

@@ -547,14 +547,7 @@ async function passSteps(w: Watch, subscription: SocketSubscription | null): Pro
   if (blockError) throw blockError;
 }
 
-/**
- * Follows the chain for the scope's Bitcoin invoices: one merchant's (the listener) or every
- * merchant's of one network (Cloud). Every block and new mempool transaction is parsed once and its
- * outputs are looked up in one index of watched scripts, each pointing at its invoice and merchant,
- * so the cost per block is the same for 10 or 100,000 open invoices and for one merchant or ten
- * thousand, and the source never learns which addresses are ours.
- */
-export function createBtcWatcher(deps: BtcWatcherDeps) {
+function optionsOf(deps: BtcWatcherDeps): Options {
   const options: Options = {
     pollIntervalMs: deps.pollIntervalMs ?? 10_000,
     maxBackoffMs: deps.maxBackoffMs ?? 60_000,
@@ -564,6 +557,61 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     socketTipCheckMs: deps.socketTipCheckMs ?? 60_000,
   };
   if (options.mode === 'address' && !deps.addresses) throw new Error('address mode needs the Esplora address routes');
+  return options;
+}
+
+/**
+ * What the socket pushes (address mode): payments are recorded and settled between passes, never
+ * alongside one (`serially`); an announced block wakes the loop to read the chain.
+ */
+function socketSubscriber(w: Watch, serially: (work: () => Promise<void>) => Promise<void>, wake: () => void) {
+  return {
+    onTransactions(txs: AddressTx[], removed: string[]) {
+      serially(async () => {
+        heard(w, null);
+        await recordUnconfirmed(w, txs, removed, 'by the socket');
+        await settle(w);
+      }).catch((error) => w.log.warn('btc socket payment could not be recorded; the next poll or block finds it', { error: String(error) }));
+    },
+    onBlock(height: number | null) {
+      w.state.announcements++;
+      if (height !== null) w.state.announcedHeight = Math.max(w.state.announcedHeight, height);
+      w.deps.source.forgetTip?.();
+      wake();
+    },
+    onSubscribed(addresses: string[], resumed: boolean) {
+      for (const address of addresses) (resumed ? w.state.urgentPolls : w.state.firstPolls).add(address);
+    },
+  };
+}
+
+function watcherStatus(w: Watch, subscription: SocketSubscription | null): BtcWatcherStatus {
+  const { deps, state } = w;
+  const gap = deps.keyId ? w.gaps.current(deps.keyId) : null;
+  return {
+    ws_connected: subscription !== null && deps.socket!.connected,
+    subscribed_count: w.index.size,
+    last_event_at: state.lastEventAt === null ? null : new Date(state.lastEventAt).toISOString(),
+    last_block_height: state.lastBlockHeight,
+    btc_source: deps.source.kind,
+    btc_source_error: state.sourceError,
+    ...(deps.headers ? { btc_headers: deps.headers.status() } : {}),
+    ...(gap ? { btc_gap: gap } : {}),
+    refused_merchants: w.index.refusedMerchants().size,
+    btc_progress: w.progress.current(),
+    btc_watch: { mode: w.options.mode, ws_tracked: subscription?.tracked().size ?? 0, live_error: state.liveError },
+  };
+}
+
+/**
+ * Follows the chain for the scope's Bitcoin invoices: one merchant's (the listener) or every
+ * merchant's of one network (Cloud). Every block and new mempool transaction is parsed once and its
+ * outputs are looked up in one index of watched scripts, each pointing at its invoice and merchant,
+ * so the cost per block is the same for 10 or 100,000 open invoices and for one merchant or ten
+ * thousand, and the source never learns which addresses are ours.
+ */
+export function createBtcWatcher(deps: BtcWatcherDeps) {
+  const options = optionsOf(deps);
   const log = deps.logger.child({ component: 'btc-watcher', source: deps.source.kind, mode: options.mode });
   const progress = createWatchProgress(deps.clock, deps.observer);
   const w: Watch = {
@@ -597,25 +645,6 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
 
   const syncOnce = () => serially(pass);
 
-  const subscriber = {
-    onTransactions(txs: AddressTx[], removed: string[]) {
-      serially(async () => {
-        heard(w, null);
-        await recordUnconfirmed(w, txs, removed, 'by the socket');
-        await settle(w);
-      }).catch((error) => log.warn('btc socket payment could not be recorded; the next poll or block finds it', { error: String(error) }));
-    },
-    onBlock(height: number | null) {
-      w.state.announcements++;
-      if (height !== null) w.state.announcedHeight = Math.max(w.state.announcedHeight, height);
-      deps.source.forgetTip?.();
-      loop.wake();
-    },
-    onSubscribed(addresses: string[], resumed: boolean) {
-      for (const address of addresses) (resumed ? w.state.urgentPolls : w.state.firstPolls).add(address);
-    },
-  };
-
   const loop = createPollLoop({
     pass: syncOnce,
     progress,
@@ -637,7 +666,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
     syncOnce,
     start() {
       if (loop.running) return;
-      if (options.mode === 'address' && deps.socket) subscription = deps.socket.subscribe(subscriber);
+      if (options.mode === 'address' && deps.socket) subscription = deps.socket.subscribe(socketSubscriber(w, serially, () => loop.wake()));
       loop.start();
     },
     async stop() {
@@ -647,22 +676,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
       await loopDone;
       await running;
     },
-    status(): BtcWatcherStatus {
-      const gap = deps.keyId ? w.gaps.current(deps.keyId) : null;
-      return {
-        ws_connected: subscription !== null && deps.socket!.connected,
-        subscribed_count: w.index.size,
-        last_event_at: w.state.lastEventAt === null ? null : new Date(w.state.lastEventAt).toISOString(),
-        last_block_height: w.state.lastBlockHeight,
-        btc_source: deps.source.kind,
-        btc_source_error: w.state.sourceError,
-        ...(deps.headers ? { btc_headers: deps.headers.status() } : {}),
-        ...(gap ? { btc_gap: gap } : {}),
-        refused_merchants: w.index.refusedMerchants().size,
-        btc_progress: progress.current(),
-        btc_watch: { mode: options.mode, ws_tracked: subscription?.tracked().size ?? 0, live_error: w.state.liveError },
-      };
-    },
+    status: (): BtcWatcherStatus => watcherStatus(w, subscription),
     /** A wallet key's gap report, as last computed (null before the first). */
     gapOf: (keyId: string) => w.gaps.current(keyId),
     /** Merchants with an invoice the watcher could not read, and why: theirs only are left out. */

@@ -1,8 +1,8 @@
 import { AmountError } from '../invoices/amount-error.ts';
-/** USDC and USDT use 6 decimals on Base; `amount_usdc_units` counts these units. */
+/** USDC and USDT use 6 decimals on the EVM chains; `amount_token_units` counts these units. */
 export const TOKEN_DECIMALS = 6;
 
-/** `amount_usdc_units` is a JSON integer: keep it exact in every client's double. */
+/** `amount_token_units` is a JSON integer: keep it exact in every client's double. */
 export const MAX_TOKEN_UNITS = BigInt(Number.MAX_SAFE_INTEGER);
 
 export { AmountError } from '../invoices/amount-error.ts';
@@ -46,9 +46,18 @@ export function unitsToDecimal(units: bigint): string {
 /**
  * amount_usd as a response carries it, a JSON number (the spec's type; Node 20's JSON.stringify
  * writes only doubles): the double nearest the stored decimal text. It reads back as the same
- * 6-decimal amount below 2^33 dollars, where doubles are finer than a unit; `amount_usdc` and
- * `amount_usdc_units` carry every digit whatever the size.
+ * 6-decimal amount below 2^33 dollars, where doubles are finer than a unit; `amount_token` and
+ * `amount_token_units` carry every digit whatever the size.
  */
 export function usdJsonNumber(text: string): number {
   return Number(text);
+}
+
+/**
+ * The token amount of an invoice or checkout view: under the chain-neutral names and, for the
+ * clients that read them, the spec's names (deprecated; they meant USDT too).
+ */
+export function tokenAmountFields(units: bigint) {
+  const amount = unitsToDecimal(units);
+  return { amount_token: amount, amount_token_units: Number(units), amount_usdc: amount, amount_usdc_units: Number(units) };
 }

@@ -1,4 +1,4 @@
-import type { EvmChainName } from '../../shared/index.ts';
+import { chainFacts, type EvmChainName } from '../../shared/index.ts';
 import type { TokenSymbol } from './tokens.ts';
 
 /** How a settled Transfer's block is judged safe: by the count alone, or by the count and the node's `finalized` tag. */
@@ -34,5 +34,5 @@ export interface EvmChainSpec {
   sandboxChainId: number;
 }
 
-/** The prefix of an EVM chain's settings: its name in capitals (BASE_RPC_URL, ETH_RPC_URL, …). */
-export const evmPrefixOf = (chain: EvmChainName): string => chain.toUpperCase();
+/** The prefix of an EVM chain's settings (BASE_RPC_URL, ETH_RPC_URL, …): the contract's, which its descriptions name. */
+export const evmPrefixOf = (chain: EvmChainName): string => chainFacts[chain].settingsPrefix;

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import type { BaseHealth } from '../../shared/health.ts';
+import type { BaseHealth, ChainHealth } from '../../shared/health.ts';
 import { chainFacts, type EvmChainName } from '../../shared/index.ts';
 import { evmSettingNamesOf } from './evm-config.ts';
 import { evmPrefixOf } from './evm-chain-spec.ts';
@@ -46,5 +46,16 @@ export function evmHealth(status: EvmWatcherStatus, chain: EvmChainName): z.infe
     min_sources: status.min_sources,
     disagreeing_sources: status.disagreeing_sources,
     progress: status.progress,
+  };
+}
+
+/** One EVM chain's entry of /health `chains`. */
+export function evmChainHealth(status: EvmWatcherStatus, chain: EvmChainName): Omit<ChainHealth, 'family'> {
+  return {
+    watched_addresses: status.watched_addresses,
+    last_event_at: status.last_tick_at,
+    last_block_height: status.last_block_height,
+    progress: status.progress,
+    evm: evmHealth(status, chain),
   };
 }

@@ -1,7 +1,7 @@
 import type { BaseInvoice, EvmChainName, InvoiceStatus } from '../../shared/index.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
-import { unitsToDecimal, usdJsonNumber } from './amount.ts';
+import { tokenAmountFields, usdJsonNumber } from './amount.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -26,8 +26,7 @@ export function evmInvoiceOf(row: InvoiceRow, methodFields: EvmMethodFields): Ba
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     amount_usd: usdJsonNumber(requiredAmount(row.amount_usd, 'amount_usd', row.invoice_id)),
-    amount_usdc: unitsToDecimal(units),
-    amount_usdc_units: Number(units),
+    ...tokenAmountFields(units),
     ...methodFields,
     // Filled by the invoice engine from the payment methods it serves (core/x402).
     x402_url: null,

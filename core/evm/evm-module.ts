@@ -4,7 +4,7 @@ import { requiredAmount } from '../invoices/amount-error.ts';
 import type { ChainModule } from '../invoices/chain-module.ts';
 import { checkoutCommon } from '../invoices/checkout-common.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
-import { unitsToDecimal } from './amount.ts';
+import { tokenAmountFields, unitsToDecimal } from './amount.ts';
 import type { EvmConfig } from './evm-config.ts';
 import { rowToEvmInvoice } from './methods/evm-methods.ts';
 import { erc20TransferUri } from './eip681.ts';
@@ -40,8 +40,7 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
         ...common,
         chain: spec.chain,
         asset: row.asset as 'USDC' | 'USDT',
-        amount_usdc: unitsToDecimal(units),
-        amount_usdc_units: Number(units),
+        ...tokenAmountFields(units),
         amount_due: unitsToDecimal(due),
         payment_seen: seen,
         ...(row.nonce !== null ? { nonce: row.nonce } : {}),

@@ -6,7 +6,7 @@ import { claimOwnFixedAddress } from './address-claims.ts';
 import { evmReceiver } from './evm-adapter.ts';
 import type { EvmConfig } from './evm-config.ts';
 import { EVM_ADDRESS_COUNTER } from './evm-invoices.ts';
-import { evmChainStatus, evmHealth } from './evm-health.ts';
+import { evmChainHealth, evmChainStatus, evmHealth } from './evm-health.ts';
 import { chainEvmScope, merchantEvmScope } from './evm-transfer.repository.ts';
 import type { EvmChainSpec } from './evm-chain-spec.ts';
 import { chainFacts } from '../../shared/index.ts';
@@ -81,6 +81,7 @@ export function evmRuntime(spec: EvmChainSpec): ChainRuntime<EvmConfig> {
               ...(spec.chain === firstEvmChain && { base: evmHealth(status, spec.chain) }),
               evm_chains: { [spec.chain]: evmHealth(status, spec.chain) },
             },
+            entry: { chain: spec.chain, health: evmChainHealth(status, spec.chain) },
           };
         },
       };

@@ -34,6 +34,48 @@ export interface HeadSubscription {
 const SUBSCRIBE_ID = 1;
 export const MAX_FRAME_BYTES = 1 << 20;
 
+/** What a frame from the node says: the subscription confirmed or refused, or a new head (its height, when readable); null: none of these. */
+type HeadMessage = { kind: 'subscribed' } | { kind: 'refused'; reason: string } | { kind: 'head'; height: number | null } | null;
+
+function headMessageOf(text: string): HeadMessage {
+  let message: { id?: unknown; result?: unknown; error?: { message?: string }; method?: string; params?: { result?: { number?: unknown } } };
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  // JSON that is no object (`null`, a number) is no message either; reading it as one would throw in the socket's handler.
+  if (message === null || typeof message !== 'object') return null;
+  if (message.id === SUBSCRIBE_ID) {
+    if (typeof message.result !== 'string') return { kind: 'refused', reason: message.error?.message ?? 'no subscription id' };
+    return { kind: 'subscribed' };
+  }
+  if (message.method !== 'eth_subscription') return null;
+  const number = message.params?.result?.number;
+  return { kind: 'head', height: typeof number === 'string' && /^0x[0-9a-f]+$/i.test(number) ? Number(number) : null };
+}
+
+function openHeadSocket(url: string): WebSocket {
+  // A header announcement is about 1 KB: a node sending megabytes is not announcing heads.
+  return new WebSocket(url, { handshakeTimeout: 15_000, maxPayload: MAX_FRAME_BYTES });
+}
+
+/** Pings the socket; one silent (no message, no pong) past `idleTimeoutMs` is terminated. */
+function keepAlive(socket: WebSocket, idleTimeoutMs: number, silentForMs: () => number): NodeJS.Timeout {
+  // A ping a third of the way into the allowed silence: a live node answers long before the limit.
+  return setInterval(() => {
+    if (silentForMs() > idleTimeoutMs) socket.terminate();
+    else socket.ping();
+  }, Math.max(1_000, Math.floor(idleTimeoutMs / 3)));
+}
+
+/** Closes a socket for good: no reconnect on its close, and its late errors ignored. */
+function drop(socket: WebSocket): void {
+  socket.removeAllListeners('close');
+  socket.on('error', () => {});
+  socket.terminate();
+}
+
 /**
  * New heads from an EVM node's `eth_subscribe("newHeads")`, so a watcher reads the chain when a block
  * comes instead of asking for the head every few seconds. Reconnects with exponential backoff and
@@ -45,8 +87,7 @@ export function createHeadSubscription(options: HeadSubscriptionOptions): HeadSu
   const log = options.logger.child({ component: 'evm-heads', source: sourceLabel(options.url) });
   const maxBackoffMs = options.maxBackoffMs ?? 60_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 90_000;
-  // A header announcement is about 1 KB: a node sending megabytes is not announcing heads.
-  const connect = options.connect ?? ((url: string) => new WebSocket(url, { handshakeTimeout: 15_000, maxPayload: MAX_FRAME_BYTES }));
+  const connect = options.connect ?? openHeadSocket;
   let onHead: ((height: number | null) => void) | null = null;
   let ws: WebSocket | null = null;
   let live = false;
@@ -70,11 +111,7 @@ export function createHeadSubscription(options: HeadSubscriptionOptions): HeadSu
     socket.on('open', () => {
       lastHeardAt = options.clock.now();
       socket.send(JSON.stringify({ jsonrpc: '2.0', id: SUBSCRIBE_ID, method: 'eth_subscribe', params: ['newHeads'] }));
-      // A ping a third of the way into the allowed silence: a live node answers long before the limit.
-      pingTimer = setInterval(() => {
-        if (options.clock.now() - lastHeardAt > idleTimeoutMs) socket.terminate();
-        else socket.ping();
-      }, Math.max(1_000, Math.floor(idleTimeoutMs / 3)));
+      pingTimer = keepAlive(socket, idleTimeoutMs, () => options.clock.now() - lastHeardAt);
     });
     socket.on('pong', () => (lastHeardAt = options.clock.now()));
     socket.on('message', (data) => {
@@ -93,29 +130,20 @@ export function createHeadSubscription(options: HeadSubscriptionOptions): HeadSu
   }
 
   function read(socket: WebSocket, text: string): void {
-    let message: { id?: unknown; result?: unknown; error?: { message?: string }; method?: string; params?: { result?: { number?: unknown } } };
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return;
-    }
-    if (message.id === SUBSCRIBE_ID) {
-      if (typeof message.result !== 'string') {
-        // A node without subscriptions (an HTTP-only provider behind a WebSocket) refuses: poll instead.
-        lastError = `eth_subscribe refused: ${message.error?.message ?? 'no subscription id'}`;
-        socket.terminate();
-        return;
-      }
+    const message = headMessageOf(text);
+    if (message?.kind === 'refused') {
+      // A node without subscriptions (an HTTP-only provider behind a WebSocket) refuses: poll instead.
+      lastError = `eth_subscribe refused: ${message.reason}`;
+      socket.terminate();
+    } else if (message?.kind === 'subscribed') {
       live = true;
       failures = 0;
       lastError = null;
       log.info('EVM head subscription live');
       onHead?.(null);
-      return;
+    } else if (message?.kind === 'head' && live) {
+      onHead?.(message.height);
     }
-    if (message.method !== 'eth_subscription' || !live) return;
-    const number = message.params?.result?.number;
-    onHead?.(typeof number === 'string' && /^0x[0-9a-f]+$/i.test(number) ? Number(number) : null);
   }
 
   function retry(): void {
@@ -146,9 +174,7 @@ export function createHeadSubscription(options: HeadSubscriptionOptions): HeadSu
       clearInterval(pingTimer);
       const socket = ws;
       ws = null;
-      socket?.removeAllListeners('close');
-      socket?.on('error', () => {});
-      socket?.terminate();
+      if (socket) drop(socket);
     },
   };
 }

@@ -69,13 +69,12 @@ const isTransient = (status: number) => status === 408 || status === 429 || stat
 /** HTTP statuses with which providers refuse a batch body (as opposed to being busy or down). */
 const BATCH_REFUSED_STATUS = new Set([400, 405, 413, 415, 422, 501]);
 
-export function createRpcSource(url: string, options: RpcOptions): RpcSource {
-  const { fetch, sleep, attempts = 4, backoffMs = 250, timeoutMs = 10_000, maxBatch = 20 } = options;
+/** JSON-RPC over HTTP POST to one URL: numbered requests, transport failures retried, requests counted. */
+function createRpcTransport(url: string, options: RpcOptions) {
+  const { fetch, sleep, attempts = 4, backoffMs = 250, timeoutMs = 10_000 } = options;
   const label = sourceLabel(url);
   let requests = 0;
   let nextId = 1;
-  // Remembered for the life of the source: a provider that refuses batches keeps refusing them.
-  let batchesRefused = false;
 
   async function post(body: unknown): Promise<unknown> {
     requests++;
@@ -109,17 +108,58 @@ export function createRpcSource(url: string, options: RpcOptions): RpcSource {
     }
   }
 
-  const request = (call: RpcCall) => ({ jsonrpc: '2.0', id: nextId++, method: call.method, params: call.params });
+  return {
+    label,
+    requests: () => requests,
+    request: (call: RpcCall) => ({ jsonrpc: '2.0', id: nextId++, method: call.method, params: call.params }),
+    /** Posts what `body` makes (one request or a batch) for each attempt; `what` names it in the error once attempts run out. */
+    send: (what: string, body: () => unknown): Promise<unknown> => withRetries(what, () => post(body())),
+  };
+}
 
-  function resultOf(reply: RpcReply): unknown {
-    if (reply.error) return new RpcError(reply.error.code, reply.error.message);
-    if (!('result' in reply)) throw new RpcUnavailableError(`${label} answered without a result`);
-    return reply.result;
+type RpcTransport = ReturnType<typeof createRpcTransport>;
+
+/** A reply's result, or the RpcError the node answered instead. */
+function resultOf(label: string, reply: RpcReply): unknown {
+  if (reply.error) return new RpcError(reply.error.code, reply.error.message);
+  if (!('result' in reply)) throw new RpcUnavailableError(`${label} answered without a result`);
+  return reply.result;
+}
+
+/** One batch request; null when the node refused it as a batch (`refuse` hears why). */
+async function batchOnce(transport: RpcTransport, calls: RpcCall[], refuse: (reason: string) => void): Promise<unknown[] | null> {
+  const requestsOut = calls.map(transport.request);
+  let replies: unknown;
+  try {
+    replies = await transport.send('batch', () => requestsOut);
+  } catch (error) {
+    if (!(error instanceof HttpStatusError && BATCH_REFUSED_STATUS.has(error.status))) throw error;
+    refuse(`HTTP ${error.status}`);
+    return null;
   }
+  // A refusal comes back as one error object, or as an array that does not answer each call.
+  if (!Array.isArray(replies)) {
+    refuse((replies as RpcReply)?.error?.message ?? 'not an array');
+    return null;
+  }
+  const byId = new Map((replies as RpcReply[]).map((reply) => [reply?.id, reply]));
+  if (requestsOut.some((r) => !byId.has(r.id))) {
+    refuse('a call went unanswered');
+    return null;
+  }
+  return requestsOut.map((r) => resultOf(transport.label, byId.get(r.id)!));
+}
+
+export function createRpcSource(url: string, options: RpcOptions): RpcSource {
+  const { maxBatch = 20 } = options;
+  const transport = createRpcTransport(url, options);
+  const { label } = transport;
+  // Remembered for the life of the source: a provider that refuses batches keeps refusing them.
+  let batchesRefused = false;
 
   async function call<T>(method: string, params: unknown[]): Promise<T> {
-    const reply = (await withRetries(method, () => post(request({ method, params })))) as RpcReply;
-    const result = resultOf(reply);
+    const reply = (await transport.send(method, () => transport.request({ method, params }))) as RpcReply;
+    const result = resultOf(label, reply);
     if (result instanceof RpcError) throw result;
     return result as T;
   }
@@ -127,30 +167,6 @@ export function createRpcSource(url: string, options: RpcOptions): RpcSource {
   function refuse(reason: string) {
     batchesRefused = true;
     options.logger?.warn('base: RPC source refuses JSON-RPC batches; single calls from now on', { source: label, reason });
-  }
-
-  /** One batch request; null when the node refused it as a batch (then remembered). */
-  async function batchOnce(calls: RpcCall[]): Promise<unknown[] | null> {
-    const requestsOut = calls.map(request);
-    let replies: unknown;
-    try {
-      replies = await withRetries('batch', () => post(requestsOut));
-    } catch (error) {
-      if (!(error instanceof HttpStatusError && BATCH_REFUSED_STATUS.has(error.status))) throw error;
-      refuse(`HTTP ${error.status}`);
-      return null;
-    }
-    // A refusal comes back as one error object, or as an array that does not answer each call.
-    if (!Array.isArray(replies)) {
-      refuse((replies as RpcReply)?.error?.message ?? 'not an array');
-      return null;
-    }
-    const byId = new Map((replies as RpcReply[]).map((reply) => [reply?.id, reply]));
-    if (requestsOut.some((r) => !byId.has(r.id))) {
-      refuse('a call went unanswered');
-      return null;
-    }
-    return requestsOut.map((r) => resultOf(byId.get(r.id)!));
   }
 
   async function single(c: RpcCall): Promise<unknown> {
@@ -165,7 +181,7 @@ export function createRpcSource(url: string, options: RpcOptions): RpcSource {
   return {
     label,
     get requests() {
-      return requests;
+      return transport.requests();
     },
     call,
     async batch(calls) {
@@ -177,7 +193,7 @@ export function createRpcSource(url: string, options: RpcOptions): RpcSource {
       const results: unknown[] = [];
       for (let i = 0; i < calls.length; i += maxBatch) {
         const chunk = calls.slice(i, i + maxBatch);
-        const answered = batchesRefused ? null : await batchOnce(chunk);
+        const answered = batchesRefused ? null : await batchOnce(transport, chunk, refuse);
         if (answered) results.push(...answered);
         else for (const c of chunk) results.push(await single(c));
       }

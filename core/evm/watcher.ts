@@ -1,8 +1,8 @@
-import type { EvmChainName } from '../../shared/index.ts';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
 import type { Logger } from '../log.ts';
+import type { EvmChainName } from '../../shared/index.ts';
 import { evmSettingNamesOf, type EvmConfig } from './evm-config.ts';
 import { evmPrefixOf } from './evm-chain-spec.ts';
 import {
@@ -26,6 +26,7 @@ import { parseChecksummedAddress } from './keys.ts';
 import { assetOf } from './tokens.ts';
 import { createPollLoop } from '../poll-loop.ts';
 import type { HeadSubscription } from './new-heads.ts';
+import { createHeadAnnouncements } from './head-announcements.ts';
 import { nextPassInMs } from './poll-pace.ts';
 import { createWatchProgress, stallAfterMs, watcherProblem, type WatchObserver, type WatcherProgress, type WatchProgress } from '../watch-progress.ts';
 
@@ -408,9 +409,72 @@ function isChecksummed(address: string): boolean {
  * number of merchants, each log recorded for the merchant whose address it pays.
  */
 export function createEvmWatcher(deps: EvmWatcherDeps) {
+  const { logger } = deps;
+  const w = watchOf(deps);
+  // A watcher that reads the chain only when a block is due is not stalled between blocks.
+  const stallLimitMs = deps.stallAfterMs ?? stallAfterMs(Math.max(w.options.pollIntervalMs, w.options.blockTimeMs));
+  const heads = deps.heads ?? null;
+  const announcements = createHeadAnnouncements(heads, logger);
+
+  /** One pass; its progress (success, failure, the step under way) is what /health reports. */
+  const tick = async () => {
+    const startedByTimer = announcements.passStarted();
+    // The head is read at the start of the pass: dating it from there, not the pass's end, keeps the next poll early.
+    const startedAt = deps.clock.now();
+    const result = await w.progress.track(() => pass(w));
+    announcements.passEnded(w.status.head_block_height, startedAt, startedByTimer);
+    if (w.status.head_block_height !== null && w.status.last_block_height !== null) deps.observer?.lag(w.status.head_block_height - w.status.last_block_height);
+    return result;
+  };
+
+  const loop = createPollLoop({
+    pass: tick,
+    progress: w.progress,
+    failed(error) {
+      w.status.last_error = (error as Error).message;
+      logger.warn('base: watcher tick failed; retrying', { error: (error as Error).message });
+    },
+    // Still behind the head after a full block range: the next range at once.
+    waitMs: (failures, result) =>
+      (result && result.to < result.head) || announcements.announcedDuringPass()
+        ? null
+        : nextPassInMs({
+            now: deps.clock.now(),
+            headSeenAt: announcements.headSeenAt(),
+            blockTimeMs: w.options.blockTimeMs,
+            pollIntervalMs: w.options.pollIntervalMs,
+            headsCheckMs: w.options.headsCheckMs,
+            headsLive: heads?.live ?? false,
+            retryPending: failures > 0 || w.status.awaiting_second_source > 0 || announcements.behindAnnounced(w.status.head_block_height),
+          }),
+  });
+
+  return {
+    tick,
+    status: (): EvmWatcherStatus => ({ ...w.status, heads_live: heads?.live ?? false, progress: w.progress.current() }),
+    /** Stalled or failing for longer than the limit, or a source disagreeing within the last hour, at the clock's now; null when all is well. */
+    problem: () => watcherProblem(deps.scope.chain, w.progress.current(), deps.clock.now(), stallLimitMs) ?? w.disagreements.problem(deps.scope.chain),
+    start() {
+      if (loop.running) return;
+      warnOfWeakConfirmation(w);
+      loop.start();
+      heads?.start((height) => {
+        announcements.announce(height);
+        loop.wake();
+      });
+    },
+    async stop() {
+      heads?.close();
+      await loop.stop();
+    },
+  };
+}
+
+/** The watch a watcher runs on: its settings with their defaults, the status before the first pass. */
+function watchOf(deps: EvmWatcherDeps): Watch {
   const { base, logger, scope } = deps;
   const listenerFixed: FixedAddress[] = base.fixedAddress && scope.merchantId !== null ? [{ merchantId: scope.merchantId, address: base.fixedAddress }] : [];
-  const w: Watch = {
+  return {
     deps: { ...deps, fixedAddresses: deps.fixedAddresses ?? (async () => listenerFixed) },
     options: {
       pollIntervalMs: deps.pollIntervalMs ?? 2_000,
@@ -446,100 +510,20 @@ export function createEvmWatcher(deps: EvmWatcherDeps) {
     recordedBy: new Map(),
     disagreements: createSourceDisagreements({ clock: deps.clock, logger, observer: deps.observer }),
   };
-  // A watcher that reads the chain only when a block is due is not stalled between blocks.
-  const stallLimitMs = deps.stallAfterMs ?? stallAfterMs(Math.max(w.options.pollIntervalMs, w.options.blockTimeMs));
-  const heads = deps.heads ?? null;
-  /** When the head the watcher last read was first seen: the next block is due a block time later. */
-  let headSeen: { height: number; at: number } | null = null;
-  /** Heads announced so far, and as a pass began: one announced during a pass is read by the next pass at once. */
-  let announced = 0;
-  let announcedAtPassStart = 0;
-  let announcedAtLastPassEnd = 0;
-  /** The newest head the subscription announced; null until a pass after (re)subscribing sets the mark. */
-  let announcedHead: number | null = null;
+}
 
-  /**
-   * Some providers drop a subscription behind a socket that still answers pings: a pass the timer
-   * started (no announcement since the last pass) that reads a head more than one block past the
-   * newest announced one means announcements stopped, so the subscription is made again rather
-   * than leaving the chain to the once-a-minute check.
-   */
-  function checkAnnouncements(head: number | null, startedByTimer: boolean): void {
-    if (!heads?.live || head === null) return;
-    if (announcedHead === null) announcedHead = head;
-    else if (startedByTimer && head > announcedHead + 1) {
-      logger.warn('base: the head subscription stopped announcing blocks; subscribing again', { head, announced: announcedHead });
-      announcedHead = null;
-      heads.reconnect();
-    }
+/** Settings under which payments confirm on less than two sources' word, said once at start. */
+function warnOfWeakConfirmation(w: Watch): void {
+  const { logger, scope, base } = w.deps;
+  const names = evmSettingNamesOf({ envPrefix: evmPrefixOf(scope.chain as EvmChainName) });
+  if (!w.status.fixed_address_confirming) {
+    logger.warn(
+      `base: ${names.rpcUrl} has a single source, so fixed-address invoices stay pending: a fixed-address payment needs two independent RPC sources to confirm. Add a second URL.`,
+    );
   }
-
-  /** One pass; its progress (success, failure, the step under way) is what /health reports. */
-  const tick = async () => {
-    announcedAtPassStart = announced;
-    const startedByTimer = announced === announcedAtLastPassEnd;
-    // The head is read at the start of the pass: dating it from there, not the pass's end, keeps the next poll early.
-    const startedAt = deps.clock.now();
-    const result = await w.progress.track(() => pass(w));
-    const head = w.status.head_block_height;
-    if (head !== null && head !== headSeen?.height) headSeen = { height: head, at: startedAt };
-    checkAnnouncements(head, startedByTimer);
-    announcedAtLastPassEnd = announced;
-    if (w.status.head_block_height !== null && w.status.last_block_height !== null) deps.observer?.lag(w.status.head_block_height - w.status.last_block_height);
-    return result;
-  };
-
-  const loop = createPollLoop({
-    pass: tick,
-    progress: w.progress,
-    failed(error) {
-      w.status.last_error = (error as Error).message;
-      logger.warn('base: watcher tick failed; retrying', { error: (error as Error).message });
-    },
-    // Still behind the head after a full block range: the next range at once.
-    waitMs: (failures, result) =>
-      (result && result.to < result.head) || announced > announcedAtPassStart
-        ? null
-        : nextPassInMs({
-            now: deps.clock.now(),
-            headSeenAt: headSeen?.at ?? null,
-            blockTimeMs: w.options.blockTimeMs,
-            pollIntervalMs: w.options.pollIntervalMs,
-            headsCheckMs: w.options.headsCheckMs,
-            headsLive: heads?.live ?? false,
-            // A head read older than the one announced (a source behind the announcing node, a shared answer still fresh): ask again soon.
-            retryPending: failures > 0 || w.status.awaiting_second_source > 0 || (announcedHead !== null && (w.status.head_block_height ?? -1) < announcedHead),
-          }),
-  });
-
-  return {
-    tick,
-    status: (): EvmWatcherStatus => ({ ...w.status, heads_live: heads?.live ?? false, progress: w.progress.current() }),
-    /** Stalled or failing for longer than the limit, or a source disagreeing within the last hour, at the clock's now; null when all is well. */
-    problem: () => watcherProblem(deps.scope.chain, w.progress.current(), deps.clock.now(), stallLimitMs) ?? w.disagreements.problem(deps.scope.chain),
-    start() {
-      if (loop.running) return;
-      const names = evmSettingNamesOf({ envPrefix: evmPrefixOf(scope.chain as EvmChainName) });
-      if (!w.status.fixed_address_confirming) {
-        logger.warn(
-          `base: ${names.rpcUrl} has a single source, so fixed-address invoices stay pending: a fixed-address payment needs two independent RPC sources to confirm. Add a second URL.`,
-        );
-      }
-      if (base.minSources === 1) {
-        logger.warn(`base: ${names.minSources}=1: payments are confirmed on one RPC source's word, trusted as your own node`);
-      }
-      loop.start();
-      heads?.start((height) => {
-        announced++;
-        announcedHead = height === null ? null : Math.max(announcedHead ?? height, height);
-        loop.wake();
-      });
-    },
-    async stop() {
-      heads?.close();
-      await loop.stop();
-    },
-  };
+  if (base.minSources === 1) {
+    logger.warn(`base: ${names.minSources}=1: payments are confirmed on one RPC source's word, trusted as your own node`);
+  }
 }
 
 export type EvmWatcher = ReturnType<typeof createEvmWatcher>;

@@ -1,11 +1,11 @@
 import type { Middleware } from 'koa';
-import { errorCatalogue, type ErrorCode, type ErrorEnvelope } from '../../shared/index.ts';
+import { errorCatalogue, errorDetail, type ErrorCode, type ErrorEnvelope } from '../../shared/index.ts';
 import { asServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 
 export function renderError(ctx: { status: number; body: unknown; set(name: string, value: string): void }, code: ErrorCode, message: string) {
   ctx.status = errorCatalogue[code].status;
-  const body: ErrorEnvelope = { error: { code, message } };
+  const body: ErrorEnvelope = { error: errorDetail(code, message) };
   ctx.body = body;
 }
 

@@ -733,6 +733,11 @@ export interface components {
             code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity" | "invalid_payment" | "payment_in_progress" | "invoice_paid" | "invoice_ended" | "x402_unavailable" | "settlement_unavailable" | "settlement_failed";
             /** @description Human-readable; may change, never branch on it. */
             message: string;
+            /**
+             * @description What the code means, where several codes mean the same (an addition to the spec's envelope): `chain_not_configured` (The chain asked for (`btc`, `base`, `eth`, `polygon` or `arbitrum`) is not configured for this merchant. Codes: `chain_disabled`, `base_disabled`.) Branch on it where present; the codes stay as specified.
+             * @enum {string}
+             */
+            condition?: "chain_not_configured";
             /** @description plan_limit_reached only: the current plan. */
             plan?: string;
             /** @description plan_limit_reached only: the monthly cap. */
@@ -891,9 +896,19 @@ export interface components {
             updated_at: string;
             /** @description The USD amount requested. */
             amount_usd: number;
-            /** @description Exact decimal token amount with 6 decimals (USDC or USDT). */
+            /** @description Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals. */
+            amount_token: string;
+            /** @description The same amount in the token's 6-decimal base units. */
+            amount_token_units: number;
+            /**
+             * @deprecated
+             * @description Deprecated: use `amount_token`. The same as `amount_token`, also for USDT: exact decimal token amount with 6 decimals.
+             */
             amount_usdc: string;
-            /** @description The token amount in 6-decimal base units. */
+            /**
+             * @deprecated
+             * @description Deprecated: use `amount_token_units`. The same as `amount_token_units`, also for USDT.
+             */
             amount_usdc_units: number;
             /**
              * @description Present only for fixed-address invoices.
@@ -935,9 +950,19 @@ export interface components {
             updated_at: string;
             /** @description The USD amount requested. */
             amount_usd: number;
-            /** @description Exact decimal token amount with 6 decimals (USDC or USDT). */
+            /** @description Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals. */
+            amount_token: string;
+            /** @description The same amount in the token's 6-decimal base units. */
+            amount_token_units: number;
+            /**
+             * @deprecated
+             * @description Deprecated: use `amount_token`. The same as `amount_token`, also for USDT: exact decimal token amount with 6 decimals.
+             */
             amount_usdc: string;
-            /** @description The token amount in 6-decimal base units. */
+            /**
+             * @deprecated
+             * @description Deprecated: use `amount_token_units`. The same as `amount_token_units`, also for USDT.
+             */
             amount_usdc_units: number;
             /** @description EIP-681 URI: ethereum:<token>@<chain id>/transfer?address=<recipient>&uint256=<units>. */
             qr_uri: string;
@@ -951,7 +976,7 @@ export interface components {
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
         };
-        /** @description An EVM chain invoice in fixed-address mode, as returned by POST /invoice. The payer must send exactly amount_usdc. */
+        /** @description An EVM chain invoice in fixed-address mode, as returned by POST /invoice. The payer must send exactly amount_token. */
         BaseFixedInvoiceCreated: {
             invoice_id: string;
             /** @enum {string} */
@@ -968,9 +993,19 @@ export interface components {
             receive_address: string;
             /** @description The USD amount requested. */
             amount_usd: number;
-            /** @description Exact decimal token amount with 6 decimals (USDC or USDT). */
+            /** @description Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals. */
+            amount_token: string;
+            /** @description The same amount in the token's 6-decimal base units. */
+            amount_token_units: number;
+            /**
+             * @deprecated
+             * @description Deprecated: use `amount_token`. The same as `amount_token`, also for USDT: exact decimal token amount with 6 decimals.
+             */
             amount_usdc: string;
-            /** @description The token amount in 6-decimal base units. */
+            /**
+             * @deprecated
+             * @description Deprecated: use `amount_token_units`. The same as `amount_token_units`, also for USDT.
+             */
             amount_usdc_units: number;
             status: components["schemas"]["InvoiceStatus"];
             /** Format: date-time */
@@ -982,23 +1017,24 @@ export interface components {
         };
         CreatedInvoice: components["schemas"]["BtcInvoiceCreated"] | components["schemas"]["BaseXpubInvoiceCreated"] | components["schemas"]["BaseFixedInvoiceCreated"];
         StoredInvoice: components["schemas"]["BtcInvoice"] | components["schemas"]["BaseInvoice"];
+        /** @description The watcher of one EVM chain (`base`, `eth`, `polygon` or `arbitrum`). */
         BaseHealth: {
-            /** @description Independent JSON-RPC sources configured in BASE_RPC_URL. */
+            /** @description Independent JSON-RPC sources configured in the chain's own RPC setting: `BASE_RPC_URL` (base), `ETH_RPC_URL` (eth), `POLYGON_RPC_URL` (polygon), `ARBITRUM_RPC_URL` (arbitrum). */
             rpc_sources: number;
             /** @description Sources that answered on the last poll. */
             rpc_sources_up: number;
             /** @description False when fixed-address mode is on with a single RPC source: such invoices then stay pending. */
             fixed_address_confirming: boolean;
-            /** @description Why Base payments may not confirm right now, if so. */
+            /** @description Why the chain's payments may not confirm right now, if so. */
             warning: string | null;
-            /** @description Last Base block whose Transfer logs were read. */
+            /** @description Last block of the chain whose Transfer logs were read. */
             last_block_height: number | null;
             /** @description Chain head reported by the scanning source. */
             head_block_height: number | null;
             watched_addresses: number;
             /** @description Payments matched but not yet reported by enough independent sources (min_sources; two for fixed-address). */
             awaiting_second_source: number;
-            /** @description Sources that must report a payment before it counts (`<PREFIX>_MIN_SOURCES`, default 2); 1 trusts one source as your own node. */
+            /** @description Sources that must report a payment before it counts (the chain's own setting: `BASE_MIN_SOURCES` (base), `ETH_MIN_SOURCES` (eth), `POLYGON_MIN_SOURCES` (polygon), `ARBITRUM_MIN_SOURCES` (arbitrum); default 2); 1 trusts one source as your own node. */
             min_sources?: number;
             /** @description Sources that reported a transfer or a block the others do not, within the last hour: nothing one source alone reports is counted. */
             disagreeing_sources?: {
@@ -1011,7 +1047,7 @@ export interface components {
                  */
                 at: string;
             }[];
-            /** @description What the Base watcher is doing. */
+            /** @description What the chain's watcher is doing. */
             progress?: components["schemas"]["WatcherProgress"];
         };
         /** @description Request budget of one chain source (docs/chains.md, "Request budgets"). */
@@ -1085,35 +1121,21 @@ export interface components {
             checkpoint_height: number;
             sources: components["schemas"]["BtcHeaderSource"][];
         };
-        /** @description GET /health. Further fields may be added; never rely on their absence. */
-        Health: {
-            /** @description True when the listener serves requests, its database answers and no chain watcher has a problem (see `problems`). */
-            ok: boolean;
-            /** @description Why `ok` is false: a chain watcher stalled or failing for several poll intervals, or the database that cannot be used (`component: database`). Empty when none. */
-            problems?: components["schemas"]["WatcherProblem"][];
-            /** @description Whether the chain source push connection (WebSocket) is up. */
-            ws_connected: boolean;
-            /** @description Number of watched addresses. Like last_event_at and last_block_height, of the Bitcoin watcher when Bitcoin is configured, else of the Base watcher; Base figures are always in `base`. */
-            subscribed_count: number;
-            /** @description When the chain source last reported anything (Bitcoin, else Base). */
-            last_event_at: string | null;
-            /** @description Height of the last processed block (Bitcoin, else Base). */
-            last_block_height: number | null;
-            /** @description Seconds since the listener started. */
-            uptime_s: number;
+        /** @description What only a Bitcoin watcher reports. */
+        BitcoinWatcherHealth: {
             /**
-             * @description Which Bitcoin chain source the listener reads (when Bitcoin is configured).
+             * @description Which Bitcoin chain source the watcher reads.
              * @enum {string}
              */
-            btc_source?: "esplora" | "bitcoin-core";
+            source: "esplora" | "bitcoin-core";
             /** @description Last error of the Bitcoin chain source while it keeps failing (retried with backoff); null when healthy. */
-            btc_source_error?: string | null;
-            /** @description What the Bitcoin watcher is doing (when Bitcoin is watched). */
-            btc_progress?: components["schemas"]["WatcherProgress"];
+            source_error: string | null;
+            /** @description Whether the chain source push connection (WebSocket) is up. */
+            ws_connected: boolean;
             /** @description The verified header chain and each Esplora source's standing (when Bitcoin is watched through Esplora; absent with your own Bitcoin Core, which is trusted). */
-            btc_headers?: components["schemas"]["BtcHeaderChain"];
-            /** @description How the Bitcoin watcher follows unconfirmed payments (when Bitcoin is watched). */
-            btc_watch?: {
+            headers?: components["schemas"]["BtcHeaderChain"];
+            /** @description How the watcher follows unconfirmed payments. */
+            watch: {
                 /**
                  * @description `full`: every new mempool transaction is read (your own node, or an Esplora declared self-hosted); `address`: only the open invoices' addresses, over the mempool.space WebSocket or polled (a third-party Esplora).
                  * @enum {string}
@@ -1125,6 +1147,106 @@ export interface components {
                 live_error: string | null;
             };
             /** @description Address gap of the Bitcoin wallet key (when Bitcoin is watched): what gap limit the merchant wallet needs to show every payment. */
+            gap?: {
+                /** @description Highest child index handed out to an invoice for the current wallet key; null before the first invoice. */
+                highest_child_index: number | null;
+                /** @description Highest child index with a payment seen (mempool or block; a payment that vanished does not count); null when none. */
+                highest_paid_child_index: number | null;
+                /** @description Longest run of consecutive unused child indexes below highest_child_index, counted from index 0: runs before the first paid index, between paid ones and after the last one all count. */
+                longest_unused_run: number;
+                /** @description Gap limit the wallet must use to show every payment to these addresses: longest_unused_run + 1. Above 20 (the usual default) the wallet must be told. */
+                wallet_gap_limit: number;
+            };
+        };
+        /** @description One chain's watcher, in the same shape for every chain: the common fields, then its family's part. */
+        ChainHealth: {
+            /**
+             * @description Which of the parts below the entry carries: `bitcoin` or `evm`.
+             * @enum {string}
+             */
+            family: "bitcoin" | "evm";
+            /** @description Addresses the chain's watcher follows. */
+            watched_addresses: number;
+            /** @description When the chain source last reported anything; null before the first. */
+            last_event_at: string | null;
+            /** @description Height of the last processed block; null before the first. */
+            last_block_height: number | null;
+            /** @description What the chain's watcher is doing. */
+            progress: components["schemas"]["WatcherProgress"];
+            /** @description Bitcoin only. */
+            bitcoin?: components["schemas"]["BitcoinWatcherHealth"];
+            /** @description EVM chains only. */
+            evm?: components["schemas"]["BaseHealth"];
+        };
+        /** @description GET /health. Further fields may be added; never rely on their absence. */
+        Health: {
+            /** @description True when the listener serves requests, its database answers and no chain watcher has a problem (see `problems`). */
+            ok: boolean;
+            /** @description Why `ok` is false: a chain watcher stalled or failing for several poll intervals, or the database that cannot be used (`component: database`). Empty when none. */
+            problems?: components["schemas"]["WatcherProblem"][];
+            /** @description Whether the chain source push connection (WebSocket) is up. */
+            ws_connected: boolean;
+            /** @description Number of watched addresses. Like last_event_at and last_block_height, of the first configured chain in the order `btc`, `base`, `eth`, `polygon` or `arbitrum`; every chain's figures are in `chains`. */
+            subscribed_count: number;
+            /** @description When the chain source last reported anything (the first configured chain, as `subscribed_count`). */
+            last_event_at: string | null;
+            /** @description Height of the last processed block (the first configured chain, as `subscribed_count`). */
+            last_block_height: number | null;
+            /** @description Seconds since the listener started. */
+            uptime_s: number;
+            /** @description Every configured chain's watcher (`btc`, `base`, `eth`, `polygon` or `arbitrum`), keyed by chain, each in the same shape (an addition to the spec's Health). */
+            chains?: {
+                /** @description Bitcoin, when configured. */
+                btc?: components["schemas"]["ChainHealth"];
+                /** @description Base, when configured (RPC sources in `BASE_RPC_URL`). */
+                base?: components["schemas"]["ChainHealth"];
+                /** @description Ethereum, when configured (RPC sources in `ETH_RPC_URL`). */
+                eth?: components["schemas"]["ChainHealth"];
+                /** @description Polygon, when configured (RPC sources in `POLYGON_RPC_URL`). */
+                polygon?: components["schemas"]["ChainHealth"];
+                /** @description Arbitrum One, when configured (RPC sources in `ARBITRUM_RPC_URL`). */
+                arbitrum?: components["schemas"]["ChainHealth"];
+            };
+            /**
+             * @deprecated
+             * @description Deprecated: use `chains.btc.bitcoin.source`. Which Bitcoin chain source the listener reads (when Bitcoin is configured).
+             * @enum {string}
+             */
+            btc_source?: "esplora" | "bitcoin-core";
+            /**
+             * @deprecated
+             * @description Deprecated: use `chains.btc.bitcoin.source_error`. Last error of the Bitcoin chain source while it keeps failing (retried with backoff); null when healthy.
+             */
+            btc_source_error?: string | null;
+            /**
+             * @deprecated
+             * @description Deprecated: use `chains.btc.progress`. What the Bitcoin watcher is doing (when Bitcoin is watched).
+             */
+            btc_progress?: components["schemas"]["WatcherProgress"];
+            /**
+             * @deprecated
+             * @description Deprecated: use `chains.btc.bitcoin.headers`. The verified header chain and each Esplora source's standing (when Bitcoin is watched through Esplora; absent with your own Bitcoin Core, which is trusted).
+             */
+            btc_headers?: components["schemas"]["BtcHeaderChain"];
+            /**
+             * @deprecated
+             * @description Deprecated: use `chains.btc.bitcoin.watch`. How the Bitcoin watcher follows unconfirmed payments (when Bitcoin is watched).
+             */
+            btc_watch?: {
+                /**
+                 * @description `full`: every new mempool transaction is read (your own node, or an Esplora declared self-hosted); `address`: only the open invoices' addresses, over the mempool.space WebSocket or polled (a third-party Esplora).
+                 * @enum {string}
+                 */
+                mode: "full" | "address";
+                /** @description Addresses the WebSocket tracks now (0 while it is down or in `full` mode); the rest of the open invoices are polled. */
+                ws_tracked: number;
+                /** @description Last error of the best-effort step (mempool scan or address polls) while it keeps failing; blocks and confirmations go on regardless. */
+                live_error: string | null;
+            };
+            /**
+             * @deprecated
+             * @description Deprecated: use `chains.btc.bitcoin.gap`. Address gap of the Bitcoin wallet key (when Bitcoin is watched): what gap limit the merchant wallet needs to show every payment.
+             */
             btc_gap?: {
                 /** @description Highest child index handed out to an invoice for the current wallet key; null before the first invoice. */
                 highest_child_index: number | null;
@@ -1146,13 +1268,19 @@ export interface components {
             };
             /** @description Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it. */
             enabled_assets?: ("btc" | "usdc-base" | "usdt-base" | "usdc-eth" | "usdt-eth" | "usdc-polygon" | "usdt-polygon" | "usdc-arbitrum" | "usdt-arbitrum")[];
-            /** @description Present when Base is configured. */
+            /**
+             * @deprecated
+             * @description Deprecated: use `chains.base.evm`. Base's watcher, present when Base is configured.
+             */
             base?: components["schemas"]["BaseHealth"];
-            /** @description Per EVM chain configured (`base`, `eth`, `polygon` or `arbitrum`): its watcher, in the fields of `base` (Base's entry is `base` again). */
+            /**
+             * @deprecated
+             * @description Deprecated: use `chains.<chain>.evm`. Per EVM chain configured (`base`, `eth`, `polygon` or `arbitrum`): its watcher, in the fields of `base`.
+             */
             evm_chains?: {
                 [key: string]: components["schemas"]["BaseHealth"];
             };
-            /** @description Per chain source (Esplora, Bitcoin Core, each Base RPC URL): requests made, 429s received, when the next request is allowed. */
+            /** @description Per chain source (Esplora, Bitcoin Core, each RPC URL of an EVM chain): requests made, 429s received, when the next request is allowed. */
             chain_sources?: components["schemas"]["ChainSourceBudget"][];
             /** @description Present when some EVM chain takes x402 payments. */
             x402?: components["schemas"]["PaymentSettlementHealth"];
@@ -1179,9 +1307,9 @@ export interface components {
             tx_url: string | null;
             /** @description The invoice's `x402_url`: where an agent pays it with an x402 client (HTTP 402); null where it cannot (Bitcoin, USDT, paid or ended). */
             x402_url: string | null;
-            /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_usdc`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
+            /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_token`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
             amount_due: string;
-            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain (BASE_CONFIRMATIONS, ETH_CONFIRMATIONS, …)). The page then tells the payer not to pay again. */
+            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain: `BASE_CONFIRMATIONS` (base), `ETH_CONFIRMATIONS` (eth), `POLYGON_CONFIRMATIONS` (polygon), `ARBITRUM_CONFIRMATIONS` (arbitrum)). The page then tells the payer not to pay again. */
             payment_seen: boolean;
             /** @description An addition to the spec's view: the memo the merchant gave at creation (Bitcoin invoices; null when none), shown to the payer. */
             memo: string | null;
@@ -1224,9 +1352,9 @@ export interface components {
             tx_url: string | null;
             /** @description The invoice's `x402_url`: where an agent pays it with an x402 client (HTTP 402); null where it cannot (Bitcoin, USDT, paid or ended). */
             x402_url: string | null;
-            /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_usdc`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
+            /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_token`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
             amount_due: string;
-            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain (BASE_CONFIRMATIONS, ETH_CONFIRMATIONS, …)). The page then tells the payer not to pay again. */
+            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain: `BASE_CONFIRMATIONS` (base), `ETH_CONFIRMATIONS` (eth), `POLYGON_CONFIRMATIONS` (polygon), `ARBITRUM_CONFIRMATIONS` (arbitrum)). The page then tells the payer not to pay again. */
             payment_seen: boolean;
             /** @description An addition to the spec's view: the memo the merchant gave at creation (Bitcoin invoices; null when none), shown to the payer. */
             memo: string | null;
@@ -1239,11 +1367,21 @@ export interface components {
             chain: "base" | "eth" | "polygon" | "arbitrum";
             /** @enum {string} */
             asset: "USDC" | "USDT";
-            /** @description Exact decimal token amount to send (6 decimals), USDC or USDT. */
+            /** @description Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals. */
+            amount_token: string;
+            /** @description The same amount in the token's 6-decimal base units. */
+            amount_token_units: number;
+            /**
+             * @deprecated
+             * @description Deprecated: use `amount_token`. The same as `amount_token`, also for USDT: exact decimal token amount with 6 decimals.
+             */
             amount_usdc: string;
-            /** @description The same amount in 6-decimal base units. */
+            /**
+             * @deprecated
+             * @description Deprecated: use `amount_token_units`. The same as `amount_token_units`, also for USDT.
+             */
             amount_usdc_units: number;
-            /** @description Fixed-address invoices only: the nonce in the low decimals of the amount. The payer must send exactly `amount_usdc`. */
+            /** @description Fixed-address invoices only: the nonce in the low decimals of the amount. The payer must send exactly `amount_token`. */
             nonce?: number;
         };
         /** @description Display-only fields of an invoice for its hosted checkout page. Public: it carries nothing secret. */
@@ -1307,13 +1445,22 @@ export interface components {
             email: string;
             /** @description Required; 2-80 characters; shown on hosted checkout. */
             shop_name: string;
-            /** @description Bitcoin BIP-84 account public key (xpub/zpub, tpub/vpub). */
+            /**
+             * @deprecated
+             * @description Deprecated: use a `receive_methods` entry `{"chain": "btc", "xpub": …}`. Bitcoin BIP-84 account public key (xpub/zpub, tpub/vpub).
+             */
             btc_xpub?: string;
-            /** @description EVM account public key at m/44'/60'/0'; wins over base_address if both are sent. */
+            /**
+             * @deprecated
+             * @description Deprecated: use a `receive_methods` entry `{"chain": "base", "xpub": …}`. Base only: EVM account public key at m/44'/60'/0'; wins over base_address if both are sent.
+             */
             base_xpub?: string;
-            /** @description Fixed EIP-55 checksummed 0x receive address on Base (fixed-address mode, needed for USDT). */
+            /**
+             * @deprecated
+             * @description Deprecated: use a `receive_methods` entry `{"chain": "base", "address": …}`. Base only: fixed EIP-55 checksummed 0x receive address (fixed-address mode, needed for USDT).
+             */
             base_address?: string;
-            /** @description One entry per chain the account receives on (any chain of POST /invoice). `btc_xpub`, `base_xpub` and `base_address` say the same for `btc` and `base` and are still accepted; an entry here wins over them for its chain. */
+            /** @description One entry per chain the account receives on (any chain of POST /invoice). The deprecated `btc_xpub`, `base_xpub` and `base_address` say the same for `btc` and `base` only and are still accepted; an entry here wins over them for its chain. */
             receive_methods?: components["schemas"]["ReceiveMethod"][];
             /** @description https, default port, host resolving only to public addresses. */
             webhook_url?: string;
@@ -1515,9 +1662,19 @@ export interface components {
             updated_at: string;
             /** @description The USD amount requested. */
             amount_usd: number;
-            /** @description Exact decimal token amount with 6 decimals (USDC or USDT). */
+            /** @description Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals. */
+            amount_token: string;
+            /** @description The same amount in the token's 6-decimal base units. */
+            amount_token_units: number;
+            /**
+             * @deprecated
+             * @description Deprecated: use `amount_token`. The same as `amount_token`, also for USDT: exact decimal token amount with 6 decimals.
+             */
             amount_usdc: string;
-            /** @description The token amount in 6-decimal base units. */
+            /**
+             * @deprecated
+             * @description Deprecated: use `amount_token_units`. The same as `amount_token_units`, also for USDT.
+             */
             amount_usdc_units: number;
             /** @description EIP-681 URI: ethereum:<token>@<chain id>/transfer?address=<recipient>&uint256=<units>. */
             qr_uri: string;
@@ -1548,9 +1705,19 @@ export interface components {
             receive_address: string;
             /** @description The USD amount requested. */
             amount_usd: number;
-            /** @description Exact decimal token amount with 6 decimals (USDC or USDT). */
+            /** @description Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals. */
+            amount_token: string;
+            /** @description The same amount in the token's 6-decimal base units. */
+            amount_token_units: number;
+            /**
+             * @deprecated
+             * @description Deprecated: use `amount_token`. The same as `amount_token`, also for USDT: exact decimal token amount with 6 decimals.
+             */
             amount_usdc: string;
-            /** @description The token amount in 6-decimal base units. */
+            /**
+             * @deprecated
+             * @description Deprecated: use `amount_token_units`. The same as `amount_token_units`, also for USDT.
+             */
             amount_usdc_units: number;
             status: components["schemas"]["InvoiceStatus"];
             /** Format: date-time */
@@ -1656,7 +1823,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The invoice, in the Bitcoin or Base shape. */
+            /** @description The invoice, in the Bitcoin or EVM shape. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -1672,9 +1839,9 @@ export interface operations {
              *
              *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth`, `polygon` or `arbitrum`).
              *
-             *     `chain_disabled`: Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`).
+             *     `chain_disabled`: Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`). Deprecated for branching: every chain's "not configured" answer also carries `condition: "chain_not_configured"`; branch on that (this code stays, as specified).
              *
-             *     `base_disabled`: The EVM chain asked for (`base`, `eth`, `polygon` or `arbitrum`) is not configured for this merchant; every EVM chain answers this code.
+             *     `base_disabled`: The EVM chain asked for (`base`, `eth`, `polygon` or `arbitrum`) is not configured for this merchant; every EVM chain answers this code. Deprecated for branching: every chain's "not configured" answer also carries `condition: "chain_not_configured"`; branch on that (this code stays, as specified).
              *
              *     `asset_disabled`: The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).
              */
@@ -1948,7 +2115,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The checkout view, in the Bitcoin or Base shape. */
+            /** @description The checkout view, in the Bitcoin or EVM shape. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3072,9 +3239,9 @@ export interface operations {
              *
              *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth`, `polygon` or `arbitrum`).
              *
-             *     `chain_disabled`: Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`).
+             *     `chain_disabled`: Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`). Deprecated for branching: every chain's "not configured" answer also carries `condition: "chain_not_configured"`; branch on that (this code stays, as specified).
              *
-             *     `base_disabled`: The EVM chain asked for (`base`, `eth`, `polygon` or `arbitrum`) is not configured for this merchant; every EVM chain answers this code.
+             *     `base_disabled`: The EVM chain asked for (`base`, `eth`, `polygon` or `arbitrum`) is not configured for this merchant; every EVM chain answers this code. Deprecated for branching: every chain's "not configured" answer also carries `condition: "chain_not_configured"`; branch on that (this code stays, as specified).
              *
              *     `asset_disabled`: The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).
              */

@@ -6,7 +6,7 @@ import { ServiceError } from '../../errors.ts';
 import type { InvoiceCreation } from '../../invoices/chain-adapter.ts';
 import { insertInvoice, type InvoiceRow } from '../../invoices/invoice.repository.ts';
 import { claimOf } from '../address-claims.ts';
-import { MAX_TOKEN_UNITS } from '../amount.ts';
+import { MAX_TOKEN_UNITS, tokenAmountFields } from '../amount.ts';
 import { erc20TransferUri } from '../eip681.ts';
 import { evmInvoiceOf } from '../evm-invoice.mapper.ts';
 import { fixedInvoiceMatching, type EvmInvoiceRow, type TransferRow } from '../evm-transfer.repository.ts';
@@ -127,8 +127,7 @@ function createdFixedInvoice(row: InvoiceRow, chainId: number): z.infer<typeof B
     token_address: row.token_address!,
     receive_address: invoice.receive_address,
     amount_usd: invoice.amount_usd,
-    amount_usdc: invoice.amount_usdc,
-    amount_usdc_units: invoice.amount_usdc_units,
+    ...tokenAmountFields(BigInt(row.amount_units!)),
     status: invoice.status,
     expires_at: invoice.expires_at,
     qr_uri: erc20TransferUri(row.token_address!, chainId, row.receive_address, BigInt(row.amount_units!)),

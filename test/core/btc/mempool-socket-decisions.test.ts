@@ -107,3 +107,7 @@ test('a connection is pinged at a third of the idle timeout and presumed dead af
   assert.equal(isSilent(100_000, 10_000, 90_000), false);
   assert.equal(isSilent(100_001, 10_000, 90_000), true);
 });
+
+test('readSocketMessage: JSON that is no object (null, a number, a string) is no message, not a throw in the socket handler', () => {
+  for (const text of ['null', '5', '"text"', 'true']) assert.equal(readSocketMessage(text), null, text);
+});

@@ -200,3 +200,29 @@ test('a subscription that stops announcing while its socket stays up is made aga
     }
   }),
 );
+
+test('a node frame that is JSON but no message object (null, a number) is ignored: the subscription still goes live and announces heads', async () => {
+  const node = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await new Promise((resolve) => node.once('listening', resolve));
+  node.on('connection', (client) =>
+    client.once('message', () => {
+      for (const frame of ['null', '5', '"text"', '{"jsonrpc":"2.0","id":1,"result":"0x1"}', 'null', '{"jsonrpc":"2.0","method":"eth_subscription","params":{"result":{"number":"0x10"}}}']) client.send(frame);
+    }),
+  );
+  const heads = createHeadSubscription({ url: `ws://127.0.0.1:${(node.address() as AddressInfo).port}`, clock: systemClock, logger: silentLogger });
+  const announced: (number | null)[] = [];
+  try {
+    await new Promise<void>((resolve) =>
+      heads.start((height) => {
+        announced.push(height);
+        if (height !== null) resolve();
+      }),
+    );
+    assert.deepEqual(announced, [null, 16]);
+    assert.equal(heads.live, true);
+    assert.equal(heads.lastError, null);
+  } finally {
+    heads.close();
+    node.close();
+  }
+});

@@ -20,7 +20,7 @@ const btcViewKeys = [
 ].sort();
 const baseViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
-  'verify_url', 'tx_url', 'server_time', 'amount_usdc', 'amount_usdc_units', 'amount_due', 'payment_seen', 'qr_uri', 'memo', 'x402_url',
+  'verify_url', 'tx_url', 'server_time', 'amount_token', 'amount_token_units', 'amount_usdc', 'amount_usdc_units', 'amount_due', 'payment_seen', 'qr_uri', 'memo', 'x402_url',
 ].sort();
 
 describe('checkout view and page of the listener', () => {

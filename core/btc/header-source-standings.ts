@@ -1,0 +1,88 @@
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
+import type { HeaderSource } from './header-source.ts';
+import type { SourceTip } from './header-source-sync.ts';
+
+/** One source's standing, as /health shows it. */
+export interface HeaderSourceStatus {
+  /** Scheme, host and port of its URL (never a path, which may hold an API key). */
+  source: string;
+  /**
+   * `ok`: its tip is the best verified tip. `behind`: its tip is a verified header below the best
+   * one (or on a lighter branch): it may be slow, or withholding blocks. `invalid`: it served a
+   * header or block that failed verification, and is ignored for a while. `unreachable`: it did not answer.
+   */
+  state: 'ok' | 'behind' | 'invalid' | 'unreachable' | 'unknown';
+  tip_height: number | null;
+  problem: string | null;
+}
+
+export interface NamedHeaderSource {
+  label: string;
+  headers: HeaderSource;
+}
+
+export interface SourceState extends NamedHeaderSource {
+  status: HeaderSourceStatus;
+  ignoredUntil: number;
+  /** Since when it has stood invalid (cleared once it serves a valid tip again). */
+  invalidSince: number | null;
+  claimedHeight: number | null;
+}
+
+export interface SourceStandingsDeps {
+  clock: Clock;
+  log: Logger;
+  /** A source served something that failed verification (the metrics count it). */
+  onRejected?(source: string, reason: string): void;
+}
+
+/** A source that lied is not asked again for this long (it stays named in /health meanwhile). */
+const IGNORE_INVALID_MS = 10 * 60_000;
+
+/** How each header source stands: ok, behind, invalid (and ignored for a while) or unreachable. */
+export function createSourceStandings(named: NamedHeaderSource[], deps: SourceStandingsDeps) {
+  const { clock, log } = deps;
+  const sources: SourceState[] = named.map((s) => ({
+    ...s,
+    status: { source: s.label, state: 'unknown', tip_height: null, problem: null },
+    ignoredUntil: 0,
+    invalidSince: null,
+    claimedHeight: null,
+  }));
+
+  function usable(s: SourceState): boolean {
+    return clock.now() >= s.ignoredUntil;
+  }
+
+  function markInvalid(s: SourceState, reason: string, message: string): void {
+    s.ignoredUntil = clock.now() + IGNORE_INVALID_MS;
+    s.invalidSince ??= clock.now();
+    s.status = { source: s.label, state: 'invalid', tip_height: null, problem: message };
+    deps.onRejected?.(s.label, reason);
+    log.warn('btc source served data that failed verification; ignoring it for a while', { source: s.label, reason, error: message });
+  }
+
+  return {
+    sources,
+    usable,
+    markInvalid,
+    /** Its tip is a verified header: ok, or behind the best one. */
+    markVerified(s: SourceState, { tip, best, behind }: SourceTip): void {
+      s.invalidSince = null;
+      s.status = { source: s.label, state: behind ? 'behind' : 'ok', tip_height: tip.height, problem: behind ? `tip ${tip.height} is behind the best verified tip ${best.height}` : null };
+    },
+    markUnreachable(s: SourceState, error: unknown): void {
+      s.status = { ...s.status, state: 'unreachable', problem: error instanceof Error ? error.message : String(error) };
+    },
+    byLabel: (label: string): SourceState | undefined => sources.find((x) => x.label === label),
+    /** Sources that served data failing verification and have not served a valid tip since, named with what failed. */
+    problem(): { reason: string; since: number } | null {
+      const bad = sources.filter((s) => s.invalidSince !== null);
+      if (!bad.length) return null;
+      return { reason: bad.map((s) => `${s.label} ${s.status.problem}`).join('; '), since: Math.min(...bad.map((s) => s.invalidSince!)) };
+    },
+  };
+}
+
+export type SourceStandings = ReturnType<typeof createSourceStandings>;
