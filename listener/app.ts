@@ -254,7 +254,6 @@ function listenerHttpApp(config: Config, { engine, invoices, payments, health, o
       merchantId: config.merchantId,
       clock,
       shopName: config.shopName,
-      chains: config.chainDefinitions,
       explorers: Object.fromEntries(config.chains.map(({ definition, settings }) => [definition.chain, definition.listener.explorerUrl(settings)])),
       x402Url: (invoice) => payments.x402Url(invoice),
     }),

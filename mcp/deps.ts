@@ -1,11 +1,14 @@
 import type { Logger } from '../core/log.ts';
 import type { InvoiceUpdates } from './invoice-watch.ts';
 import type { ListenerClient } from './listener-client.ts';
+import type { McpChain } from './mcp-chain.ts';
 import type { PaymentState } from './payment-state.ts';
 
 /** Everything the MCP server touches outside itself, injected by the entry point (or a test). */
 export interface ServerDeps {
   listener: ListenerClient;
+  /** The chains the service runs: the texts and tool descriptions speak of each as it says. */
+  chains: readonly McpChain[];
   /** Where status changes of the listener's invoices are heard (subscriptions, wait_for_payment). */
   updates: InvoiceUpdates;
   renderQr(uri: string): Buffer;

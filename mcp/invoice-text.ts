@@ -1,43 +1,35 @@
 import type * as z from 'zod';
-import { btcNetworkName, evmChainName, evmNetworkOfUri, networkLabel, type CreatedInvoice, type NetworkName, type StoredInvoice, type X402PaymentRequired } from '../shared/index.ts';
+import { networkLabel, type CreatedInvoice, type StoredInvoice, type X402PaymentRequired } from '../shared/index.ts';
+import type { ShownInvoice } from '../core/invoices/chain-display.ts';
+import { chainNamed } from '../core/invoices/chain-module.ts';
+import type { McpChain } from './mcp-chain.ts';
 
-type AnyInvoice = z.infer<typeof CreatedInvoice> | z.infer<typeof StoredInvoice>;
+const displayOf = (chains: readonly McpChain[], invoice: ShownInvoice) => chainNamed(chains, invoice.chain).display;
 
 /** The amount the payer sends, with its unit: "0.00001000 BTC (1000 sats)" or "12.500000 USDC (12.5 USD)". */
-export function describeAmount(invoice: AnyInvoice): string {
-  if ('amount_btc' in invoice) return `${invoice.amount_btc} BTC (${invoice.amount_sats} sats)`;
-  return `${invoice.amount_usdc} ${invoice.asset} (${invoice.amount_usd} USD)`;
-}
+export const describeAmount = (chains: readonly McpChain[], invoice: ShownInvoice): string => displayOf(chains, invoice).pricedAmount(invoice);
 
-/**
- * "Bitcoin", or "Bitcoin regtest — sandbox, not real bitcoin —": a Bitcoin invoice carries its network,
- * a created EVM invoice its payment URI, which names the chain id (the sandbox's is a local one).
- */
-function network(invoice: AnyInvoice): string {
-  const named: NetworkName =
-    'amount_btc' in invoice ? btcNetworkName(invoice.network) : 'qr_uri' in invoice ? evmNetworkOfUri(invoice.qr_uri) : evmChainName(invoice.chain);
+/** "Bitcoin", or "Bitcoin regtest — sandbox, not real bitcoin —": the network the invoice is really on. */
+function network(chains: readonly McpChain[], invoice: ShownInvoice): string {
+  const named = displayOf(chains, invoice).networkOf(invoice);
   return named.note ? `${networkLabel(named)} —` : named.name;
 }
 
 /** Plain text for clients that ignore structuredContent: everything a payer needs, nothing secret. */
-export function describeCreatedInvoice(invoice: z.infer<typeof CreatedInvoice>): string {
-  const lines = [
+export function describeCreatedInvoice(chains: readonly McpChain[], invoice: z.infer<typeof CreatedInvoice>): string {
+  return [
     `Invoice ${invoice.invoice_id} created, status ${invoice.status}.`,
-    `Pay ${describeAmount(invoice)} on ${network(invoice)} to ${invoice.receive_address}.`,
-  ];
-  if ('mode' in invoice && invoice.mode === 'fixed-address') {
-    lines.push(
-      `Fixed-address mode: send exactly ${invoice.amount_usdc} ${invoice.asset} (token contract ${invoice.token_address}); the exact amount is what identifies this invoice, any other amount is not credited to it.`,
-    );
-  }
-  lines.push(`Payment URI: ${invoice.qr_uri}`, `Expires at ${invoice.expires_at}.`);
-  return lines.join('\n');
+    `Pay ${describeAmount(chains, invoice)} on ${network(chains, invoice)} to ${invoice.receive_address}.`,
+    ...displayOf(chains, invoice).createdNotes(invoice),
+    `Payment URI: ${invoice.qr_uri}`,
+    `Expires at ${invoice.expires_at}.`,
+  ].join('\n');
 }
 
-export function describeStoredInvoice(invoice: z.infer<typeof StoredInvoice>): string {
+export function describeStoredInvoice(chains: readonly McpChain[], invoice: StoredInvoice): string {
   const lines = [
     `Invoice ${invoice.invoice_id}: status ${invoice.status}.`,
-    `Amount ${describeAmount(invoice)} on ${network(invoice)} to ${invoice.receive_address}.`,
+    `Amount ${describeAmount(chains, invoice)} on ${network(chains, invoice)} to ${invoice.receive_address}.`,
   ];
   if (invoice.status === 'confirmed') lines.push(`Paid at ${invoice.paid_at} in transaction ${invoice.tx_hash}.`);
   else lines.push(`Expires at ${invoice.expires_at}.`);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { StoredInvoice } from '../shared/index.ts';
+import type { McpChain } from './mcp-chain.ts';
 import { describeStoredInvoice } from './invoice-text.ts';
 
 /** Statuses after which waiting longer cannot change the answer. */
@@ -21,9 +22,9 @@ export function settledOutcome(invoice: Invoice): PaymentOutcome | null {
  * What wait_for_payment answers, whether it blocked or ran as a task: one shape for both, so an
  * agent reads the same structuredContent either way.
  */
-export function paymentOutcomeResult(outcome: PaymentOutcome, invoice: Invoice, timeoutS: number) {
+export function paymentOutcomeResult(chains: readonly McpChain[], outcome: PaymentOutcome, invoice: Invoice, timeoutS: number) {
   return {
     structuredContent: { outcome, invoice } satisfies { outcome: PaymentOutcome; invoice: Invoice },
-    content: [{ type: 'text' as const, text: `${outcome === 'timeout' ? `Still ${invoice.status} after ${timeoutS} s.` : `Invoice ${outcome}.`} ${describeStoredInvoice(invoice)}` }],
+    content: [{ type: 'text' as const, text: `${outcome === 'timeout' ? `Still ${invoice.status} after ${timeoutS} s.` : `Invoice ${outcome}.`} ${describeStoredInvoice(chains, invoice)}` }],
   };
 }

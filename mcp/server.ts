@@ -8,12 +8,14 @@ import { registerInvoiceApp } from './app/invoice-app.ts';
 import { registerTools } from './tools/index.ts';
 import { registerPaymentTasks } from './tasks/register.ts';
 import { serverIcons } from './icons.ts';
+import { unitsText } from './chain-texts.ts';
 
-const instructions = [
-  'Takes crypto payments through a self-hosted, non-custodial payment listener: funds go straight to the merchant wallet.',
-  'To get paid: list_supported_assets (once), create_invoice, show the payer the amount, address and QR code, then wait_for_payment (or subscribe to the resource invoice://{invoice_id}) until it is confirmed or expired; get_invoice_status reads it once.',
-  'Bitcoin amounts are in sats (integers), stablecoin amounts in USD. Only status "confirmed" means paid.',
-].join(' ');
+const instructionsFor = (chains: ServerDeps['chains']) =>
+  [
+    'Takes crypto payments through a self-hosted, non-custodial payment listener: funds go straight to the merchant wallet.',
+    'To get paid: list_supported_assets (once), create_invoice, show the payer the amount, address and QR code, then wait_for_payment (or subscribe to the resource invoice://{invoice_id}) until it is confirmed or expired; get_invoice_status reads it once.',
+    `Amounts are in ${unitsText(chains)}. Only status "confirmed" means paid.`,
+  ].join(' ');
 
 /**
  * One JSON Schema validator for every session's server: the SDK otherwise builds an Ajv instance
@@ -53,7 +55,7 @@ export function createServer(deps: ServerDeps, era: 'modern' | 'legacy' = 'legac
   const requestState = deps.paymentState && { verify: deps.paymentState.handOff.verify };
   const server = new McpServer(
     { name: 'service-mcp', title: 'Service crypto payments', version: API_VERSION, description, icons: serverIcons },
-    { instructions, jsonSchemaValidator, cacheHints, ...(requestState && { requestState }) },
+    { instructions: instructionsFor(deps.chains), jsonSchemaValidator, cacheHints, ...(requestState && { requestState }) },
   );
   registerTools(server, deps);
   // Tasks exist on 2026-07-28 only: a 2025-era session keeps the blocking wait_for_payment.

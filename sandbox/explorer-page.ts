@@ -1,6 +1,6 @@
 import { chainFacts } from '../shared/index.ts';
 import * as bitcoin from 'bitcoinjs-lib';
-import { unitsToDecimal } from '../core/evm/amount.ts';
+import { unitsToDecimal } from '../core/invoices/token-amount.ts';
 import { escapeHtml } from '../edge/checkout/page.ts';
 import type { KnownTx } from './esplora-api.ts';
 import type { LocalBtcChain } from './local-btc-chain.ts';

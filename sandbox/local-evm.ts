@@ -1,16 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { HDNodeWallet, Wallet } from 'ethers';
-import { evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB } from '../core/evm/evm-config.ts';
-import { evmChainSpecs, type EvmChainSpec } from '../core/evm/evm-chains.ts';
-import { ACCOUNT_PATH, parseEvmAccountXpub, type EvmAccountKey } from '../core/evm/keys.ts';
-import type { TokenSymbol } from '../core/evm/tokens.ts';
-import type { EvmChainName } from '../shared/index.ts';
+import { Wallet } from 'ethers';
+import { defaultChains } from '../core/chains/default-chains.ts';
+import type { LocalMerchant, LocalNode } from '../core/invoices/local-node.ts';
+import type { ChainName } from '../shared/index.ts';
 import type { Env } from '../edge/settings.ts';
 import { startAnvil, type Anvil } from './anvil.ts';
 import { deployTestToken, type TestToken } from './test-token.ts';
 
-/** The sandbox Base node's chain id (anvil's own default): a local development chain, never Base (8453) or Base Sepolia. */
-export const SANDBOX_EVM_CHAIN_ID = evmChainSpecs[0].sandboxChainId;
+/** The chains the sandbox runs on a local anvil node each, in the registry's order (Base first). */
+const localNodeChains = defaultChains.flatMap(({ chain, localNode }) => (localNode ? [{ chain, localNode }] : []));
+type LocalNodeChain = (typeof localNodeChains)[number];
 /** `pay` mines the payment's block (1 confirmation); `mine` adds the second, as on the regtest side. */
 export const SANDBOX_BASE_CONFIRMATIONS = 2;
 /** Children of the sandbox's key that `pay` recognises as invoice addresses (more invoices than a sandbox run makes). */
@@ -22,17 +21,14 @@ export type SandboxUsdcMode = 'xpub' | 'fixed-address';
 export type ControlAction = (input: Record<string, unknown>) => Promise<unknown>;
 
 /** The sandbox merchant's throwaway EVM key and fixed address, the same on every sandbox EVM chain (as MERCHANT_EVM_XPUB is). */
-export interface SandboxEvmMerchant {
+export interface SandboxEvmMerchant extends LocalMerchant {
   usdcMode: SandboxUsdcMode;
-  /** The account xpub (xpub mode), its private half dropped at once; null in fixed-address mode. */
-  xpub: string | null;
-  fixedAddress: string;
 }
 
 export interface LocalEvm {
-  chain: EvmChainName;
+  chain: ChainName;
   anvil: Anvil;
-  tokens: Record<TokenSymbol, TestToken>;
+  tokens: Record<'usdc' | 'usdt', TestToken>;
   /** The sandbox merchant's fixed receive address (fixed-address mode: USDT, and USDC when asked). */
   fixedAddress: string;
   usdcMode: SandboxUsdcMode;
@@ -42,6 +38,11 @@ export interface LocalEvm {
    * the same node (`relay`), since fixed-address mode confirms only what two sources report.
    */
   env: Env;
+  /**
+   * The settings that need the running chain server: the node's RPC URL with the server's relay as
+   * a second source (fixed-address mode confirms only what two sources report), and its explorer.
+   */
+  settingsBehind(server: { evmRpcUrl: string; explorerUrl: string }): Env;
   /** Control actions served next to the regtest chain's (`<chain>/pay`, `<chain>/mine`), so `pay` and `mine` find one address. */
   control: Record<string, ControlAction>;
   /** Passes a JSON-RPC request body to the node and returns its answer: the second source. */
@@ -52,44 +53,48 @@ export interface LocalEvm {
 export class SandboxRefusal extends Error {}
 
 /** A fresh random merchant for the sandbox EVM chains; the private halves are never kept. */
-export function sandboxEvmMerchant(usdcMode: SandboxUsdcMode = 'xpub'): SandboxEvmMerchant {
+export function sandboxEvmMerchant(usdcMode: SandboxUsdcMode = 'xpub', node: LocalNode = localNodeChains[0]!.localNode): SandboxEvmMerchant {
   return {
     usdcMode,
-    xpub: usdcMode === 'xpub' ? HDNodeWallet.fromSeed(randomBytes(32)).derivePath(ACCOUNT_PATH).neuter().extendedKey : null,
+    xpub: usdcMode === 'xpub' ? node.freshAccountKey() : null,
     fixedAddress: new Wallet(`0x${randomBytes(32).toString('hex')}`).address,
   };
 }
 
-/** The settings that give the sandbox merchant's key and address to every EVM chain with an RPC URL. */
-export const sandboxMerchantEnv = (merchant: SandboxEvmMerchant): Env => ({ ...(merchant.xpub && { [EVM_XPUB]: merchant.xpub }), [EVM_ADDRESS]: merchant.fixedAddress });
-
 /** Recognises the merchant key's first children, derived once each, on demand (a derivation costs milliseconds). */
-function childAddresses(key: EvmAccountKey | null) {
+function childAddresses(addressOf: ((index: number) => string) | null) {
   const known = new Set<string>();
   return (address: string): boolean => {
-    if (!key) return false;
-    for (let index = known.size; !known.has(address) && index < SANDBOX_PAYABLE_CHILDREN; index++) known.add(key.address(index));
+    if (!addressOf) return false;
+    for (let index = known.size; !known.has(address) && index < SANDBOX_PAYABLE_CHILDREN; index++) known.add(addressOf(index));
     return known.has(address);
   };
 }
 
+/** The chain named `chain` among those with a local node (the first, Base, when none is named). */
+function localNodeChain(chain: string | undefined): LocalNodeChain {
+  const found = chain === undefined ? localNodeChains[0] : localNodeChains.find((candidate) => candidate.chain === chain);
+  if (!found) throw new Error(`no local node for chain ${chain}`);
+  return found;
+}
+
 /**
- * A local anvil node standing in for one EVM chain (`spec`, Base by default), with a test USDC
+ * A local anvil node standing in for one EVM chain (`chain`, Base by default), with a test USDC
  * and a test USDT; payments come from the node's own pre-funded account 0, which holds the
  * token supply. The merchant is the sandbox's (a fresh one when none is given).
  */
-export async function startLocalEvm(options: { usdcMode?: SandboxUsdcMode; spec?: EvmChainSpec; merchant?: SandboxEvmMerchant } = {}): Promise<LocalEvm> {
-  const spec = options.spec ?? evmChainSpecs[0];
-  const merchant = options.merchant ?? sandboxEvmMerchant(options.usdcMode);
-  const anvil = await startAnvil({ chainId: spec.sandboxChainId });
+export async function startLocalEvm(options: { usdcMode?: SandboxUsdcMode; chain?: string; merchant?: SandboxEvmMerchant } = {}): Promise<LocalEvm> {
+  const { chain, localNode } = localNodeChain(options.chain);
+  const merchant = options.merchant ?? sandboxEvmMerchant(options.usdcMode, localNode);
+  const anvil = await startAnvil({ chainId: localNode.chainId });
   try {
     // Asked of the node itself, so the listener can only ever be pointed at a local chain.
     const chainId = Number(await anvil.rpc<string>('eth_chainId'));
-    if (chainId !== spec.sandboxChainId) {
-      throw new Error(`the sandbox EVM node reports chain id ${chainId}, not ${spec.sandboxChainId}; refusing to use it`);
+    if (chainId !== localNode.chainId) {
+      throw new Error(`the sandbox EVM node reports chain id ${chainId}, not ${localNode.chainId}; refusing to use it`);
     }
     const tokens = { usdc: await deployTestToken(anvil, 'USDC'), usdt: await deployTestToken(anvil, 'USDT') };
-    const isChild = childAddresses(merchant.xpub ? parseEvmAccountXpub(merchant.xpub) : null);
+    const isChild = childAddresses(merchant.xpub ? localNode.childAddresses(merchant.xpub) : null);
     const { fixedAddress } = merchant;
 
     const pay: ControlAction = async (input) => {
@@ -111,29 +116,18 @@ export async function startLocalEvm(options: { usdcMode?: SandboxUsdcMode; spec?
       const answer = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       return answer.text();
     };
-    const names = evmSettingNamesOf(spec);
     return {
-      chain: spec.chain,
+      chain,
       anvil,
       tokens,
       fixedAddress,
       usdcMode: merchant.usdcMode,
       env: {
-        ...sandboxMerchantEnv(merchant),
-        [names.tokens]: `usdc:${tokens.usdc.address},usdt:${tokens.usdt.address}`,
-        [names.rpcUrl]: anvil.url,
-        // The sandbox's own node, declared trusted as an operator declares its own (confirmations say `own-node`).
-        [names.minSources]: '1',
-        // anvil serves its WebSocket on the HTTP port: each block starts a pass, so an idle sandbox does not poll.
-        [names.wsUrl]: anvil.url.replace(/^http/, 'ws'),
-        // Blocks come when a payment or `mine` asks: none is ever "due", so without the socket the watcher polls at its pace.
-        [names.blockTimeMs]: '0',
-        [names.chainId]: String(spec.sandboxChainId),
-        [names.confirmations]: String(SANDBOX_BASE_CONFIRMATIONS),
-        // The local node finalizes 64 blocks behind its head: a payment would wait for 64 mined blocks.
-        [names.finality]: 'count',
+        ...localNode.merchantSettings(merchant),
+        ...localNode.settings({ rpcUrl: anvil.url, tokens: { usdc: tokens.usdc.address, usdt: tokens.usdt.address }, confirmations: SANDBOX_BASE_CONFIRMATIONS }),
       },
-      control: { [`${spec.chain}/pay`]: pay, [`${spec.chain}/mine`]: mine },
+      settingsBehind: (server) => localNode.serverSettings([anvil.url, `${server.evmRpcUrl}/${chain}`], server.explorerUrl),
+      control: { [`${chain}/pay`]: pay, [`${chain}/mine`]: mine },
       relay,
       close: () => anvil.stop(),
     };
@@ -148,7 +142,7 @@ export async function startLocalEvms(usdcMode: SandboxUsdcMode): Promise<LocalEv
   const merchant = sandboxEvmMerchant(usdcMode);
   const started: LocalEvm[] = [];
   try {
-    for (const spec of evmChainSpecs) started.push(await startLocalEvm({ spec, merchant }));
+    for (const { chain } of localNodeChains) started.push(await startLocalEvm({ chain, merchant }));
   } catch (error) {
     await Promise.all(started.map((evm) => evm.close()));
     throw error;

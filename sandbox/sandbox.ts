@@ -11,8 +11,7 @@ import { AnvilMissingError } from './anvil.ts';
 import { getAddress, isAddress, Wallet } from 'ethers';
 import { SandboxRefusal, startLocalEvms, type LocalEvm, type SandboxUsdcMode } from './local-evm.ts';
 import { X402_FACILITATOR_URL, X402_SETTLER_KEY } from '../core/x402/x402-settings.ts';
-import { evmChainSpecs, evmSpecOf } from '../core/evm/evm-chains.ts';
-import { evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB } from '../core/evm/evm-config.ts';
+import { defaultChains } from '../core/chains/default-chains.ts';
 import { DEFAULT_SANDBOX_CHAIN_PORT, removeSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.ts';
 import { LocalBtcChain } from './local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from './local-chain-server.ts';
@@ -48,8 +47,8 @@ function usdcMode(env: Env): SandboxUsdcMode {
  */
 export function wantsSandbox(env: Env): boolean {
   if (env.NODE_ENV === 'production') return false;
-  const merchantKeys = new Set(['MERCHANT_BTC_XPUB', EVM_XPUB, EVM_ADDRESS, ...evmChainSpecs.flatMap((spec) => [evmSettingNamesOf(spec).xpub, evmSettingNamesOf(spec).address])]);
-  return !Object.keys(env).some((name) => (merchantKeys.has(name) || name.startsWith('BASE_')) && env[name]?.trim());
+  const chains = defaultChains;
+  return !Object.keys(env).some((name) => env[name]?.trim() && chains.some((chain) => chain.claimsSetting(name)));
 }
 
 export interface Sandbox {
@@ -179,15 +178,13 @@ export async function startSandbox(env: Env, options: SandboxOptions): Promise<S
     env: {
       ...env,
       ...Object.assign({}, ...evms.map((evm) => evm.env)),
-      // Two sources over one node each: fixed-address mode confirms only what two sources report.
-      ...Object.fromEntries(evms.map((evm) => [evmSettingNamesOf(evmSpecOf(evm.chain)).rpcUrl, `${evm.anvil.url},${server.evmRpcUrl}/${evm.chain}`])),
+      ...Object.assign({}, ...evms.map((evm) => evm.settingsBehind(server))),
       ...webhooks?.env,
       ...settler,
       MERCHANT_BTC_XPUB: merchantKey.toBase58(),
       BTC_NETWORK: 'regtest',
       BTC_ESPLORA_URL: server.esploraUrl,
       BTC_EXPLORER_URL: server.explorerUrl,
-      ...Object.fromEntries(evms.map((evm) => [evmSettingNamesOf(evmSpecOf(evm.chain)).explorerUrl, server.explorerUrl])),
       DATABASE_URL: `sqlite:${database}`,
     },
     announce(apiUrl) {

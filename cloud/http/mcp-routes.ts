@@ -20,6 +20,7 @@ import { findMerchant, type MerchantRow } from '../merchants/merchant.repository
 import type { CloudTables } from '../storage/cloud.tables.ts';
 import { keyPrincipal } from './auth.ts';
 import { createSharedRateLimiter } from './shared-rate-limiter.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
 
 export interface McpRouteDeps {
   cloud: CloudService;
@@ -87,6 +88,7 @@ export function mcpRouteHandlers(deps: McpRouteDeps, invoiceLimit: CallLimit): R
     serverDeps: (ctx) => ({
       listener: cloudMcpClient({ ...deps, merchant: ctx.state.merchant, keyHash: ctx.state.keyHash, limit: invoiceLimit, logger }),
       updates: feedUpdates(deps.feed, ctx.state.merchant.merchant_id),
+      chains: defaultChains,
       renderQr: renderQrPng,
       logger,
       onToolCall,

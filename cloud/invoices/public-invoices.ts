@@ -37,15 +37,13 @@ export function createPublicInvoices(deps: PublicInvoicesDeps) {
 
   return {
     find,
-    /** The chains the service serves (the checkout page reads what each tells the payer). */
-    chains: config.chainDefinitions,
 
     async checkoutView(invoiceId: string) {
       const { row, owner } = await find(invoiceId);
       const explorers = Object.fromEntries(
         config.chainDefinitions.map((definition) => [definition.chain, definition.platform.explorerUrl(settingsOf(config.chains, definition.chain), row.network)]),
       );
-      return checkoutView(db, row, { shopName: owner.shop_name, explorers, chains: config.chainDefinitions, now: clock.now(), x402Url: deps.x402Url });
+      return checkoutView(db, row, { chains: config.chainDefinitions, shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
     },
   };
 }

@@ -1,11 +1,52 @@
-import { chainFacts, type BtcNetwork } from '../../shared/index.ts';
+import { btcNetworkName, chainFacts, networkLabel, type BtcNetwork } from '../../shared/index.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
+import type { ChainDisplay, ShownInvoice } from '../invoices/chain-display.ts';
 import type { ChainModule } from '../invoices/chain-module.ts';
 import { checkoutCommon } from '../invoices/checkout-common.ts';
 import { satsToBtc } from './amount.ts';
 import { bip21Uri } from './bip21.ts';
 import { btcAdapter } from './btc-adapter.ts';
 import { seenSatsOf } from './btc-payment.repository.ts';
+import { computeGapReport } from './gap-report.ts';
+import type { SandboxPayment } from '../invoices/sandbox-payment.ts';
+
+function bitcoinInvoice(invoice: ShownInvoice) {
+  if (invoice.chain !== 'btc') throw new Error(`not a Bitcoin invoice: ${invoice.chain}`);
+  return invoice;
+}
+
+/** Decimal BTC text ("0.00050000") in sats, exactly. */
+function btcTextToSats(text: string): bigint {
+  const [whole, fraction = ''] = text.split('.');
+  return BigInt(whole) * 100_000_000n + BigInt(fraction.padEnd(8, '0').slice(0, 8));
+}
+
+/** From the sandbox wallet, on its regtest chain only. */
+const btcSandboxPayment: SandboxPayment = (view, amount) => {
+  if (amount !== undefined && !/^[1-9]\d*$/.test(amount)) return { refused: 'The amount of a Bitcoin invoice is in sats: a positive integer.' };
+  if (!view.receive_address.startsWith('bcrt1')) return { refused: 'That invoice is not on the sandbox regtest chain; pay it from a real wallet.' };
+  const sats = amount ?? String(btcTextToSats(view.amount_due));
+  return {
+    action: 'pay',
+    body: { address: view.receive_address, amount_sats: sats },
+    paid: (answer) => `paid ${sats} sats to ${view.receive_address}\ntxid ${answer.txid}`,
+  };
+};
+
+const btcDisplay: ChainDisplay = {
+  amountOf: (invoice) => bitcoinInvoice(invoice).amount_btc,
+  pricedAmount(invoice) {
+    const btc = bitcoinInvoice(invoice);
+    return 'amount_sats' in btc ? `${btc.amount_btc} BTC (${btc.amount_sats} sats)` : `${btc.amount_btc} BTC`;
+  },
+  networkOf: (invoice) => btcNetworkName(bitcoinInvoice(invoice).network),
+  sendOn: (_view, network) => networkLabel(network),
+  feeName: 'network fee',
+  exactAmountOf: () => null,
+  createdNotes: () => [],
+  confirmationTime: '10 to 60 minutes',
+  pricingHint: 'give amount_sats, an integer number of satoshis (1 BTC = 100,000,000 sats; e.g. 25,000 sats is 0.00025 BTC). Never pass BTC or USD in amount_sats.',
+};
 
 /** Bitcoin as the editions, the MCP server and the checkout page see it. Settings: any object once MERCHANT_BTC_XPUB is set. */
 export const btcModule: ChainModule<object> = {
@@ -31,6 +72,10 @@ export const btcModule: ChainModule<object> = {
       qr_uri: btcModule.paymentUri(row, askFor),
     };
   },
-  confirmingTakes: () => 'the Bitcoin network is confirming it, which usually takes 10 to 60 minutes',
+  confirmingTakes: () => `the Bitcoin network is confirming it, which usually takes ${btcDisplay.confirmationTime}`,
+  display: btcDisplay,
+  walletGap: computeGapReport,
+  claimsSetting: (name) => name === 'MERCHANT_BTC_XPUB',
+  sandboxPayment: btcSandboxPayment,
 };
 

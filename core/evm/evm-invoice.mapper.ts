@@ -1,7 +1,7 @@
 import type { BaseInvoice, EvmChainName, InvoiceStatus } from '../../shared/index.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
-import { tokenAmountFields, usdJsonNumber } from './amount.ts';
+import { tokenAmountFields, usdJsonNumber } from '../invoices/token-amount.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

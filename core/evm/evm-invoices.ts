@@ -3,7 +3,7 @@ import { ServiceError } from '../errors.ts';
 import type { InvoiceCreation } from '../invoices/chain-adapter.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
 import { methodFor } from '../invoices/payment-method.ts';
-import { AmountError, usdTextToUnits } from './amount.ts';
+import { AmountError, usdTextToUnits } from '../invoices/token-amount.ts';
 import type { EvmReceiverOptions } from './methods/evm-method.ts';
 import { evmPaymentMethods } from './methods/evm-methods.ts';
 import { assetOf, type TokenSymbol } from './tokens.ts';

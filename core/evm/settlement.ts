@@ -6,7 +6,7 @@ import { enqueueEvents, type NewEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import type { WatchObserver } from '../watch-progress.ts';
 import type { StatusFeed } from '../invoices/status-feed.ts';
-import { unitsToDecimal } from './amount.ts';
+import { unitsToDecimal } from '../invoices/token-amount.ts';
 import { appliedUnits, confirmOpenInvoice, leaveSeen, OPEN, readyTransfers, type EvmInvoiceRow, type EvmWatchScope, type TransferRow } from './evm-transfer.repository.ts';
 import type { EvmPaymentMethod } from './methods/evm-method.ts';
 import { evmMethodOfClaim } from './methods/evm-methods.ts';

@@ -1,8 +1,11 @@
 import type { Kysely } from 'kysely';
-import type { AssetId, ChainFacts, ChainName, CheckoutView } from '../../shared/index.ts';
+import type { AssetId, BtcGapReport, ChainFacts, ChainName, CheckoutView } from '../../shared/index.ts';
 import type { CoreTables } from '../schema.ts';
 import type { ServiceError } from '../errors.ts';
 import type { ChainAdapter } from './chain-adapter.ts';
+import type { ChainDisplay } from './chain-display.ts';
+import type { LocalNode } from './local-node.ts';
+import type { SandboxPayment } from './sandbox-payment.ts';
 import type { InvoiceRow } from './invoice.repository.ts';
 
 /** What a checkout page is built with besides the row: the shop, the clock, what was paid, the chain's explorer. */
@@ -36,4 +39,24 @@ export interface ChainModule<Settings = unknown> {
   checkoutView(row: InvoiceRow, context: CheckoutContext): CheckoutView;
   /** What the payer reads while the payment confirms, naming the network as the page does ("the Base network is confirming it, …"). */
   confirmingTakes(networkName: string): string;
+  /** How the checkout page and the MCP texts speak of the chain's invoices. */
+  display: ChainDisplay;
+  /**
+   * For a chain whose wallets find derived addresses by scanning up to a gap limit: how long a run
+   * of unused addresses a wallet key has (`service gap`).
+   */
+  walletGap?(db: Kysely<CoreTables>, keyId: string): Promise<BtcGapReport>;
+  /** Whether a setting, when set, means the merchant receives on this chain (the sandbox then stays off). */
+  claimsSetting(name: string): boolean;
+  /** How the sandbox runs the chain on a local development node; absent for a chain it simulates otherwise. */
+  localNode?: LocalNode;
+  /** How `service pay` pays the chain's invoices from the sandbox. */
+  sandboxPayment: SandboxPayment;
+}
+
+/** The chain of `name` among `chains`; a name none of them has is a programming error (rows and views only carry chains the service runs). */
+export function chainNamed<Chain extends { chain: string }>(chains: readonly Chain[], name: string): Chain {
+  const found = chains.find((entry) => entry.chain === name);
+  if (!found) throw new Error(`no chain module for ${name}`);
+  return found;
 }

@@ -1,4 +1,3 @@
-import type { ChainModule } from '../../core/invoices/chain-module.ts';
 import type { CheckoutView } from '../../shared/checkout.ts';
 
 /**
@@ -8,6 +7,4 @@ import type { CheckoutView } from '../../shared/checkout.ts';
  */
 export interface CheckoutSource {
   view(invoiceId: string): Promise<CheckoutView>;
-  /** The chains the views are of: the page reads what a chain tells the payer from its own. */
-  chains: readonly ChainModule[];
 }

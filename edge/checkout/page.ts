@@ -1,5 +1,5 @@
 import { finalCheckoutStatuses, type CheckoutView } from '../../shared/checkout.ts';
-import { btcNetworkName, evmNetworkOfUri, networkLabel, type InvoiceStatus, type NetworkName } from '../../shared/index.ts';
+import { networkLabel, type InvoiceStatus } from '../../shared/index.ts';
 import type { ChainModule } from '../../core/invoices/chain-module.ts';
 
 export interface PageAssets {
@@ -13,23 +13,18 @@ const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 /** Every value from the view goes through this: the shop name is merchant-chosen text. */
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => escapes[c]!);
 
+/** What the page knows of the view's chain: how to speak of its invoices. */
+export type PageChain = Pick<ChainModule, 'display' | 'confirmingTakes'>;
+
 /** What the page asks the payer to send: the whole amount, or only the rest once part of it arrived. */
-function amountToSend(view: CheckoutView): string {
+function amountToSend(view: CheckoutView, chain: PageChain): string {
   if (view.status === 'partial') return view.amount_due;
-  return 'amount_btc' in view ? view.amount_btc : view.amount_usdc;
+  return chain.display.amountOf(view);
 }
 
 /** Expiry as a UTC clock time for the page without JavaScript; the script shows it in the payer's time zone. */
 const utcMinute = (iso: string) => `${iso.slice(11, 16)} UTC, ${iso.slice(0, 10)}`;
 
-const networkOf = (view: CheckoutView): NetworkName => ('network' in view ? btcNetworkName(view.network) : evmNetworkOfUri(view.qr_uri));
-
-/** "Bitcoin", "Bitcoin regtest — sandbox, not real bitcoin", "USDC on Base (not Ethereum mainnet)". */
-function networkText(view: CheckoutView): string {
-  const network = networkOf(view);
-  if ('amount_btc' in view) return networkLabel(network);
-  return network.note ? `${view.asset} on ${networkLabel(network)}` : `${view.asset} on ${network.name} (not Ethereum mainnet)`;
-}
 
 /**
  * The address in groups of four characters, each a separate box: it wraps between groups only, and
@@ -44,7 +39,7 @@ const pageState = (view: CheckoutView): PageState => (view.payment_seen && view.
 /** States in which the page still asks for a payment (shows amount, address and QR code). */
 const payingStates: readonly PageState[] = ['pending', 'partial'];
 
-function statusBlocks(view: CheckoutView, chain: ChainModule): string {
+function statusBlocks(view: CheckoutView, chain: PageChain): string {
   const shop = escapeHtml(view.shop_name);
   const txLink = view.tx_url ? ` href="${escapeHtml(view.tx_url)}" rel="noreferrer"` : '';
   const blocks: Record<PageState, { title: string; body: string }> = {
@@ -58,7 +53,7 @@ function statusBlocks(view: CheckoutView, chain: ChainModule): string {
     },
     seen: {
       title: 'Payment received',
-      body: `<p>Your payment is on its way: ${chain.confirmingTakes(networkOf(view).name)}. This page turns to Paid by itself. Do not pay again.</p>`,
+      body: `<p>Your payment is on its way: ${chain.confirmingTakes(chain.display.networkOf(view).name)}. This page turns to Paid by itself. Do not pay again.</p>`,
     },
     confirmed: {
       title: 'Paid',
@@ -83,12 +78,12 @@ function statusBlocks(view: CheckoutView, chain: ChainModule): string {
     .join('\n');
 }
 
-function amountNote(view: CheckoutView): string {
-  if ('nonce' in view && view.nonce !== undefined) {
-    return `<p class="note note-exact" id="amount-note"><strong>Send exactly ${escapeHtml(view.amount_usdc)} ${view.asset}.</strong> The last digits identify your payment: any other amount, even rounded, is not matched to this invoice.</p>`;
+function amountNote(view: CheckoutView, chain: PageChain): string {
+  const exact = chain.display.exactAmountOf(view);
+  if (exact !== null) {
+    return `<p class="note note-exact" id="amount-note"><strong>Send exactly ${escapeHtml(exact)} ${view.asset}.</strong> The last digits identify your payment: any other amount, even rounded, is not matched to this invoice.</p>`;
   }
-  const what = 'amount_btc' in view ? 'network fee' : 'gas fee';
-  return `<p class="note" id="amount-note">Send at least this amount; the ${what} comes on top.</p>`;
+  return `<p class="note" id="amount-note">Send at least this amount; the ${chain.display.feeName} comes on top.</p>`;
 }
 
 function head(title: string, assets: PageAssets): string {
@@ -106,11 +101,11 @@ function head(title: string, assets: PageAssets): string {
 }
 
 /** The page's heading in each state (the title is the heading and the shop): a paid page says Paid. */
-function headings(view: CheckoutView): Record<PageState, string> {
-  const full = `${'amount_btc' in view ? view.amount_btc : view.amount_usdc} ${view.asset}`;
+function headings(view: CheckoutView, chain: PageChain): Record<PageState, string> {
+  const full = `${chain.display.amountOf(view)} ${view.asset}`;
   return {
-    pending: `Pay ${amountToSend(view)} ${view.asset}`,
-    partial: `Pay ${amountToSend(view)} ${view.asset}`,
+    pending: `Pay ${amountToSend(view, chain)} ${view.asset}`,
+    partial: `Pay ${amountToSend(view, chain)} ${view.asset}`,
     seen: `Payment of ${full} received`,
     confirmed: `Paid ${full}`,
     expired: `Expired: ${full} not paid`,
@@ -122,13 +117,14 @@ function headings(view: CheckoutView): Record<PageState, string> {
  * The whole checkout page, rendered on the server with the current status: it reads right without
  * JavaScript, and the small script only refreshes it (status, countdown) and adds copy buttons.
  */
-export function renderCheckoutPage(view: CheckoutView, options: { viewUrl: string; qrSvg: string; assets: PageAssets; chain: ChainModule }): string {
+export function renderCheckoutPage(view: CheckoutView, options: { chain: PageChain; viewUrl: string; qrSvg: string; assets: PageAssets }): string {
+  const { chain } = options;
   const shop = escapeHtml(view.shop_name);
-  const amount = escapeHtml(amountToSend(view));
+  const amount = escapeHtml(amountToSend(view, chain));
   const state = pageState(view);
   const whileOpen = payingStates.includes(state) ? ' data-while-open' : ' data-while-open hidden';
-  const network = networkOf(view);
-  const heading = headings(view);
+  const network = chain.display.networkOf(view);
+  const heading = headings(view, chain);
   const headingData = Object.entries(heading)
     .map(([when, text]) => ` data-heading-${when}="${escapeHtml(text)}"`)
     .join('');
@@ -142,7 +138,7 @@ export function renderCheckoutPage(view: CheckoutView, options: { viewUrl: strin
 ${testNetwork}<h1 id="heading"${headingData}>${escapeHtml(heading[state])}</h1>
 ${memo}</header>
 <div class="status" role="status" aria-live="polite" aria-atomic="true">
-${statusBlocks(view, options.chain)}
+${statusBlocks(view, chain)}
 </div>
 <noscript><p class="note">Reload this page to see the latest status.</p></noscript>
 <section class="pay" aria-label="Payment details"${whileOpen}>
@@ -151,11 +147,11 @@ ${statusBlocks(view, options.chain)}
 <dt id="amount-label">Amount</dt>
 <dd><code class="value" id="amount" aria-describedby="amount-note">${amount}</code> <span class="unit">${view.asset}</span>
 <button type="button" class="copy" data-copy="amount" aria-label="Copy amount" hidden>Copy</button>
-${amountNote(view)}</dd>
+${amountNote(view, chain)}</dd>
 </div>
 <div class="field">
 <dt>Network</dt>
-<dd id="network">${escapeHtml(networkText(view))}</dd>
+<dd id="network">${escapeHtml(chain.display.sendOn(view, network))}</dd>
 </div>
 <div class="field">
 <dt id="address-label">Address</dt>

@@ -1,4 +1,3 @@
-import { chainIn } from '../../core/chain-definition.ts';
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context } from 'koa';
 import { ServiceError } from '../../core/errors.ts';
@@ -6,13 +5,16 @@ import type { Logger } from '../../core/log.ts';
 import { loadCheckoutAssets, type CheckoutAsset } from './assets.ts';
 import type { CheckoutSource } from './checkout-source.ts';
 import { checkoutEvents, type WatchInvoice } from './events.ts';
-import { renderCheckoutErrorPage, renderCheckoutPage, type PageAssets } from './page.ts';
+import { renderCheckoutErrorPage, renderCheckoutPage, type PageAssets, type PageChain } from './page.ts';
+import { chainNamed } from '../../core/invoices/chain-module.ts';
 import { renderQrSvg } from './qr-svg.ts';
 import { streamSlots } from './stream-slots.ts';
 import type { HttpBounds } from '../settings.ts';
 
 export interface CheckoutRouteOptions {
   source: CheckoutSource;
+  /** The chains the service runs: each page speaks of its invoice as the invoice's chain says. */
+  chains: readonly (PageChain & { chain: string })[];
   logger: Logger;
   /** The JSON view the page polls is `${viewPrefix}/:id` (Cloud: `/api/v1/checkout`), its live stream `${viewPrefix}/:id/events`. */
   viewPrefix?: string;
@@ -114,7 +116,7 @@ export function checkoutRoutes(options: CheckoutRouteOptions): CheckoutRoutes {
       try {
         const view = await options.source.view(ctx.params.id!);
         const qrSvg = await renderQrSvg(view.qr_uri);
-        ctx.body = renderCheckoutPage(view, { viewUrl: `${viewPrefix}/${encodeURIComponent(view.invoice_id)}`, qrSvg, assets: pageAssets, chain: chainIn(options.source.chains, view.chain) });
+        ctx.body = renderCheckoutPage(view, { chain: chainNamed(options.chains, view.chain), viewUrl: `${viewPrefix}/${encodeURIComponent(view.invoice_id)}`, qrSvg, assets: pageAssets });
       } catch (error) {
         if (error instanceof ServiceError && error.code === 'not_found') {
           ctx.status = 404;

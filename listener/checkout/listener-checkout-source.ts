@@ -4,6 +4,7 @@ import type { CoreTables } from '../../core/schema.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
 import type { CheckoutSource } from '../../edge/checkout/checkout-source.ts';
 import { checkoutView, type ViewContext } from '../../edge/checkout/checkout-view.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
 
 export interface ListenerCheckoutDeps {
   invoices: Pick<InvoiceService, 'find'>;
@@ -12,17 +13,15 @@ export interface ListenerCheckoutDeps {
   clock: Clock;
   shopName: string;
   explorers: ViewContext['explorers'];
-  chains: ViewContext['chains'];
   x402Url: ViewContext['x402Url'];
 }
 
 /** Checkout views of the listener's own invoices, read (and lazily expired) like GET /invoice/:id. */
 export function createListenerCheckoutSource(deps: ListenerCheckoutDeps): CheckoutSource {
   return {
-    chains: deps.chains,
     async view(invoiceId) {
       const row = await deps.invoices.find(invoiceId);
-      return checkoutView(deps.db, row, { shopName: deps.shopName, explorers: deps.explorers, chains: deps.chains, now: deps.clock.now(), x402Url: deps.x402Url });
+      return checkoutView(deps.db, row, { chains: defaultChains, shopName: deps.shopName, explorers: deps.explorers, now: deps.clock.now(), x402Url: deps.x402Url });
     },
   };
 }

@@ -1,9 +1,5 @@
-import { defaultChains } from '../../core/chains/default-chains.ts';
-import { settingsOf } from '../../core/chain-definition.ts';
-import type { BtcListenerSettings } from '../../core/btc/btc-runtime.ts';
-import { bitcoin } from '../../core/btc/bitcoin.ts';
 import { BtcGapReport, DEFAULT_WALLET_GAP_LIMIT } from '../../shared/index.ts';
-import { computeGapReport } from '../../core/btc/gap-report.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import { loadConfig } from '../config.ts';
 import { readEnvironment } from '../../edge/settings.ts';
 import { wantsSandbox } from '../../sandbox/sandbox.ts';
@@ -44,11 +40,11 @@ async function reportFromListener(url: string): Promise<BtcGapReport> {
 /** The report straight from the database, for the configured wallet key; no listener needed. */
 async function reportFromDatabase(): Promise<BtcGapReport> {
   const config = loadConfig(readEnvironment(process.env), defaultChains);
-  const btc = settingsOf<BtcListenerSettings>(config.chains, bitcoin.chain);
-  if (!btc) throw new Error('Bitcoin is not configured (MERCHANT_BTC_XPUB is unset): there is no address gap to report.');
+  const walletChain = config.chains.find(({ definition }) => definition.walletGap);
+  if (!walletChain) throw new Error('Bitcoin is not configured (MERCHANT_BTC_XPUB is unset): there is no address gap to report.');
   const database = await openCoreDatabase(config.databaseUrl, defaultChains);
   try {
-    return await computeGapReport(database.db, btc.accountKey.keyId);
+    return await walletChain.definition.walletGap!(database.db, (walletChain.settings as { accountKey: { keyId: string } }).accountKey.keyId);
   } finally {
     await database.close();
   }

@@ -1,4 +1,6 @@
-import { AmountError, unitsToDecimal, usdTextToUnits } from '../../core/evm/amount.ts';
+import { AmountError, unitsToDecimal, usdTextToUnits } from '../../core/invoices/token-amount.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
+import { chainNamed } from '../../core/invoices/chain-module.ts';
 import { chainFacts, type ChainName } from '../../shared/chains.ts';
 import type { CheckoutView } from '../../shared/index.ts';
 import { readEnvironment } from '../../edge/environment.ts';
@@ -36,44 +38,14 @@ async function control(chainUrl: string, path: string, body: unknown): Promise<R
   return JSON.parse(res.body);
 }
 
-/** Decimal BTC text ("0.00050000") in sats, exactly. */
-function btcTextToSats(text: string): bigint {
-  const [whole, fraction = ''] = text.split('.');
-  return BigInt(whole) * 100_000_000n + BigInt(fraction.padEnd(8, '0').slice(0, 8));
-}
-
-async function payBtc(chainUrl: string, view: CheckoutView, amount: string | undefined): Promise<number> {
-  if (amount !== undefined && !/^[1-9]\d*$/.test(amount)) {
-    process.stderr.write('The amount of a Bitcoin invoice is in sats: a positive integer.\n');
+/** Pays the invoice of `view` from the sandbox, as its chain asks: 1 (and why on stderr) when it cannot. */
+async function payFromSandbox(chainUrl: string, view: CheckoutView, amount: string | undefined): Promise<number> {
+  const payment = chainNamed(defaultChains, view.chain).sandboxPayment(view, amount);
+  if ('refused' in payment) {
+    process.stderr.write(`${payment.refused}\n`);
     return 1;
   }
-  if (!view.receive_address.startsWith('bcrt1')) {
-    process.stderr.write('That invoice is not on the sandbox regtest chain; pay it from a real wallet.\n');
-    return 1;
-  }
-  const sats = amount ?? String(btcTextToSats(view.amount_due));
-  const { txid } = await control(chainUrl, 'pay', { address: view.receive_address, amount_sats: sats });
-  process.stdout.write(`paid ${sats} sats to ${view.receive_address}\ntxid ${txid}\n`);
-  return 0;
-}
-
-async function payEvm(chainUrl: string, view: Extract<CheckoutView, { amount_usdc: string }>, amount: string | undefined): Promise<number> {
-  let units: bigint;
-  try {
-    units = usdTextToUnits(amount ?? view.amount_due);
-  } catch (error) {
-    if (!(error instanceof AmountError)) throw error;
-    process.stderr.write(`The amount of an EVM chain invoice is in USD (${view.asset}), at most 6 decimals: ${error.message}\n`);
-    return 1;
-  }
-  // The sandbox checks the address is its own merchant's (a child of its key, or its fixed address) before it sends anything.
-  const paid = await control(chainUrl, `${view.chain}/pay`, { address: view.receive_address, units: units.toString(), asset: view.asset.toLowerCase() });
-  process.stdout.write(`paid ${unitsToDecimal(units)} ${view.asset} to ${view.receive_address}\ntx_hash ${paid.tx_hash}\n`);
-  if (view.nonce !== undefined && units !== BigInt(view.amount_usdc_units)) {
-    process.stdout.write(
-      `note: not the invoice's exact amount ${view.amount_usdc}: a fixed-address invoice is told apart by its exact amount, so this transfer pays nothing and is reported as payment.orphan once confirmed\n`,
-    );
-  }
+  process.stdout.write(`${payment.paid(await control(chainUrl, payment.action, payment.body))}\n`);
   return 0;
 }
 
@@ -115,7 +87,7 @@ sandbox state file is found).`,
       process.stderr.write(`Invoice ${invoiceId} is ${view.status} and asks for nothing more; give an amount to send one anyway.\n`);
       return 1;
     }
-    return 'amount_usdc' in view ? payEvm(chain, view, amount) : payBtc(chain, view, amount);
+    return payFromSandbox(chain, view, amount);
   },
 };
 

@@ -24,6 +24,7 @@ import { listenerMcpClient } from '../mcp-client.ts';
 import { initializeLimits, mcpHandlers } from '../../edge/http/mcp-endpoint.ts';
 import { metricsHandler, type MetricsAccess } from '../../edge/http/metrics-endpoint.ts';
 import { countMcpSessions, type ServiceMetrics } from '../../core/metrics.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
 
 export interface RouteDeps {
   invoices: InvoiceService;
@@ -97,7 +98,7 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
     serverDeps: (ctx) => ({
       listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }),
       updates,
-      renderQr: renderQrPng,
+      chains: defaultChains, renderQr: renderQrPng,
       logger,
       onToolCall,
       paymentState: paymentStateFor(deps.mcpPaymentState, credentialOf(ctx.state.principal as Principal)),

@@ -34,7 +34,8 @@
     if (!invoice) return;
     invoiceId = invoice.invoice_id;
     var state = view && view.payment_seen && invoice.status === 'pending' ? 'seen' : invoice.status;
-    var amount = 'amount_btc' in invoice ? invoice.amount_btc : invoice.amount_usdc;
+    // The server states the amount as the invoice's chain does: this script knows no chain.
+    var amount = extras.amount;
     root.dataset.state = state;
     if (view) byId('shop').textContent = view.shop_name;
     byId('amount').textContent = 'Pay ' + amount + ' ' + invoice.asset;

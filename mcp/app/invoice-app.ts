@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { CLIENT_CAPABILITIES_META_KEY, type ClientCapabilities, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import type { ShownInvoice } from '../../core/invoices/chain-display.ts';
+import { chainNamed } from '../../core/invoices/chain-module.ts';
 import type { ServerDeps } from '../deps.ts';
 import { getUiCapability, registerAppResource, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 
@@ -100,20 +102,22 @@ const open = new Set(['pending', 'partial']);
 
 /**
  * What the invoice view shows beyond a tool's result, under `_meta` (other hosts get nothing, and
- * the text, image and structured content are the same for every host): the invoice's checkout view
- * (shop, amounts, QR URI) and, while it can be paid, its QR code as a PNG.
+ * the text, image and structured content are the same for every host): the invoice's amount as its
+ * chain states it (the view's script knows no chain), its checkout view (shop, amounts, QR URI)
+ * and, while it can be paid, its QR code as a PNG.
  */
-export async function invoiceAppExtras(server: McpServer, ctx: ServerContext, deps: ServerDeps, invoiceId: string): Promise<{ _meta?: Record<string, unknown> }> {
+export async function invoiceAppExtras(server: McpServer, ctx: ServerContext, deps: ServerDeps, invoice: ShownInvoice): Promise<{ _meta?: Record<string, unknown> }> {
   if (!showsApps(server, ctx)) return {};
-  const view = await deps.listener.checkoutView(invoiceId);
+  const amount = chainNamed(deps.chains, invoice.chain).display.amountOf(invoice);
+  const view = await deps.listener.checkoutView(invoice.invoice_id);
   // The view then shows what the structured content has.
-  if (!view.ok) return {};
-  const extras: Record<string, unknown> = { view: view.value };
+  if (!view.ok) return { _meta: { [CHECKOUT_META_KEY]: { amount } } };
+  const extras: Record<string, unknown> = { amount, view: view.value };
   if (open.has(view.value.status)) {
     try {
       extras.qr_png = deps.renderQr(view.value.qr_uri).toString('base64');
     } catch (error) {
-      deps.logger.warn('QR code rendering failed', { invoice_id: invoiceId, error });
+      deps.logger.warn('QR code rendering failed', { invoice_id: invoice.invoice_id, error });
     }
   }
   return { _meta: { [CHECKOUT_META_KEY]: extras } };

@@ -1,5 +1,6 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { ListenerClient, ListenerFailure } from '../listener-client.ts';
+import type { McpChain } from '../mcp-chain.ts';
 import { paymentOutcomeResult, settledOutcome } from '../payment-outcome.ts';
 import { toolError } from '../tool-error.ts';
 import type { TaskCancellations } from './cancellations.ts';
@@ -34,7 +35,7 @@ const unknownTask = (why: string) => new ProtocolError(ProtocolErrorCode.Invalid
  * owner binding and the deadline, and every read works the status out from the invoice as it is
  * now. Only a cancellation is noted (see TaskCancellations).
  */
-export function paymentTasks(listener: Pick<ListenerClient, 'getInvoice'>, options: PaymentTaskOptions) {
+export function paymentTasks({ listener, chains }: { listener: Pick<ListenerClient, 'getInvoice'>; chains: readonly McpChain[] }, options: PaymentTaskOptions) {
   const ids = taskIds(options.key);
   const now = options.now ?? Date.now;
 
@@ -66,9 +67,9 @@ export function paymentTasks(listener: Pick<ListenerClient, 'getInvoice'>, optio
     }
     const invoice = read.value;
     const settled = settledOutcome(invoice);
-    if (settled) return { ...fields(taskId, task, 'completed', Math.min(time, Date.parse(invoice.updated_at)), `Invoice ${settled}.`), result: paymentOutcomeResult(settled, invoice, task.timeout_s) };
+    if (settled) return { ...fields(taskId, task, 'completed', Math.min(time, Date.parse(invoice.updated_at)), `Invoice ${settled}.`), result: paymentOutcomeResult(chains, settled, invoice, task.timeout_s) };
     const deadline = deadlineOf(task);
-    if (time >= deadline) return { ...fields(taskId, task, 'completed', deadline, `Still ${invoice.status} after ${task.timeout_s} s.`), result: paymentOutcomeResult('timeout', invoice, task.timeout_s) };
+    if (time >= deadline) return { ...fields(taskId, task, 'completed', deadline, `Still ${invoice.status} after ${task.timeout_s} s.`), result: paymentOutcomeResult(chains, 'timeout', invoice, task.timeout_s) };
     return fields(taskId, task, 'working', task.created_ms, `Invoice ${invoice.status}; waiting until ${iso(deadline)}.`);
   }
 

@@ -37,8 +37,8 @@ const AnyResult = z.looseObject({});
  * The SDK dispatches the three methods as custom methods: it reserves tasks/get and tasks/cancel
  * on this era for an extension to define (tasks/result and tasks/list stay unknown, -32601).
  */
-export function registerPaymentTasks(mcp: McpServer, deps: Pick<ServerDeps, 'listener' | 'onToolCall'>, options: PaymentTaskOptions): void {
-  const tasks = paymentTasks(deps.listener, options);
+export function registerPaymentTasks(mcp: McpServer, deps: Pick<ServerDeps, 'listener' | 'chains' | 'onToolCall'>, options: PaymentTaskOptions): void {
+  const tasks = paymentTasks(deps, options);
   mcp.server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
   mcp.server.setRequestHandler('tasks/get', { params: TaskIdParams, result: AnyResult }, async ({ taskId }, ctx) => {
     requireTasks(ctx);

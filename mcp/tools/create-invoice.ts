@@ -2,7 +2,8 @@ import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import { openCheckoutShape } from '../checkout-hand-off.ts';
-import { chainFacts, CreateInvoiceRequest, CreatedInvoice, DEFAULT_CHAIN, evmChainNames, X402PaymentRequired } from '../../shared/index.ts';
+import { CreateInvoiceRequest, CreatedInvoice, X402PaymentRequired } from '../../shared/index.ts';
+import { pricingTexts } from '../chain-texts.ts';
 import { validatedByListener } from '../input-schema.ts';
 import { describeCreatedInvoice, describeX402 } from '../invoice-text.ts';
 import { toolError } from '../tool-error.ts';
@@ -16,18 +17,21 @@ const name = 'create_invoice';
 /** Shown to people (hosts list the tool by it); the same in the annotations, for hosts that read only those. */
 const title = 'Create a payment invoice';
 
-const config = {
-  title,
-  description: [
+const inputSchema = z.object(validatedByListener(CreateInvoiceRequest.shape));
+/** With the checkout hand-off: one schema for every server, so its JSON Schema is converted once (convertOnce). */
+const inputSchemaWithHandOff = inputSchema.extend(openCheckoutShape);
+
+/** What a model reads of the tool: how to price an invoice on each of the chains the service runs. */
+const description = (chains: ServerDeps['chains']) =>
+  [
     'Creates a pending invoice on the payment listener and returns where and how much the payer must send, a payment URI and its QR code (PNG).',
-    `${chainFacts[DEFAULT_CHAIN].name} (default, chain "${DEFAULT_CHAIN}"): give amount_sats, an integer number of satoshis (1 BTC = 100,000,000 sats; e.g. 25,000 sats is 0.00025 BTC). Never pass BTC or USD in amount_sats.`,
-    `Stablecoins on the EVM chains (${evmChainNames.map((chain) => `${chainFacts[chain].name}: chain "${chain}"`).join(', ')}): give amount_usd in US dollars (e.g. 12.5); asset "usdc" (default) or "usdt".`,
-    'In fixed-address mode (mode "fixed-address" in the result, always for USDT) every invoice shares one address and the invoice is identified by the exact amount: tell the payer to send exactly amount_usdc, not a rounded figure.',
-    'USDC invoices carry x402_url: hand it to an agent that pays, which pays it in one call with an x402 client (the requirements are in the result\'s x402).',
+    ...pricingTexts(chains),
     'The invoice expires after expires_in seconds (default 3600; fixed-address invoices always one hour). Each call creates a new invoice: do not retry a call that succeeded.',
     'Call list_supported_assets first if unsure what this listener accepts. Errors come back as "<code>: <message>" with a stable code such as invalid_amount, chain_disabled or unauthorized.',
-  ].join(' '),
-  inputSchema: z.object(validatedByListener(CreateInvoiceRequest.shape)),
+  ].join(' ');
+
+const config = {
+  title,
   outputSchema: z.object({ invoice: CreatedInvoice, x402: X402PaymentRequired.optional().describe('The x402 payment requirements of x402_url, when x402 can pay the invoice.') }),
   // Adds an invoice and changes nothing stored; each call makes a new one (no idempotency key);
   // it touches only the merchant's own listener, never a chain or a third party.
@@ -37,8 +41,6 @@ const config = {
   _meta: { ui: { resourceUri: INVOICE_APP_URI, visibility: ['model'] } },
 };
 
-/** With the checkout hand-off: one schema for every server, so its JSON Schema is converted once (convertOnce). */
-const configWithHandOff = { ...config, inputSchema: config.inputSchema.extend(openCheckoutShape) };
 
 export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): void {
   const create = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
@@ -46,7 +48,7 @@ export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): 
     if (!created.ok) return toolError(created.failure);
     const invoice = created.value;
     const x402 = invoice.x402_url ? await deps.listener.x402Requirements(invoice.invoice_id) : null;
-    const content: CallToolResult['content'] = [{ type: 'text', text: [describeCreatedInvoice(invoice), ...describeX402(invoice, x402)].join('\n') }];
+    const content: CallToolResult['content'] = [{ type: 'text', text: [describeCreatedInvoice(deps.chains, invoice), ...describeX402(invoice, x402)].join('\n') }];
     // The invoice exists now: a failed picture must not turn into an error an agent would retry.
     try {
       content.push({ type: 'image', data: deps.renderQr(invoice.qr_uri).toString('base64'), mimeType: 'image/png' });
@@ -56,10 +58,11 @@ export function registerCreateInvoiceTool(server: McpServer, deps: ServerDeps): 
     return {
       structuredContent: { invoice, ...(x402 && { x402 }) } satisfies { invoice: z.infer<typeof CreatedInvoice>; x402?: X402PaymentRequired },
       content,
-      ...(await invoiceAppExtras(server, ctx, deps, invoice.invoice_id)),
+      ...(await invoiceAppExtras(server, ctx, deps, invoice)),
     };
   };
   const handOff = deps.paymentState?.handOff;
-  if (!handOff) registerAppTool(server, name, config, create);
-  else registerAppTool(server, name, configWithHandOff, handOff.wrap(server.server, create));
+  const described = { ...config, description: description(deps.chains) };
+  if (!handOff) registerAppTool(server, name, { ...described, inputSchema }, create);
+  else registerAppTool(server, name, { ...described, inputSchema: inputSchemaWithHandOff }, handOff.wrap(server.server, create));
 }

@@ -6,6 +6,7 @@ import { DEFAULT_POLL_INTERVAL_MS, type ServerDeps } from '../deps.ts';
 import { PaymentOutcome, paymentOutcomeResult, settledOutcome } from '../payment-outcome.ts';
 import { toolError } from '../tool-error.ts';
 import { toolIcons } from '../icons.ts';
+import { confirmationTimesText } from '../chain-texts.ts';
 
 const name = 'wait_for_payment';
 
@@ -20,13 +21,15 @@ export const WaitForPaymentArgs = z.object({
 /** Shown to people (hosts list the tool by it); the same in the annotations, for hosts that read only those. */
 const title = 'Wait until an invoice is paid or expires';
 
-const config = {
-  title,
-  description: [
+const description = (chains: ServerDeps['chains']) =>
+  [
     'Waits until the invoice is confirmed, expired or failed, or until timeout_s seconds pass (default 60, at most 300), then returns which with the invoice.',
     'Sends progress notifications while it waits when the request carries a progressToken. Use it instead of polling get_invoice_status; a client that supports subscriptions can instead subscribe to the resource invoice://{invoice_id}.',
-    'Bitcoin payments typically take 10 to 60 minutes to confirm: call it again after a "timeout".',
-  ].join(' '),
+    `Payments take time to confirm (${confirmationTimesText(chains)}): call it again after a "timeout".`,
+  ].join(' ');
+
+const config = {
+  title,
   inputSchema: WaitForPaymentArgs,
   outputSchema: z.object({ outcome: PaymentOutcome, invoice: StoredInvoice }),
   // It only reads and waits: calling it again changes nothing but how long the caller waits.
@@ -53,7 +56,7 @@ function pause(ms: number, signal: AbortSignal, wakeUp: (wake: () => void) => vo
 
 export function registerWaitForPaymentTool(server: McpServer, deps: ServerDeps): void {
   const progressMs = deps.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-  server.registerTool(name, config, async ({ invoice_id, timeout_s }, ctx): Promise<CallToolResult> => {
+  server.registerTool(name, { ...config, description: description(deps.chains) }, async ({ invoice_id, timeout_s }, ctx): Promise<CallToolResult> => {
     const started = performance.now();
     const deadline = started + timeout_s * 1000;
     const progressToken = ctx.mcpReq._meta?.progressToken;
@@ -71,7 +74,7 @@ export function registerWaitForPaymentTool(server: McpServer, deps: ServerDeps):
         const invoice = read.value;
         const now = performance.now();
         const outcome = settledOutcome(invoice) ?? (now >= deadline || ctx.mcpReq.signal.aborted ? 'timeout' : null);
-        if (outcome) return paymentOutcomeResult(outcome, invoice, timeout_s);
+        if (outcome) return paymentOutcomeResult(deps.chains, outcome, invoice, timeout_s);
         if (progressToken !== undefined) {
           const waitedS = Math.round((now - started) / 1000);
           await ctx.mcpReq

@@ -6,7 +6,6 @@ import { ACCOUNT_PATH } from '../../core/evm/keys.ts';
 import { manualClock } from '../../core/clock.ts';
 import type { RunningCloud } from '../../cloud/cloud-app.ts';
 import { startLocalEvm } from '../../sandbox/local-evm.ts';
-import { evmSpecOf } from '../../core/evm/evm-chains.ts';
 import { evmChainNames, type EvmChainName } from '../../shared/index.ts';
 import { getJson, signupMerchant, startTestCloud } from '../helpers/cloud.ts';
 import { postJson } from '../helpers/listener.ts';
@@ -22,7 +21,7 @@ const PAST_REUSE_WINDOW_MS = 1_001;
  * (see cloud-chain-watch.test.ts): the calls counted are those one new block causes.
  */
 async function measure(chain: EvmChainName, merchants: number): Promise<Record<string, number>> {
-  const evm = await startLocalEvm({ spec: evmSpecOf(chain) });
+  const evm = await startLocalEvm({ chain });
   const clock = manualClock(Date.now());
   const calls = new Map<string, number>();
   const countingFetch: typeof fetch = (input, init) => {

@@ -18,6 +18,7 @@ import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from '../helpers/list
 import { spawnListener, type ListenerProcess } from '../helpers/process.ts';
 import { connectMcp, type McpSession } from '../helpers/mcp-process.ts';
 import { releasedPort } from '../helpers/ports.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
 
 const API_KEY = 'mcp-test-key-0123456789';
 
@@ -243,7 +244,7 @@ describe('MCP server over stdio against a real listener', () => {
     const server = createMcpServer({
       listener: listenerClient,
       updates: { watch: () => () => undefined },
-      renderQr: () => {
+      chains: defaultChains, renderQr: () => {
         throw new Error('cannot draw');
       },
       logger: silentLogger,

@@ -6,7 +6,7 @@ import { ServiceError } from '../../errors.ts';
 import type { InvoiceCreation } from '../../invoices/chain-adapter.ts';
 import { insertInvoice, type InvoiceRow } from '../../invoices/invoice.repository.ts';
 import { claimOf } from '../address-claims.ts';
-import { MAX_TOKEN_UNITS, tokenAmountFields } from '../amount.ts';
+import { MAX_TOKEN_UNITS, tokenAmountFields } from '../../invoices/token-amount.ts';
 import { erc20TransferUri } from '../eip681.ts';
 import { evmInvoiceOf } from '../evm-invoice.mapper.ts';
 import { fixedInvoiceMatching, type EvmInvoiceRow, type TransferRow } from '../evm-transfer.repository.ts';

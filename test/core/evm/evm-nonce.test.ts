@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { unitsToDecimal } from '../../../core/evm/amount.ts';
+import { unitsToDecimal } from '../../../core/invoices/token-amount.ts';
 import { freeNonces, maxNonce, roundedBaseUnits } from '../../../core/evm/nonce.ts';
 
 test('the requested amount is rounded UP to whole cents before the nonce is added', () => {

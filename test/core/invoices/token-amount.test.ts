@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AmountError, unitsToDecimal, usdJsonNumber, usdTextToUnits } from '../../../core/evm/amount.ts';
+import { AmountError, unitsToDecimal, usdJsonNumber, usdTextToUnits } from '../../../core/invoices/token-amount.ts';
 
 const exact: [string, bigint, string][] = [
   ['12.34', 12_340_000n, 'plain cents'],

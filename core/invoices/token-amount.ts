@@ -1,11 +1,11 @@
-import { AmountError } from '../invoices/amount-error.ts';
+import { AmountError } from './amount-error.ts';
 /** USDC and USDT use 6 decimals on the EVM chains; `amount_token_units` counts these units. */
 export const TOKEN_DECIMALS = 6;
 
 /** `amount_token_units` is a JSON integer: keep it exact in every client's double. */
 export const MAX_TOKEN_UNITS = BigInt(Number.MAX_SAFE_INTEGER);
 
-export { AmountError } from '../invoices/amount-error.ts';
+export { AmountError } from './amount-error.ts';
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
