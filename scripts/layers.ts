@@ -55,9 +55,6 @@ const chainFolderPaths = ['core/btc/', 'core/evm/'];
  * them off. test/scripts/layers.test.ts pins this list: it can only shrink.
  */
 export const chainImportAllowList: readonly string[] = [
-  // listener/cli: the Bitcoin gap report, the sandbox's pay command (i35-display).
-  'listener/cli/gap-run.ts',
-  'listener/cli/sandbox-commands.ts',
   // cloud/merchants, storage, sandbox: receive methods through the chains' merchant member (i35-merchants).
   'cloud/merchants/merchant-context.ts',
   'cloud/merchants/merchant.repository.ts',
@@ -65,10 +62,6 @@ export const chainImportAllowList: readonly string[] = [
   'cloud/merchants/signup.ts',
   'cloud/sandbox/cloud-sandbox.ts',
   'cloud/storage/cloud.schema.ts',
-  // sandbox/: the local chains and their explorer (i35-display).
-  'sandbox/explorer-page.ts',
-  'sandbox/local-evm.ts',
-  'sandbox/sandbox.ts',
 ];
 
 /**
