@@ -240,7 +240,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     throw error;
   });
   const { database, db, feed } = engine;
-  const receivers = createMerchantReceivers(config, (chain) => engine.worker(chain), database.dialect === 'postgres');
+  const receivers = createMerchantReceivers({ config, workerOf: (chain) => engine.worker(chain), sharedDatabase: database.dialect === 'postgres' });
   const chainWatchers = createCloudChainWatchers({
     db,
     feed,
@@ -263,6 +263,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     db,
     clock,
     config,
+    chains: config.chainDefinitions,
     engine: engine.invoices,
     receivers,
     webhookPolicy,

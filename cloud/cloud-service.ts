@@ -4,6 +4,7 @@ import type { InvoiceEngine } from '../core/invoices/invoice.service.ts';
 import type { WebhookTargetPolicy } from '../core/net/webhook-target.ts';
 import type { ViewContext } from '../edge/checkout/checkout-view.ts';
 import type { CloudConfig } from './cloud-config.ts';
+import type { ChainWithMerchants } from '../core/merchant-chain.ts';
 import type { CloudTables } from './storage/cloud.tables.ts';
 import type { BillingDeps } from './billing/billing.ts';
 import { createBillingService } from './billing/billing-service.ts';
@@ -18,6 +19,8 @@ export interface CloudServiceDeps {
   db: Kysely<CloudTables>;
   clock: Clock;
   config: CloudConfig;
+  /** The chains Cloud serves, in the contract's order. */
+  chains: readonly ChainWithMerchants[];
   engine: InvoiceEngine;
   receivers: ReturnType<typeof createMerchantReceivers>;
   webhookPolicy: WebhookTargetPolicy;

@@ -49,8 +49,6 @@ export interface ChainDefinition<ListenerSettings = any, PlatformSettings = any>
    * function for the family, run once): the EVM chains' shared key that enables none of them.
    */
   familyCheck?(env: ChainEnv, family: readonly ChainDefinition[]): string[];
-  /** Whether a setting's text holds one of the chain's private keys (refused, never echoed). */
-  containsPrivateKey?(text: string): boolean;
   /** The chain's worker; the engine starts it on first use and closes it at stop. */
   startWorker?(logger: Logger): ChainWorker;
 }

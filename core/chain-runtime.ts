@@ -149,7 +149,5 @@ export interface PlatformWatch {
 
 /** What a multi-merchant platform runs of one chain: its watchers for all merchants, from the platform's settings. */
 export interface PlatformChainRuntime<Settings> {
-  /** Block-explorer base URL the checkout page links an invoice of this network to; `settings` null: the chain is not configured. */
-  explorerUrl(settings: Settings | null, network: string | null): string | null;
   watches(settings: Settings, parts: PlatformChainParts): PlatformWatch[];
 }

@@ -179,7 +179,7 @@ export function loadConfig(env: Env, chains: readonly ChainDefinition[]): Config
   const problems: string[] = [];
   for (const name of settingNames(chains)) {
     const value = env[name];
-    if (value && chains.some((chain) => chain.containsPrivateKey?.(value))) {
+    if (value && chains.some((chain) => chain.merchant.containsPrivateKey(value))) {
       problems.push(`${name} holds an extended private key. Refusing to start: give only public keys (xpub/zpub); the listener never needs a private key.`);
     }
   }

@@ -50,21 +50,6 @@ const editionFolders = ['listener', 'cloud', 'edge', 'mcp', 'sandbox'];
 const chainFolderPaths = ['core/btc/', 'core/evm/'];
 
 /**
- * Edition files that still import a chain folder, as this branch left them: other parts of issue 35
- * (the Cloud merchants' receive methods, the sandbox, the CLI, the MCP texts, the checkout page) take
- * them off. test/scripts/layers.test.ts pins this list: it can only shrink.
- */
-export const chainImportAllowList: readonly string[] = [
-  // cloud/merchants, storage, sandbox: receive methods through the chains' merchant member (i35-merchants).
-  'cloud/merchants/merchant-context.ts',
-  'cloud/merchants/merchant.repository.ts',
-  'cloud/merchants/receive-methods.ts',
-  'cloud/merchants/signup.ts',
-  'cloud/sandbox/cloud-sandbox.ts',
-  'cloud/storage/cloud.schema.ts',
-];
-
-/**
  * Where a chain may be named: its own folder (core/btc, core/evm: the EVM family, one file per EVM
  * chain in core/evm/chains/), the entry points' list of chains (core/chains/default-chains.ts) and
  * the contract's chain list (shared/chains.ts). Anywhere else a chain is found in the list of chains
@@ -132,7 +117,7 @@ export interface LayerReport {
   imports: number;
   cycles: string[][];
   violations: { from: string; to: string; rule: string }[];
-  /** Edition files that import a chain folder, allowed (chainImportAllowList) or not. */
+  /** Edition files that import a chain folder (none may: each is told as a violation too). */
   chainImporters: string[];
 }
 
@@ -172,7 +157,7 @@ export function ruleBroken(from: string, to: string): string | undefined {
   if (fromTop !== toTop) {
     const allowed = allowedImports[fromTop];
     if (allowed && !allowed.includes(toTop)) return `${fromTop}/ may not import ${toTop}/`;
-    if (editionFolders.includes(fromTop) && chainFolderPaths.some((folder) => to.startsWith(folder)) && !chainImportAllowList.includes(from)) {
+    if (editionFolders.includes(fromTop) && chainFolderPaths.some((folder) => to.startsWith(folder))) {
       return `${fromTop}/ may not import a chain folder (${to.split('/').slice(0, 2).join('/')}/): it is given its chains`;
     }
     return undefined;

@@ -1,8 +1,6 @@
 import type { Kysely } from 'kysely';
 import { INVOICE_LIST_DEFAULT, INVOICE_LIST_MAX, type NumberTexts } from '../../shared/index.ts';
 import type { Clock } from '../../core/clock.ts';
-import { enabledAssets } from '../../core/enabled-assets.ts';
-import type { ConfiguredChain } from '../../core/chain-definition.ts';
 import type { InvoiceEngine } from '../../core/invoices/invoice.service.ts';
 import type { CloudTables } from '../storage/cloud.tables.ts';
 import type { CloudConfig } from '../cloud-config.ts';
@@ -68,15 +66,7 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
     },
 
     /** The assets the merchant's stored keys let an invoice be created in, as the listener reports its own. */
-    enabledAssets(merchant: MerchantRow) {
-      const { chains, evm } = deps.receivers.receivers(merchant);
-      // A merchant's receivers stand in for the chains' settings: the assets are what they accept.
-      const configured: ConfiguredChain[] = deps.config.chainDefinitions.flatMap((definition) => {
-        const settings = definition.facts.family === 'evm' ? evm.find((options) => options.base.chain === definition.chain)?.base : chains[definition.chain];
-        return settings ? [{ definition, settings }] : [];
-      });
-      return enabledAssets(configured);
-    },
+    enabledAssets: (merchant: MerchantRow) => deps.receivers.receivers(merchant).assets,
 
     get: (merchant: MerchantRow, invoiceId: string) => engine.get(merchant.merchant_id, invoiceId),
 

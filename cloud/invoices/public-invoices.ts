@@ -41,7 +41,7 @@ export function createPublicInvoices(deps: PublicInvoicesDeps) {
     async checkoutView(invoiceId: string) {
       const { row, owner } = await find(invoiceId);
       const explorers = Object.fromEntries(
-        config.chainDefinitions.map((definition) => [definition.chain, definition.platform.explorerUrl(settingsOf(config.chains, definition.chain), row.network)]),
+        config.chainDefinitions.map((definition) => [definition.chain, definition.merchant.explorerUrl(settingsOf(config.chains, definition.chain), row.network)]),
       );
       return checkoutView(db, row, { chains: config.chainDefinitions, shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
     },

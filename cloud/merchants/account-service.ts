@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
+import type { ChainWithMerchants } from '../../core/merchant-chain.ts';
 import type { WebhookTargetPolicy } from '../../core/net/webhook-target.ts';
 import type { CloudTables } from '../storage/cloud.tables.ts';
 import { usageMonth } from '../billing/plans.ts';
@@ -12,13 +13,15 @@ export interface AccountServiceDeps {
   db: Kysely<CloudTables>;
   clock: Clock;
   webhookPolicy: WebhookTargetPolicy;
+  /** The chains Cloud serves, in the contract's order: each checks the receive methods registered on it. */
+  chains: readonly ChainWithMerchants[];
 }
 
 /** Opening a merchant account, and the account as GET /me shows it. */
 export function createAccountService(deps: AccountServiceDeps) {
   const { db, clock } = deps;
   return {
-    signup: (body: unknown) => signup({ db, clock, webhookPolicy: deps.webhookPolicy }, body),
+    signup: (body: unknown) => signup({ db, clock, webhookPolicy: deps.webhookPolicy, chains: deps.chains }, body),
 
     async me(merchant: MerchantRow) {
       const now = clock.now();

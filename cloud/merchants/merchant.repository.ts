@@ -1,7 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import { isEvmChain } from '../../shared/index.ts';
+import type { ChainWithMerchants, MerchantChain } from '../../core/merchant-chain.ts';
 import { receiveMethodsOf } from './receive-methods.ts';
-import { claimFixedAddress } from '../../core/evm/address-claims.ts';
 import { revokeGrantsApprovedWith } from '../../core/oauth/oauth-store.ts';
 import type { CloudTables } from '../storage/cloud.tables.ts';
 import type { CloudApiKeysTable, CloudMerchantsTable } from '../storage/cloud.tables.ts';
@@ -14,10 +13,15 @@ export type ApiKeyRow = Selectable<CloudApiKeysTable>;
 class FixedAddressDerived extends Error {}
 
 /**
- * Inserts the account, its first key and the claims on its fixed EVM addresses together:
- * 'email_taken' and 'address_derived' (a derived invoice holds the fixed address) store nothing.
+ * Inserts the account, its first key and the claims on its fixed addresses (each by its chain)
+ * together: 'email_taken' and 'address_derived' (a derived invoice holds the fixed address) store nothing.
  */
-export async function insertMerchant(db: Db, merchant: Insertable<CloudMerchantsTable>, key: ApiKeyRow): Promise<'inserted' | 'email_taken' | 'address_derived'> {
+export async function insertMerchant(
+  db: Db,
+  chains: readonly ChainWithMerchants[],
+  merchant: Insertable<CloudMerchantsTable>,
+  key: ApiKeyRow,
+): Promise<'inserted' | 'email_taken' | 'address_derived'> {
   try {
     return await db.transaction().execute(async (trx) => {
       const inserted = await trx
@@ -27,8 +31,13 @@ export async function insertMerchant(db: Db, merchant: Insertable<CloudMerchants
         .returning('merchant_id')
         .executeTakeFirst();
       if (!inserted) return 'email_taken';
-      const fixed = new Set(receiveMethodsOf(merchant).flatMap((method) => (isEvmChain(method.chain) && method.address ? [method.address] : [])));
-      for (const address of fixed) if (!(await claimFixedAddress(trx, address))) throw new FixedAddressDerived();
+      // An address registered on several chains of one family (the EVM chains share one claim table) is claimed once.
+      const claimers = new Map<string, MerchantChain>();
+      for (const method of receiveMethodsOf(merchant)) {
+        const chain = chains.find((candidate) => candidate.chain === method.chain)?.merchant;
+        if (chain?.claimFixedAddress && method.address && !claimers.has(method.address)) claimers.set(method.address, chain);
+      }
+      for (const [address, chain] of claimers) if (!(await chain.claimFixedAddress!(trx, address))) throw new FixedAddressDerived();
       await trx.insertInto('cloud_api_keys').values(key).execute();
       return 'inserted';
     });

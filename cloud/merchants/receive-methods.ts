@@ -1,8 +1,6 @@
 import { chainNames, isEvmChain, type ChainName } from '../../shared/index.ts';
-import { KeyError, parseChecksummedAddress, parseEvmAccountXpub } from '../../core/evm/keys.ts';
-import { AccountKeyError, parseAccountKey } from '../../core/btc/account-key.ts';
-import { btcModule } from '../../core/btc/btc-module.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { ChainWithMerchants } from '../../core/merchant-chain.ts';
 import type { Kysely } from 'kysely';
 import type { MerchantAddress } from '../../core/chain-runtime.ts';
 import type { CloudMerchantsTable, CloudTables } from '../storage/cloud.tables.ts';
@@ -15,7 +13,7 @@ export interface StoredReceiveMethod {
 }
 
 /** The chain the older signup fields (btc_xpub, base_xpub, base_address) speak for, by family. */
-const legacyChains = { bitcoin: chainNames[0], evm: chainNames.find(isEvmChain)! };
+export const legacyChains = { bitcoin: chainNames[0], evm: chainNames.find(isEvmChain)! };
 
 type MerchantMethods = { btc_xpub?: string | null; base_xpub?: string | null; base_address?: string | null; receive_methods?: string | null };
 
@@ -60,37 +58,16 @@ const text = (value: unknown, field: string): string | null => {
   return value.trim();
 };
 
-/** One receive method of a signup, checked: the xpub parses for its chain's family, the address is EIP-55. */
-function checkedMethod(chain: ChainName, xpub: string | null, address: string | null, field: (name: string) => string): StoredReceiveMethod {
-  if (!isEvmChain(chain)) {
-    if (address) throw new ServiceError('invalid_address', `${field('address')}: a fixed address is for EVM chains only.`);
-    if (!xpub) throw new ServiceError('invalid_xpub', `${field('xpub')} is required for ${chain}.`);
-    try {
-      parseAccountKey(xpub);
-    } catch (error) {
-      if (!(error instanceof AccountKeyError)) throw error;
-      throw new ServiceError('invalid_xpub', `${field('xpub')} ${error.message}.`);
-    }
-    return { chain, xpub, address: null };
-  }
-  if (xpub) {
-    try {
-      parseEvmAccountXpub(xpub);
-    } catch (error) {
-      if (!(error instanceof KeyError)) throw error;
-      throw new ServiceError('invalid_xpub', `${field('xpub')}: ${error.message}.`);
-    }
-  }
-  let checked: string | null = null;
-  if (address) {
-    try {
-      checked = parseChecksummedAddress(address);
-    } catch (error) {
-      if (!(error instanceof KeyError)) throw error;
-      throw new ServiceError('invalid_address', `${field('address')}: ${error.message}.`);
-    }
-  }
-  return { chain, xpub, address: checked };
+/** The chain named `chain` among those the platform serves; `unsupported_chain` naming `field` when it is none of them. */
+export function servedChain<Chain extends ChainWithMerchants>(chains: readonly Chain[], chain: unknown, field: string): Chain {
+  const served = chains.find((candidate) => candidate.chain === chain);
+  if (!served) throw new ServiceError('unsupported_chain', `${field} must be one of ${chains.map((candidate) => candidate.chain).join(', ')}.`);
+  return served;
+}
+
+/** One receive method of a signup, checked by its chain: the xpub parses for the chain, an address is one the chain takes. */
+function checkedMethod(chain: ChainWithMerchants, xpub: string | null, address: string | null, field: (name: 'xpub' | 'address') => string): StoredReceiveMethod {
+  return { chain: chain.chain, ...chain.merchant.checkMethod({ xpub, address }, field) };
 }
 
 /**
@@ -98,7 +75,7 @@ function checkedMethod(chain: ChainName, xpub: string | null, address: string | 
  * the chains no entry names. Of the older fields base_xpub wins: a base_address sent with it is
  * ignored, as before.
  */
-export function signupReceiveMethods(fields: Record<string, unknown>): StoredReceiveMethod[] {
+export function signupReceiveMethods(fields: Record<string, unknown>, chains: readonly ChainWithMerchants[]): StoredReceiveMethod[] {
   const methods: StoredReceiveMethod[] = [];
   const listed = fields.receive_methods;
   if (listed !== undefined && listed !== null) {
@@ -106,23 +83,21 @@ export function signupReceiveMethods(fields: Record<string, unknown>): StoredRec
     listed.forEach((entry: unknown, index) => {
       if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new ServiceError('bad_body', `receive_methods[${index}] must be an object.`);
       const { chain, xpub, address } = entry as Record<string, unknown>;
-      if (typeof chain !== 'string' || !(chainNames as string[]).includes(chain)) {
-        throw new ServiceError('unsupported_chain', `receive_methods[${index}].chain must be one of ${chainNames.join(', ')}.`);
-      }
+      const served = servedChain(chains, chain, `receive_methods[${index}].chain`);
       if (methods.some((m) => m.chain === chain)) throw new ServiceError('bad_body', `receive_methods names ${chain} twice.`);
       const field = (name: string) => `receive_methods[${index}].${name}`;
       const xpubText = text(xpub, field('xpub'));
       const addressText = text(address, field('address'));
       if (!xpubText && !addressText) throw new ServiceError('no_receive_method', `${field('xpub')} or ${field('address')} is required.`);
-      methods.push(checkedMethod(chain as ChainName, xpubText, addressText, field));
+      methods.push(checkedMethod(served, xpubText, addressText, field));
     });
   }
   const btcXpub = text(fields.btc_xpub, 'btc_xpub');
-  if (btcXpub && !methods.some((m) => m.chain === btcModule.chain)) methods.push(checkedMethod(btcModule.chain, btcXpub, null, () => 'btc_xpub'));
+  if (btcXpub && !methods.some((m) => m.chain === legacyChains.bitcoin)) methods.push(checkedMethod(servedChain(chains, legacyChains.bitcoin, 'btc_xpub'), btcXpub, null, () => 'btc_xpub'));
   const baseXpub = text(fields.base_xpub, 'base_xpub');
   const baseAddress = baseXpub ? null : text(fields.base_address, 'base_address');
   if ((baseXpub || baseAddress) && !methods.some((m) => m.chain === legacyChains.evm)) {
-    methods.push(checkedMethod(legacyChains.evm, baseXpub, baseAddress, (name) => (name === 'xpub' ? 'base_xpub' : 'base_address')));
+    methods.push(checkedMethod(servedChain(chains, legacyChains.evm, 'base_xpub'), baseXpub, baseAddress, (name) => (name === 'xpub' ? 'base_xpub' : 'base_address')));
   }
   if (methods.length === 0) throw new ServiceError('no_receive_method', 'Send at least one receive method: receive_methods, or btc_xpub, base_xpub or base_address.');
   return methods;

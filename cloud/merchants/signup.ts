@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import * as z from 'zod';
 import { SHOP_NAME_MAX, SHOP_NAME_MIN } from '../../shared/index.ts';
-import { containsExtendedPrivateKey } from '../../core/btc/account-key.ts';
+import type { ChainWithMerchants } from '../../core/merchant-chain.ts';
 import { legacyColumnsOf, signupReceiveMethods } from './receive-methods.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { CloudTables } from '../storage/cloud.tables.ts';
@@ -38,10 +38,13 @@ export interface SignupResult {
  * Validates a signup in the order of the spec's codes and stores the account. A private key in
  * any field stops everything before anything else is judged, and is never echoed or stored.
  */
-export async function signup(deps: { db: Kysely<CloudTables>; clock: Clock; webhookPolicy: WebhookTargetPolicy }, body: unknown): Promise<SignupResult> {
+export async function signup(
+  deps: { db: Kysely<CloudTables>; clock: Clock; webhookPolicy: WebhookTargetPolicy; chains: readonly ChainWithMerchants[] },
+  body: unknown,
+): Promise<SignupResult> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ServiceError('bad_body', 'The body must be a JSON object.');
   const fields = body as Record<string, unknown>;
-  if (textsOf(fields).some(containsExtendedPrivateKey)) {
+  if (textsOf(fields).some((text) => deps.chains.some((chain) => chain.merchant.containsPrivateKey(text)))) {
     throw new ServiceError('private_key_rejected', 'An extended PRIVATE key was sent; it was not stored. Send only the account public key (xpub).');
   }
   const email = typeof fields.email === 'string' ? fields.email.trim().toLowerCase() : '';
@@ -50,7 +53,7 @@ export async function signup(deps: { db: Kysely<CloudTables>; clock: Clock; webh
   if ([...shopName].length < SHOP_NAME_MIN || [...shopName].length > SHOP_NAME_MAX || CONTROL.test(shopName)) {
     throw new ServiceError('invalid_shop_name', `shop_name must be ${SHOP_NAME_MIN}-${SHOP_NAME_MAX} characters.`);
   }
-  const methods = signupReceiveMethods(fields);
+  const methods = signupReceiveMethods(fields, deps.chains);
   const webhookUrlText = optionalText(fields, 'webhook_url');
   const webhook = webhookUrlText ? await checkWebhookUrl(webhookUrlText, deps.webhookPolicy) : null;
 
@@ -60,6 +63,7 @@ export async function signup(deps: { db: Kysely<CloudTables>; clock: Clock; webh
   const webhookSecret = webhook ? newWebhookSecret() : null;
   const stored = await insertMerchant(
     deps.db,
+    deps.chains,
     {
       merchant_id: merchantId,
       email,

@@ -1,13 +1,12 @@
 import type { ChainDefinition } from '../../core/chain-definition.ts';
-import type { BtcPlatformSettings } from '../../core/btc/btc-runtime.ts';
-import { btcModule } from '../../core/btc/btc-module.ts';
-import { legacyColumnsOf, type StoredReceiveMethod } from '../merchants/receive-methods.ts';
+import { legacyChains, legacyColumnsOf, type StoredReceiveMethod } from '../merchants/receive-methods.ts';
 import { createServer } from 'node:net';
 import type { ReceivedWebhook } from '../../core/webhooks/receiver.ts';
 import type { Env } from '../../edge/settings.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/sandbox.ts';
 import { newApiKey } from '../keys/api-keys.ts';
 import { startCloud, type RunningCloud } from '../cloud-app.ts';
+import type { ChainWithMerchants } from '../../core/merchant-chain.ts';
 import { loadCloudConfig, type CloudConfig } from '../cloud-config.ts';
 import { openCloudDatabase } from '../storage/cloud.schema.ts';
 import type { CloudTables } from '../storage/cloud.tables.ts';
@@ -77,7 +76,7 @@ async function sandboxCloudConfig(sandbox: Sandbox, chains: readonly ChainDefini
     chains: loaded.chains.map((entry) => {
       // Bitcoin's settings: the chain whose test keys are read on a network of the instance's choosing.
       if (!('testKeyNetwork' in (entry.settings as object))) return entry;
-      const btc = entry.settings as BtcPlatformSettings;
+      const btc = entry.settings as { explorerUrls: Record<string, string> };
       return { ...entry, settings: { ...btc, testKeyNetwork: 'regtest', esploraNetwork: 'regtest', explorerUrls: { ...btc.explorerUrls, regtest: explorer } } };
     }),
   };
@@ -88,16 +87,17 @@ async function sandboxCloudConfig(sandbox: Sandbox, chains: readonly ChainDefini
  * (USDC, an address per invoice) and the sandbox's fixed address (USDT, and USDC with
  * SANDBOX_USDC_MODE=fixed-address), its webhooks to the sandbox's receiver with that receiver's secret.
  */
-async function insertDemoMerchant(database: Database<CloudTables>, sandbox: Sandbox, now: number) {
+async function insertDemoMerchant(database: Database<CloudTables>, chains: readonly ChainWithMerchants[], sandbox: Sandbox, now: number) {
   const key = newApiKey();
   // One Bitcoin key, and the sandbox's one EVM key and fixed address on every EVM chain it runs.
   const methods: StoredReceiveMethod[] = [
-    ...(sandbox.env.MERCHANT_BTC_XPUB ? [{ chain: btcModule.chain, xpub: sandbox.env.MERCHANT_BTC_XPUB, address: null }] : []),
+    ...(sandbox.env.MERCHANT_BTC_XPUB ? [{ chain: legacyChains.bitcoin, xpub: sandbox.env.MERCHANT_BTC_XPUB, address: null }] : []),
     ...sandbox.evms.map((evm) => ({ chain: evm.chain, xpub: sandbox.env.MERCHANT_EVM_XPUB ?? null, address: evm.fixedAddress })),
   ];
   const merchant = { merchantId: 'm_sandbox_demo', email: 'demo@example.com', shopName: 'Sandbox Demo Shop', apiKey: key.key };
   const stored = await insertMerchant(
     database.db,
+    chains,
     {
       merchant_id: merchant.merchantId,
       email: merchant.email,
@@ -127,7 +127,7 @@ export async function startCloudSandbox(env: Env, chains: readonly ChainDefiniti
   try {
     const config = await sandboxCloudConfig(sandbox, chains);
     database = await openCloudDatabase(config.databaseUrl, chains, { backgroundCheckpoints: true });
-    const merchant = await insertDemoMerchant(database, sandbox, Date.now());
+    const merchant = await insertDemoMerchant(database, chains, sandbox, Date.now());
     // Polls as the listener sandbox does, and merchants signed up on the dashboard are watched within seconds.
     const cloud = await startCloud(config, { database, chainWatch: { tuning: { bitcoin: { pollIntervalMs: 2_000 }, evm: { pollIntervalMs: 1_000 } }, refreshMs: 2_000 } });
     sandbox.announce(`${cloud.url}/api/v1`);

@@ -3,8 +3,9 @@ import { webhookMerchantsIndexMigration } from './webhook-merchants-index.migrat
 import type { Kysely } from 'kysely';
 import { openDatabase, type Database, type OpenOptions } from '../../core/db/database.ts';
 import type { EditionSchema } from '../../core/db/migrate.ts';
-import { KeyError, parseEvmAccountXpub, textKeyId } from '../../core/evm/keys.ts';
 import type { KeyIdRenames } from '../../core/invoices/key-identity.migration.ts';
+import type { ChainWithMerchants } from '../../core/merchant-chain.ts';
+import { legacyChains, servedChain } from '../merchants/receive-methods.ts';
 import { coreMigrations } from '../../core/schema.ts';
 import type { ChainDefinition } from '../../core/chain-definition.ts';
 import { apiKeyScopesMigration } from '../keys/api-key-scopes.migration.ts';
@@ -17,33 +18,35 @@ import { stripeSubscriptionStateMigration } from '../billing/stripe-subscription
 import { stripeBillingMigration } from '../billing/stripe.migration.ts';
 
 /**
- * Core migration 0009: Cloud merchants' Base xpub invoices and counters move from the id of the
- * key's text to the id of the key itself. A key that does not parse keeps its id.
+ * Core migration 0009: Cloud merchants' xpub invoices and counters of the chain the older base_xpub
+ * column speaks for move from the id of the key's text to the id of the key itself, as that chain
+ * tells them. A key that does not parse keeps its id. Stored keys of a chain not served cannot be
+ * moved: the migration stops rather than leave them behind.
  */
-const baseKeyIdRenames: KeyIdRenames = async (db) => {
-  const merchants = await (db as Kysely<CloudTables>)
-    .selectFrom('cloud_merchants')
-    .select(['merchant_id', 'base_xpub'])
-    .where('base_xpub', 'is not', null)
-    .$narrowType<{ base_xpub: string }>()
-    .execute();
-  return merchants.flatMap(({ merchant_id, base_xpub }) => {
-    try {
-      return [{ merchant_id, chain: 'base', from: textKeyId(base_xpub), to: parseEvmAccountXpub(base_xpub).keyId }];
-    } catch (error) {
-      if (error instanceof KeyError) return [];
-      throw error;
-    }
-  });
-};
+const keyIdRenamesOf =
+  (chains: readonly ChainWithMerchants[]): KeyIdRenames =>
+  async (db) => {
+    const merchants = await (db as Kysely<CloudTables>)
+      .selectFrom('cloud_merchants')
+      .select(['merchant_id', 'base_xpub'])
+      .where('base_xpub', 'is not', null)
+      .$narrowType<{ base_xpub: string }>()
+      .execute();
+    if (merchants.length === 0) return [];
+    const chain = servedChain(chains, legacyChains.evm, 'base_xpub');
+    return merchants.flatMap(({ merchant_id, base_xpub }) => {
+      const rename = chain.merchant.keyIdRename(base_xpub);
+      return rename ? [{ merchant_id, chain: chain.chain, ...rename }] : [];
+    });
+  };
 
 /**
- * Cloud's schema: the core's migrations and its own, run together in name order (a fresh database
- * gets them interleaved exactly as the releases that shipped them ran them).
+ * Cloud's schema with these chains: the core's migrations and its own, run together in name order
+ * (a fresh database gets them interleaved exactly as the releases that shipped them ran them).
  */
 export const cloudSchema = (chains: readonly ChainDefinition[]): EditionSchema => ({
   migrations: (dialect) => ({
-    ...coreMigrations(dialect, chains, { keyIdRenames: baseKeyIdRenames }),
+    ...coreMigrations(dialect, chains, { keyIdRenames: keyIdRenamesOf(chains) }),
     '0004_cloud_accounts': cloudAccountsMigration,
     '0005_dashboard_sessions': dashboardSessionsMigration,
     '0006_stripe_billing': stripeBillingMigration,

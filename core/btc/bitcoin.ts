@@ -1,4 +1,3 @@
-import { containsExtendedPrivateKey } from './account-key.ts';
 import { defineChain } from '../chain-definition.ts';
 import type { Dialect } from '../db/migrate.ts';
 import { btcHeadersMigration } from './btc-headers.migration.ts';
@@ -16,5 +15,4 @@ export const bitcoin = defineChain<BtcListenerSettings, BtcPlatformSettings>({
   platform: { settingNames: btcPlatformSettingNames, shape: btcPlatformShape, parse: parseBtcPlatformSettings, ...btcPlatformRuntime },
   // Deriving addresses takes CPU: one worker thread for every receiver of the process.
   startWorker: startAddressDeriver,
-  containsPrivateKey: containsExtendedPrivateKey,
 });

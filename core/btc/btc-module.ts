@@ -6,6 +6,7 @@ import { checkoutCommon } from '../invoices/checkout-common.ts';
 import { satsToBtc } from './amount.ts';
 import { bip21Uri } from './bip21.ts';
 import { btcAdapter } from './btc-adapter.ts';
+import { btcMerchant } from './btc-merchant.ts';
 import { seenSatsOf } from './btc-payment.repository.ts';
 import { computeGapReport } from './gap-report.ts';
 import type { SandboxPayment } from '../invoices/sandbox-payment.ts';
@@ -77,5 +78,6 @@ export const btcModule: ChainModule<object> = {
   walletGap: computeGapReport,
   claimsSetting: (name) => name === 'MERCHANT_BTC_XPUB',
   sandboxPayment: btcSandboxPayment,
+  merchant: btcMerchant,
 };
 

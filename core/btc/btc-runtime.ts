@@ -104,7 +104,6 @@ export interface BtcPlatformSettings {
  * open invoices up to its limit, merchants in turns.
  */
 export const btcPlatformRuntime: PlatformChainRuntime<BtcPlatformSettings> = {
-  explorerUrl: (settings, network) => settings?.explorerUrls[network ?? 'mainnet'] ?? null,
   watches(settings, { db, feed, clock, logger, metrics, budgets, fetch, tuning }) {
     const networksByUrl = new Map<string, string[]>();
     for (const [network, urls] of Object.entries(settings.esploraUrls)) {

@@ -1,6 +1,7 @@
 import { assetIdOf, chainFacts, evmChainName, evmNetworkOfUri, networkLabel, type AssetId, type EvmChainName } from '../../shared/index.ts';
 import { ServiceError } from '../errors.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
+import type { ChainAdapter } from '../invoices/chain-adapter.ts';
 import type { ChainDisplay, ShownInvoice } from '../invoices/chain-display.ts';
 import type { ChainModule } from '../invoices/chain-module.ts';
 import { checkoutCommon } from '../invoices/checkout-common.ts';
@@ -12,6 +13,7 @@ import { rowToEvmInvoice } from './methods/evm-methods.ts';
 import { erc20TransferUri } from './eip681.ts';
 import type { EvmChainSpec } from './evm-chain-spec.ts';
 import { evmLocalNode } from './evm-local-node.ts';
+import { evmMerchant } from './evm-merchant.ts';
 import { evmTransferSeenBeforeExpiry, seenUnitsOf } from './partial.ts';
 
 const unitsOf = (row: InvoiceRow) => BigInt(requiredAmount(row.amount_units, 'amount_units', row.invoice_id));
@@ -127,6 +129,7 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
     localNode: evmLocalNode(spec),
     sandboxPayment: evmSandboxPayment,
     claimsSetting: (name) => merchantSettings.has(name) || (claimsAllItsSettings && name.startsWith(`${spec.envPrefix}_`)),
+    merchant: evmMerchant(spec, (settings) => module.enabledAssets(settings)),
   };
   return module;
 }

@@ -95,8 +95,6 @@ export type EvmPlatformSettings = Omit<EvmConfig, 'xpub' | 'fixedAddress'>;
 /** One EVM chain on a multi-merchant platform: one watcher for every merchant's invoices and fixed addresses on it. */
 export function evmPlatformRuntime(spec: EvmChainSpec): PlatformChainRuntime<EvmPlatformSettings> {
   return {
-    // A chain the platform no longer has settings for still links to its mainnet explorer.
-    explorerUrl: (settings) => settings?.explorerUrl ?? spec.explorers[spec.mainnetChainId] ?? null,
     watches: (settings, { db, feed, clock, logger, metrics, budgets, fetch, fixedAddresses, tuning }) => [
       {
         key: `${spec.chain}:${settings.chainId}`,

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { AssetId, BtcGapReport, ChainFacts, ChainName, CheckoutView } from '../../shared/index.ts';
 import type { CoreTables } from '../schema.ts';
 import type { ServiceError } from '../errors.ts';
+import type { MerchantChain } from '../merchant-chain.ts';
 import type { ChainAdapter } from './chain-adapter.ts';
 import type { ChainDisplay } from './chain-display.ts';
 import type { LocalNode } from './local-node.ts';
@@ -39,6 +40,8 @@ export interface ChainModule<Settings = unknown> {
   checkoutView(row: InvoiceRow, context: CheckoutContext): CheckoutView;
   /** What the payer reads while the payment confirms, naming the network as the page does ("the Base network is confirming it, …"). */
   confirmingTakes(networkName: string): string;
+  /** What a multi-merchant platform (Cloud) needs of the chain for its merchants' receive methods. */
+  merchant: MerchantChain<any>;
   /** How the checkout page and the MCP texts speak of the chain's invoices. */
   display: ChainDisplay;
   /**

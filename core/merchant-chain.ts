@@ -1,0 +1,66 @@
+import type { Transaction } from 'kysely';
+import type { AssetId, ChainName } from '../shared/index.ts';
+import type { ChainReceiver } from './invoices/chain-adapter.ts';
+import type { CoreTables } from './schema.ts';
+
+/** How a merchant receives on one chain, as registered: an account xpub, a fixed address, or both. */
+export interface ReceiveMethodKeys {
+  xpub: string | null;
+  address: string | null;
+}
+
+/** The instance's parts a chain builds its merchants' receivers with. */
+export interface MerchantChainParts {
+  /** The chain's process-wide worker (Bitcoin's address deriver), for chains that have one. */
+  worker(): unknown;
+  /** Whether several instances share the database (Postgres): a per-instance buffer of addresses would derive every index on each. */
+  sharedDatabase: boolean;
+  /** Bound of any cache the chain keeps per key. */
+  maxEntries: number;
+}
+
+/** One merchant's way of receiving on a chain, and the assets it lets an invoice be created in. */
+export interface MerchantReceiver {
+  receiver: ChainReceiver;
+  assets: AssetId[];
+}
+
+/**
+ * What a multi-merchant platform (Cloud) needs of one chain for its merchants' receive methods:
+ * checking what a merchant registers, the identity of its keys, and its receiver. `Settings` are
+ * the chain's platform settings, shared by every merchant.
+ */
+export interface MerchantChain<Settings = unknown> {
+  /**
+   * A registered method checked for this chain, in the form it is stored in. Throws ServiceError
+   * `invalid_xpub` or `invalid_address`, naming the request's field by `field`.
+   */
+  checkMethod(method: ReceiveMethodKeys, field: (part: keyof ReceiveMethodKeys) => string): ReceiveMethodKeys;
+  /** Whether a text is, or holds, an extended private key this chain's wallets export (a signup refuses it unread). */
+  containsPrivateKey(text: string): boolean;
+  /**
+   * Migration 0009 (key identity): the id a stored xpub's invoices had before (a hash of its text)
+   * and the id of its key now; null when they need no move (the chain's ids already were the key's,
+   * or the text does not parse).
+   */
+  keyIdRename(xpub: string): { from: string; to: string } | null;
+  /**
+   * Claims a merchant's fixed address, inside the signup's transaction; false when a derived
+   * invoice holds it. Absent: the chain takes no fixed address (checkMethod refuses one).
+   */
+  claimFixedAddress?(trx: Transaction<CoreTables>, address: string): Promise<boolean>;
+  /** Block-explorer base URL the platform's checkout links an invoice of this chain on `network` to; `settings` null: the platform has none for the chain. */
+  explorerUrl(settings: Settings | null, network: string | null): string | null;
+  /**
+   * The instance's builder of its merchants' receivers on this chain, from the platform's settings
+   * of it (it may keep caches shared by merchants). The builder answers null for a method that
+   * gives the chain nothing to receive with; it throws when a stored key does not parse.
+   */
+  receivers(settings: Settings, parts: MerchantChainParts): (method: ReceiveMethodKeys) => MerchantReceiver | null;
+}
+
+/** A chain as a platform's merchant code sees it: its name and its merchant part. */
+export interface ChainWithMerchants {
+  chain: ChainName;
+  merchant: MerchantChain<any>;
+}
