@@ -186,6 +186,7 @@ function cloudHttpApp(config: CloudConfig, { engine, cloud, payments, x402, oaut
   const { db, clock, logger, metrics, feed } = engine;
   return createCloudHttpApp({
     cloud,
+    chains: config.chainDefinitions,
     x402: payments,
     x402Limit: callLimit(config.x402RateLimit && createSharedRateLimiter({ db, clock, name: 'x402', config: config.x402RateLimit }), 'x402 requests'),
     db,

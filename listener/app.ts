@@ -221,6 +221,7 @@ function listenerHttpApp(config: Config, { engine, invoices, payments, health, o
   const { db, clock, logger, metrics, feed } = engine;
   return createHttpApp({
     invoices,
+    chains: config.chainDefinitions,
     x402: payments,
     x402Limit: callLimit(config.x402RateLimit && createRateLimiter({ store: memoryWindows(), clock, name: 'x402', config: config.x402RateLimit }), 'x402 requests'),
     health,
@@ -250,6 +251,7 @@ function listenerHttpApp(config: Config, { engine, invoices, payments, health, o
     oauth,
     checkout: createListenerCheckoutSource({
       invoices,
+      chains: config.chainDefinitions,
       db,
       merchantId: config.merchantId,
       clock,
