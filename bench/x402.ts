@@ -30,7 +30,7 @@ async function timed<T>(run: () => Promise<T>): Promise<[number, T]> {
 }
 
 progress('local chain (anvil) with the sandbox tokens…');
-const evm = await startLocalEvm();
+const evm = await startLocalEvm({ chains: defaultChains });
 const settlerKey = `0x${randomBytes(32).toString('hex')}` as const;
 const payerKey = `0x${randomBytes(32).toString('hex')}` as const;
 const payer = privateKeyToAccount(payerKey);

@@ -122,7 +122,7 @@ async function insertDemoMerchant(database: Database<CloudTables>, chains: reado
  */
 export async function startCloudSandbox(env: Env, chains: readonly ChainDefinition[], options: { onWebhook(event: ReceivedWebhook): void }): Promise<CloudSandbox> {
   // Cloud's webhook settings are per merchant; the sandbox's receiver is the demo merchant's.
-  const sandbox = await startSandbox({ ...env, MERCHANT_WEBHOOK_URL: undefined }, { onWebhook: options.onWebhook, edition: 'cloud', database: CLOUD_SANDBOX_DATABASE_PATH });
+  const sandbox = await startSandbox({ ...env, MERCHANT_WEBHOOK_URL: undefined }, { chains, onWebhook: options.onWebhook, edition: 'cloud', database: CLOUD_SANDBOX_DATABASE_PATH });
   let database: Database<CloudTables> | undefined;
   try {
     const config = await sandboxCloudConfig(sandbox, chains);

@@ -64,7 +64,7 @@ sandbox's directory), and says so when no sandbox is running there.`,
     const [{ loadConfig }, { openCoreDatabase }, { stateDatabaseUrl }, { systemClock }, { listAttempts, listDeliveries, resendDeliveries }] = await applicationParts();
     const env = readEnvironment(process.env);
     const config = loadConfig(env, defaultChains);
-    const database = await openCoreDatabase(stateDatabaseUrl(env, config.databaseUrl), defaultChains);
+    const database = await openCoreDatabase(stateDatabaseUrl(env, config.databaseUrl, defaultChains), defaultChains);
     try {
       if (action === 'list') {
         const statuses: DeliverySummary['status'][] = values.all ? ['pending', 'failed', 'delivered'] : ['pending', 'failed'];

@@ -54,7 +54,7 @@ async function reportFromDatabase(): Promise<BtcGapReport> {
 export async function runGap(values: Record<string, unknown>): Promise<number> {
   const env = readEnvironment(process.env);
   // An explicit DATABASE_URL names a listener's database, as for `service deliveries`.
-  const sandbox = !env.DATABASE_URL?.trim() && wantsSandbox(env);
+  const sandbox = !env.DATABASE_URL?.trim() && wantsSandbox(env, defaultChains);
   const url = (values.url as string | undefined) ?? (sandbox ? `http://127.0.0.1:${env.PORT || 8787}` : undefined);
   const report = url ? await reportFromListener(url) : await reportFromDatabase();
   process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${formatGapReport(report)}\n`);

@@ -57,12 +57,13 @@ address per USDC invoice; fixed-address: USDC at the fixed address too, as USDT 
     let config;
     let env = readEnvironment(process.env);
     let sandbox: Sandbox | null = null;
-    if (wantsSandbox(env)) {
-      sandbox = await startSandbox(env, { onWebhook: (event) => process.stderr.write(describeVerifiedWebhook(event)) }).catch((error: unknown) => endFailedStart(error));
+    const chains = await editions.chains();
+    if (wantsSandbox(env, chains)) {
+      sandbox = await startSandbox(env, { chains, onWebhook: (event) => process.stderr.write(describeVerifiedWebhook(event)) }).catch((error: unknown) => endFailedStart(error));
       env = sandbox.env;
     }
     try {
-      config = loadConfig(env, await editions.chains());
+      config = loadConfig(env, chains);
     } catch (error) {
       if (error instanceof ConfigError) {
         process.stderr.write(`${error.message}\n`);

@@ -147,11 +147,11 @@ test('each EVM chain tells the payer how long its own confirmations take', () =>
 });
 
 test('the sandbox runs unless a merchant key of some chain (or a BASE_ setting) is set; an RPC URL of another chain alone does not stop it', () => {
-  assert.equal(wantsSandbox({}), true);
-  assert.equal(wantsSandbox({ ETH_RPC_URL: 'http://127.0.0.1:8545' }), true, "Foundry's ETH_RPC_URL in the shell");
+  assert.equal(wantsSandbox({}, defaultChains), true);
+  assert.equal(wantsSandbox({ ETH_RPC_URL: 'http://127.0.0.1:8545' }, defaultChains), true, "Foundry's ETH_RPC_URL in the shell");
   for (const name of ['MERCHANT_BTC_XPUB', 'MERCHANT_EVM_XPUB', 'MERCHANT_EVM_ADDRESS', 'MERCHANT_ETH_XPUB', 'MERCHANT_POLYGON_ADDRESS', 'BASE_RPC_URL']) {
-    assert.equal(wantsSandbox({ [name]: 'set' }), false, name);
-    assert.equal(wantsSandbox({ [name]: '  ' }), true, `${name} blank`);
+    assert.equal(wantsSandbox({ [name]: 'set' }, defaultChains), false, name);
+    assert.equal(wantsSandbox({ [name]: '  ' }, defaultChains), true, `${name} blank`);
   }
-  assert.equal(wantsSandbox({ NODE_ENV: 'production' }), false);
+  assert.equal(wantsSandbox({ NODE_ENV: 'production' }, defaultChains), false);
 });

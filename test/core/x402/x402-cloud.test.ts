@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -18,7 +19,7 @@ const newXpub = () => HDNodeWallet.fromSeed(randomBytes(32)).derivePath(ACCOUNT_
 for (const kind of testDatabases) {
   test(`x402 on Cloud (${kind.name}): xpub and fixed-address invoices paid by the official client confirm through the watcher; merchant A's invoice cannot be paid to B's address, and B's key gives nothing on A's invoice`, { skip: kind.skip }, async () => {
     const database = await kind.create();
-    const evm = await startLocalEvm();
+    const evm = await startLocalEvm({ chains: defaultChains });
     const proxy = await startRpcProxy(evm.anvil.url);
     const settler = randomAccount();
     const payer = randomAccount();
