@@ -1,3 +1,4 @@
+import { defaultChains } from '../core/chains/default-chains.ts';
 /**
  * Cloud chain watching at 1,000, 10,000 and 100,000 merchants on one instance: a real Cloud process (`service start
  * --cloud`, compiled, default poll intervals) watching the local regtest chain through its Esplora
@@ -25,7 +26,6 @@ import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import pg from 'pg';
 import { openCloudDatabase } from '../cloud/storage/cloud.schema.ts';
-import { cloudChains } from '../cloud/cloud-app.ts';
 import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
 import { startLocalChainServer } from '../sandbox/local-chain-server.ts';
 import { progress, report, round } from './support/report.ts';
@@ -75,7 +75,7 @@ async function prepare(kind: 'sqlite' | 'postgres', merchants: number): Promise<
       await withPg(PG_URL, (client) => client.query(`drop schema ${schema} cascade`));
     };
   }
-  const database = await openCloudDatabase(url, cloudChains);
+  const database = await openCloudDatabase(url, defaultChains);
   const now = Date.now();
   const paid: Prepared['paid'] = [];
   for (let start = 0; start < merchants; start += 500) {

@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { evmChainSpecs } from '../core/evm/evm-chains.ts';
 import { evmSettingNamesOf } from '../core/evm/evm-config.ts';
 import { startSandbox } from '../sandbox/sandbox.ts';
+import { defaultChains } from '../core/chains/default-chains.ts';
 import { progress, report, round } from './support/report.ts';
 
 const WINDOW_S = Number(process.env.IDLE_BENCH_SECONDS ?? 60);
@@ -77,7 +78,7 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-idle-'));
 // startSandbox keeps its files under ./data: here, not in the checkout.
 process.chdir(dir);
 progress('starting the local chains (regtest over Esplora here, three anvil nodes)…');
-const chains = await startSandbox({ SANDBOX_CHAIN_PORT: '0' }, { onWebhook: () => undefined, database: join(dir, 'chains.db') });
+const chains = await startSandbox({ SANDBOX_CHAIN_PORT: '0' }, { chains: defaultChains, onWebhook: () => undefined, database: join(dir, 'chains.db') });
 const children: ChildProcess[] = [];
 try {
   const wsNames = evmChainSpecs.map((spec) => evmSettingNamesOf(spec));

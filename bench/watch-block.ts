@@ -1,3 +1,4 @@
+import { defaultChains } from '../core/chains/default-chains.ts';
 // Per-block cost of Bitcoin watching: a block of 4,000 transactions (10,000 outputs), 1,000 of them
 // paying open invoices, processed with 1,000 and with 100,000 open invoices through both chain
 // sources. The watcher runs in a child process of its own (bench/support/watch-block-watcher.ts) on
@@ -46,7 +47,7 @@ const server = await startLocalChainServer(chain);
 async function prepareInvoices(open: number, paid: number): Promise<{ url: string; dir: string; addresses: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-watch-'));
   const url = `sqlite:${join(dir, 'service.db')}`;
-  const database = await openCoreDatabase(url);
+  const database = await openCoreDatabase(url, defaultChains);
   // Watched scripts are what matters to the lookup; random key hashes stand in for derived addresses.
   const addresses: string[] = [];
   const now = Date.now();

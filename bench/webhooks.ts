@@ -1,3 +1,4 @@
+import { defaultChains } from '../core/chains/default-chains.ts';
 /**
  * Webhook delivery throughput: 20,000 stored events delivered by the real worker (SQLite outbox,
  * signed, every attempt recorded) to the `webhook-receiver` tool running as a separate process,
@@ -78,7 +79,7 @@ async function bareLoop(url: URL): Promise<number> {
 }
 
 async function workerRun(url: URL, dir: string): Promise<number> {
-  const database = await openCoreDatabase(`sqlite:${join(dir, 'bench.db')}`);
+  const database = await openCoreDatabase(`sqlite:${join(dir, 'bench.db')}`, defaultChains);
   for (let i = 0; i < EVENTS; i += 1_000) {
     await database.db.transaction().execute(async (trx) => {
       for (let j = i; j < Math.min(i + 1_000, EVENTS); j++) await enqueueEvent(trx, { merchantId, payload: payload(j), createdAt: Date.now() });

@@ -1,3 +1,4 @@
+import { defaultChains } from '../core/chains/default-chains.ts';
 /**
  * An invoice paid through x402 (the 402 answer, the signature, verify, settle, mined: one call of
  * the official client @x402/fetch) against the same payment sent as a plain token transfer by the
@@ -29,7 +30,7 @@ async function timed<T>(run: () => Promise<T>): Promise<[number, T]> {
 }
 
 progress('local chain (anvil) with the sandbox tokens…');
-const evm = await startLocalEvm();
+const evm = await startLocalEvm({ chains: defaultChains });
 const settlerKey = `0x${randomBytes(32).toString('hex')}` as const;
 const payerKey = `0x${randomBytes(32).toString('hex')}` as const;
 const payer = privateKeyToAccount(payerKey);
@@ -46,7 +47,7 @@ const listener = await startListener(
     X402_RATE_LIMIT: 'off',
     BASE_TOKENS: `usdc:${evm.tokens.usdc.address}`,
     X402_SETTLER_KEY: settlerKey,
-  }),
+  }, defaultChains),
   { logger: silentLogger },
 );
 const network = `eip155:${evm.anvil.chainId}` as const;

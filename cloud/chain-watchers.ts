@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
-import type { MerchantAddress, PlatformChainParts, RunningPlatformWatch } from '../core/chain-runtime.ts';
-import { platformChains } from '../core/chains/runtimes.ts';
+import type { ChainTunings, MerchantAddress, PlatformChainParts, RunningPlatformWatch } from '../core/chain-runtime.ts';
 import { fixedAddressesByChain } from './merchants/receive-methods.ts';
 import type { Fetch } from '../core/net/fetch.ts';
 import type { ServiceMetrics } from '../core/metrics.ts';
@@ -24,7 +23,7 @@ import type { CloudConfig } from './cloud-config.ts';
  * merchant. A merchant's bad data (an invoice address that cannot be read, a key that does not
  * parse) is left out of the index for that merchant alone and never stops the others.
  */
-export function createCloudChainWatchers(deps: {
+export interface CloudChainWatchersDeps {
   db: Kysely<CloudTables>;
   /** Where the invoices' status changes are published (every instance hears them). */
   feed: StatusFeed;
@@ -36,23 +35,45 @@ export function createCloudChainWatchers(deps: {
   budgets: SourceBudgets;
   /** How long the merchants' fixed EVM addresses are reused before they are read again (one query for all). */
   refreshMs?: number;
-  btcPollIntervalMs?: number;
-  basePollIntervalMs?: number;
+  /** Watcher tuning by chain or family (poll intervals), for tests and the sandbox. */
+  tuning?: ChainTunings;
   /** The watchers report their steps, passes and lag to these (labelled by chain only). */
   metrics?: ServiceMetrics;
-}) {
+}
+
+/** Every merchant's fixed address on each chain, read in one query for all chains and reused for `refreshMs`. */
+function cachedFixedAddresses(deps: CloudChainWatchersDeps, refreshMs: number) {
+  let cached: { at: number; byChain: Map<string, MerchantAddress[]> } | null = null;
+  return async (chain: string): Promise<MerchantAddress[]> => {
+    if (!cached || deps.clock.now() - cached.at >= refreshMs) cached = { at: deps.clock.now(), byChain: await fixedAddressesByChain(deps.db) };
+    return cached.byChain.get(chain) ?? [];
+  };
+}
+
+/** One problem per chain and kind: how many of the chain's watchers have it (never which merchants), the first one's reason, the earliest since. */
+function groupedProblems(running: ReadonlyMap<string, RunningPlatformWatch>): WatcherProblem[] {
+  const grouped = new Map<string, WatcherProblem[]>();
+  for (const watcher of running.values()) {
+    const problem = watcher.problem();
+    if (problem) grouped.set(`${problem.component}:${problem.kind}`, [...(grouped.get(`${problem.component}:${problem.kind}`) ?? []), problem]);
+  }
+  return [...grouped.values()].map((same) => {
+    const component = same[0].component;
+    const watchers = [...running.keys()].filter((key) => key.startsWith(`${component}:`)).length;
+    return {
+      component,
+      kind: same[0].kind,
+      reason: `${same.length} of ${watchers} ${component} watchers (all merchants); first: ${same[0].reason}`,
+      since: same.map((p) => p.since).sort()[0],
+    };
+  });
+}
+
+export function createCloudChainWatchers(deps: CloudChainWatchersDeps) {
   const running = new Map<string, RunningPlatformWatch>();
   let active = false;
   const refreshMs = deps.refreshMs ?? 30_000;
-
-  /** Every merchant's fixed address on each chain, read in one query for all chains and reused for `refreshMs`. */
-  const fixedAddresses = (() => {
-    let cached: { at: number; byChain: Map<string, MerchantAddress[]> } | null = null;
-    return async (chain: string): Promise<MerchantAddress[]> => {
-      if (!cached || deps.clock.now() - cached.at >= refreshMs) cached = { at: deps.clock.now(), byChain: await fixedAddressesByChain(deps.db) };
-      return cached.byChain.get(chain) ?? [];
-    };
-  })();
+  const fixedAddresses = cachedFixedAddresses(deps, refreshMs);
 
   const parts: PlatformChainParts = {
     db: deps.db,
@@ -64,9 +85,9 @@ export function createCloudChainWatchers(deps: {
     budgets: deps.budgets,
     fetch: deps.fetch,
     fixedAddresses,
-    tuning: { btcPollIntervalMs: deps.btcPollIntervalMs, basePollIntervalMs: deps.basePollIntervalMs },
+    tuning: deps.tuning ?? {},
   };
-  const watches = platformChains(deps.config).flatMap(({ runtime, settings }) => runtime.watches(settings, parts));
+  const watches = deps.config.chains.flatMap(({ definition, settings }) => definition.platform.watches(settings, parts));
   const startedWithThePlatform = watches.filter((watch) => watch.needed === null);
   const startedWhenNeeded = watches.filter((watch) => watch.needed !== null);
 
@@ -112,23 +133,7 @@ export function createCloudChainWatchers(deps: {
      * One problem per chain and kind, for the public /api/v1/health: how many of the chain's
      * watchers have it (never which merchants), the first one's reason, and the earliest since.
      */
-    problems(): WatcherProblem[] {
-      const grouped = new Map<string, WatcherProblem[]>();
-      for (const watcher of running.values()) {
-        const problem = watcher.problem();
-        if (problem) grouped.set(`${problem.component}:${problem.kind}`, [...(grouped.get(`${problem.component}:${problem.kind}`) ?? []), problem]);
-      }
-      return [...grouped.values()].map((same) => {
-        const component = same[0].component;
-        const watchers = [...running.keys()].filter((key) => key.startsWith(`${component}:`)).length;
-        return {
-          component,
-          kind: same[0].kind,
-          reason: `${same.length} of ${watchers} ${component} watchers (all merchants); first: ${same[0].reason}`,
-          since: same.map((p) => p.since).sort()[0],
-        };
-      });
-    },
+    problems: (): WatcherProblem[] => groupedProblems(running),
     start() {
       if (active) return;
       active = true;

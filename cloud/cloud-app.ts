@@ -9,7 +9,7 @@ import type { Database } from '../core/db/database.ts';
 import { bindHttp, closeServer } from '../edge/http/serve.ts';
 import { metricsLoopbackOpen } from '../edge/http/metrics-endpoint.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../core/metrics.ts';
-import { startEngine, type LeaderTask } from '../core/engine.ts';
+import { startEngine, type Engine, type LeaderTask } from '../core/engine.ts';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import type { WebhookSender } from '../core/webhooks/http-sender.ts';
@@ -33,20 +33,15 @@ import { findMerchant } from './merchants/merchant.repository.ts';
 import { cloudClaimScope, cloudDeliveryTarget } from './invoices/webhook-delivery.ts';
 import { cloudSchema } from './storage/cloud.schema.ts';
 import type { CloudTables } from './storage/cloud.tables.ts';
-import { systemResolver, type Resolver } from '../core/net/webhook-target.ts';
+import { systemResolver, type Resolver, type WebhookTargetPolicy } from '../core/net/webhook-target.ts';
 import { secureCookies } from '../edge/settings.ts';
-import { chainModule, chainModules } from '../core/chains/registry.ts';
-import type { ChainWithMerchants } from '../core/merchant-chain.ts';
+import { chainIn, familySettings } from '../core/chain-definition.ts';
+import type { ChainTunings } from '../core/chain-runtime.ts';
 import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
-import { x402Chains, x402Health, x402Observer, x402UrlUnder } from '../core/x402/x402-runtime.ts';
+import { x402Chains, x402Health, x402Observer, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
 import { callLimit } from '../edge/http/rate-limit.ts';
 
-/** The chains Cloud serves unless told others: every chain the service knows. */
-export const cloudChains: readonly ChainWithMerchants[] = [...chainModules.values()];
-
 export interface CloudDeps {
-  /** The chains Cloud serves (default: cloudChains). */
-  chains?: readonly ChainWithMerchants[];
   /** The metrics registry GET /metrics serves (default: a new one of its own). */
   metrics?: ServiceMetrics;
   clock?: Clock;
@@ -63,7 +58,7 @@ export interface CloudDeps {
   webhooks?: { send?: WebhookSender; timers?: Timers; concurrency?: number; pollIntervalMs?: number };
   leaderRetryMs?: number;
   /** The leader's chain watching: poll intervals per chain, and how often new merchants are picked up. */
-  chainWatch?: { btcPollMs?: number; basePollMs?: number; refreshMs?: number };
+  chainWatch?: { tuning?: ChainTunings; refreshMs?: number };
   /** How often the leader applies confirmed plan purchases. */
   billingPollMs?: number;
 }
@@ -113,98 +108,9 @@ function billingTask(config: CloudConfig, db: Kysely<CloudTables>, clock: Clock,
   };
 }
 
-export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Promise<RunningCloud> {
-  const chains = deps.chains ?? cloudChains;
-  const clock = deps.clock ?? systemClock;
-  const logger = deps.logger ?? createLogger({ clock, fields: { mode: 'cloud' }, secrets: cloudSecrets(config) });
-  const metrics = deps.metrics ?? createServiceMetrics();
-  const webhookPolicy = { resolve: deps.resolve ?? systemResolver, allowLoopback: config.webhookAllowLoopback };
-  // The port first: one that cannot be bound ends the start before the database, webhook delivery
-  // or the leader election starts.
-  const bound = await bindHttp(config.port, config.host, { logger, bounds: config.httpBounds });
-  const x402 = x402Chains(config.x402, config.evm);
-  // Built once the engine is (it reads invoices through it); the engine asks it for x402_url.
-  let payments: X402Payments | null = null;
-  // PUBLIC_URL, or the loopback URL served: OAuth's issuer and the x402 URLs.
-  const onLoopback = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/.test(config.host);
-  const publicBase = () => config.publicUrl ?? (onLoopback ? bound.url : null);
-  const engine = await startEngine({
-    clock,
-    logger,
-    metrics,
-    databaseUrl: config.databaseUrl,
-    schema: cloudSchema(chains),
-    databaseWaitS: config.databaseWaitS,
-    database: deps.database,
-    sourceBudgets: config.sourceBudgets,
-    webhooks: (db) => ({ scope: cloudClaimScope, target: cloudDeliveryTarget(db, webhookPolicy) }),
-    webhookDeps: deps.webhooks,
-    x402Url: (invoice) => payments?.x402Url(invoice) ?? null,
-  }).catch(async (error: unknown) => {
-    await closeServer(bound.server);
-    throw error;
-  });
-  const { database, db, feed } = engine;
-  const addressDeriver = engine.addressDeriver();
-  const receivers = createMerchantReceivers({ chains, config, worker: () => addressDeriver, sharedDatabase: database.dialect === 'postgres' });
-  const chainWatchers = createCloudChainWatchers({
-    db,
-    feed,
-    clock,
-    logger,
-    metrics,
-    budgets: engine.budgets,
-    config,
-    fetch: deps.fetch ?? fetch,
-    refreshMs: deps.chainWatch?.refreshMs,
-    btcPollIntervalMs: deps.chainWatch?.btcPollMs,
-    basePollIntervalMs: deps.chainWatch?.basePollMs,
-  });
-
-  const cryptoInvoice: CreateBillingInvoice | null =
-    config.billingMerchantId && config.checkoutBaseUrl
-      ? async (amountUsd) => {
-          const operator = await findMerchant(db, config.billingMerchantId!);
-          if (!operator) throw new Error('CLOUD_BILLING_MERCHANT_ID is not a Cloud merchant');
-          // Plan prices are whole dollars: the number's own text is exact.
-          const invoice = await engine.invoices.create({ merchantId: operator.merchant_id, receivers: receivers.receivers(operator).chains }, { chain: 'base', amount_usd: amountUsd });
-          return { invoiceId: invoice.invoice_id, checkoutUrl: `${config.checkoutBaseUrl}/pay/${invoice.invoice_id}` };
-        }
-      : null;
-
-  const stripe = config.stripe ? new Stripe(config.stripe.secretKey, { ...deps.stripeApi, maxNetworkRetries: 1, timeout: 20_000 }) : null;
-  const card = deps.card ?? (stripe ? createStripeCardProcessor(stripe, config.stripe!) : null);
-
-  const cloud = createCloudService({
-    db,
-    clock,
-    config,
-    chains,
-    engine: engine.invoices,
-    receivers,
-    webhookPolicy,
-    billing: { logger, cryptoInvoice, card },
-    x402Url: (invoice) => payments?.x402Url(invoice) ?? null,
-  });
-
-  payments = createX402Payments({
-    db,
-    clock,
-    logger,
-    chains: x402,
-    find: async (invoiceId) => (await cloud.publicInvoices.find(invoiceId)).row,
-    paidSoFar: (row) => chainModule(row.chain).paidSoFar(db, row),
-    invoice: (row) => engine.invoices.get(row.merchant_id, row.invoice_id),
-    resourceUrl: (invoiceId) => {
-      const base = publicBase();
-      return base ? x402UrlUnder(base, '/api/v1', invoiceId) : null;
-    },
-    observer: x402Observer(metrics),
-    receiptWaitMs: config.x402.settleTimeoutMs,
-  });
-
-  // OAuth for /api/v1/mcp: issuer and resource on PUBLIC_URL, or on the loopback URL served.
-  const oauth = endpointOAuth({
+/** OAuth for /api/v1/mcp: issuer and resource on PUBLIC_URL, or on the loopback URL served. */
+function cloudOAuth(config: CloudConfig, { db, clock, logger }: { db: Kysely<CloudTables>; clock: Clock; logger: Logger }, publicBase: () => string | null, cimdPolicy: Parameters<typeof endpointOAuth>[0]['cimdPolicy']) {
+  return endpointOAuth({
     mcpPath: '/api/v1/mcp',
     baseUrl: publicBase,
     db,
@@ -220,12 +126,67 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     keyIsLive: async (keyHash) => (await merchantByKeyHash(db, keyHash)) !== undefined,
     keyLabel: 'a full-access API key',
     appsPage: false,
-    cimdPolicy: { ...webhookPolicy, ca: deps.cimdCa },
+    cimdPolicy,
     limiters: oauthLimiters((name, limits, spareNewClients) => createSharedRateLimiter({ db, clock, name, config: limits, spareNewClients }), config.signInRateLimit),
   });
+}
 
-  const app = createCloudHttpApp({
+type CloudEngine = Engine<CloudTables>;
+
+/** The engine on Cloud's schema and the chains its merchants receive on. */
+function startCloudEngine(
+  config: CloudConfig,
+  deps: CloudDeps,
+  shared: { clock: Clock; logger: Logger; metrics: ServiceMetrics; webhookPolicy: WebhookTargetPolicy; x402Url: () => X402Payments | null },
+) {
+  const { clock, logger, metrics, webhookPolicy } = shared;
+  return startEngine({
+    chains: config.chainDefinitions,
+    clock,
+    logger,
+    metrics,
+    databaseUrl: config.databaseUrl,
+    schema: cloudSchema(config.chainDefinitions),
+    databaseWaitS: config.databaseWaitS,
+    database: deps.database,
+    sourceBudgets: config.sourceBudgets,
+    webhooks: (db) => ({ scope: cloudClaimScope, target: cloudDeliveryTarget(db, webhookPolicy) }),
+    webhookDeps: deps.webhooks,
+    x402Url: (invoice) => shared.x402Url()?.x402Url(invoice) ?? null,
+  });
+}
+
+/** Plan purchases in crypto: a Base invoice of the operator's own merchant (CLOUD_BILLING_MERCHANT_ID), paid on Cloud's hosted page. */
+function cloudCryptoInvoice(config: CloudConfig, engine: CloudEngine, receivers: ReturnType<typeof createMerchantReceivers>): CreateBillingInvoice | null {
+  const { db } = engine;
+  return config.billingMerchantId && config.checkoutBaseUrl
+      ? async (amountUsd) => {
+          const operator = await findMerchant(db, config.billingMerchantId!);
+          if (!operator) throw new Error('CLOUD_BILLING_MERCHANT_ID is not a Cloud merchant');
+          // Plan prices are whole dollars: the number's own text is exact.
+          const invoice = await engine.invoices.create({ merchantId: operator.merchant_id, receivers: receivers.receivers(operator).chains }, { chain: 'base', amount_usd: amountUsd });
+          return { invoiceId: invoice.invoice_id, checkoutUrl: `${config.checkoutBaseUrl}/pay/${invoice.invoice_id}` };
+        }
+    : null;
+
+}
+
+interface CloudHttpParts {
+  engine: CloudEngine;
+  cloud: ReturnType<typeof createCloudService>;
+  payments: X402Payments;
+  x402: ReturnType<typeof x402Chains>;
+  oauth: ReturnType<typeof endpointOAuth>;
+  stripe: Stripe | null;
+  onLoopback: boolean;
+}
+
+/** Cloud's HTTP API, dashboard, MCP endpoint and hosted checkout over its parts. */
+function cloudHttpApp(config: CloudConfig, { engine, cloud, payments, x402, oauth, stripe, onLoopback }: CloudHttpParts) {
+  const { db, clock, logger, metrics, feed } = engine;
+  return createCloudHttpApp({
     cloud,
+    chains: config.chainDefinitions,
     x402: payments,
     x402Limit: callLimit(config.x402RateLimit && createSharedRateLimiter({ db, clock, name: 'x402', config: config.x402RateLimit }), 'x402 requests'),
     db,
@@ -259,6 +220,77 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       return { ok, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), chain_sources, problems, ...(x402Section && { x402: x402Section }) };
     },
   });
+}
+
+export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Promise<RunningCloud> {
+  const clock = deps.clock ?? systemClock;
+  const logger = deps.logger ?? createLogger({ clock, fields: { mode: 'cloud' }, secrets: cloudSecrets(config) });
+  const metrics = deps.metrics ?? createServiceMetrics();
+  const webhookPolicy = { resolve: deps.resolve ?? systemResolver, allowLoopback: config.webhookAllowLoopback };
+  // The port first: one that cannot be bound ends the start before the database, webhook delivery
+  // or the leader election starts.
+  const bound = await bindHttp(config.port, config.host, { logger, bounds: config.httpBounds });
+  const x402 = x402Chains(config.x402, familySettings<X402ChainSettings>(config.chains, 'evm'));
+  // Built once the engine is (it reads invoices through it); the engine asks it for x402_url.
+  let payments: X402Payments | null = null;
+  // PUBLIC_URL, or the loopback URL served: OAuth's issuer and the x402 URLs.
+  const onLoopback = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/.test(config.host);
+  const publicBase = () => config.publicUrl ?? (onLoopback ? bound.url : null);
+  const engine = await startCloudEngine(config, deps, { clock, logger, metrics, webhookPolicy, x402Url: () => payments }).catch(async (error: unknown) => {
+    await closeServer(bound.server);
+    throw error;
+  });
+  const { database, db, feed } = engine;
+  const receivers = createMerchantReceivers({ config, workerOf: (chain) => engine.worker(chain), sharedDatabase: database.dialect === 'postgres' });
+  const chainWatchers = createCloudChainWatchers({
+    db,
+    feed,
+    clock,
+    logger,
+    metrics,
+    budgets: engine.budgets,
+    config,
+    fetch: deps.fetch ?? fetch,
+    refreshMs: deps.chainWatch?.refreshMs,
+    tuning: deps.chainWatch?.tuning,
+  });
+
+  const cryptoInvoice = cloudCryptoInvoice(config, engine, receivers);
+
+  const stripe = config.stripe ? new Stripe(config.stripe.secretKey, { ...deps.stripeApi, maxNetworkRetries: 1, timeout: 20_000 }) : null;
+  const card = deps.card ?? (stripe ? createStripeCardProcessor(stripe, config.stripe!) : null);
+
+  const cloud = createCloudService({
+    db,
+    clock,
+    config,
+    chains: config.chainDefinitions,
+    engine: engine.invoices,
+    receivers,
+    webhookPolicy,
+    billing: { logger, cryptoInvoice, card },
+    x402Url: (invoice) => payments?.x402Url(invoice) ?? null,
+  });
+
+  payments = createX402Payments({
+    db,
+    clock,
+    logger,
+    chains: x402,
+    find: async (invoiceId) => (await cloud.publicInvoices.find(invoiceId)).row,
+    paidSoFar: (row) => chainIn(config.chainDefinitions, row.chain).paidSoFar(db, row),
+    invoice: (row) => engine.invoices.get(row.merchant_id, row.invoice_id),
+    resourceUrl: (invoiceId) => {
+      const base = publicBase();
+      return base ? x402UrlUnder(base, '/api/v1', invoiceId) : null;
+    },
+    observer: x402Observer(metrics),
+    receiptWaitMs: config.x402.settleTimeoutMs,
+  });
+
+  const oauth = cloudOAuth(config, { db, clock, logger }, publicBase, { ...webhookPolicy, ca: deps.cimdCa });
+
+  const app = cloudHttpApp(config, { engine, cloud, payments, x402, oauth, stripe, onLoopback });
   bound.serve(app);
   const { server, url } = bound;
   logger.info('cloud started', { url, database: database.dialect, hosted_checkout: config.checkoutBaseUrl ?? 'off' });

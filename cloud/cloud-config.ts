@@ -1,15 +1,10 @@
 import * as z from 'zod';
-import { isEvmChain, type BtcNetwork } from '../shared/index.ts';
 import { parseX402Settings, x402Secrets, x402SettingNames, type X402Settings } from '../core/x402/x402-settings.ts';
-import { baseSettingNames, evmSettingNamesOf, EVM_ADDRESS, EVM_XPUB, parseEvmConfig, type BaseConfig } from '../core/evm/evm-config.ts';
-import { evmChainSpecs } from '../core/evm/evm-chains.ts';
-import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, httpUrlListSetting, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpListenStreamMaxSSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxListenStreamsSetting, mcpMaxSessionsSetting, mcpStateSecretSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, x402RateLimitSetting, x402RateLimitOf, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
-import { defaultEsploraUrls } from '../core/btc/esplora-defaults.ts';
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES } from '../core/btc/mempool-socket.ts';
+import { configurePlatformChains, platformSettingNames, platformSettingsShape, type ChainDefinition, type ConfiguredChain } from '../core/chain-definition.ts';
+import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpListenStreamMaxSSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxListenStreamsSetting, mcpMaxSessionsSetting, mcpStateSecretSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, x402RateLimitSetting, x402RateLimitOf, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
 /** The EVM zero address stands in for a merchant's own receive setting while the shared Base settings are checked. */
-const PLACEHOLDER_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 export interface CloudConfig {
   port: number;
@@ -29,25 +24,10 @@ export interface CloudConfig {
   signInRateLimit: RateLimitConfig | null;
   /** Development/tests only: webhook URLs may be plain http to loopback (see webhook-target.ts). */
   webhookAllowLoopback: boolean;
-  btc: {
-    /** Esplora sources per network (BTC_ESPLORA_URL: the same ones for every network). */
-    esploraUrls: Record<string, string[]>;
-    /** The network a test-network key (tpub/vpub) is read on: testnet, or regtest in the Cloud sandbox. */
-    testKeyNetwork: BtcNetwork;
-    explorerUrls: Record<string, string>;
-    /** BTC_ESPLORA_NETWORK: whose consensus rules check the headers of BTC_ESPLORA_URL, which serves every network's invoices. */
-    esploraNetwork: BtcNetwork;
-    /** BTC_ESPLORA_SELF_HOSTED: scan the whole mempool rather than the merchants' open invoices' addresses. */
-    esploraSelfHosted: boolean;
-    /** BTC_ESPLORA_WS_URL: the WebSocket of BTC_ESPLORA_URL when not derived from it; 'off': poll only. */
-    wsUrl: string | null;
-    wsMaxAddresses: number;
-    wsMaxConnections: number;
-  };
-  /** Shared Base settings (chain, RPC, tokens, explorer); each merchant adds its xpub or address. Null: Base off. */
-  base: Omit<BaseConfig, 'xpub' | 'fixedAddress'> | null;
-  /** Shared settings of every EVM chain with an RPC URL (Base's is `base`); each merchant adds its xpub or address per chain. */
-  evm: Omit<BaseConfig, 'xpub' | 'fixedAddress'>[];
+  /** Every chain the service serves (a merchant's stored receive methods name them). */
+  chainDefinitions: readonly ChainDefinition[];
+  /** The chains the platform's settings enable (Bitcoin always; an EVM chain once its RPC URL is set), with their settings. */
+  chains: ConfiguredChain[];
   /** The operator's own Cloud merchant: plan purchases are invoices it owns. Null: crypto billing off. */
   billingMerchantId: string | null;
   /** Browser origins allowed to call /api/v1/mcp (MCP_ALLOWED_ORIGINS); a request without Origin is always allowed. */
@@ -93,7 +73,8 @@ export interface StripeConfig {
 
 const flag = z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')).transform((v) => v === 'true' || v === '1');
 
-const CloudEnv = z.object({
+/** Cloud's own settings around the chains' (their order is the order problems are told in). */
+const settingsBeforeChains = {
   PORT: z.preprocess(blankToUndefined, wholeNumber(0, 65535, ' (0 picks a free port)').default(8788)),
   HOST: z.preprocess(blankToUndefined, z.string().default('127.0.0.1')),
   DATABASE_URL: z.preprocess(
@@ -120,12 +101,9 @@ const CloudEnv = z.object({
   CLOUD_WEBHOOK_ALLOW_LOOPBACK: flag,
   CLOUD_BILLING_MERCHANT_ID: z.preprocess(blankToUndefined, z.string().optional()),
   CLOUD_WATCH: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('true')).transform((v) => v === 'true' || v === '1'),
-  BTC_ESPLORA_URL: httpUrlListSetting,
-  BTC_ESPLORA_NETWORK: z.preprocess(blankToUndefined, z.enum(['mainnet', 'testnet', 'signet', 'regtest']).default('mainnet')),
-  BTC_ESPLORA_SELF_HOSTED: flag,
-  BTC_ESPLORA_WS_URL: z.preprocess(blankToUndefined, z.union([z.literal('off'), z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL, or off' })]).optional()),
-  BTC_WS_MAX_ADDRESSES: z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
-  BTC_WS_MAX_CONNECTIONS: z.preprocess(blankToUndefined, wholeNumber(1, 100).default(DEFAULT_MAX_CONNECTIONS)),
+};
+
+const settingsAfterChains = {
   STRIPE_SECRET_KEY: z.preprocess(blankToUndefined, z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_…, sk_live_…)').optional()),
   STRIPE_WEBHOOK_SECRET: z.preprocess(blankToUndefined, z.string().regex(/^whsec_\S+$/, 'must be a Stripe webhook signing secret (whsec_…)').optional()),
   STRIPE_SUCCESS_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
@@ -134,14 +112,17 @@ const CloudEnv = z.object({
   STRIPE_PRICE_PRO: z.preprocess(blankToUndefined, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
   X402_RATE_LIMIT: x402RateLimitSetting,
   ...budgetSettingsSchema,
-});
+};
+
+const CloudEnv = z.object({ ...settingsBeforeChains, ...settingsAfterChains });
+const cloudEnv = (chains: readonly ChainDefinition[]) => z.object({ ...settingsBeforeChains, ...platformSettingsShape(chains), ...settingsAfterChains });
 
 /** Every setting Cloud reads (the Base ones are shared by its merchants). */
-export const cloudSettingNames: readonly string[] = [...Object.keys(CloudEnv.shape), ...baseSettingNames.filter((name) => !name.startsWith('MERCHANT_')), ...x402SettingNames];
+export const cloudSettingNames = (chains: readonly ChainDefinition[]): string[] => [...Object.keys(CloudEnv.shape), ...platformSettingNames(chains), ...x402SettingNames];
 
-export function loadCloudConfig(env: Env): CloudConfig {
+export function loadCloudConfig(env: Env, chains: readonly ChainDefinition[]): CloudConfig {
   const problems: string[] = [];
-  const raw = parseSettings(CloudEnv, env, problems);
+  const raw = parseSettings(cloudEnv(chains), env, problems);
 
   let signupRateLimit: RateLimitConfig = { perClient: 5, overall: 60 };
   try {
@@ -157,22 +138,9 @@ export function loadCloudConfig(env: Env): CloudConfig {
     problems.push(`CLOUD_SIGNIN_RATE_LIMIT ${(error as Error).message}`);
   }
 
-  // The platform's side of each EVM chain; a merchant's key or address is its own (the placeholder stands in for it here).
-  const evm: CloudConfig['evm'] = evmChainSpecs.flatMap((spec) => {
-    const names = evmSettingNamesOf(spec);
-    if (!env[names.rpcUrl]?.trim()) return [];
-    const parsed = parseEvmConfig(spec, { ...env, [EVM_XPUB]: undefined, [EVM_ADDRESS]: undefined, [names.xpub]: undefined, [names.address]: PLACEHOLDER_ADDRESS }, problems);
-    if (!parsed) return [];
-    const { xpub: _xpub, fixedAddress: _fixed, ...shared } = parsed;
-    return [shared];
-  });
-  const base = evm.find((chain) => chain.chain === evmChainSpecs[0].chain) ?? null;
+  const configured = configurePlatformChains(chains, env, problems, raw);
   if (raw.NODE_ENV === 'production' && raw.CLOUD_WEBHOOK_ALLOW_LOOPBACK) {
     problems.push('CLOUD_WEBHOOK_ALLOW_LOOPBACK is for development only and is refused with NODE_ENV=production');
-  }
-  // Regtest's rules accept blocks anyone can mine in a moment: never for the invoices of a real deployment.
-  if (raw.NODE_ENV === 'production' && raw.BTC_ESPLORA_NETWORK === 'regtest') {
-    problems.push('BTC_ESPLORA_NETWORK=regtest is for a local test chain only and is refused with NODE_ENV=production');
   }
   const stripe = parseStripe(raw, problems);
   const httpBounds = httpBoundsOf(raw, problems);
@@ -180,7 +148,6 @@ export function loadCloudConfig(env: Env): CloudConfig {
   const x402RateLimit = x402RateLimitOf(raw.X402_RATE_LIMIT, problems);
   if (problems.length) throw new ConfigError(problems);
 
-  const esplora = raw.BTC_ESPLORA_URL;
   return {
     port: raw.PORT,
     host: raw.HOST,
@@ -203,25 +170,8 @@ export function loadCloudConfig(env: Env): CloudConfig {
     signupRateLimit,
     signInRateLimit,
     webhookAllowLoopback: raw.CLOUD_WEBHOOK_ALLOW_LOOPBACK,
-    btc: {
-      esploraUrls: esplora
-        ? { mainnet: esplora, testnet: esplora, signet: esplora, regtest: esplora }
-        : { mainnet: defaultEsploraUrls.mainnet, testnet: defaultEsploraUrls.testnet, signet: defaultEsploraUrls.signet },
-      explorerUrls: {
-        mainnet: 'https://mempool.space',
-        testnet: 'https://mempool.space/testnet',
-        signet: 'https://mempool.space/signet',
-        regtest: 'http://127.0.0.1:8787/explorer',
-      },
-      testKeyNetwork: 'testnet',
-      esploraNetwork: raw.BTC_ESPLORA_NETWORK,
-      esploraSelfHosted: raw.BTC_ESPLORA_SELF_HOSTED,
-      wsUrl: raw.BTC_ESPLORA_WS_URL ?? null,
-      wsMaxAddresses: raw.BTC_WS_MAX_ADDRESSES,
-      wsMaxConnections: raw.BTC_WS_MAX_CONNECTIONS,
-    },
-    base,
-    evm,
+    chainDefinitions: chains,
+    chains: configured,
     billingMerchantId: raw.CLOUD_BILLING_MERCHANT_ID ?? null,
     watch: raw.CLOUD_WATCH,
     stripe,
@@ -231,21 +181,13 @@ export function loadCloudConfig(env: Env): CloudConfig {
   };
 }
 
-/**
- * The platform's settings of the chain named `chain`: Bitcoin's (always on) or an EVM chain's; null
- * when the platform has none (an EVM chain without an RPC URL).
- */
-export function platformSettingsOf(config: CloudConfig, chain: string): object | null {
-  return isEvmChain(chain) ? (config.evm.find((settings) => settings.chain === chain) ?? null) : config.btc;
-}
-
 /** Settings that must never reach a log line (the logger scrubs them). */
 export function cloudSecrets(config: CloudConfig): string[] {
   return [...(config.stripe ? [config.stripe.secretKey, config.stripe.webhookSecret] : []), ...(config.metricsToken ? [config.metricsToken] : []), ...x402Secrets(config.x402)];
 }
 
 /** STRIPE_SECRET_KEY turns card billing on; it then needs the webhook secret and both return URLs. */
-function parseStripe(raw: z.infer<typeof CloudEnv>, problems: string[]): StripeConfig | null {
+function parseStripe(raw: Pick<z.infer<typeof CloudEnv>, 'STRIPE_SECRET_KEY' | 'STRIPE_WEBHOOK_SECRET' | 'STRIPE_SUCCESS_URL' | 'STRIPE_CANCEL_URL' | 'STRIPE_PRICE_STARTER' | 'STRIPE_PRICE_PRO'>, problems: string[]): StripeConfig | null {
   if (!raw.STRIPE_SECRET_KEY) return null;
   const missing = (['STRIPE_WEBHOOK_SECRET', 'STRIPE_SUCCESS_URL', 'STRIPE_CANCEL_URL'] as const).filter((name) => !raw[name]);
   for (const name of missing) problems.push(`${name} is required when STRIPE_SECRET_KEY is set`);

@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
-import { chainFacts, type ChainHealth, type ChainName, type Health } from '../shared/index.ts';
-import type { AddressDeriver } from './btc/receive-address-book.ts';
+import { chainFacts, type ChainFacts, type ChainHealth, type ChainName, type Health } from '../shared/index.ts';
 import type { Fetch } from './net/fetch.ts';
 import type { Clock } from './clock.ts';
 import type { ChainReceiver } from './invoices/chain-adapter.ts';
@@ -11,11 +10,20 @@ import type { SourceBudgets } from './net/source-budgets.ts';
 import type { CoreTables } from './schema.ts';
 import type { WatcherProblem, WatcherProgress } from './watch-progress.ts';
 
-/** Watcher and receiver tuning for tests and benchmarks; each chain reads its own. */
-export interface ListenerChainTuning {
-  btcPollIntervalMs?: number;
-  /** EVM watcher poll interval, fixed-address nonce digits and quarantine. */
-  baseOptions?: { pollIntervalMs?: number; nonceDigits?: number; quarantineMs?: number };
+/** One chain's watcher and receiver tuning, for tests, benchmarks and the sandbox. */
+export interface ChainTuning {
+  pollIntervalMs?: number;
+  /** Fixed-address receivers: the digits of the amount's nonce, and how long a nonce rests after use. */
+  nonceDigits?: number;
+  quarantineMs?: number;
+}
+
+/** Tuning by chain name (`base`) or by family (`evm`, `bitcoin`); a chain's own entry wins over its family's. */
+export type ChainTunings = Readonly<Partial<Record<string, ChainTuning>>>;
+
+/** What a chain reads of the tuning. */
+export function tuningOf(tuning: ChainTunings | undefined, chain: ChainName, facts: Pick<ChainFacts, 'family'>): ChainTuning {
+  return { ...tuning?.[facts.family], ...tuning?.[chain] };
 }
 
 /** The engine's parts a listener gives each chain to run for its one merchant. */
@@ -29,8 +37,9 @@ export interface ListenerChainParts {
   /** Network access of the chain sources. */
   fetch: Fetch;
   merchantId: string;
-  addressDeriver(): AddressDeriver;
-  tuning: ListenerChainTuning;
+  /** The chain's worker (ChainDefinition.startWorker), started on first use. */
+  worker(): unknown;
+  tuning: ChainTunings;
 }
 
 /** What one chain's watcher contributes to the listener's /health. */
@@ -64,7 +73,6 @@ export interface ChainWatch {
  * its watcher and that watcher's /health report, built from the chain's settings.
  */
 export interface ChainRuntime<Settings> {
-  chain: ChainName;
   /**
    * Readies the database for these settings before the listener serves (an address claimed, a key's
    * older id adopted). Returns why the listener must not start, or null.
@@ -78,12 +86,6 @@ export interface ChainRuntime<Settings> {
   receiver(settings: Settings, parts: ListenerChainParts): Promise<ChainReceiver>;
   /** The merchant's watcher; null (with a warning logged) when the settings name no source to watch. */
   watch(settings: Settings, parts: ListenerChainParts): ChainWatch | null;
-}
-
-/** A chain the listener is configured for, with its settings. */
-export interface ConfiguredChain {
-  runtime: ChainRuntime<any>;
-  settings: unknown;
 }
 
 /**
@@ -122,7 +124,7 @@ export interface PlatformChainParts {
   fetch: Fetch;
   /** Every merchant's fixed address on the chain (read for all chains at once, reused a while). */
   fixedAddresses(chain: ChainName): Promise<MerchantAddress[]>;
-  tuning: { btcPollIntervalMs?: number; basePollIntervalMs?: number };
+  tuning: ChainTunings;
 }
 
 /** A platform watcher as it runs: the merchants' problems and status are never told apart. */
@@ -147,12 +149,5 @@ export interface PlatformWatch {
 
 /** What a multi-merchant platform runs of one chain: its watchers for all merchants, from the platform's settings. */
 export interface PlatformChainRuntime<Settings> {
-  chain: ChainName;
   watches(settings: Settings, parts: PlatformChainParts): PlatformWatch[];
-}
-
-/** A chain the platform is configured for, with its settings. */
-export interface PlatformChain {
-  runtime: PlatformChainRuntime<any>;
-  settings: unknown;
 }

@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { chainModules } from './chains/registry.ts';
-import { startAddressDeriver, type AddressDeriver } from './btc/receive-address-book.ts';
+import { chainIn, type ChainDefinition, type ChainWorker } from './chain-definition.ts';
 import type { Clock } from './clock.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import type { EditionSchema } from './db/migrate.ts';
@@ -15,9 +14,6 @@ import { createSourceBudgets, type BudgetSettings, type SourceBudgets } from './
 import type { CoreTables } from './schema.ts';
 import type { WatcherProblem, WatcherProgress } from './watch-progress.ts';
 import { startWebhookDelivery, type DeliveryRoute, type WebhookDeliveryDeps } from './webhooks/start-delivery.ts';
-
-/** The chains both editions serve. */
-const engineChains = [...chainModules.values()].map((module) => module.adapter);
 
 /** An edition's chain watchers, built by the factory it gives the engine. */
 export interface EngineWatchers {
@@ -60,6 +56,8 @@ export interface EngineParts<Tables extends CoreTables> {
 }
 
 export interface EngineOptions<Tables extends CoreTables> {
+  /** The chains the service serves (their invoices, expiry guards and workers); the schema holds their tables. */
+  chains: readonly ChainDefinition[];
   clock: Clock;
   logger: Logger;
   metrics: ServiceMetrics;
@@ -108,8 +106,8 @@ export interface Engine<Tables extends CoreTables> extends EngineParts<Tables> {
   database: Database<Tables>;
   expiry: ExpirySweeper;
   invoices: InvoiceEngine;
-  /** The Bitcoin address pre-derivation worker, started on first use. */
-  addressDeriver(): AddressDeriver;
+  /** A chain's worker (Bitcoin's address deriver), started on first use and closed at stop. */
+  worker(chain: string): ChainWorker;
   /**
    * Runs the leader's work (the chain watchers, the other tasks) whenever this instance leads; its
    * watchers report to /health and the metrics from now on. Call once, when the edition serves.
@@ -129,6 +127,7 @@ export interface Engine<Tables extends CoreTables> extends EngineParts<Tables> {
  */
 export async function startEngine<Tables extends CoreTables>(options: EngineOptions<Tables>): Promise<Engine<Tables>> {
   const { clock, logger, metrics } = options;
+  const adapters = options.chains.map((chain) => chain.adapter);
   const database =
     options.database ?? (await openDatabase<Tables>(options.databaseUrl, options.schema, { logger, backgroundCheckpoints: true, waitS: options.databaseWaitS }));
   const ownDatabase = !options.database;
@@ -144,14 +143,23 @@ export async function startEngine<Tables extends CoreTables>(options: EngineOpti
 
   const feed = await openStatusFeed(database.dialect, { databaseUrl: options.databaseUrl, db: coreDb, logger: logger.child({ component: 'status-feed' }) });
   // Every instance sweeps: the guarded flip expires each invoice once, whichever instance gets there first.
-  const expiry = startExpirySweeper({ db: coreDb, feed, clock, logger, guards: engineChains.map((chain) => chain.paymentSeenBeforeExpiry), maxWaitMs: options.expirySweepMs, metrics });
-  const invoices = createInvoiceEngine({ db: coreDb, clock, logger, chains: engineChains, feed, expiry, metrics, x402Url: options.x402Url });
+  const expiry = startExpirySweeper({ db: coreDb, feed, clock, logger, guards: adapters.map((chain) => chain.paymentSeenBeforeExpiry), maxWaitMs: options.expirySweepMs, metrics });
+  const invoices = createInvoiceEngine({ db: coreDb, clock, logger, chains: adapters, feed, expiry, metrics, x402Url: options.x402Url });
   const webhooks = startWebhookDelivery({ route: options.webhooks(db), db: coreDb, clock, logger, metrics, ...options.webhookDeps });
   const budgets = createSourceBudgets({ settings: options.sourceBudgets });
   let work: LeaderWork | null = null;
   addScrapeMetrics(metrics, { db: coreDb, clock, chainSources: () => budgets.metricStats(), watchers: () => work?.watchers.progress?.() ?? [] });
 
-  let deriver: AddressDeriver | null = null;
+  const workers = new Map<string, ChainWorker>();
+  const worker = (chain: string): ChainWorker => {
+    let running = workers.get(chain);
+    if (!running) {
+      const start = chainIn(options.chains, chain).startWorker;
+      if (!start) throw new Error(`the ${chain} chain has no worker`);
+      workers.set(chain, (running = start(logger)));
+    }
+    return running;
+  };
   let leadership: ReturnType<Leadership> | null = null;
   const onChange = async (leading: boolean) => {
     const tasks = [work!.watchers, ...(work!.tasks ?? [])];
@@ -169,7 +177,7 @@ export async function startEngine<Tables extends CoreTables>(options: EngineOpti
     expiry,
     invoices,
     budgets,
-    addressDeriver: () => (deriver ??= startAddressDeriver(logger)),
+    worker,
     lead(given) {
       if (work) throw new Error('the engine already leads');
       work = given;
@@ -190,7 +198,7 @@ export async function startEngine<Tables extends CoreTables>(options: EngineOpti
     async stop(graceMs) {
       await leadership?.stop();
       await webhooks.stop(graceMs);
-      deriver?.close();
+      for (const running of workers.values()) running.close();
       await expiry.stop();
       await feed.close();
       if (ownDatabase) await database.close();

@@ -1,15 +1,10 @@
 import * as z from 'zod';
-import { BtcNetwork } from '../shared/index.ts';
-import { evmSettingNames, parseEvmConfigs, type BaseConfig, type EvmConfig } from '../core/evm/evm-config.ts';
-import { defaultEsploraUrls } from '../core/btc/esplora-defaults.ts';
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES, mempoolSocketUrl } from '../core/btc/mempool-socket.ts';
-import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from '../core/btc/account-key.ts';
+import { configureListenerChains, listenerSettingNames, listenerSettingsShape, type ChainDefinition, type ConfiguredChain } from '../core/chain-definition.ts';
 import { budgetSettingNames, budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 import {
   blankToUndefined,
   ConfigError,
   databaseWaitSetting,
-  httpUrlListSetting,
   mcpAllowedOriginsSetting,
   mcpInitializeRateLimitSetting,
   mcpListenStreamMaxSSetting,
@@ -44,22 +39,10 @@ export interface Config {
   /** DATABASE_WAIT_S: how long to wait at start for an unreachable Postgres database. */
   databaseWaitS: number;
   merchantId: string;
-  btc: {
-    accountKey: AccountKey;
-    esploraUrls: string[];
-    explorerUrl: string;
-    rpcUrl: string | null;
-    /** BTC_ESPLORA_SELF_HOSTED: the Esplora is yours, so the whole mempool is scanned rather than the invoices' addresses. */
-    esploraSelfHosted: boolean;
-    /** mempool.space WebSocket for address-scoped watching; null: poll the addresses only. */
-    wsUrl: string | null;
-    wsMaxAddresses: number;
-    wsMaxConnections: number;
-  } | null;
-  /** Base's settings when Base is enabled: the first of `evm` then. */
-  base: BaseConfig | null;
-  /** Every enabled EVM chain (Base, Ethereum, …), in registry order. */
-  evm: EvmConfig[];
+  /** Every chain the service serves: the schema holds their tables, the engine their stored invoices. */
+  chainDefinitions: readonly ChainDefinition[];
+  /** The chains the settings enable (a key or address set), in the given list's order, with their settings. */
+  chains: ConfiguredChain[];
   apiKey: string | null;
   rateLimit: RateLimitConfig | null;
   trustProxy: boolean;
@@ -95,22 +78,13 @@ export interface Config {
   x402RateLimit: RateLimitConfig | null;
 }
 
-/** Every setting the listener reads; documented in docs/self-hosting.md. */
-export const settingNames = [
+/** Every setting the listener reads but the chains' (chainSettingNames); documented in docs/self-hosting.md. */
+const ownSettingNames = [
   'PORT',
   'HOST',
   'DATABASE_URL',
   'DATABASE_WAIT_S',
   'MERCHANT_ID',
-  'MERCHANT_BTC_XPUB',
-  'BTC_NETWORK',
-  'BTC_ESPLORA_URL',
-  'BTC_RPC_URL',
-  'BTC_EXPLORER_URL',
-  'BTC_ESPLORA_SELF_HOSTED',
-  'BTC_ESPLORA_WS_URL',
-  'BTC_WS_MAX_ADDRESSES',
-  'BTC_WS_MAX_CONNECTIONS',
   'SERVICE_API_KEY',
   'SERVICE_RATE_LIMIT',
   'TRUST_PROXY',
@@ -131,26 +105,13 @@ export const settingNames = [
   'SHOP_NAME',
   'X402_RATE_LIMIT',
   ...budgetSettingNames,
-  ...evmSettingNames,
   ...x402SettingNames,
 ] as const;
 
-const defaultExplorer: Record<BtcNetwork, string> = {
-  mainnet: 'https://mempool.space',
-  testnet: 'https://mempool.space/testnet',
-  signet: 'https://mempool.space/signet',
-  regtest: 'http://127.0.0.1:8787/explorer',
-};
+/** Every setting the listener reads with these chains. */
+export const settingNames = (chains: readonly ChainDefinition[]): string[] => [...ownSettingNames, ...listenerSettingNames(chains)];
 
 const optionalText = z.preprocess(blankToUndefined, z.string().trim().optional());
-
-const httpUrl = z.preprocess(
-  blankToUndefined,
-  z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-    .transform((url) => url.replace(/\/+$/, ''))
-    .optional(),
-);
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -167,7 +128,8 @@ export function webhookUrlProblem(text: string): string | null {
   return 'must be https (plain http is accepted only for localhost, 127.0.0.1 or [::1])';
 }
 
-const EnvSchema = z.object({
+/** The listener's own settings around the chains' (their order is the order problems are told in). */
+const ownSettingsBeforeChains = {
   PORT: z.preprocess(blankToUndefined, wholeNumber(0, 65535, ' (0 picks a free port)').default(8787)),
   HOST: z.preprocess(blankToUndefined, z.string().default('127.0.0.1')),
   DATABASE_URL: z.preprocess(
@@ -182,18 +144,9 @@ const EnvSchema = z.object({
     blankToUndefined,
     z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -').default('default'),
   ),
-  MERCHANT_BTC_XPUB: optionalText,
-  BTC_NETWORK: z.preprocess(blankToUndefined, BtcNetwork.optional()),
-  BTC_ESPLORA_URL: httpUrlListSetting,
-  BTC_RPC_URL: httpUrl,
-  BTC_EXPLORER_URL: httpUrl,
-  BTC_ESPLORA_SELF_HOSTED: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')),
-  BTC_ESPLORA_WS_URL: z.preprocess(
-    blankToUndefined,
-    z.union([z.literal('off'), z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL, or off' })]).optional(),
-  ),
-  BTC_WS_MAX_ADDRESSES: z.preprocess(blankToUndefined, wholeNumber(1, 100_000).default(DEFAULT_MAX_TRACKED_ADDRESSES)),
-  BTC_WS_MAX_CONNECTIONS: z.preprocess(blankToUndefined, wholeNumber(1, 100).default(DEFAULT_MAX_CONNECTIONS)),
+};
+
+const ownSettingsAfterChains = {
   SERVICE_API_KEY: z.preprocess(blankToUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
   SERVICE_RATE_LIMIT: z.preprocess(blankToUndefined, z.string().default('30,300')),
   TRUST_PROXY: z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).default('false')),
@@ -214,50 +167,29 @@ const EnvSchema = z.object({
   SHOP_NAME: z.preprocess(blankToUndefined, z.string().trim().min(2, 'must be 2-80 characters').max(80, 'must be 2-80 characters').default('Shop')),
   X402_RATE_LIMIT: x402RateLimitSetting,
   ...budgetSettingsSchema,
-});
+};
+
+const envSchema = (chains: readonly ChainDefinition[]) => z.object({ ...ownSettingsBeforeChains, ...listenerSettingsShape(chains), ...ownSettingsAfterChains });
 
 /**
  * Reads and validates every setting once. All problems are reported together; a value that holds
  * an extended private key is named but never echoed.
  */
-export function loadConfig(env: Env): Config {
+export function loadConfig(env: Env, chains: readonly ChainDefinition[]): Config {
   const problems: string[] = [];
-  for (const name of settingNames) {
+  for (const name of settingNames(chains)) {
     const value = env[name];
-    if (value && containsExtendedPrivateKey(value)) {
+    if (value && chains.some((chain) => chain.merchant.containsPrivateKey(value))) {
       problems.push(`${name} holds an extended private key. Refusing to start: give only public keys (xpub/zpub); the listener never needs a private key.`);
     }
   }
   if (problems.length) throw new ConfigError(problems);
 
-  const raw = parseSettings(EnvSchema, env, problems);
+  const raw = parseSettings(envSchema(chains), env, problems);
 
-  let btc: Config['btc'] = null;
-  if (raw.MERCHANT_BTC_XPUB) {
-    try {
-      const accountKey = parseAccountKey(raw.MERCHANT_BTC_XPUB, raw.BTC_NETWORK);
-      const esploraUrls = raw.BTC_ESPLORA_URL ?? defaultEsploraUrls[accountKey.network];
-      const esploraUrl = esploraUrls[0] ?? null;
-      btc = {
-        accountKey,
-        esploraUrls,
-        explorerUrl: raw.BTC_EXPLORER_URL ?? defaultExplorer[accountKey.network],
-        rpcUrl: raw.BTC_RPC_URL ?? null,
-        esploraSelfHosted: raw.BTC_ESPLORA_SELF_HOSTED === 'true' || raw.BTC_ESPLORA_SELF_HOSTED === '1',
-        wsUrl: raw.BTC_ESPLORA_WS_URL === 'off' ? null : (raw.BTC_ESPLORA_WS_URL ?? (esploraUrl ? mempoolSocketUrl(esploraUrl) : null)),
-        wsMaxAddresses: raw.BTC_WS_MAX_ADDRESSES,
-        wsMaxConnections: raw.BTC_WS_MAX_CONNECTIONS,
-      };
-    } catch (error) {
-      if (!(error instanceof AccountKeyError)) throw error;
-      problems.push(`MERCHANT_BTC_XPUB ${error.message}`);
-    }
-  }
-
-  const evm = parseEvmConfigs(env, problems);
+  const configured = configureListenerChains(chains, env, problems, raw);
   const x402 = parseX402Settings(env, problems);
   const x402RateLimit = x402RateLimitOf(raw.X402_RATE_LIMIT, problems);
-  const base = evm.find((chain) => chain.chain === 'base') ?? null;
 
   let rateLimit: RateLimitConfig | null = null;
   try {
@@ -287,9 +219,8 @@ export function loadConfig(env: Env): Config {
     databaseUrl: raw.DATABASE_URL,
     databaseWaitS: raw.DATABASE_WAIT_S,
     merchantId: raw.MERCHANT_ID,
-    btc,
-    base,
-    evm,
+    chainDefinitions: chains,
+    chains: configured,
     apiKey: raw.SERVICE_API_KEY ?? null,
     rateLimit,
     trustProxy: raw.TRUST_PROXY === 'true' || raw.TRUST_PROXY === '1',
@@ -314,6 +245,6 @@ export function loadConfig(env: Env): Config {
 
 /** Values that must never appear in a log line. */
 export function configSecrets(config: Config): string[] {
-  const rpcPassword = config.btc?.rpcUrl ? decodeURIComponent(new URL(config.btc.rpcUrl).password) : null;
-  return [config.apiKey, config.webhook?.secret, config.metricsToken, rpcPassword, ...x402Secrets(config.x402)].filter((s): s is string => Boolean(s));
+  const chainSecrets = config.chains.flatMap(({ definition, settings }) => definition.listener.secrets?.(settings) ?? []);
+  return [config.apiKey, config.webhook?.secret, config.metricsToken, ...chainSecrets, ...x402Secrets(config.x402)].filter((s): s is string => Boolean(s));
 }

@@ -8,7 +8,7 @@ import { createServer } from './server.ts';
 import { DEFAULT_POLL_INTERVAL_MS } from './deps.ts';
 import { pollingUpdates } from './invoice-watch.ts';
 import { paymentStateFor, paymentStateSettings } from './payment-state.ts';
-import { chainModules } from '../core/chains/registry.ts';
+import { defaultChains } from '../core/chains/default-chains.ts';
 
 /** How long a tool waits for the listener before answering `listener_timeout`. */
 const LISTENER_TIMEOUT_MS = 15_000;
@@ -38,7 +38,7 @@ const listener = createListenerClient({
 const checkoutUrl = (invoiceId: string) => (/\/api\/v1$/.test(config.listenerUrl) ? null : `${config.listenerUrl}/pay/${invoiceId}`);
 // One process, one client: a secret of the process seals its state.
 const paymentState = paymentStateFor(paymentStateSettings(undefined, checkoutUrl), 'stdio');
-const deps = { listener, updates: pollingUpdates(listener, DEFAULT_POLL_INTERVAL_MS), chains: [...chainModules.values()], renderQr: renderQrPng, logger, paymentState };
+const deps = { listener, updates: pollingUpdates(listener, DEFAULT_POLL_INTERVAL_MS), chains: defaultChains, renderQr: renderQrPng, logger, paymentState };
 // Serves both eras: a 2025 initialize or a 2026-07-28 server/discover opens the connection.
 const served = serveStdio(({ era }) => createServer(deps, era));
 

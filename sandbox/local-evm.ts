@@ -1,15 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { Wallet } from 'ethers';
-import { chainModules } from '../core/chains/registry.ts';
+import type { ChainModule } from '../core/invoices/chain-module.ts';
 import type { LocalMerchant, LocalNode } from '../core/invoices/local-node.ts';
 import type { ChainName } from '../shared/index.ts';
 import type { Env } from '../edge/settings.ts';
 import { startAnvil, type Anvil } from './anvil.ts';
 import { deployTestToken, type TestToken } from './test-token.ts';
 
-/** The chains the sandbox runs on a local anvil node each, in the registry's order (Base first). */
-const localNodeChains = [...chainModules.values()].flatMap(({ chain, localNode }) => (localNode ? [{ chain, localNode }] : []));
-type LocalNodeChain = (typeof localNodeChains)[number];
+/** What the sandbox asks of a chain: the local node standing in for it, if it has one. */
+export type SandboxChain = Pick<ChainModule, 'chain' | 'localNode'>;
+type LocalNodeChain = { chain: SandboxChain['chain']; localNode: LocalNode };
+
+/** Of the chains given, those the sandbox runs on a local anvil node each, in the list's order (Base first). */
+const localNodeChainsOf = (chains: readonly SandboxChain[]): LocalNodeChain[] => chains.flatMap(({ chain, localNode }) => (localNode ? [{ chain, localNode }] : []));
 /** `pay` mines the payment's block (1 confirmation); `mine` adds the second, as on the regtest side. */
 export const SANDBOX_BASE_CONFIRMATIONS = 2;
 /** Children of the sandbox's key that `pay` recognises as invoice addresses (more invoices than a sandbox run makes). */
@@ -53,7 +56,7 @@ export interface LocalEvm {
 export class SandboxRefusal extends Error {}
 
 /** A fresh random merchant for the sandbox EVM chains; the private halves are never kept. */
-export function sandboxEvmMerchant(usdcMode: SandboxUsdcMode = 'xpub', node: LocalNode = localNodeChains[0]!.localNode): SandboxEvmMerchant {
+export function sandboxEvmMerchant(usdcMode: SandboxUsdcMode, node: LocalNode): SandboxEvmMerchant {
   return {
     usdcMode,
     xpub: usdcMode === 'xpub' ? node.freshAccountKey() : null,
@@ -71,9 +74,10 @@ function childAddresses(addressOf: ((index: number) => string) | null) {
   };
 }
 
-/** The chain named `chain` among those with a local node (the first, Base, when none is named). */
-function localNodeChain(chain: string | undefined): LocalNodeChain {
-  const found = chain === undefined ? localNodeChains[0] : localNodeChains.find((candidate) => candidate.chain === chain);
+/** The chain named `chain` among those given with a local node (the first, Base, when none is named). */
+function localNodeChain(chains: readonly SandboxChain[], chain: string | undefined): LocalNodeChain {
+  const withNodes = localNodeChainsOf(chains);
+  const found = chain === undefined ? withNodes[0] : withNodes.find((candidate) => candidate.chain === chain);
   if (!found) throw new Error(`no local node for chain ${chain}`);
   return found;
 }
@@ -83,9 +87,9 @@ function localNodeChain(chain: string | undefined): LocalNodeChain {
  * and a test USDT; payments come from the node's own pre-funded account 0, which holds the
  * token supply. The merchant is the sandbox's (a fresh one when none is given).
  */
-export async function startLocalEvm(options: { usdcMode?: SandboxUsdcMode; chain?: string; merchant?: SandboxEvmMerchant } = {}): Promise<LocalEvm> {
-  const { chain, localNode } = localNodeChain(options.chain);
-  const merchant = options.merchant ?? sandboxEvmMerchant(options.usdcMode, localNode);
+export async function startLocalEvm(options: { chains: readonly SandboxChain[]; usdcMode?: SandboxUsdcMode; chain?: string; merchant?: SandboxEvmMerchant }): Promise<LocalEvm> {
+  const { chain, localNode } = localNodeChain(options.chains, options.chain);
+  const merchant = options.merchant ?? sandboxEvmMerchant(options.usdcMode ?? 'xpub', localNode);
   const anvil = await startAnvil({ chainId: localNode.chainId });
   try {
     // Asked of the node itself, so the listener can only ever be pointed at a local chain.
@@ -137,12 +141,14 @@ export async function startLocalEvm(options: { usdcMode?: SandboxUsdcMode; chain
   }
 }
 
-/** One local node per EVM chain the service knows, all with the same sandbox merchant. */
-export async function startLocalEvms(usdcMode: SandboxUsdcMode): Promise<LocalEvm[]> {
-  const merchant = sandboxEvmMerchant(usdcMode);
+/** One local node per chain given that has one (the EVM chains), all with the same sandbox merchant. */
+export async function startLocalEvms(chains: readonly SandboxChain[], usdcMode: SandboxUsdcMode): Promise<LocalEvm[]> {
+  const withNodes = localNodeChainsOf(chains);
+  if (withNodes.length === 0) return [];
+  const merchant = sandboxEvmMerchant(usdcMode, withNodes[0]!.localNode);
   const started: LocalEvm[] = [];
   try {
-    for (const { chain } of localNodeChains) started.push(await startLocalEvm({ chain, merchant }));
+    for (const { chain } of withNodes) started.push(await startLocalEvm({ chains, chain, merchant }));
   } catch (error) {
     await Promise.all(started.map((evm) => evm.close()));
     throw error;

@@ -9,9 +9,9 @@ import { newWebhookSecret } from '../core/webhooks/signature.ts';
 import { ConfigError, type Env } from '../edge/settings.ts';
 import { AnvilMissingError } from './anvil.ts';
 import { getAddress, isAddress, Wallet } from 'ethers';
-import { SandboxRefusal, startLocalEvms, type LocalEvm, type SandboxUsdcMode } from './local-evm.ts';
+import { SandboxRefusal, startLocalEvms, type LocalEvm, type SandboxChain, type SandboxUsdcMode } from './local-evm.ts';
 import { X402_FACILITATOR_URL, X402_SETTLER_KEY } from '../core/x402/x402-settings.ts';
-import { chainModules } from '../core/chains/registry.ts';
+import type { ChainModule } from '../core/invoices/chain-module.ts';
 import { DEFAULT_SANDBOX_CHAIN_PORT, removeSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.ts';
 import { LocalBtcChain } from './local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from './local-chain-server.ts';
@@ -45,9 +45,8 @@ function usdcMode(env: Env): SandboxUsdcMode {
  * EVM chains) any BASE_ setting; another chain's RPC URL alone does not: ETH_RPC_URL is also
  * Foundry's variable, often set in a developer's shell.
  */
-export function wantsSandbox(env: Env): boolean {
+export function wantsSandbox(env: Env, chains: readonly Pick<ChainModule, 'claimsSetting'>[]): boolean {
   if (env.NODE_ENV === 'production') return false;
-  const chains = [...chainModules.values()];
   return !Object.keys(env).some((name) => env[name]?.trim() && chains.some((chain) => chain.claimsSetting(name)));
 }
 
@@ -68,6 +67,8 @@ export interface Sandbox {
 }
 
 export interface SandboxOptions {
+  /** The chains the service runs: the sandbox stands a local node in for each that has one. */
+  chains: readonly SandboxChain[];
   /** Called with each webhook delivery the sandbox's own receiver verified. */
   onWebhook(event: ReceivedWebhook): void;
   edition?: SandboxState['edition'];
@@ -137,7 +138,7 @@ export async function startSandbox(env: Env, options: SandboxOptions): Promise<S
   let evms: LocalEvm[] = [];
   let baseUnavailable: string | null = null;
   try {
-    evms = await startLocalEvms(mode);
+    evms = await startLocalEvms(options.chains, mode);
   } catch (error) {
     if (!(error instanceof AnvilMissingError)) throw error;
     baseUnavailable = error.message;

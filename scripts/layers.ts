@@ -27,21 +27,33 @@ const allowedImports: Record<string, string[]> = {
 };
 
 /**
- * Inside the core the engine sees chains only through the adapter interface, and one chain's
- * adapter knows nothing of another's.
+ * Inside the core the engine sees chains only through the chain definition (core/chain-definition.ts),
+ * one chain knows nothing of another, and only the entry points' list (core/chains/default-chains.ts)
+ * names the chains. `core/*.ts` stands for the files at the root of core/ (the engine, the schema).
  */
+const chainFolders = ['btc', 'evm', 'chains'];
 const coreFolderRules: Record<string, string[]> = {
-  invoices: ['btc', 'evm', 'chains'],
+  '*.ts': chainFolders,
+  invoices: chainFolders,
+  webhooks: chainFolders,
+  events: chainFolders,
+  oauth: chainFolders,
   btc: ['evm', 'chains'],
   evm: ['btc', 'chains'],
-  db: ['invoices', 'btc', 'evm', 'webhooks', 'events', 'chains'],
-  net: ['invoices', 'btc', 'evm', 'webhooks', 'events', 'db', 'chains'],
+  db: ['invoices', 'webhooks', 'events', ...chainFolders],
+  net: ['invoices', 'webhooks', 'events', 'db', ...chainFolders],
 };
 
+/** The editions, which get their chains passed in and reach them only through the chain definition. */
+const editionFolders = ['listener', 'cloud', 'edge', 'mcp', 'sandbox'];
+/** The chain folders no edition imports. */
+const chainFolderPaths = ['core/btc/', 'core/evm/'];
+
 /**
- * Where a chain may be named: its own module folder (core/btc, core/evm: the EVM family), the
- * registry (core/chains) and the contract's chain list (shared/chains.ts). Anywhere else a chain
- * is found through the registry.
+ * Where a chain may be named: its own folder (core/btc, core/evm: the EVM family, one file per EVM
+ * chain in core/evm/chains/), the entry points' list of chains (core/chains/default-chains.ts) and
+ * the contract's chain list (shared/chains.ts). Anywhere else a chain is found in the list of chains
+ * passed in.
  */
 const chainHomes = ['core/btc/', 'core/evm/', 'core/chains/', 'shared/chains.ts'];
 /** Folders whose files are checked for chain names. */
@@ -62,7 +74,6 @@ export const chainNameAllowList: readonly string[] = [
   'shared/llms.ts',
   'shared/routes.ts',
   'mcp/tool-error.ts',
-  'listener/config.ts',
   'cloud/cloud-app.ts',
   'cloud/storage/cloud.migration.ts',
   'cloud/storage/cloud.schema.ts',
@@ -106,6 +117,8 @@ export interface LayerReport {
   imports: number;
   cycles: string[][];
   violations: { from: string; to: string; rule: string }[];
+  /** Edition files that import a chain folder (none may: each is told as a violation too). */
+  chainImporters: string[];
 }
 
 function sourceFiles(dir: string): string[] {
@@ -144,13 +157,17 @@ export function ruleBroken(from: string, to: string): string | undefined {
   if (fromTop !== toTop) {
     const allowed = allowedImports[fromTop];
     if (allowed && !allowed.includes(toTop)) return `${fromTop}/ may not import ${toTop}/`;
+    if (editionFolders.includes(fromTop) && chainFolderPaths.some((folder) => to.startsWith(folder))) {
+      return `${fromTop}/ may not import a chain folder (${to.split('/').slice(0, 2).join('/')}/): it is given its chains`;
+    }
     return undefined;
   }
   if (fromTop !== 'core') return undefined;
-  const fromFolder = from.split('/')[1];
-  const toFolder = to.split('/')[1];
+  const coreFolder = (path: string) => (path.split('/').length === 2 ? '*.ts' : path.split('/')[1]);
+  const fromFolder = coreFolder(from);
+  const toFolder = coreFolder(to);
   if (fromFolder === toFolder) return undefined;
-  if (coreFolderRules[fromFolder]?.includes(toFolder)) return `core/${fromFolder}/ may not import core/${toFolder}/`;
+  if (coreFolderRules[fromFolder]?.includes(toFolder)) return `core/${fromFolder}${fromFolder === '*.ts' ? '' : '/'} may not import core/${toFolder}/`;
   return undefined;
 }
 
@@ -204,17 +221,19 @@ export function checkLayers(): LayerReport {
   const graph = new Map<string, string[]>();
   const violations: LayerReport['violations'] = [];
   let imports = 0;
+  const chainImporters = new Set<string>();
   for (const file of files) {
     const from = relative(root, file);
     const targets = importedFiles(file, known).map((target) => relative(root, target));
     imports += targets.length;
     graph.set(from, targets);
+    if (editionFolders.includes(topFolder(from)) && targets.some((to) => chainFolderPaths.some((folder) => to.startsWith(folder)))) chainImporters.add(from);
     for (const to of targets) {
       const rule = ruleBroken(from, to);
       if (rule) violations.push({ from, to, rule });
     }
   }
-  return { files: files.length, imports, cycles: cyclesOf(graph), violations };
+  return { files: files.length, imports, cycles: cyclesOf(graph), violations, chainImporters: [...chainImporters].sort() };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -10,7 +10,8 @@ export interface NetworkName {
 /**
  * The contract's view of the chains: their names and what a request or a page needs to know of
  * each, as data. Everything else about a chain (keys, watchers, URIs, confirmation rules) lives in
- * its chain module (core/chains/registry.ts); adding a chain adds an entry here and one there.
+ * its chain definition (core/btc/bitcoin.ts, core/evm/chains/); adding a chain adds an entry here,
+ * its definition, and that definition to the entry points' list (core/chains/default-chains.ts).
  */
 export type ChainFamily = 'bitcoin' | 'evm';
 
@@ -65,6 +66,16 @@ export const chainFacts = {
     disabledCode: 'base_disabled',
     assets: stablecoins,
     networks: { 137: { name: 'Polygon', note: null }, 80002: { name: 'Polygon Amoy (testnet)', note: 'test tokens, not real money' } },
+  },
+  arbitrum: {
+    family: 'evm',
+    name: 'Arbitrum One',
+    settingsPrefix: 'ARBITRUM',
+    amountField: 'amount_usd',
+    unit: 'USD',
+    disabledCode: 'base_disabled',
+    assets: stablecoins,
+    networks: { 42161: { name: 'Arbitrum One', note: null }, 421614: { name: 'Arbitrum Sepolia (testnet)', note: 'test tokens, not real money' } },
   },
 } as const satisfies Record<string, ChainFacts>;
 

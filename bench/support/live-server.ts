@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 /**
  * A server process for the mcp-live bench, so its CPU and memory are measured apart from the
  * bench's 1,000 clients. `listener`: a listener on a local regtest chain (the watcher passes only
@@ -62,9 +63,9 @@ if (mode === 'listener') {
     MCP_MAX_LISTEN_STREAMS: '5000',
     MCP_INITIALIZE_RATE_LIMIT: 'off',
     HTTP_MAX_CONNECTIONS: '10000',
-  });
+  }, defaultChains);
   // The watcher passes when told (below), not on a timer: idle means idle.
-  const listener: RunningListener = await startListener(config, { logger: silentLogger, btcPollIntervalMs: 3_600_000 });
+  const listener: RunningListener = await startListener(config, { logger: silentLogger, tuning: { bitcoin: { pollIntervalMs: 3_600_000 } } });
   listener.feed.subscribe((change) => {
     if (change.status !== 'confirmed') return;
     say({ confirmed: change.invoice_id, at: now() });
@@ -91,10 +92,10 @@ if (mode === 'listener') {
 } else if (mode === 'cloud-leader') {
   const chain = new LocalBtcChain();
   const server = await startLocalChainServer(chain);
-  const cloud: RunningCloud = await startCloud(loadCloudConfig(cloudEnv(server.esploraUrl)), {
+  const cloud: RunningCloud = await startCloud(loadCloudConfig(cloudEnv(server.esploraUrl), defaultChains), {
     logger: silentLogger,
     leaderRetryMs: 200,
-    chainWatch: { btcPollMs: 100, refreshMs: 300 },
+    chainWatch: { tuning: { bitcoin: { pollIntervalMs: 100 } }, refreshMs: 300 },
   });
   commands.on('line', (line) => {
     const [command, address, sats] = line.split(' ');
@@ -109,7 +110,7 @@ if (mode === 'listener') {
   while (!cloud.isLeader()) await new Promise((resolve) => setTimeout(resolve, 50));
   say({ ready: cloud.url, pid: process.pid, esplora: server.esploraUrl });
 } else if (mode === 'cloud-follower') {
-  const cloud: RunningCloud = await startCloud(loadCloudConfig(cloudEnv(esploraUrl!)), { logger: silentLogger, leaderRetryMs: 60_000 });
+  const cloud: RunningCloud = await startCloud(loadCloudConfig(cloudEnv(esploraUrl!), defaultChains), { logger: silentLogger, leaderRetryMs: 60_000 });
   // Called after the invoice's own watchers (the sessions): when the feed has told every session.
   cloud.feed.subscribe((change) => {
     if (change.status === 'confirmed') say({ told: change.invoice_id, at: now() });

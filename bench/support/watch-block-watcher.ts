@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 /**
  * The watching side of bench/watch-block.ts, in a process of its own so its RSS is the watcher's
  * alone (the local chain and the invoice set-up live in the parent). Protocol over IPC: the parent
@@ -34,7 +35,7 @@ const next = () => new Promise<unknown>((resolve) => process.once('message', res
 
 const start = (await next()) as WatcherStart;
 const rssIdleMb = mb(process.memoryUsage().rss);
-const database = await openCoreDatabase(start.databaseUrl);
+const database = await openCoreDatabase(start.databaseUrl, defaultChains);
 const source =
   start.kind === 'esplora' ? createEsploraSource({ baseUrl: start.url, fetch }) : createBitcoinCoreSource({ url: start.url, fetch });
 const watcher = createBtcWatcher({ db: database.db, feed: createMemoryStatusFeed(), scope: merchantScope('bench'), keyId: 'bench', source, clock: systemClock, logger: silentLogger });

@@ -1,21 +1,22 @@
 import { readEnvironment } from '../../edge/settings.ts';
+import type { ChainDefinition } from '../../core/chain-definition.ts';
 import { STOP_GRACE_MS, describeVerifiedWebhook, endFailedStart, sandboxBaseLines, stopSignal } from '../../edge/start.ts';
-import { cloudChains, startCloud } from '../cloud-app.ts';
+import { startCloud } from '../cloud-app.ts';
 import { loadCloudConfig } from '../cloud-config.ts';
 import { startCloudSandbox, wantsCloudSandbox, type CloudSandbox } from '../sandbox/cloud-sandbox.ts';
 
 /** `service start --cloud`: the multi-tenant API under /api/v1 (docs/cloud.md); with no settings, the Cloud sandbox. */
-export async function runCloud(): Promise<number> {
+export async function runCloud(chains: readonly ChainDefinition[]): Promise<number> {
   const env = readEnvironment(process.env);
   const signal = stopSignal();
   let running: { stop(options: { graceMs: number }): Promise<void> };
   try {
     if (wantsCloudSandbox(env)) {
-      const sandbox = await startCloudSandbox(env, { chains: cloudChains, onWebhook: (event) => process.stderr.write(describeVerifiedWebhook(event)) });
+      const sandbox = await startCloudSandbox(env, chains, { onWebhook: (event) => process.stderr.write(describeVerifiedWebhook(event)) });
       process.stderr.write(cloudSandboxBanner(sandbox));
       running = sandbox;
     } else {
-      running = await startCloud(loadCloudConfig(env));
+      running = await startCloud(loadCloudConfig(env, chains));
     }
   } catch (error) {
     return endFailedStart(error);

@@ -15,7 +15,6 @@ import { dashboardRoutes } from '../dashboard/routes.ts';
 import { createSessionStore } from '../dashboard/session-store.ts';
 import { createSharedRateLimiter } from './shared-rate-limiter.ts';
 import { signInThrottle as signInThrottleOf } from '../../edge/http/sign-in-throttle.ts';
-import { chainModules } from '../../core/chains/registry.ts';
 
 export function createCloudHttpApp(
   deps: CloudRouteDeps & { trustProxy: boolean; signInRateLimit: RateLimitConfig | null; /** Dashboard cookies' `Secure` (secureCookies). */ secureCookies: boolean; /** The checkout streams' caps and lifetime. */ httpBounds: HttpBounds },
@@ -24,7 +23,7 @@ export function createCloudHttpApp(
   app.silent = true;
   // The hosted page behind `checkout_url`: the listener's page over Cloud's public view.
   const checkoutSource = { view: (invoiceId: string) => deps.cloud.publicInvoices.checkoutView(invoiceId) };
-  const checkout = checkoutRoutes({ source: checkoutSource, chains: [...chainModules.values()], logger: deps.logger, viewPrefix: '/api/v1/checkout', watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed), streams: deps.httpBounds });
+  const checkout = checkoutRoutes({ source: checkoutSource, chains: deps.chains, logger: deps.logger, viewPrefix: '/api/v1/checkout', watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed), streams: deps.httpBounds });
   const documents = documentHandlers(deps.documents);
   const router = tableRouter('cloud', { ...cloudHandlers(deps), cloudOpenApi: documents.openapi, cloudLlmsTxt: documents.llms, cloudCheckoutEvents: checkout.events, getCheckoutPage: checkout.page });
   app.use(requestContext(deps.logger, deps.clock));

@@ -20,10 +20,12 @@ import { findMerchant, type MerchantRow } from '../merchants/merchant.repository
 import type { CloudTables } from '../storage/cloud.tables.ts';
 import { keyPrincipal } from './auth.ts';
 import { createSharedRateLimiter } from './shared-rate-limiter.ts';
-import { chainModules } from '../../core/chains/registry.ts';
+import type { ChainModule } from '../../core/invoices/chain-module.ts';
 
 export interface McpRouteDeps {
   cloud: CloudService;
+  /** The chains Cloud serves: the MCP texts and tools speak of them. */
+  chains: readonly ChainModule[];
   db: Kysely<CloudTables>;
   clock: Clock;
   logger: Logger;
@@ -88,7 +90,7 @@ export function mcpRouteHandlers(deps: McpRouteDeps, invoiceLimit: CallLimit): R
     serverDeps: (ctx) => ({
       listener: cloudMcpClient({ ...deps, merchant: ctx.state.merchant, keyHash: ctx.state.keyHash, limit: invoiceLimit, logger }),
       updates: feedUpdates(deps.feed, ctx.state.merchant.merchant_id),
-      chains: [...chainModules.values()],
+      chains: deps.chains,
       renderQr: renderQrPng,
       logger,
       onToolCall,

@@ -13,7 +13,7 @@ import { listEntry } from './invoice-views.ts';
 export interface InvoiceServiceDeps {
   db: Kysely<CloudTables>;
   clock: Clock;
-  config: Pick<CloudConfig, 'checkoutBaseUrl'>;
+  config: Pick<CloudConfig, 'checkoutBaseUrl' | 'chainDefinitions'>;
   engine: InvoiceEngine;
   receivers: ReturnType<typeof createMerchantReceivers>;
 }
@@ -49,7 +49,7 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
         for (const row of lapsed) await engine.expireIfLapsed(merchant.merchant_id, row.invoice_id, now);
         rows = await read();
       }
-      return { invoices: rows.map(listEntry) };
+      return { invoices: rows.map((row) => listEntry(deps.config.chainDefinitions, row)) };
     },
 
     async create(merchant: MerchantRow, body: unknown, numberTexts: NumberTexts) {

@@ -1,21 +1,22 @@
 import type * as z from 'zod';
 import type { InvoiceListEntry, InvoiceStatus } from '../../shared/index.ts';
-import { chainModule } from '../../core/chains/registry.ts';
+import { chainIn } from '../../core/chain-definition.ts';
+import type { ChainModule } from '../../core/invoices/chain-module.ts';
 import type { InvoiceRow } from '../../core/invoices/invoice.repository.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(Number(ms)));
 
-export function amountText(row: InvoiceRow): string {
-  return chainModule(row.chain).amountText(row);
+export function amountText(chains: readonly ChainModule[], row: InvoiceRow): string {
+  return chainIn(chains, row.chain).amountText(row);
 }
 
-export function listEntry(row: InvoiceRow): z.infer<typeof InvoiceListEntry> {
+export function listEntry(chains: readonly ChainModule[], row: InvoiceRow): z.infer<typeof InvoiceListEntry> {
   return {
     invoice_id: row.invoice_id,
     chain: row.chain,
     asset: row.asset,
-    amount: amountText(row),
+    amount: amountText(chains, row),
     receive_address: row.receive_address,
     status: row.status as InvoiceStatus,
     tx_hash: row.tx_hash,

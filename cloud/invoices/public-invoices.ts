@@ -1,21 +1,18 @@
+import { settingsOf } from '../../core/chain-definition.ts';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { findInvoice, type InvoiceRow } from '../../core/invoices/invoice.repository.ts';
 import type { InvoiceEngine } from '../../core/invoices/invoice.service.ts';
-import type { ChainWithMerchants } from '../../core/merchant-chain.ts';
 import { checkoutView, type ViewContext } from '../../edge/checkout/checkout-view.ts';
 import type { CloudTables } from '../storage/cloud.tables.ts';
-import { platformSettingsOf, type CloudConfig } from '../cloud-config.ts';
+import type { CloudConfig } from '../cloud-config.ts';
 import { findMerchant, type MerchantRow } from '../merchants/merchant.repository.ts';
-import { chainModules } from '../../core/chains/registry.ts';
 
 export interface PublicInvoicesDeps {
   db: Kysely<CloudTables>;
   clock: Clock;
   config: CloudConfig;
-  /** The chains Cloud serves: each names the explorer its invoices' checkout links to. */
-  chains: readonly ChainWithMerchants[];
   engine: InvoiceEngine;
   /** The invoices' x402 URLs on the public checkout view (core/x402). */
   x402Url?: ViewContext['x402Url'];
@@ -43,8 +40,10 @@ export function createPublicInvoices(deps: PublicInvoicesDeps) {
 
     async checkoutView(invoiceId: string) {
       const { row, owner } = await find(invoiceId);
-      const explorers = Object.fromEntries(deps.chains.map((chain) => [chain.chain, chain.merchant.explorerUrl(platformSettingsOf(config, chain.chain), row.network)]));
-      return checkoutView(db, row, { chains: [...chainModules.values()], shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
+      const explorers = Object.fromEntries(
+        config.chainDefinitions.map((definition) => [definition.chain, definition.merchant.explorerUrl(settingsOf(config.chains, definition.chain), row.network)]),
+      );
+      return checkoutView(db, row, { chains: config.chainDefinitions, shopName: owner.shop_name, explorers, now: clock.now(), x402Url: deps.x402Url });
     },
   };
 }

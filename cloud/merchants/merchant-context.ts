@@ -1,7 +1,7 @@
 import type { AssetId } from '../../shared/index.ts';
 import type { ChainReceiver } from '../../core/invoices/chain-adapter.ts';
-import type { ChainWithMerchants, MerchantChainParts } from '../../core/merchant-chain.ts';
-import { platformSettingsOf, type CloudConfig } from '../cloud-config.ts';
+import { settingsOf } from '../../core/chain-definition.ts';
+import type { CloudConfig } from '../cloud-config.ts';
 import type { MerchantRow } from './merchant.repository.ts';
 import { receiveMethodsOf } from './receive-methods.ts';
 
@@ -19,13 +19,18 @@ interface Receivers {
  * text (a changed key makes a new entry); the cache is bounded.
  */
 export function createMerchantReceivers(
-  deps: { chains: readonly ChainWithMerchants[]; config: CloudConfig } & Omit<MerchantChainParts, 'maxEntries'>,
+  deps: {
+    config: CloudConfig;
+    /** The chain's worker the engine started (Bitcoin's address deriver), given to its merchant part. */
+    workerOf(chain: string): unknown;
+    sharedDatabase: boolean;
+  },
   maxEntries = 10_000,
 ) {
   const cache = new Map<string, Receivers>();
-  const parts: MerchantChainParts = { worker: deps.worker, sharedDatabase: deps.sharedDatabase, maxEntries };
-  const builders = deps.chains.flatMap((chain) => {
-    const settings = platformSettingsOf(deps.config, chain.chain);
+  const builders = deps.config.chainDefinitions.flatMap((chain) => {
+    const settings = settingsOf(deps.config.chains, chain.chain);
+    const parts = { worker: () => deps.workerOf(chain.chain), sharedDatabase: deps.sharedDatabase, maxEntries };
     return settings ? [{ chain: chain.chain, build: chain.merchant.receivers(settings, parts) }] : [];
   });
 

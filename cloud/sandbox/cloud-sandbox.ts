@@ -1,3 +1,4 @@
+import type { ChainDefinition } from '../../core/chain-definition.ts';
 import { legacyChains, legacyColumnsOf, type StoredReceiveMethod } from '../merchants/receive-methods.ts';
 import { createServer } from 'node:net';
 import type { ReceivedWebhook } from '../../core/webhooks/receiver.ts';
@@ -61,9 +62,9 @@ async function freePort(host: string): Promise<number> {
  * read as regtest keys, explorer links to the sandbox's pages), Base on the local node with its two
  * sources, webhooks allowed to the loopback receiver, and hosted checkout on Cloud's own /pay.
  */
-async function sandboxCloudConfig(sandbox: Sandbox): Promise<CloudConfig> {
+async function sandboxCloudConfig(sandbox: Sandbox, chains: readonly ChainDefinition[]): Promise<CloudConfig> {
   // sandbox.env: the user's settings with the sandbox's database, chains and keys over them.
-  const loaded = loadCloudConfig({ ...sandbox.env, CLOUD_WEBHOOK_ALLOW_LOOPBACK: 'true' });
+  const loaded = loadCloudConfig({ ...sandbox.env, CLOUD_WEBHOOK_ALLOW_LOOPBACK: 'true' }, chains);
   const port = loaded.port || (await freePort(loaded.host));
   const explorer = sandbox.env.BTC_EXPLORER_URL!;
   // Listening on every interface (HOST=0.0.0.0 in a container), the links still name one a browser can open.
@@ -72,7 +73,12 @@ async function sandboxCloudConfig(sandbox: Sandbox): Promise<CloudConfig> {
     ...loaded,
     port,
     checkoutBaseUrl: `http://${linkHost}:${port}`,
-    btc: { ...loaded.btc, testKeyNetwork: 'regtest', esploraNetwork: 'regtest', explorerUrls: { ...loaded.btc.explorerUrls, regtest: explorer } },
+    chains: loaded.chains.map((entry) => {
+      // Bitcoin's settings: the chain whose test keys are read on a network of the instance's choosing.
+      if (!('testKeyNetwork' in (entry.settings as object))) return entry;
+      const btc = entry.settings as { explorerUrls: Record<string, string> };
+      return { ...entry, settings: { ...btc, testKeyNetwork: 'regtest', esploraNetwork: 'regtest', explorerUrls: { ...btc.explorerUrls, regtest: explorer } } };
+    }),
   };
 }
 
@@ -114,19 +120,16 @@ async function insertDemoMerchant(database: Database<CloudTables>, chains: reado
  * `service start --cloud` with no settings: Cloud on the listener sandbox's local chains, with one
  * demo merchant and the sandbox's webhook receiver. It never touches a public network.
  */
-export async function startCloudSandbox(
-  env: Env,
-  options: { onWebhook(event: ReceivedWebhook): void; chains: readonly ChainWithMerchants[] },
-): Promise<CloudSandbox> {
+export async function startCloudSandbox(env: Env, chains: readonly ChainDefinition[], options: { onWebhook(event: ReceivedWebhook): void }): Promise<CloudSandbox> {
   // Cloud's webhook settings are per merchant; the sandbox's receiver is the demo merchant's.
-  const sandbox = await startSandbox({ ...env, MERCHANT_WEBHOOK_URL: undefined }, { onWebhook: options.onWebhook, edition: 'cloud', database: CLOUD_SANDBOX_DATABASE_PATH });
+  const sandbox = await startSandbox({ ...env, MERCHANT_WEBHOOK_URL: undefined }, { chains, onWebhook: options.onWebhook, edition: 'cloud', database: CLOUD_SANDBOX_DATABASE_PATH });
   let database: Database<CloudTables> | undefined;
   try {
-    const config = await sandboxCloudConfig(sandbox);
-    database = await openCloudDatabase(config.databaseUrl, options.chains, { backgroundCheckpoints: true });
-    const merchant = await insertDemoMerchant(database, options.chains, sandbox, Date.now());
+    const config = await sandboxCloudConfig(sandbox, chains);
+    database = await openCloudDatabase(config.databaseUrl, chains, { backgroundCheckpoints: true });
+    const merchant = await insertDemoMerchant(database, chains, sandbox, Date.now());
     // Polls as the listener sandbox does, and merchants signed up on the dashboard are watched within seconds.
-    const cloud = await startCloud(config, { chains: options.chains, database, chainWatch: { btcPollMs: 2_000, basePollMs: 1_000, refreshMs: 2_000 } });
+    const cloud = await startCloud(config, { database, chainWatch: { tuning: { bitcoin: { pollIntervalMs: 2_000 }, evm: { pollIntervalMs: 1_000 } }, refreshMs: 2_000 } });
     sandbox.announce(`${cloud.url}/api/v1`);
     const opened = database;
     return {

@@ -7,6 +7,7 @@ import type { KeyIdRenames } from '../../core/invoices/key-identity.migration.ts
 import type { ChainWithMerchants } from '../../core/merchant-chain.ts';
 import { legacyChains, servedChain } from '../merchants/receive-methods.ts';
 import { coreMigrations } from '../../core/schema.ts';
+import type { ChainDefinition } from '../../core/chain-definition.ts';
 import { apiKeyScopesMigration } from '../keys/api-key-scopes.migration.ts';
 import { cloudAccountsMigration } from './cloud.migration.ts';
 import type { CloudTables } from './cloud.tables.ts';
@@ -43,9 +44,9 @@ const keyIdRenamesOf =
  * Cloud's schema with these chains: the core's migrations and its own, run together in name order
  * (a fresh database gets them interleaved exactly as the releases that shipped them ran them).
  */
-export const cloudSchema = (chains: readonly ChainWithMerchants[]): EditionSchema => ({
+export const cloudSchema = (chains: readonly ChainDefinition[]): EditionSchema => ({
   migrations: (dialect) => ({
-    ...coreMigrations(dialect, { keyIdRenames: keyIdRenamesOf(chains) }),
+    ...coreMigrations(dialect, chains, { keyIdRenames: keyIdRenamesOf(chains) }),
     '0004_cloud_accounts': cloudAccountsMigration,
     '0005_dashboard_sessions': dashboardSessionsMigration,
     '0006_stripe_billing': stripeBillingMigration,
@@ -59,6 +60,6 @@ export const cloudSchema = (chains: readonly ChainWithMerchants[]): EditionSchem
   retired: [],
 });
 
-export function openCloudDatabase(url: string, chains: readonly ChainWithMerchants[], options: OpenOptions = {}): Promise<Database<CloudTables>> {
+export function openCloudDatabase(url: string, chains: readonly ChainDefinition[], options: OpenOptions = {}): Promise<Database<CloudTables>> {
   return openDatabase<CloudTables>(url, cloudSchema(chains), options);
 }

@@ -1,4 +1,4 @@
-import type { ChainRuntime, PlatformChainRuntime } from '../chain-runtime.ts';
+import { tuningOf, type ChainRuntime, type PlatformChainRuntime } from '../chain-runtime.ts';
 import { peekNextChildIndex } from '../invoices/invoice.repository.ts';
 import { watchObserver } from '../metrics.ts';
 import type { AccountKey } from './account-key.ts';
@@ -10,7 +10,7 @@ import type { BtcNetwork } from '../../shared/index.ts';
 import { createVerifiedEsplora } from './verified-esplora.ts';
 import { createMempoolSocket, mempoolSocketUrl } from './mempool-socket.ts';
 import { createSharedChainSource } from './shared-chain-source.ts';
-import { createReceiveAddressBook } from './receive-address-book.ts';
+import { createReceiveAddressBook, type AddressDeriver } from './receive-address-book.ts';
 import { createBtcWatcher } from './watcher.ts';
 import { btcChainHealth } from './btc-health.ts';
 
@@ -22,15 +22,14 @@ export interface BtcListenerSettings extends BtcSourceOptions {
 
 /** Bitcoin as the listener runs it for its merchant: the key's addresses, one watcher on the configured source. */
 export const btcRuntime: ChainRuntime<BtcListenerSettings> = {
-  chain: btcModule.chain,
   prepare: async () => null,
   explorerUrl: (settings) => settings.explorerUrl,
   network: (settings) => settings.accountKey.network,
-  async receiver(settings, { db, addressDeriver }) {
+  async receiver(settings, { db, worker }) {
     return btcReceiver({
       accountKey: settings.accountKey,
       explorerUrl: settings.explorerUrl,
-      ...createReceiveAddressBook(addressDeriver(), settings.accountKey, {
+      ...createReceiveAddressBook(worker() as AddressDeriver, settings.accountKey, {
         nextIndex: await peekNextChildIndex(db, btcModule.chain, settings.accountKey.keyId),
       }),
     });
@@ -57,7 +56,7 @@ export const btcRuntime: ChainRuntime<BtcListenerSettings> = {
       ...watching,
       clock,
       logger,
-      pollIntervalMs: tuning.btcPollIntervalMs,
+      pollIntervalMs: tuningOf(tuning, btcModule.chain, btcModule.facts).pollIntervalMs,
       observer: watchObserver(metrics, btcModule.chain),
     });
     return {
@@ -83,6 +82,10 @@ export const btcRuntime: ChainRuntime<BtcListenerSettings> = {
 
 /** The platform's Bitcoin settings: Esplora sources per network (several networks may share them). */
 export interface BtcPlatformSettings {
+  /** The network a merchant's tpub/vpub is taken for (regtest in the sandbox). */
+  testKeyNetwork: BtcNetwork;
+  /** Block-explorer base URL per network, for the checkout page. */
+  explorerUrls: Record<string, string>;
   esploraUrls: Record<string, string[]>;
   /** The chain behind a URL that serves several networks' invoices: its headers are checked by this network's rules. */
   esploraNetwork: BtcNetwork;
@@ -101,7 +104,6 @@ export interface BtcPlatformSettings {
  * open invoices up to its limit, merchants in turns.
  */
 export const btcPlatformRuntime: PlatformChainRuntime<BtcPlatformSettings> = {
-  chain: btcModule.chain,
   watches(settings, { db, feed, clock, logger, metrics, budgets, fetch, tuning }) {
     const networksByUrl = new Map<string, string[]>();
     for (const [network, urls] of Object.entries(settings.esploraUrls)) {
@@ -142,7 +144,7 @@ export const btcPlatformRuntime: PlatformChainRuntime<BtcPlatformSettings> = {
             ...watching(urls.split(','), networks.length === 1 ? (networks[0] as BtcNetwork) : settings.esploraNetwork),
             clock,
             logger: logger.child({ watch_scope: scope.key }),
-            pollIntervalMs: tuning.btcPollIntervalMs,
+            pollIntervalMs: tuningOf(tuning, btcModule.chain, btcModule.facts).pollIntervalMs,
           });
           watcher.start();
           return watcher;

@@ -29,3 +29,12 @@ export interface BtcHeadersTable {
   /** The 80-byte serialized header. */
   header: Uint8Array;
 }
+
+// Bitcoin's tables join the core's: the chain-neutral core declares none of a chain's.
+declare module '../schema.ts' {
+  interface CoreTables {
+    btc_payments: BtcPaymentsTable;
+    btc_blocks: BtcBlocksTable;
+    btc_headers: BtcHeadersTable;
+  }
+}

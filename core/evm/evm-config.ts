@@ -1,5 +1,5 @@
 import { KeyError, parseChecksummedAddress, parseEvmAccountXpub, textKeyId, type EvmAccountKey } from './keys.ts';
-import { evmChainSpecs, type EvmChainSpec, type EvmFinality } from './evm-chains.ts';
+import type { EvmChainSpec, EvmFinality } from './evm-chain-spec.ts';
 import { DEFAULT_EVM_TOKENS, parseEvmTokens, type TokenSymbol } from './tokens.ts';
 import type { EvmChainName } from '../../shared/index.ts';
 
@@ -30,8 +30,6 @@ export interface EvmConfig {
   fixedAddress: string | null;
   explorerUrl: string;
 }
-/** The name from before there was more than one EVM chain. */
-export type BaseConfig = EvmConfig;
 
 export type EvmEnv = Readonly<Record<string, string | undefined>>;
 
@@ -41,7 +39,7 @@ export const EVM_ADDRESS = 'MERCHANT_EVM_ADDRESS';
 export const EVM_TOKENS = 'MERCHANT_EVM_TOKENS';
 
 /** The settings one EVM chain reads, by what they are. */
-export function evmSettingNamesOf(spec: EvmChainSpec) {
+export function evmSettingNamesOf(spec: Pick<EvmChainSpec, 'envPrefix'>) {
   const p = spec.envPrefix;
   return {
     xpub: `MERCHANT_${p}_XPUB`,
@@ -57,11 +55,6 @@ export function evmSettingNamesOf(spec: EvmChainSpec) {
     explorerUrl: `${p}_EXPLORER_URL`,
   };
 }
-
-/** Every EVM setting name, for the settings check (unknown names are reported). */
-export const evmSettingNames: readonly string[] = [EVM_XPUB, EVM_ADDRESS, EVM_TOKENS, ...evmChainSpecs.flatMap((spec) => Object.values(evmSettingNamesOf(spec)))];
-/** Kept for the editions' settings lists. */
-export const baseSettingNames = evmSettingNames;
 
 /**
  * One EVM chain is enabled when its own key or address is set (MERCHANT_BASE_XPUB, …), or when the
@@ -147,16 +140,6 @@ export function parseEvmConfig(spec: EvmChainSpec, env: EvmEnv, problems: string
 
   if (problems.length > before) return null;
   return { chain: spec.chain, chainId, rpcUrls, wsUrl, blockTimeMs, minSources, confirmations, finality, tokens, xpub, fixedAddress, explorerUrl };
-}
-
-/** Every EVM chain the settings enable, in registry order. A shared key that enables none is a problem. */
-export function parseEvmConfigs(env: EvmEnv, problems: string[]): EvmConfig[] {
-  const configs = evmChainSpecs.map((spec) => parseEvmConfig(spec, env, problems)).filter((config) => config !== null);
-  const sharedKey = [EVM_XPUB, EVM_ADDRESS].find((name) => env[name]?.trim());
-  if (sharedKey && !evmChainSpecs.some((spec) => env[evmSettingNamesOf(spec).rpcUrl]?.trim())) {
-    problems.push(`${sharedKey} is set but no EVM chain has an RPC URL (${evmChainSpecs.map((spec) => evmSettingNamesOf(spec).rpcUrl).join(', ')})`);
-  }
-  return configs;
 }
 
 function integerSetting(name: string, value: string | undefined, fallback: number, min: number, problems: string[]): number {

@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import type { BaseHealth, ChainHealth } from '../../shared/health.ts';
 import { chainFacts, type EvmChainName } from '../../shared/index.ts';
 import { evmSettingNamesOf } from './evm-config.ts';
-import { evmSpecOf } from './evm-chains.ts';
+import { evmPrefixOf } from './evm-chain-spec.ts';
 import type { EvmWatcherStatus } from './watcher.ts';
 
 /**
@@ -19,8 +19,8 @@ export function evmChainStatus(status: EvmWatcherStatus) {
 }
 
 /** One EVM chain's watcher for /health (`base`, `evm_chains`); the warnings name the chain's own settings. */
-export function evmHealth(status: EvmWatcherStatus, chain: EvmChainName = 'base'): z.infer<typeof BaseHealth> {
-  const { rpcUrl, minSources } = evmSettingNamesOf(evmSpecOf(chain));
+export function evmHealth(status: EvmWatcherStatus, chain: EvmChainName): z.infer<typeof BaseHealth> {
+  const { rpcUrl, minSources } = evmSettingNamesOf({ envPrefix: evmPrefixOf(chain) });
   let warning: string | null = null;
   const [disagreeing] = status.disagreeing_sources;
   if (disagreeing) {

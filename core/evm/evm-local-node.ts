@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { HDNodeWallet } from 'ethers';
 import type { LocalNode } from '../invoices/local-node.ts';
 import { EVM_ADDRESS, EVM_XPUB, evmSettingNamesOf } from './evm-config.ts';
-import type { EvmChainSpec } from './evm-chains.ts';
+import type { EvmChainSpec } from './evm-chain-spec.ts';
 import { ACCOUNT_PATH, parseEvmAccountXpub } from './keys.ts';
 
 /** How the sandbox runs one EVM chain on a local anvil node (under the chain's sandbox chain id). */

@@ -3,7 +3,7 @@ import type { AssetId } from '../../shared/index.ts';
 import { ServiceError } from '../errors.ts';
 import type { MerchantChain } from '../merchant-chain.ts';
 import { claimFixedAddress } from './address-claims.ts';
-import type { EvmChainSpec } from './evm-chains.ts';
+import type { EvmChainSpec } from './evm-chain-spec.ts';
 import { evmReceiver } from './evm-adapter.ts';
 import type { EvmConfig } from './evm-config.ts';
 import { KeyError, parseChecksummedAddress, parseEvmAccountXpub, textKeyId } from './keys.ts';

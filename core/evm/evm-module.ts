@@ -11,7 +11,7 @@ import type { SandboxPayment } from '../invoices/sandbox-payment.ts';
 import { EVM_ADDRESS, EVM_XPUB, evmSettingNamesOf, type EvmConfig } from './evm-config.ts';
 import { rowToEvmInvoice } from './methods/evm-methods.ts';
 import { erc20TransferUri } from './eip681.ts';
-import { evmChainSpecs, type EvmChainSpec } from './evm-chains.ts';
+import type { EvmChainSpec } from './evm-chain-spec.ts';
 import { evmLocalNode } from './evm-local-node.ts';
 import { evmMerchant } from './evm-merchant.ts';
 import { evmTransferSeenBeforeExpiry, seenUnitsOf } from './partial.ts';
@@ -91,7 +91,8 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
   const merchantSettings = new Set([EVM_XPUB, EVM_ADDRESS, names.xpub, names.address]);
   // Any setting of the first EVM chain counts, as before there were others; another chain's RPC URL
   // alone does not: ETH_RPC_URL is also Foundry's variable, often set in a developer's shell.
-  const claimsAllItsSettings = spec.chain === evmChainSpecs[0].chain;
+  // Base, the first EVM chain, answers the settings every EVM chain once shared (BASE_ and the MERCHANT_EVM_ ones).
+  const claimsAllItsSettings = spec.chain === 'base';
   const disabled = new ServiceError(facts.disabledCode, `${facts.name} (${spec.chain}) is not configured for this merchant.`);
   const module: ChainModule<Pick<EvmConfig, 'tokens' | 'fixedAddress'>> = {
     chain: spec.chain,
@@ -133,7 +134,3 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
   return module;
 }
 
-export const evmModules: ReadonlyMap<EvmChainName, ReturnType<typeof evmModule>> = new Map(evmChainSpecs.map((spec) => [spec.chain, evmModule(spec)]));
-
-/** Base for the invoice engine, whoever the merchant. */
-export const evmAdapter: ChainAdapter = evmModules.get('base')!.adapter;

@@ -1,5 +1,5 @@
 import type { EvmChainName } from '../../shared/index.ts';
-import type { ChainRuntime, PlatformChainRuntime } from '../chain-runtime.ts';
+import { tuningOf, type ChainRuntime, type PlatformChainRuntime } from '../chain-runtime.ts';
 import { adoptKeyIdentity } from '../invoices/invoice.repository.ts';
 import { watchObserver } from '../metrics.ts';
 import { claimOwnFixedAddress } from './address-claims.ts';
@@ -8,7 +8,8 @@ import type { EvmConfig } from './evm-config.ts';
 import { EVM_ADDRESS_COUNTER } from './evm-invoices.ts';
 import { evmChainHealth, evmChainStatus, evmHealth } from './evm-health.ts';
 import { chainEvmScope, merchantEvmScope } from './evm-transfer.repository.ts';
-import { evmChainSpecs, type EvmChainSpec } from './evm-chains.ts';
+import type { EvmChainSpec } from './evm-chain-spec.ts';
+import { chainFacts } from '../../shared/index.ts';
 import { createRpcSource } from './rpc.ts';
 import { createSharedRpcSource } from './shared-rpc-source.ts';
 import { createEvmWatcher } from './watcher.ts';
@@ -33,7 +34,6 @@ function pace(settings: Pick<EvmConfig, 'chain' | 'wsUrl' | 'blockTimeMs'>, cloc
 /** One EVM chain as the listener runs it for its merchant: the same code for every EVM chain. */
 export function evmRuntime(spec: EvmChainSpec): ChainRuntime<EvmConfig> {
   return {
-    chain: spec.chain,
     async prepare(db, settings) {
       if (spec.chain === firstEvmChain && settings.xpub?.legacyKeyId) await adoptKeyIdentity(db, EVM_ADDRESS_COUNTER, settings.xpub.legacyKeyId, settings.xpub.keyId);
       // Idempotent: the chains that share MERCHANT_EVM_ADDRESS share its claim.
@@ -41,7 +41,10 @@ export function evmRuntime(spec: EvmChainSpec): ChainRuntime<EvmConfig> {
     },
     explorerUrl: (settings) => settings.explorerUrl,
     network: (settings) => settings.chainId,
-    receiver: async (settings, { tuning }) => evmReceiver({ base: settings, nonceDigits: tuning.baseOptions?.nonceDigits, quarantineMs: tuning.baseOptions?.quarantineMs }),
+    async receiver(settings, { tuning }) {
+      const { nonceDigits, quarantineMs } = tuningOf(tuning, spec.chain, chainFacts[spec.chain]);
+      return evmReceiver({ base: settings, nonceDigits, quarantineMs });
+    },
     watch(settings, { db, feed, clock, logger, metrics, budgets, fetch, merchantId, tuning }) {
       const watcher = createEvmWatcher({
         observer: watchObserver(metrics, spec.chain),
@@ -58,7 +61,7 @@ export function evmRuntime(spec: EvmChainSpec): ChainRuntime<EvmConfig> {
             logger,
           }),
         ),
-        pollIntervalMs: tuning.baseOptions?.pollIntervalMs,
+        pollIntervalMs: tuningOf(tuning, spec.chain, chainFacts[spec.chain]).pollIntervalMs,
         ...pace(settings, clock, logger),
       });
       return {
@@ -75,7 +78,7 @@ export function evmRuntime(spec: EvmChainSpec): ChainRuntime<EvmConfig> {
           return {
             headline: evmChainStatus(status),
             sections: {
-              ...(spec.chain === firstEvmChain && { base: evmHealth(status) }),
+              ...(spec.chain === firstEvmChain && { base: evmHealth(status, spec.chain) }),
               evm_chains: { [spec.chain]: evmHealth(status, spec.chain) },
             },
             entry: { chain: spec.chain, health: evmChainHealth(status, spec.chain) },
@@ -86,15 +89,12 @@ export function evmRuntime(spec: EvmChainSpec): ChainRuntime<EvmConfig> {
   };
 }
 
-export const evmRuntimes: ReadonlyMap<EvmChainName, ChainRuntime<EvmConfig>> = new Map(evmChainSpecs.map((spec) => [spec.chain, evmRuntime(spec)]));
-
 /** An EVM chain's platform settings: shared by every merchant, who adds its own xpub or address. */
 export type EvmPlatformSettings = Omit<EvmConfig, 'xpub' | 'fixedAddress'>;
 
 /** One EVM chain on a multi-merchant platform: one watcher for every merchant's invoices and fixed addresses on it. */
 export function evmPlatformRuntime(spec: EvmChainSpec): PlatformChainRuntime<EvmPlatformSettings> {
   return {
-    chain: spec.chain,
     watches: (settings, { db, feed, clock, logger, metrics, budgets, fetch, fixedAddresses, tuning }) => [
       {
         key: `${spec.chain}:${settings.chainId}`,
@@ -115,7 +115,7 @@ export function evmPlatformRuntime(spec: EvmChainSpec): PlatformChainRuntime<Evm
                 { clock },
               ),
             ),
-            pollIntervalMs: tuning.basePollIntervalMs,
+            pollIntervalMs: tuningOf(tuning, spec.chain, chainFacts[spec.chain]).pollIntervalMs,
             ...pace(settings, clock, logger),
           });
           watcher.start();
@@ -125,5 +125,3 @@ export function evmPlatformRuntime(spec: EvmChainSpec): PlatformChainRuntime<Evm
     ],
   };
 }
-
-export const evmPlatformRuntimes: ReadonlyMap<EvmChainName, PlatformChainRuntime<EvmPlatformSettings>> = new Map(evmChainSpecs.map((spec) => [spec.chain, evmPlatformRuntime(spec)]));

@@ -58,3 +58,8 @@ export interface EvmTables {
   base_transfers: EvmTransfersTable;
   base_blocks: EvmBlocksTable;
 }
+
+// The EVM family's tables join the core's: the chain-neutral core declares none of a chain's.
+declare module '../schema.ts' {
+  interface CoreTables extends EvmTables {}
+}

@@ -2,8 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
 import type { Logger } from '../log.ts';
-import { evmSettingNamesOf, type BaseConfig } from './evm-config.ts';
-import { evmSpecOf } from './evm-chains.ts';
+import type { EvmChainName } from '../../shared/index.ts';
+import { evmSettingNamesOf, type EvmConfig } from './evm-config.ts';
+import { evmPrefixOf } from './evm-chain-spec.ts';
 import {
   adoptMerchantCheckpoints,
   checkpoints,
@@ -44,7 +45,7 @@ export interface EvmWatcherDeps {
    */
   scope: EvmWatchScope;
   /** The chain's settings; its `fixedAddress` is the scope merchant's (the listener's). Finality defaults to the count. */
-  base: Pick<BaseConfig, 'tokens' | 'confirmations' | 'fixedAddress' | 'minSources'> & Partial<Pick<BaseConfig, 'finality'>>;
+  base: Pick<EvmConfig, 'tokens' | 'confirmations' | 'fixedAddress' | 'minSources'> & Partial<Pick<EvmConfig, 'finality'>>;
   /**
    * Every merchant's fixed receive address (Cloud: read from its merchants, cached by the caller).
    * Default: `base.fixedAddress` for the scope's merchant.
@@ -514,7 +515,7 @@ function watchOf(deps: EvmWatcherDeps): Watch {
 /** Settings under which payments confirm on less than two sources' word, said once at start. */
 function warnOfWeakConfirmation(w: Watch): void {
   const { logger, scope, base } = w.deps;
-  const names = evmSettingNamesOf(evmSpecOf(scope.chain));
+  const names = evmSettingNamesOf({ envPrefix: evmPrefixOf(scope.chain as EvmChainName) });
   if (!w.status.fixed_address_confirming) {
     logger.warn(
       `base: ${names.rpcUrl} has a single source, so fixed-address invoices stay pending: a fixed-address payment needs two independent RPC sources to confirm. Add a second URL.`,

@@ -734,7 +734,7 @@ export interface components {
             /** @description Human-readable; may change, never branch on it. */
             message: string;
             /**
-             * @description What the code means, where several codes mean the same (an addition to the spec's envelope): `chain_not_configured` (The chain asked for (`btc`, `base`, `eth` or `polygon`) is not configured for this merchant. Codes: `chain_disabled`, `base_disabled`.) Branch on it where present; the codes stay as specified.
+             * @description What the code means, where several codes mean the same (an addition to the spec's envelope): `chain_not_configured` (The chain asked for (`btc`, `base`, `eth`, `polygon` or `arbitrum`) is not configured for this merchant. Codes: `chain_disabled`, `base_disabled`.) Branch on it where present; the codes stay as specified.
              * @enum {string}
              */
             condition?: "chain_not_configured";
@@ -761,16 +761,16 @@ export interface components {
         /** @description Body of POST /invoice. JSON, at most 16 KB. */
         CreateInvoiceRequest: {
             /**
-             * @description `btc`, `base`, `eth` or `polygon`; default `btc`.
+             * @description `btc`, `base`, `eth`, `polygon` or `arbitrum`; default `btc`.
              * @enum {string}
              */
-            chain?: "btc" | "base" | "eth" | "polygon";
+            chain?: "btc" | "base" | "eth" | "polygon" | "arbitrum";
             /** @description Required for Bitcoin (`btc`): the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1. */
             amount_sats?: number;
-            /** @description Required for the EVM chains (`base`, `eth` or `polygon`): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). */
+            /** @description Required for the EVM chains (`base`, `eth`, `polygon` or `arbitrum`): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). */
             amount_usd?: number;
             /**
-             * @description EVM chains only (`base`, `eth` or `polygon`): `usdc` (default) or `usdt` (always fixed-address mode).
+             * @description EVM chains only (`base`, `eth`, `polygon` or `arbitrum`): `usdc` (default) or `usdt` (always fixed-address mode).
              * @enum {string}
              */
             asset?: "usdc" | "usdt";
@@ -868,13 +868,13 @@ export interface components {
              */
             verify_url: string;
         };
-        /** @description A stored stablecoin invoice on an EVM chain (`base`, `eth` or `polygon`) (GET /invoice/:id). */
+        /** @description A stored stablecoin invoice on an EVM chain (`base`, `eth`, `polygon` or `arbitrum`) (GET /invoice/:id). */
         BaseInvoice: {
             /** @description Identifier returned at creation. */
             invoice_id: string;
             merchant_id: string;
             /** @enum {string} */
-            chain: "base" | "eth" | "polygon";
+            chain: "base" | "eth" | "polygon" | "arbitrum";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @description The on-chain address the payer sends to. */
@@ -928,7 +928,7 @@ export interface components {
             invoice_id: string;
             merchant_id: string;
             /** @enum {string} */
-            chain: "base" | "eth" | "polygon";
+            chain: "base" | "eth" | "polygon" | "arbitrum";
             /** @constant */
             asset: "USDC";
             /** @description The on-chain address the payer sends to. */
@@ -980,7 +980,7 @@ export interface components {
         BaseFixedInvoiceCreated: {
             invoice_id: string;
             /** @enum {string} */
-            chain: "base" | "eth" | "polygon";
+            chain: "base" | "eth" | "polygon" | "arbitrum";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @constant */
@@ -1017,9 +1017,9 @@ export interface components {
         };
         CreatedInvoice: components["schemas"]["BtcInvoiceCreated"] | components["schemas"]["BaseXpubInvoiceCreated"] | components["schemas"]["BaseFixedInvoiceCreated"];
         StoredInvoice: components["schemas"]["BtcInvoice"] | components["schemas"]["BaseInvoice"];
-        /** @description The watcher of one EVM chain (`base`, `eth` or `polygon`). */
+        /** @description The watcher of one EVM chain (`base`, `eth`, `polygon` or `arbitrum`). */
         BaseHealth: {
-            /** @description Independent JSON-RPC sources configured in the chain's own RPC setting: `BASE_RPC_URL` (base), `ETH_RPC_URL` (eth), `POLYGON_RPC_URL` (polygon). */
+            /** @description Independent JSON-RPC sources configured in the chain's own RPC setting: `BASE_RPC_URL` (base), `ETH_RPC_URL` (eth), `POLYGON_RPC_URL` (polygon), `ARBITRUM_RPC_URL` (arbitrum). */
             rpc_sources: number;
             /** @description Sources that answered on the last poll. */
             rpc_sources_up: number;
@@ -1034,7 +1034,7 @@ export interface components {
             watched_addresses: number;
             /** @description Payments matched but not yet reported by enough independent sources (min_sources; two for fixed-address). */
             awaiting_second_source: number;
-            /** @description Sources that must report a payment before it counts (the chain's own setting: `BASE_MIN_SOURCES` (base), `ETH_MIN_SOURCES` (eth), `POLYGON_MIN_SOURCES` (polygon); default 2); 1 trusts one source as your own node. */
+            /** @description Sources that must report a payment before it counts (the chain's own setting: `BASE_MIN_SOURCES` (base), `ETH_MIN_SOURCES` (eth), `POLYGON_MIN_SOURCES` (polygon), `ARBITRUM_MIN_SOURCES` (arbitrum); default 2); 1 trusts one source as your own node. */
             min_sources?: number;
             /** @description Sources that reported a transfer or a block the others do not, within the last hour: nothing one source alone reports is counted. */
             disagreeing_sources?: {
@@ -1079,7 +1079,7 @@ export interface components {
         };
         /** @description A chain watcher that has made no progress for several poll intervals (at least 2 minutes), or whose sources disagree (`disagreeing`), or (`component: database`) a database that cannot be used: unreachable, restarting, or (SQLite) full or locked; it clears when a query (SQLite: a write) succeeds again. A slow or rate-limited source whose answers still arrive is not a problem. */
         WatcherProblem: {
-            /** @description The watcher: its chain, `btc`, `base`, `eth` or `polygon` (Cloud: for every merchant watcher of it); or `database` while the database cannot be used (always `failing`). */
+            /** @description The watcher: its chain, `btc`, `base`, `eth`, `polygon` or `arbitrum` (Cloud: for every merchant watcher of it); or `database` while the database cannot be used (always `failing`). */
             component: string;
             /**
              * @description `stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns. `disagreeing`: within the last hour a source reported a payment or block the chain's other sources do not (`reason` names it); nothing it alone reports is counted: check or replace that source. `invalid-source`: at once, a chain source served data that failed verification (Bitcoin: a header without valid proof of work or not linking to the verified chain, a block not matching its header); `reason` names the source and what failed. It is ignored meanwhile, and the problem clears once it serves a valid tip again.
@@ -1186,7 +1186,7 @@ export interface components {
             problems?: components["schemas"]["WatcherProblem"][];
             /** @description Whether the chain source push connection (WebSocket) is up. */
             ws_connected: boolean;
-            /** @description Number of watched addresses. Like last_event_at and last_block_height, of the first configured chain in the order `btc`, `base`, `eth` or `polygon`; every chain's figures are in `chains`. */
+            /** @description Number of watched addresses. Like last_event_at and last_block_height, of the first configured chain in the order `btc`, `base`, `eth`, `polygon` or `arbitrum`; every chain's figures are in `chains`. */
             subscribed_count: number;
             /** @description When the chain source last reported anything (the first configured chain, as `subscribed_count`). */
             last_event_at: string | null;
@@ -1194,7 +1194,7 @@ export interface components {
             last_block_height: number | null;
             /** @description Seconds since the listener started. */
             uptime_s: number;
-            /** @description Every configured chain's watcher (`btc`, `base`, `eth` or `polygon`), keyed by chain, each in the same shape (an addition to the spec's Health). */
+            /** @description Every configured chain's watcher (`btc`, `base`, `eth`, `polygon` or `arbitrum`), keyed by chain, each in the same shape (an addition to the spec's Health). */
             chains?: {
                 /** @description Bitcoin, when configured. */
                 btc?: components["schemas"]["ChainHealth"];
@@ -1204,6 +1204,8 @@ export interface components {
                 eth?: components["schemas"]["ChainHealth"];
                 /** @description Polygon, when configured (RPC sources in `POLYGON_RPC_URL`). */
                 polygon?: components["schemas"]["ChainHealth"];
+                /** @description Arbitrum One, when configured (RPC sources in `ARBITRUM_RPC_URL`). */
+                arbitrum?: components["schemas"]["ChainHealth"];
             };
             /**
              * @deprecated
@@ -1265,7 +1267,7 @@ export interface components {
                 failed: number;
             };
             /** @description Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it. */
-            enabled_assets?: ("btc" | "usdc-base" | "usdt-base" | "usdc-eth" | "usdt-eth" | "usdc-polygon" | "usdt-polygon")[];
+            enabled_assets?: ("btc" | "usdc-base" | "usdt-base" | "usdc-eth" | "usdt-eth" | "usdc-polygon" | "usdt-polygon" | "usdc-arbitrum" | "usdt-arbitrum")[];
             /**
              * @deprecated
              * @description Deprecated: use `chains.base.evm`. Base's watcher, present when Base is configured.
@@ -1273,7 +1275,7 @@ export interface components {
             base?: components["schemas"]["BaseHealth"];
             /**
              * @deprecated
-             * @description Deprecated: use `chains.<chain>.evm`. Per EVM chain configured (`base`, `eth` or `polygon`): its watcher, in the fields of `base`.
+             * @description Deprecated: use `chains.<chain>.evm`. Per EVM chain configured (`base`, `eth`, `polygon` or `arbitrum`): its watcher, in the fields of `base`.
              */
             evm_chains?: {
                 [key: string]: components["schemas"]["BaseHealth"];
@@ -1307,7 +1309,7 @@ export interface components {
             x402_url: string | null;
             /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_token`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
             amount_due: string;
-            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain: `BASE_CONFIRMATIONS` (base), `ETH_CONFIRMATIONS` (eth), `POLYGON_CONFIRMATIONS` (polygon)). The page then tells the payer not to pay again. */
+            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain: `BASE_CONFIRMATIONS` (base), `ETH_CONFIRMATIONS` (eth), `POLYGON_CONFIRMATIONS` (polygon), `ARBITRUM_CONFIRMATIONS` (arbitrum)). The page then tells the payer not to pay again. */
             payment_seen: boolean;
             /** @description An addition to the spec's view: the memo the merchant gave at creation (Bitcoin invoices; null when none), shown to the payer. */
             memo: string | null;
@@ -1352,7 +1354,7 @@ export interface components {
             x402_url: string | null;
             /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_token`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
             amount_due: string;
-            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain: `BASE_CONFIRMATIONS` (base), `ETH_CONFIRMATIONS` (eth), `POLYGON_CONFIRMATIONS` (polygon)). The page then tells the payer not to pay again. */
+            /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain: `BASE_CONFIRMATIONS` (base), `ETH_CONFIRMATIONS` (eth), `POLYGON_CONFIRMATIONS` (polygon), `ARBITRUM_CONFIRMATIONS` (arbitrum)). The page then tells the payer not to pay again. */
             payment_seen: boolean;
             /** @description An addition to the spec's view: the memo the merchant gave at creation (Bitcoin invoices; null when none), shown to the payer. */
             memo: string | null;
@@ -1362,7 +1364,7 @@ export interface components {
              */
             server_time: string;
             /** @enum {string} */
-            chain: "base" | "eth" | "polygon";
+            chain: "base" | "eth" | "polygon" | "arbitrum";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @description Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals. */
@@ -1393,7 +1395,7 @@ export interface components {
             invoice_id: string;
             merchant_id: string;
             /** @enum {string} */
-            chain: "btc" | "base" | "eth" | "polygon";
+            chain: "btc" | "base" | "eth" | "polygon" | "arbitrum";
             asset: string;
             /** @description Decimal amount in the asset's unit (BTC or token), e.g. "0.00001000". */
             amount: string;
@@ -1413,7 +1415,7 @@ export interface components {
             /** @description The event id, the same on every retry and equal to the `webhook-id` header: de-duplicate by it. */
             event_id: string;
             /** @enum {string} */
-            chain: "btc" | "base" | "eth" | "polygon";
+            chain: "btc" | "base" | "eth" | "polygon" | "arbitrum";
             asset: string;
             /** @description ERC-20 contract; null for Bitcoin. */
             token_address: string | null;
@@ -1431,7 +1433,7 @@ export interface components {
         /** @description How the merchant receives on one chain: an xpub, a fixed address (EVM chains), or both (EVM: USDC per address, USDT at the fixed one). */
         ReceiveMethod: {
             /** @enum {string} */
-            chain: "btc" | "base" | "eth" | "polygon";
+            chain: "btc" | "base" | "eth" | "polygon" | "arbitrum";
             /** @description The account public key: Bitcoin's BIP-84 key (btc), or an EVM account key at m/44'/60'/0' (any EVM chain). */
             xpub?: string;
             /** @description EVM chains only: a fixed EIP-55 checksummed 0x receive address (fixed-address mode, needed for USDT). */
@@ -1493,7 +1495,7 @@ export interface components {
             };
             chains: {
                 /** @enum {string} */
-                chain: "btc" | "base" | "eth" | "polygon";
+                chain: "btc" | "base" | "eth" | "polygon" | "arbitrum";
                 /** @enum {string} */
                 mode: "xpub" | "fixed-address";
                 /** @description Shortened for display: first 8 and last 4 characters. */
@@ -1638,7 +1640,7 @@ export interface components {
             invoice_id: string;
             merchant_id: string;
             /** @enum {string} */
-            chain: "base" | "eth" | "polygon";
+            chain: "base" | "eth" | "polygon" | "arbitrum";
             /** @constant */
             asset: "USDC";
             /** @description The on-chain address the payer sends to. */
@@ -1690,7 +1692,7 @@ export interface components {
         } | {
             invoice_id: string;
             /** @enum {string} */
-            chain: "base" | "eth" | "polygon";
+            chain: "base" | "eth" | "polygon" | "arbitrum";
             /** @enum {string} */
             asset: "USDC" | "USDT";
             /** @constant */
@@ -1835,11 +1837,11 @@ export interface operations {
              *
              *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
              *
-             *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth` or `polygon`).
+             *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth`, `polygon` or `arbitrum`).
              *
              *     `chain_disabled`: Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`). Deprecated for branching: every chain's "not configured" answer also carries `condition: "chain_not_configured"`; branch on that (this code stays, as specified).
              *
-             *     `base_disabled`: The EVM chain asked for (`base`, `eth` or `polygon`) is not configured for this merchant; every EVM chain answers this code. Deprecated for branching: every chain's "not configured" answer also carries `condition: "chain_not_configured"`; branch on that (this code stays, as specified).
+             *     `base_disabled`: The EVM chain asked for (`base`, `eth`, `polygon` or `arbitrum`) is not configured for this merchant; every EVM chain answers this code. Deprecated for branching: every chain's "not configured" answer also carries `condition: "chain_not_configured"`; branch on that (this code stays, as specified).
              *
              *     `asset_disabled`: The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).
              */
@@ -3235,11 +3237,11 @@ export interface operations {
              *
              *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
              *
-             *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth` or `polygon`).
+             *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth`, `polygon` or `arbitrum`).
              *
              *     `chain_disabled`: Bitcoin is not configured for this merchant (no `MERCHANT_BTC_XPUB`). Deprecated for branching: every chain's "not configured" answer also carries `condition: "chain_not_configured"`; branch on that (this code stays, as specified).
              *
-             *     `base_disabled`: The EVM chain asked for (`base`, `eth` or `polygon`) is not configured for this merchant; every EVM chain answers this code. Deprecated for branching: every chain's "not configured" answer also carries `condition: "chain_not_configured"`; branch on that (this code stays, as specified).
+             *     `base_disabled`: The EVM chain asked for (`base`, `eth`, `polygon` or `arbitrum`) is not configured for this merchant; every EVM chain answers this code. Deprecated for branching: every chain's "not configured" answer also carries `condition: "chain_not_configured"`; branch on that (this code stays, as specified).
              *
              *     `asset_disabled`: The token is not enabled (self-hosted: add it to `MERCHANT_EVM_TOKENS`).
              */

@@ -4,10 +4,11 @@ import type { CoreTables } from '../../core/schema.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
 import type { CheckoutSource } from '../../edge/checkout/checkout-source.ts';
 import { checkoutView, type ViewContext } from '../../edge/checkout/checkout-view.ts';
-import { chainModules } from '../../core/chains/registry.ts';
+import type { ChainModule } from '../../core/invoices/chain-module.ts';
 
 export interface ListenerCheckoutDeps {
   invoices: Pick<InvoiceService, 'find'>;
+  chains: readonly ChainModule[];
   db: Kysely<CoreTables>;
   merchantId: string;
   clock: Clock;
@@ -21,7 +22,7 @@ export function createListenerCheckoutSource(deps: ListenerCheckoutDeps): Checko
   return {
     async view(invoiceId) {
       const row = await deps.invoices.find(invoiceId);
-      return checkoutView(deps.db, row, { chains: [...chainModules.values()], shopName: deps.shopName, explorers: deps.explorers, now: deps.clock.now(), x402Url: deps.x402Url });
+      return checkoutView(deps.db, row, { chains: deps.chains, shopName: deps.shopName, explorers: deps.explorers, now: deps.clock.now(), x402Url: deps.x402Url });
     },
   };
 }

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import { readEnvironment } from '../../edge/environment.ts';
 import type { DeliverySummary } from '../../core/webhooks/delivery-store.ts';
 import type { Command } from './command.ts';
@@ -62,8 +63,8 @@ sandbox's directory), and says so when no sandbox is running there.`,
     }
     const [{ loadConfig }, { openCoreDatabase }, { stateDatabaseUrl }, { systemClock }, { listAttempts, listDeliveries, resendDeliveries }] = await applicationParts();
     const env = readEnvironment(process.env);
-    const config = loadConfig(env);
-    const database = await openCoreDatabase(stateDatabaseUrl(env, config.databaseUrl));
+    const config = loadConfig(env, defaultChains);
+    const database = await openCoreDatabase(stateDatabaseUrl(env, config.databaseUrl, defaultChains), defaultChains);
     try {
       if (action === 'list') {
         const statuses: DeliverySummary['status'][] = values.all ? ['pending', 'failed', 'delivered'] : ['pending', 'failed'];

@@ -1,5 +1,5 @@
 import { BtcGapReport, DEFAULT_WALLET_GAP_LIMIT } from '../../shared/index.ts';
-import { chainModules } from '../../core/chains/registry.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import { loadConfig } from '../config.ts';
 import { readEnvironment } from '../../edge/settings.ts';
 import { wantsSandbox } from '../../sandbox/sandbox.ts';
@@ -39,13 +39,12 @@ async function reportFromListener(url: string): Promise<BtcGapReport> {
 
 /** The report straight from the database, for the configured wallet key; no listener needed. */
 async function reportFromDatabase(): Promise<BtcGapReport> {
-  const config = loadConfig(readEnvironment(process.env));
-  if (!config.btc) throw new Error('Bitcoin is not configured (MERCHANT_BTC_XPUB is unset): there is no address gap to report.');
-  const database = await openCoreDatabase(config.databaseUrl);
+  const config = loadConfig(readEnvironment(process.env), defaultChains);
+  const walletChain = config.chains.find(({ definition }) => definition.walletGap);
+  if (!walletChain) throw new Error('Bitcoin is not configured (MERCHANT_BTC_XPUB is unset): there is no address gap to report.');
+  const database = await openCoreDatabase(config.databaseUrl, defaultChains);
   try {
-    const walletGap = [...chainModules.values()].find((chain) => chain.walletGap)?.walletGap;
-    if (!walletGap) throw new Error('No chain reports a wallet address gap.');
-    return await walletGap(database.db, config.btc.accountKey.keyId);
+    return await walletChain.definition.walletGap!(database.db, (walletChain.settings as { accountKey: { keyId: string } }).accountKey.keyId);
   } finally {
     await database.close();
   }
@@ -55,7 +54,7 @@ async function reportFromDatabase(): Promise<BtcGapReport> {
 export async function runGap(values: Record<string, unknown>): Promise<number> {
   const env = readEnvironment(process.env);
   // An explicit DATABASE_URL names a listener's database, as for `service deliveries`.
-  const sandbox = !env.DATABASE_URL?.trim() && wantsSandbox(env);
+  const sandbox = !env.DATABASE_URL?.trim() && wantsSandbox(env, defaultChains);
   const url = (values.url as string | undefined) ?? (sandbox ? `http://127.0.0.1:${env.PORT || 8787}` : undefined);
   const report = url ? await reportFromListener(url) : await reportFromDatabase();
   process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${formatGapReport(report)}\n`);

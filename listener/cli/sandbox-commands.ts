@@ -1,5 +1,5 @@
 import { AmountError, unitsToDecimal, usdTextToUnits } from '../../core/invoices/token-amount.ts';
-import { chainModules } from '../../core/chains/registry.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import { chainNamed } from '../../core/invoices/chain-module.ts';
 import { chainFacts, type ChainName } from '../../shared/chains.ts';
 import type { CheckoutView } from '../../shared/index.ts';
@@ -40,7 +40,7 @@ async function control(chainUrl: string, path: string, body: unknown): Promise<R
 
 /** Pays the invoice of `view` from the sandbox, as its chain asks: 1 (and why on stderr) when it cannot. */
 async function payFromSandbox(chainUrl: string, view: CheckoutView, amount: string | undefined): Promise<number> {
-  const payment = chainNamed([...chainModules.values()], view.chain).sandboxPayment(view, amount);
+  const payment = chainNamed(defaultChains, view.chain).sandboxPayment(view, amount);
   if ('refused' in payment) {
     process.stderr.write(`${payment.refused}\n`);
     return 1;

@@ -1,3 +1,4 @@
+import type { ChainDefinition } from '../../core/chain-definition.ts';
 import type { sandboxBaseLines } from '../../edge/start.ts';
 import type { Env } from '../../edge/settings.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
@@ -5,6 +6,8 @@ import type { Command } from './command.ts';
 
 /** The editions `service start` can run besides the listener; Cloud's is given by the entry point. */
 export interface Editions {
+  /** The chains the service runs (core/chains/default-chains.ts for the `service` command), loaded when a setting is read. */
+  chains(): Promise<readonly ChainDefinition[]>;
   runCloud?: () => Promise<number>;
   /** The settings Cloud reads, so `start --cloud --foo 1` can name FOO; loaded only for an unknown flag. */
   cloudSettingNames?: () => Promise<readonly string[]>;
@@ -40,7 +43,7 @@ pay and confirm its invoices. With a key set: the real listener, SQLite at ./dat
 Sandbox settings: SANDBOX_CHAIN_PORT (default 18443), SANDBOX_USDC_MODE (xpub, the default: an
 address per USDC invoice; fixed-address: USDC at the fixed address too, as USDT always is).`,
   options: { cloud: { type: 'boolean' } },
-  settings: async () => [...(await import('../config.ts')).settingNames, ...sandboxSettingNames, ...((await editions.cloudSettingNames?.()) ?? [])],
+  settings: async () => [...(await import('../config.ts')).settingNames(await editions.chains()), ...sandboxSettingNames, ...((await editions.cloudSettingNames?.()) ?? [])],
   async run({ values }) {
     if (values.cloud) {
       if (editions.runCloud) return editions.runCloud();
@@ -54,12 +57,13 @@ address per USDC invoice; fixed-address: USDC at the fixed address too, as USDT 
     let config;
     let env = readEnvironment(process.env);
     let sandbox: Sandbox | null = null;
-    if (wantsSandbox(env)) {
-      sandbox = await startSandbox(env, { onWebhook: (event) => process.stderr.write(describeVerifiedWebhook(event)) }).catch((error: unknown) => endFailedStart(error));
+    const chains = await editions.chains();
+    if (wantsSandbox(env, chains)) {
+      sandbox = await startSandbox(env, { chains, onWebhook: (event) => process.stderr.write(describeVerifiedWebhook(event)) }).catch((error: unknown) => endFailedStart(error));
       env = sandbox.env;
     }
     try {
-      config = loadConfig(env);
+      config = loadConfig(env, chains);
     } catch (error) {
       if (error instanceof ConfigError) {
         process.stderr.write(`${error.message}\n`);
@@ -68,7 +72,7 @@ address per USDC invoice; fixed-address: USDC at the fixed address too, as USDT 
       }
       throw error;
     }
-    const listener = await startListener(config, sandbox ? { btcPollIntervalMs: 2_000, baseOptions: { pollIntervalMs: 1_000 } } : {}).catch((error: unknown) =>
+    const listener = await startListener(config, sandbox ? { tuning: { bitcoin: { pollIntervalMs: 2_000 }, evm: { pollIntervalMs: 1_000 } } } : {}).catch((error: unknown) =>
       endFailedStart(error, () => sandbox?.close() ?? Promise.resolve()),
     );
     if (sandbox) {

@@ -7,8 +7,8 @@ import { runningSandbox } from '../../sandbox/sandbox-state.ts';
  * keys); else, with no merchant key set, the running listener sandbox's. Throws, saying so, when
  * that sandbox is not running here, rather than reading an unrelated ./data/service.db.
  */
-export function stateDatabaseUrl(env: Env, configured: string): string {
-  if (env.DATABASE_URL?.trim() || !wantsSandbox(env)) return configured;
+export function stateDatabaseUrl(env: Env, configured: string, chains: Parameters<typeof wantsSandbox>[1]): string {
+  if (env.DATABASE_URL?.trim() || !wantsSandbox(env, chains)) return configured;
   const sandbox = runningSandbox();
   if (sandbox?.edition === 'cloud') {
     throw new Error(

@@ -2,7 +2,6 @@ import Koa from 'koa';
 import type { HttpBounds } from '../../edge/settings.ts';
 import type { CheckoutSource } from '../../edge/checkout/checkout-source.ts';
 import { checkoutRoutes } from '../../edge/checkout/routes.ts';
-import { chainModules } from '../../core/chains/registry.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/log.ts';
 import { errorMiddleware } from '../../edge/http/error-middleware.ts';
@@ -25,7 +24,7 @@ export interface HttpAppDeps extends RouteDeps {
 export function createHttpApp(deps: HttpAppDeps): Koa {
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   app.silent = true;
-  const checkout = checkoutRoutes({ source: deps.checkout, chains: [...chainModules.values()], logger: deps.logger, watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed), streams: deps.httpBounds });
+  const checkout = checkoutRoutes({ source: deps.checkout, chains: deps.chains, logger: deps.logger, watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed), streams: deps.httpBounds });
   const router = tableRouter('listener', { ...listenerHandlers(deps), getCheckoutView: checkout.view, getCheckoutEvents: checkout.events, getCheckoutPage: checkout.page });
   app.use(requestContext(deps.logger, deps.clock));
   app.use(httpMetrics(deps.metrics));

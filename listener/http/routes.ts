@@ -24,10 +24,12 @@ import { listenerMcpClient } from '../mcp-client.ts';
 import { initializeLimits, mcpHandlers } from '../../edge/http/mcp-endpoint.ts';
 import { metricsHandler, type MetricsAccess } from '../../edge/http/metrics-endpoint.ts';
 import { countMcpSessions, type ServiceMetrics } from '../../core/metrics.ts';
-import { chainModules } from '../../core/chains/registry.ts';
+import type { ChainModule } from '../../core/invoices/chain-module.ts';
 
 export interface RouteDeps {
   invoices: InvoiceService;
+  /** The listener's chains: the MCP texts and tools and the checkout page speak of them. */
+  chains: readonly ChainModule[];
   health: () => Promise<Health>;
   documents: { openapi: string; llms: string };
   apiKey: string | null;
@@ -98,7 +100,7 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
     serverDeps: (ctx) => ({
       listener: listenerMcpClient({ ...deps, limit, client: ctx.ip, logger }),
       updates,
-      chains: [...chainModules.values()], renderQr: renderQrPng,
+      chains: deps.chains, renderQr: renderQrPng,
       logger,
       onToolCall,
       paymentState: paymentStateFor(deps.mcpPaymentState, credentialOf(ctx.state.principal as Principal)),

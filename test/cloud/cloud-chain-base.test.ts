@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
@@ -21,7 +22,7 @@ const PAST_REUSE_WINDOW_MS = 1_001;
  * (see cloud-chain-watch.test.ts): the calls counted are those one new block causes.
  */
 async function measure(chain: EvmChainName, merchants: number): Promise<Record<string, number>> {
-  const evm = await startLocalEvm({ chain });
+  const evm = await startLocalEvm({ chains: defaultChains, chain });
   const clock = manualClock(Date.now());
   const calls = new Map<string, number>();
   const countingFetch: typeof fetch = (input, init) => {
@@ -34,7 +35,7 @@ async function measure(chain: EvmChainName, merchants: number): Promise<Record<s
     const { MERCHANT_EVM_XPUB: _throwaway, MERCHANT_EVM_ADDRESS: _alsoThrowaway, ...baseEnv } = evm.env;
     cloud = await startTestCloud({
       env: { ...baseEnv, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' },
-      deps: { clock, fetch: countingFetch, chainWatch: { basePollMs: 20, refreshMs: 20 } },
+      deps: { clock, fetch: countingFetch, chainWatch: { tuning: { evm: { pollIntervalMs: 20 } }, refreshMs: 20 } },
     });
     const { db } = cloud.database;
     const invoices: { invoice_id: string; receive_address: string; amount_usdc_units: number; key: Record<string, string> }[] = [];

@@ -35,7 +35,7 @@ describe('Cloud chain watching end to end: two instances on one Postgres', { ski
           resolve: async () => [{ address: '127.0.0.1', family: 4 as const }],
           webhooks: { pollIntervalMs: 20 },
           leaderRetryMs: 100,
-          chainWatch: { btcPollMs: 100, refreshMs: 100 },
+          chainWatch: { tuning: { bitcoin: { pollIntervalMs: 100 } }, refreshMs: 100 },
         },
       });
     const instances: RunningCloud[] = [];

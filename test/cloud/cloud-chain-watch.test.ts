@@ -41,7 +41,7 @@ async function measure(merchants: number): Promise<Measured> {
     cloud = await startTestCloud({
       // The full scan's sharing is measured here; address-scoped watching in cloud-chain-address.test.ts.
       env: { BTC_ESPLORA_URL: server.esploraUrl, BTC_ESPLORA_NETWORK: 'regtest', BTC_ESPLORA_SELF_HOSTED: 'true', CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' },
-      deps: { clock, chainWatch: { btcPollMs: 20, refreshMs: 20 } },
+      deps: { clock, chainWatch: { tuning: { bitcoin: { pollIntervalMs: 20 } }, refreshMs: 20 } },
     });
     const { db } = cloud.database;
     const watchers = () => ({ tip: chain.tip.height, watchers: cloud!.watcherStates() });

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { manualClock } from '../../core/clock.ts';
@@ -203,7 +204,7 @@ describe('Stripe subscription events: failed charges, portal changes, cancellati
   it('a Price that is none of ours is ignored and logged by id, with no Stripe secret in any log line', async () => {
     const lines: string[] = [];
     const env = { ...stripeEnv, STRIPE_PRICE_STARTER: 'price_1StarterMonthly', STRIPE_PRICE_PRO: 'price_1ProMonthly' };
-    const logger = createLogger({ write: (line) => lines.push(line), secrets: cloudSecrets(loadCloudConfig(env)) });
+    const logger = createLogger({ write: (line) => lines.push(line), secrets: cloudSecrets(loadCloudConfig(env, defaultChains)) });
     const clock = manualClock(MAY_1);
     const cloud = await startTestCloud({ env, deps: { stripeApi: stripeApi.api, clock, logger } });
     try {

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -81,7 +82,7 @@ describe('Cloud card billing through Stripe', () => {
 
   it('a Stripe error answer → 502 card_provider_error, no purchase kept, and the secret key never logged', async () => {
     const lines: string[] = [];
-    const config = loadCloudConfig({ PORT: '0', ...stripeEnv });
+    const config = loadCloudConfig({ PORT: '0', ...stripeEnv }, defaultChains);
     const logger = createLogger({ write: (line) => lines.push(line), secrets: cloudSecrets(config) });
     const cloud = await startTestCloud({ env: stripeEnv, deps: { stripeApi: stripeApi.api, logger } });
     stripeApi.state.fail = { status: 400, message: `No such price for key ${SECRET_KEY}` };
@@ -219,9 +220,9 @@ describe('Cloud card billing through Stripe', () => {
   });
 
   it('config: STRIPE_SECRET_KEY needs the webhook secret and both return URLs; malformed values are refused', () => {
-    assert.equal(loadCloudConfig({}).stripe, null);
+    assert.equal(loadCloudConfig({}, defaultChains).stripe, null);
     assert.throws(
-      () => loadCloudConfig({ STRIPE_SECRET_KEY: SECRET_KEY }),
+      () => loadCloudConfig({ STRIPE_SECRET_KEY: SECRET_KEY }, defaultChains),
       (error) =>
         error instanceof ConfigError &&
         JSON.stringify(error.problems) ===
@@ -231,9 +232,9 @@ describe('Cloud card billing through Stripe', () => {
             'STRIPE_CANCEL_URL is required when STRIPE_SECRET_KEY is set',
           ]),
     );
-    assert.throws(() => loadCloudConfig({ ...stripeEnv, STRIPE_SECRET_KEY: 'pk_test_publishable' }), /STRIPE_SECRET_KEY/);
-    assert.throws(() => loadCloudConfig({ ...stripeEnv, STRIPE_PRICE_PRO: 'prod_123' }), /STRIPE_PRICE_PRO/);
-    const config = loadCloudConfig(stripeEnv);
+    assert.throws(() => loadCloudConfig({ ...stripeEnv, STRIPE_SECRET_KEY: 'pk_test_publishable' }, defaultChains), /STRIPE_SECRET_KEY/);
+    assert.throws(() => loadCloudConfig({ ...stripeEnv, STRIPE_PRICE_PRO: 'prod_123' }, defaultChains), /STRIPE_PRICE_PRO/);
+    const config = loadCloudConfig(stripeEnv, defaultChains);
     assert.deepEqual(config.stripe, {
       secretKey: SECRET_KEY,
       webhookSecret: WEBHOOK_SECRET,

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
@@ -24,9 +25,9 @@ for (const [mode, selfHosted] of [['full', 'true'], ['address', 'false']] as con
 }
 
 async function isolation(btcEsploraSelfHosted: 'true' | 'false') {
-  const evm = await startLocalEvm();
+  const evm = await startLocalEvm({ chains: defaultChains });
   const { MERCHANT_BASE_XPUB: _unused, ...baseEnv } = evm.env;
-  const ctx = await startLocalChainCloud({ env: { ...baseEnv, BTC_ESPLORA_SELF_HOSTED: btcEsploraSelfHosted, CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' }, deps: { chainWatch: { btcPollMs: 100, basePollMs: 100, refreshMs: 100 } } });
+  const ctx = await startLocalChainCloud({ env: { ...baseEnv, BTC_ESPLORA_SELF_HOSTED: btcEsploraSelfHosted, CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' }, deps: { chainWatch: { tuning: { bitcoin: { pollIntervalMs: 100 }, evm: { pollIntervalMs: 100 } }, refreshMs: 100 } } });
   try {
     const { db } = ctx.cloud.database;
     const now = Date.now();

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +12,8 @@ import * as ecc from 'tiny-secp256k1';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { evmAdapter } from '../../core/evm/evm-module.ts';
+import { base } from '../../core/evm/chains/base.ts';
+const evmAdapter = base.adapter;
 import { btcAdapter } from '../../core/btc/btc-adapter.ts';
 import { manualClock, systemClock } from '../../core/clock.ts';
 import { startExpirySweeper } from '../../core/invoices/expiry-sweeper.ts';
@@ -82,8 +84,8 @@ describe('GET /metrics after create, pay, mine, deliver (listener, local Bitcoin
       SERVICE_RATE_LIMIT: 'off',
       MERCHANT_WEBHOOK_URL: receiver.url,
       MERCHANT_WEBHOOK_SECRET: secret,
-    });
-    listener = await startListener(config, { logger: silentLogger, btcPollIntervalMs: 200, webhooks: { pollIntervalMs: 50 } });
+    }, defaultChains);
+    listener = await startListener(config, { logger: silentLogger, tuning: { bitcoin: { pollIntervalMs: 200 } }, webhooks: { pollIntervalMs: 50 } });
   });
   after(async () => {
     await listener?.stop();

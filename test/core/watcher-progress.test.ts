@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startListener } from '../../listener/app.ts';
@@ -47,8 +48,8 @@ test('/health: a Base watcher stuck on a source that holds its answers is "stall
       MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
       BASE_RPC_URL: proxy.url, BASE_MIN_SOURCES: '1',
       BASE_CHAIN_ID: String(chain.anvil.chainId),
-    }),
-    { clock, logger: silentLogger, baseOptions: { pollIntervalMs: POLL_MS } },
+    }, defaultChains),
+    { clock, logger: silentLogger, tuning: { evm: { pollIntervalMs: POLL_MS } } },
   );
   const health = async () => {
     const response = await fetch(`${listener.url}/health`);
@@ -118,8 +119,8 @@ test('/health: a Bitcoin watcher whose source holds its answers is "stalled"; st
   const pollIntervalMs = 3_600_000;
   network.hold();
   const listener = await startListener(
-    loadConfig({ PORT: '0', DATABASE_URL: tempSqliteUrl(), MERCHANT_BTC_XPUB: REGTEST_TPUB, BTC_NETWORK: 'regtest', BTC_ESPLORA_URL: server.esploraUrl }),
-    { clock, logger: silentLogger, fetch: network.fetch, btcPollIntervalMs: pollIntervalMs },
+    loadConfig({ PORT: '0', DATABASE_URL: tempSqliteUrl(), MERCHANT_BTC_XPUB: REGTEST_TPUB, BTC_NETWORK: 'regtest', BTC_ESPLORA_URL: server.esploraUrl }, defaultChains),
+    { clock, logger: silentLogger, fetch: network.fetch, tuning: { bitcoin: { pollIntervalMs: pollIntervalMs } } },
   );
   let stopped = false;
   try {
@@ -154,7 +155,7 @@ test("Cloud /api/v1/health: a merchant's Bitcoin watcher failing against a down 
   const server = await startLocalChainServer(new LocalBtcChain({ now: clock.now }));
   const cloud = await startTestCloud({
     env: { BTC_ESPLORA_URL: server.esploraUrl, BTC_ESPLORA_NETWORK: 'regtest', CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off' },
-    deps: { clock, chainWatch: { btcPollMs: 20, refreshMs: 20 } },
+    deps: { clock, chainWatch: { tuning: { bitcoin: { pollIntervalMs: 20 } }, refreshMs: 20 } },
   });
   try {
     const merchant = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(7) });

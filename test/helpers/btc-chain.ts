@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import { BIP32Factory } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
@@ -75,7 +76,7 @@ export async function startBtcWatchContext(
   };
   const start = (env: Record<string, string> = {}) =>
     // The manual clock fires no timers: the expiry sweeper looks every 200 ms instead of waiting for the nearest expiry.
-    startListener(loadConfig({ ...settings, ...env }), { clock, logger: options.logger ?? silentLogger, btcPollIntervalMs: options.pollIntervalMs ?? 3_600_000, fetch: options.fetch, expirySweepMs: 200 });
+    startListener(loadConfig({ ...settings, ...env }, defaultChains), { clock, logger: options.logger ?? silentLogger, tuning: { bitcoin: { pollIntervalMs: options.pollIntervalMs ?? 3_600_000 } }, fetch: options.fetch, expirySweepMs: 200 });
 
   const context: BtcWatchContext = {
     chain,

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import { startCloud, type CloudDeps, type RunningCloud } from '../../cloud/cloud-app.ts';
 import { loadCloudConfig } from '../../cloud/cloud-config.ts';
 import type { Env } from '../../edge/settings.ts';
@@ -16,7 +17,7 @@ export async function startTestCloud(options: { env?: Env; deps?: CloudDeps } = 
     BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL,
     CLOUD_WATCH: 'false',
     ...options.env,
-  });
+  }, defaultChains);
   return startCloud(config, { logger: silentLogger, resolve: async () => [{ address: '93.184.216.34', family: 4 }], ...options.deps });
 }
 
@@ -53,7 +54,7 @@ export async function startLocalChainCloud(options: { env?: Env; deps?: CloudDep
       CLOUD_WATCH: 'true',
       ...options.env,
     },
-    deps: { leaderRetryMs: 100, chainWatch: { btcPollMs: 100, refreshMs: 100 }, ...options.deps },
+    deps: { leaderRetryMs: 100, chainWatch: { tuning: { bitcoin: { pollIntervalMs: 100 } }, refreshMs: 100 }, ...options.deps },
   });
   return {
     cloud,

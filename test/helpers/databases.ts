@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Kysely } from 'kysely';
@@ -5,7 +6,6 @@ import type { Database } from '../../core/db/database.ts';
 import { SCHEMA_CHANGE_LOCK } from '../../core/db/migrate.ts';
 import { openCoreDatabase, type CoreDatabase, type CoreTables } from '../../core/schema.ts';
 import { openCloudDatabase } from '../../cloud/storage/cloud.schema.ts';
-import { cloudChains } from '../../cloud/cloud-app.ts';
 import type { CloudTables } from '../../cloud/storage/cloud.tables.ts';
 import { tempSqliteUrl } from './listener.ts';
 
@@ -38,7 +38,7 @@ export const testDatabases: TestDatabase[] = [
     name: 'sqlite',
     async create() {
       const url = tempSqliteUrl();
-      return { url, open: () => openCoreDatabase(url), openCloud: () => openCloudDatabase(url, cloudChains), drop: async () => {} };
+      return { url, open: () => openCoreDatabase(url, defaultChains), openCloud: () => openCloudDatabase(url, defaultChains), drop: async () => {} };
     },
   },
   {
@@ -54,8 +54,8 @@ export const testDatabases: TestDatabase[] = [
       url.searchParams.set('options', `-c search_path=${schema}`);
       return {
         url: url.toString(),
-        open: () => openCoreDatabase(url.toString()),
-        openCloud: () => openCloudDatabase(url.toString(), cloudChains),
+        open: () => openCoreDatabase(url.toString(), defaultChains),
+        openCloud: () => openCloudDatabase(url.toString(), defaultChains),
         async drop() {
           const client = new pg.Client({ connectionString: pgUrl });
           await client.connect();

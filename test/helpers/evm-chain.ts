@@ -1,11 +1,12 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import { HDNodeWallet } from 'ethers';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import type { CoreDatabase } from '../../core/schema.ts';
 import { evmReceiver } from '../../core/evm/evm-adapter.ts';
 import { evmChainSpecs, evmSpecOf } from '../../core/evm/evm-chains.ts';
-import { evmModules } from '../../core/evm/evm-module.ts';
+import { chainIn } from '../../core/chain-definition.ts';
 import type { EvmChainName } from '../../shared/index.ts';
-import { parseEvmConfig, type BaseConfig } from '../../core/evm/evm-config.ts';
+import { parseEvmConfig, type EvmConfig } from '../../core/evm/evm-config.ts';
 import { createRpcSource, type RpcSource } from '../../core/evm/rpc.ts';
 import { createEvmWatcher, type EvmWatcherDeps } from '../../core/evm/watcher.ts';
 import { merchantEvmScope } from '../../core/evm/evm-transfer.repository.ts';
@@ -50,7 +51,7 @@ export interface EvmTestChain {
   database: CoreDatabase;
   /** The database's URL, for a listener that opens it itself. */
   databaseUrl: string;
-  config(env: Record<string, string>): BaseConfig;
+  config(env: Record<string, string>): EvmConfig;
   source(url?: string): RpcSource;
   close(): Promise<void>;
 }
@@ -111,7 +112,7 @@ export async function startEvmTestChain(kind: TestDatabase = testDatabases[0], n
 
 export function evmServices(
   chain: EvmTestChain,
-  config: BaseConfig,
+  config: EvmConfig,
   options: {
     sources?: RpcSource[];
     clock?: Clock;
@@ -132,7 +133,7 @@ export function evmServices(
     feed,
     clock,
     logger: silentLogger,
-    chains: [evmModules.get(config.chain)!.adapter],
+    chains: [chainIn(defaultChains, config.chain).adapter],
     merchantId: MERCHANT,
     receivers: { [config.chain]: evmReceiver({ base: config, nonceDigits: options.nonceDigits, quarantineMs: options.quarantineMs }) },
   });

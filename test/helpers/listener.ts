@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +36,7 @@ export async function startTestListener(options: TestListenerOptions = {}): Prom
     SERVICE_RATE_LIMIT: 'off',
     BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL,
     ...options.env,
-  });
+  }, defaultChains);
   return startListener(config, { clock: options.clock, logger: options.logger ?? silentLogger, database: options.database });
 }
 

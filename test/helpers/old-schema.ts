@@ -1,8 +1,8 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { cloudSchema } from '../../cloud/storage/cloud.schema.ts';
-import { cloudChains } from '../../cloud/cloud-app.ts';
 import { migrateToLatest, type Dialect } from '../../core/db/migrate.ts';
 import type { TestDatabase } from './databases.ts';
 
@@ -16,7 +16,7 @@ export async function openOldSchema(kind: TestDatabase['name'], url: string, las
     kind === 'sqlite'
       ? new Kysely<any>({ dialect: new SqliteDialect({ database: new SQLite(url.slice('sqlite:'.length)) }) })
       : new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }) });
-  const upTo = (dialect: Dialect) => Object.fromEntries(Object.entries(cloudSchema(cloudChains).migrations(dialect)).filter(([name]) => name <= lastMigration));
+  const upTo = (dialect: Dialect) => Object.fromEntries(Object.entries(cloudSchema(defaultChains).migrations(dialect)).filter(([name]) => name <= lastMigration));
   await migrateToLatest(db, kind, { migrations: upTo, retired: [] });
   return db;
 }

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +15,7 @@ type Send = (method: string, path: string, options?: Parameters<typeof exchange>
  * takes (`env`), and a funded payer.
  */
 export async function x402Stage() {
-  const evm: LocalEvm = await startLocalEvm();
+  const evm: LocalEvm = await startLocalEvm({ chains: defaultChains });
   const settler = randomAccount();
   const payer = randomAccount();
   await evm.anvil.rpc('anvil_setBalance', [settler.account.address, '0x8AC7230489E80000']);

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,7 @@ describe('service deliveries (real process)', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'deliveries-cli-'));
-    const { db, close } = await openCoreDatabase(env().DATABASE_URL);
+    const { db, close } = await openCoreDatabase(env().DATABASE_URL, defaultChains);
     const payload = {
       event: 'payment.orphan' as const,
       chain: 'base' as const,
@@ -56,7 +57,7 @@ describe('service deliveries (real process)', () => {
     const { code, out } = await run('resend', '--all-failed');
     assert.equal(code, 0);
     assert.equal(out, `Queued for re-send: ${failedId}\n`);
-    const { db, close } = await openCoreDatabase(env().DATABASE_URL);
+    const { db, close } = await openCoreDatabase(env().DATABASE_URL, defaultChains);
     const row = await db.selectFrom('events').select(['delivery_status', 'delivery_attempts', 'delivery_max_attempts']).where('event_id', '=', failedId).executeTakeFirstOrThrow();
     await close();
     assert.deepEqual(row, { delivery_status: 'pending', delivery_attempts: 10, delivery_max_attempts: 11 });

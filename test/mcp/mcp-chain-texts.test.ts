@@ -3,14 +3,14 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { silentLogger } from '../../core/log.ts';
-import { chainModules } from '../../core/chains/registry.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import type { ListenerClient } from '../../mcp/listener-client.ts';
 import type { McpChain } from '../../mcp/mcp-chain.ts';
 import { createServer } from '../../mcp/server.ts';
 import { describeStoredInvoice } from '../../mcp/invoice-text.ts';
 import { BtcInvoice } from '../../shared/index.ts';
 
-const known = [...chainModules.values()];
+const known = defaultChains;
 /** A chain no MCP file names: it must show in the texts only because it is among the chains given. */
 const added: McpChain = {
   // Not (yet) a contract chain name: the cast stands for the contract entry a new chain adds.

@@ -9,7 +9,7 @@ import { createServer } from '../../mcp/server.ts';
 import { paymentStateFor, paymentStateSettings } from '../../mcp/payment-state.ts';
 import { startTestListener } from '../helpers/listener.ts';
 import { inProcessEndpoint, sdk2Client, type WireExchange } from '../helpers/sdk2-mcp.ts';
-import { chainModules } from '../../core/chains/registry.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
 
 const SECRET = 'a test secret of at least thirty-two bytes';
 const checkoutUrl = (invoiceId: string) => `https://pay.example/pay/${invoiceId}`;
@@ -27,7 +27,7 @@ describe('create_invoice with open_checkout: the hosted checkout page handed to 
   const serverOf = (owner: string, era: 'modern' | 'legacy') => {
     const counted: ListenerClient = { ...client, createInvoice: (body) => (creates++, client.createInvoice(body)) };
     const paymentState = paymentStateFor(paymentStateSettings(SECRET, checkoutUrl), owner);
-    return createServer({ listener: counted, updates: { watch: () => () => undefined }, chains: [...chainModules.values()], renderQr: () => Buffer.from('png'), logger: silentLogger, paymentState }, era);
+    return createServer({ listener: counted, updates: { watch: () => () => undefined }, chains: defaultChains, renderQr: () => Buffer.from('png'), logger: silentLogger, paymentState }, era);
   };
   const endpointOf = (owner: string) => inProcessEndpoint(() => serverOf(owner, 'modern'));
   const merchantA = endpointOf('merchant-a');

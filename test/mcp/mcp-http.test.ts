@@ -13,7 +13,7 @@ import { paymentStateFor, paymentStateSettings } from '../../mcp/payment-state.t
 import { startTestListener } from '../helpers/listener.ts';
 import { startTestCloud, signupMerchant } from '../helpers/cloud.ts';
 import { startBtcWatchContext, testAccountKey, type BtcWatchContext } from '../helpers/btc-chain.ts';
-import { chainModules } from '../../core/chains/registry.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
 
 const API_KEY = 'mcp-http-test-key-0123456789';
 const ALLOWED_ORIGIN = 'https://agent.example';
@@ -63,7 +63,7 @@ describe('MCP over Streamable HTTP on the listener', () => {
     const stdioServer = createMcpServer({
       listener: createListenerClient({ baseUrl: listener.url, apiKey: API_KEY, fetch, timeoutMs: 5_000, logger: silentLogger }),
       updates: { watch: () => () => undefined },
-      chains: [...chainModules.values()], renderQr: () => Buffer.alloc(0),
+      chains: defaultChains, renderQr: () => Buffer.alloc(0),
       logger: silentLogger,
       // As the stdio server has it (mcp/stdio.ts): create_invoice then takes open_checkout there too.
       paymentState: paymentStateFor(paymentStateSettings(undefined, () => null), 'stdio'),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoiceCreated } from '../../shared/index.ts';
-import { chainModules } from '../../core/chains/registry.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import { describeCreatedInvoice } from '../../mcp/invoice-text.ts';
 
 const RECIPIENT = '0x1111111111111111111111111111111111111111';
@@ -26,7 +26,7 @@ test('a fixed-address invoice tells the payer to send the exact amount of the na
     expires_at: '2030-01-01T01:00:00.000Z',
     qr_uri: `ethereum:${USDT_ON_BASE}@8453/transfer?address=${RECIPIENT}&uint256=10000123`,
   });
-  const text = describeCreatedInvoice([...chainModules.values()], invoice);
+  const text = describeCreatedInvoice(defaultChains, invoice);
   assert.match(text, /Pay 10\.000123 USDT \(10 USD\) on Base to 0x1{40}\./);
   assert.match(text, /send exactly 10\.000123 USDT \(token contract 0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2\)/);
   assert.ok(text.includes(invoice.qr_uri));
@@ -57,7 +57,7 @@ test('an xpub-mode Base invoice states the token amount and its USD price, witho
     derivation_path: "m/44'/60'/0'/0/3",
     verify_url: `https://basescan.org/address/${RECIPIENT}`,
   });
-  const text = describeCreatedInvoice([...chainModules.values()], invoice);
+  const text = describeCreatedInvoice(defaultChains, invoice);
   assert.match(text, /Pay 12\.500000 USDC \(12\.5 USD\) on Base/);
   assert.doesNotMatch(text, /exactly/);
 });
@@ -65,7 +65,7 @@ test('an xpub-mode Base invoice states the token amount and its USD price, witho
 test('a Base invoice on another chain id is named by it: Base Sepolia, or a local EVM chain (the sandbox\'s 31337), never "on Base"', () => {
   const on = (chainId: number) =>
     describeCreatedInvoice(
-      [...chainModules.values()],
+      defaultChains,
       BaseFixedInvoiceCreated.parse({
         invoice_id: 'inv_local',
         x402_url: null,
@@ -93,7 +93,7 @@ test('a Base invoice on another chain id is named by it: Base Sepolia, or a loca
 test('a Bitcoin invoice names its network: mainnet as "Bitcoin", regtest as the sandbox it is', () => {
   const on = (network: 'mainnet' | 'regtest', address: string) =>
     describeCreatedInvoice(
-      [...chainModules.values()],
+      defaultChains,
       BtcInvoiceCreated.parse({
         invoice_id: 'inv_btc',
         x402_url: null,

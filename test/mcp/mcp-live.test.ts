@@ -25,7 +25,7 @@ describe('MCP subscriptions across two Cloud instances on one Postgres', { skip:
       // the lock mid-test and the watching moved to the other instance.
       startTestCloud({
         env: { DATABASE_URL: database.url, BTC_ESPLORA_URL: chainServer.esploraUrl, BTC_ESPLORA_NETWORK: 'regtest', BTC_ESPLORA_SELF_HOSTED: 'true', CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off' },
-        deps: { leaderRetryMs: 1_000, chainWatch: { btcPollMs: 100, refreshMs: 100 } },
+        deps: { leaderRetryMs: 1_000, chainWatch: { tuning: { bitcoin: { pollIntervalMs: 100 } }, refreshMs: 100 } },
       });
     const instances: RunningCloud[] = [];
     const clients: Array<{ close(): Promise<void> }> = [];

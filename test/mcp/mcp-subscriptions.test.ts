@@ -8,7 +8,7 @@ import { silentLogger } from '../../core/log.ts';
 import { feedUpdates } from '../../mcp/invoice-watch.ts';
 import type { ListenerClient } from '../../mcp/listener-client.ts';
 import { createServer } from '../../mcp/server.ts';
-import { chainModules } from '../../core/chains/registry.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
 
 const MERCHANT = 'm_1';
 const change = (invoiceId: string, status: string) => ({ invoice_id: invoiceId, merchant_id: MERCHANT, status, at: Date.now() });
@@ -42,7 +42,7 @@ describe('MCP invoice subscriptions of many sessions', () => {
     const updates = feedUpdates(feed, MERCHANT);
     const sessions = await Promise.all(
       [0, 1, 2].map(async () => {
-        const server = createServer({ listener, updates, chains: [...chainModules.values()], renderQr: () => Buffer.alloc(0), logger: silentLogger });
+        const server = createServer({ listener, updates, chains: defaultChains, renderQr: () => Buffer.alloc(0), logger: silentLogger });
         const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
         await server.connect(serverSide);
         const client = new Client({ name: 'subscriber', version: '1.0.0' });

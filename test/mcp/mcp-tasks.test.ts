@@ -12,7 +12,7 @@ import { paymentStateFor } from '../../mcp/payment-state.ts';
 import { stateKey } from '../../mcp/state-keys.ts';
 import { startBtcWatchContext, type BtcWatchContext } from '../helpers/btc-chain.ts';
 import { inProcessEndpoint, sdk2Client, type WireExchange } from '../helpers/sdk2-mcp.ts';
-import { chainModules } from '../../core/chains/registry.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
 
 const SECRET = new Uint8Array(32).fill(7);
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} } };
@@ -32,7 +32,7 @@ describe('wait_for_payment as a task of the tasks extension (2026-07-28, in proc
     inProcessEndpoint(() => {
       const state = paymentStateFor({ secret: SECRET, cancellations: instance, checkoutUrl: () => null }, owner);
       const paymentState = { ...state, tasks: { ...state.tasks, now: () => time } };
-      return createServer({ listener, updates: { watch: () => () => undefined }, chains: [...chainModules.values()], renderQr: () => Buffer.alloc(0), logger: silentLogger, paymentState }, 'modern');
+      return createServer({ listener, updates: { watch: () => () => undefined }, chains: defaultChains, renderQr: () => Buffer.alloc(0), logger: silentLogger, paymentState }, 'modern');
     });
   const merchantA = endpointOf('merchant-a');
   let tasksClient: { client: Client; exchanges: WireExchange[] };

@@ -18,7 +18,7 @@ import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from '../helpers/list
 import { spawnListener, type ListenerProcess } from '../helpers/process.ts';
 import { connectMcp, type McpSession } from '../helpers/mcp-process.ts';
 import { releasedPort } from '../helpers/ports.ts';
-import { chainModules } from '../../core/chains/registry.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
 
 const API_KEY = 'mcp-test-key-0123456789';
 
@@ -244,7 +244,7 @@ describe('MCP server over stdio against a real listener', () => {
     const server = createMcpServer({
       listener: listenerClient,
       updates: { watch: () => () => undefined },
-      chains: [...chainModules.values()], renderQr: () => {
+      chains: defaultChains, renderQr: () => {
         throw new Error('cannot draw');
       },
       logger: silentLogger,

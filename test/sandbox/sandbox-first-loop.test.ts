@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { chainModules } from '../../core/chains/registry.ts';
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import { describeCreatedInvoice } from '../../mcp/invoice-text.ts';
 import { bannerLine } from '../helpers/banner.ts';
 import { releasedPort } from '../helpers/ports.ts';
@@ -79,7 +79,7 @@ test('sandbox after `service init`: the banner\'s commands work with the key, pa
       (await shell('sh', ['-c', `${bannerLine(banner, 'Load:')}\n${bannerLine(banner, 'Create:', '"chain":"base"')}`], { cwd: dir, env: { PATH: process.env.PATH } })).stdout,
     );
     assert.match(base.qr_uri, /@31337\//);
-    assert.match(describeCreatedInvoice([...chainModules.values()], base), /^Pay 12\.500000 USDC \(12\.5 USD\) on local EVM chain \(id 31337\) — sandbox, not real tokens — to 0x/m);
+    assert.match(describeCreatedInvoice(defaultChains, base), /^Pay 12\.500000 USDC \(12\.5 USD\) on local EVM chain \(id 31337\) — sandbox, not real tokens — to 0x/m);
     const checkout = await (await fetch(`${listener.url}/pay/${base.invoice_id}`)).text();
     assert.match(checkout, /<dd id="network">USDC on local EVM chain \(id 31337\) — sandbox, not real tokens<\/dd>/);
     assert.doesNotMatch(checkout, /on Base \(not Ethereum mainnet\)/);

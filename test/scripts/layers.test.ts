@@ -36,13 +36,13 @@ test('the layer rules refuse what runs back up and allow what runs down', () => 
   assert.equal(ruleBroken('bench/mcp.ts', 'cloud/cloud-app.ts'), undefined);
 });
 
-test('chains are named only in their own folders, the registry and the contract\'s chain list; the files still naming them can only get fewer', () => {
+test('chains are named only in their own folders, the list of default chains and the contract\'s chain list; the files still naming them can only get fewer', () => {
   const report = chainNameReport();
   const named = Object.keys(report.files);
   assert.deepEqual(
     named.filter((file) => !chainNameAllowList.includes(file)),
     [],
-    'these files name a chain (\'base\', base_xpub, …): look it up in core/chains/registry.ts or shared/chains.ts instead',
+    'these files name a chain (\'base\', base_xpub, …): find it in the chains passed in, or in shared/chains.ts, instead',
   );
   assert.deepEqual(
     chainNameAllowList.filter((file) => !named.includes(file)),
@@ -57,4 +57,23 @@ test('the chain-name check sees literals and per-chain identifiers, not comments
   assert.equal(chainNamesIn('const key = merchant.base_xpub ?? merchant.btc_xpub; const p = `polygon`;'), 3);
   assert.equal(chainNamesIn(`// the 'base' chain\n/* 'btc' */ const asset = 'BTC'; const basement = 'based';`), 0);
   assert.ok(!Object.keys(chainNameReport().files).some((file) => ['core/evm/', 'core/btc/', 'core/chains/'].some((home) => file.startsWith(home))));
+});
+
+test('the editions and the core\'s root files import no chain folder: they are given their chains', () => {
+  assert.equal(ruleBroken('core/engine.ts', 'core/btc/receive-address-book.ts'), 'core/*.ts may not import core/btc/');
+  assert.equal(ruleBroken('core/schema.ts', 'core/evm/evm.tables.ts'), 'core/*.ts may not import core/evm/');
+  assert.equal(ruleBroken('core/engine.ts', 'core/chains/default-chains.ts'), 'core/*.ts may not import core/chains/');
+  assert.equal(ruleBroken('core/webhooks/start-delivery.ts', 'core/evm/chain.ts'), 'core/webhooks/ may not import core/evm/');
+  assert.equal(ruleBroken('core/btc/bitcoin.ts', 'core/chains/default-chains.ts'), 'core/btc/ may not import core/chains/');
+  assert.equal(ruleBroken('core/btc/bitcoin.ts', 'core/chain-definition.ts'), undefined);
+  assert.equal(ruleBroken('core/engine.ts', 'core/chain-definition.ts'), undefined);
+  assert.equal(ruleBroken('listener/app.ts', 'core/btc/btc-runtime.ts'), 'listener/ may not import a chain folder (core/btc/): it is given its chains');
+  assert.equal(ruleBroken('cloud/chain-watchers.ts', 'core/evm/evm-runtime.ts'), 'cloud/ may not import a chain folder (core/evm/): it is given its chains');
+  assert.equal(ruleBroken('edge/checkout/page.ts', 'core/evm/amount.ts'), 'edge/ may not import a chain folder (core/evm/): it is given its chains');
+  assert.equal(ruleBroken('mcp/server.ts', 'core/btc/amount.ts'), 'mcp/ may not import a chain folder (core/btc/): it is given its chains');
+  assert.equal(ruleBroken('listener/app.ts', 'core/chain-definition.ts'), undefined);
+  assert.equal(ruleBroken('bin/cli.ts', 'core/chains/default-chains.ts'), undefined);
+  assert.equal(ruleBroken('cloud/merchants/signup.ts', 'core/btc/btc-merchant.ts'), 'cloud/ may not import a chain folder (core/btc/): it is given its chains');
+  // Pinned: no edition file imports a chain folder, and there is no allow-list to add one to.
+  assert.deepEqual(checkLayers().chainImporters, [], 'no edition file may import a chain folder');
 });

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -203,7 +204,7 @@ describe('the contract resolves everywhere', () => {
 
 /** Starts a listener over a database the test can close, to produce the storage-failure answers. */
 async function listenerOverClosableDatabase() {
-  const database = await openCoreDatabase(tempSqliteUrl(), { logger: silentLogger });
+  const database = await openCoreDatabase(tempSqliteUrl(), defaultChains, { logger: silentLogger });
   const listener = await startTestListener({ database });
   return { listener, database };
 }
@@ -266,8 +267,8 @@ describe('real answers of every listener operation and documented status match t
       MERCHANT_EVM_TOKENS: 'usdt',
       BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1',
       SERVICE_RATE_LIMIT: '12',
-    });
-    const listener = await startListener(config, { logger: silentLogger, baseOptions: { nonceDigits: 1 } });
+    }, defaultChains);
+    const listener = await startListener(config, { logger: silentLogger, tuning: { evm: { nonceDigits: 1 } } });
     listeners.push(listener);
     const post = (body: string) => send(listener.url, 'POST', '/invoice', { body });
     assert.equal((await post('{"chain":"btc","amount_sats":1000}')).json().error.code, 'chain_disabled');
@@ -333,7 +334,7 @@ describe('real answers of every listener operation and documented status match t
   });
 
   it("OAuth whose storage fails: the authorization endpoint's error page with the status oidc-provider picks", async () => {
-    const database = await openCoreDatabase(tempSqliteUrl(), { logger: silentLogger });
+    const database = await openCoreDatabase(tempSqliteUrl(), defaultChains, { logger: silentLogger });
     const listener = await startTestListener({ database, env: { SERVICE_API_KEY: LISTENER_KEY } });
     listeners.push(listener);
     assert.equal((await send(listener.url, 'GET', '/.well-known/oauth-authorization-server')).status, 200, 'the authorization server is up');
@@ -550,7 +551,7 @@ describe('real answers of every Cloud operation and documented status match the 
   });
 
   it('a Cloud whose database fails: 500 create_failed and lookup_failed', async () => {
-    const database = await openCoreDatabase(tempSqliteUrl(), { logger: silentLogger });
+    const database = await openCoreDatabase(tempSqliteUrl(), defaultChains, { logger: silentLogger });
     const failing = await startTestCloud({ env: { DATABASE_URL: 'sqlite::memory:' }, deps: { database } });
     try {
       await database.close();

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../core/chains/default-chains.ts';
 // The receivers of docs/standard-webhooks.md and docs/webhooks.md, run with plain node against the
 // real delivery worker and against replays: one verifies with the `standardwebhooks` package, one by
 // hand with node:crypto.
@@ -55,7 +56,7 @@ describe("the docs' webhook receivers", () => {
       const file = join(work, `receiver-${index}.mjs`);
       writeFileSync(file, block.lines.join('\n').replace(/\b9876\b/g, String(port)));
       const child = spawnChild(process.execPath, [file], { MERCHANT_WEBHOOK_SECRET: secret });
-      const database = await openCoreDatabase('sqlite::memory:');
+      const database = await openCoreDatabase('sqlite::memory:', defaultChains);
       const sender = createHttpSender({ maxSockets: 2 });
       try {
         const url = `http://127.0.0.1:${port}/`;

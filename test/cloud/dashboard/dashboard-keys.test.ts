@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RunningCloud } from '../../../cloud/cloud-app.ts';
@@ -378,9 +379,9 @@ for (const database of testDatabases) describe(`dashboard sign-in cannot be lock
 describe('CLOUD_SIGNIN_RATE_LIMIT', () => {
   const base = { DATABASE_URL: 'sqlite:/tmp/unused.db' };
   test('defaults to 10 per IP and 300 overall a minute; off, a pair, or a refused value', () => {
-    assert.deepEqual(loadCloudConfig(base).signInRateLimit, { perClient: 10, overall: 300 });
-    assert.deepEqual(loadCloudConfig({ ...base, CLOUD_SIGNIN_RATE_LIMIT: '4,40' }).signInRateLimit, { perClient: 4, overall: 40 });
-    assert.equal(loadCloudConfig({ ...base, CLOUD_SIGNIN_RATE_LIMIT: 'off' }).signInRateLimit, null);
-    assert.throws(() => loadCloudConfig({ ...base, CLOUD_SIGNIN_RATE_LIMIT: 'lots' }), (error) => error instanceof ConfigError && /CLOUD_SIGNIN_RATE_LIMIT must be/.test(error.message));
+    assert.deepEqual(loadCloudConfig(base, defaultChains).signInRateLimit, { perClient: 10, overall: 300 });
+    assert.deepEqual(loadCloudConfig({ ...base, CLOUD_SIGNIN_RATE_LIMIT: '4,40' }, defaultChains).signInRateLimit, { perClient: 4, overall: 40 });
+    assert.equal(loadCloudConfig({ ...base, CLOUD_SIGNIN_RATE_LIMIT: 'off' }, defaultChains).signInRateLimit, null);
+    assert.throws(() => loadCloudConfig({ ...base, CLOUD_SIGNIN_RATE_LIMIT: 'lots' }, defaultChains), (error) => error instanceof ConfigError && /CLOUD_SIGNIN_RATE_LIMIT must be/.test(error.message));
   });
 });

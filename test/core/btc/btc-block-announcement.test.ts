@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -41,7 +42,7 @@ test('a reconnection announced while a tip read is under way: the block mined wh
   const clock = manualClock(Date.UTC(2026, 0, 1));
   const chain = new LocalBtcChain({ now: clock.now });
   const server = await startLocalChainServer(chain, { initialBlocks: 0 });
-  const database = await openCoreDatabase(tempSqliteUrl());
+  const database = await openCoreDatabase(tempSqliteUrl(), defaultChains);
   const esplora = createEsploraSource({ baseUrl: server.esploraUrl, fetch });
   let duringTipRead: (() => Promise<void>) | null = null;
   const source: ChainSource = {

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -28,7 +29,7 @@ async function setup(maxTrackedAddresses: number) {
   const clock = manualClock(Date.UTC(2026, 0, 1));
   const chain = new LocalBtcChain({ now: clock.now });
   const server: LocalChainServer = await startLocalChainServer(chain, { maxTrackedAddresses });
-  const database: CoreDatabase = await openCoreDatabase(tempSqliteUrl());
+  const database: CoreDatabase = await openCoreDatabase(tempSqliteUrl(), defaultChains);
   const esplora = createEsploraSource({ baseUrl: server.esploraUrl, fetch });
   const source = createSharedChainSource(esplora, { clock });
   const socket = createMempoolSocket({ url: server.websocketUrl, clock, logger: silentLogger, maxConnections: 1 });

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -43,7 +44,7 @@ function fixtureSource(serve: (h: SourceHeader) => SourceHeader = (h) => h) {
 }
 
 test('first sync from a checkpoint: over several passes within the allowance, then stored; a restart asks only for the tip', async () => {
-  const database = await openCoreDatabase(tempSqliteUrl());
+  const database = await openCoreDatabase(tempSqliteUrl(), defaultChains);
   try {
     const source = fixtureSource();
     const make = () =>
@@ -85,7 +86,7 @@ test('first sync from a checkpoint: over several passes within the allowance, th
 });
 
 test('a source whose interval does not lead to the checkpoint is named invalid, and nothing of it is believed', async () => {
-  const database = await openCoreDatabase(tempSqliteUrl());
+  const database = await openCoreDatabase(tempSqliteUrl(), defaultChains);
   try {
     // One header of the interval with a changed time: it no longer hashes to what its child links to.
     const liar = fixtureSource((h) => {

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -29,7 +30,7 @@ describe('telling a database outage from other failures', () => {
   });
 
   it('SQLite full: an outage; reads do not end the problem, a write does', async () => {
-    const database = await openCoreDatabase(tempSqliteUrl());
+    const database = await openCoreDatabase(tempSqliteUrl(), defaultChains);
     try {
       const { db } = database;
       const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(db);

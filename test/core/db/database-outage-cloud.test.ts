@@ -68,7 +68,7 @@ describe('two Cloud instances on PostgreSQL: the database goes away and comes ba
                 logger: log.logger,
                 resolve: async () => [{ address: '127.0.0.1', family: 4 }],
                 webhooks: { pollIntervalMs: 100 },
-                chainWatch: { btcPollMs: 200, refreshMs: 500 },
+                chainWatch: { tuning: { bitcoin: { pollIntervalMs: 200 } }, refreshMs: 500 },
               },
             }),
           );

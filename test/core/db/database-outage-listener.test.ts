@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startListener, type RunningListener } from '../../../listener/app.ts';
@@ -49,8 +50,8 @@ describe('listener on PostgreSQL: the database goes away and comes back', { skip
           SERVICE_RATE_LIMIT: 'off',
           MERCHANT_WEBHOOK_URL: receiver.url,
           MERCHANT_WEBHOOK_SECRET: secret,
-        });
-        listener = await startListener(config, { logger: log.logger, btcPollIntervalMs: 200, webhooks: { pollIntervalMs: 100 } });
+        }, defaultChains);
+        listener = await startListener(config, { logger: log.logger, tuning: { bitcoin: { pollIntervalMs: 200 } }, webhooks: { pollIntervalMs: 100 } });
         const { url } = listener;
         const { db } = listener.database;
         const health = async () => (await fetch(`${url}/health`)).json();

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
@@ -12,7 +13,7 @@ import { waitForWatcher } from '../../helpers/wait-for-watcher.ts';
 async function sqliteListener(url: string) {
   const log = recordingLogger();
   const listener = await startListener(
-    loadConfig({ PORT: '0', DATABASE_URL: url, MERCHANT_BTC_XPUB: BIP84_ZPUB, BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL, SERVICE_RATE_LIMIT: 'off' }),
+    loadConfig({ PORT: '0', DATABASE_URL: url, MERCHANT_BTC_XPUB: BIP84_ZPUB, BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL, SERVICE_RATE_LIMIT: 'off' }, defaultChains),
     { logger: log.logger },
   );
   const create = (signal?: AbortSignal) =>

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -74,7 +75,7 @@ describe('SIGTERM with a request and a webhook attempt in flight', () => {
   it('stops taking connections, finishes both, exits 0; the invoice is stored and the delivery recorded', async () => {
     const databaseUrl = `sqlite:${join(dir, 'service.db')}`;
     const merchantId = 'm_graceful';
-    const seed = await openCoreDatabase(databaseUrl);
+    const seed = await openCoreDatabase(databaseUrl, defaultChains);
     await enqueueEvent(seed.db, {
       merchantId,
       createdAt: Date.now(),
@@ -137,7 +138,7 @@ describe('SIGTERM with a request and a webhook attempt in flight', () => {
       const invoice = JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
       assert.equal(await exited, 0, listener.output());
 
-      const db = await openCoreDatabase(databaseUrl);
+      const db = await openCoreDatabase(databaseUrl, defaultChains);
       try {
         const stored = await db.db.selectFrom('invoices').select(['invoice_id', 'amount_sats']).where('invoice_id', '=', invoice.invoice_id).executeTakeFirst();
         assert.equal(Number(stored?.amount_sats), 12345, 'the invoice answered during the stop is stored');

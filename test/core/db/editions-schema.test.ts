@@ -1,8 +1,8 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { cloudSchema } from '../../../cloud/storage/cloud.schema.ts';
-import { cloudChains } from '../../../cloud/cloud-app.ts';
 import type { Dialect } from '../../../core/db/migrate.ts';
 import { coreMigrations } from '../../../core/schema.ts';
 import { testDatabases, type CreatedDatabase } from '../../helpers/databases.ts';
@@ -85,7 +85,7 @@ for (const database of testDatabases) {
         const tables = await tablesOf(db, database.name);
         assert.deepEqual(tables.filter((name) => /^cloud_|stripe|dashboard/.test(name)), []);
         for (const core of ['invoices', 'address_counters', 'events', 'webhook_attempts', 'btc_payments', 'btc_blocks', 'base_address_claims']) assert.ok(tables.includes(core), core);
-        assert.deepEqual(await executedMigrations(db), Object.keys(coreMigrations(database.name)).sort());
+        assert.deepEqual(await executedMigrations(db), Object.keys(coreMigrations(database.name, defaultChains)).sort());
       } finally {
         await close();
         await store.drop();
@@ -98,7 +98,7 @@ for (const database of testDatabases) {
       try {
         const tables = await tablesOf(db, database.name);
         for (const table of [...CLOUD_TABLES, 'invoices', 'events', 'webhook_attempts', 'base_address_claims']) assert.ok(tables.includes(table), table);
-        const names = Object.keys(cloudSchema(cloudChains).migrations(database.name)).sort();
+        const names = Object.keys(cloudSchema(defaultChains).migrations(database.name)).sort();
         assert.ok(names.indexOf('0004_cloud_accounts') < names.indexOf('0009_key_identity'), 'interleaved by name');
         assert.deepEqual(await executedMigrations(db), names);
       } finally {

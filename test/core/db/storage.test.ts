@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { evmAdapter } from '../../../core/evm/evm-module.ts';
+import { base } from '../../../core/evm/chains/base.ts';
+const evmAdapter = base.adapter;
 import { btcAdapter } from '../../../core/btc/btc-adapter.ts';
 import { enqueueEvent } from '../../../core/events/outbox.ts';
 import {

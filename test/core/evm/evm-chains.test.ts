@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { evmReceiver } from '../../../core/evm/evm-adapter.ts';
 import { parseEvmConfig } from '../../../core/evm/evm-config.ts';
 import { evmSpecOf } from '../../../core/evm/evm-chains.ts';
-import { evmModules } from '../../../core/evm/evm-module.ts';
 import { createRpcSource } from '../../../core/evm/rpc.ts';
 import { createEvmWatcher } from '../../../core/evm/watcher.ts';
 import { merchantEvmScope } from '../../../core/evm/evm-transfer.repository.ts';
@@ -16,7 +15,8 @@ import { wantsSandbox } from '../../../sandbox/sandbox.ts';
 import { deployTestToken } from '../../../sandbox/test-token.ts';
 import { parse } from 'eth-url-parser';
 import { chainFacts, evmChainNames, Health } from '../../../shared/index.ts';
-import { chainModule } from '../../../core/chains/registry.ts';
+import { chainIn } from '../../../core/chain-definition.ts';
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { ACCOUNT_XPUB, FIXED_ADDRESS, MERCHANT, settingsFor, startEvmTestChain } from '../../helpers/evm-chain.ts';
 import { postJson, startTestListener } from '../../helpers/listener.ts';
 
@@ -49,7 +49,7 @@ test('two EVM chains under one key: addresses are never shared, and a payment on
       feed,
       clock: systemClock,
       logger: silentLogger,
-      chains: [...evmModules.values()].map((module) => module.adapter),
+      chains: defaultChains.filter((chain) => chain.facts.family === 'evm').map((chain) => chain.adapter),
       merchantId: MERCHANT,
       receivers: { base: evmReceiver({ base: baseConfig }), eth: evmReceiver({ base: ethConfig! }) },
     });
@@ -132,25 +132,26 @@ test('the listener with MERCHANT_EVM_XPUB and an RPC URL per chain serves each c
 });
 
 test('each EVM chain tells the payer how long its own confirmations take', () => {
-  const words = Object.fromEntries(evmChainNames.map((chain) => [chain, chainModule(chain).confirmingTakes(chainFacts[chain].name)]));
+  const words = Object.fromEntries(evmChainNames.map((chain) => [chain, chainIn(defaultChains, chain).confirmingTakes(chainFacts[chain].name)]));
   assert.deepEqual(words, {
     base: 'the Base network is confirming it, which takes about a minute',
     eth: 'the Ethereum network is confirming it, which takes about 13 minutes',
     polygon: 'the Polygon network is confirming it, which takes about a minute',
+    arbitrum: 'the Arbitrum One network is confirming it, which takes about half a minute',
   });
   assert.deepEqual(
     evmChainNames.map((chain) => evmSpecOf(chain).defaultConfirmations),
-    [12, 64, 32],
+    [12, 64, 32, 100],
     'the defaults docs/chains.md justifies',
   );
 });
 
 test('the sandbox runs unless a merchant key of some chain (or a BASE_ setting) is set; an RPC URL of another chain alone does not stop it', () => {
-  assert.equal(wantsSandbox({}), true);
-  assert.equal(wantsSandbox({ ETH_RPC_URL: 'http://127.0.0.1:8545' }), true, "Foundry's ETH_RPC_URL in the shell");
+  assert.equal(wantsSandbox({}, defaultChains), true);
+  assert.equal(wantsSandbox({ ETH_RPC_URL: 'http://127.0.0.1:8545' }, defaultChains), true, "Foundry's ETH_RPC_URL in the shell");
   for (const name of ['MERCHANT_BTC_XPUB', 'MERCHANT_EVM_XPUB', 'MERCHANT_EVM_ADDRESS', 'MERCHANT_ETH_XPUB', 'MERCHANT_POLYGON_ADDRESS', 'BASE_RPC_URL']) {
-    assert.equal(wantsSandbox({ [name]: 'set' }), false, name);
-    assert.equal(wantsSandbox({ [name]: '  ' }), true, `${name} blank`);
+    assert.equal(wantsSandbox({ [name]: 'set' }, defaultChains), false, name);
+    assert.equal(wantsSandbox({ [name]: '  ' }, defaultChains), true, `${name} blank`);
   }
-  assert.equal(wantsSandbox({ NODE_ENV: 'production' }), false);
+  assert.equal(wantsSandbox({ NODE_ENV: 'production' }, defaultChains), false);
 });

@@ -1,3 +1,5 @@
+import { settingsOf } from '../../../core/chain-definition.ts';
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
 import { HDNodeWallet } from 'ethers';
@@ -15,14 +17,14 @@ const child = (i: number) => HDNodeWallet.fromPhrase(MNEMONIC, undefined, `m/44'
 
 test('MERCHANT_BASE_ADDRESS that is one of the first 20 children of MERCHANT_BASE_XPUB refuses start', () => {
   assert.throws(
-    () => loadConfig({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: child(0), BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' }),
+    () => loadConfig({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: child(0), BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' }, defaultChains),
     /MERCHANT_BASE_ADDRESS is child 0 of MERCHANT_BASE_XPUB \(m\/44'\/60'\/0'\/0\/0\)/,
   );
   assert.throws(
-    () => loadConfig({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: child(19), BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' }),
+    () => loadConfig({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: child(19), BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' }, defaultChains),
     /is child 19 of MERCHANT_BASE_XPUB/,
   );
-  assert.ok(loadConfig({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: child(20), BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' }).base);
+  assert.ok(settingsOf(loadConfig({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, MERCHANT_BASE_ADDRESS: child(20), BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1' }, defaultChains).chains, 'base'));
 });
 
 /** Base configured, no chain watched: these tests are about which address an invoice gets. */

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'eth-url-parser';
@@ -27,11 +28,11 @@ for (const kind of testDatabases) {
       BASE_RPC_URL: `${chain.anvil.url},${proxy.url}`,
       BASE_CHAIN_ID: String(chain.anvil.chainId),
       BASE_CONFIRMATIONS: '2',
-    });
+    }, defaultChains);
     const listener = await startListener(config, {
       clock,
       logger: silentLogger,
-      baseOptions: { pollIntervalMs: 100, nonceDigits: 1, quarantineMs: 24 * 3_600_000 },
+      tuning: { evm: { pollIntervalMs: 100, nonceDigits: 1, quarantineMs: 24 * 3_600_000 } },
     }).catch(async (error: unknown) => {
       await proxy.close();
       await chain.close();
@@ -116,7 +117,7 @@ for (const kind of testDatabases) {
 }
 
 test('Base settings: disabled chain, disabled asset, single source warning in /health, top-level /health fields with both chains, private key refused', async () => {
-  const btcOnly = await startListener(loadConfig({ PORT: '0', DATABASE_URL: tempSqliteUrl(), SERVICE_RATE_LIMIT: 'off' }), { logger: silentLogger });
+  const btcOnly = await startListener(loadConfig({ PORT: '0', DATABASE_URL: tempSqliteUrl(), SERVICE_RATE_LIMIT: 'off' }, defaultChains), { logger: silentLogger });
   try {
     const r = await postJson(`${btcOnly.url}/invoice`, { chain: 'base', amount_usd: 5 });
     assert.deepEqual([r.status, r.json.error.code], [400, 'base_disabled']);
@@ -135,8 +136,8 @@ test('Base settings: disabled chain, disabled asset, single source warning in /h
         MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
         BASE_RPC_URL: chain.anvil.url, BASE_MIN_SOURCES: '1',
         BASE_CHAIN_ID: String(chain.anvil.chainId),
-      }),
-      { logger: silentLogger, baseOptions: { pollIntervalMs: 100 } },
+      }, defaultChains),
+      { logger: silentLogger, tuning: { evm: { pollIntervalMs: 100 } } },
     );
     try {
       const r = await postJson(`${listener.url}/invoice`, { chain: 'base', amount_usd: 5, asset: 'usdt' });
@@ -162,8 +163,8 @@ test('Base settings: disabled chain, disabled asset, single source warning in /h
         MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
         BASE_RPC_URL: chain.anvil.url, BASE_MIN_SOURCES: '1',
         BASE_CHAIN_ID: String(chain.anvil.chainId),
-      }),
-      { logger: silentLogger, baseOptions: { pollIntervalMs: 100 } },
+      }, defaultChains),
+      { logger: silentLogger, tuning: { evm: { pollIntervalMs: 100 } } },
     );
     try {
       await postJson(`${both.url}/invoice`, { chain: 'base', amount_usd: 5 });
@@ -192,7 +193,7 @@ test('Base settings: disabled chain, disabled asset, single source warning in /h
   }
 
   const xprv = 'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi';
-  assert.throws(() => loadConfig({ MERCHANT_BASE_XPUB: xprv, BASE_RPC_URL: 'http://127.0.0.1:1', BASE_MIN_SOURCES: '1' }), /MERCHANT_BASE_XPUB holds an extended private key/);
-  assert.throws(() => loadConfig({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS.toLowerCase(), BASE_RPC_URL: 'http://127.0.0.1:1', BASE_MIN_SOURCES: '1' }), /MERCHANT_BASE_ADDRESS give the EIP-55 checksummed form/);
-  assert.throws(() => loadConfig({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS }), /BASE_RPC_URL is required/);
+  assert.throws(() => loadConfig({ MERCHANT_BASE_XPUB: xprv, BASE_RPC_URL: 'http://127.0.0.1:1', BASE_MIN_SOURCES: '1' }, defaultChains), /MERCHANT_BASE_XPUB holds an extended private key/);
+  assert.throws(() => loadConfig({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS.toLowerCase(), BASE_RPC_URL: 'http://127.0.0.1:1', BASE_MIN_SOURCES: '1' }, defaultChains), /MERCHANT_BASE_ADDRESS give the EIP-55 checksummed form/);
+  assert.throws(() => loadConfig({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS }, defaultChains), /BASE_RPC_URL is required/);
 });

@@ -6,15 +6,16 @@ import { HDNodeWallet } from 'ethers';
 import { assetIdOf } from '../../../shared/index.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { AddressDeriver } from '../../../core/btc/receive-address-book.ts';
-import { evmModules } from '../../../core/evm/evm-module.ts';
+import { base as baseChain } from '../../../core/evm/chains/base.ts';
+import { ethereum } from '../../../core/evm/chains/ethereum.ts';
 import type { EvmMerchantSettings } from '../../../core/evm/evm-merchant.ts';
 import { parseEvmAccountXpub } from '../../../core/evm/keys.ts';
 
 const wallet = HDNodeWallet.fromPhrase('test test test test test test test test test test test junk', undefined, "m/44'/60'/0'");
 const XPUB = wallet.neuter().extendedKey;
 const ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
-const base = evmModules.get('base')!.merchant;
-const eth = evmModules.get('eth')!.merchant;
+const base = baseChain.merchant;
+const eth = ethereum.merchant;
 
 /** The same account key with other metadata (parent fingerprint, child number): other text, same key. */
 function withOtherMetadata(extendedKey: string): string {

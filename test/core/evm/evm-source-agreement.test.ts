@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { evmHealth } from '../../../core/evm/evm-health.ts';
@@ -221,12 +222,12 @@ test('the listener: a lying source beside an honest node turns /health ok false 
 });
 
 test("Cloud's all-merchant watcher: a lying source beside an honest node confirms nothing and is named in /api/v1/health; a real payment confirms on sources:2", { timeout: 120_000 }, async () => {
-  const evm = await startLocalEvm({ chain: 'base' });
+  const evm = await startLocalEvm({ chains: defaultChains, chain: 'base' });
   const liar = await startRpcProxy(evm.anvil.url);
   const { MERCHANT_EVM_XPUB: _xpub, MERCHANT_EVM_ADDRESS: _address, BASE_MIN_SOURCES: _trusted, ...platform } = evm.env;
   const cloud = await startTestCloud({
     env: { ...platform, BASE_RPC_URL: `${liar.url},${evm.anvil.url}`, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' },
-    deps: { chainWatch: { basePollMs: 50, refreshMs: 50 } },
+    deps: { chainWatch: { tuning: { evm: { pollIntervalMs: 50 } }, refreshMs: 50 } },
   });
   try {
     const xpub = HDNodeWallet.fromSeed(randomBytes(32)).derivePath(ACCOUNT_PATH).neuter().extendedKey;

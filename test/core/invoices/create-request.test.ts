@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { parseCreateInvoiceRequest } from '../../../core/invoices/create-request.ts';
 
 import { ServiceError } from '../../../core/errors.ts';
-import { chainModules } from '../../../core/chains/registry.ts';
+import { chainIn } from '../../../core/chain-definition.ts';
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { chainNames, chainFacts } from '../../../shared/index.ts';
 
 const enabled = () => null;
@@ -47,13 +48,13 @@ test('every chain of the contract is accepted by name, and asks for its own amou
 
 test('a chain the merchant does not receive on answers with its module\'s code, before the amount is judged', () => {
   for (const chain of chainNames) {
-    const disabled = chainModules.get(chain)!.disabled();
+    const disabled = chainIn(defaultChains, chain).disabled();
     assert.ok(disabled instanceof ServiceError);
     assert.throws(
       () => parseCreateInvoiceRequest({ chain, amount_usd: -1, amount_sats: -1 }, (asked) => (asked === chain ? disabled : null)),
       (e: { code?: string }) => e.code === disabled.code,
     );
   }
-  assert.equal(chainModules.get('btc')!.disabled().code, 'chain_disabled');
-  assert.equal(chainModules.get('eth')!.disabled().code, 'base_disabled');
+  assert.equal(chainIn(defaultChains, 'btc').disabled().code, 'chain_disabled');
+  assert.equal(chainIn(defaultChains, 'eth').disabled().code, 'base_disabled');
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { evmAdapter } from '../../../core/evm/evm-module.ts';
+import { base } from '../../../core/evm/chains/base.ts';
+const evmAdapter = base.adapter;
 import { btcAdapter } from '../../../core/btc/btc-adapter.ts';
 import type { CoreTables } from '../../../core/schema.ts';
 import { expireIfPending, findInvoice, insertInvoice, type InvoiceRow } from '../../../core/invoices/invoice.repository.ts';

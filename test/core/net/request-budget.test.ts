@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { manualClock } from '../../../core/clock.ts';
@@ -272,10 +273,10 @@ describe('budgets per source', () => {
   });
 
   test('the settings are read and checked with the rest of the configuration', () => {
-    const config = loadConfig({ BTC_SOURCE_RATE_PER_S: '0.5', BTC_SOURCE_BURST: '4', BASE_RPC_RATE_PER_S: '', BASE_RPC_BURST: '20' });
+    const config = loadConfig({ BTC_SOURCE_RATE_PER_S: '0.5', BTC_SOURCE_BURST: '4', BASE_RPC_RATE_PER_S: '', BASE_RPC_BURST: '20' }, defaultChains);
     assert.deepEqual(config.sourceBudgets, { btc: { ratePerSec: 0.5, burst: 4 }, base: { ratePerSec: undefined, burst: 20 } });
     assert.throws(
-      () => loadConfig({ BTC_SOURCE_RATE_PER_S: '0', BASE_RPC_BURST: '1.5' }),
+      () => loadConfig({ BTC_SOURCE_RATE_PER_S: '0', BASE_RPC_BURST: '1.5' }, defaultChains),
       (error: ConfigError) => error.problems.some((p) => p.startsWith('BTC_SOURCE_RATE_PER_S')) && error.problems.some((p) => p.startsWith('BASE_RPC_BURST')),
     );
   });

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,7 +45,7 @@ describe('kill -9 of the listener mid-delivery', () => {
   };
 
   it('restarts and delivers the event as attempt 2 with the same id and body', async () => {
-    const seed = await openCoreDatabase(databaseUrl());
+    const seed = await openCoreDatabase(databaseUrl(), defaultChains);
     const eventId = await enqueueEvent(seed.db, {
       merchantId,
       createdAt: Date.now(),
@@ -68,7 +69,7 @@ describe('kill -9 of the listener mid-delivery', () => {
     first.child.kill('SIGKILL');
     assert.equal(await exited, 'SIGKILL');
 
-    const db = await openCoreDatabase(databaseUrl());
+    const db = await openCoreDatabase(databaseUrl(), defaultChains);
     const [claimed] = await listDeliveries(db.db, merchantId);
     assert.equal(claimed.attempts, 1, 'attempt 1 was stored before the request went out');
     assert.equal(claimed.nextAttemptAt, claimed.lastAttemptAt! + WEBHOOK_ACK_TIMEOUT_MS + CLAIM_GRACE_MS + 1_000);
@@ -93,7 +94,7 @@ describe('kill -9 of the listener mid-delivery', () => {
     assert.equal(retry.body.toString('utf8'), body);
     assert.equal(verifyWebhook(retry.body, retry.headers, secret).ok, true);
 
-    const after = await openCoreDatabase(databaseUrl());
+    const after = await openCoreDatabase(databaseUrl(), defaultChains);
     const attempts = await listAttempts(after.db, merchantId, eventId);
     assert.deepEqual(attempts.map((a) => [a.attempt, a.http_status, a.error]), [[1, null, INTERRUPTED_ERROR], [2, 200, null]]);
     assert.equal((await listDeliveries(after.db, merchantId, ['delivered']))[0].eventId, eventId);

@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -18,7 +19,7 @@ const newXpub = () => HDNodeWallet.fromSeed(randomBytes(32)).derivePath(ACCOUNT_
 for (const kind of testDatabases) {
   test(`x402 on Cloud (${kind.name}): xpub and fixed-address invoices paid by the official client confirm through the watcher; merchant A's invoice cannot be paid to B's address, and B's key gives nothing on A's invoice`, { skip: kind.skip }, async () => {
     const database = await kind.create();
-    const evm = await startLocalEvm();
+    const evm = await startLocalEvm({ chains: defaultChains });
     const proxy = await startRpcProxy(evm.anvil.url);
     const settler = randomAccount();
     const payer = randomAccount();
@@ -29,7 +30,7 @@ for (const kind of testDatabases) {
       const { MERCHANT_EVM_XPUB: _x, MERCHANT_EVM_ADDRESS: _a, ...chainEnv } = evm.env;
       cloud = await startTestCloud({
         env: { ...chainEnv, DATABASE_URL: database.url, BASE_RPC_URL: `${evm.anvil.url},${proxy.url}`, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off', X402_SETTLER_KEY: settler.key },
-        deps: { leaderRetryMs: 100, chainWatch: { basePollMs: 100, refreshMs: 100 } },
+        deps: { leaderRetryMs: 100, chainWatch: { tuning: { evm: { pollIntervalMs: 100 } }, refreshMs: 100 } },
       });
       const a = await signupMerchant(cloud.url, { receive_methods: [{ chain: 'base', xpub: newXpub() }] });
       const b = await signupMerchant(cloud.url, { receive_methods: [{ chain: 'base', xpub: newXpub() }] });

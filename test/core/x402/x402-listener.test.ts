@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startListener } from '../../../listener/app.ts';
@@ -40,9 +41,8 @@ for (const [index, chainName] of evmTestChains.entries()) {
         X402_SETTLER_KEY: settler.key,
         MERCHANT_WEBHOOK_URL: hooks.url,
         MERCHANT_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      }),
-    );
-    const listener = await startListener(config, { logger: silentLogger, baseOptions: { pollIntervalMs: 100 } });
+      }), defaultChains);
+    const listener = await startListener(config, { logger: silentLogger, tuning: { evm: { pollIntervalMs: 100 } } });
     try {
       const created = await postJson(`${listener.url}/invoice`, { chain: chainName, amount_usd: 12.5 });
       assert.equal(created.status, 201, created.text);

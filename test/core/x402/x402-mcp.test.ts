@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -35,8 +36,8 @@ test('x402 over MCP: create_invoice (fixed-address USDC) carries x402_url and th
       BASE_CONFIRMATIONS: '2',
       BASE_FINALITY: 'count',
       X402_SETTLER_KEY: settler.key,
-    }),
-    { logger: silentLogger, baseOptions: { pollIntervalMs: 100 } },
+    }, defaultChains),
+    { logger: silentLogger, tuning: { evm: { pollIntervalMs: 100 } } },
   );
   const client = new Client({ name: 'x402-test', version: '1.0.0' });
   try {

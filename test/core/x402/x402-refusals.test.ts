@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -32,8 +33,8 @@ async function listenerOn(chain: EvmTestChain, env: Record<string, string>): Pro
       BASE_FINALITY: 'count',
       X402_SETTLE_TIMEOUT_S: '3',
       ...env,
-    }),
-    { logger: silentLogger, baseOptions: { pollIntervalMs: 100 } },
+    }, defaultChains),
+    { logger: silentLogger, tuning: { evm: { pollIntervalMs: 100 } } },
   );
 }
 

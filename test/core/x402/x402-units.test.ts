@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { paymentRequiredOf, requirementsOf, X402_MAX_TIMEOUT_S, type X402Offer } from '../../../core/x402/requirements.ts';
@@ -46,10 +47,12 @@ test('settings: a chain facilitator wins over the shared one, which wins over th
     base: { kind: 'facilitator', url: 'https://facilitator.example' },
     eth: { kind: 'facilitator', url: 'https://eth.example' },
     polygon: { kind: 'facilitator', url: 'https://facilitator.example' },
+    arbitrum: { kind: 'facilitator', url: 'https://facilitator.example' },
   });
   assert.equal(settings.settleTimeoutMs, 30_000);
   const keyOnly = parseX402Settings({ X402_SETTLER_KEY: 'ab'.repeat(32), X402_SETTLE_TIMEOUT_S: '5' }, problems);
   assert.deepEqual(Object.values(keyOnly.settlement), [
+    { kind: 'settler', key },
     { kind: 'settler', key },
     { kind: 'settler', key },
     { kind: 'settler', key },
@@ -65,7 +68,7 @@ test('settings: a chain facilitator wins over the shared one, which wins over th
 });
 
 test('the settlement lock: one payer at a time, a refused attempt frees it, a stale settle is taken over, a sent one never is', async () => {
-  const database = await openCoreDatabase(tempSqliteUrl(), { logger: silentLogger });
+  const database = await openCoreDatabase(tempSqliteUrl(), defaultChains, { logger: silentLogger });
   try {
     const { db } = database;
     const claim = (nonce: string, now: number) => claimSettlement(db, { invoiceId: 'inv_1', merchantId: 'm', payer: '0xpayer', nonce, network: 'eip155:8453', now });

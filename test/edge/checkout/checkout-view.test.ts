@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -232,9 +233,9 @@ describe('checkout view and page of the listener', () => {
 });
 
 test('SHOP_NAME: default "Shop", 2-80 characters', () => {
-  assert.equal(loadConfig({}).shopName, 'Shop');
-  assert.equal(loadConfig({ SHOP_NAME: '  Dana Design  ' }).shopName, 'Dana Design');
+  assert.equal(loadConfig({}, defaultChains).shopName, 'Shop');
+  assert.equal(loadConfig({ SHOP_NAME: '  Dana Design  ' }, defaultChains).shopName, 'Dana Design');
   for (const bad of ['D', 'x'.repeat(81)]) {
-    assert.throws(() => loadConfig({ SHOP_NAME: bad }), (error: ConfigError) => error.problems.some((p) => p === `SHOP_NAME must be 2-80 characters, got "${bad}"`));
+    assert.throws(() => loadConfig({ SHOP_NAME: bad }, defaultChains), (error: ConfigError) => error.problems.some((p) => p === `SHOP_NAME must be 2-80 characters, got "${bad}"`));
   }
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chainModules } from '../../../core/chains/registry.ts';
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { renderCheckoutPage } from '../../../edge/checkout/page.ts';
 import { BtcCheckoutView } from '../../../shared/index.ts';
 
@@ -27,7 +27,7 @@ const view = BtcCheckoutView.parse({
   amount_btc: '0.00050000',
 });
 const assets = { cssUrl: '/a.css', cssIntegrity: 'sha384-a', jsUrl: '/a.js', jsIntegrity: 'sha384-b' };
-const bitcoin = chainModules.get('btc')!;
+const bitcoin = defaultChains.find((chain) => chain.chain === 'btc')!;
 
 test("the page speaks of the invoice as the invoice's chain says: its amount, network, fee and confirmation time", () => {
   const chain = {

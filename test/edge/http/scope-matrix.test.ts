@@ -17,7 +17,7 @@ import { BIP84_ZPUB, postJson, startTestListener } from '../../helpers/listener.
 import { signupMerchant, startTestCloud } from '../../helpers/cloud.ts';
 import { answerConsent, REDIRECT_URL } from '../../helpers/oauth.ts';
 import { messageOf, postModern } from '../../helpers/modern-mcp.ts';
-import { chainModules } from '../../../core/chains/registry.ts';
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 
 /**
  * The scope matrix: every HTTP route of both editions, every JSON-RPC method the MCP server answers
@@ -102,7 +102,7 @@ function registeredMethods(): string[] {
   const server = createMcpServer({
     listener: { listInvoices: async () => ({ ok: true, value: { invoices: [] } }) } as never,
     updates: { watch: () => () => undefined },
-    chains: [...chainModules.values()], renderQr: () => Buffer.alloc(0),
+    chains: defaultChains, renderQr: () => Buffer.alloc(0),
     logger: silentLogger,
   });
   // The SDK keeps its handlers in these maps; nothing public lists them.

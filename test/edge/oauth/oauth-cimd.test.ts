@@ -1,3 +1,4 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -50,7 +51,7 @@ describe('Client ID Metadata Documents, fetched under the webhook URL guard', ()
     });
     await new Promise<void>((resolve) => documents.listen(0, '127.0.0.1', resolve));
     base = `https://cimd.test:${(documents.address() as AddressInfo).port}`;
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: tempSqliteUrl(), MERCHANT_BTC_XPUB: BIP84_ZPUB, SERVICE_RATE_LIMIT: 'off', BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL, SERVICE_API_KEY: API_KEY });
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: tempSqliteUrl(), MERCHANT_BTC_XPUB: BIP84_ZPUB, SERVICE_RATE_LIMIT: 'off', BTC_ESPLORA_URL: NO_CHAIN_ESPLORA_URL, SERVICE_API_KEY: API_KEY }, defaultChains);
     listener = await startListener(config, {
       logger: silentLogger,
       // cimd.test is the local https server; private.test a private address the guard refuses.
