@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { evmChainSpecs } from '../core/evm/evm-chains.ts';
+import { evmSpecsIn } from '../core/evm/evm-definition.ts';
 import { evmSettingNamesOf } from '../core/evm/evm-config.ts';
 import { startSandbox } from '../sandbox/sandbox.ts';
 import { defaultChains } from '../core/chains/default-chains.ts';
@@ -81,7 +81,7 @@ progress('starting the local chains (regtest over Esplora here, three anvil node
 const chains = await startSandbox({ SANDBOX_CHAIN_PORT: '0' }, { chains: defaultChains, onWebhook: () => undefined, database: join(dir, 'chains.db') });
 const children: ChildProcess[] = [];
 try {
-  const wsNames = evmChainSpecs.map((spec) => evmSettingNamesOf(spec));
+  const wsNames = evmSpecsIn(defaultChains).map((spec) => evmSettingNamesOf(spec));
   const local = Object.fromEntries(Object.entries(chains.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
   const polling = Object.fromEntries(Object.entries(local).filter(([name]) => !wsNames.some((names) => name === names.wsUrl || name === names.blockTimeMs)));
   progress('starting the bare server, the listeners and the sandbox…');

@@ -118,7 +118,7 @@ const CloudEnv = z.object({ ...settingsBeforeChains, ...settingsAfterChains });
 const cloudEnv = (chains: readonly ChainDefinition[]) => z.object({ ...settingsBeforeChains, ...platformSettingsShape(chains), ...settingsAfterChains });
 
 /** Every setting Cloud reads (the Base ones are shared by its merchants). */
-export const cloudSettingNames = (chains: readonly ChainDefinition[]): string[] => [...Object.keys(CloudEnv.shape), ...platformSettingNames(chains), ...x402SettingNames];
+export const cloudSettingNames = (chains: readonly ChainDefinition[]): string[] => [...Object.keys(CloudEnv.shape), ...platformSettingNames(chains), ...x402SettingNames(chains)];
 
 export function loadCloudConfig(env: Env, chains: readonly ChainDefinition[]): CloudConfig {
   const problems: string[] = [];
@@ -144,7 +144,7 @@ export function loadCloudConfig(env: Env, chains: readonly ChainDefinition[]): C
   }
   const stripe = parseStripe(raw, problems);
   const httpBounds = httpBoundsOf(raw, problems);
-  const x402 = parseX402Settings(env, problems);
+  const x402 = parseX402Settings(chains, env, problems);
   const x402RateLimit = x402RateLimitOf(raw.X402_RATE_LIMIT, problems);
   if (problems.length) throw new ConfigError(problems);
 

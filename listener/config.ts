@@ -105,11 +105,10 @@ const ownSettingNames = [
   'SHOP_NAME',
   'X402_RATE_LIMIT',
   ...budgetSettingNames,
-  ...x402SettingNames,
 ] as const;
 
 /** Every setting the listener reads with these chains. */
-export const settingNames = (chains: readonly ChainDefinition[]): string[] => [...ownSettingNames, ...listenerSettingNames(chains)];
+export const settingNames = (chains: readonly ChainDefinition[]): string[] => [...ownSettingNames, ...x402SettingNames(chains), ...listenerSettingNames(chains)];
 
 const optionalText = z.preprocess(blankToUndefined, z.string().trim().optional());
 
@@ -188,7 +187,7 @@ export function loadConfig(env: Env, chains: readonly ChainDefinition[]): Config
   const raw = parseSettings(envSchema(chains), env, problems);
 
   const configured = configureListenerChains(chains, env, problems, raw);
-  const x402 = parseX402Settings(env, problems);
+  const x402 = parseX402Settings(chains, env, problems);
   const x402RateLimit = x402RateLimitOf(raw.X402_RATE_LIMIT, problems);
 
   let rateLimit: RateLimitConfig | null = null;

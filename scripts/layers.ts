@@ -38,6 +38,7 @@ const coreFolderRules: Record<string, string[]> = {
   webhooks: chainFolders,
   events: chainFolders,
   oauth: chainFolders,
+  x402: chainFolders,
   btc: ['evm', 'chains'],
   evm: ['btc', 'chains'],
   db: ['invoices', 'webhooks', 'events', ...chainFolders],

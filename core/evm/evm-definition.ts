@@ -15,6 +15,12 @@ export interface EvmChainDefinition extends ChainDefinition<EvmConfig, EvmPlatfo
   spec: EvmChainSpec;
 }
 
+/** Whether a chain of a list is an EVM chain made by defineEvmChain (its facts at hand). */
+export const isEvmChainDefinition = (chain: ChainDefinition): chain is EvmChainDefinition => chain.facts.family === 'evm' && 'spec' in chain;
+
+/** The facts of the EVM chains of a list, in its order. */
+export const evmSpecsIn = (chains: readonly ChainDefinition[]): EvmChainSpec[] => chains.filter(isEvmChainDefinition).map((chain) => chain.spec);
+
 /** The family's tables, shared by every EVM chain (rows carry their chain), under the names databases recorded. */
 function evmMigrations(_dialect: Dialect): Record<string, Migration> {
   return {

@@ -1,5 +1,5 @@
 import type { EvmChainName } from '../../shared/index.ts';
-import { evmChainSpecs } from '../evm/evm-chains.ts';
+import type { ChainDefinition } from '../chain-definition.ts';
 
 /** The built-in settler's key: it pays gas for `transferWithAuthorization` and can move no one's tokens. */
 export const X402_SETTLER_KEY = 'X402_SETTLER_KEY';
@@ -11,8 +11,18 @@ export const X402_FACILITATOR_URL = 'X402_FACILITATOR_URL';
 
 const chainFacilitatorSetting = (envPrefix: string) => `${envPrefix}_X402_FACILITATOR_URL`;
 
-/** Every x402 setting name, for the editions' settings lists. */
-export const x402SettingNames: readonly string[] = [X402_SETTLER_KEY, X402_FACILITATOR_URL, X402_SETTLE_TIMEOUT_S, ...evmChainSpecs.map((spec) => chainFacilitatorSetting(spec.envPrefix))];
+/** What x402 reads of a chain it is given: x402 pays on the EVM family's chains, each under its settings prefix. */
+export type X402ChainFacts = Pick<ChainDefinition, 'chain' | 'facts'>;
+
+const evmChainsOf = (chains: readonly X402ChainFacts[]) => chains.filter((chain) => chain.facts.family === 'evm');
+
+/** Every x402 setting name with these chains, for the editions' settings lists. */
+export const x402SettingNames = (chains: readonly X402ChainFacts[]): string[] => [
+  X402_SETTLER_KEY,
+  X402_FACILITATOR_URL,
+  X402_SETTLE_TIMEOUT_S,
+  ...evmChainsOf(chains).map((chain) => chainFacilitatorSetting(chain.facts.settingsPrefix)),
+];
 
 /** How an EVM chain's x402 payments are settled: a facilitator at a URL, or the service's own gas-paying key. */
 export type X402Settlement = { kind: 'facilitator'; url: string } | { kind: 'settler'; key: `0x${string}` };
@@ -25,10 +35,10 @@ export interface X402Settings {
 }
 
 /**
- * A chain's own facilitator URL, else the shared one, else the settler key; none: x402 is off on
- * that chain. Problems are appended to `problems`; the key is never echoed.
+ * For each EVM chain of `chains`: its own facilitator URL, else the shared one, else the settler
+ * key; none: x402 is off on that chain. Problems are appended to `problems`; the key is never echoed.
  */
-export function parseX402Settings(env: Readonly<Record<string, string | undefined>>, problems: string[]): X402Settings {
+export function parseX402Settings(chains: readonly X402ChainFacts[], env: Readonly<Record<string, string | undefined>>, problems: string[]): X402Settings {
   const text = (name: string) => env[name]?.trim() || undefined;
   const keyText = text(X402_SETTLER_KEY);
   let key: `0x${string}` | null = null;
@@ -47,10 +57,11 @@ export function parseX402Settings(env: Readonly<Record<string, string | undefine
   };
   const shared = urlOf(X402_FACILITATOR_URL);
   const settlement: X402Settings['settlement'] = {};
-  for (const spec of evmChainSpecs) {
-    const url = urlOf(chainFacilitatorSetting(spec.envPrefix)) ?? shared;
-    if (url) settlement[spec.chain] = { kind: 'facilitator', url };
-    else if (key) settlement[spec.chain] = { kind: 'settler', key };
+  for (const chain of evmChainsOf(chains)) {
+    const name = chain.chain as EvmChainName;
+    const url = urlOf(chainFacilitatorSetting(chain.facts.settingsPrefix)) ?? shared;
+    if (url) settlement[name] = { kind: 'facilitator', url };
+    else if (key) settlement[name] = { kind: 'settler', key };
   }
   const timeoutText = text(X402_SETTLE_TIMEOUT_S);
   let settleTimeoutMs = DEFAULT_SETTLE_TIMEOUT_S * 1000;

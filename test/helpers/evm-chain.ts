@@ -3,7 +3,8 @@ import { HDNodeWallet } from 'ethers';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import type { CoreDatabase } from '../../core/schema.ts';
 import { evmReceiver } from '../../core/evm/evm-adapter.ts';
-import { evmChainSpecs, evmSpecOf } from '../../core/evm/evm-chains.ts';
+import { evmSpecsIn } from '../../core/evm/evm-definition.ts';
+import type { EvmChainSpec } from '../../core/evm/evm-chain-spec.ts';
 import { chainIn } from '../../core/chain-definition.ts';
 import type { EvmChainName } from '../../shared/index.ts';
 import { parseEvmConfig, type EvmConfig } from '../../core/evm/evm-config.ts';
@@ -27,11 +28,17 @@ export const ACCOUNT_XPUB = HDNodeWallet.fromPhrase(
   "m/44'/60'/0'",
 ).neuter().extendedKey;
 
+/** The facts of the EVM chains of the default list, in its order. */
+export const evmSpecs = (): EvmChainSpec[] => evmSpecsIn(defaultChains);
+
+/** The facts of one EVM chain of the default list. */
+export const evmSpecOf = (chain: string): EvmChainSpec => chainIn(evmSpecs(), chain);
+
 /**
  * The EVM chains every Base test runs on, each on an anvil node started with that chain's mainnet
  * id (so the URIs and the settings are the chain's own): one module, one test matrix.
  */
-export const evmTestChains: readonly EvmChainName[] = evmChainSpecs.map((spec) => spec.chain);
+export const evmTestChains: readonly EvmChainName[] = evmSpecs().map((spec) => spec.chain);
 
 /**
  * Settings written for Base (MERCHANT_BASE_XPUB, BASE_RPC_URL, …) as `chain`'s own

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'eth-url-parser';
-import { evmSpecOf } from '../../core/evm/evm-chains.ts';
+import { evmSpecOf } from '../helpers/evm-chain.ts';
 import { chainFacts, evmChainNames } from '../../shared/index.ts';
 import { postJson } from '../helpers/listener.ts';
 import { releasedPort } from '../helpers/ports.ts';

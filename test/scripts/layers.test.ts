@@ -64,6 +64,7 @@ test('the editions and the core\'s root files import no chain folder: they are g
   assert.equal(ruleBroken('core/schema.ts', 'core/evm/evm.tables.ts'), 'core/*.ts may not import core/evm/');
   assert.equal(ruleBroken('core/engine.ts', 'core/chains/default-chains.ts'), 'core/*.ts may not import core/chains/');
   assert.equal(ruleBroken('core/webhooks/start-delivery.ts', 'core/evm/chain.ts'), 'core/webhooks/ may not import core/evm/');
+  assert.equal(ruleBroken('core/x402/x402-settings.ts', 'core/evm/evm-definition.ts'), 'core/x402/ may not import core/evm/');
   assert.equal(ruleBroken('core/btc/bitcoin.ts', 'core/chains/default-chains.ts'), 'core/btc/ may not import core/chains/');
   assert.equal(ruleBroken('core/btc/bitcoin.ts', 'core/chain-definition.ts'), undefined);
   assert.equal(ruleBroken('core/engine.ts', 'core/chain-definition.ts'), undefined);

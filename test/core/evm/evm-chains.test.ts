@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { evmReceiver } from '../../../core/evm/evm-adapter.ts';
 import { parseEvmConfig } from '../../../core/evm/evm-config.ts';
-import { evmSpecOf } from '../../../core/evm/evm-chains.ts';
 import { createRpcSource } from '../../../core/evm/rpc.ts';
 import { createEvmWatcher } from '../../../core/evm/watcher.ts';
 import { merchantEvmScope } from '../../../core/evm/evm-transfer.repository.ts';
@@ -17,7 +16,7 @@ import { parse } from 'eth-url-parser';
 import { chainFacts, evmChainNames, Health } from '../../../shared/index.ts';
 import { chainIn } from '../../../core/chain-definition.ts';
 import { defaultChains } from '../../../core/chains/default-chains.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS, MERCHANT, settingsFor, startEvmTestChain } from '../../helpers/evm-chain.ts';
+import { ACCOUNT_XPUB, evmSpecOf, FIXED_ADDRESS, MERCHANT, settingsFor, startEvmTestChain } from '../../helpers/evm-chain.ts';
 import { postJson, startTestListener } from '../../helpers/listener.ts';
 
 /**

@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseEvmConfig } from '../../../core/evm/evm-config.ts';
-import { evmSpecOf } from '../../../core/evm/evm-chains.ts';
 import { createRpcSource } from '../../../core/evm/rpc.ts';
-import { ACCOUNT_XPUB, evmServices, settingsFor, startEvmTestChain, type EvmTestChain } from '../../helpers/evm-chain.ts';
+import { ACCOUNT_XPUB, evmSpecOf, evmServices, settingsFor, startEvmTestChain, type EvmTestChain } from '../../helpers/evm-chain.ts';
 
 /**
  * The finality rule on a real anvil, which reports as `finalized` the block 64 behind its head: a

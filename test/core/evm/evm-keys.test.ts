@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { HDNodeWallet } from 'ethers';
 import { KeyError, parseChecksummedAddress, parseEvmAccountXpub } from '../../../core/evm/keys.ts';
 import { parseEvmTokens } from '../../../core/evm/tokens.ts';
-import { evmChainSpecs } from '../../../core/evm/evm-chains.ts';
+import { evmSpecs } from '../../helpers/evm-chain.ts';
 
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const JUNK = 'test test test test test test test test test test test junk';
@@ -55,10 +55,10 @@ test('a wrong checksum, a lowercase address or a short one is refused', () => {
 });
 
 test('MERCHANT_EVM_TOKENS: known symbols per chain, overrides, and errors', () => {
-  assert.deepEqual([...parseEvmTokens('usdc', 8453, evmChainSpecs[0].knownTokens[8453])], [['usdc', '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913']]);
-  assert.deepEqual([...parseEvmTokens('usdc, usdt', 8453, evmChainSpecs[0].knownTokens[8453]).keys()], ['usdc', 'usdt']);
+  assert.deepEqual([...parseEvmTokens('usdc', 8453, evmSpecs()[0].knownTokens[8453])], [['usdc', '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913']]);
+  assert.deepEqual([...parseEvmTokens('usdc, usdt', 8453, evmSpecs()[0].knownTokens[8453]).keys()], ['usdc', 'usdt']);
   assert.deepEqual([...parseEvmTokens(`usdt:${eip55[0]}`, 31337)], [['usdt', eip55[0]]]);
-  assert.throws(() => parseEvmTokens('usdt', 84532, evmChainSpecs[0].knownTokens[84532]), /usdt:0x<contract>/);
+  assert.throws(() => parseEvmTokens('usdt', 84532, evmSpecs()[0].knownTokens[84532]), /usdt:0x<contract>/);
   assert.throws(() => parseEvmTokens('dai', 8453), /unknown token/);
-  assert.throws(() => parseEvmTokens('usdc,usdc', 8453, evmChainSpecs[0].knownTokens[8453]), /twice/);
+  assert.throws(() => parseEvmTokens('usdc,usdc', 8453, evmSpecs()[0].knownTokens[8453]), /twice/);
 });

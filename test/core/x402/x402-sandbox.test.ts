@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { evmSpecOf } from '../../../core/evm/evm-chains.ts';
+import { evmSpecOf } from '../../helpers/evm-chain.ts';
 import { evmChainNames } from '../../../shared/index.ts';
 import { decodePaymentResponseHeader, randomAccount, x402Agent } from '../../helpers/x402-agent.ts';
 import { postJson } from '../../helpers/listener.ts';

@@ -2,7 +2,7 @@ import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { paymentRequiredOf, requirementsOf, X402_MAX_TIMEOUT_S, type X402Offer } from '../../../core/x402/requirements.ts';
-import { parseX402Settings, x402Secrets } from '../../../core/x402/x402-settings.ts';
+import { parseX402Settings, x402Secrets, x402SettingNames } from '../../../core/x402/x402-settings.ts';
 import { claimSettlement, settleClaim, STALE_LOCK_MS } from '../../../core/x402/settlement.repository.ts';
 import { openCoreDatabase } from '../../../core/schema.ts';
 import { silentLogger } from '../../../core/log.ts';
@@ -41,7 +41,7 @@ test('requirements: one exact offer for the amount due, never valid past the inv
 test('settings: a chain facilitator wins over the shared one, which wins over the settler key; bad values are named, the key is a secret', () => {
   const key = `0x${'ab'.repeat(32)}`;
   const problems: string[] = [];
-  const settings = parseX402Settings({ X402_SETTLER_KEY: key, X402_FACILITATOR_URL: 'https://facilitator.example/', ETH_X402_FACILITATOR_URL: 'https://eth.example' }, problems);
+  const settings = parseX402Settings(defaultChains, { X402_SETTLER_KEY: key, X402_FACILITATOR_URL: 'https://facilitator.example/', ETH_X402_FACILITATOR_URL: 'https://eth.example' }, problems);
   assert.deepEqual(problems, []);
   assert.deepEqual(settings.settlement, {
     base: { kind: 'facilitator', url: 'https://facilitator.example' },
@@ -50,7 +50,7 @@ test('settings: a chain facilitator wins over the shared one, which wins over th
     arbitrum: { kind: 'facilitator', url: 'https://facilitator.example' },
   });
   assert.equal(settings.settleTimeoutMs, 30_000);
-  const keyOnly = parseX402Settings({ X402_SETTLER_KEY: 'ab'.repeat(32), X402_SETTLE_TIMEOUT_S: '5' }, problems);
+  const keyOnly = parseX402Settings(defaultChains, { X402_SETTLER_KEY: 'ab'.repeat(32), X402_SETTLE_TIMEOUT_S: '5' }, problems);
   assert.deepEqual(Object.values(keyOnly.settlement), [
     { kind: 'settler', key },
     { kind: 'settler', key },
@@ -59,12 +59,21 @@ test('settings: a chain facilitator wins over the shared one, which wins over th
   ]);
   assert.equal(keyOnly.settleTimeoutMs, 5_000);
   assert.deepEqual(x402Secrets(keyOnly).sort(), [key, key.slice(2)].sort());
-  assert.deepEqual(parseX402Settings({}, problems).settlement, {}, 'nothing set: x402 off');
+  assert.deepEqual(parseX402Settings(defaultChains, {}, problems).settlement, {}, 'nothing set: x402 off');
 
   const bad: string[] = [];
-  parseX402Settings({ X402_SETTLER_KEY: 'xprv-not-a-key', X402_FACILITATOR_URL: 'ftp://x', X402_SETTLE_TIMEOUT_S: '0' }, bad);
+  parseX402Settings(defaultChains, { X402_SETTLER_KEY: 'xprv-not-a-key', X402_FACILITATOR_URL: 'ftp://x', X402_SETTLE_TIMEOUT_S: '0' }, bad);
   assert.equal(bad.length, 3, bad.join('\n'));
   assert.ok(bad.every((problem) => !problem.includes('xprv-not-a-key')), 'the key is never echoed');
+});
+
+test('settings: x402 reads the EVM chains it is given, and no other', () => {
+  const given = defaultChains.filter((chain) => chain.chain === 'btc' || chain.chain === 'arbitrum');
+  const problems: string[] = [];
+  const settings = parseX402Settings(given, { X402_FACILITATOR_URL: 'https://facilitator.example', BASE_X402_FACILITATOR_URL: 'https://base.example' }, problems);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(settings.settlement, { arbitrum: { kind: 'facilitator', url: 'https://facilitator.example' } });
+  assert.deepEqual(x402SettingNames(given), ['X402_SETTLER_KEY', 'X402_FACILITATOR_URL', 'X402_SETTLE_TIMEOUT_S', 'ARBITRUM_X402_FACILITATOR_URL']);
 });
 
 test('the settlement lock: one payer at a time, a refused attempt frees it, a stale settle is taken over, a sent one never is', async () => {
