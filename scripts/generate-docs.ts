@@ -1,6 +1,6 @@
 /**
  * Regenerates the committed artifacts from the zod contract: openapi/openapi.json, llms.txt,
- * docs/reference.md, and the typed client example's types (examples/typed-client/api.d.ts, made by
+ * docs/reference.md, the chain table of docs/chains.md (from the chain definitions), and the typed client example's types (examples/typed-client/api.d.ts, made by
  * openapi-typescript from the document). `--check` exits 1 when a committed file is stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { buildLlmsTxt } from '../shared/llms.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
 import { buildReferenceMarkdown } from '../shared/reference.ts';
+import { defaultChains } from '../core/chains/default-chains.ts';
+import { withChainsTable } from './chain-docs.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -16,6 +18,7 @@ export function generatedArtifacts(): Record<string, string> {
     'openapi/openapi.json': `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`,
     'llms.txt': buildLlmsTxt(),
     'docs/reference.md': buildReferenceMarkdown(),
+    'docs/chains.md': withChainsTable(readFileSync(`${root}docs/chains.md`, 'utf8'), defaultChains),
   };
 }
 
