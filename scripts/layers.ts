@@ -60,7 +60,7 @@ const chainHomes = ['core/btc/', 'core/evm/', 'core/chains/', 'shared/chains.ts'
 /** Folders whose files are checked for chain names. */
 const chainCheckedRoots = ['shared', 'core', 'mcp', 'edge', 'listener', 'cloud', 'bin'];
 /** Chain names as string literals ('base', "eth"), and per-chain identifiers such as base_xpub or btc_network. */
-const chainNamePattern = /(['"`])(?:btc|bitcoin|base|eth|ethereum|polygon)\1|\b(?:btc|base|eth|polygon)_(?:xpub|address|network|chain_id|disabled)\b/g;
+const chainNamePattern = /(['"`])(?:btc|bitcoin|base|eth|ethereum|polygon|arbitrum)\1|\b(?:btc|base|eth|polygon|arbitrum)_(?:xpub|address|network|chain_id|disabled)\b/g;
 
 /**
  * Files outside the chain homes that still name chains, with how many times, as this branch left
