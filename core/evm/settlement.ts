@@ -24,15 +24,11 @@ export interface SettlementDeps {
   confirmations: number;
   /** Sources that must report a transfer (xpub mode); fixed-address matches always need two. */
   minSources: number;
-  /** Every source, the scanner too: each is asked, in one request, about the ready transfers. */
+  /** Every source that may vote (none refused): each is asked, in one request, about the ready transfers. */
   sources: RpcSource[];
-  /** This pass's scanning source: it is not asked about transfers its own scan recorded in this process. */
-  scanner: RpcSource;
-  /** The source whose scan recorded a transfer, by transfer key, when this process recorded it; settled ones are forgotten. */
-  recordedBy: Map<string, string>;
   /** A source reported what the others do not (or did not report what they do). */
   disagreed: (disagreement: Disagreement) => void;
-  /** The node's finalized block when the chain's finality rule reads it: nothing above it settles. */
+  /** The finalized block the sources agree on when the chain's finality rule reads it: nothing above it settles. */
   finalized: number | null;
   /** Checksummed token contract → asset name (USDC, USDT). */
   assetByToken: ReadonlyMap<string, string>;
@@ -113,7 +109,6 @@ export async function settleTransfers(deps: SettlementDeps, head: number): Promi
   const ready = await readyTransfers(deps.db, deps.scope, deps.finalized === null ? deepest : Math.min(deepest, deps.finalized));
   if (!ready.length) return 0;
   const plan = planSettlement(ready, await readFacts(deps, ready));
-  for (const decision of plan.decisions) deps.recordedBy.delete(transferKey(decision.transfer));
   if (!plan.decisions.length) return plan.awaiting;
   const now = deps.clock.now();
   const done = await deps.feed.transaction(deps.db, async (trx, changed) => {
@@ -164,11 +159,9 @@ async function readFacts(deps: SettlementDeps, ready: TransferRow[]): Promise<Se
 const methodAt = (deps: Pick<SettlementDeps, 'isFixed'>) => (t: TransferRow) => evmMethodOfClaim(deps.isFixed(t.merchant_id, t.to_address) ? 'fixed' : 'derived');
 
 /**
- * How each transfer enough sources report was verified. With one source needed, the scanner's record
- * stands (the operator's own node); otherwise the sources are asked, one request each, and the
- * transfer counts when enough report the same log at the required depth on their own heads. The
- * scanner vouches for what its own scan recorded in this process (every pass checks that record
- * for reorgs) without being asked; after a restart, or a change of scanner, it is asked too.
+ * How each transfer enough sources report was verified. With one source needed, the record stands
+ * (the operator's own node); otherwise every source is asked, one request each, and the transfer
+ * counts when enough report the same log at the required depth on their own heads.
  */
 async function verifiedTransfers(deps: SettlementDeps, methodOf: SettlementFacts['methodOf'], transfers: TransferRow[]): Promise<Map<string, string>> {
   const sourcesNeeded = (t: TransferRow) => methodOf(t).sourcesNeeded(deps.minSources);
@@ -176,13 +169,10 @@ async function verifiedTransfers(deps: SettlementDeps, methodOf: SettlementFacts
   const asking = transfers.filter((t) => sourcesNeeded(t) > 1);
   for (const t of transfers) if (!asking.includes(t)) verified.set(transferKey(t), evmVerification(1));
   if (!asking.length) return verified;
-  const recordedBy = (t: TransferRow) => deps.recordedBy.get(transferKey(t)) ?? null;
-  const scannerVouches = asking.every((t) => recordedBy(t) === deps.scanner.label);
-  const asked = scannerVouches ? deps.sources.filter((source) => source !== deps.scanner) : deps.sources;
   const txHashes = [...new Set(asking.map((t) => t.tx_hash))];
-  const answers = (await Promise.all(asked.map((source) => askSource(source, txHashes)))).filter((a) => a !== null);
+  const answers = (await Promise.all(deps.sources.map((source) => askSource(source, txHashes)))).filter((a) => a !== null);
   for (const transfer of asking) {
-    const verdict = judge(observed(transfer), answers, deps.confirmations, recordedBy(transfer), scannerVouches ? deps.scanner.label : null);
+    const verdict = judge(observed(transfer), answers, deps.confirmations);
     for (const disagreement of verdict.disagreements) deps.disagreed(disagreement);
     if (verdict.agreeing.length >= sourcesNeeded(transfer)) verified.set(transferKey(transfer), evmVerification(verdict.agreeing.length));
   }
