@@ -40,28 +40,33 @@ export interface HeadAnswer {
   chainId: number | null;
   /** Null when not asked or not answered (the node does not serve the tag). */
   finalized: number | null;
+  /** Its header at the height asked (null: it does not have that block; undefined: not asked). */
+  header?: BlockHeader | null;
 }
 
 /**
- * One request where the node takes batches: the head, and with it the chain id and the `finalized`
- * block when asked. The head must be answered; a refused tag is no answer; anything unreadable is
+ * One request where the node takes batches: the head, and with it the chain id, the `finalized`
+ * block and the header at one height when asked. The head must be answered; a refused tag is no answer; anything unreadable is
  * the source's fault and fails the call (the source is then not heard this pass).
  */
-export async function headOf(source: RpcSource, ask: { chainId: boolean; finalized: boolean }): Promise<HeadAnswer> {
+export async function headOf(source: RpcSource, ask: { chainId: boolean; finalized: boolean; header: number | null }): Promise<HeadAnswer> {
   const calls = [
     { method: 'eth_blockNumber', params: [] },
     ...(ask.chainId ? [{ method: 'eth_chainId', params: [] }] : []),
     ...(ask.finalized ? [{ method: 'eth_getBlockByNumber', params: ['finalized', false] }] : []),
+    ...(ask.header !== null ? [headerCall(ask.header)] : []),
   ];
   const [head, ...rest] = await source.batch(calls);
   const chainId = ask.chainId ? rest.shift() : undefined;
   const finalized = ask.finalized ? rest.shift() : undefined;
+  const header = ask.header !== null ? headerAnswer(rest.shift()) : undefined;
   if (head instanceof RpcError) throw head;
   if (chainId instanceof RpcError) throw chainId;
   return {
     head: quantity(head, 'eth_blockNumber', source),
     chainId: ask.chainId ? quantity(chainId, 'eth_chainId', source) : null,
     finalized: finalized && !(finalized instanceof RpcError) ? quantity((finalized as RawHeader).number, 'the finalized block', source) : null,
+    header,
   };
 }
 

@@ -5,11 +5,10 @@ import type { HeardSource } from './source-heads.ts';
 /** The chain moved under a scan, or the sources do not agree on a block yet: the pass is abandoned and retried. */
 export class ChainMovedError extends Error {}
 
-/** One source's first look at a range: its header of the stored range end and of its own end, and its logs. */
+/** One source's first look at a range: its header of its own end, and its logs. */
 export interface FirstLook {
   heard: HeardSource;
   reached: number;
-  lastHeader: BlockHeader | null;
   endHeader: BlockHeader | null;
   logs: TransferLog[];
 }
@@ -22,15 +21,15 @@ export type ScanFailure = (source: string, error: Error) => void;
  * headers and the eth_getLogs calls in one batch per source, in parallel, each source on its own
  * request budget.
  */
-export async function firstLooks(heard: readonly HeardSource[], filter: TransferFilter, last: number, failed: ScanFailure): Promise<FirstLook[]> {
+export async function firstLooks(heard: readonly HeardSource[], filter: TransferFilter, failed: ScanFailure): Promise<FirstLook[]> {
   const looks = await Promise.all(
     heard
       .filter((h) => h.head >= filter.fromBlock)
       .map(async (h): Promise<FirstLook | null> => {
         const reached = Math.min(h.head, filter.toBlock);
         try {
-          const { headers, logs } = await scanBlocks(h.source, { ...filter, toBlock: reached }, [last, reached]);
-          return { heard: h, reached, lastHeader: headers.get(last) ?? null, endHeader: headers.get(reached) ?? null, logs };
+          const { headers, logs } = await scanBlocks(h.source, { ...filter, toBlock: reached }, [reached]);
+          return { heard: h, reached, endHeader: headers.get(reached) ?? null, logs };
         } catch (error) {
           failed(h.source.label, error as Error);
           return null;
@@ -63,9 +62,9 @@ export async function viewsOf(looks: readonly FirstLook[], failed: ScanFailure):
   return views.filter((view) => view !== null);
 }
 
-/** Every heard source's header at one height, in parallel; a source that fails to answer is left out. */
+/** The header at one height of every heard source whose head reaches it, in parallel; a source that fails to answer is left out. */
 export async function headersAt(heard: readonly HeardSource[], number: number): Promise<Array<BlockHeader | null>> {
-  const answers = await Promise.all(heard.map((h) => blockHeader(h.source, number).then((header) => header ?? null, () => undefined)));
+  const answers = await Promise.all(heard.filter((h) => h.head >= number).map((h) => blockHeader(h.source, number).then((header) => header ?? null, () => undefined)));
   return answers.filter((answer) => answer !== undefined);
 }
 

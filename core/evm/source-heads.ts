@@ -1,6 +1,6 @@
 import { chainFacts, type EvmChainName } from '../../shared/index.ts';
 import type { Logger } from '../log.ts';
-import { headOf } from './chain.ts';
+import { headOf, type BlockHeader } from './chain.ts';
 import { evmSettingNamesOf } from './evm-config.ts';
 import { evmPrefixOf } from './evm-chain-spec.ts';
 import type { RpcSource } from './rpc.ts';
@@ -10,6 +10,8 @@ export interface HeardSource {
   source: RpcSource;
   head: number;
   finalized: number | null;
+  /** Its header at the stored range end, when one was asked (null: it does not have that block). */
+  atStored?: BlockHeader | null;
 }
 
 /** A source set aside because it serves another chain than the configured one. */
@@ -19,7 +21,8 @@ export interface RefusedSource {
 }
 
 /**
- * Every source's head, asked each pass in one request per source. A source's `eth_chainId` is asked
+ * Every source's head, asked each pass in one request per source (with the header of the stored
+ * range end, which tells a reorg, and the `finalized` block when the chain settles by it). A source's `eth_chainId` is asked
  * with its head at start and again each time it answers after failing (a reconnect, which may land
  * on another node): one on another chain is refused, and not heard, until it answers the
  * configured id; the message names the setting that lists it.
@@ -38,9 +41,9 @@ export function createSourceHeads(deps: { chain: EvmChainName; chainId: number; 
     refused.set(source, reason);
   }
 
-  async function hear(source: RpcSource): Promise<HeardSource | null> {
+  async function hear(source: RpcSource, stored: number | null): Promise<HeardSource | null> {
     try {
-      const answer = await headOf(source, { chainId: !checked.has(source), finalized: deps.finalityTag });
+      const answer = await headOf(source, { chainId: !checked.has(source), finalized: deps.finalityTag, header: stored });
       if (answer.chainId !== null && answer.chainId !== chainId) {
         refuse(source, answer.chainId);
         return null;
@@ -49,7 +52,7 @@ export function createSourceHeads(deps: { chain: EvmChainName; chainId: number; 
         if (refused.delete(source)) logger.info(`${chain}: ${source.label} now answers eth_chainId ${chainId} and is heard again`);
         checked.add(source);
       }
-      return { source, head: answer.head, finalized: answer.finalized };
+      return { source, head: answer.head, finalized: answer.finalized, atStored: answer.header };
     } catch (error) {
       checked.delete(source);
       logger.warn(`${chain}: RPC source unavailable`, { source: source.label, error: (error as Error).message });
@@ -58,9 +61,9 @@ export function createSourceHeads(deps: { chain: EvmChainName; chainId: number; 
   }
 
   return {
-    /** The sources that answered, on the configured chain, in the configured order. */
-    async heard(): Promise<HeardSource[]> {
-      return (await Promise.all(deps.sources.map(hear))).filter((heard) => heard !== null);
+    /** The sources that answered, on the configured chain, in the configured order; with their header at `stored` (the stored range end) when given. */
+    async heard(stored: number | null): Promise<HeardSource[]> {
+      return (await Promise.all(deps.sources.map((source) => hear(source, stored)))).filter((heard) => heard !== null);
     },
     /** The sources that may vote: every configured one but the refused. */
     voting: (): RpcSource[] => deps.sources.filter((source) => !refused.has(source)),

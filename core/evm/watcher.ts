@@ -152,8 +152,8 @@ const chainNameOf = (w: Watch) => chainFacts[w.deps.scope.chain as EvmChainName]
  * Every source's head, and the head `quorum` of them reach: a source claiming a far higher head
  * cannot move the range end, one claiming a lower one cannot hold it back (with others to outvote it).
  */
-async function hearSources(w: Watch): Promise<{ heard: HeardSource[]; head: number }> {
-  const heard = await w.heads.heard();
+async function hearSources(w: Watch, stored: number | null): Promise<{ heard: HeardSource[]; head: number }> {
+  const heard = await w.heads.heard(stored);
   w.status.sources_up = heard.length;
   w.status.refused_sources = w.heads.refused();
   const quorum = quorumOf(w);
@@ -243,18 +243,21 @@ export function transfersByMerchant(agreed: ReadonlyArray<{ log: TransferLog; he
   return agreed.flatMap(({ log, header }) => (merchantsOf.get(log.to) ?? []).map((merchantId) => ({ merchantId, log, blockTime: header.time })));
 }
 
-/** Where the scan continues: the last range end, or, on the very first start, the block `initialLookback` below the agreed head. */
-async function startingPoint(w: Watch, heard: readonly HeardSource[], head: number) {
+/** The last range end, after taking over the per-merchant watchers' progress (looked for once per start). */
+async function storedEnd(w: Watch) {
   const { db, scope } = w.deps;
   if (!w.adoptionChecked) {
     const adopted = await adoptMerchantCheckpoints(db, scope);
     if (adopted !== null) w.deps.logger.info("base: watcher continues from the per-merchant watchers' progress", { from_block: adopted });
     w.adoptionChecked = true;
   }
-  const last = await lastCheckpoint(db, scope);
-  if (last) return last;
-  await insertCheckpoint(db, scope, await agreedHeaderAt(w, heard, Math.max(0, head - w.options.initialLookback)));
-  return (await lastCheckpoint(db, scope))!;
+  return lastCheckpoint(db, scope);
+}
+
+/** On the very first start, the scan begins at the block `initialLookback` below the agreed head. */
+async function firstStart(w: Watch, heard: readonly HeardSource[], head: number): Promise<Checkpoint> {
+  await insertCheckpoint(w.deps.db, w.deps.scope, await agreedHeaderAt(w, heard, Math.max(0, head - w.options.initialLookback)));
+  return (await lastCheckpoint(w.deps.db, w.deps.scope))!;
 }
 
 type Checkpoint = { block_number: number; block_hash: string; block_time: number };
@@ -275,10 +278,7 @@ async function scanRange(w: Watch, heard: HeardSource[], head: number, last: Che
   const { recipientsPerCall, maxBlockRange } = w.options;
   const filter = { tokens: w.tokens, recipients: [...merchantsOf.keys()], fromBlock: from, toBlock: to, recipientsPerCall, maxBlockRange };
   const failed: ScanFailure = (source, error) => w.deps.logger.warn(`${w.deps.scope.chain}: RPC source failed during the scan; not heard this pass`, { source, error: error.message });
-  const looks = await firstLooks(heard, filter, last.block_number, failed);
-  const vote = storedBlockVote(looks.map((look) => look.lastHeader), last.block_hash, quorumOf(w));
-  if (vote === 'replaced') return { from, to: last.block_number, transfers: 0, reorgDepth: await rollBack(w, heard), held: false };
-  if (vote === 'unsure') throw new ChainMovedError(`the ${chainNameOf(w)} RPC sources do not agree on block ${last.block_number} yet`);
+  const looks = await firstLooks(heard, filter, failed);
   const views = await viewsOf(looks, failed);
   const verdict = judgeScan(views, { quorum: quorumOf(w), voters: w.heads.voting().length, deepest: head - w.deps.base.confirmations + 1 });
   for (const disagreement of verdict.disagreements) w.disagreements.record(disagreement);
@@ -310,11 +310,19 @@ function groupByMerchant(transfers: MerchantTransfer[]): Map<string, MerchantTra
   return groups;
 }
 
-/** Reads and records what the heard sources agree on above the last range end; null when there is nothing new. */
-async function follow(w: Watch, heard: HeardSource[], head: number, fixed: FixedAddress[]): Promise<TickResult | null> {
-  const last = await startingPoint(w, heard, head);
+/**
+ * Reads and records what the heard sources agree on above the last range end; null when there is
+ * nothing new. A stored range end `quorum` sources no longer have is a reorg: rolled back first.
+ */
+async function follow(w: Watch, heard: HeardSource[], head: number, fixed: FixedAddress[], stored: Checkpoint | undefined): Promise<TickResult | null> {
+  const last = stored ?? (await firstStart(w, heard, head));
+  if (stored) {
+    // Sources behind the stored end do not have it yet: they do not vote.
+    const vote = storedBlockVote(heard.filter((h) => h.head >= stored.block_number).map((h) => h.atStored ?? null), stored.block_hash, quorumOf(w));
+    if (vote === 'replaced') return { head, from: stored.block_number, to: stored.block_number, transfers: 0, reorgDepth: await rollBack(w, heard), held: false };
+    if (vote === 'unsure' && head > stored.block_number) throw new ChainMovedError(`the ${chainNameOf(w)} RPC sources do not agree on block ${stored.block_number} yet`);
+  }
   if (head > last.block_number) return { head, ...(await scanRange(w, heard, head, last, fixed)) };
-  if (head < last.block_number) return { head, from: last.block_number, to: head, transfers: 0, reorgDepth: await rollBack(w, heard), held: false };
   w.status.last_block_height = last.block_number;
   w.status.last_block_hash = last.block_hash;
   return null;
@@ -323,12 +331,13 @@ async function follow(w: Watch, heard: HeardSource[], head: number, fixed: Fixed
 async function pass(w: Watch): Promise<TickResult | null> {
   const { deps, status, progress } = w;
   progress.step('asking the RPC sources for the head');
-  const { heard, head } = await hearSources(w);
+  const stored = await storedEnd(w);
+  const { heard, head } = await hearSources(w, stored?.block_number ?? null);
   const headSeenAt = deps.clock.now();
   progress.step('reading blocks and Transfer logs');
   status.head_block_height = head;
   const fixed = await fixedAddressesOf(w);
-  const result = await follow(w, heard, head, fixed);
+  const result = await follow(w, heard, head, fixed, stored);
   progress.step('settling transfers');
   const finalized = finalizedOf(w, heard, head);
   const fixedPairs = new Set(fixed.map((f) => `${f.merchantId}\n${f.address}`));
