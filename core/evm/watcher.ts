@@ -323,6 +323,8 @@ async function follow(w: Watch, heard: HeardSource[], head: number, fixed: Fixed
     if (vote === 'unsure' && head > stored.block_number) throw new ChainMovedError(`the ${chainNameOf(w)} RPC sources do not agree on block ${stored.block_number} yet`);
   }
   if (head > last.block_number) return { head, ...(await scanRange(w, heard, head, last, fixed)) };
+  // No new block: what is watched still changes as invoices are created and close.
+  w.status.watched_addresses = (await watchedAddresses(w, fixed, last.block_time)).size;
   w.status.last_block_height = last.block_number;
   w.status.last_block_hash = last.block_hash;
   return null;

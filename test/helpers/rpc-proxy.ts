@@ -18,7 +18,14 @@ export type ProxyMode =
   /** A lying source: every receipt it answers carries another block hash at the same height. */
   | { kind: 'other-block-receipts' }
   /** A lying source: block `blockNumber` has another hash everywhere it shows (headers, logs, receipts). */
-  | { kind: 'rewrite-block'; blockNumber: number };
+  | { kind: 'rewrite-block'; blockNumber: number }
+  /**
+   * A censoring source: leaves every Transfer log to one of `recipients` out of its eth_getLogs
+   * answers, and answers null (unknown) for the receipt of any transaction holding one.
+   */
+  | { kind: 'censor'; recipients: string[] }
+  /** A lying source: answers `finalized` with its head block (too high) or the genesis block (too low). */
+  | { kind: 'finalized'; claims: 'head' | 'genesis' };
 
 /** The transaction hash of the made-up transfer. */
 export const FAKE_TX_HASH = `0x${'fa'.repeat(32)}`;
@@ -56,6 +63,18 @@ function rewriteBlock(result: unknown, number: number): unknown {
   if (height === number + 1 && typeof item.parentHash === 'string') item.parentHash = forgedHash(item.parentHash);
   if (Array.isArray(item.logs)) item.logs = rewriteBlock(item.logs, number);
   return item;
+}
+
+/** Whether a raw log is a Transfer to one of the recipients. */
+const paysOneOf = (log: { topics?: string[] }, recipients: readonly string[]) =>
+  log.topics?.[0] === TRANSFER_TOPIC && recipients.some((r) => log.topics?.[2]?.toLowerCase() === `0x${r.slice(2).toLowerCase().padStart(64, '0')}`);
+
+/** An answer with the Transfers to `recipients` left out: logs dropped, a receipt holding one unknown. */
+function censored(method: string, result: unknown, recipients: readonly string[]): unknown {
+  if (method === 'eth_getLogs' && Array.isArray(result)) return result.filter((log) => !paysOneOf(log, recipients));
+  const receipt = result as { logs?: Array<{ topics?: string[] }> } | null;
+  if (method === 'eth_getTransactionReceipt' && receipt?.logs?.some((log) => paysOneOf(log, recipients))) return null;
+  return result;
 }
 
 export async function startRpcProxy(target: string): Promise<RpcProxy> {
@@ -115,6 +134,11 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       answer.result = { ...receipt, blockHash: forgedHash(receipt.blockHash), logs: receipt.logs.map((l) => ({ ...l, blockHash: forgedHash(l.blockHash) })) };
     }
     if (proxy.mode.kind === 'rewrite-block') answer.result = rewriteBlock(answer.result, proxy.mode.blockNumber);
+    if (proxy.mode.kind === 'censor') answer.result = censored(request.method, answer.result, proxy.mode.recipients);
+    if (proxy.mode.kind === 'finalized' && request.method === 'eth_getBlockByNumber' && request.params?.[0] === 'finalized') {
+      const tag = proxy.mode.claims === 'head' ? 'latest' : '0x0';
+      answer.result = (await forward({ jsonrpc: '2.0', id: 0, method: 'eth_getBlockByNumber', params: [tag, false] })).result;
+    }
     if (proxy.mode.kind === 'unmined-receipts' && request.method === 'eth_getTransactionReceipt') {
       const hash = String(request.params?.[0]);
       const asked = (receiptAsks.get(hash) ?? 0) + 1;

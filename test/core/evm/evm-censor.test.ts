@@ -1,0 +1,175 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { evmHealth } from '../../../core/evm/evm-health.ts';
+import { createServiceMetrics } from '../../../core/metrics.ts';
+import { startAnvil } from '../../../sandbox/anvil.ts';
+import { ACCOUNT_XPUB, evmServices, evmSpecOf, evmTestChains, FIXED_ADDRESS, startEvmTestChain, type EvmTestChain } from '../../helpers/evm-chain.ts';
+import { startRpcProxy, type RpcProxy } from '../../helpers/rpc-proxy.ts';
+import { testDatabases } from '../../helpers/databases.ts';
+import { unitsToDecimal } from '../../../core/invoices/token-amount.ts';
+import type { EvmChainName } from '../../../shared/index.ts';
+
+/**
+ * One source that hides a payment (its Transfer logs and receipts), lies about `finalized`, stays
+ * silent or serves another chain, beside honest ones in front of the same real anvil node: the
+ * honest sources' agreement counts whichever source is listed first, and the culprit is named.
+ */
+const sqlite = testDatabases[0];
+const TEST_TIMEOUT_MS = 90_000;
+const labelOf = (url: string) => url.replace(/\/$/, '');
+
+interface Setup {
+  chain: EvmTestChain;
+  /** The misbehaving source, and two honest proxies in front of the same node. */
+  odd: RpcProxy;
+  honest: RpcProxy[];
+}
+
+async function withSources(evmChain: EvmChainName, fn: (setup: Setup) => Promise<void>) {
+  const chain = await startEvmTestChain(sqlite, evmChain, { mainnetId: true });
+  const proxies = await Promise.all([0, 1, 2].map(() => startRpcProxy(chain.anvil.url)));
+  try {
+    await fn({ chain, odd: proxies[0]!, honest: proxies.slice(1) });
+  } finally {
+    await Promise.all(proxies.map((p) => p.close()));
+    await chain.close();
+  }
+}
+
+/** The listener's services over `urls` in that order, two sources needed. */
+function services(chain: EvmTestChain, urls: string[], env: Record<string, string>) {
+  const metrics = createServiceMetrics();
+  const config = chain.config({ ...env, BASE_RPC_URL: urls.join(','), BASE_MIN_SOURCES: '2' });
+  return { metrics, ...evmServices(chain, config, { sources: urls.map((url) => chain.source(url)), metrics }) };
+}
+
+const disagreementsOf = async (metrics: ReturnType<typeof createServiceMetrics>, chain: string, url: string) =>
+  (await metrics.sourceDisagreements.get()).values.find((v) => v.labels.chain === chain && v.labels.source === labelOf(url))?.value ?? 0;
+
+const MODES = {
+  xpub: { env: { MERCHANT_BASE_XPUB: ACCOUNT_XPUB }, payTo: (created: { receive_address: string }) => created.receive_address },
+  'fixed-address': { env: { MERCHANT_BASE_ADDRESS: FIXED_ADDRESS }, payTo: () => FIXED_ADDRESS },
+} as const;
+
+for (const evmChain of evmTestChains) {
+  describe(`a censoring source on ${evmChain} (chain id ${evmSpecOf(evmChain).mainnetChainId})`, () => {
+    for (const [mode, { env, payTo }] of Object.entries(MODES)) {
+      test(`${mode}: a censor listed first beside two honest sources; the real payment confirms on sources:2 and the censor is named and counted`, { timeout: TEST_TIMEOUT_MS }, () =>
+        withSources(evmChain, async ({ chain, odd: censor, honest }) => {
+          const { create, invoice, watcher, events, metrics } = services(chain, [censor.url, ...honest.map((h) => h.url)], env);
+          await watcher.tick();
+          const created = (await create({ amount_usd: 7 })) as { invoice_id: string; receive_address: string; amount_usdc_units: number };
+          const to = payTo(created);
+          censor.mode = { kind: 'censor', recipients: [to] };
+          const paid = await chain.usdc.transfer(to, BigInt(created.amount_usdc_units));
+          await chain.anvil.mine(3);
+          await watcher.tick();
+          const confirmed = await invoice(created.invoice_id);
+          assert.equal(confirmed.status, 'confirmed', 'two honest sources agreeing are enough, whoever is listed first');
+          assert.equal(confirmed.tx_hash, paid.txHash);
+          assert.equal((confirmed as { verification: string | null }).verification, 'sources:2');
+          const confirmedEvents = (await events()).filter((e) => e.type === 'invoice.confirmed');
+          assert.equal(confirmedEvents.length, 1);
+          assert.equal(confirmedEvents[0]!.payload.amount, unitsToDecimal(BigInt(created.amount_usdc_units)));
+          const status = watcher.status();
+          assert.deepEqual([...new Set(status.disagreeing_sources.map((d) => d.source))], [labelOf(censor.url)], 'the censor, and only the censor, is named');
+          assert.match(status.disagreeing_sources[0]!.reason, new RegExp(`does not report transfer ${paid.txHash}`));
+          assert.equal(watcher.problem()?.kind, 'disagreeing');
+          assert.ok((await disagreementsOf(metrics, evmChain, censor.url)) >= 1, 'counted in /metrics');
+          for (const h of honest) assert.equal(await disagreementsOf(metrics, evmChain, h.url), 0);
+        }));
+    }
+  });
+}
+
+describe('a source that misbehaves beside two honest ones (Base)', () => {
+  test('a censor listed second: the real payment confirms and the censor is named', { timeout: TEST_TIMEOUT_MS }, () =>
+    withSources('base', async ({ chain, odd: censor, honest }) => {
+      const { create, invoice, watcher } = services(chain, [honest[0]!.url, censor.url, honest[1]!.url], MODES.xpub.env);
+      const created = (await create({ amount_usd: 3 })) as { invoice_id: string; receive_address: string };
+      censor.mode = { kind: 'censor', recipients: [created.receive_address] };
+      await chain.usdc.transfer(created.receive_address, 3_000_000n);
+      await chain.anvil.mine(3);
+      await watcher.tick();
+      assert.equal((await invoice(created.invoice_id)).status, 'confirmed');
+      assert.deepEqual([...new Set(watcher.status().disagreeing_sources.map((d) => d.source))], [labelOf(censor.url)]);
+    }));
+
+  test('a silent source listed first: the two honest ones confirm the payment; nobody is named', { timeout: TEST_TIMEOUT_MS }, () =>
+    withSources('base', async ({ chain, odd: silent, honest }) => {
+      const { create, invoice, watcher } = services(chain, [silent.url, ...honest.map((h) => h.url)], MODES['fixed-address'].env);
+      silent.mode = { kind: 'down' };
+      const created = (await create({ amount_usd: 5 })) as { invoice_id: string; amount_usdc_units: number };
+      await chain.usdc.transfer(FIXED_ADDRESS, BigInt(created.amount_usdc_units));
+      await chain.anvil.mine(3);
+      await watcher.tick();
+      assert.equal((await invoice(created.invoice_id)).status, 'confirmed');
+      assert.equal(watcher.status().sources_up, 2);
+      assert.deepEqual(watcher.status().disagreeing_sources, []);
+    }));
+
+  test('a censor beside one honest source and one silent: nothing is recorded, the range waits, and the payment confirms once the silent one answers', { timeout: TEST_TIMEOUT_MS }, () =>
+    withSources('base', async ({ chain, odd: censor, honest }) => {
+      const { create, invoice, watcher } = services(chain, [censor.url, ...honest.map((h) => h.url)], MODES.xpub.env);
+      await watcher.tick();
+      const created = (await create({ amount_usd: 4 })) as { invoice_id: string; receive_address: string };
+      censor.mode = { kind: 'censor', recipients: [created.receive_address] };
+      honest[1]!.mode = { kind: 'down' };
+      const paid = await chain.usdc.transfer(created.receive_address, 4_000_000n);
+      await chain.anvil.mine(3);
+      const result = await watcher.tick();
+      assert.equal(result?.held, true, 'one report against one denial, with a source unheard: undecided');
+      assert.ok(watcher.status().last_block_height! < paid.blockNumber, 'the range ends below the disputed block, so nothing is skipped');
+      assert.equal(await chain.database.db.selectFrom('base_transfers').select('tx_hash').execute().then((rows) => rows.length), 0, 'one source alone records nothing');
+      honest[1]!.mode = { kind: 'pass' };
+      await watcher.tick();
+      assert.equal((await invoice(created.invoice_id)).status, 'confirmed');
+    }));
+
+  test('a source on another chain id is refused, naming the setting; the others still confirm', { timeout: TEST_TIMEOUT_MS }, () =>
+    withSources('base', async ({ chain, honest }) => {
+      const other = await startAnvil({ chainId: 1 });
+      try {
+        const { create, invoice, watcher } = services(chain, [other.url, ...honest.map((h) => h.url)], MODES.xpub.env);
+        await watcher.tick();
+        const status = watcher.status();
+        assert.deepEqual(status.refused_sources.map((r) => r.source), [labelOf(other.url)]);
+        const reason = status.refused_sources[0]!.reason;
+        assert.match(reason, /^BASE_RPC_URL lists http:\/\/127\.0\.0\.1:\d+, which answers eth_chainId 1, not 8453 \(BASE_CHAIN_ID, Base\)/);
+        assert.equal(evmHealth(status, 'base').warning, reason, '/health says it');
+        const problem = watcher.problem();
+        assert.equal(problem?.kind, 'invalid-source');
+        assert.equal(problem?.reason, reason);
+        assert.equal(status.sources_up, 2);
+        const created = (await create({ amount_usd: 2 })) as { invoice_id: string; receive_address: string };
+        await chain.usdc.transfer(created.receive_address, 2_000_000n);
+        await chain.anvil.mine(3);
+        await watcher.tick();
+        assert.equal((await invoice(created.invoice_id)).status, 'confirmed');
+      } finally {
+        await other.stop();
+      }
+    }));
+});
+
+describe('a source that lies about finalized (Ethereum, settled by the tag)', () => {
+  for (const claims of ['head', 'genesis'] as const) {
+    test(`claiming the ${claims === 'head' ? 'head (too high)' : 'genesis block (too low)'} neither finalizes early nor stalls finality`, { timeout: TEST_TIMEOUT_MS }, () =>
+      withSources('eth', async ({ chain, odd: liar, honest }) => {
+        const { create, invoice, watcher } = services(chain, [liar.url, ...honest.map((h) => h.url)], { ...MODES.xpub.env, BASE_FINALITY: 'tag' });
+        liar.mode = { kind: 'finalized', claims };
+        const created = (await create({ amount_usd: 6 })) as { invoice_id: string; receive_address: string };
+        const paid = await chain.usdc.transfer(created.receive_address, 6_000_000n);
+        await chain.anvil.mine(3);
+        await watcher.tick();
+        // anvil calls final the block 64 below its head.
+        const head = Number(await chain.source().call<string>('eth_blockNumber', []));
+        assert.equal(watcher.status().finalized_block_height, Math.max(0, head - 64), 'the honest sources agree on the finalized block');
+        assert.equal((await invoice(created.invoice_id)).status, 'pending', 'not final yet, whatever the liar claims');
+        await chain.anvil.mine(paid.blockNumber + 64 - head);
+        await watcher.tick();
+        assert.equal(watcher.status().finalized_block_height, paid.blockNumber);
+        assert.equal((await invoice(created.invoice_id)).status, 'confirmed', 'final once the honest sources say so');
+      }));
+  }
+});
