@@ -129,7 +129,7 @@ type Options = Required<Pick<EvmWatcherDeps, 'pollIntervalMs' | 'blockTimeMs' | 
 interface Watch {
   deps: EvmWatcherDeps;
   options: Options;
-  status: Omit<EvmWatcherStatus, 'progress' | 'heads_live'>;
+  status: Omit<EvmWatcherStatus, 'progress' | 'heads_live' | 'refused_sources'>;
   progress: WatchProgress;
   tokens: string[];
   assetByToken: ReadonlyMap<string, string>;
@@ -155,7 +155,6 @@ const chainNameOf = (w: Watch) => chainFacts[w.deps.scope.chain as EvmChainName]
 async function hearSources(w: Watch, stored: number | null): Promise<{ heard: HeardSource[]; head: number }> {
   const heard = await w.heads.heard(stored);
   w.status.sources_up = heard.length;
-  w.status.refused_sources = w.heads.refused();
   const quorum = quorumOf(w);
   const head = quorumValue(heard.map((h) => h.head), quorum);
   if (head === null) {
@@ -437,7 +436,7 @@ export function createEvmWatcher(deps: EvmWatcherDeps) {
 
   return {
     tick,
-    status: (): EvmWatcherStatus => ({ ...w.status, heads_live: heads?.live ?? false, progress: w.progress.current() }),
+    status: (): EvmWatcherStatus => ({ ...w.status, refused_sources: w.heads.refused(), heads_live: heads?.live ?? false, progress: w.progress.current() }),
     /** Stalled or failing for longer than the limit, a source refused or disagreeing within the last hour, at the clock's now; null when all is well. */
     problem: () => watcherProblem(deps.scope.chain, w.progress.current(), deps.clock.now(), stallLimitMs) ?? refusedProblem(w) ?? w.disagreements.problem(deps.scope.chain),
     start() {
@@ -482,7 +481,6 @@ function watchOf(deps: EvmWatcherDeps): Watch {
       awaiting_second_source: 0,
       min_sources: base.minSources,
       disagreeing_sources: [],
-      refused_sources: [],
       finality: base.finality ?? 'count',
       finalized_block_height: null,
       refused_merchants: 0,

@@ -7,7 +7,13 @@ import { ACCOUNT_XPUB, evmServices, evmSpecOf, evmTestChains, FIXED_ADDRESS, sta
 import { startRpcProxy, type RpcProxy } from '../../helpers/rpc-proxy.ts';
 import { testDatabases } from '../../helpers/databases.ts';
 import { unitsToDecimal } from '../../../core/invoices/token-amount.ts';
-import type { EvmChainName } from '../../../shared/index.ts';
+import { Health, type EvmChainName } from '../../../shared/index.ts';
+import { defaultChains } from '../../../core/chains/default-chains.ts';
+import { startLocalEvm } from '../../../sandbox/local-evm.ts';
+import { Wallet } from 'ethers';
+import { postJson, startTestListener } from '../../helpers/listener.ts';
+import { getJson, signupMerchant, startTestCloud } from '../../helpers/cloud.ts';
+import { waitForWatcher } from '../../helpers/wait-for-watcher.ts';
 
 /**
  * One source that hides a payment (its Transfer logs and receipts), lies about `finalized`, stays
@@ -172,4 +178,111 @@ describe('a source that lies about finalized (Ethereum, settled by the tag)', ()
         assert.equal((await invoice(created.invoice_id)).status, 'confirmed', 'final once the honest sources say so');
       }));
   }
+});
+
+describe('end to end: a censor listed first', () => {
+  const readHealth = async (url: string) => Health.parse(await (await fetch(url)).json());
+
+  test('the listener (xpub): the real payment confirms on sources:2, /health names the censor', { timeout: 120_000 }, () =>
+    withSources('base', async ({ chain, odd: censor, honest }) => {
+      const listener = await startTestListener({
+        env: {
+          MERCHANT_BTC_XPUB: '',
+          MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
+          BASE_RPC_URL: [censor.url, ...honest.map((h) => h.url)].join(','),
+          BASE_TOKENS: `usdc:${chain.usdc.address}`,
+          BASE_CHAIN_ID: String(chain.anvil.chainId),
+          BASE_CONFIRMATIONS: '2',
+          BASE_FINALITY: 'count',
+        },
+      });
+      try {
+        const created = await postJson(`${listener.url}/invoice`, { chain: 'base', amount_usd: 9 });
+        assert.equal(created.status, 201, created.text);
+        censor.mode = { kind: 'censor', recipients: [created.json.receive_address] };
+        const paid = await chain.usdc.transfer(created.json.receive_address, 9_000_000n);
+        await chain.anvil.mine(3);
+        const read = async () => (await fetch(`${listener.url}/invoice/${created.json.invoice_id}`)).json() as Promise<{ status: string; verification: string | null; tx_hash: string | null }>;
+        const health = () => readHealth(`${listener.url}/health`);
+        const confirmed = await waitForWatcher('the censored payment confirmed', read, (i) => i.status === 'confirmed', { watcher: health });
+        assert.equal(confirmed.verification, 'sources:2');
+        assert.equal(confirmed.tx_hash, paid.txHash);
+        const named = await waitForWatcher('the censor named in /health', health, (h) => (h.base?.disagreeing_sources ?? []).length > 0, { watcher: health });
+        assert.deepEqual([...new Set(named.base!.disagreeing_sources!.map((d) => d.source))], [labelOf(censor.url)]);
+        assert.equal(named.ok, false);
+        assert.ok(named.problems!.some((p) => p.kind === 'disagreeing' && p.reason.includes(labelOf(censor.url))));
+        const metrics = await (await fetch(`${listener.url}/metrics`)).text();
+        assert.match(metrics, new RegExp(`source="${labelOf(censor.url).replace(/[.:/]/g, '\\$&')}"[^\\n]*\\} [1-9]`), 'counted in /metrics');
+      } finally {
+        await listener.stop();
+      }
+    }));
+
+  test('the listener refuses a source on another chain id at start, naming BASE_RPC_URL in /health', { timeout: 120_000 }, () =>
+    withSources('base', async ({ chain, honest }) => {
+      const other = await startAnvil({ chainId: 1 });
+      const listener = await startTestListener({
+        env: {
+          MERCHANT_BTC_XPUB: '',
+          MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
+          BASE_RPC_URL: [other.url, ...honest.map((h) => h.url)].join(','),
+          BASE_TOKENS: `usdc:${chain.usdc.address}`,
+          BASE_CHAIN_ID: String(chain.anvil.chainId),
+          BASE_FINALITY: 'count',
+        },
+      });
+      try {
+        const health = () => readHealth(`${listener.url}/health`);
+        const refused = await waitForWatcher('the other chain refused', health, (h) => (h.problems ?? []).some((p) => p.kind === 'invalid-source'), { watcher: health });
+        assert.equal(refused.ok, false);
+        const problem = refused.problems!.find((p) => p.kind === 'invalid-source')!;
+        assert.equal(problem.component, 'base');
+        assert.match(problem.reason, new RegExp(`^BASE_RPC_URL lists ${labelOf(other.url).replace(/[.:/]/g, '\\$&')}, which answers eth_chainId 1, not ${chain.anvil.chainId} \\(BASE_CHAIN_ID`));
+        assert.equal(refused.base!.warning, problem.reason, JSON.stringify(refused.base));
+        assert.equal(refused.base!.rpc_sources_up, 2);
+      } finally {
+        await listener.stop();
+        await other.stop();
+      }
+    }));
+
+  test("Cloud's all-merchant watcher (fixed address): the real payment confirms on sources:2, /api/v1/health names the censor", { timeout: 120_000 }, async () => {
+    const evm = await startLocalEvm({ chains: defaultChains, chain: 'base' });
+    const proxies = await Promise.all([0, 1, 2].map(() => startRpcProxy(evm.anvil.url)));
+    const [censor, ...honest] = proxies as [RpcProxy, RpcProxy, RpcProxy];
+    const { MERCHANT_EVM_XPUB: _xpub, MERCHANT_EVM_ADDRESS: _address, BASE_MIN_SOURCES: _trusted, ...platform } = evm.env;
+    const cloud = await startTestCloud({
+      env: { ...platform, BASE_RPC_URL: proxies.map((p) => p.url).join(','), CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' },
+      deps: { chainWatch: { tuning: { evm: { pollIntervalMs: 50 } }, refreshMs: 50 } },
+    });
+    try {
+      const address = Wallet.createRandom().address;
+      const merchant = await signupMerchant(cloud.url, { receive_methods: [{ chain: 'base', address }] });
+      const key = { 'X-Service-Api-Key': merchant.api_key };
+      const created = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'base', amount_usd: 2 }, key);
+      assert.equal(created.status, 201, created.text);
+      censor.mode = { kind: 'censor', recipients: [address] };
+      const paid = await evm.tokens.usdc.transfer(address, BigInt(created.json.amount_usdc_units), 0);
+      await evm.anvil.mine(3);
+      const watchers = () => cloud.watcherStates();
+      const invoice = async () => (await getJson(`${cloud.url}/api/v1/invoice/${created.json.invoice_id}`, key)).json as { status: string; verification: string | null; tx_hash: string | null };
+      const confirmed = await waitForWatcher('the censored fixed-address payment confirmed', invoice, (i) => i.status === 'confirmed', { watcher: watchers });
+      assert.equal(confirmed.verification, 'sources:2');
+      assert.equal(confirmed.tx_hash, paid.txHash);
+      const health = await waitForWatcher(
+        'the censor named in /api/v1/health',
+        async () => (await getJson(`${cloud.url}/api/v1/health`)).json as { ok: boolean; problems?: Array<{ component: string; kind: string; reason: string }> },
+        (h) => (h.problems ?? []).some((p) => p.kind === 'disagreeing'),
+        { watcher: watchers },
+      );
+      assert.equal(health.ok, false);
+      const problem = health.problems!.find((p) => p.kind === 'disagreeing')!;
+      assert.ok(problem.reason.includes(`disagree: ${labelOf(censor.url)}`), problem.reason);
+      for (const h of honest) assert.ok(!problem.reason.includes(`disagree: ${labelOf(h.url)}`));
+    } finally {
+      await cloud.stop();
+      await Promise.all(proxies.map((p) => p.close()));
+      await evm.close();
+    }
+  });
 });
