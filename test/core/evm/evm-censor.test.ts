@@ -180,7 +180,7 @@ describe('a source that lies about finalized (Ethereum, settled by the tag)', ()
   }
 });
 
-describe('end to end: a censor listed first', () => {
+describe('end to end: a censor listed first, a source on another chain', () => {
   const readHealth = async (url: string) => Health.parse(await (await fetch(url)).json());
 
   test('the listener (xpub): the real payment confirms on sources:2, /health names the censor', { timeout: 120_000 }, () =>
@@ -233,12 +233,12 @@ describe('end to end: a censor listed first', () => {
       });
       try {
         const health = () => readHealth(`${listener.url}/health`);
-        const refused = await waitForWatcher('the other chain refused', health, (h) => (h.problems ?? []).some((p) => p.kind === 'invalid-source'), { watcher: health });
+        const refused = await waitForWatcher('the other chain refused', health, (h) => (h.problems ?? []).some((p) => p.kind === 'invalid-source') && h.base?.rpc_sources_up === 2, { watcher: health });
         assert.equal(refused.ok, false);
         const problem = refused.problems!.find((p) => p.kind === 'invalid-source')!;
         assert.equal(problem.component, 'base');
         assert.match(problem.reason, new RegExp(`^BASE_RPC_URL lists ${labelOf(other.url).replace(/[.:/]/g, '\\$&')}, which answers eth_chainId 1, not ${chain.anvil.chainId} \\(BASE_CHAIN_ID`));
-        assert.equal(refused.base!.warning, problem.reason, JSON.stringify(refused.base));
+        assert.equal(refused.base!.warning, problem.reason);
         assert.equal(refused.base!.rpc_sources_up, 2);
       } finally {
         await listener.stop();
