@@ -16,7 +16,7 @@ export interface ScanRule {
   quorum: number;
   /** Sources that may still vote: the configured ones that were not refused, heard this pass or not. */
   voters: number;
-  /** The deepest block a fork between sources cannot be a race at the tip: a source on another block there is named. */
+  /** The deepest block that is not the tip (the required confirmations below the head): there a fork or a missing log is no race, and is named. */
   deepest: number;
 }
 
@@ -74,10 +74,10 @@ function headerGroups(views: readonly ScanView[], number: number): Array<{ heade
 
 /**
  * Judges one block range scanned on every source heard: a log counts when `quorum` sources report
- * it identically, whichever is listed first; a source that saw the same block and left it out is
- * named. A log fewer report is refuted when the sources that saw its block outvote it (its
- * reporters are named when they are not more than those), and holds the range while sources not
- * heard could still make it agreed. Pure.
+ * it identically, whichever is listed first; a source that saw the same block at depth and left it
+ * out is named. A log fewer report holds the range while it is at the tip or sources not heard
+ * could still make it agreed; at depth it is refuted when the sources that saw its block outvote
+ * it (its reporters are named when they are not more than those). Pure.
  */
 export function judgeScan(views: readonly ScanView[], rule: ScanRule): ScanVerdict {
   const agreed: ScanVerdict['agreed'] = [];
@@ -88,16 +88,20 @@ export function judgeScan(views: readonly ScanView[], rule: ScanRule): ScanVerdi
     const groups = headerGroups(views, log.blockNumber);
     const sameBlock = groups.find((g) => headerIdentity(g.header) === headerIdentity(header))?.sources ?? [];
     const deniers = sameBlock.filter((source) => !reporters.includes(source));
+    const atTip = log.blockNumber > rule.deepest;
     if (reporters.length >= rule.quorum) {
       agreed.push({ log, header });
-      for (const source of deniers) disagreements.push({ source, reason: `does not report ${what(log)} that ${reporters.join(', ')} report` });
+      // At the tip a source's log index may lag its head; settlement asks it again at depth.
+      if (!atTip) for (const source of deniers) disagreements.push({ source, reason: `does not report ${what(log)} that ${reporters.join(', ')} report` });
       continue;
     }
     const agreedBlock = groups[0] && groups[0].sources.length >= rule.quorum ? groups[0] : null;
     // On a block the others agree is not the chain's: the fork is named below, at depth.
     if (agreedBlock && headerIdentity(agreedBlock.header) !== headerIdentity(header)) continue;
     const unheard = rule.voters - reporters.length - deniers.length;
-    if (unheard > 0 && reporters.length + unheard >= rule.quorum) {
+    // A denial counts only at depth: at the tip it may be a source whose logs lag its head.
+    const undecided = atTip ? reporters.length + deniers.length + unheard >= rule.quorum : unheard > 0 && reporters.length + unheard >= rule.quorum;
+    if (undecided) {
       holdAt = Math.min(holdAt ?? log.blockNumber, log.blockNumber);
     } else if (reporters.length <= deniers.length) {
       // A source cannot prove a log absent, but a made-up log is the attack: on a tie the reporters are named.
