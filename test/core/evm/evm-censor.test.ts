@@ -10,7 +10,9 @@ import { unitsToDecimal } from '../../../core/invoices/token-amount.ts';
 import { Health, type EvmChainName } from '../../../shared/index.ts';
 import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { startLocalEvm } from '../../../sandbox/local-evm.ts';
-import { Wallet } from 'ethers';
+import { HDNodeWallet, Wallet } from 'ethers';
+import { randomBytes } from 'node:crypto';
+import { ACCOUNT_PATH } from '../../../core/evm/keys.ts';
 import { postJson, startTestListener } from '../../helpers/listener.ts';
 import { getJson, signupMerchant, startTestCloud } from '../../helpers/cloud.ts';
 import { waitForWatcher } from '../../helpers/wait-for-watcher.ts';
@@ -183,12 +185,12 @@ describe('a source that lies about finalized (Ethereum, settled by the tag)', ()
 describe('end to end: a censor listed first, a source on another chain', () => {
   const readHealth = async (url: string) => Health.parse(await (await fetch(url)).json());
 
-  test('the listener (xpub): the real payment confirms on sources:2, /health names the censor', { timeout: 120_000 }, () =>
+  for (const [mode, { env, payTo }] of Object.entries(MODES)) test(`the listener (${mode}): the real payment confirms on sources:2, /health names the censor`, { timeout: 120_000 }, () =>
     withSources('base', async ({ chain, odd: censor, honest }) => {
       const listener = await startTestListener({
         env: {
           MERCHANT_BTC_XPUB: '',
-          MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
+          ...env,
           BASE_RPC_URL: [censor.url, ...honest.map((h) => h.url)].join(','),
           BASE_TOKENS: `usdc:${chain.usdc.address}`,
           BASE_CHAIN_ID: String(chain.anvil.chainId),
@@ -199,8 +201,8 @@ describe('end to end: a censor listed first, a source on another chain', () => {
       try {
         const created = await postJson(`${listener.url}/invoice`, { chain: 'base', amount_usd: 9 });
         assert.equal(created.status, 201, created.text);
-        censor.mode = { kind: 'censor', recipients: [created.json.receive_address] };
-        const paid = await chain.usdc.transfer(created.json.receive_address, 9_000_000n);
+        censor.mode = { kind: 'censor', recipients: [payTo(created.json)] };
+        const paid = await chain.usdc.transfer(payTo(created.json), BigInt(created.json.amount_usdc_units));
         await chain.anvil.mine(3);
         const read = async () => (await fetch(`${listener.url}/invoice/${created.json.invoice_id}`)).json() as Promise<{ status: string; verification: string | null; tx_hash: string | null }>;
         const health = () => readHealth(`${listener.url}/health`);
@@ -246,7 +248,7 @@ describe('end to end: a censor listed first, a source on another chain', () => {
       }
     }));
 
-  test("Cloud's all-merchant watcher (fixed address): the real payment confirms on sources:2, /api/v1/health names the censor", { timeout: 120_000 }, async () => {
+  for (const mode of Object.keys(MODES)) test(`Cloud's all-merchant watcher (${mode}): the real payment confirms on sources:2, /api/v1/health names the censor`, { timeout: 120_000 }, async () => {
     const evm = await startLocalEvm({ chains: defaultChains, chain: 'base' });
     const proxies = await Promise.all([0, 1, 2].map(() => startRpcProxy(evm.anvil.url)));
     const [censor, ...honest] = proxies as [RpcProxy, RpcProxy, RpcProxy];
@@ -256,11 +258,13 @@ describe('end to end: a censor listed first, a source on another chain', () => {
       deps: { chainWatch: { tuning: { evm: { pollIntervalMs: 50 } }, refreshMs: 50 } },
     });
     try {
-      const address = Wallet.createRandom().address;
-      const merchant = await signupMerchant(cloud.url, { receive_methods: [{ chain: 'base', address }] });
+      const fixed = Wallet.createRandom().address;
+      const xpub = HDNodeWallet.fromSeed(randomBytes(32)).derivePath(ACCOUNT_PATH).neuter().extendedKey;
+      const merchant = await signupMerchant(cloud.url, { receive_methods: [mode === 'xpub' ? { chain: 'base', xpub } : { chain: 'base', address: fixed }] });
       const key = { 'X-Service-Api-Key': merchant.api_key };
       const created = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'base', amount_usd: 2 }, key);
       assert.equal(created.status, 201, created.text);
+      const address: string = mode === 'xpub' ? created.json.receive_address : fixed;
       censor.mode = { kind: 'censor', recipients: [address] };
       const paid = await evm.tokens.usdc.transfer(address, BigInt(created.json.amount_usdc_units), 0);
       await evm.anvil.mine(3);
