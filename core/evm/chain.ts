@@ -116,15 +116,9 @@ export interface TransferFilter {
  * Transfer logs of the given tokens to the given recipients, with one eth_getLogs call per
  * chunk of recipients and block range, sent as one batch where the node takes batches: the
  * number of calls does not grow with the number of transfers or invoices beyond one call per
- * chunk. A range the provider refuses for its size is split (see logsSplitting).
- */
-export async function transferLogs(source: RpcSource, filter: TransferFilter): Promise<TransferLog[]> {
-  return (await scanBlocks(source, filter, [])).logs;
-}
-
-/**
- * The headers of `headerNumbers`, asked ahead of the range's Transfer logs in the same batch (a
- * header asked first and a log of a later fork is a reorg the next pass finds; never the reverse).
+ * chunk. A range the provider refuses for its size is split (see logsSplitting). The headers of
+ * `headerNumbers` are asked ahead of the logs in the same batch (a header asked first and a log of
+ * a later fork is a reorg the next pass finds; never the reverse).
  */
 export async function scanBlocks(source: RpcSource, filter: TransferFilter, headerNumbers: readonly number[]): Promise<{ headers: Map<number, BlockHeader | null>; logs: TransferLog[] }> {
   const queries: LogQuery[] = [];

@@ -30,7 +30,7 @@ export interface ScanVerdict {
 }
 
 /** A header as sources must agree on it: its hash and its time (a time is a money fact: it decides whether a payment beat the expiry). */
-export const headerIdentity = (header: BlockHeader) => `${header.hash} ${header.time}`;
+const headerIdentity = (header: BlockHeader) => `${header.hash} ${header.time}`;
 
 const logIdentity = (log: TransferLog, header: BlockHeader) =>
   [log.txHash, log.logIndex, log.blockNumber, log.token, log.from, log.to, log.value, headerIdentity(header)].join(' ');

@@ -390,8 +390,9 @@ function isChecksummed(address: string): boolean {
 
 /**
  * Follows Transfer logs of the configured tokens to the scope's addresses: every merchant's fixed
- * address and open xpub invoices' addresses, in one eth_getLogs scan per range whatever the
- * number of merchants, each log recorded for the merchant whose address it pays.
+ * address and open xpub invoices' addresses, in one eth_getLogs batch per source and range whatever
+ * the number of merchants, on every source; each log the required number of sources report is
+ * recorded for the merchant whose address it pays.
  */
 export function createEvmWatcher(deps: EvmWatcherDeps) {
   const { logger } = deps;
