@@ -8,8 +8,20 @@ export const X402PaymentRequirements = z
     amount: z.string().describe('The amount still due, in the token\'s base units (6 decimals for USDC).'),
     asset: z.string().describe('The token contract.'),
     payTo: z.string().describe("The invoice's receive address."),
-    maxTimeoutSeconds: z.number().int().describe("How long the signed authorization may stay valid; never past the invoice's expiry."),
-    extra: z.object({ name: z.string(), version: z.string() }).describe("The token's EIP-712 domain (USDC: `USD Coin`, `2`)."),
+    maxTimeoutSeconds: z
+      .number()
+      .int()
+      .describe("How long the signed authorization may stay valid: `validBefore` at most this many seconds (plus 30 s of clock skew) from now, and never past the invoice's expiry; longer is refused."),
+    extra: z
+      .object({
+        name: z.string(),
+        version: z.string(),
+        assetTransferMethod: z
+          .literal('eip3009')
+          .optional()
+          .describe('The one authorization kind accepted: an EIP-3009 `authorization` with its `signature`; a payload carrying any other (`permit2Authorization`) is refused (`unsupported_asset_transfer_method`). Absent from listeners before it was stated: the same.'),
+      })
+      .describe("The token's EIP-712 domain (USDC: `USD Coin`, `2`) and the authorization kind accepted."),
   })
   .meta({ id: 'PaymentRequirements' });
 

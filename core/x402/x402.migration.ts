@@ -21,3 +21,16 @@ export const x402SettlementsMigration: Migration = {
     await db.schema.dropTable('x402_settlements').execute();
   },
 };
+
+/**
+ * The authorization's `validBefore` on its lock: a settle that never answered holds the invoice
+ * until then (and until the chain is past it), not for a fixed time. Null on locks taken before.
+ */
+export const x402ValidBeforeMigration: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('x402_settlements').addColumn('valid_before', 'bigint').execute();
+  },
+  async down(db: Kysely<any>) {
+    await db.schema.alterTable('x402_settlements').dropColumn('valid_before').execute();
+  },
+};
