@@ -17,6 +17,7 @@ import type { Timers } from '../core/webhooks/timers.ts';
 import { applyConfirmedPurchases, type CardProcessor, type CreateBillingInvoice } from './billing/billing.ts';
 import { createCloudChainWatchers } from './chain-watchers.ts';
 import { cloudSecrets, type CloudConfig } from './cloud-config.ts';
+import { settlerKeyProblem } from '../core/x402/settler-key.ts';
 import { createCloudService } from './cloud-service.ts';
 import { paymentStateSettings } from '../mcp/payment-state.ts';
 import { createCloudHttpApp } from './http/app.ts';
@@ -34,7 +35,7 @@ import { cloudClaimScope, cloudDeliveryTarget } from './invoices/webhook-deliver
 import { cloudSchema } from './storage/cloud.schema.ts';
 import type { CloudTables } from './storage/cloud.tables.ts';
 import { systemResolver, type Resolver, type WebhookTargetPolicy } from '../core/net/webhook-target.ts';
-import { secureCookies } from '../edge/settings.ts';
+import { ConfigError, secureCookies } from '../edge/settings.ts';
 import { chainIn, familySettings } from '../core/chain-definition.ts';
 import type { ChainTunings } from '../core/chain-runtime.ts';
 import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
@@ -150,6 +151,10 @@ function startCloudEngine(
     databaseWaitS: config.databaseWaitS,
     database: deps.database,
     sourceBudgets: config.sourceBudgets,
+    async prepare(db) {
+      const problem = await settlerKeyProblem(db, config.x402, config.chains, 'platform');
+      if (problem) throw new ConfigError([problem]);
+    },
     webhooks: (db) => ({ scope: cloudClaimScope, target: cloudDeliveryTarget(db, webhookPolicy) }),
     webhookDeps: deps.webhooks,
     x402Url: (invoice) => shared.x402Url()?.x402Url(invoice) ?? null,

@@ -29,6 +29,7 @@ import { createServiceMetrics, type ServiceMetrics } from '../core/metrics.ts';
 import { countDeliveries } from '../core/webhooks/delivery-store.ts';
 import { singleMerchantRoute, type WebhookDeliveryDeps } from '../core/webhooks/start-delivery.ts';
 import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
+import { settlerKeyProblem } from '../core/x402/settler-key.ts';
 import { x402Chains, x402Health, x402Observer, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
 import type { Engine } from '../core/engine.ts';
 import type { CoreTables } from '../core/schema.ts';
@@ -116,6 +117,9 @@ function startListenerEngine(config: Config, deps: ListenerDeps, shared: { clock
         const problem = await definition.listener.prepare(db, settings);
         if (problem) throw new ConfigError([problem]);
       }
+      // After the chains': the merchant's fixed addresses are claimed by then.
+      const settlerProblem = await settlerKeyProblem(db, config.x402, config.chains, 'listener');
+      if (settlerProblem) throw new ConfigError([settlerProblem]);
     },
     expirySweepMs: deps.expirySweepMs,
     sourceBudgets: config.sourceBudgets,
