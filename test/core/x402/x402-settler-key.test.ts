@@ -1,0 +1,84 @@
+import { defaultChains } from '../../../core/chains/default-chains.ts';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { HDNodeWallet } from 'ethers';
+import { startListener } from '../../../listener/app.ts';
+import { loadConfig } from '../../../listener/config.ts';
+import { silentLogger } from '../../../core/log.ts';
+import { startLocalEvm } from '../../../sandbox/local-evm.ts';
+import { ACCOUNT_XPUB, startEvmTestChain } from '../../helpers/evm-chain.ts';
+import { randomAccount } from '../../helpers/x402-agent.ts';
+import { signupMerchant, startTestCloud } from '../../helpers/cloud.ts';
+import { postJson, tempSqliteUrl } from '../../helpers/listener.ts';
+import { testDatabases } from '../../helpers/databases.ts';
+
+/** The private key of the test account key's invoice address `index` (the xpub's child 0/index). */
+const accountChildKey = (index: number) =>
+  HDNodeWallet.fromPhrase('abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about', undefined, `m/44'/60'/0'/0/${index}`).privateKey as `0x${string}`;
+
+test('settler key: start refuses an X402_SETTLER_KEY of a receive address, each way one is configured (the chain\'s fixed address, the shared EVM address, the account key\'s next address, an invoice\'s address), naming the setting and never the key; a key of its own starts', async () => {
+  const chain = await startEvmTestChain(testDatabases[0]);
+  const start = (env: Record<string, string>, databaseUrl = tempSqliteUrl()) =>
+    startListener(
+      loadConfig({
+        PORT: '0',
+        DATABASE_URL: databaseUrl,
+        SERVICE_RATE_LIMIT: 'off',
+        MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
+        BASE_RPC_URL: chain.anvil.url,
+        // One local node, declared trusted as an operator declares its own.
+        BASE_MIN_SOURCES: '1',
+        BASE_CHAIN_ID: String(chain.anvil.chainId),
+        BASE_FINALITY: 'count',
+        ...env,
+      }, defaultChains),
+      { logger: silentLogger },
+    );
+  const refusesStart = async (what: string, env: Record<string, string>, key: string, databaseUrl?: string) => {
+    await assert.rejects(start({ ...env, X402_SETTLER_KEY: key }, databaseUrl), (error: Error) => {
+      assert.match(error.message, /X402_SETTLER_KEY is the key of 0x[0-9a-fA-F]{40}/, what);
+      assert.ok(!error.message.includes(key.slice(2)), `${what}: the key is never echoed`);
+      return true;
+    }, what);
+  };
+  try {
+    const own = randomAccount();
+    await refusesStart('MERCHANT_BASE_ADDRESS', { MERCHANT_BASE_ADDRESS: own.account.address }, own.key);
+    await refusesStart('MERCHANT_EVM_ADDRESS (every EVM chain)', { MERCHANT_EVM_ADDRESS: own.account.address }, own.key);
+    await refusesStart('the account key\'s next invoice address', { MERCHANT_BASE_XPUB: ACCOUNT_XPUB }, accountChildKey(0));
+    await refusesStart('the account key 20 addresses ahead', { MERCHANT_BASE_XPUB: ACCOUNT_XPUB }, accountChildKey(19));
+
+    // Three invoices handed out (indexes 0-2): index 1 is an invoice's address now.
+    const databaseUrl = tempSqliteUrl();
+    const listener = await start({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB }, databaseUrl);
+    for (let i = 0; i < 3; i++) assert.equal((await postJson(`${listener.url}/invoice`, { chain: 'base', amount_usd: 1 })).status, 201);
+    await listener.stop({ graceMs: 0 });
+    await refusesStart("an invoice's derived address", { MERCHANT_BASE_XPUB: ACCOUNT_XPUB }, accountChildKey(1), databaseUrl);
+
+    const gasOnly = randomAccount();
+    const started = await start({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, X402_SETTLER_KEY: gasOnly.key }, databaseUrl);
+    await started.stop({ graceMs: 0 });
+  } finally {
+    await chain.close();
+  }
+});
+
+test("settler key on Cloud: start refuses an X402_SETTLER_KEY of any merchant's receive address", async () => {
+  const database = await testDatabases[0].create();
+  const evm = await startLocalEvm({ chains: defaultChains });
+  const merchant = randomAccount();
+  const { MERCHANT_EVM_XPUB: _x, MERCHANT_EVM_ADDRESS: _a, ...chainEnv } = evm.env;
+  const env = { ...chainEnv, DATABASE_URL: database.url, CLOUD_SIGNUP_RATE_LIMIT: 'off' };
+  try {
+    const cloud = await startTestCloud({ env });
+    await signupMerchant(cloud.url, { receive_methods: [{ chain: 'base', address: merchant.account.address }] });
+    await cloud.stop();
+    await assert.rejects(startTestCloud({ env: { ...env, X402_SETTLER_KEY: merchant.key } }), /X402_SETTLER_KEY is the key of .* a receive address on base/);
+    const gasOnly = randomAccount();
+    const started = await startTestCloud({ env: { ...env, X402_SETTLER_KEY: gasOnly.key } });
+    await started.stop();
+  } finally {
+    await evm.close();
+    await database.drop();
+  }
+});
