@@ -43,7 +43,9 @@ export function builtInSettler(key: `0x${string}`, rpcUrl: string, chainId: numb
   const client = createWalletClient({ account, chain: chainDefinition(rpcUrl, chainId), transport: http(rpcUrl, { timeout: timeoutMs }), pollingInterval: 250 }).extend(publicActions);
   const signer = toFacilitatorEvmSigner({ ...(client as never as Parameters<typeof toFacilitatorEvmSigner>[0]), address: account.address }, { confirmationTimeoutMs: timeoutMs });
   // The methods are the client's own (bound): spreading a viem client keeps them working.
-  const facilitator = new x402Facilitator().register(networkOf(chainId), new ExactEvmScheme(signer));
+  // simulateInSettle: the transfer is simulated again just before it is sent, so one that would now
+  // revert (the payer moved the funds after the checks) is skipped and costs no gas.
+  const facilitator = new x402Facilitator().register(networkOf(chainId), new ExactEvmScheme(signer, { simulateInSettle: true }));
   return {
     kind: 'settler',
     verify: (payload, requirements) => facilitator.verify(payload, requirements),

@@ -6,8 +6,10 @@ import { startListener } from '../../../listener/app.ts';
 import { loadConfig } from '../../../listener/config.ts';
 import { silentLogger } from '../../../core/log.ts';
 import { startLocalEvm } from '../../../sandbox/local-evm.ts';
-import { ACCOUNT_XPUB, startEvmTestChain } from '../../helpers/evm-chain.ts';
-import { randomAccount } from '../../helpers/x402-agent.ts';
+import { ACCOUNT_XPUB, FIXED_ADDRESS, startEvmTestChain, type EvmTestChain } from '../../helpers/evm-chain.ts';
+import { randomAccount, x402Agent } from '../../helpers/x402-agent.ts';
+import { startRpcProxy } from '../../helpers/rpc-proxy.ts';
+import { encodeFunctionData, erc20Abi } from 'viem';
 import { signupMerchant, startTestCloud } from '../../helpers/cloud.ts';
 import { postJson, tempSqliteUrl } from '../../helpers/listener.ts';
 import { testDatabases } from '../../helpers/databases.ts';
@@ -80,5 +82,68 @@ test("settler key on Cloud: start refuses an X402_SETTLER_KEY of any merchant's 
   } finally {
     await evm.close();
     await database.drop();
+  }
+});
+
+/** A listener whose settler sends through `rpcUrl` (a proxy that lets the payer act first). */
+async function settlingListener(chain: EvmTestChain, rpcUrl: string, settlerKey: string, env: Record<string, string> = {}) {
+  return startListener(
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: chain.databaseUrl,
+      SERVICE_RATE_LIMIT: 'off',
+      MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
+      MERCHANT_BASE_ADDRESS: FIXED_ADDRESS,
+      MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
+      BASE_RPC_URL: rpcUrl,
+      // One local node, declared trusted as an operator declares its own.
+      BASE_MIN_SOURCES: '1',
+      BASE_CHAIN_ID: String(chain.anvil.chainId),
+      BASE_FINALITY: 'count',
+      X402_SETTLER_KEY: settlerKey,
+      X402_SETTLE_TIMEOUT_S: '3',
+      ...env,
+    }, defaultChains),
+    { logger: silentLogger },
+  );
+}
+
+/** The payer's own transfer of all its USDC elsewhere, sent from its account (anvil impersonates it). */
+const emptyWallet = (chain: EvmTestChain, payer: string, to: string, amount: bigint) => async () => {
+  await chain.anvil.rpc('anvil_impersonateAccount', [payer]);
+  const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to as `0x${string}`, amount] });
+  await chain.anvil.rpc('eth_sendTransaction', [{ from: payer, to: chain.usdc.address, data }]);
+};
+
+/** transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32): a simulation of the payer's transfer. */
+const TRANSFER_WITH_AUTHORIZATION = '0xe3ee160e';
+
+test('settler gas: a payer who empties their wallet after the service\'s checks costs the settler nothing: the transfer is simulated again just before it is sent, and skipped', async () => {
+  const chain = await startEvmTestChain(testDatabases[0]);
+  const proxy = await startRpcProxy(chain.anvil.url);
+  const settler = randomAccount();
+  const payer = randomAccount();
+  const elsewhere = randomAccount();
+  await chain.anvil.rpc('anvil_setBalance', [settler.account.address, '0x8AC7230489E80000']);
+  await chain.anvil.rpc('anvil_setBalance', [payer.account.address, '0x8AC7230489E80000']);
+  await chain.usdc.transfer(payer.account.address, 10_000_000n, 1);
+  const listener = await settlingListener(chain, proxy.url, settler.key);
+  try {
+    const created = await postJson(`${listener.url}/invoice`, { chain: 'base', amount_usd: 5 });
+    const invoice = created.json as { x402_url: string; receive_address: string };
+    const settlerBalance = await chain.anvil.rpc<string>('eth_getBalance', [settler.account.address, 'latest']);
+    // The first simulation is the service's check (verify); the payer moves the funds right after it.
+    proxy.mode = { kind: 'before', method: 'eth_call', dataPrefix: TRANSFER_WITH_AUTHORIZATION, skip: 1, run: emptyWallet(chain, payer.account.address, elsewhere.account.address, 10_000_000n) };
+    const answer = await x402Agent(payer.key, { network: `eip155:${chain.anvil.chainId}`, asset: chain.usdc.address }).pay(invoice.x402_url);
+    assert.equal(answer.status, 502, await answer.clone().text());
+    assert.equal(proxy.mode.kind, 'pass', 'the payer moved the funds between the checks and the send');
+    assert.equal(await chain.usdc.balanceOf(elsewhere.account.address), 10_000_000n);
+    assert.equal(Number(await chain.anvil.rpc<string>('eth_getTransactionCount', [settler.account.address, 'pending'])), 0, 'the settler sent nothing');
+    assert.equal(await chain.anvil.rpc<string>('eth_getBalance', [settler.account.address, 'latest']), settlerBalance, 'and spent no gas');
+    assert.equal(await chain.usdc.balanceOf(invoice.receive_address), 0n);
+  } finally {
+    await listener.stop({ graceMs: 0 });
+    await proxy.close();
+    await chain.close();
   }
 });
