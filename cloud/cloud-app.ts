@@ -221,7 +221,7 @@ function cloudHttpApp(config: CloudConfig, { engine, cloud, payments, x402, oaut
     documents: { openapi: JSON.stringify(buildOpenApiDocument(), null, 2), llms: buildLlmsTxt() },
     async health() {
       const { ok, answered, problems, chain_sources } = await engine.health();
-      const x402Section = answered ? await x402Health(x402, db).catch(() => null) : null;
+      const x402Section = answered ? await x402Health(x402, db, { now: clock.now(), budget: config.x402.gasBudget }).catch(() => null) : null;
       return { ok, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), chain_sources, problems, ...(x402Section && { x402: x402Section }) };
     },
   });
@@ -291,6 +291,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     },
     observer: x402Observer(metrics),
     receiptWaitMs: config.x402.settleTimeoutMs,
+    settlerGasBudget: config.x402.gasBudget,
   });
 
   const oauth = cloudOAuth(config, { db, clock, logger }, publicBase, { ...webhookPolicy, ca: deps.cimdCa });

@@ -146,6 +146,7 @@ function listenerX402(config: Config, engine: ListenerEngine, x402: ReturnType<t
     },
     observer: x402Observer(metrics),
     receiptWaitMs: config.x402.settleTimeoutMs,
+    settlerGasBudget: config.x402.gasBudget,
   });
 }
 
@@ -166,7 +167,7 @@ function listenerHealth(config: Config, engine: ListenerEngine, watches: readonl
       }
     }
     const chainHealth = mergeChainHealth(watches.map((watch) => watch.health()));
-    const x402Section = shared.answered ? await x402Health(x402, db, config.merchantId).catch(() => null) : null;
+    const x402Section = shared.answered ? await x402Health(x402, db, { now: clock.now(), budget: config.x402.gasBudget, merchantId: config.merchantId }).catch(() => null) : null;
     return {
       ok,
       problems: shared.problems,

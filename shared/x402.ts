@@ -42,7 +42,12 @@ export const X402ChainHealth = z
     settlement: z.enum(['settler', 'facilitator']).describe('`settler`: the service submits with X402_SETTLER_KEY; `facilitator`: an x402 facilitator (X402_FACILITATOR_URL) does.'),
     settler_address: z.string().nullable().describe("The settler key's address (it pays gas only); null with a facilitator."),
     settler_balance_wei: z.string().nullable().describe("The settler's native balance, in wei; null with a facilitator or when the node does not answer."),
-    warning: z.string().nullable().describe('Why x402 payments on this chain may fail: the settler runs low on gas, or its node does not answer.'),
+    settler_gas_last_hour: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('Gas units the settler spent on the chain in the last hour (reverted transactions too), against X402_SETTLER_GAS_BUDGET; null with a facilitator. Absent from older services.'),
+    warning: z.string().nullable().describe('Why x402 payments on this chain may fail: settling is paused (the gas budget of the hour is spent), the settler runs low on gas, or its node does not answer.'),
   })
   .meta({ id: 'PaymentSettlementChainHealth' });
 

@@ -68,6 +68,36 @@ export async function settleClaim(db: Kysely<X402Tables>, invoiceId: string, non
     .execute();
 }
 
+/** Adds gas the built-in settler spent on the invoice (a transaction sent, mined or reverted). */
+export async function addSettlerGas(db: Kysely<X402Tables>, invoiceId: string, gas: number, now: number) {
+  await db
+    .updateTable('x402_settlements')
+    .set((eb) => ({ gas_used: eb('gas_used', '+', gas), updated_at: now }))
+    .where('invoice_id', '=', invoiceId)
+    .execute();
+}
+
+/** The built-in settler's gas spent on this invoice so far. */
+export async function settlerGasOnInvoice(db: Kysely<X402Tables>, invoiceId: string): Promise<bigint> {
+  const row = await db.selectFrom('x402_settlements').select('gas_used').where('invoice_id', '=', invoiceId).executeTakeFirst();
+  return BigInt(row?.gas_used ?? 0);
+}
+
+/**
+ * The built-in settler's gas on `network` of every invoice whose settlement moved since `since`
+ * (all of each such invoice's spend counts: an over-count, so the hourly bound errs on the side of
+ * pausing).
+ */
+export async function settlerGasSince(db: Kysely<X402Tables>, network: string, since: number): Promise<bigint> {
+  const { gas } = await db
+    .selectFrom('x402_settlements')
+    .select((eb) => eb.fn.sum<string | number | null>('gas_used').as('gas'))
+    .where('network', '=', network)
+    .where('updated_at', '>=', since)
+    .executeTakeFirstOrThrow();
+  return BigInt(gas ?? 0);
+}
+
 /** Settlements a settler reported that the chain never showed: /health and /metrics tell them. */
 export async function countUnseenSettlements(db: Kysely<X402Tables>, merchantId?: string): Promise<number> {
   let query = db.selectFrom('x402_settlements').select((eb) => eb.fn.countAll<string | number>().as('n')).where('state', '=', 'unseen');

@@ -19,7 +19,7 @@ export interface X402Settler {
 /** A settler key that cannot pay this many settlements at the node's gas price runs low (/health warns). */
 export const LOW_BALANCE_SETTLEMENTS = 20;
 /** Gas of one `transferWithAuthorization` with margin (Circle's USDC takes about 80,000). */
-const SETTLEMENT_GAS = 100_000n;
+export const SETTLEMENT_GAS = 100_000n;
 
 export const networkOf = (chainId: number) => `eip155:${chainId}` as const;
 

@@ -6,7 +6,7 @@ import type { Logger } from '../log.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import { refused, refusalReasons, type CheckedPayment } from './authorization.ts';
 import type { X402Method } from './x402-method.ts';
-import type { X402Settler } from './settlers.ts';
+import { SETTLEMENT_GAS, type X402Settler } from './settlers.ts';
 import type { X402SettlementRow } from './settlement.repository.ts';
 
 const RECEIPT_POLL_MS = 200;
@@ -18,6 +18,8 @@ const RECEIPT_POLL_MS = 200;
 export const LAPSE_MARGIN_S = 60;
 /** x402's answer for a transaction sent and not mined within the settle's wait. */
 const SETTLEMENT_PENDING = 'settlement_pending';
+/** x402's answer for a settlement transaction that reverted. */
+const TRANSACTION_FAILED = 'invalid_exact_evm_transaction_failed';
 
 /** One EVM chain on which invoices take x402 payments. */
 export interface X402Chain {
@@ -38,6 +40,10 @@ export interface SettlementProgress {
   lockState: 'refused' | 'settling' | 'sent' | 'unseen';
   outcome: X402Outcome;
   txHash?: string;
+  /** Gas of a transaction the settler sent: its receipt's, or SETTLEMENT_GAS when our node shows none. */
+  gasUsed?: bigint;
+  /** The transaction reverted (the payer's funds moved after the last simulation). */
+  reverted?: boolean;
 }
 
 export interface SettlementAttempt {
@@ -111,7 +117,14 @@ export async function settleAuthorization(attempt: SettlementAttempt, progress: 
     failing('unavailable', 'x402: settle failed', error, { settler: chain.settler.kind });
     throw unavailable('The settler did not answer in time.');
   });
-  if (!settled.success || !/^0x[0-9a-fA-F]{64}$/.test(settled.transaction ?? '')) {
+  const sentHash = /^0x[0-9a-fA-F]{64}$/.test(settled.transaction ?? '');
+  if (!settled.success && sentHash) {
+    // Sent, then pending or reverted: its gas is spent (SETTLEMENT_GAS while our node shows no receipt).
+    const receipt = await chain.reader.getTransactionReceipt({ hash: settled.transaction as `0x${string}` }).catch(() => null);
+    progress.gasUsed = receipt?.gasUsed ?? SETTLEMENT_GAS;
+    progress.reverted = receipt ? receipt.status !== 'success' : settled.errorReason === TRANSACTION_FAILED;
+  }
+  if (!settled.success || !sentHash) {
     // A refusal at settle, a transaction still pending (`settlement_pending`), or one that reverted:
     // the nonce stays unused and the authorization valid, so the lock stays.
     log.warn('x402: settle answered without a payment', { reason: settled.errorReason, settler: chain.settler.kind });
@@ -124,7 +137,7 @@ export async function settleAuthorization(attempt: SettlementAttempt, progress: 
   }
   const txHash = settled.transaction;
   progress.txHash = txHash;
-  const seen = await minedTransfer(attempt, txHash);
+  const seen = await minedTransfer(attempt, txHash, progress);
   if (seen !== 'paid') {
     // Reverted: the authorization is still valid (a revert uses no nonce), so the lock stays.
     if (seen !== 'reverted') progress.lockState = 'unseen';
@@ -139,11 +152,14 @@ export async function settleAuthorization(attempt: SettlementAttempt, progress: 
 }
 
 /** The transfer the settler reported, as our own node shows it, judged by x402's matching rule; null when the node does not show it (yet). */
-async function minedTransfer({ row, chain, requirements, checked, method, receiptWaitMs }: SettlementAttempt, txHash: string) {
+async function minedTransfer({ row, chain, requirements, checked, method, receiptWaitMs }: SettlementAttempt, txHash: string, progress: SettlementProgress) {
+  progress.gasUsed = SETTLEMENT_GAS;
   // Counted in polls, not read off the clock: the wait is real time whatever clock the service runs on.
   for (let poll = Math.ceil(receiptWaitMs / RECEIPT_POLL_MS); ; poll--) {
     const receipt = await chain.reader.getTransactionReceipt({ hash: txHash as `0x${string}` }).catch(() => null);
     if (receipt) {
+      progress.gasUsed = receipt.gasUsed;
+      progress.reverted = receipt.status !== 'success';
       if (receipt.status !== 'success') return 'reverted' as const;
       const transfers = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs });
       const amount = BigInt(requirements.amount);

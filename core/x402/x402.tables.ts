@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * One row per invoice paid through x402: the authorization being (or that was) settled for it.
  * The row is the invoice's lock: one payer at a time, and one settlement per authorization nonce.
@@ -18,6 +20,8 @@ export interface X402SettlementsTable {
   /** The authorization's `validBefore` (Unix seconds): until then a `settling` lock holds; null on locks taken before it was kept. */
   valid_before: number | null;
   tx_hash: string | null;
+  /** Gas units the built-in settler spent on this invoice's settlements, every attempt (reverted ones too). */
+  gas_used: Generated<number>;
   /** CAIP-2 network. */
   network: string;
   created_at: number;

@@ -1794,7 +1794,9 @@ export interface components {
             settler_address: string | null;
             /** @description The settler's native balance, in wei; null with a facilitator or when the node does not answer. */
             settler_balance_wei: string | null;
-            /** @description Why x402 payments on this chain may fail: the settler runs low on gas, or its node does not answer. */
+            /** @description Gas units the settler spent on the chain in the last hour (reverted transactions too), against X402_SETTLER_GAS_BUDGET; null with a facilitator. Absent from older services. */
+            settler_gas_last_hour?: string | null;
+            /** @description Why x402 payments on this chain may fail: settling is paused (the gas budget of the hour is spent), the settler runs low on gas, or its node does not answer. */
             warning: string | null;
         };
         /** @description x402 payments: settlement per chain and settlements reported but never seen. */

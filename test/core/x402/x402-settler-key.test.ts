@@ -7,7 +7,8 @@ import { loadConfig } from '../../../listener/config.ts';
 import { silentLogger } from '../../../core/log.ts';
 import { startLocalEvm } from '../../../sandbox/local-evm.ts';
 import { ACCOUNT_XPUB, FIXED_ADDRESS, startEvmTestChain, type EvmTestChain } from '../../helpers/evm-chain.ts';
-import { randomAccount, x402Agent } from '../../helpers/x402-agent.ts';
+import { decodePaymentRequiredHeader, handSignedPayment, randomAccount, x402Agent, type Requirements } from '../../helpers/x402-agent.ts';
+import type { X402PaymentRequired } from '../../../shared/index.ts';
 import { startRpcProxy } from '../../helpers/rpc-proxy.ts';
 import { encodeFunctionData, erc20Abi } from 'viem';
 import { signupMerchant, startTestCloud } from '../../helpers/cloud.ts';
@@ -147,3 +148,60 @@ test('settler gas: a payer who empties their wallet after the service\'s checks 
     await chain.close();
   }
 });
+
+test('settler gas budget: a payer who moves the funds after the last simulation makes one settlement revert; its gas counts, and past X402_SETTLER_GAS_BUDGET (per invoice, then per hour) settling pauses with reason settler_gas_budget before anything is sent; /health and /metrics show spend and reverts', async () => {
+  const chain = await startEvmTestChain(testDatabases[0]);
+  const proxy = await startRpcProxy(chain.anvil.url);
+  const settler = randomAccount();
+  const payer = randomAccount();
+  const elsewhere = randomAccount();
+  await chain.anvil.rpc('anvil_setBalance', [settler.account.address, '0x8AC7230489E80000']);
+  await chain.anvil.rpc('anvil_setBalance', [payer.account.address, '0x8AC7230489E80000']);
+  await chain.usdc.transfer(payer.account.address, 10_000_000n, 1);
+  // One settlement of gas an invoice, and an hour.
+  const listener = await settlingListener(chain, proxy.url, settler.key, { X402_SETTLER_GAS_BUDGET: '100000,100000' });
+  const agent = x402Agent(payer.key, { network: `eip155:${chain.anvil.chainId}`, asset: chain.usdc.address });
+  const sentBySettler = async () => Number(await chain.anvil.rpc<string>('eth_getTransactionCount', [settler.account.address, 'pending']));
+  try {
+    const invoice = async () => (await postJson(`${listener.url}/invoice`, { chain: 'base', amount_usd: 5 })).json as { x402_url: string };
+    const first = await invoice();
+    const firstRequirements = await requirementsOf(first.x402_url);
+    // The payer's transfer lands just before the settler's: the settler's reverts on the chain.
+    proxy.mode = { kind: 'before', method: 'eth_sendRawTransaction', skip: 0, run: emptyWallet(chain, payer.account.address, elsewhere.account.address, 10_000_000n) };
+    const reverted = await agent.pay(first.x402_url);
+    assert.equal(reverted.status, 502, await reverted.clone().text());
+    assert.equal(await sentBySettler(), 1, 'the one transaction the budget allows');
+    await chain.usdc.transfer(payer.account.address, 10_000_000n, 1);
+
+    const second = await invoice();
+    const paused: Array<[string, string]> = [];
+    for (const [url, requirements] of [[first.x402_url, firstRequirements], [second.x402_url, await requirementsOf(second.x402_url)]] as const) {
+      const answer = await fetch(url, { headers: { 'PAYMENT-SIGNATURE': await handSignedPayment(payer.key, requirements) } });
+      const body = (await answer.json()) as { error: { code: string; reason?: string; message: string } };
+      assert.equal(answer.status, 503, JSON.stringify(body));
+      assert.equal(body.error.reason, 'settler_gas_budget');
+      assert.ok(Number(answer.headers.get('Retry-After')) > 0);
+      paused.push([body.error.code, body.error.message]);
+    }
+    assert.match(paused[0]![1], /for this invoice is spent.*plain transfer/);
+    assert.match(paused[1]![1], /for this hour is spent.*plain transfer/);
+    assert.equal(await sentBySettler(), 1, 'nothing more was sent');
+
+    const health = (await (await fetch(`${listener.url}/health`)).json()) as { x402: { chains: { base: { settler_gas_last_hour: string; warning: string } } } };
+    assert.ok(BigInt(health.x402.chains.base.settler_gas_last_hour) > 0n);
+    assert.match(health.x402.chains.base.warning, /settling is paused/);
+    const metrics = await (await fetch(`${listener.url}/metrics`)).text();
+    assert.match(metrics, /service_x402_settler_reverts_total\{chain="base"\} 1/);
+    assert.match(metrics, /service_x402_settler_gas_total\{chain="base"\} [1-9]/);
+  } finally {
+    await listener.stop({ graceMs: 0 });
+    await proxy.close();
+    await chain.close();
+  }
+});
+
+async function requirementsOf(url: string): Promise<Requirements> {
+  const answer = await fetch(url);
+  assert.equal(answer.status, 402, await answer.clone().text());
+  return (decodePaymentRequiredHeader(answer.headers.get('PAYMENT-REQUIRED')!) as X402PaymentRequired).accepts[0] as Requirements;
+}

@@ -61,9 +61,18 @@ test('settings: a chain facilitator wins over the shared one, which wins over th
   assert.deepEqual(x402Secrets(keyOnly).sort(), [key, key.slice(2)].sort());
   assert.deepEqual(parseX402Settings(defaultChains, {}, problems).settlement, {}, 'nothing set: x402 off');
 
+  assert.deepEqual(keyOnly.gasBudget, { perHour: 2_000_000n, perInvoice: 300_000n }, 'the default gas budget');
+  assert.deepEqual(parseX402Settings(defaultChains, { X402_SETTLER_GAS_BUDGET: '500000, 100000' }, problems).gasBudget, { perHour: 500_000n, perInvoice: 100_000n });
+  assert.deepEqual(problems, []);
+
   const bad: string[] = [];
   parseX402Settings(defaultChains, { X402_SETTLER_KEY: 'xprv-not-a-key', X402_FACILITATOR_URL: 'ftp://x', X402_SETTLE_TIMEOUT_S: '0' }, bad);
   assert.equal(bad.length, 3, bad.join('\n'));
+  for (const budget of ['1000', '100,1000', '0,0', 'a,b']) {
+    const budgetProblems: string[] = [];
+    parseX402Settings(defaultChains, { X402_SETTLER_GAS_BUDGET: budget }, budgetProblems);
+    assert.match(budgetProblems.join('\n'), /X402_SETTLER_GAS_BUDGET must be/, budget);
+  }
   assert.ok(bad.every((problem) => !problem.includes('xprv-not-a-key')), 'the key is never echoed');
 });
 
@@ -73,7 +82,7 @@ test('settings: x402 reads the EVM chains it is given, and no other', () => {
   const settings = parseX402Settings(given, { X402_FACILITATOR_URL: 'https://facilitator.example', BASE_X402_FACILITATOR_URL: 'https://base.example' }, problems);
   assert.deepEqual(problems, []);
   assert.deepEqual(settings.settlement, { arbitrum: { kind: 'facilitator', url: 'https://facilitator.example' } });
-  assert.deepEqual(x402SettingNames(given), ['X402_SETTLER_KEY', 'X402_FACILITATOR_URL', 'X402_SETTLE_TIMEOUT_S', 'ARBITRUM_X402_FACILITATOR_URL']);
+  assert.deepEqual(x402SettingNames(given), ['X402_SETTLER_KEY', 'X402_FACILITATOR_URL', 'X402_SETTLE_TIMEOUT_S', 'X402_SETTLER_GAS_BUDGET', 'ARBITRUM_X402_FACILITATOR_URL']);
 });
 
 test('the settlement lock: one payer at a time, a refused attempt frees it, a settle that never answered holds it however long until released as lapsed (its nonce only), a sent one never is', async () => {
