@@ -39,7 +39,7 @@ import { ConfigError, secureCookies } from '../edge/settings.ts';
 import { chainIn, familySettings } from '../core/chain-definition.ts';
 import type { ChainTunings } from '../core/chain-runtime.ts';
 import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
-import { x402Chains, x402Health, x402Observer, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
+import { x402Chains, x402Health, x402Observer, x402PaymentSettings, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
 import { callLimit } from '../edge/http/rate-limit.ts';
 
 export interface CloudDeps {
@@ -290,8 +290,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       return base ? x402UrlUnder(base, '/api/v1', invoiceId) : null;
     },
     observer: x402Observer(metrics),
-    receiptWaitMs: config.x402.settleTimeoutMs,
-    settlerGasBudget: config.x402.gasBudget,
+    ...x402PaymentSettings(config.x402),
   });
 
   const oauth = cloudOAuth(config, { db, clock, logger }, publicBase, { ...webhookPolicy, ca: deps.cimdCa });

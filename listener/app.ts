@@ -30,7 +30,7 @@ import { countDeliveries } from '../core/webhooks/delivery-store.ts';
 import { singleMerchantRoute, type WebhookDeliveryDeps } from '../core/webhooks/start-delivery.ts';
 import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
 import { settlerKeyProblem } from '../core/x402/settler-key.ts';
-import { x402Chains, x402Health, x402Observer, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
+import { x402Chains, x402Health, x402Observer, x402PaymentSettings, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
 import type { Engine } from '../core/engine.ts';
 import type { CoreTables } from '../core/schema.ts';
 
@@ -145,8 +145,7 @@ function listenerX402(config: Config, engine: ListenerEngine, x402: ReturnType<t
       return base ? x402UrlUnder(base, '', invoiceId) : null;
     },
     observer: x402Observer(metrics),
-    receiptWaitMs: config.x402.settleTimeoutMs,
-    settlerGasBudget: config.x402.gasBudget,
+    ...x402PaymentSettings(config.x402),
   });
 }
 

@@ -10,13 +10,14 @@ import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import type { PayableFacts } from '../invoices/invoice.service.ts';
 import { checkPayment } from './authorization.ts';
 import { paymentRequiredOf, requirementsOf, type X402Offer } from './requirements.ts';
-import { addSettlerGas, claimSettlement, currentLock, releaseLapsed, settleClaim, settlerGasOnInvoice, settlerGasSince, type X402SettlementRow } from './settlement.repository.ts';
-import { networkOf, SETTLEMENT_GAS } from './settlers.ts';
+import { addSettlerGas, claimSettlement, currentLock, releaseLapsed, settleClaim, type X402SettlementRow } from './settlement.repository.ts';
+import { checkGasBudget } from './gas-budget.ts';
+import { networkOf } from './settlers.ts';
 import { tokenDomains } from './token-domains.ts';
 import { x402Method } from './x402-method.ts';
 import { authorizationLapsed, settleAuthorization, unavailable, type SettlementProgress, type X402Chain, type X402Outcome } from './x402-settle.ts';
 import type { X402Tables } from './x402.tables.ts';
-import { X402_SETTLER_GAS_BUDGET, type X402Settings } from './x402-settings.ts';
+import type { X402Settings } from './x402-settings.ts';
 
 export type { X402Chain } from './x402-settle.ts';
 
@@ -48,7 +49,6 @@ export interface X402PaymentsDeps {
   settlerGasBudget: X402Settings['gasBudget'];
 }
 
-const HOUR_MS = 3_600_000;
 
 /** The answer to a paid request: PAYMENT-RESPONSE and the invoice. */
 export interface X402Paid {
@@ -112,25 +112,6 @@ export function createX402Payments(deps: X402PaymentsDeps) {
     return currentLock(db, invoiceId);
   }
 
-  /**
-   * Refuses before anything is sent when the built-in settler's gas budget is spent on this
-   * invoice or, on the chain, this hour: settling pauses, and the payer may send the transfer
-   * themselves (the invoice takes it like any payment).
-   */
-  async function withinGasBudget(chain: X402Chain, offer: X402Offer) {
-    if (chain.settler.kind !== 'settler') return;
-    const [onInvoice, thisHour] = await Promise.all([settlerGasOnInvoice(db, offer.invoiceId), settlerGasSince(db, offer.network, clock.now() - HOUR_MS)]);
-    const budget = deps.settlerGasBudget;
-    const spentOn = onInvoice + SETTLEMENT_GAS > budget.perInvoice ? 'this invoice' : thisHour + SETTLEMENT_GAS > budget.perHour ? 'this hour' : null;
-    if (spentOn === null) return;
-    logger.warn('x402: settling paused, the settler gas budget is spent', { invoice_id: offer.invoiceId, network: offer.network, spent_on: spentOn });
-    throw new ServiceError(
-      'settlement_unavailable',
-      `Settling is paused: the settler's gas budget (${X402_SETTLER_GAS_BUDGET}) for ${spentOn} is spent. Pay with a plain transfer of ${offer.amountDue} base units of ${offer.asset} to ${offer.payTo} instead.`,
-      { retryAfterS: HOUR_MS / 1000, details: { reason: 'settler_gas_budget' } },
-    );
-  }
-
   /** The answer to a request without payment: the requirements (or why there are none). */
   async function quote(invoiceId: string): Promise<X402Quote & { requirements: PaymentRequirements }> {
     const { offer, resource, lock } = await offerOf(invoiceId);
@@ -162,7 +143,7 @@ export function createX402Payments(deps: X402PaymentsDeps) {
     const requirements = requirementsOf(offer, clock.now());
     const checked = await checkPayment(payload, requirements, { now: clock.now(), expiresAt: offer.expiresAt, chainId: offer.chainId });
     const { nonce } = checked.authorization;
-    await withinGasBudget(chain, offer);
+    await checkGasBudget({ db, now: clock.now(), logger, budget: deps.settlerGasBudget }, chain, offer);
     const claim = { invoiceId, merchantId: row.merchant_id, payer: checked.payer, nonce, validBefore: Number(checked.validBefore), network: offer.network, now: clock.now() };
     const lock = await claimSettlement(db, claim);
     if (!lock.claimed) throw lockRefusal(lock.current);

@@ -31,6 +31,9 @@ export function x402Chains(settings: X402Settings, chains: readonly X402ChainSet
   return served;
 }
 
+/** The payments' share of the x402 settings (x402-payments.ts). */
+export const x402PaymentSettings = (settings: X402Settings) => ({ receiptWaitMs: settings.settleTimeoutMs, settlerGasBudget: settings.gasBudget });
+
 export const x402Observer = (metrics: ServiceMetrics): X402Observer => ({
   settlement: (chain, outcome) => metrics.x402Settlements.inc({ chain, outcome }),
   settlerGas(chain, gas, reverted) {
