@@ -17,6 +17,7 @@ import type { Timers } from '../core/webhooks/timers.ts';
 import { applyConfirmedPurchases, type CardProcessor, type CreateBillingInvoice } from './billing/billing.ts';
 import { createCloudChainWatchers } from './chain-watchers.ts';
 import { cloudSecrets, type CloudConfig } from './cloud-config.ts';
+import { settlerKeyProblem } from '../core/x402/settler-key.ts';
 import { createCloudService } from './cloud-service.ts';
 import { paymentStateSettings } from '../mcp/payment-state.ts';
 import { createCloudHttpApp } from './http/app.ts';
@@ -34,11 +35,11 @@ import { cloudClaimScope, cloudDeliveryTarget } from './invoices/webhook-deliver
 import { cloudSchema } from './storage/cloud.schema.ts';
 import type { CloudTables } from './storage/cloud.tables.ts';
 import { systemResolver, type Resolver, type WebhookTargetPolicy } from '../core/net/webhook-target.ts';
-import { secureCookies } from '../edge/settings.ts';
+import { ConfigError, secureCookies } from '../edge/settings.ts';
 import { chainIn, familySettings } from '../core/chain-definition.ts';
 import type { ChainTunings } from '../core/chain-runtime.ts';
 import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
-import { x402Chains, x402Health, x402Observer, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
+import { x402Chains, x402Health, x402Observer, x402PaymentSettings, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
 import { callLimit } from '../edge/http/rate-limit.ts';
 
 export interface CloudDeps {
@@ -150,6 +151,10 @@ function startCloudEngine(
     databaseWaitS: config.databaseWaitS,
     database: deps.database,
     sourceBudgets: config.sourceBudgets,
+    async prepare(db) {
+      const problem = await settlerKeyProblem(db, config.x402, config.chains, 'platform');
+      if (problem) throw new ConfigError([problem]);
+    },
     webhooks: (db) => ({ scope: cloudClaimScope, target: cloudDeliveryTarget(db, webhookPolicy) }),
     webhookDeps: deps.webhooks,
     x402Url: (invoice) => shared.x402Url()?.x402Url(invoice) ?? null,
@@ -216,7 +221,7 @@ function cloudHttpApp(config: CloudConfig, { engine, cloud, payments, x402, oaut
     documents: { openapi: JSON.stringify(buildOpenApiDocument(), null, 2), llms: buildLlmsTxt() },
     async health() {
       const { ok, answered, problems, chain_sources } = await engine.health();
-      const x402Section = answered ? await x402Health(x402, db).catch(() => null) : null;
+      const x402Section = answered ? await x402Health(x402, db, { now: clock.now(), budget: config.x402.gasBudget }).catch(() => null) : null;
       return { ok, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), chain_sources, problems, ...(x402Section && { x402: x402Section }) };
     },
   });
@@ -285,7 +290,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       return base ? x402UrlUnder(base, '/api/v1', invoiceId) : null;
     },
     observer: x402Observer(metrics),
-    receiptWaitMs: config.x402.settleTimeoutMs,
+    ...x402PaymentSettings(config.x402),
   });
 
   const oauth = cloudOAuth(config, { db, clock, logger }, publicBase, { ...webhookPolicy, ca: deps.cimdCa });

@@ -84,6 +84,8 @@ export interface ChainRuntime<Settings> {
   network(settings: Settings): string | number;
   /** The merchant's receive method on this chain (invoice creation). */
   receiver(settings: Settings, parts: ListenerChainParts): Promise<ChainReceiver>;
+  /** The next `count` addresses the merchant's account key will hand out (none without one): no x402 settler key may be one. */
+  upcomingReceiveAddresses?(db: Kysely<CoreTables>, settings: Settings, count: number): Promise<string[]>;
   /** The merchant's watcher; null (with a warning logged) when the settings name no source to watch. */
   watch(settings: Settings, parts: ListenerChainParts): ChainWatch | null;
 }

@@ -70,6 +70,18 @@ export function createServiceMetrics() {
       labelNames: ['chain', 'outcome'],
       registers,
     }),
+    x402SettlerGas: new Counter({
+      name: 'service_x402_settler_gas_total',
+      help: "Gas units the built-in x402 settler spent (X402_SETTLER_KEY), by chain: every transaction it sent, reverted ones too; bounded by X402_SETTLER_GAS_BUDGET.",
+      labelNames: ['chain'],
+      registers,
+    }),
+    x402SettlerReverts: new Counter({
+      name: 'service_x402_settler_reverts_total',
+      help: "Settlement transactions of the built-in x402 settler that reverted, by chain (the payer's funds moved after the last simulation): alert on a rise.",
+      labelNames: ['chain'],
+      registers,
+    }),
     mcpToolCalls: new Counter({ name: 'service_mcp_tool_calls_total', help: 'MCP tool calls by tool and outcome (ok, error).', labelNames: ['tool', 'outcome'], registers }),
   };
 }

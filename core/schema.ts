@@ -12,7 +12,7 @@ import { webhookDeliveryMigration } from './webhooks/delivery-migration.ts';
 import { oauthGrantKeyMigration, oauthStoreMigration } from './oauth/oauth.migration.ts';
 import type { OAuthTables } from './oauth/oauth.tables.ts';
 import type { EventDeliveryColumns, WebhookAttemptsTable } from './webhooks/delivery-tables.ts';
-import { x402SettlementsMigration } from './x402/x402.migration.ts';
+import { x402SettlementsMigration, x402ValidBeforeMigration } from './x402/x402.migration.ts';
 import type { X402Tables } from './x402/x402.tables.ts';
 
 /**
@@ -53,6 +53,7 @@ export function coreMigrations(dialect: Dialect, chains: readonly ChainTablesSou
     '0019_oauth_grant_key': oauthGrantKeyMigration,
     '0021_invoices_created_index': invoicesCreatedIndexMigration,
     '0023_x402_settlements': x402SettlementsMigration,
+    '0024_x402_valid_before': x402ValidBeforeMigration,
   };
 }
 

@@ -29,7 +29,8 @@ import { createServiceMetrics, type ServiceMetrics } from '../core/metrics.ts';
 import { countDeliveries } from '../core/webhooks/delivery-store.ts';
 import { singleMerchantRoute, type WebhookDeliveryDeps } from '../core/webhooks/start-delivery.ts';
 import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
-import { x402Chains, x402Health, x402Observer, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
+import { settlerKeyProblem } from '../core/x402/settler-key.ts';
+import { x402Chains, x402Health, x402Observer, x402PaymentSettings, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
 import type { Engine } from '../core/engine.ts';
 import type { CoreTables } from '../core/schema.ts';
 
@@ -116,6 +117,9 @@ function startListenerEngine(config: Config, deps: ListenerDeps, shared: { clock
         const problem = await definition.listener.prepare(db, settings);
         if (problem) throw new ConfigError([problem]);
       }
+      // After the chains': the merchant's fixed addresses are claimed by then.
+      const settlerProblem = await settlerKeyProblem(db, config.x402, config.chains, 'listener');
+      if (settlerProblem) throw new ConfigError([settlerProblem]);
     },
     expirySweepMs: deps.expirySweepMs,
     sourceBudgets: config.sourceBudgets,
@@ -141,7 +145,7 @@ function listenerX402(config: Config, engine: ListenerEngine, x402: ReturnType<t
       return base ? x402UrlUnder(base, '', invoiceId) : null;
     },
     observer: x402Observer(metrics),
-    receiptWaitMs: config.x402.settleTimeoutMs,
+    ...x402PaymentSettings(config.x402),
   });
 }
 
@@ -162,7 +166,7 @@ function listenerHealth(config: Config, engine: ListenerEngine, watches: readonl
       }
     }
     const chainHealth = mergeChainHealth(watches.map((watch) => watch.health()));
-    const x402Section = shared.answered ? await x402Health(x402, db, config.merchantId).catch(() => null) : null;
+    const x402Section = shared.answered ? await x402Health(x402, db, { now: clock.now(), budget: config.x402.gasBudget, merchantId: config.merchantId }).catch(() => null) : null;
     return {
       ok,
       problems: shared.problems,

@@ -8,8 +8,20 @@ export const X402PaymentRequirements = z
     amount: z.string().describe('The amount still due, in the token\'s base units (6 decimals for USDC).'),
     asset: z.string().describe('The token contract.'),
     payTo: z.string().describe("The invoice's receive address."),
-    maxTimeoutSeconds: z.number().int().describe("How long the signed authorization may stay valid; never past the invoice's expiry."),
-    extra: z.object({ name: z.string(), version: z.string() }).describe("The token's EIP-712 domain (USDC: `USD Coin`, `2`)."),
+    maxTimeoutSeconds: z
+      .number()
+      .int()
+      .describe("How long the signed authorization may stay valid: `validBefore` at most this many seconds (plus 30 s of clock skew) from now, and never past the invoice's expiry; longer is refused."),
+    extra: z
+      .object({
+        name: z.string(),
+        version: z.string(),
+        assetTransferMethod: z
+          .literal('eip3009')
+          .optional()
+          .describe('The one authorization kind accepted: an EIP-3009 `authorization` with its `signature`; a payload carrying any other (`permit2Authorization`) is refused (`unsupported_asset_transfer_method`). Absent from listeners before it was stated: the same.'),
+      })
+      .describe("The token's EIP-712 domain (USDC: `USD Coin`, `2`) and the authorization kind accepted."),
   })
   .meta({ id: 'PaymentRequirements' });
 
@@ -30,7 +42,12 @@ export const X402ChainHealth = z
     settlement: z.enum(['settler', 'facilitator']).describe('`settler`: the service submits with X402_SETTLER_KEY; `facilitator`: an x402 facilitator (X402_FACILITATOR_URL) does.'),
     settler_address: z.string().nullable().describe("The settler key's address (it pays gas only); null with a facilitator."),
     settler_balance_wei: z.string().nullable().describe("The settler's native balance, in wei; null with a facilitator or when the node does not answer."),
-    warning: z.string().nullable().describe('Why x402 payments on this chain may fail: the settler runs low on gas, or its node does not answer.'),
+    settler_gas_last_hour: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('Gas units the settler spent on the chain in the last hour (reverted transactions too), against X402_SETTLER_GAS_BUDGET; null with a facilitator. Absent from older services.'),
+    warning: z.string().nullable().describe('Why x402 payments on this chain may fail: settling is paused (the gas budget of the hour is spent), the settler runs low on gas, or its node does not answer.'),
   })
   .meta({ id: 'PaymentSettlementChainHealth' });
 

@@ -15,6 +15,8 @@ import type { EvmChainSpec } from './evm-chain-spec.ts';
 import { evmLocalNode } from './evm-local-node.ts';
 import { evmMerchant } from './evm-merchant.ts';
 import { evmTransferSeenBeforeExpiry, seenUnitsOf } from './partial.ts';
+import { claimOf } from './address-claims.ts';
+import { getAddress } from 'ethers';
 
 const unitsOf = (row: InvoiceRow) => BigInt(requiredAmount(row.amount_units, 'amount_units', row.invoice_id));
 
@@ -128,6 +130,7 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
     display: evmDisplay(spec),
     localNode: evmLocalNode(spec),
     sandboxPayment: evmSandboxPayment,
+    holdsReceiveAddress: async (db, address) => (await claimOf(db, getAddress(address))) !== undefined,
     claimsSetting: (name) => merchantSettings.has(name) || (claimsAllItsSettings && name.startsWith(`${spec.envPrefix}_`)),
     merchant: evmMerchant(spec, (settings) => module.enabledAssets(settings)),
   };

@@ -1,6 +1,6 @@
 import type { EvmChainName } from '../../shared/index.ts';
 import { tuningOf, type ChainRuntime, type PlatformChainRuntime } from '../chain-runtime.ts';
-import { adoptKeyIdentity } from '../invoices/invoice.repository.ts';
+import { adoptKeyIdentity, peekNextChildIndex } from '../invoices/invoice.repository.ts';
 import { watchObserver } from '../metrics.ts';
 import { claimOwnFixedAddress } from './address-claims.ts';
 import { evmReceiver } from './evm-adapter.ts';
@@ -41,6 +41,11 @@ export function evmRuntime(spec: EvmChainSpec): ChainRuntime<EvmConfig> {
     },
     explorerUrl: (settings) => settings.explorerUrl,
     network: (settings) => settings.chainId,
+    async upcomingReceiveAddresses(db, settings, count) {
+      if (!settings.xpub) return [];
+      const next = await peekNextChildIndex(db, EVM_ADDRESS_COUNTER, settings.xpub.keyId);
+      return Array.from({ length: count }, (_, i) => settings.xpub!.key.address(next + i));
+    },
     async receiver(settings, { tuning }) {
       const { nonceDigits, quarantineMs } = tuningOf(tuning, spec.chain, chainFacts[spec.chain]);
       return evmReceiver({ base: settings, nonceDigits, quarantineMs });

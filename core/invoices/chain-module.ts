@@ -49,6 +49,11 @@ export interface ChainModule<Settings = unknown> {
    * of unused addresses a wallet key has (`service gap`).
    */
   walletGap?(db: Kysely<CoreTables>, keyId: string): Promise<BtcGapReport>;
+  /**
+   * Whether any merchant receives at `address` on this chain already: a fixed address claimed or a
+   * derived invoice's. Start refuses an x402 settler key of such an address (core/x402/settler-key.ts).
+   */
+  holdsReceiveAddress?(db: Kysely<CoreTables>, address: string): Promise<boolean>;
   /** Whether a setting, when set, means the merchant receives on this chain (the sandbox then stays off). */
   claimsSetting(name: string): boolean;
   /** How the sandbox runs the chain on a local development node; absent for a chain it simulates otherwise. */

@@ -19,7 +19,7 @@ export interface X402Settler {
 /** A settler key that cannot pay this many settlements at the node's gas price runs low (/health warns). */
 export const LOW_BALANCE_SETTLEMENTS = 20;
 /** Gas of one `transferWithAuthorization` with margin (Circle's USDC takes about 80,000). */
-const SETTLEMENT_GAS = 100_000n;
+export const SETTLEMENT_GAS = 100_000n;
 
 export const networkOf = (chainId: number) => `eip155:${chainId}` as const;
 
@@ -43,7 +43,9 @@ export function builtInSettler(key: `0x${string}`, rpcUrl: string, chainId: numb
   const client = createWalletClient({ account, chain: chainDefinition(rpcUrl, chainId), transport: http(rpcUrl, { timeout: timeoutMs }), pollingInterval: 250 }).extend(publicActions);
   const signer = toFacilitatorEvmSigner({ ...(client as never as Parameters<typeof toFacilitatorEvmSigner>[0]), address: account.address }, { confirmationTimeoutMs: timeoutMs });
   // The methods are the client's own (bound): spreading a viem client keeps them working.
-  const facilitator = new x402Facilitator().register(networkOf(chainId), new ExactEvmScheme(signer));
+  // simulateInSettle: the transfer is simulated again just before it is sent, so one that would now
+  // revert (the payer moved the funds after the checks) is skipped and costs no gas.
+  const facilitator = new x402Facilitator().register(networkOf(chainId), new ExactEvmScheme(signer, { simulateInSettle: true }));
   return {
     kind: 'settler',
     verify: (payload, requirements) => facilitator.verify(payload, requirements),

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { getAddress } from 'viem';
 import type { StoredInvoice, X402PaymentRequired } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
@@ -10,18 +10,22 @@ import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import type { PayableFacts } from '../invoices/invoice.service.ts';
 import { checkPayment } from './authorization.ts';
 import { paymentRequiredOf, requirementsOf, type X402Offer } from './requirements.ts';
-import { claimSettlement, currentLock, settleClaim, type X402SettlementRow } from './settlement.repository.ts';
+import { addSettlerGas, claimSettlement, currentLock, releaseLapsed, settleClaim, type X402SettlementRow } from './settlement.repository.ts';
+import { checkGasBudget } from './gas-budget.ts';
 import { networkOf } from './settlers.ts';
 import { tokenDomains } from './token-domains.ts';
 import { x402Method } from './x402-method.ts';
-import { settleAuthorization, unavailable, type SettlementProgress, type X402Chain, type X402Outcome } from './x402-settle.ts';
+import { authorizationLapsed, settleAuthorization, unavailable, type SettlementProgress, type X402Chain, type X402Outcome } from './x402-settle.ts';
 import type { X402Tables } from './x402.tables.ts';
+import type { X402Settings } from './x402-settings.ts';
 
 export type { X402Chain } from './x402-settle.ts';
 
 /** How x402 reports, for /metrics. */
 export interface X402Observer {
   settlement(chain: string, outcome: X402Outcome): void;
+  /** Gas the built-in settler spent on one settlement transaction, and whether it reverted. */
+  settlerGas?(chain: string, gas: bigint, reverted: boolean): void;
 }
 
 export interface X402PaymentsDeps {
@@ -41,7 +45,10 @@ export interface X402PaymentsDeps {
   observer?: X402Observer;
   /** How long the settlement transaction may take to show on our node after the settler answers. */
   receiptWaitMs: number;
+  /** The built-in settler's gas budget per chain (X402_SETTLER_GAS_BUDGET); a facilitator pays its own. */
+  settlerGasBudget: X402Settings['gasBudget'];
 }
+
 
 /** The answer to a paid request: PAYMENT-RESPONSE and the invoice. */
 export interface X402Paid {
@@ -85,12 +92,24 @@ export function createX402Payments(deps: X402PaymentsDeps) {
         logger.warn('x402: the token domain cannot be read from the node', { error, invoice_id: invoiceId });
         throw unavailable('The chain node does not answer.');
       }),
-      currentLock(db, invoiceId, clock.now()),
+      holdingLock(chain, row.token_address, invoiceId),
     ]);
     const due = BigInt(row.amount_units) - seen;
     if (due <= 0n) throw new ServiceError('invoice_paid', 'A payment covering this invoice is confirming.');
     const offer: X402Offer = { invoiceId, network: networkOf(chain.chainId), chainId: chain.chainId, asset: getAddress(row.token_address), payTo: getAddress(row.receive_address), amountDue: due, expiresAt: row.expires_at, domain };
     return { row, chain, offer, resource, lock };
+  }
+
+  /**
+   * The lock that holds the invoice now. A settle that never answered holds it for as long as its
+   * authorization can be mined; once our node shows it cannot (x402-settle.ts), the lock is
+   * released and another payer may pay.
+   */
+  async function holdingLock(chain: X402Chain, asset: string, invoiceId: string): Promise<X402SettlementRow | undefined> {
+    const lock = await currentLock(db, invoiceId);
+    if (lock?.state !== 'settling' || !(await authorizationLapsed(chain, asset, lock, clock.now()))) return lock;
+    if (await releaseLapsed(db, lock, clock.now())) logger.warn('x402: a settle that never answered lapsed unmined; the invoice may be paid again', { invoice_id: invoiceId, nonce: lock.nonce });
+    return currentLock(db, invoiceId);
   }
 
   /** The answer to a request without payment: the requirements (or why there are none). */
@@ -102,10 +121,10 @@ export function createX402Payments(deps: X402PaymentsDeps) {
   }
 
   /** The same payload again after it was settled: the first answer again (idempotent on the authorization nonce). */
-  async function earlierAnswer(invoiceId: string, payload: PaymentPayload): Promise<X402Paid | null> {
-    const nonce = (payload?.payload as { authorization?: { nonce?: unknown } } | undefined)?.authorization?.nonce;
-    if (typeof nonce !== 'string') return null;
-    const lock = await currentLock(db, invoiceId, clock.now());
+  async function earlierAnswer(invoiceId: string, payload: unknown): Promise<X402Paid | null> {
+    const nonce = nonceOf(payload);
+    if (nonce === null) return null;
+    const lock = await currentLock(db, invoiceId);
     if (!lock || lock.state !== 'sent' || lock.nonce !== nonce || !lock.tx_hash) return null;
     const row = await deps.find(invoiceId);
     deps.observer?.settlement(row.chain, 'replayed');
@@ -117,28 +136,43 @@ export function createX402Payments(deps: X402PaymentsDeps) {
    * the nonce on the chain, the settler's verify and settle, and the transfer read back from our
    * own node. Nothing is sent unless every check passed; the invoice is not marked here.
    */
-  async function pay(invoiceId: string, payload: PaymentPayload): Promise<X402Paid> {
+  async function pay(invoiceId: string, payload: unknown): Promise<X402Paid> {
     const earlier = await earlierAnswer(invoiceId, payload);
     if (earlier) return earlier;
     const { row, chain, offer } = await offerOf(invoiceId);
     const requirements = requirementsOf(offer, clock.now());
     const checked = await checkPayment(payload, requirements, { now: clock.now(), expiresAt: offer.expiresAt, chainId: offer.chainId });
     const { nonce } = checked.authorization;
-    const lock = await claimSettlement(db, { invoiceId, merchantId: row.merchant_id, payer: checked.payer, nonce, network: offer.network, now: clock.now() });
+    await checkGasBudget({ db, now: clock.now(), logger, budget: deps.settlerGasBudget }, chain, offer);
+    const claim = { invoiceId, merchantId: row.merchant_id, payer: checked.payer, nonce, validBefore: Number(checked.validBefore), network: offer.network, now: clock.now() };
+    const lock = await claimSettlement(db, claim);
     if (!lock.claimed) throw lockRefusal(lock.current);
 
     const log = logger.child({ invoice_id: invoiceId, chain: row.chain, payer: checked.payer });
     const progress: SettlementProgress = { lockState: 'refused', outcome: 'refused' };
     try {
-      const txHash = await settleAuthorization({ row, chain, payload, requirements, checked, method, log, receiptWaitMs: deps.receiptWaitMs }, progress);
+      // The payload as checked, rebuilt (authorization.ts): the settler gets nothing the checks did not read.
+      const txHash = await settleAuthorization({ row, chain, payload: checked.payload, requirements, checked, method, log, receiptWaitMs: deps.receiptWaitMs }, progress);
       return { response: settledResponse(txHash, offer.network, checked.payer, requirements.amount), invoice: await deps.invoice(row) };
     } finally {
       deps.observer?.settlement(row.chain, progress.outcome);
+      if (progress.gasUsed !== undefined && chain.settler.kind === 'settler') {
+        deps.observer?.settlerGas?.(row.chain, progress.gasUsed, progress.reverted === true);
+        await addSettlerGas(db, invoiceId, Number(progress.gasUsed), clock.now());
+      }
       if (progress.lockState !== 'settling') await settleClaim(db, invoiceId, nonce, { state: progress.lockState, txHash: progress.txHash, now: clock.now() });
     }
   }
 
   return { x402Url, quote, pay };
+}
+
+/** The authorization nonce a payload names, if it names one (read before any check, for the replay answer). */
+function nonceOf(payload: unknown): string | null {
+  const inner = typeof payload === 'object' && payload !== null ? (payload as { payload?: unknown }).payload : undefined;
+  const authorization = typeof inner === 'object' && inner !== null ? (inner as { authorization?: unknown }).authorization : undefined;
+  const nonce = typeof authorization === 'object' && authorization !== null ? (authorization as { nonce?: unknown }).nonce : undefined;
+  return typeof nonce === 'string' ? nonce : null;
 }
 
 /** The lock's state, for a payer who did not take it. */

@@ -6,6 +6,14 @@ export const X402_SETTLER_KEY = 'X402_SETTLER_KEY';
 /** Seconds a facilitator or the settler has to verify or settle (mined included), and the transaction to show on our node. */
 export const X402_SETTLE_TIMEOUT_S = 'X402_SETTLE_TIMEOUT_S';
 const DEFAULT_SETTLE_TIMEOUT_S = 30;
+/**
+ * The built-in settler's gas budget on each chain, in gas units: `<per hour>,<per invoice>`. Past
+ * either, settling pauses (503, reason `settler_gas_budget`) and the payer may send the transfer
+ * themselves; a payer who makes settlements revert costs at most this much.
+ */
+export const X402_SETTLER_GAS_BUDGET = 'X402_SETTLER_GAS_BUDGET';
+/** About 20 settlements an hour, 3 tries an invoice (one `transferWithAuthorization` is about 80,000 gas). */
+const DEFAULT_GAS_BUDGET = { perHour: 2_000_000n, perInvoice: 300_000n };
 /** Any x402 v2 facilitator (`/verify`, `/settle`, `/supported`), for every EVM chain without its own. */
 export const X402_FACILITATOR_URL = 'X402_FACILITATOR_URL';
 
@@ -21,6 +29,7 @@ export const x402SettingNames = (chains: readonly X402ChainFacts[]): string[] =>
   X402_SETTLER_KEY,
   X402_FACILITATOR_URL,
   X402_SETTLE_TIMEOUT_S,
+  X402_SETTLER_GAS_BUDGET,
   ...evmChainsOf(chains).map((chain) => chainFacilitatorSetting(chain.facts.settingsPrefix)),
 ];
 
@@ -32,6 +41,8 @@ export interface X402Settings {
   settlement: Partial<Record<EvmChainName, X402Settlement>>;
   /** The bounded wait of one verify, one settle, and of the settlement transaction on our node. */
   settleTimeoutMs: number;
+  /** The built-in settler's gas (units) per chain per hour and per invoice; a facilitator pays its own. */
+  gasBudget: { perHour: bigint; perInvoice: bigint };
 }
 
 /**
@@ -69,7 +80,17 @@ export function parseX402Settings(chains: readonly X402ChainFacts[], env: Readon
     if (/^\d{1,3}$/.test(timeoutText) && Number(timeoutText) >= 1 && Number(timeoutText) <= 120) settleTimeoutMs = Number(timeoutText) * 1000;
     else problems.push(`${X402_SETTLE_TIMEOUT_S} must be an integer from 1 to 120 (seconds)`);
   }
-  return { settlement, settleTimeoutMs };
+  return { settlement, settleTimeoutMs, gasBudget: gasBudgetOf(text(X402_SETTLER_GAS_BUDGET), problems) };
+}
+
+function gasBudgetOf(budgetText: string | undefined, problems: string[]): X402Settings['gasBudget'] {
+  if (budgetText === undefined) return DEFAULT_GAS_BUDGET;
+  const match = /^(\d{1,12})\s*,\s*(\d{1,12})$/.exec(budgetText);
+  if (!match || BigInt(match[1]!) < BigInt(match[2]!) || BigInt(match[2]!) === 0n) {
+    problems.push(`${X402_SETTLER_GAS_BUDGET} must be <gas per hour>,<gas per invoice> (whole gas units, per hour at least per invoice, e.g. 2000000,300000)`);
+    return DEFAULT_GAS_BUDGET;
+  }
+  return { perHour: BigInt(match[1]!), perInvoice: BigInt(match[2]!) };
 }
 
 /** Values that must never appear in a log line: the settler key. */

@@ -21,3 +21,19 @@ export const x402SettlementsMigration: Migration = {
     await db.schema.dropTable('x402_settlements').execute();
   },
 };
+
+/**
+ * The authorization's `validBefore` on its lock: a settle that never answered holds the invoice
+ * until then (and until the chain is past it), not for a fixed time; null on locks taken before.
+ * And the built-in settler's gas spent on the invoice, for X402_SETTLER_GAS_BUDGET.
+ */
+export const x402ValidBeforeMigration: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('x402_settlements').addColumn('valid_before', 'bigint').execute();
+    await db.schema.alterTable('x402_settlements').addColumn('gas_used', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+  },
+  async down(db: Kysely<any>) {
+    await db.schema.alterTable('x402_settlements').dropColumn('gas_used').execute();
+    await db.schema.alterTable('x402_settlements').dropColumn('valid_before').execute();
+  },
+};

@@ -1757,12 +1757,17 @@ export interface components {
             asset: string;
             /** @description The invoice's receive address. */
             payTo: string;
-            /** @description How long the signed authorization may stay valid; never past the invoice's expiry. */
+            /** @description How long the signed authorization may stay valid: `validBefore` at most this many seconds (plus 30 s of clock skew) from now, and never past the invoice's expiry; longer is refused. */
             maxTimeoutSeconds: number;
-            /** @description The token's EIP-712 domain (USDC: `USD Coin`, `2`). */
+            /** @description The token's EIP-712 domain (USDC: `USD Coin`, `2`) and the authorization kind accepted. */
             extra: {
                 name: string;
                 version: string;
+                /**
+                 * @description The one authorization kind accepted: an EIP-3009 `authorization` with its `signature`; a payload carrying any other (`permit2Authorization`) is refused (`unsupported_asset_transfer_method`). Absent from listeners before it was stated: the same.
+                 * @constant
+                 */
+                assetTransferMethod?: "eip3009";
             };
         };
         /** @description x402 v2 payment requirements: the JSON body of a 402 answer and, base64-encoded, its PAYMENT-REQUIRED header. */
@@ -1789,7 +1794,9 @@ export interface components {
             settler_address: string | null;
             /** @description The settler's native balance, in wei; null with a facilitator or when the node does not answer. */
             settler_balance_wei: string | null;
-            /** @description Why x402 payments on this chain may fail: the settler runs low on gas, or its node does not answer. */
+            /** @description Gas units the settler spent on the chain in the last hour (reverted transactions too), against X402_SETTLER_GAS_BUDGET; null with a facilitator. Absent from older services. */
+            settler_gas_last_hour?: string | null;
+            /** @description Why x402 payments on this chain may fail: settling is paused (the gas budget of the hour is spent), the settler runs low on gas, or its node does not answer. */
             warning: string | null;
         };
         /** @description x402 payments: settlement per chain and settlements reported but never seen. */

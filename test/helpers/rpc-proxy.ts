@@ -25,7 +25,13 @@ export type ProxyMode =
    */
   | { kind: 'censor'; recipients: string[] }
   /** A lying source: answers `finalized` with its head block (too high) or the genesis block (too low). */
-  | { kind: 'finalized'; claims: 'head' | 'genesis' };
+  | { kind: 'finalized'; claims: 'head' | 'genesis' }
+  /**
+   * Runs `run` once before forwarding the (`skip` + 1)-th request of `method` (with `dataPrefix`:
+   * only calls whose `data` starts with it), then passes everything: someone acting on the chain
+   * between a sender's checks and its send.
+   */
+  | { kind: 'before'; method: string; dataPrefix?: string; skip: number; run: () => Promise<void> };
 
 /** The transaction hash of the made-up transfer. */
 export const FAKE_TX_HASH = `0x${'fa'.repeat(32)}`;
@@ -113,6 +119,17 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   });
   const receiptAsks = new Map<string, number>();
   async function answerOne(request: JsonRpcRequest) {
+    if (proxy.mode.kind === 'before' && request.method === proxy.mode.method) {
+      const data = (request.params?.[0] as { data?: string; input?: string } | undefined)?.data ?? (request.params?.[0] as { input?: string } | undefined)?.input;
+      const { dataPrefix, run } = proxy.mode;
+      if (dataPrefix === undefined || (typeof data === 'string' && data.startsWith(dataPrefix))) {
+        if (proxy.mode.skip > 0) proxy.mode = { ...proxy.mode, skip: proxy.mode.skip - 1 };
+        else {
+          proxy.mode = { kind: 'pass' };
+          await run();
+        }
+      }
+    }
     if (proxy.mode.kind === 'fake-transfer' && request.method === 'eth_getTransactionReceipt' && request.params?.[0] === FAKE_TX_HASH) {
       const log = await fakeLog(proxy.mode);
       return { jsonrpc: '2.0', id: (request as { id?: unknown }).id, result: { status: '0x1', transactionHash: FAKE_TX_HASH, blockHash: log.blockHash, blockNumber: log.blockNumber, logs: [log] } };

@@ -69,9 +69,9 @@ for (const [index, chainName] of evmTestChains.entries()) {
         asset: chain.usdc.address,
         payTo: invoice.receive_address,
         maxTimeoutSeconds: undefined,
-        extra: { name: 'USD Coin', version: '2' },
+        extra: { name: 'USD Coin', version: '2', assetTransferMethod: 'eip3009' },
       });
-      assert.ok(offer.maxTimeoutSeconds > 0 && offer.maxTimeoutSeconds <= (Date.parse(invoice.expires_at) - Date.now()) / 1000 + 1);
+      assert.ok(offer.maxTimeoutSeconds > 0 && offer.maxTimeoutSeconds <= (Date.parse(invoice.expires_at) - Date.now()) / 1000 - 30 + 1, 'never past the invoice, less the clock skew');
 
       // One call of the official client: 402, sign, retry, 200 with PAYMENT-RESPONSE once mined.
       const agent = x402Agent(payer.key, { network, asset: chain.usdc.address });
