@@ -1,4 +1,5 @@
 import { ChainSourceError, ChainSourceInvalidData, type ChainSource, type SourceBlock } from './chain-source.ts';
+import { MAX_FUTURE_BLOCK_TIME_S, MEDIAN_TIME_SPAN, type HeaderChain } from './header-chain.ts';
 import type { VerifiedHeaders } from './verified-headers.ts';
 
 export interface LabelledChainSource {
@@ -73,5 +74,19 @@ export function createVerifiedChainSource(headers: VerifiedHeaders, sources: Lab
     forgetTip() {
       for (const { source } of sources) source.forgetTip?.();
     },
+    firstHeightMinedFrom: (timeMs) => firstHeightMinedFrom(bestChain(), timeMs),
   };
+}
+
+/**
+ * A header's time may run up to 2 hours ahead of the clock that mined it, and a later block's may
+ * be lower than an earlier one's (it need only exceed the median of the previous 11): so the walk
+ * down from the tip stops at the first header more than 2 hours older than `timeMs`, and 11 blocks
+ * below it.
+ */
+export function firstHeightMinedFrom(chain: Pick<HeaderChain, 'tip' | 'at' | 'baseHeight'>, timeMs: number): number {
+  const before = Math.floor(timeMs / 1000) - MAX_FUTURE_BLOCK_TIME_S;
+  let height = chain.tip!.height;
+  while (height > chain.baseHeight && chain.at(height)!.time >= before) height--;
+  return Math.max(chain.baseHeight, height - MEDIAN_TIME_SPAN);
 }
