@@ -13,9 +13,16 @@ export interface LabelledChainSource {
  * read only when its header is on that chain; its body then must match the header (raw-block.ts
  * checks the hash and the merkle root). Blocks come from the first usable source that has them; one
  * that serves a body not matching its header is named and ignored like one serving a bad header.
- * Mempool questions go to the first usable source: unconfirmed payments are never settled.
+ * Mempool questions go to the first usable source: unconfirmed payments are never settled; one
+ * serving transaction bytes that hash to another txid than the one asked for is counted and the
+ * next source asked.
  */
-export function createVerifiedChainSource(headers: VerifiedHeaders, sources: LabelledChainSource[]): ChainSource {
+export function createVerifiedChainSource(
+  headers: VerifiedHeaders,
+  sources: LabelledChainSource[],
+  /** A source served something that failed verification (the metrics count it). */
+  onRejected?: (source: string, reason: string) => void,
+): ChainSource {
   const bestChain = () => {
     const chain = headers.chain();
     if (!chain?.tip) throw new ChainSourceError('esplora', 'the verified header chain is not synced yet');
@@ -70,7 +77,20 @@ export function createVerifiedChainSource(headers: VerifiedHeaders, sources: Lab
       justSynced = false;
       return primary().mempoolTxids();
     },
-    transactions: (txids) => primary().transactions(txids),
+    async transactions(txids) {
+      // A source serving transaction bytes that hash to another txid is counted and the next one asked.
+      let lastError: unknown = null;
+      for (const { label, source } of usable()) {
+        try {
+          return await source.transactions(txids);
+        } catch (error) {
+          if (!(error instanceof ChainSourceInvalidData)) throw error;
+          onRejected?.(label, 'tx-mismatch');
+          lastError = error;
+        }
+      }
+      throw lastError;
+    },
     forgetTip() {
       for (const { source } of sources) source.forgetTip?.();
     },

@@ -27,7 +27,7 @@ import {
   type InvoiceRef,
   type OverruledSighting,
 } from './btc-payment.repository.ts';
-import type { ChainSource, SourceTx } from './chain-source.ts';
+import { ChainSourceInvalidData, type ChainSource, type SourceTx } from './chain-source.ts';
 import { btcVerificationOf } from './verification.ts';
 import type { HeaderChainStatus, VerifiedHeaders } from './verified-headers.ts';
 import { createGapMonitors } from './gap-report.ts';
@@ -510,7 +510,7 @@ async function provenSightings(w: Watch, hinted: AddressTx[]): Promise<SourceTx[
   const proven = w.state.provenUnconfirmed;
   const hints = new Map(hinted.filter((tx) => tx.blockHeight === null && !proven.has(tx.txid)).map((tx) => [tx.txid, tx]));
   if (!hints.size) return [];
-  const raw = txsHashingTo(w, [...hints.keys()], heard(w, await w.deps.addresses!.transactions([...hints.keys()])));
+  const raw = txsHashingTo(w, [...hints.keys()], heard(w, await rawTransactions(w, [...hints.keys()])));
   if (proven.size + raw.length > PROVEN_UNCONFIRMED_KEPT) proven.clear();
   for (const tx of raw) {
     proven.add(tx.txid);
@@ -520,6 +520,18 @@ async function provenSightings(w: Watch, hinted: AddressTx[]): Promise<SourceTx[
     w.deps.observer?.claimOverruled?.('json-differs');
   }
   return raw;
+}
+
+/** The hinted transactions' bytes; a source serving bytes of another transaction is counted and none is believed this round. */
+async function rawTransactions(w: Watch, txids: string[]): Promise<SourceTx[]> {
+  try {
+    return await w.deps.addresses!.transactions(txids);
+  } catch (error) {
+    if (!(error instanceof ChainSourceInvalidData)) throw error;
+    w.log.warn('btc source served transaction bytes that are not the transaction asked for: dropped', { error: error.message });
+    w.deps.observer?.claimOverruled?.('raw-tx-mismatch');
+    return [];
+  }
 }
 
 const outputsKey = (outputs: MatchedOutput[]) => outputs.map((o) => `${o.vout}:${o.merchantId}:${o.invoiceId}:${o.valueSats}`).join(',');
