@@ -300,7 +300,9 @@ async function processBlock(w: Watch, height: number, prevHash: string | undefin
  */
 async function paidHeightsByAddress(w: Watch, from: number, to: number, since: number): Promise<number[] | null> {
   if (w.options.mode !== 'address') return null;
-  const invoices = await invoicesPayableSince(w.deps.db, w.deps.scope, since);
+  // A merchant the index left out (an invoice it cannot read) is not asked about: its bad address would fail every catch-up.
+  const refused = w.index.refusedMerchants();
+  const invoices = (await invoicesPayableSince(w.deps.db, w.deps.scope, since)).filter((invoice) => !refused.has(invoice.merchantId));
   if (invoices.length + 1 >= 2 * (to - from + 1)) return null;
   const heights = new Set<number>();
   for (const invoice of invoices) {
@@ -335,9 +337,8 @@ async function rollBackToFork(w: Watch, last: NonNullable<LastBlock>): Promise<L
 }
 
 /**
- * A long stop (or a first start behind a header sync) on a third-party source: the blocks from
- * `from` that matter to invoices payable since `since` are found by address and read alone;
- * returns where the block-by-block scan starts.
+ * A long stop on a third-party source: the blocks from `from` that matter to invoices payable
+ * since `since` are found by address and read alone; returns where the block-by-block scan starts.
  */
 async function catchUpByAddress(w: Watch, from: number, since: number, tip: number): Promise<{ from: number; prevHash: string | undefined } | null> {
   const heights = await paidHeightsByAddress(w, from, tip - 1, since);
@@ -373,12 +374,12 @@ async function scanBlocks(w: Watch, from: number, tip: number, prevHash: string 
  * begins: at the first height where its oldest open invoice could have been paid, so nothing paid
  * while the header chain synced (or the service was down) is missed; at the tip when none is open.
  */
-async function firstStart(w: Watch, tip: number): Promise<{ from: number; since: number }> {
-  const { db, scope, source, clock } = w.deps;
+async function firstStart(w: Watch, tip: number): Promise<number> {
+  const { db, scope, source } = w.deps;
   const oldest = await oldestOpenInvoiceCreatedAt(db, scope);
   const from = oldest === null || !source.firstHeightMinedFrom ? tip : Math.min(tip, source.firstHeightMinedFrom(oldest));
   if (from < tip) w.log.info('btc watching starts where the oldest open invoice could have been paid', { from_height: from, tip, oldest_open_created_at: new Date(oldest!).toISOString() });
-  return { from, since: oldest ?? clock.now() };
+  return from;
 }
 
 /** Null while the verified header chain's first sync is under way: no block is read before it ends. */
@@ -405,9 +406,9 @@ async function followBlocks(w: Watch): Promise<number | null> {
   // Below the verified chain (a newer checkpoint than the stop): resumed like a first start, never rolled back.
   if (last && lastHash === null && last.height <= tip) last = undefined;
   else if (last && lastHash !== last.hash) last = await rollBackToFork(w, last);
-  const begin = last ? { from: last.height + 1, since: Number(last.processed_at) } : await firstStart(w, tip);
-  let start = { from: begin.from, prevHash: last?.hash };
-  if (tip - start.from >= 1) start = (await catchUpByAddress(w, begin.from, begin.since, tip)) ?? start;
+  let start = { from: last ? last.height + 1 : await firstStart(w, tip), prevHash: last?.hash };
+  // A first start reads its few blocks whole: the address routes are asked only after a stop.
+  if (last && tip - start.from >= 1) start = (await catchUpByAddress(w, start.from, Number(last.processed_at), tip)) ?? start;
   await scanBlocks(w, start.from, tip, start.prevHash);
   observer?.lag(tip - (w.state.lastBlockHeight ?? tip));
   noteTipRead(w, read, tip);
