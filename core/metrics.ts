@@ -64,6 +64,12 @@ export function createServiceMetrics() {
       labelNames: ['chain', 'source', 'reason'],
       registers,
     }),
+    unprovenPaymentClaims: new Counter({
+      name: 'service_unproven_payment_claims_total',
+      help: "Payment claims overruled by proof, by chain and kind: raw-tx-mismatch (a transaction's bytes do not hash to the txid asked for: dropped), json-differs (a source's JSON names outputs its transaction's bytes do not hold), block-differs (what a verified block holds differs from the unconfirmed sighting; the block wins).",
+      labelNames: ['chain', 'kind'],
+      registers,
+    }),
     x402Settlements: new Counter({
       name: 'service_x402_settlements_total',
       help: 'x402 payments with a signature, by chain and outcome: sent (mined, seen on our node), refused (nothing sent), unavailable (settler or node did not answer), failed (reverted or refused at settle), unseen (reported but not on the chain), replayed (the same payload again).',
@@ -97,6 +103,7 @@ export function watchObserver(metrics: ServiceMetrics, chain: string): WatchObse
     settled: (s) => metrics.settlementSeconds.observe({ chain }, Math.max(0, s)),
     confirmedAfterBlock: (s) => metrics.blockToConfirmedSeconds.observe({ chain }, Math.max(0, s)),
     sourceDisagreed: (source) => metrics.sourceDisagreements.inc({ chain, source }),
+    claimOverruled: (kind) => metrics.unprovenPaymentClaims.inc({ chain, kind }),
   };
 }
 

@@ -43,6 +43,8 @@ export interface WatchObserver {
   confirmedAfterBlock(seconds: number): void;
   /** A source (its label) reported what the chain's other sources do not. */
   sourceDisagreed?(source: string): void;
+  /** A payment claim (a sighting, a source's JSON) was overruled by what its bytes or its block prove. */
+  claimOverruled?(kind: 'raw-tx-mismatch' | 'json-differs' | 'block-differs'): void;
 }
 
 /** Progress of one watcher, reported step by step by the watcher itself (and to `observer`, the metrics). */

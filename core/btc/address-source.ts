@@ -17,6 +17,8 @@ export type AddressTxsPage = 'all' | 'mempool' | 'chain';
 export interface AddressSource {
   /** One page, newest first; `chain` pages continue after `lastSeenTxid` (25 per page). */
   addressTxs(address: string, page: AddressTxsPage, lastSeenTxid?: string): Promise<AddressTx[]>;
+  /** The transactions' raw bytes, parsed (each one's txid is the hash of its bytes); ones not found are omitted. */
+  transactions(txids: string[]): Promise<SourceTx[]>;
 }
 
 /** Esplora's transaction JSON (also the mempool.space WebSocket's): outputs and confirmation status. */

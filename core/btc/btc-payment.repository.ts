@@ -130,20 +130,71 @@ export function byMerchant<T extends { merchantId: string }>(items: readonly T[]
   return groups;
 }
 
+/** An unconfirmed sighting that the verified block holds otherwise: what was claimed, and what the block proves. */
+export interface OverruledSighting {
+  merchantId: string;
+  txid: string;
+  vout: number;
+  claimed: { invoiceId: string; valueSats: bigint };
+  /** Null: the block's transaction pays no watched address at that output. */
+  proven: { invoiceId: string; valueSats: bigint } | null;
+}
+
 /**
- * Records outputs seen in a block. An output already known keeps its invoice, first sighting and
- * reported flag (the primary key makes a second credit impossible); only its place in the chain moves.
+ * Records outputs seen in a block. Their value and invoice are written from the block alone: an
+ * earlier unconfirmed sighting of the same transaction that claimed another value, another invoice
+ * or an output the block does not pay us is overruled (removed, or overwritten once reported) and
+ * returned for the watcher to log and count. An output already known keeps its first sighting and
+ * reported flag when the sighting agrees (the primary key makes a second credit impossible).
  */
-export async function recordInBlock(trx: Db, outputs: SeenOutput[], block: { height: number; hash: string }, seenAt: number) {
-  for (const chunk of chunks(distinctOutputs(outputs))) {
+export async function recordInBlock(trx: Db, outputs: SeenOutput[], block: { height: number; hash: string }, seenAt: number): Promise<OverruledSighting[]> {
+  const proven = distinctOutputs(outputs);
+  const overruled: Array<OverruledSighting & { reported: boolean }> = [];
+  for (const chunk of chunks(proven)) {
+    const disagreeing = sightingsOverruledBy(await knownOutputsOfTxs(trx, chunk), chunk);
+    overruled.push(...disagreeing);
+    const unreported = disagreeing.filter((o) => !o.reported);
+    if (unreported.length) await trx.deleteFrom('btc_payments').where(isOneOf(unreported)).where('status', '!=', 'block').where('reported', '=', 0).execute();
     await trx
       .insertInto('btc_payments')
       .values(chunk.map((output) => ({ ...newRow(output, seenAt), status: 'block', block_height: block.height, block_hash: block.hash })))
       .onConflict((oc) =>
-        oc.columns(['merchant_id', 'txid', 'vout']).doUpdateSet({ status: 'block', block_height: block.height, block_hash: block.hash }),
+        oc.columns(['merchant_id', 'txid', 'vout']).doUpdateSet((eb) => ({
+          status: 'block',
+          block_height: block.height,
+          block_hash: block.hash,
+          // The block's word, whatever a sighting recorded.
+          invoice_id: eb.ref('excluded.invoice_id'),
+          value_sats: eb.ref('excluded.value_sats'),
+        })),
       )
       .execute();
   }
+  return overruled.map(({ reported: _reported, ...rest }) => rest);
+}
+
+/** Recorded outputs of the same merchants' transactions as `outputs` (the primary key's prefix). */
+async function knownOutputsOfTxs(trx: Db, outputs: SeenOutput[]) {
+  const pairs = [...new Map(outputs.map((o) => [`${o.merchantId}\n${o.txid}`, o])).values()];
+  return trx
+    .selectFrom('btc_payments')
+    .select(['merchant_id', 'invoice_id', 'txid', 'vout', 'value_sats', 'reported'])
+    .where(sql<boolean>`(merchant_id, txid) in (values ${sql.join(pairs.map((o) => sql`(${o.merchantId}, ${o.txid})`))})`)
+    .execute();
+}
+
+/** Known outputs whose invoice or value is not what the block proves, or that the block does not pay us at all. */
+function sightingsOverruledBy(known: Awaited<ReturnType<typeof knownOutputsOfTxs>>, proven: SeenOutput[]) {
+  const byKey = new Map(proven.map((o) => [paymentKey(o), o]));
+  const out: Array<OverruledSighting & { reported: boolean }> = [];
+  for (const row of known) {
+    const ref = { merchantId: row.merchant_id, txid: row.txid, vout: row.vout };
+    const block = byKey.get(paymentKey(ref)) ?? null;
+    const claimed = { invoiceId: row.invoice_id, valueSats: BigInt(row.value_sats) };
+    if (block && block.invoiceId === claimed.invoiceId && block.valueSats === claimed.valueSats) continue;
+    out.push({ ...ref, claimed, proven: block && { invoiceId: block.invoiceId, valueSats: block.valueSats }, reported: row.reported === 1 });
+  }
+  return out;
 }
 
 /** Records outputs seen in the mempool; one already in a block is left as it is. Returns the invoices of the outputs new (or back) in the mempool. */
@@ -411,6 +462,14 @@ export async function openInvoiceAddresses(db: Db, scope: BtcWatchScope, now: nu
     .limit(limit)
     .execute();
   return rows.map(toOpenAddress);
+}
+
+/** When the scope's oldest open (pending or partial) Bitcoin invoice was created; null when none is open. */
+export async function oldestOpenInvoiceCreatedAt(db: Db, scope: BtcWatchScope): Promise<number | null> {
+  const row = await scopedInvoices(db.selectFrom('invoices').select((eb) => eb.fn.min<number | string | null>('created_at').as('oldest')), scope)
+    .where('status', 'in', ['pending', 'partial'])
+    .executeTakeFirst();
+  return row?.oldest == null ? null : Number(row.oldest);
 }
 
 /**

@@ -41,6 +41,11 @@ export interface ChainSource {
    * sources' tips. False while a first sync is still under way: no block is read until it is done.
    */
   syncHeaders?(): Promise<boolean>;
+  /**
+   * Third-party sources only: the lowest height at which a block mined at or after `timeMs` can
+   * stand, by the verified headers' times (with their allowed skew); never below the verified chain.
+   */
+  firstHeightMinedFrom?(timeMs: number): number;
 }
 
 /** A backend that could not answer (network, HTTP status, malformed reply). Safe to log: never carries credentials. */

@@ -15,6 +15,18 @@ export interface EsploraSourceOptions {
 
 export type EsploraSource = ChainSource & AddressSource & HeaderSource;
 
+/** A transaction is its bytes: ones that do not parse or hash to another txid than the one asked for are the source's lie. */
+function transactionFromHex(hex: string, txid: string): SourceTx {
+  let tx: SourceTx;
+  try {
+    tx = parseRawTx(hex);
+  } catch (error) {
+    throw new ChainSourceInvalidData('esplora', `transaction ${txid} does not parse: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (tx.txid !== txid) throw new ChainSourceInvalidData('esplora', `transaction ${txid} came back as ${tx.txid}`);
+  return tx;
+}
+
 /** Esplora HTTP API (Blockstream esplora, mempool.space, or a self-hosted instance). */
 export function createEsploraSource(options: EsploraSourceOptions): EsploraSource {
   const base = options.baseUrl.replace(/\/+$/, '');
@@ -92,8 +104,11 @@ export function createEsploraSource(options: EsploraSourceOptions): EsploraSourc
     async transactions(txids) {
       const found: SourceTx[] = [];
       for (let i = 0; i < txids.length; i += concurrency) {
-        const batch = await Promise.all(txids.slice(i, i + concurrency).map((txid) => getText(`/tx/${txid}/hex`)));
-        for (const hex of batch) if (hex) found.push(parseRawTx(hex));
+        const asked = txids.slice(i, i + concurrency);
+        const batch = await Promise.all(asked.map((txid) => getText(`/tx/${txid}/hex`)));
+        batch.forEach((hex, j) => {
+          if (hex) found.push(transactionFromHex(hex, asked[j]));
+        });
       }
       return found;
     },

@@ -14,7 +14,7 @@ export const RETARGET_INTERVAL = 2016;
 /** Two weeks: the time a retarget interval should take. */
 const TARGET_TIMESPAN = 14 * 24 * 60 * 60;
 const TARGET_SPACING = 10 * 60;
-const MEDIAN_TIME_SPAN = 11;
+export const MEDIAN_TIME_SPAN = 11;
 /** validation.cpp MAX_FUTURE_BLOCK_TIME. */
 export const MAX_FUTURE_BLOCK_TIME_S = 2 * 60 * 60;
 

@@ -58,6 +58,7 @@ export function createVerifiedEsplora(options: VerifiedEsploraOptions): Verified
   const source = createVerifiedChainSource(
     headers,
     esploras.map(({ label, source }) => ({ label, source })),
+    options.onRejected,
   );
   return { source, headers, first: esploras[0].esplora };
 }

@@ -16,6 +16,7 @@ import {
   markGone,
   markLeftMempool,
   mempoolPaymentsByAddress,
+  oldestOpenInvoiceCreatedAt,
   openAmong,
   openInvoiceAddresses,
   processedBlockAt,
@@ -24,8 +25,9 @@ import {
   recordProcessedBlock,
   type BtcWatchScope,
   type InvoiceRef,
+  type OverruledSighting,
 } from './btc-payment.repository.ts';
-import type { ChainSource } from './chain-source.ts';
+import { ChainSourceInvalidData, type ChainSource, type SourceTx } from './chain-source.ts';
 import { btcVerificationOf } from './verification.ts';
 import type { HeaderChainStatus, VerifiedHeaders } from './verified-headers.ts';
 import { createGapMonitors } from './gap-report.ts';
@@ -117,12 +119,16 @@ const FIRST_POLL_MAX_AGE_MS = 2 * 60_000;
 const MIN_POLL_GAP_MS = 10_000;
 /** How soon the chain is read again when an announced block was not read yet (the source did not show it, or it was announced during a read). */
 const ANNOUNCED_RETRY_MS = 1_000;
+/** Proven unconfirmed txids remembered at most; past it they are forgotten (and fetched again if listed again). */
+const PROVEN_UNCONFIRMED_KEPT = 50_000;
 /** Esplora pages an address's confirmed transactions 25 at a time. */
 const CHAIN_PAGE = 25;
 
 /** What the watcher remembers between passes; every step reads and moves it explicitly. */
 interface WatchState {
   seenMempool: Set<string>;
+  /** Address mode: unconfirmed txids whose raw bytes were fetched and hashed already, so a poll listing them again costs no fetch. */
+  provenUnconfirmed: Set<string>;
   /** New txids of the last mempool list not fetched yet: a failed or capped pass resumes here without downloading the list again. */
   pendingMempool: string[];
   liveError: string | null;
@@ -157,6 +163,7 @@ interface WatchState {
 function initialState(): WatchState {
   return {
     seenMempool: new Set(),
+    provenUnconfirmed: new Set(),
     pendingMempool: [],
     liveError: null,
     liveFailures: 0,
@@ -232,6 +239,24 @@ async function announceSeen(trx: Transaction<CoreTables>, changed: (change: Stat
   for (const row of await openAmong(trx, refs)) changed({ invoice_id: row.invoice_id, merchant_id: row.merchant_id, status: row.status, at });
 }
 
+/** Sightings the verified block proved otherwise: the block's word was recorded; the difference is logged and counted. */
+function noteOverruled(w: Watch, overruled: OverruledSighting[], height: number): void {
+  for (const o of overruled) {
+    w.log.warn('btc block overrules an unconfirmed sighting: the block is credited', {
+      height,
+      merchant_id: o.merchantId,
+      tx_hash: o.txid,
+      vout: o.vout,
+      claimed_invoice_id: o.claimed.invoiceId,
+      claimed_sats: o.claimed.valueSats.toString(),
+      proven_invoice_id: o.proven?.invoiceId ?? null,
+      proven_sats: o.proven?.valueSats.toString() ?? '0',
+    });
+    w.deps.observer?.claimOverruled?.('block-differs');
+  }
+  if (overruled.length) markAllGapsStale(w);
+}
+
 /** Walks back from `height` to the last block our record and the source agree on. */
 async function findForkPoint(w: Watch, height: number): Promise<number> {
   for (let h = height; h >= 0; h--) {
@@ -251,12 +276,17 @@ async function processBlock(w: Watch, height: number, prevHash: string | undefin
   if (prevHash !== undefined && block.prevHash !== prevHash) return null; // reorg mid-scan; the next pass rolls back
   const found = matchOutputs(w.index, block.txs);
   const seenAt = Math.min(clock.now(), block.time * 1000);
-  await w.deps.feed.transaction(db, async (trx, changed) => {
-    await recordInBlock(trx, found, block, seenAt);
+  const overruled = await w.deps.feed.transaction(db, async (trx, changed) => {
+    const overruled = await recordInBlock(trx, found, block, seenAt);
     await recordProcessedBlock(trx, scope.key, block, clock.now(), KEEP_PROCESSED_BLOCKS);
-    await announceSeen(trx, changed, found, clock.now());
+    await announceSeen(trx, changed, [...found, ...overruled.map((o) => ({ merchantId: o.merchantId, invoiceId: o.claimed.invoiceId }))], clock.now());
+    return overruled;
   });
-  for (const output of found) w.state.seenMempool.delete(output.txid);
+  noteOverruled(w, overruled, height);
+  for (const output of found) {
+    w.state.seenMempool.delete(output.txid);
+    w.state.provenUnconfirmed.delete(output.txid);
+  }
   markGapsStale(w, found);
   if (found.length) w.log.info('btc payments found in block', { height, hash, outputs: found.length, merchants: byMerchant(found).size });
   w.state.lastBlockHeight = height;
@@ -270,7 +300,9 @@ async function processBlock(w: Watch, height: number, prevHash: string | undefin
  */
 async function paidHeightsByAddress(w: Watch, from: number, to: number, since: number): Promise<number[] | null> {
   if (w.options.mode !== 'address') return null;
-  const invoices = await invoicesPayableSince(w.deps.db, w.deps.scope, since);
+  // A merchant the index left out (an invoice it cannot read) is not asked about: its bad address would fail every catch-up.
+  const refused = w.index.refusedMerchants();
+  const invoices = (await invoicesPayableSince(w.deps.db, w.deps.scope, since)).filter((invoice) => !refused.has(invoice.merchantId));
   if (invoices.length + 1 >= 2 * (to - from + 1)) return null;
   const heights = new Set<number>();
   for (const invoice of invoices) {
@@ -304,10 +336,12 @@ async function rollBackToFork(w: Watch, last: NonNullable<LastBlock>): Promise<L
   return forkBlock ? { ...forkBlock, processed_at: clock.now() } : undefined;
 }
 
-/** A long stop on a third-party source: the blocks that matter are found by address and read alone; returns where the block-by-block scan starts. */
-async function catchUpByAddress(w: Watch, last: NonNullable<LastBlock>, tip: number): Promise<{ from: number; prevHash: string | undefined } | null> {
-  const from = last.height + 1;
-  const heights = await paidHeightsByAddress(w, from, tip - 1, Number(last.processed_at));
+/**
+ * A long stop on a third-party source: the blocks from `from` that matter to invoices payable
+ * since `since` are found by address and read alone; returns where the block-by-block scan starts.
+ */
+async function catchUpByAddress(w: Watch, from: number, since: number, tip: number): Promise<{ from: number; prevHash: string | undefined } | null> {
+  const heights = await paidHeightsByAddress(w, from, tip - 1, since);
   if (!heights) return null;
   w.log.info('btc catch-up by address', { from_height: from, to_height: tip - 1, blocks_with_payments: heights.length });
   for (const height of heights) {
@@ -335,6 +369,19 @@ async function scanBlocks(w: Watch, from: number, tip: number, prevHash: string 
   }
 }
 
+/**
+ * Where a watcher with no block of its own (first start, or stopped below the verified chain)
+ * begins: at the first height where its oldest open invoice could have been paid, so nothing paid
+ * while the header chain synced (or the service was down) is missed; at the tip when none is open.
+ */
+async function firstStart(w: Watch, tip: number): Promise<number> {
+  const { db, scope, source } = w.deps;
+  const oldest = await oldestOpenInvoiceCreatedAt(db, scope);
+  const from = oldest === null || !source.firstHeightMinedFrom ? tip : Math.min(tip, source.firstHeightMinedFrom(oldest));
+  if (from < tip) w.log.info('btc watching starts where the oldest open invoice could have been paid', { from_height: from, tip, oldest_open_created_at: new Date(oldest!).toISOString() });
+  return from;
+}
+
 /** Null while the verified header chain's first sync is under way: no block is read before it ends. */
 async function followBlocks(w: Watch): Promise<number | null> {
   const { db, source, scope, clock, observer } = w.deps;
@@ -355,10 +402,13 @@ async function followBlocks(w: Watch): Promise<number | null> {
   }
   const tip = heard(w, await source.tipHeight());
   observer?.lag(last ? tip - last.height : 0);
-  if (last && heard(w, await source.blockHash(last.height)) !== last.hash) last = await rollBackToFork(w, last);
-  // First start ever: begin at the current tip rather than replaying history.
-  let start = { from: last ? last.height + 1 : tip, prevHash: last?.hash };
-  if (last && tip - start.from >= 1) start = (await catchUpByAddress(w, last, tip)) ?? start;
+  const lastHash = last ? heard(w, await source.blockHash(last.height)) : null;
+  // Below the verified chain (a newer checkpoint than the stop): resumed like a first start, never rolled back.
+  if (last && lastHash === null && last.height <= tip) last = undefined;
+  else if (last && lastHash !== last.hash) last = await rollBackToFork(w, last);
+  let start = { from: last ? last.height + 1 : await firstStart(w, tip), prevHash: last?.hash };
+  // A first start reads its few blocks whole: the address routes are asked only after a stop.
+  if (last && tip - start.from >= 1) start = (await catchUpByAddress(w, start.from, Number(last.processed_at), tip)) ?? start;
   await scanBlocks(w, start.from, tip, start.prevHash);
   observer?.lag(tip - (w.state.lastBlockHeight ?? tip));
   noteTipRead(w, read, tip);
@@ -438,7 +488,7 @@ async function followMempool(w: Watch, tip: number): Promise<void> {
   const batch = state.pendingMempool.slice(0, w.options.mempoolFetchLimit);
   for (let i = 0; i < batch.length; i += MEMPOOL_BATCH) {
     const txids = batch.slice(i, i + MEMPOOL_BATCH);
-    await recordSeen(w, matchOutputs(w.index, heard(w, await source.transactions(txids))), 'in mempool');
+    await recordSeen(w, matchOutputs(w.index, txsHashingTo(w, txids, heard(w, await source.transactions(txids)))), 'in mempool');
     for (const txid of txids) state.seenMempool.add(txid);
     state.pendingMempool = state.pendingMempool.slice(txids.length);
   }
@@ -446,8 +496,56 @@ async function followMempool(w: Watch, tip: number): Promise<void> {
 }
 
 async function recordUnconfirmed(w: Watch, txs: AddressTx[], removed: string[], what: string): Promise<void> {
-  await recordSeen(w, matchOutputs(w.index, txs.filter((tx) => tx.blockHeight === null)), what);
+  await recordSeen(w, matchOutputs(w.index, await provenSightings(w, txs)), what);
+  for (const txid of removed) w.state.provenUnconfirmed.delete(txid);
   noteGone(w, await markGone(w.deps.db, w.deps.scope, removed));
+}
+
+/**
+ * What a source's JSON says of unconfirmed transactions (address routes, the socket) is a hint: each
+ * new one is fetched raw and believed only if its bytes hash to its txid, its outputs read from
+ * those bytes. A JSON that names other outputs to watched addresses than the bytes hold is logged
+ * and counted; only the bytes are recorded.
+ */
+async function provenSightings(w: Watch, hinted: AddressTx[]): Promise<SourceTx[]> {
+  const proven = w.state.provenUnconfirmed;
+  const hints = new Map(hinted.filter((tx) => tx.blockHeight === null && !proven.has(tx.txid)).map((tx) => [tx.txid, tx]));
+  if (!hints.size) return [];
+  const raw = txsHashingTo(w, [...hints.keys()], heard(w, await rawTransactions(w, [...hints.keys()])));
+  if (proven.size + raw.length > PROVEN_UNCONFIRMED_KEPT) proven.clear();
+  for (const tx of raw) {
+    proven.add(tx.txid);
+    const claimed = outputsKey(matchOutputs(w.index, [hints.get(tx.txid)!]));
+    if (claimed === outputsKey(matchOutputs(w.index, [tx]))) continue;
+    w.log.warn("btc source's transaction JSON differs from the transaction's bytes: the bytes are recorded", { tx_hash: tx.txid, claimed });
+    w.deps.observer?.claimOverruled?.('json-differs');
+  }
+  return raw;
+}
+
+/** The hinted transactions' bytes; a source serving bytes of another transaction is counted and none is believed this round. */
+async function rawTransactions(w: Watch, txids: string[]): Promise<SourceTx[]> {
+  try {
+    return await w.deps.addresses!.transactions(txids);
+  } catch (error) {
+    if (!(error instanceof ChainSourceInvalidData)) throw error;
+    w.log.warn('btc source served transaction bytes that are not the transaction asked for: dropped', { error: error.message });
+    w.deps.observer?.claimOverruled?.('raw-tx-mismatch');
+    return [];
+  }
+}
+
+const outputsKey = (outputs: MatchedOutput[]) => outputs.map((o) => `${o.vout}:${o.merchantId}:${o.invoiceId}:${o.valueSats}`).join(',');
+
+/** The fetched transactions whose bytes hash to a txid asked for; any other is dropped and counted against the source. */
+function txsHashingTo(w: Watch, asked: readonly string[], fetched: SourceTx[]): SourceTx[] {
+  const wanted = new Set(asked);
+  return fetched.filter((tx) => {
+    if (wanted.has(tx.txid)) return true;
+    w.log.warn('btc source served a transaction whose bytes do not hash to the txid asked for: dropped', { hashes_to: tx.txid });
+    w.deps.observer?.claimOverruled?.('raw-tx-mismatch');
+    return false;
+  });
 }
 
 /**

@@ -47,3 +47,53 @@ export async function startLyingEsplora(): Promise<LyingEsplora> {
   };
   return proxy;
 }
+
+/** A transaction as Esplora's JSON describes it (the fields a lie rewrites). */
+export interface EsploraTxJson {
+  txid: string;
+  vout: Array<{ scriptpubkey: string; scriptpubkey_address?: string; value: number }>;
+  status: { confirmed: boolean };
+}
+
+const ADDRESS_TXS = /^\/address\/([^/]+)\/txs(?:\/mempool|\/chain(?:\/[0-9a-f]{64})?)?$/;
+const RAW_TX = /^\/tx\/([0-9a-f]{64})\/hex$/;
+
+/** The first of `lies` that rewrites an answer does; none: the honest answer. */
+export function lies(...all: Lie[]): Lie {
+  return async (path, honest) => {
+    for (const lie of all) {
+      const answer = await lie(path, honest);
+      if (answer) return answer;
+    }
+    return null;
+  };
+}
+
+/** Rewrites the address routes' transactions (`/address/:a/txs…`): each through `edit`, null dropping it. */
+export function editAddressTxs(edit: (tx: EsploraTxJson, address: string) => EsploraTxJson | null): Lie {
+  return async (path, honest) => {
+    const route = ADDRESS_TXS.exec(path);
+    if (!route) return null;
+    const answer = await honest();
+    if (answer.status !== 200) return answer;
+    const txs = (JSON.parse(answer.body.toString()) as EsploraTxJson[]).map((tx) => edit(tx, decodeURIComponent(route[1])));
+    return { status: 200, body: Buffer.from(JSON.stringify(txs.filter((tx) => tx !== null))) };
+  };
+}
+
+/** Rewrites `/tx/:txid/hex`: the honest bytes through `edit` (changed bytes no longer hash to the txid). */
+export function editRawTx(edit: (raw: Buffer, txid: string) => Buffer): Lie {
+  return async (path, honest) => {
+    const route = RAW_TX.exec(path);
+    if (!route) return null;
+    const answer = await honest();
+    if (answer.status !== 200) return answer;
+    return { status: 200, body: Buffer.from(edit(Buffer.from(answer.body.toString().trim(), 'hex'), route[1]).toString('hex')) };
+  };
+}
+
+/** Says nothing of the mempool: no unconfirmed transaction on any address, an empty mempool. */
+export const silentAboutMempool: Lie = lies(
+  editAddressTxs((tx) => (tx.status.confirmed ? tx : null)),
+  async (path) => (path === '/mempool/txids' ? { status: 200, body: Buffer.from('[]') } : null),
+);
