@@ -1,13 +1,15 @@
 import { parseEsploraTx, type AddressSource } from './address-source.ts';
 import { ChainSourceError, ChainSourceInvalidData, type ChainSource, type SourceBlock, type SourceTx } from './chain-source.ts';
 import type { Fetch } from '../net/fetch.ts';
+import { fetchWithin, type PacedFetch } from '../net/request-budget.ts';
 import { headerFromEsploraJson, type HeaderSource } from './header-source.ts';
 import { parseRawBlock, parseRawTx } from './raw-block.ts';
 
 export interface EsploraSourceOptions {
   /** API base, e.g. https://mempool.space/api or https://mempool.space/testnet/api. */
   baseUrl: string;
-  fetch: Fetch;
+  fetch: Fetch | PacedFetch;
+  /** Per request, counted from when its request budget lets it go. */
   timeoutMs?: number;
   /** Mempool transactions fetched at once; the rest wait for the next poll (or their block). */
   concurrency?: number;
@@ -24,7 +26,7 @@ export function createEsploraSource(options: EsploraSourceOptions): EsploraSourc
   async function get(path: string): Promise<Response | null> {
     let res: Response;
     try {
-      res = await options.fetch(`${base}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
+      res = await fetchWithin(options.fetch, `${base}${path}`, timeoutMs);
     } catch (error) {
       throw new ChainSourceError('esplora', `GET ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -29,9 +29,19 @@ export interface RequestBudgetStats {
   next_request_at: string | null;
 }
 
+export interface SprintLimits {
+  ratePerSec: number;
+  burst: number;
+}
+
 export interface RequestBudget {
   /** Waits for a token and for any Retry-After or backoff window; callers are served in order. */
   acquire(): Promise<void>;
+  /**
+   * A higher rate and burst for a while (a first header sync), never below the usual ones; each
+   * 429 halves the sprint rate back towards the usual one. null: the usual limits again.
+   */
+  sprint(limits: SprintLimits | null): void;
   /** After each response: 429 (and 503 with Retry-After) opens a window; any other answer ends the backoff streak. */
   record(status: number, retryAfter: string | null): void;
   stats(): RequestBudgetStats;
@@ -68,7 +78,9 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
   const baseBackoffMs = options.baseBackoffMs ?? 1_000;
   const maxBackoffMs = options.maxBackoffMs ?? 60_000;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 3_600_000;
-  const msPerToken = 1000 / ratePerSec;
+  let rate = ratePerSec;
+  let size = burst;
+  let msPerToken = 1000 / rate;
 
   let tokens = burst;
   let refilledAt = clock.now();
@@ -82,7 +94,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
 
   function refill(now: number): void {
     if (now > refilledAt) {
-      tokens = Math.min(burst, tokens + (now - refilledAt) / msPerToken);
+      tokens = Math.min(size, tokens + (now - refilledAt) / msPerToken);
       refilledAt = now;
     }
   }
@@ -123,10 +135,23 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
         if (!serving) void serve();
       });
     },
+    sprint(limits) {
+      refill(clock.now());
+      rate = Math.max(ratePerSec, limits?.ratePerSec ?? ratePerSec);
+      size = Math.max(burst, limits?.burst ?? burst);
+      msPerToken = 1000 / rate;
+      tokens = Math.min(tokens, size);
+    },
     record(status, retryAfter) {
       const now = clock.now();
       const pausing = status === 429 || (status === 503 && retryAfter !== null);
-      if (status === 429) http429++;
+      if (status === 429) {
+        http429++;
+        // The server's limit is below the sprint: come down towards the usual rate.
+        refill(now);
+        rate = Math.max(ratePerSec, rate / 2);
+        msPerToken = 1000 / rate;
+      }
       if (!pausing) {
         if (status < 500) streak = 0;
         return;
@@ -152,14 +177,34 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
   };
 }
 
+/** A request whose time cap counts from when its budget lets it go, not from when it started waiting. */
+export interface PacedInit extends RequestInit {
+  timeoutMs?: number;
+}
+
+/** A fetch that goes through a budget (budgetedFetch): it reads `timeoutMs` once the request may go. */
+export type PacedFetch = ((input: string | URL | Request, init?: PacedInit) => Promise<Response>) & { paced: true };
+
 /** A fetch that goes through the budget: every request acquires first and records its response. */
-export function budgetedFetch(fetch: typeof globalThis.fetch, budget: RequestBudget): typeof globalThis.fetch {
-  return async (input, init) => {
+export function budgetedFetch(fetch: typeof globalThis.fetch, budget: RequestBudget): PacedFetch {
+  const paced = async (input: string | URL | Request, init?: PacedInit) => {
     await budget.acquire();
-    const response = await fetch(input, init);
+    const { timeoutMs, ...rest } = init ?? {};
+    const signals = [rest.signal, timeoutMs === undefined ? null : AbortSignal.timeout(timeoutMs)].filter((s): s is AbortSignal => s != null);
+    const response = await fetch(input, { ...rest, ...(signals.length && { signal: AbortSignal.any(signals) }) });
     budget.record(response.status, response.headers.get('retry-after'));
     return response;
   };
+  return Object.assign(paced, { paced: true as const });
+}
+
+/**
+ * GET `url` within `timeoutMs` of the moment it goes: after the budget's wait when `fetch` is paced
+ * (a Retry-After window spent waiting is not a slow answer), at once otherwise.
+ */
+export function fetchWithin(fetch: typeof globalThis.fetch | PacedFetch, url: string, timeoutMs: number): Promise<Response> {
+  if ('paced' in fetch) return fetch(url, { timeoutMs });
+  return fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
 }
 
 /** The label a budget may show: scheme, host and port of a URL, never its path, query or credentials. */
