@@ -17,6 +17,9 @@ export interface EsploraSourceOptions {
 
 export type EsploraSource = ChainSource & AddressSource & HeaderSource;
 
+/** A request answered 429 is asked again this often (each after the window it opened) before it fails. */
+const RETRIES_AFTER_429 = 2;
+
 /** Esplora HTTP API (Blockstream esplora, mempool.space, or a self-hosted instance). */
 export function createEsploraSource(options: EsploraSourceOptions): EsploraSource {
   const base = options.baseUrl.replace(/\/+$/, '');
@@ -27,6 +30,11 @@ export function createEsploraSource(options: EsploraSourceOptions): EsploraSourc
     let res: Response;
     try {
       res = await fetchWithin(options.fetch, `${base}${path}`, timeoutMs);
+      // Through a request budget the next try waits out the window the 429 opened: asked again, not failed.
+      for (let retry = 0; res.status === 429 && 'paced' in options.fetch && retry < RETRIES_AFTER_429; retry++) {
+        await res.body?.cancel();
+        res = await fetchWithin(options.fetch, `${base}${path}`, timeoutMs);
+      }
     } catch (error) {
       throw new ChainSourceError('esplora', `GET ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
     }

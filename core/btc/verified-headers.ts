@@ -84,13 +84,14 @@ export function createVerifiedHeaders(deps: VerifiedHeadersDeps) {
         loaded = true;
       }
       // A first sync (or a catch-up after downtime) may use each source's budget at its sprint.
+      if (!synced) estimate.start(position());
       sprint(!synced);
       const { answered, caughtUp, lastError } = await syncSources(ctx, standings).finally(() => sprint(false));
       await store.save();
       if (!answered) throw lastError instanceof Error ? lastError : new Error(`no usable Bitcoin source: ${standings.problem()?.reason ?? 'none answers'}`);
       if (caughtUp && !synced) log.info('btc header chain synced', { height: store.chain()?.tip?.height ?? null });
       synced = caughtUp && store.chain()?.tip != null;
-      estimate.note(store.chain()?.tip?.height ?? null, targetHeight(), synced);
+      estimate.note(position(), targetHeight(), synced);
       return synced;
     },
     /** The chain as verified so far; null before the checkpoint's interval is in. */
@@ -119,9 +120,14 @@ export function createVerifiedHeaders(deps: VerifiedHeadersDeps) {
       const bad = standings.problem();
       if (bad) return { component: 'btc', kind: bad.kind, reason: bad.reason, since: new Date(bad.since).toISOString() };
       if (synced || !loaded) return null;
-      return { component: 'btc', kind: 'syncing', reason: syncingReason(store.chain()?.tip?.height ?? null, targetHeight(), estimate.secondsLeft()), since: new Date(estimate.since()).toISOString() };
+      return { component: 'btc', kind: 'syncing', reason: syncingReason(position(), targetHeight(), estimate.secondsLeft()), since: new Date(estimate.since()).toISOString() };
     },
   };
+
+  /** The highest header downloaded: the chain's tip, or during a first sync the part of the checkpoint's interval in. */
+  function position(): number {
+    return store.chain()?.tip?.height ?? (store.nextTrustedHeight() ?? checkpoint.height + 1) - 1;
+  }
 
   /** The highest tip claimed by a source not set aside for lying (a liar's made-up height is no target). */
   function targetHeight(): number | null {
@@ -132,9 +138,9 @@ export function createVerifiedHeaders(deps: VerifiedHeadersDeps) {
   }
 }
 
-function syncingReason(height: number | null, target: number | null, secondsLeft: number | null): string {
+function syncingReason(height: number, target: number | null, secondsLeft: number | null): string {
   const left = secondsLeft === null ? 'estimating the time left' : `about ${Math.max(1, Math.round(secondsLeft / 60))} min left`;
-  return `the header chain is syncing: height ${height ?? 'none yet'} of ${target ?? 'unknown'}, ${left}; payments confirm once it is synced`;
+  return `the header chain is syncing: height ${height} of ${target ?? 'unknown'}, ${left}; payments confirm once it is synced`;
 }
 
 /** A warning when the release's checkpoint is older than CHECKPOINT_WARN_DAYS at `now`; null when fresh or undated. */
