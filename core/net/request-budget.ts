@@ -78,12 +78,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
   const baseBackoffMs = options.baseBackoffMs ?? 1_000;
   const maxBackoffMs = options.maxBackoffMs ?? 60_000;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 3_600_000;
-  let rate = ratePerSec;
-  let size = burst;
-  let msPerToken = 1000 / rate;
-
-  let tokens = burst;
-  let refilledAt = clock.now();
+  const bucket = createTokenBucket(ratePerSec, burst, clock.now());
   let pausedUntil = 0;
   let streak = 0;
   let requests = 0;
@@ -92,18 +87,9 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
   const waiting: Array<() => void> = [];
   let serving = false;
 
-  function refill(now: number): void {
-    if (now > refilledAt) {
-      tokens = Math.min(size, tokens + (now - refilledAt) / msPerToken);
-      refilledAt = now;
-    }
-  }
-
   /** Milliseconds until a request may go: 0 when a token is ready and no window is open. */
   function waitMs(now: number): number {
-    refill(now);
-    const forToken = tokens >= 1 ? 0 : Math.ceil((1 - tokens) * msPerToken);
-    return Math.max(forToken, pausedUntil - now);
+    return Math.max(bucket.waitMs(now), pausedUntil - now);
   }
 
   // One loop serves the queue head at a time, so callers go in arrival order and a window opened
@@ -119,7 +105,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
           await sleep(wait);
           continue;
         }
-        tokens -= 1;
+        bucket.take();
         requests++;
         waiting.shift()!();
       }
@@ -136,11 +122,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
       });
     },
     sprint(limits) {
-      refill(clock.now());
-      rate = Math.max(ratePerSec, limits?.ratePerSec ?? ratePerSec);
-      size = Math.max(burst, limits?.burst ?? burst);
-      msPerToken = 1000 / rate;
-      tokens = Math.min(tokens, size);
+      bucket.limit(clock.now(), Math.max(ratePerSec, limits?.ratePerSec ?? ratePerSec), Math.max(burst, limits?.burst ?? burst));
     },
     record(status, retryAfter) {
       const now = clock.now();
@@ -148,9 +130,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
       if (status === 429) {
         http429++;
         // The server's limit is below the sprint: come down towards the usual rate.
-        refill(now);
-        rate = Math.max(ratePerSec, rate / 2);
-        msPerToken = 1000 / rate;
+        bucket.limit(now, Math.max(ratePerSec, bucket.rate() / 2), bucket.size());
       }
       if (!pausing) {
         if (status < 500) streak = 0;
@@ -174,6 +154,40 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
       return { label, requests, http_429: http429, next_request_at: wait > 0 ? new Date(now + wait).toISOString() : null };
     },
     retryWaitMs: () => retryWaitMs,
+  };
+}
+
+/** A token bucket: `rate` tokens a second up to `size`; both may change (a sprint). */
+function createTokenBucket(initialRate: number, initialSize: number, now: number) {
+  let rate = initialRate;
+  let size = initialSize;
+  let tokens = initialSize;
+  let refilledAt = now;
+
+  function refill(at: number): void {
+    if (at > refilledAt) {
+      tokens = Math.min(size, tokens + ((at - refilledAt) * rate) / 1000);
+      refilledAt = at;
+    }
+  }
+
+  return {
+    /** Milliseconds until a token is there. */
+    waitMs(at: number): number {
+      refill(at);
+      return tokens >= 1 ? 0 : Math.ceil(((1 - tokens) * 1000) / rate);
+    },
+    take(): void {
+      tokens -= 1;
+    },
+    limit(at: number, nextRate: number, nextSize: number): void {
+      refill(at);
+      rate = nextRate;
+      size = nextSize;
+      tokens = Math.min(tokens, size);
+    },
+    rate: () => rate,
+    size: () => size,
   };
 }
 
