@@ -68,6 +68,8 @@ export function createVerifiedHeaders(deps: VerifiedHeadersDeps) {
   if (warning) log.warn(warning, { checkpoint_height: checkpoint.height });
   let loaded = false;
   let synced = false;
+  /** A source answered in the last pass: a sync is under way (with none, the watcher's own `failing` tells). */
+  let answering = false;
   const sprint = (on: boolean) => {
     for (const s of deps.sources) s.sprint?.(on);
   };
@@ -88,6 +90,7 @@ export function createVerifiedHeaders(deps: VerifiedHeadersDeps) {
       sprint(!synced);
       const { answered, caughtUp, lastError } = await syncSources(ctx, standings).finally(() => sprint(false));
       await store.save();
+      answering = answered > 0;
       if (!answered) throw lastError instanceof Error ? lastError : new Error(`no usable Bitcoin source: ${standings.problem()?.reason ?? 'none answers'}`);
       if (caughtUp && !synced) log.info('btc header chain synced', { height: store.chain()?.tip?.height ?? null });
       synced = caughtUp && store.chain()?.tip != null;
@@ -119,7 +122,7 @@ export function createVerifiedHeaders(deps: VerifiedHeadersDeps) {
     watcherProblem(): WatcherProblem | null {
       const bad = standings.problem();
       if (bad) return { component: 'btc', kind: bad.kind, reason: bad.reason, since: new Date(bad.since).toISOString() };
-      if (synced || !loaded) return null;
+      if (synced || !answering) return null;
       return { component: 'btc', kind: 'syncing', reason: syncingReason(position(), targetHeight(), estimate.secondsLeft()), since: new Date(estimate.since()).toISOString() };
     },
   };
