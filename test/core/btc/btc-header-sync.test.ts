@@ -15,6 +15,9 @@ interface HealthBody {
   btc_headers?: { height: number | null; target_height: number | null; synced: boolean; estimated_seconds_left?: number | null; sources: { source: string; state: string }[] };
 }
 
+/** `/blocks/:height` pages the local chain server answered. */
+const pageReads = (ctx: BtcWatchContext) => ctx.server.requestsByRoute().get('GET /api/blocks/:n') ?? 0;
+
 const health = async (ctx: BtcWatchContext): Promise<HealthBody> => (await fetch(`${ctx.listener.url}/health`)).json() as Promise<HealthBody>;
 
 /** Passes until the header chain is synced (at most `limit`); the passes it took. */
@@ -44,6 +47,7 @@ test('while the header chain syncs /health is not ok: a syncing problem with hei
       if (++pages === 160) during = { health: await health(ctx), invoiceStatus: (await postJson(`${ctx.listener.url}/invoice`, { amount_sats: 10_000 })).status };
       return null;
     };
+    const pagesBefore = pageReads(ctx);
     await ctx.restart({ DATABASE_URL: tempSqliteUrl(), BTC_ESPLORA_URL: `${relay.url},${ctx.server.esploraUrl}` });
     const before = await health(ctx);
     assert.ok(
@@ -51,6 +55,9 @@ test('while the header chain syncs /health is not ok: a syncing problem with hei
       'not asked yet: syncing, never unknown',
     );
     await passesUntilSynced(ctx, 4);
+    // The relay forwards to the honest server, whose count holds both: the pages went to both sources.
+    const direct = pageReads(ctx) - pagesBefore - pages;
+    assert.ok(pages > 100 && direct > 100 && Math.abs(pages - direct) < (pages + direct) / 4, `pages spread over both sources (${pages} and ${direct})`);
     assert.ok(during, 'the sync was seen under way');
     const h = (during as { health: HealthBody; invoiceStatus: number }).health;
     assert.equal(h.ok, false);
