@@ -33,6 +33,8 @@ export interface SourceState extends NamedHeaderSource {
   /** Since when it has stood invalid or unproven (cleared once it serves a valid tip again). */
   invalidSince: number | null;
   claimedHeight: number | null;
+  /** Times in a row it was set aside (back to 0 once it serves a valid tip): each doubles the next set-aside. */
+  strikes: number;
 }
 
 export interface SourceStandingsDeps {
@@ -42,8 +44,9 @@ export interface SourceStandingsDeps {
   onRejected?(source: string, reason: string): void;
 }
 
-/** A source that lied is not asked again for this long (it stays named in /health meanwhile). */
+/** A source that lied is not asked again for this long (it stays named in /health meanwhile); doubled each time again, up to a day. */
 const IGNORE_INVALID_MS = 10 * 60_000;
+const MAX_IGNORE_MS = 24 * 3_600_000;
 
 /** How each header source stands: syncing, ok, behind, invalid or unproven (either ignored for a while), or unreachable. */
 export function createSourceStandings(named: NamedHeaderSource[], deps: SourceStandingsDeps) {
@@ -54,6 +57,7 @@ export function createSourceStandings(named: NamedHeaderSource[], deps: SourceSt
     ignoredUntil: 0,
     invalidSince: null,
     claimedHeight: null,
+    strikes: 0,
   }));
 
   function usable(s: SourceState): boolean {
@@ -61,7 +65,9 @@ export function createSourceStandings(named: NamedHeaderSource[], deps: SourceSt
   }
 
   function setAside(s: SourceState, state: 'invalid' | 'unproven-tip', reason: string, message: string): void {
-    s.ignoredUntil = clock.now() + IGNORE_INVALID_MS;
+    // Asking a liar again costs a pass up to its whole allowance (a walk back): a repeated liar is asked ever less often.
+    s.ignoredUntil = clock.now() + Math.min(MAX_IGNORE_MS, IGNORE_INVALID_MS * 2 ** s.strikes);
+    s.strikes++;
     s.invalidSince ??= clock.now();
     s.status = { source: s.label, state, tip_height: null, problem: message };
     deps.onRejected?.(s.label, reason);
@@ -76,6 +82,7 @@ export function createSourceStandings(named: NamedHeaderSource[], deps: SourceSt
     /** Its tip is a verified header: ok, or behind the best one. */
     markVerified(s: SourceState, { tip, best, behind }: SourceTip): void {
       s.invalidSince = null;
+      s.strikes = 0;
       s.status = { source: s.label, state: behind ? 'behind' : 'ok', tip_height: tip.height, problem: behind ? `tip ${tip.height} is behind the best verified tip ${best.height}` : null };
     },
     /** Its claimed tip does not link to the verified chain: set aside like an invalid one. */

@@ -1,5 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { manualClock } from '../../../core/clock.ts';
+import { createSourceStandings } from '../../../core/btc/header-source-standings.ts';
+import { silentLogger } from '../../../core/log.ts';
 import { startBtcWatchContext, type BtcWatchContext } from '../../helpers/btc-chain.ts';
 import { inventedBranch, startLyingEsplora, type LyingEsplora } from '../../helpers/lying-esplora.ts';
 
@@ -99,3 +102,22 @@ for (const position of ['first', 'second'] as const) {
     }
   });
 }
+
+test('a source set aside again and again is asked ever less often (10 min, 20 min, … up to a day); a valid tip resets it', () => {
+  const clock = manualClock(Date.UTC(2026, 0, 1));
+  const standings = createSourceStandings([{ label: 'https://liar.example', headers: null as never }], { clock, log: silentLogger });
+  const [liar] = standings.sources;
+  const setAsideFor = () => {
+    standings.markUnproven(liar, 'made up');
+    const from = clock.now();
+    while (!standings.usable(liar)) clock.advance(60_000);
+    return (clock.now() - from) / 60_000;
+  };
+  assert.deepEqual([setAsideFor(), setAsideFor(), setAsideFor()], [10, 20, 40]);
+  for (let i = 0; i < 10; i++) setAsideFor();
+  assert.equal(setAsideFor(), 24 * 60, 'at most a day');
+  assert.equal(liar.status.state, 'unproven-tip');
+  const entry = { height: 1 } as never;
+  standings.markVerified(liar, { tip: entry, best: entry, behind: false });
+  assert.equal(setAsideFor(), 10, 'back to 10 minutes once it served a valid tip');
+});
