@@ -24,8 +24,12 @@ export interface WatcherProgress {
  */
 export interface WatcherProblem {
   component: string;
-  /** `disagreeing`: a source reported what the chain's other sources do not; `invalid-source`: a source served data that failed verification (see shared/health.ts). */
-  kind: 'stalled' | 'failing' | 'disagreeing' | 'invalid-source';
+  /**
+   * `disagreeing`: a source reported what the chain's other sources do not; `invalid-source`: a
+   * source served data that failed verification; `unproven-tip`: a source claims a tip it cannot
+   * prove; `syncing`: the header chain is still syncing (see shared/health.ts).
+   */
+  kind: 'stalled' | 'failing' | 'disagreeing' | 'invalid-source' | 'unproven-tip' | 'syncing';
   reason: string;
   since: string;
 }

@@ -20,9 +20,9 @@ export const WatcherProblem = z
       .string()
       .describe(`The watcher: its chain, ${chainList()} (Cloud: for every merchant watcher of it); or \`database\` while the database cannot be used (always \`failing\`).`),
     kind: z
-      .enum(['stalled', 'failing', 'disagreeing', 'invalid-source'])
+      .enum(['stalled', 'failing', 'disagreeing', 'invalid-source', 'unproven-tip', 'syncing'])
       .describe(
-        '`stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns. `disagreeing`: within the last hour a source reported a payment or block the chain\'s other sources do not (`reason` names it); nothing it alone reports is counted: check or replace that source. `invalid-source`: at once, a chain source served data that failed verification (Bitcoin: a header without valid proof of work or not linking to the verified chain, a block not matching its header); `reason` names the source and what failed. It is ignored meanwhile, and the problem clears once it serves a valid tip again.',
+        '`stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns. `disagreeing`: within the last hour a source reported a payment or block the chain\'s other sources do not (`reason` names it); nothing it alone reports is counted: check or replace that source. `invalid-source`: at once, a chain source served data that failed verification (Bitcoin: a header without valid proof of work or not linking to the verified chain, a block not matching its header); `reason` names the source and what failed. It is ignored meanwhile, and the problem clears once it serves a valid tip again. `unproven-tip` (Bitcoin): at once, a source claims a tip that does not link to the verified chain (ancestors unknown or not served, or walking back from it used up its request allowance); `reason` names it; it is set aside for a while like an invalid one and the other sources carry the chain. `syncing` (Bitcoin): the header chain is still syncing (a first start, or a catch-up after downtime); `reason` gives the height, the target and an estimate of the time left. Invoices are still created meanwhile; no payment confirms before the sync ends.',
       ),
     reason: z.string().describe('Human-readable: the step and for how long, the last error, or the source and what failed verification.'),
     since: z.iso.datetime().describe('When the stuck step began, or when the passes started failing.'),
@@ -101,9 +101,9 @@ export const BtcHeaderSource = z
   .object({
     source: z.string().describe('The Esplora source: scheme, host and port of its URL (never a path, which may hold an API key).'),
     state: z
-      .enum(['ok', 'behind', 'invalid', 'unreachable', 'unknown'])
+      .enum(['syncing', 'ok', 'behind', 'invalid', 'unproven-tip', 'unreachable', 'unknown'])
       .describe(
-        '`ok`: its tip is the best verified tip. `behind`: its tip is a verified header below the best one, or on a lighter branch (slow, or withholding blocks: noticed, not provable). `invalid`: it served a header or block that failed verification and is ignored for a while. `unreachable`: it did not answer. `unknown`: not asked yet.',
+        '`syncing`: the chain is still being brought up to its tip (or it was not asked yet). `ok`: its tip is the best verified tip. `behind`: its tip is a verified header below the best one, or on a lighter branch (slow, or withholding blocks: noticed, not provable). `invalid`: it served a header or block that failed verification and is ignored for a while. `unproven-tip`: the tip it claims does not link to the verified chain (ancestors unknown or not served, or walking back used up its request allowance); ignored for a while like `invalid`. `unreachable`: it did not answer. `unknown`: no longer given (kept for older clients).',
       ),
     tip_height: z.number().int().nullable().describe("Height of the source's tip on the verified chain; null when unknown."),
     problem: z.string().nullable().describe('What is wrong with it, if anything.'),
@@ -117,6 +117,17 @@ export const BtcHeaderChain = z
     target_height: z.number().int().nullable().describe('Highest tip a source claimed; above `height` while the chain syncs.'),
     synced: z.boolean().describe('False during the first sync from the checkpoint: no payment confirms before it ends.'),
     checkpoint_height: z.number().int().describe("Height of the release's checkpoint the chain is verified from (-1: from the genesis block)."),
+    estimated_seconds_left: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .describe('While syncing: seconds left at the pace measured so far; null once synced, or before a pace is known.'),
+    warning: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("Set when the release's checkpoint is older than 180 days: a first sync then downloads that many more headers (docs/self-hosting.md); upgrade to a newer release."),
     sources: z.array(BtcHeaderSource),
   })
   .meta({

@@ -117,6 +117,7 @@ export const btcPlatformRuntime: PlatformChainRuntime<BtcPlatformSettings> = {
         network,
         urls,
         fetchFor: (u) => budgets.fetchFor(fetch, btcModule.chain, u, settings.esploraSelfHosted),
+        sprintFor: (u) => budgets.sprintFor(btcModule.chain, u, settings.esploraSelfHosted),
         db,
         clock,
         logger,

@@ -52,6 +52,7 @@ export function btcWatchingFor(
     network: deps.network,
     urls: btc.esploraUrls,
     fetchFor: (url) => deps.budgets.fetchFor(deps.fetch, 'btc', url, btc.esploraSelfHosted),
+    sprintFor: (url) => deps.budgets.sprintFor('btc', url, btc.esploraSelfHosted),
     db: deps.db,
     clock: deps.clock,
     logger: deps.logger,

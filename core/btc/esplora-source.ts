@@ -1,13 +1,15 @@
 import { parseEsploraTx, type AddressSource } from './address-source.ts';
 import { ChainSourceError, ChainSourceInvalidData, type ChainSource, type SourceBlock, type SourceTx } from './chain-source.ts';
 import type { Fetch } from '../net/fetch.ts';
+import { fetchWithin, type PacedFetch } from '../net/request-budget.ts';
 import { headerFromEsploraJson, type HeaderSource } from './header-source.ts';
 import { parseRawBlock, parseRawTx } from './raw-block.ts';
 
 export interface EsploraSourceOptions {
   /** API base, e.g. https://mempool.space/api or https://mempool.space/testnet/api. */
   baseUrl: string;
-  fetch: Fetch;
+  fetch: Fetch | PacedFetch;
+  /** Per request, counted from when its request budget lets it go. */
   timeoutMs?: number;
   /** Mempool transactions fetched at once; the rest wait for the next poll (or their block). */
   concurrency?: number;
@@ -27,6 +29,9 @@ function transactionFromHex(hex: string, txid: string): SourceTx {
   return tx;
 }
 
+/** A request answered 429 is asked again this often (each after the window it opened) before it fails. */
+const RETRIES_AFTER_429 = 2;
+
 /** Esplora HTTP API (Blockstream esplora, mempool.space, or a self-hosted instance). */
 export function createEsploraSource(options: EsploraSourceOptions): EsploraSource {
   const base = options.baseUrl.replace(/\/+$/, '');
@@ -36,7 +41,12 @@ export function createEsploraSource(options: EsploraSourceOptions): EsploraSourc
   async function get(path: string): Promise<Response | null> {
     let res: Response;
     try {
-      res = await options.fetch(`${base}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
+      res = await fetchWithin(options.fetch, `${base}${path}`, timeoutMs);
+      // Through a request budget the next try waits out the window the 429 opened: asked again, not failed.
+      for (let retry = 0; res.status === 429 && 'paced' in options.fetch && retry < RETRIES_AFTER_429; retry++) {
+        await res.body?.cancel();
+        res = await fetchWithin(options.fetch, `${base}${path}`, timeoutMs);
+      }
     } catch (error) {
       throw new ChainSourceError('esplora', `GET ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
     }

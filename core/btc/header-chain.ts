@@ -45,6 +45,8 @@ export const headerRules: Record<HeaderRules['network'], HeaderRules> = {
 export interface Checkpoint {
   height: number;
   hash: string;
+  /** When the checkpoint was taken (ISO date): a first sync downloads every header since. */
+  takenAt?: string;
 }
 
 export const GENESIS_CHECKPOINT: Checkpoint = { height: -1, hash: '0'.repeat(64) };

@@ -18,6 +18,8 @@ export interface VerifiedEsploraOptions {
   urls: string[];
   /** The fetch each URL's requests go through (its request budget). */
   fetchFor(url: string): Fetch;
+  /** Turns the sprint of each URL's request budget on or off while the header chain syncs. */
+  sprintFor?(url: string): (on: boolean) => void;
   db: Kysely<CoreTables>;
   clock: Clock;
   logger: Logger;
@@ -42,14 +44,18 @@ export function createVerifiedEsplora(options: VerifiedEsploraOptions): Verified
     const label = labels.has(sourceLabel(url)) ? `${sourceLabel(url)} (#${i + 1})` : sourceLabel(url);
     labels.add(label);
     const esplora = createEsploraSource({ baseUrl: url, fetch: options.fetchFor(url) });
-    return { label, esplora, source: wrap(esplora) };
+    return { label, esplora, source: wrap(esplora), sprint: options.sprintFor?.(url) };
   });
   const headers = createVerifiedHeaders({
     network: options.network,
     rules: headerRules[options.network],
     checkpoint: checkpoints[options.network],
     // The tip through the wrapper (shared among watchers, reused briefly); headers straight from the API.
-    sources: esploras.map(({ label, esplora, source }) => ({ label, headers: { tipHash: () => source.tipHash(), headerOf: esplora.headerOf, headersDownFrom: esplora.headersDownFrom } })),
+    sources: esploras.map(({ label, esplora, source, sprint }) => ({
+      label,
+      headers: { tipHash: () => source.tipHash(), headerOf: esplora.headerOf, headersDownFrom: esplora.headersDownFrom },
+      sprint,
+    })),
     db: options.db,
     clock: options.clock,
     logger: options.logger,

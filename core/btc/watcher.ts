@@ -786,8 +786,7 @@ export function createBtcWatcher(deps: BtcWatcherDeps) {
 
 export type BtcWatcher = ReturnType<typeof createBtcWatcher>;
 
-/** A source that served a header or block failing verification: named at once, not after a stall limit. */
+/** A source set aside (invalid data, a tip it cannot prove) or the header sync under way: named at once, not after a stall limit. */
 function invalidSourceProblem(headers: VerifiedHeaders | undefined): WatcherProblem | null {
-  const problem = headers?.problem();
-  return problem ? { component: 'btc', kind: 'invalid-source', reason: problem.reason, since: new Date(problem.since).toISOString() } : null;
+  return headers?.watcherProblem() ?? null;
 }

@@ -29,9 +29,19 @@ export interface RequestBudgetStats {
   next_request_at: string | null;
 }
 
+export interface SprintLimits {
+  ratePerSec: number;
+  burst: number;
+}
+
 export interface RequestBudget {
   /** Waits for a token and for any Retry-After or backoff window; callers are served in order. */
   acquire(): Promise<void>;
+  /**
+   * A higher rate and burst for a while (a first header sync), never below the usual ones; each
+   * 429 halves the sprint rate back towards the usual one. null: the usual limits again.
+   */
+  sprint(limits: SprintLimits | null): void;
   /** After each response: 429 (and 503 with Retry-After) opens a window; any other answer ends the backoff streak. */
   record(status: number, retryAfter: string | null): void;
   stats(): RequestBudgetStats;
@@ -68,10 +78,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
   const baseBackoffMs = options.baseBackoffMs ?? 1_000;
   const maxBackoffMs = options.maxBackoffMs ?? 60_000;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 3_600_000;
-  const msPerToken = 1000 / ratePerSec;
-
-  let tokens = burst;
-  let refilledAt = clock.now();
+  const bucket = createTokenBucket(ratePerSec, burst, clock.now());
   let pausedUntil = 0;
   let streak = 0;
   let requests = 0;
@@ -80,18 +87,9 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
   const waiting: Array<() => void> = [];
   let serving = false;
 
-  function refill(now: number): void {
-    if (now > refilledAt) {
-      tokens = Math.min(burst, tokens + (now - refilledAt) / msPerToken);
-      refilledAt = now;
-    }
-  }
-
   /** Milliseconds until a request may go: 0 when a token is ready and no window is open. */
   function waitMs(now: number): number {
-    refill(now);
-    const forToken = tokens >= 1 ? 0 : Math.ceil((1 - tokens) * msPerToken);
-    return Math.max(forToken, pausedUntil - now);
+    return Math.max(bucket.waitMs(now), pausedUntil - now);
   }
 
   // One loop serves the queue head at a time, so callers go in arrival order and a window opened
@@ -107,7 +105,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
           await sleep(wait);
           continue;
         }
-        tokens -= 1;
+        bucket.take();
         requests++;
         waiting.shift()!();
       }
@@ -123,10 +121,17 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
         if (!serving) void serve();
       });
     },
+    sprint(limits) {
+      bucket.limit(clock.now(), Math.max(ratePerSec, limits?.ratePerSec ?? ratePerSec), Math.max(burst, limits?.burst ?? burst));
+    },
     record(status, retryAfter) {
       const now = clock.now();
       const pausing = status === 429 || (status === 503 && retryAfter !== null);
-      if (status === 429) http429++;
+      if (status === 429) {
+        http429++;
+        // The server's limit is below the sprint: come down towards the usual rate.
+        bucket.limit(now, Math.max(ratePerSec, bucket.rate() / 2), bucket.size());
+      }
       if (!pausing) {
         if (status < 500) streak = 0;
         return;
@@ -152,14 +157,68 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
   };
 }
 
+/** A token bucket: `rate` tokens a second up to `size`; both may change (a sprint). */
+function createTokenBucket(initialRate: number, initialSize: number, now: number) {
+  let rate = initialRate;
+  let size = initialSize;
+  let tokens = initialSize;
+  let refilledAt = now;
+
+  function refill(at: number): void {
+    if (at > refilledAt) {
+      tokens = Math.min(size, tokens + ((at - refilledAt) * rate) / 1000);
+      refilledAt = at;
+    }
+  }
+
+  return {
+    /** Milliseconds until a token is there. */
+    waitMs(at: number): number {
+      refill(at);
+      return tokens >= 1 ? 0 : Math.ceil(((1 - tokens) * 1000) / rate);
+    },
+    take(): void {
+      tokens -= 1;
+    },
+    limit(at: number, nextRate: number, nextSize: number): void {
+      refill(at);
+      rate = nextRate;
+      size = nextSize;
+      tokens = Math.min(tokens, size);
+    },
+    rate: () => rate,
+    size: () => size,
+  };
+}
+
+/** A request whose time cap counts from when its budget lets it go, not from when it started waiting. */
+export interface PacedInit extends RequestInit {
+  timeoutMs?: number;
+}
+
+/** A fetch that goes through a budget (budgetedFetch): it reads `timeoutMs` once the request may go. */
+export type PacedFetch = ((input: string | URL | Request, init?: PacedInit) => Promise<Response>) & { paced: true };
+
 /** A fetch that goes through the budget: every request acquires first and records its response. */
-export function budgetedFetch(fetch: typeof globalThis.fetch, budget: RequestBudget): typeof globalThis.fetch {
-  return async (input, init) => {
+export function budgetedFetch(fetch: typeof globalThis.fetch, budget: RequestBudget): PacedFetch {
+  const paced = async (input: string | URL | Request, init?: PacedInit) => {
     await budget.acquire();
-    const response = await fetch(input, init);
+    const { timeoutMs, ...rest } = init ?? {};
+    const signals = [rest.signal, timeoutMs === undefined ? null : AbortSignal.timeout(timeoutMs)].filter((s): s is AbortSignal => s != null);
+    const response = await fetch(input, { ...rest, ...(signals.length && { signal: AbortSignal.any(signals) }) });
     budget.record(response.status, response.headers.get('retry-after'));
     return response;
   };
+  return Object.assign(paced, { paced: true as const });
+}
+
+/**
+ * GET `url` within `timeoutMs` of the moment it goes: after the budget's wait when `fetch` is paced
+ * (a Retry-After window spent waiting is not a slow answer), at once otherwise.
+ */
+export function fetchWithin(fetch: typeof globalThis.fetch | PacedFetch, url: string, timeoutMs: number): Promise<Response> {
+  if ('paced' in fetch) return fetch(url, { timeoutMs });
+  return fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
 }
 
 /** The label a budget may show: scheme, host and port of a URL, never its path, query or credentials. */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { systemClock, type Clock } from '../clock.ts';
-import { budgetedFetch, createRequestBudget, sourceLabel, type RequestBudget, type RequestBudgetStats } from './request-budget.ts';
+import { budgetedFetch, createRequestBudget, sourceLabel, type PacedFetch, type RequestBudget, type RequestBudgetStats, type SprintLimits } from './request-budget.ts';
 
 export interface BudgetLimits {
   ratePerSec: number;
@@ -22,6 +22,14 @@ export const DEFAULT_BUDGETS = {
   base: { ratePerSec: 3, burst: 12 },
   own: { ratePerSec: 50, burst: 100 },
 } as const satisfies Record<string, BudgetLimits>;
+
+/**
+ * While a Bitcoin header chain makes its first sync (about 2,500 pages of 10 headers from the
+ * shipped checkpoint), a public source's budget sprints: half the public limit the simulator
+ * applies (10 req/s, bursts of 20), so two sources bring the shipped checkpoint's headers in well
+ * under ten minutes. Each 429 halves the sprint, and every Retry-After window is kept.
+ */
+export const HEADER_SYNC_SPRINT: SprintLimits = { ratePerSec: 5, burst: 20 };
 
 /** A chain's name: its sources share the chain's settings and defaults. */
 export type SourceKind = string;
@@ -84,8 +92,13 @@ export function createSourceBudgets(deps: {
       return budget;
     },
     /** A fetch through the budget of `url`; `defaults`: the chain's own, where the settings say nothing. */
-    fetchFor(fetch: typeof globalThis.fetch, kind: SourceKind, url: string, own = false, defaults?: BudgetLimits): typeof globalThis.fetch {
+    fetchFor(fetch: typeof globalThis.fetch, kind: SourceKind, url: string, own = false, defaults?: BudgetLimits): PacedFetch {
       return budgetedFetch(fetch, this.forUrl(kind, url, own, defaults));
+    },
+    /** Turns the header-sync sprint of `url`'s budget on or off (never below its usual limits). */
+    sprintFor(kind: SourceKind, url: string, own = false): (on: boolean) => void {
+      const budget = this.forUrl(kind, url, own);
+      return (on) => budget.sprint(on ? HEADER_SYNC_SPRINT : null);
     },
     stats(): RequestBudgetStats[] {
       return [...made.values()].map((budget) => budget.stats());

@@ -1082,10 +1082,10 @@ export interface components {
             /** @description The watcher: its chain, `btc`, `base`, `eth`, `polygon` or `arbitrum` (Cloud: for every merchant watcher of it); or `database` while the database cannot be used (always `failing`). */
             component: string;
             /**
-             * @description `stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns. `disagreeing`: within the last hour a source reported a payment or block the chain's other sources do not (`reason` names it); nothing it alone reports is counted: check or replace that source. `invalid-source`: at once, a chain source served data that failed verification (Bitcoin: a header without valid proof of work or not linking to the verified chain, a block not matching its header); `reason` names the source and what failed. It is ignored meanwhile, and the problem clears once it serves a valid tip again.
+             * @description `stalled`: one step (a request, a database call, the wait between passes) has been under way longer than the limit; the watcher is stuck and will not recover by itself. `failing`: every pass has failed for longer than the limit, as against a source that is down; it catches up when the source returns. `disagreeing`: within the last hour a source reported a payment or block the chain's other sources do not (`reason` names it); nothing it alone reports is counted: check or replace that source. `invalid-source`: at once, a chain source served data that failed verification (Bitcoin: a header without valid proof of work or not linking to the verified chain, a block not matching its header); `reason` names the source and what failed. It is ignored meanwhile, and the problem clears once it serves a valid tip again. `unproven-tip` (Bitcoin): at once, a source claims a tip that does not link to the verified chain (ancestors unknown or not served, or walking back from it used up its request allowance); `reason` names it; it is set aside for a while like an invalid one and the other sources carry the chain. `syncing` (Bitcoin): the header chain is still syncing (a first start, or a catch-up after downtime); `reason` gives the height, the target and an estimate of the time left. Invoices are still created meanwhile; no payment confirms before the sync ends.
              * @enum {string}
              */
-            kind: "stalled" | "failing" | "disagreeing" | "invalid-source";
+            kind: "stalled" | "failing" | "disagreeing" | "invalid-source" | "unproven-tip" | "syncing";
             /** @description Human-readable: the step and for how long, the last error, or the source and what failed verification. */
             reason: string;
             /**
@@ -1098,10 +1098,10 @@ export interface components {
             /** @description The Esplora source: scheme, host and port of its URL (never a path, which may hold an API key). */
             source: string;
             /**
-             * @description `ok`: its tip is the best verified tip. `behind`: its tip is a verified header below the best one, or on a lighter branch (slow, or withholding blocks: noticed, not provable). `invalid`: it served a header or block that failed verification and is ignored for a while. `unreachable`: it did not answer. `unknown`: not asked yet.
+             * @description `syncing`: the chain is still being brought up to its tip (or it was not asked yet). `ok`: its tip is the best verified tip. `behind`: its tip is a verified header below the best one, or on a lighter branch (slow, or withholding blocks: noticed, not provable). `invalid`: it served a header or block that failed verification and is ignored for a while. `unproven-tip`: the tip it claims does not link to the verified chain (ancestors unknown or not served, or walking back used up its request allowance); ignored for a while like `invalid`. `unreachable`: it did not answer. `unknown`: no longer given (kept for older clients).
              * @enum {string}
              */
-            state: "ok" | "behind" | "invalid" | "unreachable" | "unknown";
+            state: "syncing" | "ok" | "behind" | "invalid" | "unproven-tip" | "unreachable" | "unknown";
             /** @description Height of the source's tip on the verified chain; null when unknown. */
             tip_height: number | null;
             /** @description What is wrong with it, if anything. */
@@ -1119,6 +1119,10 @@ export interface components {
             synced: boolean;
             /** @description Height of the release's checkpoint the chain is verified from (-1: from the genesis block). */
             checkpoint_height: number;
+            /** @description While syncing: seconds left at the pace measured so far; null once synced, or before a pace is known. */
+            estimated_seconds_left?: number | null;
+            /** @description Set when the release's checkpoint is older than 180 days: a first sync then downloads that many more headers (docs/self-hosting.md); upgrade to a newer release. */
+            warning?: string | null;
             sources: components["schemas"]["BtcHeaderSource"][];
         };
         /** @description What only a Bitcoin watcher reports. */

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { headerHash, mineHeader } from './headers.ts';
 
 /** What a lie may replace an honest answer with: the body (and its status), or null to pass it on. */
 export type Lie = (path: string, honest: () => Promise<{ status: number; body: Buffer }>) => Promise<{ status: number; body: Buffer } | null>;
@@ -11,6 +13,8 @@ export interface LyingEsplora {
   target: string | null;
   /** Rewrites answers; null: an honest relay. */
   lie: Lie | null;
+  /** Requests it received so far. */
+  readonly requests: number;
   close(): Promise<void>;
 }
 
@@ -19,7 +23,9 @@ export interface LyingEsplora {
  * DNS name or a buggy mirror would serve. Only GET is relayed (the listener only reads).
  */
 export async function startLyingEsplora(): Promise<LyingEsplora> {
+  let requests = 0;
   const server = createServer(async (req, res) => {
+    requests++;
     const path = req.url!.replace(/^\/api/, '');
     const target = proxy.target;
     if (!target || req.method !== 'GET') {
@@ -43,6 +49,9 @@ export async function startLyingEsplora(): Promise<LyingEsplora> {
     url: `http://127.0.0.1:${port}/api`,
     target: null,
     lie: null,
+    get requests() {
+      return requests;
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   return proxy;
@@ -64,6 +73,42 @@ export function lies(...all: Lie[]): Lie {
     for (const lie of all) {
       const answer = await lie(path, honest);
       if (answer) return answer;
+    }
+    return null;
+  };
+}
+
+/**
+ * A made-up branch of `depth` headers ending at height `tipHeight`, each with real (regtest) proof
+ * of work and linking to the one below, the lowest to a parent nobody has: what a source claiming
+ * a tip it cannot prove would serve. The lie answers its tip, `/block/:hash` for each of its
+ * headers and `/blocks/:height` pages within it, as an Esplora on that branch would; the rest it
+ * relays honestly.
+ */
+export function inventedBranch(tipHeight: number, depth: number, startTime: number): Lie {
+  const byHash = new Map<string, Record<string, unknown>>();
+  const byHeight = new Map<number, Record<string, unknown>>();
+  let prevHash = randomBytes(32).toString('hex');
+  for (let height = tipHeight - depth + 1; height <= tipHeight; height++) {
+    const fields = { prevHash, time: startTime + height * 600, bits: 0x207fffff, merkleRoot: randomBytes(32).toString('hex') };
+    const raw = mineHeader(fields);
+    const id = headerHash(raw);
+    const json = { id, height, version: raw.readInt32LE(0), timestamp: fields.time, merkle_root: fields.merkleRoot, previousblockhash: prevHash, nonce: raw.readUInt32LE(76), bits: fields.bits, tx_count: 1 };
+    byHash.set(id, json);
+    byHeight.set(height, json);
+    prevHash = id;
+  }
+  const tip = prevHash;
+  const body = (value: unknown) => ({ status: 200, body: Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)) });
+  return async (path) => {
+    if (path === '/blocks/tip/hash') return body(tip);
+    if (path === '/blocks/tip/height') return body(String(tipHeight));
+    const block = /^\/block\/([0-9a-f]{64})$/.exec(path);
+    if (block) return byHash.has(block[1]) ? body(byHash.get(block[1])) : { status: 404, body: Buffer.from('Block not found') };
+    const page = /^\/blocks\/(\d+)$/.exec(path);
+    if (page && byHeight.has(Number(page[1]))) {
+      const top = Number(page[1]);
+      return body(Array.from({ length: 10 }, (_, i) => byHeight.get(top - i)).filter(Boolean));
     }
     return null;
   };

@@ -115,3 +115,27 @@ test('a source whose interval does not lead to the checkpoint is named invalid, 
     await database.close();
   }
 });
+
+test("/health warns once the release's checkpoint is older than 180 days, by the injected clock", async () => {
+  const database = await openCoreDatabase(tempSqliteUrl(), defaultChains);
+  try {
+    const day = 86_400_000;
+    const warningAt = (ageDays: number) =>
+      createVerifiedHeaders({
+        network: 'mainnet',
+        rules: headerRules.mainnet,
+        checkpoint: { ...CHECKPOINT, takenAt: new Date(NOW - ageDays * day).toISOString().slice(0, 10) },
+        sources: [{ label: 'https://fixture.example', headers: fixtureSource() }],
+        db: database.db,
+        clock: manualClock(NOW),
+        logger: silentLogger,
+      }).status().warning;
+    assert.equal(warningAt(179), null);
+    assert.equal(warningAt(180), null);
+    assert.match(warningAt(200)!, /^the release's Bitcoin checkpoint is 200 days old \(over 180\): a first sync downloads about 29,000 headers more; upgrade to a newer release$/);
+    const undated = createVerifiedHeaders({ network: 'mainnet', rules: headerRules.mainnet, checkpoint: CHECKPOINT, sources: [], db: database.db, clock: manualClock(NOW), logger: silentLogger });
+    assert.equal(undated.status().warning, null, 'a checkpoint without a date (regtest from its genesis block) gives none');
+  } finally {
+    await database.close();
+  }
+});

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { manualClock } from '../../../core/clock.ts';
 import { loadConfig } from '../../../listener/config.ts';
 import { ConfigError } from '../../../edge/settings.ts';
-import { budgetedFetch, createRequestBudget, retryAfterMs, sourceLabel, type RequestBudgetOptions } from '../../../core/net/request-budget.ts';
+import { budgetedFetch, createRequestBudget, fetchWithin, retryAfterMs, sourceLabel, type RequestBudgetOptions } from '../../../core/net/request-budget.ts';
 import { DEFAULT_BUDGETS, budgetLimitsFor, createSourceBudgets } from '../../../core/net/source-budgets.ts';
 
 const START = Date.UTC(2026, 0, 1);
@@ -290,5 +290,33 @@ describe('budgets per source', () => {
       budgets.stats().map((s) => s.label),
       ['https://mempool.space', 'https://base-mainnet.g.alchemy.com'],
     );
+  });
+});
+
+describe('a header sync sprint and time caps counted from when a request goes', () => {
+  test('a sprinting budget lets requests go at its sprint rate, and halves it on a 429', async () => {
+    const { budget, grants } = harness({ ratePerSec: 1, burst: 1 });
+    budget.sprint({ ratePerSec: 4, burst: 1 });
+    assert.deepEqual(await grants(3), [0, 250, 500]);
+    budget.record(429, '0');
+    assert.deepEqual((await grants(2)).map((at) => at - 500), [500, 1000], 'two a second after the 429');
+    budget.sprint(null);
+    assert.deepEqual((await grants(1)).map((at) => at - 1500), [1000], 'the usual one a second');
+  });
+
+  test("a request waiting out a Retry-After window longer than its timeout is not aborted: the timeout starts once it may go", async () => {
+    const served: number[] = [];
+    const budget = createRequestBudget({ label: 'http://slow.test', ratePerSec: 100, burst: 10, clock: { now: () => Date.now() }, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
+    const fetched = (async (_input: unknown, init?: RequestInit) => {
+      served.push(Date.now());
+      assert.equal(init?.signal?.aborted, false, 'not aborted when it goes');
+      return new Response('ok');
+    }) as typeof fetch;
+    const paced = budgetedFetch(fetched, budget);
+    budget.record(429, '1');
+    const started = Date.now();
+    const res = await fetchWithin(paced, 'http://slow.test/x', 300);
+    assert.equal(await res.text(), 'ok');
+    assert.ok(served[0] - started >= 900, 'sent after the window');
   });
 });
