@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { CoreTables } from '../schema.ts';
+import { ChainSourceInvalidData } from './chain-source.ts';
 import { HeaderRejected, type Checkpoint, type HeaderRules } from './header-chain.ts';
 import { createSourceStandings, type HeaderSourceStatus, type NamedHeaderSource, type SourceStandings } from './header-source-standings.ts';
 import { OutOfRequests, syncFromSource, type HeaderSyncContext } from './header-source-sync.ts';
@@ -121,6 +122,10 @@ async function syncSources(ctx: HeaderSyncContext, standings: SourceStandings): 
         caughtUp = false;
       } else if (error instanceof HeaderRejected) {
         standings.markInvalid(s, error.code, `served an invalid header: ${error.message}`);
+        lastError = error;
+      } else if (error instanceof ChainSourceInvalidData) {
+        // An answer over its size cap (answer-caps.ts): set aside like a source serving bad headers.
+        standings.markInvalid(s, 'oversized-answer', error.message);
         lastError = error;
       } else {
         standings.markUnreachable(s, error);

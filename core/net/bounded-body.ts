@@ -1,0 +1,93 @@
+/**
+ * Reading a source's answer with a size cap and a time cap. A public source (an Esplora, a JSON-RPC
+ * provider, a facilitator) may answer a body without end, or headers and then nothing: read whole,
+ * the first fills the memory, the second holds the pass for good. The body is read from its stream
+ * with a byte counter; past the cap, or past the time allowed, reading stops and the stream is
+ * cancelled (the connection is dropped, nothing more is received).
+ */
+
+/** What one answer may be: the source (for the error) and its caps. */
+export interface BodyCap {
+  /** Scheme, host and port of the source (sourceLabel): never a path or credentials. */
+  source: string;
+  /** What was asked, for the error (e.g. "GET /block/…/raw"). */
+  what: string;
+  maxBytes: number;
+  /**
+   * The request's time cap, in ms. The signal given to fetch (with this same length) already
+   * aborts a stalled body; this deadline, started as reading starts, holds whatever the fetch.
+   */
+  timeoutMs: number;
+}
+
+/** A body over its cap: no honest source answers that much; reading stopped at the cap. */
+export class AnswerTooLarge extends Error {
+  constructor(
+    readonly source: string,
+    readonly maxBytes: number,
+    what: string,
+  ) {
+    super(`${source} answered more than ${maxBytes} bytes to ${what}; reading stopped at the cap`);
+  }
+}
+
+/** A body not complete within the request's time cap: the source stalled mid-answer. */
+export class AnswerTooSlow extends Error {
+  constructor(
+    readonly source: string,
+    readonly timeoutMs: number,
+    what: string,
+  ) {
+    super(`${source} did not complete its answer to ${what} within ${timeoutMs / 1000} s`);
+  }
+}
+
+const isAbort = (error: unknown) => error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
+
+/** The body's bytes, at most `cap.maxBytes`; throws AnswerTooLarge or AnswerTooSlow, having cancelled the stream. */
+export async function readBoundedBytes(res: Response, cap: BodyCap): Promise<Uint8Array> {
+  const declared = Number(res.headers.get('content-length'));
+  if (declared > cap.maxBytes) {
+    await res.body?.cancel().catch(() => {});
+    throw new AnswerTooLarge(cap.source, cap.maxBytes, cap.what);
+  }
+  if (!res.body) return new Uint8Array(0);
+  const reader = res.body.getReader();
+  let timedOut = false;
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    reader.cancel().catch(() => {});
+  }, cap.timeoutMs);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      // A cancel by the deadline ends the stream as if complete: what came is not the answer.
+      if (timedOut) throw new AnswerTooSlow(cap.source, cap.timeoutMs, cap.what);
+      if (done) break;
+      total += value.byteLength;
+      if (total > cap.maxBytes) {
+        await reader.cancel().catch(() => {});
+        throw new AnswerTooLarge(cap.source, cap.maxBytes, cap.what);
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (isAbort(error)) throw new AnswerTooSlow(cap.source, cap.timeoutMs, cap.what);
+    throw error;
+  } finally {
+    clearTimeout(deadline);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** The body as UTF-8 text, within its caps. */
+export async function readBoundedText(res: Response, cap: BodyCap): Promise<string> {
+  return new TextDecoder().decode(await readBoundedBytes(res, cap));
+}
+
+/** The body parsed as JSON, within its caps; a body that is not JSON throws SyntaxError. */
+export async function readBoundedJson(res: Response, cap: BodyCap): Promise<unknown> {
+  return JSON.parse(await readBoundedText(res, cap));
+}
