@@ -1,4 +1,6 @@
 import WebSocket from 'ws';
+import { sourceLabel } from '../net/request-budget.ts';
+import { MAX_ADDRESS_PAGE_BYTES } from './answer-caps.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { AddressTx } from './address-source.ts';
@@ -24,6 +26,8 @@ import {
 export const DEFAULT_MAX_TRACKED_ADDRESSES = 100;
 /** Connections per source at most: 1,000 open invoices tracked at mempool's usual limit of 100. */
 export const DEFAULT_MAX_CONNECTIONS = 10;
+/** A frame's largest size: a push carries the tracked addresses' transactions in the JSON of an address page. */
+export const MAX_SOCKET_FRAME_BYTES = MAX_ADDRESS_PAGE_BYTES;
 
 /** One watcher's share of a socket: the addresses it wants tracked, and what it hears back. */
 export interface SocketSubscriber {
@@ -112,6 +116,8 @@ interface Connection {
   ws: WebSocket | null;
   open: boolean;
   failures: number;
+  /** Frames over the cap in a row: each lengthens the reconnect wait as a failed connection does; a frame within it resets them. */
+  oversized: number;
   /** The addresses this connection should track, and what it last sent. */
   share: string[];
   sentKey: string;
@@ -147,7 +153,8 @@ function initialState(options: MempoolSocketOptions): SocketState {
     maxBackoffMs: options.maxBackoffMs ?? 60_000,
     idleTimeoutMs: options.idleTimeoutMs ?? 90_000,
     maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
-    connect: options.connect ?? ((url: string) => new WebSocket(url, { handshakeTimeout: 15_000 })),
+    // ws's own default would take frames of 100 MB: a push holds an address page's worth of transactions at most.
+    connect: options.connect ?? ((url: string) => new WebSocket(url, { handshakeTimeout: 15_000, maxPayload: MAX_SOCKET_FRAME_BYTES })),
     maxAddresses: options.maxAddresses ?? DEFAULT_MAX_TRACKED_ADDRESSES,
     members: new Set(),
     connections: [],
@@ -183,7 +190,7 @@ function resubscribe(state: SocketState): void {
   const chosen = chooseTracked(wantedLists, state.maxAddresses * state.maxConnections);
   const needed = connectionsNeeded(chosen.length, state.maxAddresses, state.maxConnections, state.connections[0]?.open ?? false);
   while (state.connections.length < needed) {
-    const connection: Connection = { index: state.connections.length, ws: null, open: false, failures: 0, share: [], sentKey: '', lastHeardAt: 0 };
+    const connection: Connection = { index: state.connections.length, ws: null, open: false, failures: 0, oversized: 0, share: [], sentKey: '', lastHeardAt: 0 };
     state.connections.push(connection);
     start(state, connection);
   }
@@ -219,6 +226,7 @@ function announce(state: SocketState, height: number | null): void {
 
 function onMessage(state: SocketState, connection: Connection, data: WebSocket.RawData): void {
   connection.lastHeardAt = state.clock.now();
+  connection.oversized = 0;
   const message = readSocketMessage(data.toString());
   if (!message) return;
   for (const height of message.announcements) announce(state, height);
@@ -240,7 +248,7 @@ function onMessage(state: SocketState, connection: Connection, data: WebSocket.R
 function scheduleReconnect(state: SocketState, connection: Connection): void {
   if (state.closed) return;
   connection.failures++;
-  const delay = reconnectDelayMs(connection.failures, state.maxBackoffMs, state.random());
+  const delay = reconnectDelayMs(connection.failures + connection.oversized, state.maxBackoffMs, state.random());
   connection.retryTimer = setTimeout(() => start(state, connection), delay);
 }
 
@@ -257,8 +265,11 @@ function start(state: SocketState, connection: Connection): void {
   connection.ws = ws;
   ws.on('open', () => onOpen(state, connection, ws));
   ws.on('message', (data) => onMessage(state, connection, data));
-  ws.on('error', (error) => {
-    state.lastError = error.message;
+  ws.on('error', (error: Error & { code?: string }) => {
+    // ws closes the connection (1009) on a frame over maxPayload, before buffering it.
+    const oversized = error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
+    if (oversized) connection.oversized++;
+    state.lastError = oversized ? `${sourceLabel(state.url)} sent a WebSocket frame over ${MAX_SOCKET_FRAME_BYTES} bytes` : error.message;
   });
   ws.on('close', () => onClose(state, connection, ws));
 }

@@ -1,10 +1,11 @@
 import { x402Facilitator } from '@x402/core/facilitator';
-import { HTTPFacilitatorClient } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { createPublicClient, createWalletClient, defineChain, http, publicActions, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import type { Fetch } from '../net/fetch.ts';
+import { createFacilitatorClient } from './facilitator-client.ts';
 import type { X402Settlement } from './x402-settings.ts';
 
 /** Who submits an x402 payment's `transferWithAuthorization`: the service's own gas key, or a facilitator. */
@@ -56,11 +57,11 @@ export function builtInSettler(key: `0x${string}`, rpcUrl: string, chainId: numb
 }
 
 /** Any x402 v2 facilitator over HTTP (`POST /verify`, `POST /settle`, `GET /supported`). */
-export function facilitatorSettler(url: string, timeoutMs: number): X402Settler {
-  const client = new HTTPFacilitatorClient({ url, timeoutMs });
+export function facilitatorSettler(url: string, timeoutMs: number, fetch: Fetch): X402Settler {
+  const client = createFacilitatorClient(url, timeoutMs, fetch);
   return { kind: 'facilitator', verify: (payload, requirements) => client.verify(payload, requirements), settle: (payload, requirements) => client.settle(payload, requirements) };
 }
 
-export function settlerFor(settlement: X402Settlement, rpcUrl: string, chainId: number, timeoutMs: number): X402Settler {
-  return settlement.kind === 'facilitator' ? facilitatorSettler(settlement.url, timeoutMs) : builtInSettler(settlement.key, rpcUrl, chainId, timeoutMs);
+export function settlerFor(settlement: X402Settlement, rpcUrl: string, chainId: number, timeoutMs: number, fetch: Fetch): X402Settler {
+  return settlement.kind === 'facilitator' ? facilitatorSettler(settlement.url, timeoutMs, fetch) : builtInSettler(settlement.key, rpcUrl, chainId, timeoutMs);
 }
