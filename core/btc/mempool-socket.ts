@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { frameTooLarge } from '../net/bounded-body.ts';
 import { sourceLabel } from '../net/request-budget.ts';
 import { MAX_ADDRESS_PAGE_BYTES } from './answer-caps.ts';
 import type { Clock } from '../clock.ts';
@@ -265,11 +266,10 @@ function start(state: SocketState, connection: Connection): void {
   connection.ws = ws;
   ws.on('open', () => onOpen(state, connection, ws));
   ws.on('message', (data) => onMessage(state, connection, data));
-  ws.on('error', (error: Error & { code?: string }) => {
-    // ws closes the connection (1009) on a frame over maxPayload, before buffering it.
-    const oversized = error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
-    if (oversized) connection.oversized++;
-    state.lastError = oversized ? `${sourceLabel(state.url)} sent a WebSocket frame over ${MAX_SOCKET_FRAME_BYTES} bytes` : error.message;
+  ws.on('error', (error) => {
+    const tooLarge = frameTooLarge(error, sourceLabel(state.url), MAX_SOCKET_FRAME_BYTES);
+    if (tooLarge) connection.oversized++;
+    state.lastError = tooLarge ?? error.message;
   });
   ws.on('close', () => onClose(state, connection, ws));
 }

@@ -2,6 +2,7 @@ import WebSocket from 'ws';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { exponentialBackoffMs } from '../net/backoff.ts';
+import { frameTooLarge } from '../net/bounded-body.ts';
 import { sourceLabel } from '../net/request-budget.ts';
 
 export interface HeadSubscriptionOptions {
@@ -92,6 +93,8 @@ export function createHeadSubscription(options: HeadSubscriptionOptions): HeadSu
   let ws: WebSocket | null = null;
   let live = false;
   let failures = 0;
+  // Frames over the cap in a row: a node that confirms the subscription and then floods still waits longer each time.
+  let oversized = 0;
   let lastError: string | null = null;
   let lastHeardAt = 0;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -118,7 +121,11 @@ export function createHeadSubscription(options: HeadSubscriptionOptions): HeadSu
       lastHeardAt = options.clock.now();
       read(socket, data.toString());
     });
-    socket.on('error', (error) => (lastError = error.message));
+    socket.on('error', (error) => {
+      const tooLarge = frameTooLarge(error, sourceLabel(options.url), MAX_FRAME_BYTES);
+      if (tooLarge) oversized++;
+      lastError = tooLarge ?? error.message;
+    });
     socket.on('close', () => {
       if (ws !== socket) return;
       clearInterval(pingTimer);
@@ -142,6 +149,7 @@ export function createHeadSubscription(options: HeadSubscriptionOptions): HeadSu
       log.info('EVM head subscription live');
       onHead?.(null);
     } else if (message?.kind === 'head' && live) {
+      oversized = 0;
       onHead?.(message.height);
     }
   }
@@ -149,7 +157,7 @@ export function createHeadSubscription(options: HeadSubscriptionOptions): HeadSu
   function retry(): void {
     if (!onHead) return;
     failures++;
-    retryTimer = setTimeout(open, exponentialBackoffMs(failures, 1_000, maxBackoffMs) * (0.5 + Math.random() / 2));
+    retryTimer = setTimeout(open, exponentialBackoffMs(failures + oversized, 1_000, maxBackoffMs) * (0.5 + Math.random() / 2));
   }
 
   return {

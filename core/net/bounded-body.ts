@@ -91,3 +91,11 @@ export async function readBoundedText(res: Response, cap: BodyCap): Promise<stri
 export async function readBoundedJson(res: Response, cap: BodyCap): Promise<unknown> {
   return JSON.parse(await readBoundedText(res, cap));
 }
+
+/**
+ * A WebSocket's size cap is ws's `maxPayload`: a frame over it closes the connection (1009) as its
+ * header is read, before any of it is buffered. The error, told as the source and the cap; null for any other.
+ */
+export function frameTooLarge(error: Error & { code?: string }, source: string, maxBytes: number): string | null {
+  return error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? `${source} sent a WebSocket frame over ${maxBytes} bytes` : null;
+}

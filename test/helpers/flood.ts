@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocketServer } from 'ws';
 
 /**
  * Answers no honest source gives: a 100 MB body (declared or not), a chunked stream without end, or
@@ -82,4 +83,47 @@ export async function startFloodServer(honest?: (req: IncomingMessage, res: Serv
     close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
   return state;
+}
+
+/**
+ * A WebSocket server that answers each connection with one frame declaring 100 MB and streams its
+ * bytes until the client hangs up: the client must close on the frame's header, not buffer it.
+ * `reply`: an answer to the client's first message, sent as a normal frame before the flood (a
+ * node confirming a subscription, then flooding).
+ */
+export async function startFloodingSocket(reply?: (message: string) => string) {
+  const connections: Array<{ at: number; sent: number }> = [];
+  const http = createServer();
+  const wss = new WebSocketServer({ noServer: true });
+  http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const record = { at: Date.now(), sent: 0 };
+      connections.push(record);
+      socket.on('error', () => {});
+      if (!reply) return floodFrame(socket, record);
+      ws.once('message', (data) => ws.send(reply(data.toString()), () => floodFrame(socket, record)));
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `ws://127.0.0.1:${(http.address() as AddressInfo).port}/api/v1/ws`,
+    connections,
+    close: () => new Promise<void>((resolve) => (http.closeAllConnections(), wss.close(), http.close(() => resolve()))),
+  };
+}
+
+/** Writes an unmasked binary frame header (FIN, opcode 2, 64-bit length of 100 MB), then its bytes while the socket takes them. */
+function floodFrame(socket: Socket, record: { sent: number }): void {
+  const header = Buffer.alloc(10);
+  header[0] = 0x82;
+  header[1] = 127;
+  header.writeBigUInt64BE(BigInt(HUGE_BYTES), 2);
+  socket.write(header);
+  const pump = () => {
+    while (!socket.destroyed && record.sent < HUGE_BYTES) {
+      record.sent += CHUNK.length;
+      if (!socket.write(CHUNK)) return void socket.once('drain', pump);
+    }
+  };
+  pump();
 }

@@ -1,49 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { WebSocketServer } from 'ws';
 import { createMempoolSocket, MAX_SOCKET_FRAME_BYTES } from '../../../core/btc/mempool-socket.ts';
 import { systemClock } from '../../../core/clock.ts';
 import { silentLogger } from '../../../core/log.ts';
-import { HUGE_BYTES } from '../../helpers/flood.ts';
-
-/**
- * A mempool WebSocket that answers each connection with one frame declaring 100 MB and streams its
- * bytes until the client hangs up: the client must close on the frame's header, not buffer it.
- */
-async function startFloodingSocket() {
-  const connections: Array<{ at: number; sent: number }> = [];
-  const http = createServer();
-  const wss = new WebSocketServer({ noServer: true });
-  http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
-    wss.handleUpgrade(req, socket, head, () => {
-      const record = { at: Date.now(), sent: 0 };
-      connections.push(record);
-      // An unmasked binary frame (FIN, opcode 2) with a 64-bit length of 100 MB.
-      const header = Buffer.alloc(10);
-      header[0] = 0x82;
-      header[1] = 127;
-      header.writeBigUInt64BE(BigInt(HUGE_BYTES), 2);
-      socket.write(header);
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      const pump = () => {
-        while (!socket.destroyed && record.sent < HUGE_BYTES) {
-          record.sent += chunk.length;
-          if (!socket.write(chunk)) return void socket.once('drain', pump);
-        }
-      };
-      socket.on('error', () => {});
-      pump();
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `ws://127.0.0.1:${(http.address() as AddressInfo).port}/api/v1/ws`,
-    connections,
-    close: () => new Promise<void>((resolve) => (http.closeAllConnections(), wss.close(), http.close(() => resolve()))),
-  };
-}
+import { startFloodingSocket } from '../../helpers/flood.ts';
 
 test('a mempool WebSocket frame over the cap is refused on its header: the server is cut off, the error names the source and the cap, and each reconnect waits longer', async () => {
   const server = await startFloodingSocket();
