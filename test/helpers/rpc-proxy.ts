@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeFlood, type Flood } from './flood.ts';
 
 export type ProxyMode =
   | { kind: 'pass' }
@@ -18,7 +19,9 @@ export type ProxyMode =
   /** A lying source: every receipt it answers carries another block hash at the same height. */
   | { kind: 'other-block-receipts' }
   /** A lying source: block `blockNumber` has another hash everywhere it shows (headers, logs, receipts). */
-  | { kind: 'rewrite-block'; blockNumber: number };
+  | { kind: 'rewrite-block'; blockNumber: number }
+  /** A broken or hostile source: every answer is a flood (a 100 MB body, a stream without end, headers then silence). */
+  | { kind: 'flood'; flood: Flood };
 
 /** The transaction hash of the made-up transfer. */
 export const FAKE_TX_HASH = `0x${'fa'.repeat(32)}`;
@@ -83,6 +86,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       res.writeHead(503).end('down');
       return;
     }
+    if (proxy.mode.kind === 'flood') return writeFlood(res, proxy.mode.flood, () => {});
     const request = JSON.parse(Buffer.concat(chunks).toString()) as JsonRpcRequest | JsonRpcRequest[];
     if (Array.isArray(request)) {
       // A batch (ethers sends one): each request answered as if it came alone.
