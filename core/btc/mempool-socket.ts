@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import { frameTooLarge } from '../net/bounded-body.ts';
+import { oversizedFrames } from '../net/bounded-body.ts';
 import { sourceLabel } from '../net/request-budget.ts';
 import { MAX_ADDRESS_PAGE_BYTES } from './answer-caps.ts';
 import type { Clock } from '../clock.ts';
@@ -117,8 +117,8 @@ interface Connection {
   ws: WebSocket | null;
   open: boolean;
   failures: number;
-  /** Frames over the cap in a row: each lengthens the reconnect wait as a failed connection does; a frame within it resets them. */
-  oversized: number;
+  /** Frames over the cap in a row: each lengthens the reconnect wait as a failed connection does. */
+  frames: ReturnType<typeof oversizedFrames>;
   /** The addresses this connection should track, and what it last sent. */
   share: string[];
   sentKey: string;
@@ -191,7 +191,7 @@ function resubscribe(state: SocketState): void {
   const chosen = chooseTracked(wantedLists, state.maxAddresses * state.maxConnections);
   const needed = connectionsNeeded(chosen.length, state.maxAddresses, state.maxConnections, state.connections[0]?.open ?? false);
   while (state.connections.length < needed) {
-    const connection: Connection = { index: state.connections.length, ws: null, open: false, failures: 0, oversized: 0, share: [], sentKey: '', lastHeardAt: 0 };
+    const connection: Connection = { index: state.connections.length, ws: null, open: false, failures: 0, frames: oversizedFrames(sourceLabel(state.url), MAX_SOCKET_FRAME_BYTES), share: [], sentKey: '', lastHeardAt: 0 };
     state.connections.push(connection);
     start(state, connection);
   }
@@ -227,7 +227,7 @@ function announce(state: SocketState, height: number | null): void {
 
 function onMessage(state: SocketState, connection: Connection, data: WebSocket.RawData): void {
   connection.lastHeardAt = state.clock.now();
-  connection.oversized = 0;
+  connection.frames.reset();
   const message = readSocketMessage(data.toString());
   if (!message) return;
   for (const height of message.announcements) announce(state, height);
@@ -249,7 +249,7 @@ function onMessage(state: SocketState, connection: Connection, data: WebSocket.R
 function scheduleReconnect(state: SocketState, connection: Connection): void {
   if (state.closed) return;
   connection.failures++;
-  const delay = reconnectDelayMs(connection.failures + connection.oversized, state.maxBackoffMs, state.random());
+  const delay = reconnectDelayMs(connection.failures + connection.frames.count, state.maxBackoffMs, state.random());
   connection.retryTimer = setTimeout(() => start(state, connection), delay);
 }
 
@@ -267,9 +267,7 @@ function start(state: SocketState, connection: Connection): void {
   ws.on('open', () => onOpen(state, connection, ws));
   ws.on('message', (data) => onMessage(state, connection, data));
   ws.on('error', (error) => {
-    const tooLarge = frameTooLarge(error, sourceLabel(state.url), MAX_SOCKET_FRAME_BYTES);
-    if (tooLarge) connection.oversized++;
-    state.lastError = tooLarge ?? error.message;
+    state.lastError = connection.frames.told(error);
   });
   ws.on('close', () => onClose(state, connection, ws));
 }

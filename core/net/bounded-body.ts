@@ -94,8 +94,22 @@ export async function readBoundedJson(res: Response, cap: BodyCap): Promise<unkn
 
 /**
  * A WebSocket's size cap is ws's `maxPayload`: a frame over it closes the connection (1009) as its
- * header is read, before any of it is buffered. The error, told as the source and the cap; null for any other.
+ * header is read, before any of it is buffered. This counts such frames in a row, so a source that
+ * floods each new connection waits longer before each reconnect, as one that fails to connect does.
  */
-export function frameTooLarge(error: Error & { code?: string }, source: string, maxBytes: number): string | null {
-  return error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? `${source} sent a WebSocket frame over ${maxBytes} bytes` : null;
+export function oversizedFrames(source: string, maxBytes: number) {
+  let count = 0;
+  return {
+    /** A socket error as told in status: an oversized frame names the source and the cap, and counts. */
+    told(error: Error & { code?: string }): string {
+      if (error.code !== 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') return error.message;
+      count++;
+      return `${source} sent a WebSocket frame over ${maxBytes} bytes`;
+    },
+    /** A frame within the cap arrived. */
+    reset: () => void (count = 0),
+    get count() {
+      return count;
+    },
+  };
 }
