@@ -44,42 +44,50 @@ export class AnswerTooSlow extends Error {
 
 const isAbort = (error: unknown) => error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
 
-/** The body's bytes, at most `cap.maxBytes`; throws AnswerTooLarge or AnswerTooSlow, having cancelled the stream. */
-export async function readBoundedBytes(res: Response, cap: BodyCap): Promise<Uint8Array> {
+/**
+ * The body's chunks as they arrive, within its caps: past either, the stream is cancelled and
+ * AnswerTooLarge or AnswerTooSlow thrown. A consumer that stops early cancels it too.
+ */
+async function* chunksWithin(res: Response, cap: BodyCap): AsyncGenerator<Uint8Array> {
   const declared = Number(res.headers.get('content-length'));
   if (declared > cap.maxBytes) {
     await res.body?.cancel().catch(() => {});
     throw new AnswerTooLarge(cap.source, cap.maxBytes, cap.what);
   }
-  if (!res.body) return new Uint8Array(0);
+  if (!res.body) return;
   const reader = res.body.getReader();
   let timedOut = false;
+  let done = false;
   const deadline = setTimeout(() => {
     timedOut = true;
     reader.cancel().catch(() => {});
   }, cap.timeoutMs);
-  const chunks: Uint8Array[] = [];
   let total = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const next = await reader.read();
       // A cancel by the deadline ends the stream as if complete: what came is not the answer.
       if (timedOut) throw new AnswerTooSlow(cap.source, cap.timeoutMs, cap.what);
-      if (done) break;
-      total += value.byteLength;
-      if (total > cap.maxBytes) {
-        await reader.cancel().catch(() => {});
-        throw new AnswerTooLarge(cap.source, cap.maxBytes, cap.what);
-      }
-      chunks.push(value);
+      if (next.done) break;
+      total += next.value.byteLength;
+      if (total > cap.maxBytes) throw new AnswerTooLarge(cap.source, cap.maxBytes, cap.what);
+      yield next.value;
     }
+    done = true;
   } catch (error) {
     if (isAbort(error)) throw new AnswerTooSlow(cap.source, cap.timeoutMs, cap.what);
     throw error;
   } finally {
     clearTimeout(deadline);
+    if (!done) await reader.cancel().catch(() => {});
   }
-  return Buffer.concat(chunks, total);
+}
+
+/** The body's bytes, at most `cap.maxBytes`; throws AnswerTooLarge or AnswerTooSlow, having cancelled the stream. */
+export async function readBoundedBytes(res: Response, cap: BodyCap): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of chunksWithin(res, cap)) chunks.push(chunk);
+  return Buffer.concat(chunks);
 }
 
 /** The body as UTF-8 text, within its caps. */

@@ -4,6 +4,7 @@ import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { createPublicClient, createWalletClient, defineChain, http, publicActions, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { MAX_RPC_ANSWER_BYTES } from '../evm/rpc.ts';
 import type { Fetch } from '../net/fetch.ts';
 import { createFacilitatorClient } from './facilitator-client.ts';
 import type { X402Settlement } from './x402-settings.ts';
@@ -25,8 +26,17 @@ const SETTLEMENT_GAS = 100_000n;
 export const networkOf = (chainId: number) => `eip155:${chainId}` as const;
 
 /** A read-only client of one EVM chain's node: receipts, balances, the token's EIP-712 name and version. */
-export function chainReader(rpcUrl: string, chainId: number, timeoutMs: number): PublicClient {
-  return createPublicClient({ chain: chainDefinition(rpcUrl, chainId), transport: http(rpcUrl, { timeout: timeoutMs }) });
+export function chainReader(rpcUrl: string, chainId: number, timeoutMs: number, fetch: Fetch): PublicClient {
+  return createPublicClient({ chain: chainDefinition(rpcUrl, chainId), transport: boundedTransport(rpcUrl, timeoutMs, fetch) });
+}
+
+/**
+ * viem's HTTP transport through the injected fetch. viem reads bodies itself, counting bytes as they
+ * come and stopping at `maxResponseBodySize`, and its timeout covers the body: the caps of every
+ * JSON-RPC source (core/evm/rpc.ts), set to the same figure.
+ */
+function boundedTransport(rpcUrl: string, timeoutMs: number, fetch: Fetch) {
+  return http(rpcUrl, { timeout: timeoutMs, fetchFn: fetch, maxResponseBodySize: MAX_RPC_ANSWER_BYTES });
 }
 
 function chainDefinition(rpcUrl: string, chainId: number) {
@@ -38,10 +48,10 @@ function chainDefinition(rpcUrl: string, chainId: number) {
  * pays the gas. EIP-3009 binds `to` and `value` into the payer's signature, so this key can submit
  * the payer's transfer and nothing else: it never holds or redirects the tokens.
  */
-export function builtInSettler(key: `0x${string}`, rpcUrl: string, chainId: number, timeoutMs: number): X402Settler {
+export function builtInSettler(key: `0x${string}`, rpcUrl: string, chainId: number, timeoutMs: number, fetch: Fetch): X402Settler {
   const account = privateKeyToAccount(key);
   // Receipts are polled every 250 ms (viem's default is 4 s): the payer's 200 waits on this.
-  const client = createWalletClient({ account, chain: chainDefinition(rpcUrl, chainId), transport: http(rpcUrl, { timeout: timeoutMs }), pollingInterval: 250 }).extend(publicActions);
+  const client = createWalletClient({ account, chain: chainDefinition(rpcUrl, chainId), transport: boundedTransport(rpcUrl, timeoutMs, fetch), pollingInterval: 250 }).extend(publicActions);
   const signer = toFacilitatorEvmSigner({ ...(client as never as Parameters<typeof toFacilitatorEvmSigner>[0]), address: account.address }, { confirmationTimeoutMs: timeoutMs });
   // The methods are the client's own (bound): spreading a viem client keeps them working.
   const facilitator = new x402Facilitator().register(networkOf(chainId), new ExactEvmScheme(signer));
@@ -63,5 +73,5 @@ export function facilitatorSettler(url: string, timeoutMs: number, fetch: Fetch)
 }
 
 export function settlerFor(settlement: X402Settlement, rpcUrl: string, chainId: number, timeoutMs: number, fetch: Fetch): X402Settler {
-  return settlement.kind === 'facilitator' ? facilitatorSettler(settlement.url, timeoutMs, fetch) : builtInSettler(settlement.key, rpcUrl, chainId, timeoutMs);
+  return settlement.kind === 'facilitator' ? facilitatorSettler(settlement.url, timeoutMs, fetch) : builtInSettler(settlement.key, rpcUrl, chainId, timeoutMs, fetch);
 }

@@ -17,7 +17,7 @@ export interface X402ChainSettings {
 }
 
 /** The chains that take x402 payments: those with settlement set up, each read through its first RPC URL. */
-/** `fetch`: the network access of facilitators. */
+/** `fetch`: the network access of the chains' nodes and the facilitators. */
 export function x402Chains(settings: X402Settings, chains: readonly X402ChainSettings[], fetch: Fetch): Map<string, X402Chain> {
   const served = new Map<string, X402Chain>();
   for (const chain of chains) {
@@ -26,7 +26,7 @@ export function x402Chains(settings: X402Settings, chains: readonly X402ChainSet
     if (!settlement || !rpcUrl) continue;
     served.set(chain.chain, {
       chainId: chain.chainId,
-      reader: chainReader(rpcUrl, chain.chainId, settings.settleTimeoutMs),
+      reader: chainReader(rpcUrl, chain.chainId, settings.settleTimeoutMs, fetch),
       settler: settlerFor(settlement, rpcUrl, chain.chainId, settings.settleTimeoutMs, fetch),
     });
   }

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { facilitatorSettler } from '../../../core/x402/settlers.ts';
+import { MAX_RPC_ANSWER_BYTES } from '../../../core/evm/rpc.ts';
+import { chainReader, facilitatorSettler } from '../../../core/x402/settlers.ts';
 import { MAX_FACILITATOR_ANSWER_BYTES } from '../../../core/x402/facilitator-client.ts';
 import { HUGE_BYTES, startFloodServer, type Flood } from '../../helpers/flood.ts';
 
@@ -44,6 +45,30 @@ test('x402 facilitator: an answer within the cap is read as before', async () =>
   try {
     assert.equal((await settler.verify(payload, requirements)).isValid, true);
     assert.equal((await settler.settle(payload, requirements)).transaction, '0xab');
+  } finally {
+    await server.close();
+  }
+});
+
+test("x402's node reader (receipts, nonces, balances) reads each answer within a JSON-RPC source's caps (viem's own, at the same figure)", async () => {
+  const server = await startFloodServer();
+  try {
+    for (const flood of ['huge', 'endless', 'silent'] as Flood[]) {
+      server.flood = flood;
+      const reader = chainReader(server.url, 8453, flood === 'silent' ? 800 : 15_000, fetch);
+      const started = Date.now();
+      const error = await reader.getBlockNumber({ cacheTime: 0 }).catch((e: unknown) => e);
+      assert.ok(error instanceof Error);
+      if (flood === 'silent') {
+        assert.match(error.message, /took too long/, error.message);
+        // Each attempt ends at 0.8 s; viem tries four times with a short backoff between.
+        assert.ok(Date.now() - started < 10_000, `failed after ${Date.now() - started} ms`);
+      } else {
+        assert.match(error.message, new RegExp(`HTTP response body exceeded the size limit\\.\\s+Max: ${MAX_RPC_ANSWER_BYTES} bytes`), error.message);
+        await server.hungUp();
+        assert.ok(server.sentBytes < MAX_RPC_ANSWER_BYTES + 16 * 1024 * 1024, `server sent ${server.sentBytes} bytes`);
+      }
+    }
   } finally {
     await server.close();
   }
