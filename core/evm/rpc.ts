@@ -1,6 +1,6 @@
 import type { Logger } from '../log.ts';
 import { exponentialBackoffMs } from '../net/backoff.ts';
-import { AnswerTooLarge, readBoundedJson } from '../net/bounded-body.ts';
+import { AnswerTooLarge, MAX_RPC_ANSWER_BYTES, readBoundedJson } from '../net/bounded-body.ts';
 import { sourceLabel } from '../net/request-budget.ts';
 
 /** A failure the node reported in a JSON-RPC error object: retrying the same call will not help. */
@@ -63,14 +63,6 @@ interface RpcReply {
   result?: unknown;
   error?: { code: number; message: string };
 }
-
-/**
- * The largest answer read from a JSON-RPC source (core/net/bounded-body.ts stops past it). The
- * largest honest one is a batch of eth_getLogs pages: providers cap a page at 10,000 logs (Infura,
- * Alchemy, QuickNode), some 7 MB of JSON at about 700 bytes a Transfer log, and ours ask only for
- * transfers to invoice addresses, so real pages hold a handful. 32 MB holds four full pages.
- */
-export const MAX_RPC_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** An answer over MAX_RPC_ANSWER_BYTES: the source is not asked again for this call (another attempt would be as large). */
 class RpcAnswerTooLarge extends RpcUnavailableError {}

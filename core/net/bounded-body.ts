@@ -6,6 +6,14 @@
  * cancelled (the connection is dropped, nothing more is received).
  */
 
+/**
+ * The largest answer read from a JSON-RPC source (EVM nodes, x402's node reader). The
+ * largest honest one is a batch of eth_getLogs pages: providers cap a page at 10,000 logs (Infura,
+ * Alchemy, QuickNode), some 7 MB of JSON at about 700 bytes a Transfer log, and ours ask only for
+ * transfers to invoice addresses, so real pages hold a handful. 32 MB holds four full pages.
+ */
+export const MAX_RPC_ANSWER_BYTES = 32 * 1024 * 1024;
+
 /** What one answer may be: the source (for the error) and its caps. */
 export interface BodyCap {
   /** Scheme, host and port of the source (sourceLabel): never a path or credentials. */

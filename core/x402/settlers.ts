@@ -4,7 +4,7 @@ import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { createPublicClient, createWalletClient, defineChain, http, publicActions, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { MAX_RPC_ANSWER_BYTES } from '../evm/rpc.ts';
+import { MAX_RPC_ANSWER_BYTES } from '../net/bounded-body.ts';
 import type { Fetch } from '../net/fetch.ts';
 import { createFacilitatorClient } from './facilitator-client.ts';
 import type { X402Settlement } from './x402-settings.ts';
@@ -33,7 +33,7 @@ export function chainReader(rpcUrl: string, chainId: number, timeoutMs: number, 
 /**
  * viem's HTTP transport through the injected fetch. viem reads bodies itself, counting bytes as they
  * come and stopping at `maxResponseBodySize`, and its timeout covers the body: the caps of every
- * JSON-RPC source (core/evm/rpc.ts), set to the same figure.
+ * JSON-RPC source, set to the same figure.
  */
 function boundedTransport(rpcUrl: string, timeoutMs: number, fetch: Fetch) {
   return http(rpcUrl, { timeout: timeoutMs, fetchFn: fetch, maxResponseBodySize: MAX_RPC_ANSWER_BYTES });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRpcSource, MAX_RPC_ANSWER_BYTES, RpcUnavailableError } from '../../../core/evm/rpc.ts';
+import { MAX_RPC_ANSWER_BYTES } from '../../../core/net/bounded-body.ts';
+import { createRpcSource, RpcUnavailableError } from '../../../core/evm/rpc.ts';
 import { HUGE_BYTES, startFloodServer, type Flood } from '../../helpers/flood.ts';
 
 // A JSON-RPC source answering 100 MB, a stream without end, or headers then silence: the call fails

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { MAX_RPC_ANSWER_BYTES } from '../../../core/evm/rpc.ts';
+import { MAX_RPC_ANSWER_BYTES } from '../../../core/net/bounded-body.ts';
 import { chainReader, facilitatorSettler } from '../../../core/x402/settlers.ts';
 import { MAX_FACILITATOR_ANSWER_BYTES } from '../../../core/x402/facilitator-client.ts';
 import { HUGE_BYTES, startFloodServer, type Flood } from '../../helpers/flood.ts';
