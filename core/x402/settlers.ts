@@ -66,7 +66,7 @@ export function builtInSettler(key: `0x${string}`, rpcUrl: string, chainId: numb
   };
 }
 
-/** Any x402 v2 facilitator over HTTP (`POST /verify`, `POST /settle`, `GET /supported`). */
+/** Any x402 v2 facilitator over HTTP (`POST /verify`, `POST /settle`), its answers read within their caps. */
 export function facilitatorSettler(url: string, timeoutMs: number, fetch: Fetch): X402Settler {
   const client = createFacilitatorClient(url, timeoutMs, fetch);
   return { kind: 'facilitator', verify: (payload, requirements) => client.verify(payload, requirements), settle: (payload, requirements) => client.settle(payload, requirements) };
