@@ -235,7 +235,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   // The port first: one that cannot be bound ends the start before the database, webhook delivery
   // or the leader election starts.
   const bound = await bindHttp(config.port, config.host, { logger, bounds: config.httpBounds });
-  const x402 = x402Chains(config.x402, familySettings<X402ChainSettings>(config.chains, 'evm'));
+  const x402 = x402Chains(config.x402, familySettings<X402ChainSettings>(config.chains, 'evm'), deps.fetch ?? fetch);
   // Built once the engine is (it reads invoices through it); the engine asks it for x402_url.
   let payments: X402Payments | null = null;
   // PUBLIC_URL, or the loopback URL served: OAuth's issuer and the x402 URLs.

@@ -272,7 +272,7 @@ export async function startListener(config: Config, deps: ListenerDeps = {}): Pr
   const logger = deps.logger ?? createLogger({ clock, secrets: configSecrets(config) });
   const metrics = deps.metrics ?? createServiceMetrics();
   const { chains } = config;
-  const x402 = x402Chains(config.x402, familySettings<X402ChainSettings>(chains, 'evm'));
+  const x402 = x402Chains(config.x402, familySettings<X402ChainSettings>(chains, 'evm'), deps.fetch ?? fetch);
   // Built once the engine is (it reads invoices through it); the engine asks it for x402_url.
   let payments: X402Payments | null = null;
   // The port first: one that cannot be bound ends the start before the database, webhook delivery

@@ -1,6 +1,9 @@
 import { ChainSourceError, type ChainSource, type SourceTx } from './chain-source.ts';
 import type { Fetch } from '../net/fetch.ts';
 import { parseRawBlock, parseRawTx } from './raw-block.ts';
+import { readBoundedJson } from '../net/bounded-body.ts';
+import { sourceLabel } from '../net/request-budget.ts';
+import * as caps from './answer-caps.ts';
 
 export interface BitcoinCoreSourceOptions {
   /** BTC_RPC_URL, e.g. http://user:password@127.0.0.1:8332/ */
@@ -20,6 +23,13 @@ interface RpcReply {
 const NOT_FOUND = -5;
 const OUT_OF_RANGE = -8;
 
+/** The largest answer to each single call: a whole block in hex, the mempool's txids, else one short value. */
+function answerCap(method: string): number {
+  if (method === 'getblock') return caps.MAX_BLOCK_HEX_BYTES;
+  if (method === 'getrawmempool') return caps.MAX_MEMPOOL_TXIDS_BYTES;
+  return caps.MAX_LINE_BYTES;
+}
+
 /** Bitcoin Core JSON-RPC: the merchant's own node, so no third party learns which addresses are watched. */
 export function createBitcoinCoreSource(options: BitcoinCoreSourceOptions): ChainSource {
   // fetch refuses URLs carrying credentials, and they must never reach a log: move them to a header.
@@ -34,7 +44,9 @@ export function createBitcoinCoreSource(options: BitcoinCoreSourceOptions): Chai
   const batchSize = options.batchSize ?? 200;
   let nextId = 0;
 
-  async function post(body: unknown): Promise<unknown> {
+  const label = sourceLabel(endpoint);
+  /** `maxBytes`: the largest answer an honest node gives to `what` (answer-caps.ts). */
+  async function post(body: unknown, what: string, maxBytes: number): Promise<unknown> {
     let res: Response;
     try {
       res = await options.fetch(endpoint, {
@@ -52,14 +64,14 @@ export function createBitcoinCoreSource(options: BitcoinCoreSourceOptions): Chai
       await res.body?.cancel();
       throw new ChainSourceError('bitcoin-core', `RPC answered HTTP ${res.status}${res.status === 401 ? ' (check the credentials in BTC_RPC_URL)' : ''}`);
     }
-    return res.json();
+    return caps.readCapped('bitcoin-core', () => readBoundedJson(res, { source: label, what, maxBytes, timeoutMs }));
   }
 
   const request = (method: string, params: unknown[]) => ({ jsonrpc: '1.0', id: ++nextId, method, params });
 
   /** Calls one method; an RPC error whose code is in `absentCodes` reads as null. */
   async function call<T>(method: string, params: unknown[], absentCodes: number[] = []): Promise<T | null> {
-    const reply = (await post(request(method, params))) as RpcReply;
+    const reply = (await post(request(method, params), method, answerCap(method))) as RpcReply;
     if (reply.error) {
       if (absentCodes.includes(reply.error.code)) return null;
       throw new ChainSourceError('bitcoin-core', `${method} failed: ${reply.error.code} ${reply.error.message}`);
@@ -88,7 +100,8 @@ export function createBitcoinCoreSource(options: BitcoinCoreSourceOptions): Chai
     async transactions(txids) {
       const found: SourceTx[] = [];
       for (let i = 0; i < txids.length; i += batchSize) {
-        const replies = (await post(txids.slice(i, i + batchSize).map((txid) => request('getrawtransaction', [txid, false])))) as RpcReply[];
+        const batch = txids.slice(i, i + batchSize);
+        const replies = (await post(batch.map((txid) => request('getrawtransaction', [txid, false])), 'getrawtransaction batch', caps.maxRawTxBatchBytes(batch.length))) as RpcReply[];
         if (!Array.isArray(replies)) throw new ChainSourceError('bitcoin-core', 'batch reply is not an array');
         for (const reply of replies) {
           if (reply.error?.code === NOT_FOUND) continue;

@@ -4,6 +4,9 @@ import type { Fetch } from '../net/fetch.ts';
 import { fetchWithin, type PacedFetch } from '../net/request-budget.ts';
 import { headerFromEsploraJson, type HeaderSource } from './header-source.ts';
 import { parseRawBlock, parseRawTx } from './raw-block.ts';
+import { readBoundedBytes, readBoundedJson, readBoundedText, type BodyCap } from '../net/bounded-body.ts';
+import { sourceLabel } from '../net/request-budget.ts';
+import * as caps from './answer-caps.ts';
 
 export interface EsploraSourceOptions {
   /** API base, e.g. https://mempool.space/api or https://mempool.space/testnet/api. */
@@ -37,6 +40,16 @@ export function createEsploraSource(options: EsploraSourceOptions): EsploraSourc
   const base = options.baseUrl.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? 15_000;
   const concurrency = options.concurrency ?? 8;
+  const label = sourceLabel(options.baseUrl);
+  // Each answer read within its cap (answer-caps.ts): past it, or past the timeout, reading stops.
+  const capped =
+    <T>(reader: (res: Response, cap: BodyCap) => Promise<T>) =>
+    (path: string, maxBytes: number) =>
+    (res: Response) =>
+      caps.readCapped('esplora', () => reader(res, { source: label, what: `GET ${path}`, maxBytes, timeoutMs }));
+  const bytes = capped(readBoundedBytes);
+  const text = capped(readBoundedText);
+  const json = capped(readBoundedJson);
 
   async function get(path: string): Promise<Response | null> {
     let res: Response;
@@ -61,9 +74,9 @@ export function createEsploraSource(options: EsploraSourceOptions): EsploraSourc
     return res;
   }
 
-  async function getText(path: string): Promise<string | null> {
+  async function getText(path: string, maxBytes: number): Promise<string | null> {
     const res = await get(path);
-    return res ? (await res.text()).trim() : null;
+    return res ? (await text(path, maxBytes)(res)).trim() : null;
   }
 
   async function required<T>(path: string, read: (res: Response) => Promise<T>): Promise<T> {
@@ -75,21 +88,21 @@ export function createEsploraSource(options: EsploraSourceOptions): EsploraSourc
   return {
     kind: 'esplora',
     async tipHeight() {
-      const body = await required('/blocks/tip/height', (r) => r.text());
+      const body = await required('/blocks/tip/height', text('/blocks/tip/height', caps.MAX_LINE_BYTES));
       const height = Number(body.trim());
       if (!Number.isSafeInteger(height)) throw new ChainSourceError('esplora', 'tip height is not an integer');
       return height;
     },
     async tipHash() {
-      const hash = (await required('/blocks/tip/hash', (r) => r.text())).trim();
+      const hash = (await required('/blocks/tip/hash', text('/blocks/tip/hash', caps.MAX_LINE_BYTES))).trim();
       if (!/^[0-9a-f]{64}$/.test(hash)) throw new ChainSourceError('esplora', 'tip hash is not a block hash');
       return hash;
     },
     async blockHash(height) {
-      return getText(`/block-height/${height}`);
+      return getText(`/block-height/${height}`, caps.MAX_LINE_BYTES);
     },
     async block(hash, height): Promise<SourceBlock> {
-      const raw = await required(`/block/${hash}/raw`, async (r) => new Uint8Array(await r.arrayBuffer()));
+      const raw = await required(`/block/${hash}/raw`, bytes(`/block/${hash}/raw`, caps.MAX_RAW_BLOCK_BYTES));
       try {
         return parseRawBlock(raw, hash, height);
       } catch (error) {
@@ -99,15 +112,15 @@ export function createEsploraSource(options: EsploraSourceOptions): EsploraSourc
     async headerOf(hash) {
       if (!/^[0-9a-f]{64}$/.test(hash)) return null;
       const res = await get(`/block/${hash}`);
-      return res ? headerFromEsploraJson(await res.json()) : null;
+      return res ? headerFromEsploraJson(await json(`/block/${hash}`, caps.MAX_HEADER_JSON_BYTES)(res)) : null;
     },
     async headersDownFrom(top) {
-      const blocks = await required(`/blocks/${top}`, (r) => r.json());
+      const blocks = await required(`/blocks/${top}`, json(`/blocks/${top}`, caps.MAX_HEADERS_PAGE_BYTES));
       if (!Array.isArray(blocks)) throw new ChainSourceError('esplora', 'blocks is not an array');
       return blocks.map(headerFromEsploraJson);
     },
     async mempoolTxids() {
-      const ids = await required('/mempool/txids', (r) => r.json());
+      const ids = await required('/mempool/txids', json('/mempool/txids', caps.MAX_MEMPOOL_TXIDS_BYTES));
       if (!Array.isArray(ids)) throw new ChainSourceError('esplora', 'mempool txids is not an array');
       return ids.map(String);
     },
@@ -115,7 +128,7 @@ export function createEsploraSource(options: EsploraSourceOptions): EsploraSourc
       const found: SourceTx[] = [];
       for (let i = 0; i < txids.length; i += concurrency) {
         const asked = txids.slice(i, i + concurrency);
-        const batch = await Promise.all(asked.map((txid) => getText(`/tx/${txid}/hex`)));
+        const batch = await Promise.all(asked.map((txid) => getText(`/tx/${txid}/hex`, caps.MAX_TX_HEX_BYTES)));
         batch.forEach((hex, j) => {
           if (hex) found.push(transactionFromHex(hex, asked[j]));
         });
@@ -124,7 +137,7 @@ export function createEsploraSource(options: EsploraSourceOptions): EsploraSourc
     },
     async addressTxs(address, page, lastSeenTxid) {
       const path = `/address/${encodeURIComponent(address)}/txs${page === 'all' ? '' : `/${page}`}${lastSeenTxid ? `/${lastSeenTxid}` : ''}`;
-      const txs = await required(path, (r) => r.json());
+      const txs = await required(path, json(path, caps.MAX_ADDRESS_PAGE_BYTES));
       if (!Array.isArray(txs)) throw new ChainSourceError('esplora', 'address transactions is not an array');
       return txs.map(parseEsploraTx);
     },

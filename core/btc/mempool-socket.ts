@@ -1,4 +1,7 @@
 import WebSocket from 'ws';
+import { oversizedFrames } from '../net/bounded-body.ts';
+import { sourceLabel } from '../net/request-budget.ts';
+import { MAX_ADDRESS_PAGE_BYTES } from './answer-caps.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { AddressTx } from './address-source.ts';
@@ -24,6 +27,8 @@ import {
 export const DEFAULT_MAX_TRACKED_ADDRESSES = 100;
 /** Connections per source at most: 1,000 open invoices tracked at mempool's usual limit of 100. */
 export const DEFAULT_MAX_CONNECTIONS = 10;
+/** A frame's largest size: a push carries the tracked addresses' transactions in the JSON of an address page. */
+export const MAX_SOCKET_FRAME_BYTES = MAX_ADDRESS_PAGE_BYTES;
 
 /** One watcher's share of a socket: the addresses it wants tracked, and what it hears back. */
 export interface SocketSubscriber {
@@ -112,6 +117,8 @@ interface Connection {
   ws: WebSocket | null;
   open: boolean;
   failures: number;
+  /** Frames over the cap in a row: each lengthens the reconnect wait as a failed connection does. */
+  frames: ReturnType<typeof oversizedFrames>;
   /** The addresses this connection should track, and what it last sent. */
   share: string[];
   sentKey: string;
@@ -147,7 +154,8 @@ function initialState(options: MempoolSocketOptions): SocketState {
     maxBackoffMs: options.maxBackoffMs ?? 60_000,
     idleTimeoutMs: options.idleTimeoutMs ?? 90_000,
     maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
-    connect: options.connect ?? ((url: string) => new WebSocket(url, { handshakeTimeout: 15_000 })),
+    // ws's own default would take frames of 100 MB: a push holds an address page's worth of transactions at most.
+    connect: options.connect ?? ((url: string) => new WebSocket(url, { handshakeTimeout: 15_000, maxPayload: MAX_SOCKET_FRAME_BYTES })),
     maxAddresses: options.maxAddresses ?? DEFAULT_MAX_TRACKED_ADDRESSES,
     members: new Set(),
     connections: [],
@@ -183,7 +191,7 @@ function resubscribe(state: SocketState): void {
   const chosen = chooseTracked(wantedLists, state.maxAddresses * state.maxConnections);
   const needed = connectionsNeeded(chosen.length, state.maxAddresses, state.maxConnections, state.connections[0]?.open ?? false);
   while (state.connections.length < needed) {
-    const connection: Connection = { index: state.connections.length, ws: null, open: false, failures: 0, share: [], sentKey: '', lastHeardAt: 0 };
+    const connection: Connection = { index: state.connections.length, ws: null, open: false, failures: 0, frames: oversizedFrames(sourceLabel(state.url), MAX_SOCKET_FRAME_BYTES), share: [], sentKey: '', lastHeardAt: 0 };
     state.connections.push(connection);
     start(state, connection);
   }
@@ -219,6 +227,7 @@ function announce(state: SocketState, height: number | null): void {
 
 function onMessage(state: SocketState, connection: Connection, data: WebSocket.RawData): void {
   connection.lastHeardAt = state.clock.now();
+  connection.frames.reset();
   const message = readSocketMessage(data.toString());
   if (!message) return;
   for (const height of message.announcements) announce(state, height);
@@ -240,7 +249,7 @@ function onMessage(state: SocketState, connection: Connection, data: WebSocket.R
 function scheduleReconnect(state: SocketState, connection: Connection): void {
   if (state.closed) return;
   connection.failures++;
-  const delay = reconnectDelayMs(connection.failures, state.maxBackoffMs, state.random());
+  const delay = reconnectDelayMs(connection.failures + connection.frames.count, state.maxBackoffMs, state.random());
   connection.retryTimer = setTimeout(() => start(state, connection), delay);
 }
 
@@ -258,7 +267,7 @@ function start(state: SocketState, connection: Connection): void {
   ws.on('open', () => onOpen(state, connection, ws));
   ws.on('message', (data) => onMessage(state, connection, data));
   ws.on('error', (error) => {
-    state.lastError = error.message;
+    state.lastError = connection.frames.told(error);
   });
   ws.on('close', () => onClose(state, connection, ws));
 }

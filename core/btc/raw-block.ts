@@ -1,4 +1,5 @@
 import { hash as digest } from 'node:crypto';
+import { MAX_RAW_BLOCK_BYTES } from './answer-caps.ts';
 import type { SourceBlock, SourceOutput, SourceTx } from './chain-source.ts';
 
 /**
@@ -109,6 +110,8 @@ export function parseRawTx(raw: Uint8Array | string): SourceTx {
  * read, so the witness commitment is not needed.)
  */
 export function parseRawBlock(raw: Uint8Array, expectedHash: string, height: number): SourceBlock {
+  // Whatever cap its answer was read under (a block in hex comes in an envelope), no valid block is larger.
+  if (raw.byteLength > MAX_RAW_BLOCK_BYTES) throw new Error(`block ${expectedHash} is ${raw.byteLength} bytes, over the ${MAX_RAW_BLOCK_BYTES} a block may weigh`);
   const r = new Reader(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
   r.need(80);
   const header = r.buf.subarray(0, 80);

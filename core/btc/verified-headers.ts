@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { CoreTables } from '../schema.ts';
+import { ChainSourceInvalidData } from './chain-source.ts';
 import { HeaderRejected, type Checkpoint, type HeaderRules } from './header-chain.ts';
 import type { WatcherProblem } from '../watch-progress.ts';
 import { downloadPages } from './header-page-download.ts';
@@ -214,6 +215,8 @@ function passOutcome(passes: PassOfSource[], standings: SourceStandings): { answ
     lastError = error;
     if (error instanceof UnprovenTip) standings.markUnproven(state, error.message);
     else if (error instanceof HeaderRejected) standings.markInvalid(state, error.code, `served an invalid header: ${error.message}`);
+    // An answer over its size cap (answer-caps.ts): set aside like a source serving bad headers.
+    else if (error instanceof ChainSourceInvalidData) standings.markInvalid(state, 'oversized-answer', error.message);
     else standings.markUnreachable(state, error);
   }
   return { answered, caughtUp, lastError };

@@ -2,6 +2,7 @@ import WebSocket from 'ws';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { exponentialBackoffMs } from '../net/backoff.ts';
+import { oversizedFrames } from '../net/bounded-body.ts';
 import { sourceLabel } from '../net/request-budget.ts';
 
 export interface HeadSubscriptionOptions {
@@ -92,6 +93,8 @@ export function createHeadSubscription(options: HeadSubscriptionOptions): HeadSu
   let ws: WebSocket | null = null;
   let live = false;
   let failures = 0;
+  // A node that confirms the subscription and then floods still waits longer each time.
+  const frames = oversizedFrames(sourceLabel(options.url), MAX_FRAME_BYTES);
   let lastError: string | null = null;
   let lastHeardAt = 0;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -118,7 +121,7 @@ export function createHeadSubscription(options: HeadSubscriptionOptions): HeadSu
       lastHeardAt = options.clock.now();
       read(socket, data.toString());
     });
-    socket.on('error', (error) => (lastError = error.message));
+    socket.on('error', (error) => (lastError = frames.told(error)));
     socket.on('close', () => {
       if (ws !== socket) return;
       clearInterval(pingTimer);
@@ -142,6 +145,7 @@ export function createHeadSubscription(options: HeadSubscriptionOptions): HeadSu
       log.info('EVM head subscription live');
       onHead?.(null);
     } else if (message?.kind === 'head' && live) {
+      frames.reset();
       onHead?.(message.height);
     }
   }
@@ -149,7 +153,7 @@ export function createHeadSubscription(options: HeadSubscriptionOptions): HeadSu
   function retry(): void {
     if (!onHead) return;
     failures++;
-    retryTimer = setTimeout(open, exponentialBackoffMs(failures, 1_000, maxBackoffMs) * (0.5 + Math.random() / 2));
+    retryTimer = setTimeout(open, exponentialBackoffMs(failures + frames.count, 1_000, maxBackoffMs) * (0.5 + Math.random() / 2));
   }
 
   return {

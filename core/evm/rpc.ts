@@ -1,5 +1,6 @@
 import type { Logger } from '../log.ts';
 import { exponentialBackoffMs } from '../net/backoff.ts';
+import { AnswerTooLarge, MAX_RPC_ANSWER_BYTES, readBoundedJson } from '../net/bounded-body.ts';
 import { sourceLabel } from '../net/request-budget.ts';
 
 /** A failure the node reported in a JSON-RPC error object: retrying the same call will not help. */
@@ -63,6 +64,9 @@ interface RpcReply {
   error?: { code: number; message: string };
 }
 
+/** An answer over MAX_RPC_ANSWER_BYTES: the source is not asked again for this call (another attempt would be as large). */
+class RpcAnswerTooLarge extends RpcUnavailableError {}
+
 /** Busy, rate-limited or down: worth another attempt. Other 4xx answers will not change. */
 const isTransient = (status: number) => status === 408 || status === 429 || status >= 500;
 
@@ -76,7 +80,7 @@ function createRpcTransport(url: string, options: RpcOptions) {
   let requests = 0;
   let nextId = 1;
 
-  async function post(body: unknown): Promise<unknown> {
+  async function post(what: string, body: unknown): Promise<unknown> {
     requests++;
     const response = await fetch(url, {
       method: 'POST',
@@ -89,9 +93,11 @@ function createRpcTransport(url: string, options: RpcOptions) {
       throw new HttpStatusError(response.status, label);
     }
     try {
-      return await response.json();
-    } catch {
-      throw new RpcUnavailableError(`${label} answered a body that is not JSON`);
+      return await readBoundedJson(response, { source: label, what, maxBytes: MAX_RPC_ANSWER_BYTES, timeoutMs });
+    } catch (error) {
+      if (error instanceof AnswerTooLarge) throw new RpcAnswerTooLarge(error.message);
+      if (error instanceof SyntaxError) throw new RpcUnavailableError(`${label} answered a body that is not JSON`);
+      throw error;
     }
   }
 
@@ -101,7 +107,7 @@ function createRpcTransport(url: string, options: RpcOptions) {
       try {
         return await send();
       } catch (error) {
-        if (error instanceof RpcError || (error instanceof HttpStatusError && !isTransient(error.status))) throw error;
+        if (error instanceof RpcError || error instanceof RpcAnswerTooLarge || (error instanceof HttpStatusError && !isTransient(error.status))) throw error;
         if (attempt >= attempts) throw new RpcUnavailableError(`${label} ${what} failed ${attempts} times: ${(error as Error).message}`);
         if (!(error instanceof HttpStatusError && error.status === 429)) await sleep(exponentialBackoffMs(attempt, backoffMs, Number.POSITIVE_INFINITY));
       }
@@ -113,7 +119,7 @@ function createRpcTransport(url: string, options: RpcOptions) {
     requests: () => requests,
     request: (call: RpcCall) => ({ jsonrpc: '2.0', id: nextId++, method: call.method, params: call.params }),
     /** Posts what `body` makes (one request or a batch) for each attempt; `what` names it in the error once attempts run out. */
-    send: (what: string, body: () => unknown): Promise<unknown> => withRetries(what, () => post(body())),
+    send: (what: string, body: () => unknown): Promise<unknown> => withRetries(what, () => post(what, body())),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { formatEther } from 'viem';
 import type { X402Health } from '../../shared/index.ts';
 import type { ServiceMetrics } from '../metrics.ts';
+import type { Fetch } from '../net/fetch.ts';
 import { countUnseenSettlements, settlerGasSince } from './settlement.repository.ts';
 import { chainReader, LOW_BALANCE_SETTLEMENTS, networkOf, SETTLEMENT_GAS, settlerFor } from './settlers.ts';
 import type { X402Chain, X402Observer } from './x402-payments.ts';
@@ -16,7 +17,8 @@ export interface X402ChainSettings {
 }
 
 /** The chains that take x402 payments: those with settlement set up, each read through its first RPC URL. */
-export function x402Chains(settings: X402Settings, chains: readonly X402ChainSettings[]): Map<string, X402Chain> {
+/** `fetch`: the network access of the chains' nodes and the facilitators. */
+export function x402Chains(settings: X402Settings, chains: readonly X402ChainSettings[], fetch: Fetch): Map<string, X402Chain> {
   const served = new Map<string, X402Chain>();
   for (const chain of chains) {
     const settlement = settings.settlement[chain.chain as keyof X402Settings['settlement']];
@@ -24,8 +26,8 @@ export function x402Chains(settings: X402Settings, chains: readonly X402ChainSet
     if (!settlement || !rpcUrl) continue;
     served.set(chain.chain, {
       chainId: chain.chainId,
-      reader: chainReader(rpcUrl, chain.chainId, settings.settleTimeoutMs),
-      settler: settlerFor(settlement, rpcUrl, chain.chainId, settings.settleTimeoutMs),
+      reader: chainReader(rpcUrl, chain.chainId, settings.settleTimeoutMs, fetch),
+      settler: settlerFor(settlement, rpcUrl, chain.chainId, settings.settleTimeoutMs, fetch),
     });
   }
   return served;

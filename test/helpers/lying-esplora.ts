@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { headerHash, mineHeader } from './headers.ts';
+import { writeFlood, type Flood } from './flood.ts';
 
-/** What a lie may replace an honest answer with: the body (and its status), or null to pass it on. */
-export type Lie = (path: string, honest: () => Promise<{ status: number; body: Buffer }>) => Promise<{ status: number; body: Buffer } | null>;
+/** What a lie may replace an honest answer with: the body (and its status), a flood (flood.ts), or null to pass it on. */
+export type Lie = (path: string, honest: () => Promise<{ status: number; body: Buffer }>) => Promise<{ status: number; body: Buffer } | { flood: Flood } | null>;
 
 export interface LyingEsplora {
   /** Its Esplora base URL, as BTC_ESPLORA_URL takes it. */
@@ -15,6 +16,8 @@ export interface LyingEsplora {
   lie: Lie | null;
   /** Requests it received so far. */
   readonly requests: number;
+  /** Bytes written by floods, all requests together. */
+  readonly floodedBytes: number;
   close(): Promise<void>;
 }
 
@@ -38,11 +41,16 @@ export async function startLyingEsplora(): Promise<LyingEsplora> {
     };
     try {
       const answer = (await proxy.lie?.(path, honest)) ?? (await honest());
-      res.writeHead(answer.status).end(answer.body);
+      if ('flood' in answer) {
+        let sent = 0;
+        await writeFlood(res, answer.flood, (bytes) => (sent = bytes));
+        floodedBytes += sent;
+      } else res.writeHead(answer.status).end(answer.body);
     } catch {
       res.writeHead(502).end();
     }
   });
+  let floodedBytes = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const proxy: LyingEsplora = {
@@ -52,7 +60,11 @@ export async function startLyingEsplora(): Promise<LyingEsplora> {
     get requests() {
       return requests;
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    get floodedBytes() {
+      return floodedBytes;
+    },
+    // A silent answer holds its connection open: close it too.
+    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
   return proxy;
 }

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeFlood, type Flood } from './flood.ts';
 
 export type ProxyMode =
   | { kind: 'pass' }
@@ -31,7 +32,9 @@ export type ProxyMode =
    * only calls whose `data` starts with it), then passes everything: someone acting on the chain
    * between a sender's checks and its send.
    */
-  | { kind: 'before'; method: string; dataPrefix?: string; skip: number; run: () => Promise<void> };
+  | { kind: 'before'; method: string; dataPrefix?: string; skip: number; run: () => Promise<void> }
+  /** A broken or hostile source: every answer is a flood (a 100 MB body, a stream without end, headers then silence). */
+  | { kind: 'flood'; flood: Flood };
 
 /** The transaction hash of the made-up transfer. */
 export const FAKE_TX_HASH = `0x${'fa'.repeat(32)}`;
@@ -108,6 +111,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       res.writeHead(503).end('down');
       return;
     }
+    if (proxy.mode.kind === 'flood') return writeFlood(res, proxy.mode.flood, () => {});
     const request = JSON.parse(Buffer.concat(chunks).toString()) as JsonRpcRequest | JsonRpcRequest[];
     if (Array.isArray(request)) {
       // A batch (ethers sends one): each request answered as if it came alone.

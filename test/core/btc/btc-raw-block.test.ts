@@ -47,3 +47,9 @@ test('segwit blocks of 1 to 6 transactions parse as bitcoinjs reads them; tamper
     }
   }
 });
+
+test('a block over 4,000,000 bytes is refused before parsing, whatever cap its answer came under', () => {
+  // The genesis block with padding after it: its header and transaction are valid, its size is not.
+  const padded = Buffer.concat([Buffer.from(GENESIS_HEX, 'hex'), Buffer.alloc(4_000_001 - GENESIS_HEX.length / 2)]);
+  assert.throws(() => parseRawBlock(padded, '000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f', 0), /is 4000001 bytes, over the 4000000 a block may weigh/);
+});
