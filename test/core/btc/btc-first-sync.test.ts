@@ -26,8 +26,9 @@ for (const mode of ['address', 'full'] as const) {
     const ctx = await startBtcWatchContext('esplora', { env });
     try {
       await ctx.listener.stop();
-      // A chain long enough that one pass's request allowance syncs only part of it.
-      mineSpaced(ctx, 2_500);
+      // A chain long enough that one pass's request allowance (150 pages of 10 headers, and the
+      // sprint while syncing) syncs only part of it.
+      mineSpaced(ctx, 6_000);
       await ctx.restart({ DATABASE_URL: tempSqliteUrl() });
       await ctx.sync();
       assert.equal((await headerStatus(ctx)).synced, false, 'the first sync is still behind after one pass');
