@@ -35,6 +35,30 @@ function transactionFromHex(hex: string, txid: string): SourceTx {
 /** A request answered 429 is asked again this often (each after the window it opened) before it fails. */
 const RETRIES_AFTER_429 = 2;
 
+/** One GET: the answer to read, null for 404; a failure or another status is the source's error. */
+async function esploraGet(fetch: Fetch | PacedFetch, base: string, path: string, timeoutMs: number): Promise<Response | null> {
+  let res: Response;
+  try {
+    res = await fetchWithin(fetch, `${base}${path}`, timeoutMs);
+    // Through a request budget the next try waits out the window the 429 opened: asked again, not failed.
+    for (let retry = 0; res.status === 429 && 'paced' in fetch && retry < RETRIES_AFTER_429; retry++) {
+      await res.body?.cancel();
+      res = await fetchWithin(fetch, `${base}${path}`, timeoutMs);
+    }
+  } catch (error) {
+    throw new ChainSourceError('esplora', `GET ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (res.status === 404) {
+    await res.body?.cancel();
+    return null;
+  }
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw new ChainSourceError('esplora', `GET ${path} answered HTTP ${res.status}`);
+  }
+  return res;
+}
+
 /** Esplora HTTP API (Blockstream esplora, mempool.space, or a self-hosted instance). */
 export function createEsploraSource(options: EsploraSourceOptions): EsploraSource {
   const base = options.baseUrl.replace(/\/+$/, '');
@@ -51,28 +75,7 @@ export function createEsploraSource(options: EsploraSourceOptions): EsploraSourc
   const text = capped(readBoundedText);
   const json = capped(readBoundedJson);
 
-  async function get(path: string): Promise<Response | null> {
-    let res: Response;
-    try {
-      res = await fetchWithin(options.fetch, `${base}${path}`, timeoutMs);
-      // Through a request budget the next try waits out the window the 429 opened: asked again, not failed.
-      for (let retry = 0; res.status === 429 && 'paced' in options.fetch && retry < RETRIES_AFTER_429; retry++) {
-        await res.body?.cancel();
-        res = await fetchWithin(options.fetch, `${base}${path}`, timeoutMs);
-      }
-    } catch (error) {
-      throw new ChainSourceError('esplora', `GET ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    if (res.status === 404) {
-      await res.body?.cancel();
-      return null;
-    }
-    if (!res.ok) {
-      await res.body?.cancel();
-      throw new ChainSourceError('esplora', `GET ${path} answered HTTP ${res.status}`);
-    }
-    return res;
-  }
+  const get = (path: string) => esploraGet(options.fetch, base, path, timeoutMs);
 
   async function getText(path: string, maxBytes: number): Promise<string | null> {
     const res = await get(path);
