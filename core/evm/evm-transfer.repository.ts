@@ -234,6 +234,18 @@ export function fixedInvoiceMatching(db: Db, transfer: TransferRow) {
     .executeTakeFirst();
 }
 
+/** Stores the block time the sources agree on for a transfer not settled yet (settlement.ts). */
+export async function retimeTransfer(db: Db, transfer: TransferRow): Promise<void> {
+  await db
+    .updateTable('base_transfers')
+    .set({ block_time: transfer.block_time })
+    .where('merchant_id', '=', transfer.merchant_id)
+    .where('tx_hash', '=', transfer.tx_hash)
+    .where('log_index', '=', transfer.log_index)
+    .where('state', '=', 'seen')
+    .execute();
+}
+
 /** Moves a transfer out of `seen`; false if something else already did (it is settled once). */
 export async function leaveSeen(
   trx: Db,

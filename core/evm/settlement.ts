@@ -7,11 +7,12 @@ import type { Logger } from '../log.ts';
 import type { WatchObserver } from '../watch-progress.ts';
 import type { StatusFeed } from '../invoices/status-feed.ts';
 import { unitsToDecimal } from '../invoices/token-amount.ts';
-import { appliedUnits, confirmOpenInvoice, leaveSeen, OPEN, readyTransfers, type EvmInvoiceRow, type EvmWatchScope, type TransferRow } from './evm-transfer.repository.ts';
+import { appliedUnits, confirmOpenInvoice, leaveSeen, OPEN, readyTransfers, retimeTransfer, type EvmInvoiceRow, type EvmWatchScope, type TransferRow } from './evm-transfer.repository.ts';
 import type { EvmPaymentMethod } from './methods/evm-method.ts';
 import { evmMethodOfClaim } from './methods/evm-methods.ts';
 import { askSource, evmVerification, judge, type Disagreement, type ObservedTransfer } from './agreement.ts';
 import type { RpcSource } from './rpc.ts';
+import { askBlockTimes, judgeBlockTime } from './block-times.ts';
 
 export interface SettlementDeps {
   db: Kysely<CoreTables>;
@@ -112,7 +113,8 @@ export async function settleTransfers(deps: SettlementDeps, head: number): Promi
   const deepest = head - deps.confirmations + 1;
   const ready = await readyTransfers(deps.db, deps.scope, deps.finalized === null ? deepest : Math.min(deepest, deps.finalized));
   if (!ready.length) return 0;
-  const plan = planSettlement(ready, await readFacts(deps, ready));
+  const { timed, facts } = await readFacts(deps, ready);
+  const plan = planSettlement(timed, facts);
   for (const decision of plan.decisions) deps.recordedBy.delete(transferKey(decision.transfer));
   if (!plan.decisions.length) return plan.awaiting;
   const now = deps.clock.now();
@@ -146,47 +148,86 @@ export async function settleTransfers(deps: SettlementDeps, head: number): Promi
   return plan.awaiting;
 }
 
-/** Reads what planning needs: each transfer's method and candidate invoice, what those invoices were paid before, and what the sources report. */
-async function readFacts(deps: SettlementDeps, ready: TransferRow[]): Promise<SettlementFacts> {
+/**
+ * Reads what planning needs: each transfer's method and candidate invoice, what those invoices
+ * were paid before, and what the sources report. A transfer whose block time the sources agree on
+ * differs from the scan's record is stored and planned with the agreed time (`timed`: the ready
+ * transfers as planned), its candidate looked up again: the time decides which invoice it may pay.
+ */
+async function readFacts(deps: SettlementDeps, ready: TransferRow[]): Promise<{ timed: TransferRow[]; facts: SettlementFacts }> {
   const methodOf = methodAt(deps);
-  const byMethod = new Map<EvmPaymentMethod, TransferRow[]>();
-  for (const transfer of ready) byMethod.set(methodOf(transfer), [...(byMethod.get(methodOf(transfer)) ?? []), transfer]);
-  const candidates = new Map<TransferRow, EvmInvoiceRow>();
-  for (const [method, transfers] of byMethod) for (const [transfer, invoice] of await method.candidates(deps.db, deps.scope.chain, transfers)) candidates.set(transfer, invoice);
+  const recorded = await candidatesOf(deps, methodOf, ready);
   // A transfer toward no invoice of ours pays nothing whoever reports it: no source is asked about it,
   // unless its method reports it (an exact amount's payment.orphan event is a report too).
-  const verified = await verifiedTransfers(deps, methodOf, ready.filter((t) => candidates.has(t) || methodOf(t).exactAmount));
+  const { verified, agreedTimes } = await verifiedTransfers(deps, methodOf, ready.filter((t) => recorded.has(t) || methodOf(t).exactAmount));
+  const timed = ready.map((t) => {
+    const agreed = agreedTimes.get(transferKey(t));
+    return agreed === undefined || agreed === Number(t.block_time) ? t : { ...t, block_time: agreed };
+  });
+  const retimed = timed.filter((t, i) => t !== ready[i]);
+  for (const transfer of retimed) {
+    await retimeTransfer(deps.db, transfer);
+    deps.logger.warn(`${deps.scope.chain}: the sources agree on another block time than the scan recorded; the agreed one counts`, { tx_hash: transfer.tx_hash, block_number: transfer.block_number });
+  }
+  const candidates = retimed.length ? await candidatesOf(deps, methodOf, timed) : recorded;
   const invoices = [...new Map([...candidates.values()].map((invoice) => [invoiceKey(invoice), invoice])).values()];
-  return { methodOf, candidates, applied: await appliedUnits(deps.db, invoices), verified };
+  return { timed, facts: { methodOf, candidates, applied: await appliedUnits(deps.db, invoices), verified } };
+}
+
+/** The invoice each transfer may pay, as the method of its address finds it. */
+async function candidatesOf(deps: SettlementDeps, methodOf: SettlementFacts['methodOf'], transfers: TransferRow[]): Promise<Map<TransferRow, EvmInvoiceRow>> {
+  const byMethod = new Map<EvmPaymentMethod, TransferRow[]>();
+  for (const transfer of transfers) byMethod.set(methodOf(transfer), [...(byMethod.get(methodOf(transfer)) ?? []), transfer]);
+  const candidates = new Map<TransferRow, EvmInvoiceRow>();
+  for (const [method, group] of byMethod) for (const [transfer, invoice] of await method.candidates(deps.db, deps.scope.chain, group)) candidates.set(transfer, invoice);
+  return candidates;
 }
 
 /** The method of a transfer's address: fixed-address claims for the merchants' registered addresses, derived claims for the rest. */
 const methodAt = (deps: Pick<SettlementDeps, 'isFixed'>) => (t: TransferRow) => evmMethodOfClaim(deps.isFixed(t.merchant_id, t.to_address) ? 'fixed' : 'derived');
 
 /**
- * How each transfer enough sources report was verified. With one source needed, the scanner's record
- * stands (the operator's own node); otherwise the sources are asked, one request each, and the
- * transfer counts when enough report the same log at the required depth on their own heads. The
- * scanner vouches for what its own scan recorded in this process (every pass checks that record
- * for reorgs) without being asked; after a restart, or a change of scanner, it is asked too.
+ * How each transfer enough sources report was verified, and, for those the sources were asked
+ * about, the block time they agree on. With one source needed, the scanner's record stands (the
+ * operator's own node); otherwise the sources are asked, two requests each (receipts, block
+ * headers), and the transfer counts when enough report the same log at the required depth on
+ * their own heads and the same time for its block (block-times.ts). The scanner vouches for what
+ * its own scan recorded in this process (every pass checks that record for reorgs) without being
+ * asked; after a restart, or a change of scanner, it is asked too.
  */
-async function verifiedTransfers(deps: SettlementDeps, methodOf: SettlementFacts['methodOf'], transfers: TransferRow[]): Promise<Map<string, string>> {
+async function verifiedTransfers(
+  deps: SettlementDeps,
+  methodOf: SettlementFacts['methodOf'],
+  transfers: TransferRow[],
+): Promise<{ verified: Map<string, string>; agreedTimes: Map<string, number> }> {
   const sourcesNeeded = (t: TransferRow) => methodOf(t).sourcesNeeded(deps.minSources);
   const verified = new Map<string, string>();
+  const agreedTimes = new Map<string, number>();
   const asking = transfers.filter((t) => sourcesNeeded(t) > 1);
   for (const t of transfers) if (!asking.includes(t)) verified.set(transferKey(t), evmVerification(1));
-  if (!asking.length) return verified;
+  if (!asking.length) return { verified, agreedTimes };
   const recordedBy = (t: TransferRow) => deps.recordedBy.get(transferKey(t)) ?? null;
   const scannerVouches = asking.every((t) => recordedBy(t) === deps.scanner.label);
+  const vouching = scannerVouches ? deps.scanner.label : null;
   const asked = scannerVouches ? deps.sources.filter((source) => source !== deps.scanner) : deps.sources;
   const txHashes = [...new Set(asking.map((t) => t.tx_hash))];
-  const answers = (await Promise.all(asked.map((source) => askSource(source, txHashes)))).filter((a) => a !== null);
+  const blockHashes = [...new Set(asking.map((t) => t.block_hash))];
+  const [answers, timeAnswers] = await Promise.all([
+    Promise.all(asked.map((source) => askSource(source, txHashes))).then((all) => all.filter((a) => a !== null)),
+    Promise.all(asked.map((source) => askBlockTimes(source, blockHashes))).then((all) => all.filter((a) => a !== null)),
+  ]);
   for (const transfer of asking) {
-    const verdict = judge(observed(transfer), answers, deps.confirmations, recordedBy(transfer), scannerVouches ? deps.scanner.label : null);
+    const verdict = judge(observed(transfer), answers, deps.confirmations, recordedBy(transfer), vouching);
     for (const disagreement of verdict.disagreements) deps.disagreed(disagreement);
-    if (verdict.agreeing.length >= sourcesNeeded(transfer)) verified.set(transferKey(transfer), evmVerification(verdict.agreeing.length));
+    if (verdict.agreeing.length < sourcesNeeded(transfer)) continue;
+    const block = { hash: transfer.block_hash, number: Number(transfer.block_number), recorded: Number(transfer.block_time) };
+    const time = judgeBlockTime(block, verdict.agreeing, timeAnswers, sourcesNeeded(transfer), vouching);
+    for (const disagreement of time.disagreements) deps.disagreed(disagreement);
+    if (time.agreed === null) continue;
+    agreedTimes.set(transferKey(transfer), time.agreed);
+    verified.set(transferKey(transfer), evmVerification(time.agreeing.length));
   }
-  return verified;
+  return { verified, agreedTimes };
 }
 
 const observed = (t: TransferRow): ObservedTransfer => ({

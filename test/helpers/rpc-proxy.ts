@@ -18,7 +18,11 @@ export type ProxyMode =
   /** A lying source: every receipt it answers carries another block hash at the same height. */
   | { kind: 'other-block-receipts' }
   /** A lying source: block `blockNumber` has another hash everywhere it shows (headers, logs, receipts). */
-  | { kind: 'rewrite-block'; blockNumber: number };
+  | { kind: 'rewrite-block'; blockNumber: number }
+  /** A lying source: every block header it answers (by number or by hash) carries its timestamp moved by `byS` seconds, its hash kept. */
+  | { kind: 'shift-time'; byS: number }
+  /** A silent source: it answers everything but block headers asked for by hash (null, as for a block it does not have). */
+  | { kind: 'no-headers-by-hash' };
 
 /** The transaction hash of the made-up transfer. */
 export const FAKE_TX_HASH = `0x${'fa'.repeat(32)}`;
@@ -115,6 +119,11 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       answer.result = { ...receipt, blockHash: forgedHash(receipt.blockHash), logs: receipt.logs.map((l) => ({ ...l, blockHash: forgedHash(l.blockHash) })) };
     }
     if (proxy.mode.kind === 'rewrite-block') answer.result = rewriteBlock(answer.result, proxy.mode.blockNumber);
+    const header = answer.result as { timestamp?: string } | null;
+    if (proxy.mode.kind === 'shift-time' && request.method.startsWith('eth_getBlockBy') && header?.timestamp) {
+      answer.result = { ...header, timestamp: `0x${(Number(header.timestamp) + proxy.mode.byS).toString(16)}` };
+    }
+    if (proxy.mode.kind === 'no-headers-by-hash' && request.method === 'eth_getBlockByHash') answer.result = null;
     if (proxy.mode.kind === 'unmined-receipts' && request.method === 'eth_getTransactionReceipt') {
       const hash = String(request.params?.[0]);
       const asked = (receiptAsks.get(hash) ?? 0) + 1;
