@@ -103,8 +103,9 @@ export function planSettlement(ready: readonly TransferRow[], facts: SettlementF
 
 /**
  * Settles recorded transfers of the scope's merchants that reached the required confirmations on
- * the scanning source. A transfer pays an invoice only if its block's timestamp is not after the
- * invoice's expiry. The pass is read, planned, then written in one transaction with its events;
+ * the scanning source. A transfer pays an invoice only if its block's timestamp (as the sources
+ * agree on it) is not after the invoice's expiry, nor, at a fixed address, before its creation
+ * less CHAIN_CLOCK_SKEW_MS. The pass is read, planned, then written in one transaction with its events;
  * each transfer row leaves `seen` exactly once (guarded), so a payment is never credited twice,
  * and each row is its own merchant's, so one merchant's transfer never pays another's invoice.
  * Returns how many transfers still wait for more sources to report them.

@@ -15,7 +15,8 @@ import { evmInvoiceRow, reachesInTime, type EvmOrder, type EvmPaymentMethod, typ
 
 /**
  * Fixed address with an amount nonce (EVM): every invoice shares the merchant's one address, and
- * the exact amount (nonce.ts) tells them apart. Only a transfer of exactly that amount pays; one
+ * the exact amount (nonce.ts) tells them apart. Only a transfer of exactly that amount, mined
+ * while the invoice was open (from its creation less CHAIN_CLOCK_SKEW_MS to its expiry), pays; one
  * matching no open invoice is reported as payment.orphan.
  */
 export const evmFixedAddress: EvmPaymentMethod = {
