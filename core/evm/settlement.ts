@@ -213,10 +213,10 @@ async function verifiedTransfers(
   const asked = scannerVouches ? deps.sources.filter((source) => source !== deps.scanner) : deps.sources;
   const txHashes = [...new Set(asking.map((t) => t.tx_hash))];
   const blockHashes = [...new Set(asking.map((t) => t.block_hash))];
-  const [answers, timeAnswers] = await Promise.all([
-    Promise.all(asked.map((source) => askSource(source, txHashes))).then((all) => all.filter((a) => a !== null)),
-    Promise.all(asked.map((source) => askBlockTimes(source, blockHashes))).then((all) => all.filter((a) => a !== null)),
-  ]);
+  // One request at a time per source (the sources in parallel): a provider's Retry-After is heard before its next request.
+  const heard = await Promise.all(asked.map(async (source) => ({ receipts: await askSource(source, txHashes), times: await askBlockTimes(source, blockHashes) })));
+  const answers = heard.map((h) => h.receipts).filter((a) => a !== null);
+  const timeAnswers = heard.map((h) => h.times).filter((a) => a !== null);
   for (const transfer of asking) {
     const verdict = judge(observed(transfer), answers, deps.confirmations, recordedBy(transfer), vouching);
     for (const disagreement of verdict.disagreements) deps.disagreed(disagreement);
