@@ -89,36 +89,32 @@ export interface Verdict {
 }
 
 /**
- * Judges one recorded transfer from every source's answer. A log only some sources report names
- * them (and the source whose scan recorded it) when they are not more than the others that, at
- * depth, do not have it (a source cannot prove a log absent, but a made-up log is the attack); a block hash at the transfer's height names the side
- * with fewer sources, both on a tie. `recordedBy` (the source whose scan recorded it, when known)
- * reported it too; `vouching`, when set, is that source agreeing without being asked (the scanner
- * that recorded it, whose record every pass checks for reorgs). Pure.
+ * Judges one recorded transfer from every source's answer at settlement. A log only some sources
+ * report names them when they are not more than the others that, at depth, do not have it (a
+ * source cannot prove a log absent, but a made-up log is the attack); a block hash at the
+ * transfer's height names the side with fewer sources, both on a tie. Pure.
  */
-export function judge(transfer: ObservedTransfer, answers: readonly SourceAnswer[], confirmations: number, recordedBy: string | null, vouching: string | null = null): Verdict {
+export function judge(transfer: ObservedTransfer, answers: readonly SourceAnswer[], confirmations: number): Verdict {
   const views = answers.map((answer) => ({ source: answer.source, view: viewOf(answer, transfer, confirmations) }));
-  const agreeing = [...new Set([...views.filter((v) => v.view.kind === 'agrees').map((v) => v.source), ...(vouching ? [vouching] : [])])];
-  const reporters = [...new Set([...agreeing, ...(recordedBy ? [recordedBy] : [])])];
+  const agreeing = [...new Set(views.filter((v) => v.view.kind === 'agrees').map((v) => v.source))];
   const lacking = views.filter((v) => v.view.kind === 'no-log').map((v) => v.source);
   const otherBlocks = views.filter((v) => v.view.kind === 'other-block');
   const disagreements: Disagreement[] = [];
   const what = `transfer ${transfer.txHash} log ${transfer.logIndex} in block ${transfer.blockNumber}`;
-  const lackingOthers = lacking.filter((s) => s !== recordedBy);
-  if (lacking.length && agreeing.length <= lackingOthers.length) {
-    const others = lackingOthers.length ? `${lackingOthers.join(', ')} do not report` : 'no other source confirms';
-    for (const source of reporters) disagreements.push({ source, reason: `reports ${what} that ${others}` });
+  if (lacking.length && agreeing.length <= lacking.length) {
+    const others = `${lacking.join(', ')} do not report`;
+    for (const source of agreeing) disagreements.push({ source, reason: `reports ${what} that ${others}` });
   } else if (lacking.length) {
-    for (const source of lacking) disagreements.push({ source, reason: `does not report ${what} that ${reporters.join(', ')} do` });
+    for (const source of lacking) disagreements.push({ source, reason: `does not report ${what} that ${agreeing.join(', ')} do` });
   }
   if (otherBlocks.length) {
-    const withRecorded = reporters.filter((s) => !otherBlocks.some((o) => o.source === s));
-    const named = withRecorded.length > otherBlocks.length ? [] : withRecorded;
+    const sameBlock = agreeing.filter((s) => !otherBlocks.some((o) => o.source === s));
+    const named = sameBlock.length > otherBlocks.length ? [] : sameBlock;
     for (const source of named) disagreements.push({ source, reason: `reports block ${transfer.blockHash} at height ${transfer.blockNumber} where ${otherBlocks.map((o) => o.source).join(', ')} report another` });
-    if (withRecorded.length >= otherBlocks.length) {
+    if (sameBlock.length >= otherBlocks.length) {
       for (const o of otherBlocks) {
         const hash = o.view.kind === 'other-block' ? o.view.blockHash : '';
-        disagreements.push({ source: o.source, reason: `reports block ${hash} at height ${transfer.blockNumber} where ${withRecorded.join(', ') || 'the scan'} report ${transfer.blockHash}` });
+        disagreements.push({ source: o.source, reason: `reports block ${hash} at height ${transfer.blockNumber} where ${sameBlock.join(', ')} report ${transfer.blockHash}` });
       }
     }
   }

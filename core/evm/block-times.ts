@@ -46,21 +46,14 @@ export interface TimeVerdict {
 /**
  * The block time a transfer is counted with: the one at least `needed` of the sources agreeing on
  * its log give for its block, and more of them than give any other (the block hash they agree on
- * commits to it, but no source's word on the header is taken alone). `recorded` is the scan's
- * record, `vouching` the scanner standing by it without being asked. A source giving another time
+ * commits to it, but no source's word on the header is taken alone). A source giving another time
  * than the agreed one is named; with no agreement, each source is named that differs from another.
  * Pure.
  */
-export function judgeBlockTime(
-  block: { hash: string; number: number; recorded: number },
-  agreeing: readonly string[],
-  answers: readonly BlockTimesAnswer[],
-  needed: number,
-  vouching: string | null,
-): TimeVerdict {
+export function judgeBlockTime(block: { hash: string; number: number }, agreeing: readonly string[], answers: readonly BlockTimesAnswer[], needed: number): TimeVerdict {
   const votes = new Map<string, number>();
   for (const source of agreeing) {
-    const time = source === vouching ? block.recorded : answers.find((a) => a.source === source)?.times.get(block.hash);
+    const time = answers.find((a) => a.source === source)?.times.get(block.hash);
     if (time !== undefined) votes.set(source, time);
   }
   const tally = new Map<number, number>();

@@ -1,5 +1,5 @@
 import { getAddress, id, zeroPadValue } from 'ethers';
-import { RpcError, type RpcSource } from './rpc.ts';
+import { RpcError, RpcUnavailableError, type RpcSource } from './rpc.ts';
 
 export const TRANSFER_TOPIC = id('Transfer(address,address,uint256)');
 
@@ -33,14 +33,47 @@ interface RawLog {
   removed?: boolean;
 }
 
-export async function headNumber(source: RpcSource): Promise<number> {
-  return Number(await source.call<string>('eth_blockNumber', []));
+/** The calls of a source's head batch: its head, its chain id until checked, its `finalized` block when the chain settles by the tag. */
+export interface HeadAnswer {
+  head: number;
+  /** Null when not asked. */
+  chainId: number | null;
+  /** Null when not asked or not answered (the node does not serve the tag). */
+  finalized: number | null;
+  /** Its header at the height asked (null: it does not have that block; undefined: not asked). */
+  header?: BlockHeader | null;
 }
 
-/** The node's `finalized` block number; null when the node does not answer the tag. */
-export async function finalizedNumber(source: RpcSource): Promise<number | null> {
-  const block = await source.call<RawHeader | null>('eth_getBlockByNumber', ['finalized', false]);
-  return block ? Number(block.number) : null;
+/**
+ * One request where the node takes batches: the head, and with it the chain id, the `finalized`
+ * block and the header at one height when asked. The head must be answered; a refused tag is no answer; anything unreadable is
+ * the source's fault and fails the call (the source is then not heard this pass).
+ */
+export async function headOf(source: RpcSource, ask: { chainId: boolean; finalized: boolean; header: number | null }): Promise<HeadAnswer> {
+  const calls = [
+    { method: 'eth_blockNumber', params: [] },
+    ...(ask.chainId ? [{ method: 'eth_chainId', params: [] }] : []),
+    ...(ask.finalized ? [{ method: 'eth_getBlockByNumber', params: ['finalized', false] }] : []),
+    ...(ask.header !== null ? [headerCall(ask.header)] : []),
+  ];
+  const [head, ...rest] = await source.batch(calls);
+  const chainId = ask.chainId ? rest.shift() : undefined;
+  const finalized = ask.finalized ? rest.shift() : undefined;
+  const header = ask.header !== null ? headerAnswer(rest.shift()) : undefined;
+  if (head instanceof RpcError) throw head;
+  if (chainId instanceof RpcError) throw chainId;
+  return {
+    head: quantity(head, 'eth_blockNumber', source),
+    chainId: ask.chainId ? quantity(chainId, 'eth_chainId', source) : null,
+    finalized: finalized && !(finalized instanceof RpcError) ? quantity((finalized as RawHeader).number, 'the finalized block', source) : null,
+    header,
+  };
+}
+
+/** A hex quantity a source answered, or its failure naming what was unreadable. */
+function quantity(value: unknown, what: string, source: RpcSource): number {
+  if (typeof value !== 'string' || !/^0x[0-9a-f]{1,15}$/i.test(value)) throw new RpcUnavailableError(`${source.label} answered ${what} that is not a hex number`);
+  return Number(value);
 }
 
 interface RawHeader {
@@ -52,6 +85,9 @@ interface RawHeader {
 
 function toHeader(block: RawHeader | null): BlockHeader | null {
   if (!block) return null;
+  if (typeof block.hash !== 'string' || typeof block.parentHash !== 'string' || typeof block.number !== 'string' || typeof block.timestamp !== 'string') {
+    throw new RpcUnavailableError('a source answered a block header without its number, hash, parent hash or timestamp');
+  }
   return { number: Number(block.number), hash: block.hash, parentHash: block.parentHash, time: Number(block.timestamp) * 1000 };
 }
 
@@ -61,13 +97,8 @@ export async function blockHeader(source: RpcSource, number: number): Promise<Bl
 
 /** Headers of several blocks in one batch where the node takes batches; null for a block it does not have. */
 export async function blockHeaders(source: RpcSource, numbers: number[]): Promise<Map<number, BlockHeader | null>> {
-  const answers = await source.batch(numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [toHex(n), false] })));
-  const headers = new Map<number, BlockHeader | null>();
-  for (const [i, answer] of answers.entries()) {
-    if (answer instanceof RpcError) throw answer;
-    headers.set(numbers[i], toHeader(answer as RawHeader | null));
-  }
-  return headers;
+  const answers = await source.batch(numbers.map(headerCall));
+  return new Map(numbers.map((n, i) => [n, headerAnswer(answers[i])]));
 }
 
 export interface TransferFilter {
@@ -85,23 +116,33 @@ export interface TransferFilter {
  * Transfer logs of the given tokens to the given recipients, with one eth_getLogs call per
  * chunk of recipients and block range, sent as one batch where the node takes batches: the
  * number of calls does not grow with the number of transfers or invoices beyond one call per
- * chunk. A range the provider refuses for its size is split (see logsSplitting).
+ * chunk. A range the provider refuses for its size is split (see logsSplitting). The headers of
+ * `headerNumbers` are asked ahead of the logs in the same batch (a header asked first and a log of
+ * a later fork is a reorg the next pass finds; never the reverse).
  */
-export async function transferLogs(source: RpcSource, filter: TransferFilter): Promise<TransferLog[]> {
-  if (filter.recipients.length === 0 || filter.tokens.length === 0) return [];
+export async function scanBlocks(source: RpcSource, filter: TransferFilter, headerNumbers: readonly number[]): Promise<{ headers: Map<number, BlockHeader | null>; logs: TransferLog[] }> {
   const queries: LogQuery[] = [];
-  for (let i = 0; i < filter.recipients.length; i += filter.recipientsPerCall) {
+  for (let i = 0; filter.tokens.length > 0 && i < filter.recipients.length; i += filter.recipientsPerCall) {
     const topics = filter.recipients.slice(i, i + filter.recipientsPerCall).map((a) => zeroPadValue(a, 32));
     for (let from = filter.fromBlock; from <= filter.toBlock; from += filter.maxBlockRange) {
       queries.push({ tokens: [...filter.tokens], recipientTopics: topics, from, to: Math.min(filter.toBlock, from + filter.maxBlockRange - 1) });
     }
   }
-  const answers = await source.batch(queries.map(getLogsCall));
+  const answers = await source.batch([...headerNumbers.map(headerCall), ...queries.map(getLogsCall)]);
+  const headers = new Map<number, BlockHeader | null>();
+  for (const [i, number] of headerNumbers.entries()) headers.set(number, headerAnswer(answers[i]));
   const logs: TransferLog[] = [];
-  for (const [i, answer] of answers.entries()) {
+  for (const [i, answer] of answers.slice(headerNumbers.length).entries()) {
     logs.push(...(answer instanceof RpcError ? await afterRefusal(source, queries[i], answer) : decodeTransfers(answer as RawLog[])));
   }
-  return logs;
+  return { headers, logs };
+}
+
+const headerCall = (n: number) => ({ method: 'eth_getBlockByNumber', params: [toHex(n), false] });
+
+function headerAnswer(answer: unknown): BlockHeader | null {
+  if (answer instanceof RpcError) throw answer;
+  return toHeader(answer as RawHeader | null);
 }
 
 interface LogQuery {

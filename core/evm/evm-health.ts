@@ -23,7 +23,10 @@ export function evmHealth(status: EvmWatcherStatus, chain: EvmChainName): z.infe
   const { rpcUrl, minSources } = evmSettingNamesOf({ envPrefix: evmPrefixOf(chain) });
   let warning: string | null = null;
   const [disagreeing] = status.disagreeing_sources;
-  if (disagreeing) {
+  const [refused] = status.refused_sources;
+  if (refused) {
+    warning = refused.reason;
+  } else if (disagreeing) {
     warning = `RPC sources disagree: ${disagreeing.source} ${disagreeing.reason}; nothing one source alone reports is counted`;
   } else if (!status.fixed_address_confirming) {
     warning = `single RPC source: fixed-address invoices stay pending until a second independent ${rpcUrl} is added`;

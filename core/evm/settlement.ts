@@ -25,15 +25,11 @@ export interface SettlementDeps {
   confirmations: number;
   /** Sources that must report a transfer (xpub mode); fixed-address matches always need two. */
   minSources: number;
-  /** Every source, the scanner too: each is asked, in one request, about the ready transfers. */
+  /** Every source that may vote (none refused): each is asked about the ready transfers (receipts, and block headers where verifiedTransfers needs them). */
   sources: RpcSource[];
-  /** This pass's scanning source: it is not asked about transfers its own scan recorded in this process. */
-  scanner: RpcSource;
-  /** The source whose scan recorded a transfer, by transfer key, when this process recorded it; settled ones are forgotten. */
-  recordedBy: Map<string, string>;
   /** A source reported what the others do not (or did not report what they do). */
   disagreed: (disagreement: Disagreement) => void;
-  /** The node's finalized block when the chain's finality rule reads it: nothing above it settles. */
+  /** The finalized block the sources agree on when the chain's finality rule reads it: nothing above it settles. */
   finalized: number | null;
   /** Checksummed token contract → asset name (USDC, USDT). */
   assetByToken: ReadonlyMap<string, string>;
@@ -103,7 +99,7 @@ export function planSettlement(ready: readonly TransferRow[], facts: SettlementF
 
 /**
  * Settles recorded transfers of the scope's merchants that reached the required confirmations on
- * the scanning source. A transfer pays an invoice only if its block's timestamp (as the sources
+ * the head the sources agree on. A transfer pays an invoice only if its block's timestamp (as the sources
  * agree on it) is not after the invoice's expiry, nor, at a fixed address, before its creation
  * less CHAIN_CLOCK_SKEW_MS. The pass is read, planned, then written in one transaction with its events;
  * each transfer row leaves `seen` exactly once (guarded), so a payment is never credited twice,
@@ -116,7 +112,6 @@ export async function settleTransfers(deps: SettlementDeps, head: number): Promi
   if (!ready.length) return 0;
   const { timed, facts } = await readFacts(deps, ready);
   const plan = planSettlement(timed, facts);
-  for (const decision of plan.decisions) deps.recordedBy.delete(transferKey(decision.transfer));
   if (!plan.decisions.length) return plan.awaiting;
   const now = deps.clock.now();
   const done = await deps.feed.transaction(deps.db, async (trx, changed) => {
@@ -188,13 +183,15 @@ async function candidatesOf(deps: SettlementDeps, methodOf: SettlementFacts['met
 const methodAt = (deps: Pick<SettlementDeps, 'isFixed'>) => (t: TransferRow) => evmMethodOfClaim(deps.isFixed(t.merchant_id, t.to_address) ? 'fixed' : 'derived');
 
 /**
- * How each transfer enough sources report was verified, and, for those the sources were asked
- * about, the block time they agree on. With one source needed, the scanner's record stands (the
- * operator's own node); otherwise the sources are asked, two requests each (receipts, block
- * headers), and the transfer counts when enough report the same log at the required depth on
- * their own heads and the same time for its block (block-times.ts). The scanner vouches for what
- * its own scan recorded in this process (every pass checks that record for reorgs) without being
- * asked; after a restart, or a change of scanner, it is asked too.
+ * How each transfer enough sources report was verified, and the block time the sources agree on
+ * where it was asked. With one source needed, the record stands (the operator's own node);
+ * otherwise every source is asked about the receipts, and the transfer counts when enough report
+ * the same log at the required depth on their own heads. The scan recorded the row once
+ * `minSources` sources reported its log with the same block hash and time; a transfer that needs
+ * more (a fixed-address match with `minSources` 1) has its time from fewer sources than it needs,
+ * so for it the sources are also asked for the block headers, and it counts only when enough of
+ * them give its block the same time (block-times.ts): at a fixed address the time decides which
+ * invoice it pays.
  */
 async function verifiedTransfers(
   deps: SettlementDeps,
@@ -207,22 +204,24 @@ async function verifiedTransfers(
   const asking = transfers.filter((t) => sourcesNeeded(t) > 1);
   for (const t of transfers) if (!asking.includes(t)) verified.set(transferKey(t), evmVerification(1));
   if (!asking.length) return { verified, agreedTimes };
-  const recordedBy = (t: TransferRow) => deps.recordedBy.get(transferKey(t)) ?? null;
-  const scannerVouches = asking.every((t) => recordedBy(t) === deps.scanner.label);
-  const vouching = scannerVouches ? deps.scanner.label : null;
-  const asked = scannerVouches ? deps.sources.filter((source) => source !== deps.scanner) : deps.sources;
+  const timing = asking.filter((t) => sourcesNeeded(t) > deps.minSources);
   const txHashes = [...new Set(asking.map((t) => t.tx_hash))];
-  const blockHashes = [...new Set(asking.map((t) => t.block_hash))];
+  const blockHashes = [...new Set(timing.map((t) => t.block_hash))];
   // One request at a time per source (the sources in parallel): a provider's Retry-After is heard before its next request.
-  const heard = await Promise.all(asked.map(async (source) => ({ receipts: await askSource(source, txHashes), times: await askBlockTimes(source, blockHashes) })));
+  const heard = await Promise.all(
+    deps.sources.map(async (source) => ({ receipts: await askSource(source, txHashes), times: blockHashes.length ? await askBlockTimes(source, blockHashes) : null })),
+  );
   const answers = heard.map((h) => h.receipts).filter((a) => a !== null);
   const timeAnswers = heard.map((h) => h.times).filter((a) => a !== null);
   for (const transfer of asking) {
-    const verdict = judge(observed(transfer), answers, deps.confirmations, recordedBy(transfer), vouching);
+    const verdict = judge(observed(transfer), answers, deps.confirmations);
     for (const disagreement of verdict.disagreements) deps.disagreed(disagreement);
     if (verdict.agreeing.length < sourcesNeeded(transfer)) continue;
-    const block = { hash: transfer.block_hash, number: Number(transfer.block_number), recorded: Number(transfer.block_time) };
-    const time = judgeBlockTime(block, verdict.agreeing, timeAnswers, sourcesNeeded(transfer), vouching);
+    if (!timing.includes(transfer)) {
+      verified.set(transferKey(transfer), evmVerification(verdict.agreeing.length));
+      continue;
+    }
+    const time = judgeBlockTime({ hash: transfer.block_hash, number: Number(transfer.block_number) }, verdict.agreeing, timeAnswers, sourcesNeeded(transfer));
     for (const disagreement of time.disagreements) deps.disagreed(disagreement);
     if (time.agreed === null) continue;
     agreedTimes.set(transferKey(transfer), time.agreed);

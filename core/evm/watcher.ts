@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { CoreTables } from '../schema.ts';
 import type { Logger } from '../log.ts';
-import type { EvmChainName } from '../../shared/index.ts';
+import { chainFacts, type EvmChainName } from '../../shared/index.ts';
 import { evmSettingNamesOf, type EvmConfig } from './evm-config.ts';
 import { evmPrefixOf } from './evm-chain-spec.ts';
 import {
@@ -16,19 +16,22 @@ import {
   type EvmWatchScope,
   type MerchantTransfer,
 } from './evm-transfer.repository.ts';
-import { blockHeader, blockHeaders, finalizedNumber, headNumber, transferLogs, type BlockHeader, type TransferFilter, type TransferLog } from './chain.ts';
+import type { BlockHeader, TransferLog } from './chain.ts';
 import { createSourceDisagreements, type SourceDisagreement, type SourceDisagreements } from './source-disagreements.ts';
 import { RpcUnavailableError, type RpcSource } from './rpc.ts';
+import { createSourceHeads, type HeardSource, type RefusedSource, type SourceHeads } from './source-heads.ts';
+import { agreedHeader, judgeScan, quorumValue } from './scan-agreement.ts';
+import { ChainMovedError, firstLooks, headersAt, storedBlockVote, viewsOf, type ScanFailure } from './range-scan.ts';
 import { announcePaymentSeen, type StatusFeed } from '../invoices/status-feed.ts';
 import { refreshPartialStatus } from './partial.ts';
-import { settleTransfers, transferKey } from './settlement.ts';
+import { settleTransfers } from './settlement.ts';
 import { parseChecksummedAddress } from './keys.ts';
 import { assetOf } from './tokens.ts';
 import { createPollLoop } from '../poll-loop.ts';
 import type { HeadSubscription } from './new-heads.ts';
 import { createHeadAnnouncements } from './head-announcements.ts';
 import { nextPassInMs } from './poll-pace.ts';
-import { createWatchProgress, stallAfterMs, watcherProblem, type WatchObserver, type WatcherProgress, type WatchProgress } from '../watch-progress.ts';
+import { createWatchProgress, stallAfterMs, watcherProblem, type WatchObserver, type WatcherProblem, type WatcherProgress, type WatchProgress } from '../watch-progress.ts';
 
 export interface EvmWatcherDeps {
   /** The metrics' view of the passes, steps and lag behind the head. */
@@ -45,13 +48,13 @@ export interface EvmWatcherDeps {
    */
   scope: EvmWatchScope;
   /** The chain's settings; its `fixedAddress` is the scope merchant's (the listener's). Finality defaults to the count. */
-  base: Pick<EvmConfig, 'tokens' | 'confirmations' | 'fixedAddress' | 'minSources'> & Partial<Pick<EvmConfig, 'finality'>>;
+  base: Pick<EvmConfig, 'tokens' | 'confirmations' | 'fixedAddress' | 'minSources' | 'chainId'> & Partial<Pick<EvmConfig, 'finality'>>;
   /**
    * Every merchant's fixed receive address (Cloud: read from its merchants, cached by the caller).
    * Default: `base.fixedAddress` for the scope's merchant.
    */
   fixedAddresses?: () => Promise<FixedAddress[]>;
-  /** One per BASE_RPC_URL entry, in order: the first reachable one scans; every one is asked before a transfer counts. */
+  /** One per `<PREFIX>_RPC_URL` entry: every one scans each range, and a transfer counts once `minSources` of them report it, whatever their order. */
   sources: RpcSource[];
   /** The pace once a block is due, after a failure, and while a transfer awaits its second source. */
   pollIntervalMs?: number;
@@ -92,9 +95,11 @@ export interface EvmWatcherStatus {
   min_sources: number;
   /** Sources that reported what the others do not, most recent first, for an hour after the last time. */
   disagreeing_sources: SourceDisagreement[];
+  /** Sources set aside for answering another chain id than the configured one. */
+  refused_sources: RefusedSource[];
   /** The rule a pass settled by: the count alone, or the count and the node's `finalized` block. */
   finality: 'tag' | 'count' | typeof FINALITY_FALLBACK;
-  /** The node's finalized block at the last pass, when the rule reads it. */
+  /** The finalized block the sources agreed on at the last pass, when the rule reads it. */
   finalized_block_height: number | null;
   /** Merchants whose fixed address is not a valid one: left out, every other merchant is watched. */
   refused_merchants: number;
@@ -114,10 +119,9 @@ export interface TickResult {
   transfers: number;
   /** Blocks rolled back for a reorg (down to the newest stored range end that survived). */
   reorgDepth: number;
+  /** The range ended early: a transfer some sources report waits for sources not heard yet. */
+  held: boolean;
 }
-
-/** Reorg detected mid-scan (a block hash changed under us): the tick is abandoned and retried. */
-class ChainMovedError extends Error {}
 
 type Options = Required<Pick<EvmWatcherDeps, 'pollIntervalMs' | 'blockTimeMs' | 'headsCheckMs' | 'recipientsPerCall' | 'maxBlockRange' | 'initialLookback' | 'keepBlocks'>>;
 
@@ -125,7 +129,7 @@ type Options = Required<Pick<EvmWatcherDeps, 'pollIntervalMs' | 'blockTimeMs' | 
 interface Watch {
   deps: EvmWatcherDeps;
   options: Options;
-  status: Omit<EvmWatcherStatus, 'progress' | 'heads_live'>;
+  status: Omit<EvmWatcherStatus, 'progress' | 'heads_live' | 'refused_sources'>;
   progress: WatchProgress;
   tokens: string[];
   assetByToken: ReadonlyMap<string, string>;
@@ -133,74 +137,88 @@ interface Watch {
   adoptionChecked: boolean;
   /** Whether the fall-back to the count was logged (once, not every pass). */
   finalityFallbackLogged: boolean;
-  /** The source whose scan recorded each transfer (by settlement's transfer key), while it waits to settle. */
-  recordedBy: Map<string, string>;
+  /** Each source's head, chain id check and refusal. */
+  heads: SourceHeads;
   disagreements: SourceDisagreements;
 }
 
-/** The first source that answers, with its head; the others that answer, with theirs, cross-check its scan. */
-async function pickScanner(w: Watch): Promise<{ scanner: RpcSource; head: number; others: Array<{ source: RpcSource; head: number }> }> {
-  const up: Array<{ source: RpcSource; head: number }> = [];
-  for (const source of w.deps.sources) {
-    try {
-      up.push({ source, head: await headNumber(source) });
-    } catch (error) {
-      w.deps.logger.warn('base: RPC source unavailable', { source: source.label, error: (error as Error).message });
-    }
-  }
-  w.status.sources_up = up.length;
-  const [picked, ...others] = up;
-  if (!picked) throw new RpcUnavailableError('no Base RPC source answers');
-  return { scanner: picked.source, head: picked.head, others };
-}
+/** Sources that must report the same thing before it counts: the operator's minimum (1 trusts every source listed). */
+const quorumOf = (w: Watch) => Math.max(1, w.deps.base.minSources);
+
+/** What the chain's name and settings say in messages: never a chain name written here. */
+const chainNameOf = (w: Watch) => chainFacts[w.deps.scope.chain as EvmChainName].name;
 
 /**
- * The scanner's finalized block when the chain settles by the tag; null means the count alone. A
- * source that does not answer the tag does not fail the pass: the count stands, and the status says so.
+ * Every source's head, and the head `quorum` of them reach: a source claiming a far higher head
+ * cannot move the range end, one claiming a lower one cannot hold it back (with others to outvote it).
  */
-async function finalizedOf(w: Watch, scanner: RpcSource): Promise<number | null> {
-  if ((w.deps.base.finality ?? 'count') === 'count') return null;
-  const finalized = await finalizedNumber(scanner).catch((error: Error) => {
-    if (error instanceof RpcUnavailableError) throw error;
-    return null;
-  });
-  w.status.finality = finalized === null ? FINALITY_FALLBACK : 'tag';
-  w.status.finalized_block_height = finalized;
-  if (finalized === null && !w.finalityFallbackLogged) {
-    w.deps.logger.warn('base: the RPC source does not answer the finalized block; settling by the confirmation count alone', { source: scanner.label });
+async function hearSources(w: Watch, stored: number | null): Promise<{ heard: HeardSource[]; head: number }> {
+  const heard = await w.heads.heard(stored);
+  w.status.sources_up = heard.length;
+  const quorum = quorumOf(w);
+  const head = quorumValue(heard.map((h) => h.head), quorum);
+  if (head === null) {
+    const configured = `${w.deps.sources.length} ${evmNames(w).rpcUrl} source${w.deps.sources.length === 1 ? '' : 's'}`;
+    throw new RpcUnavailableError(
+      heard.length === 0 ? `no ${chainNameOf(w)} RPC source answers (of ${configured})` : `only ${heard.length} of ${configured} answer on chain ${w.deps.base.chainId}; ${quorum} must agree`,
+    );
   }
-  w.finalityFallbackLogged = finalized === null;
-  return finalized;
+  return { heard, head };
 }
 
-async function headerOrThrow(source: RpcSource, number: number): Promise<BlockHeader> {
-  const header = await blockHeader(source, number);
-  if (!header) throw new ChainMovedError(`block ${number} is not available`);
+const evmNames = (w: Watch) => evmSettingNamesOf({ envPrefix: evmPrefixOf(w.deps.scope.chain as EvmChainName) });
+
+/**
+ * The finalized block when the chain settles by the tag, agreed like the head: the highest block
+ * `quorum` of the answering sources call final, so one source claiming a later one cannot make a
+ * block final and one claiming an earlier one cannot stall finality while others outvote it. With
+ * fewer answers, the lowest; when no source answers the tag, null: the count alone, and the status says so.
+ */
+function finalizedOf(w: Watch, heard: readonly HeardSource[], head: number): number | null {
+  if ((w.deps.base.finality ?? 'count') === 'count') return null;
+  const answers = heard.map((h) => h.finalized).filter((n) => n !== null);
+  const agreed = answers.length ? Math.min(head, quorumValue(answers, quorumOf(w)) ?? Math.min(...answers)) : null;
+  w.status.finality = agreed === null ? FINALITY_FALLBACK : 'tag';
+  w.status.finalized_block_height = agreed;
+  if (agreed === null && !w.finalityFallbackLogged) {
+    w.deps.logger.warn(`${w.deps.scope.chain}: no RPC source answers the finalized block; settling by the confirmation count alone`, { sources: heard.map((h) => h.source.label) });
+  }
+  w.finalityFallbackLogged = agreed === null;
+  return agreed;
+}
+
+/** The header `quorum` of the heard sources agree on at one height, or the pass is retried. */
+async function agreedHeaderAt(w: Watch, heard: readonly HeardSource[], number: number): Promise<BlockHeader> {
+  const header = agreedHeader(await headersAt(heard, number), quorumOf(w));
+  if (!header) throw new ChainMovedError(`the ${chainNameOf(w)} RPC sources do not agree on block ${number} yet`);
   return header;
 }
 
 /**
- * Walks the stored range ends down until one still has the same hash on the node; everything
- * above it is forgotten and rescanned. Transfers that already settled an invoice were deeper
- * than the required confirmations; a reorg that deep cannot be undone here and is logged.
+ * Walks the stored range ends down until `quorum` sources still have one with the same hash;
+ * everything above it is forgotten and rescanned. Transfers that already settled an invoice were
+ * deeper than the required confirmations; a reorg that deep cannot be undone here and is logged.
+ * One source alone cannot make the watcher roll back while others outvote it.
  */
-async function rollBack(w: Watch, scanner: RpcSource): Promise<number> {
+async function rollBack(w: Watch, heard: readonly HeardSource[]): Promise<number> {
   const { db, scope, logger } = w.deps;
   const stored = await checkpoints(db, scope);
   let ancestor: BlockHeader | null = null;
   for (const block of stored) {
-    const header = await blockHeader(scanner, block.block_number);
-    if (header?.hash === block.block_hash) {
-      ancestor = header;
+    const answers = await headersAt(heard, block.block_number);
+    const vote = storedBlockVote(answers, block.block_hash, quorumOf(w));
+    if (vote === 'unsure') throw new ChainMovedError(`the ${chainNameOf(w)} RPC sources do not agree on block ${block.block_number} yet`);
+    if (vote === 'kept') {
+      ancestor = answers.find((header) => header?.hash === block.block_hash)!;
       break;
     }
   }
   // No stored block survived: restart well below the oldest one; rescanning is idempotent.
-  ancestor ??= await headerOrThrow(scanner, Math.max(0, (stored.at(-1)?.block_number ?? 0) - w.options.keepBlocks));
+  ancestor ??= await agreedHeaderAt(w, heard, Math.max(0, (stored.at(-1)?.block_number ?? 0) - w.options.keepBlocks));
   const depth = (stored[0]?.block_number ?? ancestor.number) - ancestor.number;
   const settled = await db.transaction().execute((trx) => rollBackAbove(trx, scope, ancestor));
-  for (const t of settled) logger.error('base: reorg deeper than BASE_CONFIRMATIONS removed a settled transfer; check this invoice by hand', t);
-  logger.warn('base: reorg, rolled back', { ancestor: ancestor.number, depth });
+  for (const t of settled) logger.error(`${scope.chain}: reorg deeper than ${evmNames(w).confirmations} removed a settled transfer; check this invoice by hand`, t);
+  logger.warn(`${scope.chain}: reorg, rolled back`, { ancestor: ancestor.number, depth });
   return depth;
 }
 
@@ -219,115 +237,70 @@ async function watchedAddresses(w: Watch, fixed: FixedAddress[], sinceTime: numb
   return byAddress;
 }
 
-/**
- * Headers of every block that holds a log, plus `to`, fetched after the logs: each log's block
- * hash must still be the node's, or the chain moved during the scan.
- */
-async function blockTimes(source: RpcSource, logs: TransferLog[], to: number): Promise<Map<number, BlockHeader>> {
-  const headers = new Map<number, BlockHeader>();
-  for (const [number, header] of await blockHeaders(source, [...new Set([...logs.map((l) => l.blockNumber), to])])) {
-    if (!header) throw new ChainMovedError(`block ${number} is not available`);
-    headers.set(number, header);
-  }
-  for (const log of logs) {
-    if (headers.get(log.blockNumber)!.hash !== log.blockHash) throw new ChainMovedError(`block ${log.blockNumber} changed during the scan`);
-  }
-  return headers;
+/** Each agreed log once per merchant that watches its recipient: a fixed address several merchants registered is each one's. */
+export function transfersByMerchant(agreed: ReadonlyArray<{ log: TransferLog; header: BlockHeader }>, merchantsOf: ReadonlyMap<string, string[]>): MerchantTransfer[] {
+  return agreed.flatMap(({ log, header }) => (merchantsOf.get(log.to) ?? []).map((merchantId) => ({ merchantId, log, blockTime: header.time })));
 }
 
-/** Each log once per merchant that watches its recipient: a fixed address several merchants registered is each one's. */
-export function transfersByMerchant(logs: TransferLog[], merchantsOf: ReadonlyMap<string, string[]>, times: ReadonlyMap<number, BlockHeader>): MerchantTransfer[] {
-  return logs.flatMap((log) => (merchantsOf.get(log.to) ?? []).map((merchantId) => ({ merchantId, log, blockTime: times.get(log.blockNumber)!.time })));
-}
-
-/** Where the scan continues: the last range end (rolled back past a reorg), or, on the very first start, a block `initialLookback` below the head. */
-async function startingPoint(w: Watch, scanner: RpcSource, head: number): Promise<{ last: { block_number: number; block_hash: string; block_time: number }; reorgDepth: number }> {
+/** The last range end, after taking over the per-merchant watchers' progress (looked for once per start). */
+async function storedEnd(w: Watch) {
   const { db, scope } = w.deps;
   if (!w.adoptionChecked) {
     const adopted = await adoptMerchantCheckpoints(db, scope);
     if (adopted !== null) w.deps.logger.info("base: watcher continues from the per-merchant watchers' progress", { from_block: adopted });
     w.adoptionChecked = true;
   }
-  let last = await lastCheckpoint(db, scope);
-  if (!last) {
-    const start = await headerOrThrow(scanner, Math.max(0, head - w.options.initialLookback));
-    await insertCheckpoint(db, scope, start);
-    last = (await lastCheckpoint(db, scope))!;
-  }
-  if (head >= last.block_number && (await headerOrThrow(scanner, last.block_number)).hash === last.block_hash) return { last, reorgDepth: 0 };
-  const reorgDepth = await rollBack(w, scanner);
-  return { last: (await lastCheckpoint(db, scope))!, reorgDepth };
+  return lastCheckpoint(db, scope);
 }
 
-/** Scans one block range above `last` and records its transfers, each to its merchant, with the range end. */
-async function scanRange(
-  w: Watch,
-  scanner: RpcSource,
-  head: number,
-  last: { block_number: number; block_time: number },
-  fixed: FixedAddress[],
-  others: Array<{ source: RpcSource; head: number }>,
-) {
-  const { db, feed, clock, scope } = w.deps;
+/** On the very first start, the scan begins at the block `initialLookback` below the agreed head. */
+async function firstStart(w: Watch, heard: readonly HeardSource[], head: number): Promise<Checkpoint> {
+  await insertCheckpoint(w.deps.db, w.deps.scope, await agreedHeaderAt(w, heard, Math.max(0, head - w.options.initialLookback)));
+  return (await lastCheckpoint(w.deps.db, w.deps.scope))!;
+}
+
+type Checkpoint = { block_number: number; block_hash: string; block_time: number };
+
+/** A scanned range: where it ended (below the head while a log waits for sources not heard yet), and the transfers it recorded. */
+type RangeResult = Omit<TickResult, 'head'>;
+
+/**
+ * Scans one block range above `last` on every heard source and records, each to its merchant,
+ * the transfers `quorum` of them report, with the range end they agree on. Who left out or made up
+ * a transfer is named. A stored range end the sources no longer have is a reorg: rolled back.
+ */
+async function scanRange(w: Watch, heard: HeardSource[], head: number, last: Checkpoint, fixed: FixedAddress[]): Promise<RangeResult> {
   const from = last.block_number + 1;
   const to = Math.min(head, last.block_number + w.options.maxBlockRange);
   const merchantsOf = await watchedAddresses(w, fixed, last.block_time);
   w.status.watched_addresses = merchantsOf.size;
-  const before = await headerOrThrow(scanner, to);
   const { recipientsPerCall, maxBlockRange } = w.options;
   const filter = { tokens: w.tokens, recipients: [...merchantsOf.keys()], fromBlock: from, toBlock: to, recipientsPerCall, maxBlockRange };
-  const logs = await transferLogs(scanner, filter);
-  const times = await blockTimes(scanner, logs, to);
-  if (times.get(to)?.hash !== before.hash) throw new ChainMovedError(`block ${to} changed during the scan`);
-  await crossCheck(w, scanner, logs, times, filter, others);
-  const transfers = transfersByMerchant(logs, merchantsOf, times);
+  const failed: ScanFailure = (source, error) => w.deps.logger.warn(`${w.deps.scope.chain}: RPC source failed during the scan; not heard this pass`, { source, error: error.message });
+  const looks = await firstLooks(heard, filter, failed);
+  const views = await viewsOf(looks, failed);
+  const verdict = judgeScan(views, { quorum: quorumOf(w), voters: w.heads.voting().length, deepest: head - w.deps.base.confirmations + 1 });
+  for (const disagreement of verdict.disagreements) w.disagreements.record(disagreement);
+  const end = verdict.holdAt === null ? to : verdict.holdAt - 1;
+  if (end < from) return { from, to: last.block_number, transfers: 0, reorgDepth: 0, held: true };
+  const endHeader = agreedHeader(views.map((view) => view.headers.get(end) ?? null), quorumOf(w)) ?? (await agreedHeaderAt(w, heard, end));
+  const transfers = transfersByMerchant(verdict.agreed.filter(({ log }) => log.blockNumber <= end), merchantsOf);
+  await record(w, transfers, endHeader);
+  return { from, to: end, transfers: transfers.length, reorgDepth: 0, held: end < to };
+}
+
+/** Writes the range's agreed transfers and its end, and tells each merchant its payments were seen. */
+async function record(w: Watch, transfers: MerchantTransfer[], end: BlockHeader) {
+  const { db, feed, clock, scope } = w.deps;
   const now = clock.now();
   await feed.transaction(db, async (trx, changed) => {
-    await recordRange(trx, scope, transfers, before, now, w.options.keepBlocks);
+    await recordRange(trx, scope, transfers, end, now, w.options.keepBlocks);
     for (const [merchantId, group] of groupByMerchant(transfers)) {
       await announcePaymentSeen(trx, changed, merchantId, { addresses: group.map((t) => t.log.to) }, now);
     }
   });
-  for (const { merchantId, log } of transfers) w.recordedBy.set(transferKey({ merchant_id: merchantId, tx_hash: log.txHash, log_index: log.logIndex }), scanner.label);
-  for (const key of [...w.recordedBy.keys()].slice(0, Math.max(0, w.recordedBy.size - RECORDED_BY_KEPT))) w.recordedBy.delete(key);
-  w.status.last_block_height = to;
-  w.status.last_block_hash = before.hash;
-  return { from, to, transfers: logs.length };
-}
-
-/** Transfers remembered with the source that recorded them; beyond this the oldest are forgotten (they then just name no recorder). */
-const RECORDED_BY_KEPT = 10_000;
-
-const logKey = (log: TransferLog) => [log.txHash, log.logIndex, log.blockHash, log.token, log.to, log.value].join(' ');
-
-/**
- * The other sources' logs for the same range (up to their own heads), one request each: a log one
- * of them reports in a block the scanner has with the same hash, but the scanner does not report,
- * was made up, and that source is named. Nothing it reports is recorded. A log in a block the
- * scanner has another hash for is a race at the tip, not a lie; transfers are judged at depth at
- * settlement. A source that fails here is simply not heard.
- */
-async function crossCheck(w: Watch, scanner: RpcSource, logs: TransferLog[], times: Map<number, BlockHeader>, filter: TransferFilter, others: Array<{ source: RpcSource; head: number }>) {
-  const known = new Set(logs.map(logKey));
-  const heard = await Promise.all(
-    others
-      .filter(({ head }) => head >= filter.fromBlock)
-      .map(async ({ source, head }) => ({
-        source,
-        extra: await transferLogs(source, { ...filter, toBlock: Math.min(head, filter.toBlock) })
-          .then((theirs) => theirs.filter((log) => !known.has(logKey(log))))
-          .catch(() => []),
-      })),
-  );
-  for (const { source, extra } of heard) {
-    if (!extra.length) continue;
-    const missing = [...new Set(extra.map((log) => log.blockNumber))].filter((n) => !times.has(n));
-    const headers = missing.length ? await blockHeaders(scanner, missing) : new Map<number, BlockHeader | null>();
-    for (const log of extra) {
-      if ((times.get(log.blockNumber) ?? headers.get(log.blockNumber))?.hash !== log.blockHash) continue;
-      w.disagreements.record({ source: source.label, reason: `reports transfer ${log.txHash} log ${log.logIndex} in block ${log.blockNumber} that ${scanner.label} does not` });
-    }
-  }
+  w.status.last_block_height = end.number;
+  w.status.last_block_hash = end.hash;
 }
 
 function groupByMerchant(transfers: MerchantTransfer[]): Map<string, MerchantTransfer[]> {
@@ -336,24 +309,38 @@ function groupByMerchant(transfers: MerchantTransfer[]): Map<string, MerchantTra
   return groups;
 }
 
+/**
+ * Reads and records what the heard sources agree on above the last range end; null when there is
+ * nothing new. A stored range end `quorum` sources no longer have is a reorg: rolled back first.
+ */
+async function follow(w: Watch, heard: HeardSource[], head: number, fixed: FixedAddress[], stored: Checkpoint | undefined): Promise<TickResult | null> {
+  const last = stored ?? (await firstStart(w, heard, head));
+  if (stored) {
+    // Sources behind the stored end do not have it yet: they do not vote.
+    const vote = storedBlockVote(heard.filter((h) => h.head >= stored.block_number).map((h) => h.atStored ?? null), stored.block_hash, quorumOf(w));
+    if (vote === 'replaced') return { head, from: stored.block_number, to: stored.block_number, transfers: 0, reorgDepth: await rollBack(w, heard), held: false };
+    if (vote === 'unsure' && head > stored.block_number) throw new ChainMovedError(`the ${chainNameOf(w)} RPC sources do not agree on block ${stored.block_number} yet`);
+  }
+  if (head > last.block_number) return { head, ...(await scanRange(w, heard, head, last, fixed)) };
+  // No new block: what is watched still changes as invoices are created and close.
+  w.status.watched_addresses = (await watchedAddresses(w, fixed, last.block_time)).size;
+  w.status.last_block_height = last.block_number;
+  w.status.last_block_hash = last.block_hash;
+  return null;
+}
+
 async function pass(w: Watch): Promise<TickResult | null> {
   const { deps, status, progress } = w;
   progress.step('asking the RPC sources for the head');
-  const { scanner, head, others } = await pickScanner(w);
+  const stored = await storedEnd(w);
+  const { heard, head } = await hearSources(w, stored?.block_number ?? null);
   const headSeenAt = deps.clock.now();
   progress.step('reading blocks and Transfer logs');
   status.head_block_height = head;
   const fixed = await fixedAddressesOf(w);
-  const { last, reorgDepth } = await startingPoint(w, scanner, head);
-  let result: TickResult | null = null;
-  if (head > last.block_number) {
-    result = { head, reorgDepth, ...(await scanRange(w, scanner, head, last, fixed, others)) };
-  } else {
-    status.last_block_height = last.block_number;
-    status.last_block_hash = last.block_hash;
-  }
+  const result = await follow(w, heard, head, fixed, stored);
   progress.step('settling transfers');
-  const finalized = await finalizedOf(w, scanner);
+  const finalized = finalizedOf(w, heard, head);
   const fixedPairs = new Set(fixed.map((f) => `${f.merchantId}\n${f.address}`));
   status.awaiting_second_source = await settleTransfers(
     {
@@ -365,9 +352,7 @@ async function pass(w: Watch): Promise<TickResult | null> {
       isFixed: (merchantId, address) => fixedPairs.has(`${merchantId}\n${address}`),
       confirmations: deps.base.confirmations,
       minSources: deps.base.minSources,
-      sources: deps.sources,
-      scanner,
-      recordedBy: w.recordedBy,
+      sources: w.heads.voting(),
       disagreed: (disagreement) => w.disagreements.record(disagreement),
       finalized,
       assetByToken: w.assetByToken,
@@ -405,8 +390,9 @@ function isChecksummed(address: string): boolean {
 
 /**
  * Follows Transfer logs of the configured tokens to the scope's addresses: every merchant's fixed
- * address and open xpub invoices' addresses, in one eth_getLogs scan per range whatever the
- * number of merchants, each log recorded for the merchant whose address it pays.
+ * address and open xpub invoices' addresses, in one eth_getLogs batch per source and range whatever
+ * the number of merchants, on every source; each log the required number of sources report is
+ * recorded for the merchant whose address it pays.
  */
 export function createEvmWatcher(deps: EvmWatcherDeps) {
   const { logger } = deps;
@@ -436,7 +422,7 @@ export function createEvmWatcher(deps: EvmWatcherDeps) {
     },
     // Still behind the head after a full block range: the next range at once.
     waitMs: (failures, result) =>
-      (result && result.to < result.head) || announcements.announcedDuringPass()
+      (result && result.to < result.head && !result.held) || announcements.announcedDuringPass()
         ? null
         : nextPassInMs({
             now: deps.clock.now(),
@@ -445,15 +431,15 @@ export function createEvmWatcher(deps: EvmWatcherDeps) {
             pollIntervalMs: w.options.pollIntervalMs,
             headsCheckMs: w.options.headsCheckMs,
             headsLive: heads?.live ?? false,
-            retryPending: failures > 0 || w.status.awaiting_second_source > 0 || announcements.behindAnnounced(w.status.head_block_height),
+            retryPending: failures > 0 || w.status.awaiting_second_source > 0 || (result?.held ?? false) || announcements.behindAnnounced(w.status.head_block_height),
           }),
   });
 
   return {
     tick,
-    status: (): EvmWatcherStatus => ({ ...w.status, heads_live: heads?.live ?? false, progress: w.progress.current() }),
-    /** Stalled or failing for longer than the limit, or a source disagreeing within the last hour, at the clock's now; null when all is well. */
-    problem: () => watcherProblem(deps.scope.chain, w.progress.current(), deps.clock.now(), stallLimitMs) ?? w.disagreements.problem(deps.scope.chain),
+    status: (): EvmWatcherStatus => ({ ...w.status, refused_sources: w.heads.refused(), heads_live: heads?.live ?? false, progress: w.progress.current() }),
+    /** Stalled or failing for longer than the limit, a source refused or disagreeing within the last hour, at the clock's now; null when all is well. */
+    problem: () => watcherProblem(deps.scope.chain, w.progress.current(), deps.clock.now(), stallLimitMs) ?? refusedProblem(w) ?? w.disagreements.problem(deps.scope.chain),
     start() {
       if (loop.running) return;
       warnOfWeakConfirmation(w);
@@ -507,9 +493,15 @@ function watchOf(deps: EvmWatcherDeps): Watch {
     assetByToken: new Map([...base.tokens].map(([symbol, address]) => [address, assetOf(symbol)])),
     adoptionChecked: false,
     finalityFallbackLogged: false,
-    recordedBy: new Map(),
+    heads: createSourceHeads({ chain: scope.chain as EvmChainName, chainId: base.chainId, sources: deps.sources, finalityTag: (base.finality ?? 'count') === 'tag', logger }),
     disagreements: createSourceDisagreements({ clock: deps.clock, logger, observer: deps.observer }),
   };
+}
+
+/** A source on another chain, as a /health problem: its payments cannot be heard until its entry is fixed. */
+function refusedProblem(w: Watch): WatcherProblem | null {
+  const [refused] = w.heads.refused();
+  return refused ? { component: w.deps.scope.chain, kind: 'invalid-source', reason: refused.reason, since: w.status.last_tick_at ?? new Date(w.deps.clock.now()).toISOString() } : null;
 }
 
 /** Settings under which payments confirm on less than two sources' word, said once at start. */

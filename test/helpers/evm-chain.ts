@@ -65,10 +65,11 @@ export interface EvmTestChain {
 
 /**
  * A real anvil node with a test USDC and USDT deployed, and a fresh migrated database of `kind`
- * (SQLite by default). Base's node keeps anvil's local id; any other chain's runs with its mainnet id.
+ * (SQLite by default). Base's node keeps anvil's local id unless `mainnetId` is asked; any other
+ * chain's runs with its mainnet id.
  */
-export async function startEvmTestChain(kind: TestDatabase = testDatabases[0], name: EvmChainName = 'base'): Promise<EvmTestChain> {
-  const anvil = await startAnvil(name === 'base' ? {} : { chainId: evmSpecOf(name).mainnetChainId });
+export async function startEvmTestChain(kind: TestDatabase = testDatabases[0], name: EvmChainName = 'base', options: { mainnetId?: boolean } = {}): Promise<EvmTestChain> {
+  const anvil = await startAnvil(name === 'base' && !options.mainnetId ? {} : { chainId: evmSpecOf(name).mainnetChainId });
   let usdc: TestToken, usdt: TestToken, created: Awaited<ReturnType<TestDatabase['create']>>, database: CoreDatabase;
   try {
     usdc = await deployTestToken(anvil, 'USDC', { fundAccounts: 3 });

@@ -22,7 +22,14 @@ export type ProxyMode =
   /** A lying source: every block header it answers (by number or by hash) carries its timestamp moved by `byS` seconds, its hash kept. */
   | { kind: 'shift-time'; byS: number }
   /** A silent source: it answers everything but block headers asked for by hash (null, as for a block it does not have). */
-  | { kind: 'no-headers-by-hash' };
+  | { kind: 'no-headers-by-hash' }
+  /**
+   * A censoring source: leaves every Transfer log to one of `recipients` out of its eth_getLogs
+   * answers, and answers null (unknown) for the receipt of any transaction holding one.
+   */
+  | { kind: 'censor'; recipients: string[] }
+  /** A lying source: answers `finalized` with its head block (too high) or the genesis block (too low). */
+  | { kind: 'finalized'; claims: 'head' | 'genesis' };
 
 /** The transaction hash of the made-up transfer. */
 export const FAKE_TX_HASH = `0x${'fa'.repeat(32)}`;
@@ -60,6 +67,18 @@ function rewriteBlock(result: unknown, number: number): unknown {
   if (height === number + 1 && typeof item.parentHash === 'string') item.parentHash = forgedHash(item.parentHash);
   if (Array.isArray(item.logs)) item.logs = rewriteBlock(item.logs, number);
   return item;
+}
+
+/** Whether a raw log is a Transfer to one of the recipients. */
+const paysOneOf = (log: { topics?: string[] }, recipients: readonly string[]) =>
+  log.topics?.[0] === TRANSFER_TOPIC && recipients.some((r) => log.topics?.[2]?.toLowerCase() === `0x${r.slice(2).toLowerCase().padStart(64, '0')}`);
+
+/** An answer with the Transfers to `recipients` left out: logs dropped, a receipt holding one unknown. */
+function censored(method: string, result: unknown, recipients: readonly string[]): unknown {
+  if (method === 'eth_getLogs' && Array.isArray(result)) return result.filter((log) => !paysOneOf(log, recipients));
+  const receipt = result as { logs?: Array<{ topics?: string[] }> } | null;
+  if (method === 'eth_getTransactionReceipt' && receipt?.logs?.some((log) => paysOneOf(log, recipients))) return null;
+  return result;
 }
 
 export async function startRpcProxy(target: string): Promise<RpcProxy> {
@@ -124,6 +143,11 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       answer.result = { ...header, timestamp: `0x${(Number(header.timestamp) + proxy.mode.byS).toString(16)}` };
     }
     if (proxy.mode.kind === 'no-headers-by-hash' && request.method === 'eth_getBlockByHash') answer.result = null;
+    if (proxy.mode.kind === 'censor') answer.result = censored(request.method, answer.result, proxy.mode.recipients);
+    if (proxy.mode.kind === 'finalized' && request.method === 'eth_getBlockByNumber' && request.params?.[0] === 'finalized') {
+      const tag = proxy.mode.claims === 'head' ? 'latest' : '0x0';
+      answer.result = (await forward({ jsonrpc: '2.0', id: 0, method: 'eth_getBlockByNumber', params: [tag, false] })).result;
+    }
     if (proxy.mode.kind === 'unmined-receipts' && request.method === 'eth_getTransactionReceipt') {
       const hash = String(request.params?.[0]);
       const asked = (receiptAsks.get(hash) ?? 0) + 1;

@@ -10,6 +10,7 @@ import { ACCOUNT_XPUB, evmSpecOf, evmServices, settingsFor, startEvmTestChain, t
  * answer the tag leaves the count alone to decide, and the status says so.
  */
 const TEST_TIMEOUT_MS = 90_000;
+type Call = { id: number; params?: unknown[] };
 const CONFIRMATIONS = '2';
 
 async function withPolygon(fn: (chain: EvmTestChain) => Promise<void>) {
@@ -67,13 +68,16 @@ test('a payment with its confirmations stays pending until its block is finalize
 test('a source that refuses the finalized tag: the count alone settles, and the status says so', { timeout: TEST_TIMEOUT_MS }, () =>
   withPolygon(async (chain) => {
     let refused = 0;
+    // A node without the tag, in the real JSON-RPC shape: alone or in a batch, that call is answered with an error object.
     const refusing: typeof fetch = async (input, init) => {
-      const request = JSON.parse(String(init?.body)) as { id: number; params?: unknown[] };
-      if (!Array.isArray(request) && request.params?.[0] === 'finalized') {
-        refused++;
-        return Response.json({ jsonrpc: '2.0', id: request.id, error: { code: -32602, message: 'unknown block tag' } });
-      }
-      return fetch(input, init);
+      const body = JSON.parse(String(init?.body)) as Call | Call[];
+      const calls = Array.isArray(body) ? body : [body];
+      const asksTag = (call: Call) => call.params?.[0] === 'finalized';
+      refused += calls.filter(asksTag).length;
+      const passed = calls.filter((call) => !asksTag(call));
+      const answered = passed.length ? ((await (await fetch(input, { ...init, body: JSON.stringify(passed) })).json()) as Array<{ id: number }>) : [];
+      const answers = calls.map((call) => (asksTag(call) ? { jsonrpc: '2.0', id: call.id, error: { code: -32602, message: 'unknown block tag' } } : answered.find((a) => a.id === call.id)));
+      return Response.json(Array.isArray(body) ? answers : answers[0]);
     };
     const source = createRpcSource(chain.anvil.url, { fetch: refusing, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), attempts: 2, backoffMs: 10 });
     const { create, invoice, watcher } = evmServices(chain, chain.config({ MERCHANT_BASE_XPUB: ACCOUNT_XPUB, BASE_CONFIRMATIONS: CONFIRMATIONS, BASE_FINALITY: 'tag' }), {

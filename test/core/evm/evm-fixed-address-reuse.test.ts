@@ -31,11 +31,12 @@ for (const kind of testDatabases) describe(`fixed-address amounts reused over ti
     }
   }
 
-  async function openShop(chain: EvmTestChain, others: RpcProxy[], order: 'proxies-first' | 'anvil-first' = 'anvil-first') {
+  /** The test chain's BASE_MIN_SOURCES is 1 (its own node) unless `minSources` says otherwise; fixed-address matches need two whatever it is. */
+  async function openShop(chain: EvmTestChain, others: RpcProxy[], order: 'proxies-first' | 'anvil-first' = 'anvil-first', minSources = '1') {
     const latest = await chain.anvil.rpc<{ timestamp: string }>('eth_getBlockByNumber', ['latest', false]);
     const clock = manualClock(Number(latest.timestamp) * 1000 + HOUR);
     const urls = order === 'anvil-first' ? [chain.anvil.url, ...others.map((p) => p.url)] : [...others.map((p) => p.url), chain.anvil.url];
-    const config = chain.config({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS, BASE_RPC_URL: urls.join(',') });
+    const config = chain.config({ MERCHANT_BASE_ADDRESS: FIXED_ADDRESS, BASE_RPC_URL: urls.join(','), BASE_MIN_SOURCES: minSources });
     // One-digit nonces: nine amounts per price, so amounts come back within days, as a busy shop's do within months.
     const services = evmServices(chain, config, { clock, watcherClock: clock, nonceDigits: 1, sources: urls.map((url) => chain.source(url)) });
     await services.watcher.tick();
@@ -120,12 +121,14 @@ for (const kind of testDatabases) describe(`fixed-address amounts reused over ti
     }));
 
   if (kind.name === 'sqlite') {
-    for (const order of ['first', 'second'] as const) {
-      test(`a source listed ${order} that moves block times later cannot make an old transfer pay a new invoice; two honest sources correct the time and the liar is named`, { timeout: TEST_TIMEOUT_MS }, async () => {
+    // BASE_MIN_SOURCES 2: the scan records the log only with the time two sources give its block.
+    // 1: the scan takes one source's header, and settlement asks every source for it (block-times.ts).
+    for (const [minSources, order] of [['2', 'first'], ['2', 'second'], ['1', 'first'], ['1', 'second']] as const) {
+      test(`BASE_MIN_SOURCES=${minSources}: a source listed ${order} that moves block times later cannot make an old transfer pay a new invoice; two honest sources correct the time and the liar is named`, { timeout: TEST_TIMEOUT_MS }, async () => {
         const chain = await startEvmTestChain(kind, 'base');
         const [liar, honest] = [await startRpcProxy(chain.anvil.url), await startRpcProxy(chain.anvil.url)];
         try {
-          const shop = await openShop(chain, order === 'first' ? [liar, honest] : [honest, liar], order === 'first' ? 'proxies-first' : 'anvil-first');
+          const shop = await openShop(chain, order === 'first' ? [liar, honest] : [honest, liar], order === 'first' ? 'proxies-first' : 'anvil-first', minSources);
           const early = await shop.payAt(5_000_001n, shop.clock.now() - HOUR / 2);
           // Half an hour later by its word: the block looks mined after the invoice below.
           liar.mode = { kind: 'shift-time', byS: 3_600 };
@@ -153,7 +156,8 @@ for (const kind of testDatabases) describe(`fixed-address amounts reused over ti
       });
     }
 
-    test('a source silent about block headers beside one honest source: the payment waits, never counted on one word; a third honest source lets it confirm', { timeout: TEST_TIMEOUT_MS }, async () => {
+    // With BASE_MIN_SOURCES 2 the scan itself records no log on one source's header (scan-agreement.ts).
+    test('BASE_MIN_SOURCES=1: a source silent about block headers beside one honest source: the payment waits, never counted on one word; a third honest source lets it confirm', { timeout: TEST_TIMEOUT_MS }, async () => {
       const chain = await startEvmTestChain(kind, 'base');
       const [silent, third] = [await startRpcProxy(chain.anvil.url), await startRpcProxy(chain.anvil.url)];
       try {

@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../../../core/clock.ts';
+import { chainFacts } from '../../../shared/index.ts';
 import { createServiceMetrics } from '../../../core/metrics.ts';
 import { ACCOUNT_XPUB, FIXED_ADDRESS, evmServices, evmTestChains, startEvmTestChain, type EvmTestChain } from '../../helpers/evm-chain.ts';
 import { startRpcProxy } from '../../helpers/rpc-proxy.ts';
@@ -279,7 +280,7 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
         proxy.mode = { kind: 'down' };
         const paid = await chain.usdc.transfer(created.receive_address, 1_500_000n);
         await chain.anvil.mine(20);
-        await assert.rejects(watcher.tick(), /no Base RPC source answers/);
+        await assert.rejects(watcher.tick(), new RegExp(`no ${chainFacts[evmChain].name} RPC source answers`));
         assert.equal(watcher.status().sources_up, 0);
 
         proxy.mode = { kind: 'pass' };
