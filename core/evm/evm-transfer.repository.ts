@@ -3,6 +3,7 @@ import type { CoreTables } from '../schema.ts';
 import type { InvoicesTable } from '../invoices/invoice.tables.ts';
 import type { EvmTransfersTable } from './evm.tables.ts';
 import type { BlockHeader, TransferLog } from './chain.ts';
+import { CHAIN_CLOCK_SKEW_MS } from './nonce.ts';
 
 type Db = Kysely<CoreTables> | Transaction<CoreTables>;
 export type TransferRow = Selectable<EvmTransfersTable>;
@@ -209,7 +210,13 @@ export async function appliedUnits(db: Db, invoices: EvmInvoiceRow[]): Promise<M
   return sums;
 }
 
-/** The open fixed-address invoice of the transfer's merchant that the transfer's exact amount and token match. */
+/**
+ * The open fixed-address invoice of the transfer's merchant that the transfer's exact amount and
+ * token match, and that was created by the transfer's block time (give or take CHAIN_CLOCK_SKEW_MS)
+ * and expired no earlier: a transfer of an amount reused after its quarantine matches the invoice
+ * of its own time only. Leases keep two invoices of one amount that far apart, so at most one
+ * matches; the oldest is taken should the windows ever touch.
+ */
 export function fixedInvoiceMatching(db: Db, transfer: TransferRow) {
   return db
     .selectFrom('invoices')
@@ -222,7 +229,21 @@ export function fixedInvoiceMatching(db: Db, transfer: TransferRow) {
     .where('amount_units', '=', transfer.value)
     .where('status', 'in', OPEN)
     .where('expires_at', '>=', transfer.block_time)
+    .where('created_at', '<=', Number(transfer.block_time) + CHAIN_CLOCK_SKEW_MS)
+    .orderBy('created_at')
     .executeTakeFirst();
+}
+
+/** Stores the block time the sources agree on for a transfer not settled yet (settlement.ts). */
+export async function retimeTransfer(db: Db, transfer: TransferRow): Promise<void> {
+  await db
+    .updateTable('base_transfers')
+    .set({ block_time: transfer.block_time })
+    .where('merchant_id', '=', transfer.merchant_id)
+    .where('tx_hash', '=', transfer.tx_hash)
+    .where('log_index', '=', transfer.log_index)
+    .where('state', '=', 'seen')
+    .execute();
 }
 
 /** Moves a transfer out of `seen`; false if something else already did (it is settled once). */
@@ -256,7 +277,8 @@ export function confirmOpenInvoice(trx: Db, invoice: EvmInvoiceRow, txHash: stri
 
 /**
  * Unconfirmed invoices whose transfers add up, with the transfers seen toward them (see partial.ts
- * for the rule): the rows with one of `ownedBy` set (the columns marking those methods' rows).
+ * for the rule; one applied to another invoice is that invoice's alone): the rows with one of
+ * `ownedBy` set (the columns marking those methods' rows).
  */
 export function partialCandidates(db: Db, scope: EvmWatchScope, ownedBy: ReadonlyArray<'child_index' | 'nonce'>) {
   return scopeFilter(
@@ -269,7 +291,8 @@ export function partialCandidates(db: Db, scope: EvmWatchScope, ownedBy: Readonl
           .onRef('t.to_address', '=', 'i.receive_address')
           .onRef('t.token_address', '=', 'i.token_address')
           .onRef('t.block_time', '<=', 'i.expires_at')
-          .on('t.state', 'in', ['seen', 'applied']),
+          .on('t.state', 'in', ['seen', 'applied'])
+          .on((eb) => eb.or([eb('t.invoice_id', 'is', null), eb('t.invoice_id', '=', eb.ref('i.invoice_id'))])),
       )
       .select(['i.merchant_id', 'i.invoice_id', 'i.status', 'i.amount_units', 'i.expires_at', 't.value'])
       .where((eb) => eb.or(ownedBy.map((column) => eb(`i.${column}`, 'is not', null))))

@@ -37,9 +37,32 @@ export function maxNonce(digits: number): number {
   return Number(nonceStep(digits)) - 1;
 }
 
-/** Nonces of `baseUnits` not in `reserved` (exact amounts), lowest first. */
-export function* freeNonces(baseUnits: bigint, digits: number, reserved: ReadonlySet<bigint>): Generator<number> {
-  for (let nonce = 1; nonce <= maxNonce(digits); nonce++) {
-    if (!reserved.has(baseUnits + BigInt(nonce))) yield nonce;
-  }
+/**
+ * How far a block's timestamp may lag the service's clock at an invoice's creation and still pay
+ * it: a transfer counts for a fixed-address invoice only if its block time is not before the
+ * invoice's `created_at` minus this. Block producers and this host each keep their own clock;
+ * five minutes covers NTP drift and a sequencer's timestamp lag, and stays far below
+ * NONCE_QUARANTINE_MS, so the windows of two invoices holding one amount never overlap.
+ */
+export const CHAIN_CLOCK_SKEW_MS = 5 * 60_000;
+
+/** One nonce's lease of a rounded amount: held until `reserved_until`. */
+export interface NonceLease {
+  nonce: number;
+  reserved_until: number;
+}
+
+/**
+ * The nonces of a rounded amount free at `now`, in the order to try them: never leased first
+ * (lowest first), then lapsed ones by how long ago they lapsed (longest first). Rotating rather
+ * than taking the lowest free one keeps an amount unused for as long as the pool allows, so a
+ * shop selling at one price does not hand out the amount of an invoice paid a day ago.
+ */
+export function noncesToTry(digits: number, leases: readonly NonceLease[], now: number): number[] {
+  const leased = new Map(leases.map((lease) => [lease.nonce, Number(lease.reserved_until)]));
+  const fresh: number[] = [];
+  for (let nonce = 1; nonce <= maxNonce(digits); nonce++) if (!leased.has(nonce)) fresh.push(nonce);
+  const lapsed = leases.filter((lease) => Number(lease.reserved_until) <= now && lease.nonce >= 1 && lease.nonce <= maxNonce(digits));
+  lapsed.sort((a, b) => Number(a.reserved_until) - Number(b.reserved_until) || a.nonce - b.nonce);
+  return [...fresh, ...lapsed.map((lease) => lease.nonce)];
 }

@@ -5,6 +5,7 @@ import type { StatusFeed } from '../invoices/status-feed.ts';
 import { methodOf } from '../invoices/payment-method.ts';
 import { moveInvoiceStatus, partialCandidates, type EvmWatchScope } from './evm-transfer.repository.ts';
 import { evmPaymentMethods } from './methods/evm-methods.ts';
+import { CHAIN_CLOCK_SKEW_MS } from './nonce.ts';
 
 /**
  * What an unconfirmed invoice whose transfers add up (derived address) reads, by Bitcoin's rule:
@@ -58,46 +59,50 @@ export function planPartialMoves(
 }
 
 /**
- * Token units seen toward one invoice by the same rule as `refreshPartialStatus`: transfers of its
- * token to its address, mined no later than `expires_at`, any confirmations. When its method takes
- * exact amounts (a fixed address, which other invoices share), only one transfer of its exact amount counts.
+ * Whether the recorded transfer counts toward the invoice beside it, by the rule every read
+ * (checkout, x402, the invoice API, the expiry guard) shares with `refreshPartialStatus`: a
+ * transfer of its token to its address, mined no later than `expires_at`, any confirmations, not
+ * applied to another invoice. When its method takes exact amounts (a fixed address, which other
+ * invoices share, and whose amounts come back after the quarantine), only a transfer of its
+ * exact amount mined no earlier than its creation (less CHAIN_CLOCK_SKEW_MS): the transfer that
+ * paid an earlier invoice of that amount never counts again.
  */
+const countsToward = (eb: ExpressionBuilder<CoreTables, 'invoices' | 'base_transfers'>) =>
+  eb.and([
+    eb('base_transfers.chain', '=', eb.ref('invoices.chain')),
+    eb('base_transfers.merchant_id', '=', eb.ref('invoices.merchant_id')),
+    eb('base_transfers.to_address', '=', eb.ref('invoices.receive_address')),
+    eb('base_transfers.token_address', '=', eb.ref('invoices.token_address')),
+    eb('base_transfers.block_time', '<=', eb.ref('invoices.expires_at')),
+    eb('base_transfers.state', 'in', ['seen', 'applied']),
+    eb.or([eb('base_transfers.invoice_id', 'is', null), eb('base_transfers.invoice_id', '=', eb.ref('invoices.invoice_id'))]),
+    eb.or(
+      evmPaymentMethods.map((method) =>
+        method.exactAmount
+          ? eb.and([
+              eb('base_transfers.value', '=', eb.ref('invoices.amount_units')),
+              eb('base_transfers.block_time', '>=', eb(eb.ref('invoices.created_at'), '-', CHAIN_CLOCK_SKEW_MS)),
+            ])
+          : eb(`invoices.${method.ownedBy}`, 'is not', null),
+      ),
+    ),
+  ]);
+
+/** Token units seen toward one invoice (`countsToward`): one transfer at most when its method takes exact amounts. */
 export async function seenUnitsOf(db: Kysely<CoreTables>, invoice: InvoiceRow): Promise<bigint> {
   let query = db
-    .selectFrom('base_transfers')
-    .select('value')
-    .where('merchant_id', '=', invoice.merchant_id)
-    .where('chain', '=', invoice.chain)
-    .where('to_address', '=', invoice.receive_address)
-    .where('token_address', '=', invoice.token_address)
-    .where('block_time', '<=', invoice.expires_at)
-    .where('state', 'in', ['seen', 'applied']);
-  if (methodOf(evmPaymentMethods, invoice).exactAmount) query = query.where('value', '=', invoice.amount_units).limit(1);
+    .selectFrom(['invoices', 'base_transfers'])
+    .select('base_transfers.value')
+    .where('invoices.merchant_id', '=', invoice.merchant_id)
+    .where('invoices.invoice_id', '=', invoice.invoice_id)
+    .where('base_transfers.merchant_id', '=', invoice.merchant_id)
+    .where('base_transfers.to_address', '=', invoice.receive_address)
+    .where(countsToward);
+  if (methodOf(evmPaymentMethods, invoice).exactAmount) query = query.limit(1);
   const rows = await query.execute();
   return rows.reduce((sum, row) => sum + BigInt(row.value), 0n);
 }
 
-/**
- * The expiry guard of one EVM chain's invoices: a transfer on that chain of the invoice's token to
- * its address mined by `expires_at`: any, to a row of a method whose transfers add up; of the exact
- * amount otherwise (other invoices share a fixed address).
- */
+/** The expiry guard of one EVM chain's invoices: a transfer on that chain that counts toward the invoice (`countsToward`). */
 export const evmTransferSeenBeforeExpiry = (chain: string) => ({ exists, selectFrom }: ExpressionBuilder<CoreTables, 'invoices'>) =>
-  exists(
-    selectFrom('base_transfers')
-      .select('base_transfers.tx_hash')
-      .where('base_transfers.chain', '=', chain)
-      .whereRef('base_transfers.chain', '=', 'invoices.chain')
-      .whereRef('base_transfers.merchant_id', '=', 'invoices.merchant_id')
-      .whereRef('base_transfers.to_address', '=', 'invoices.receive_address')
-      .whereRef('base_transfers.token_address', '=', 'invoices.token_address')
-      .whereRef('base_transfers.block_time', '<=', 'invoices.expires_at')
-      .where('base_transfers.state', 'in', ['seen', 'applied'])
-      .where((transfer) =>
-        transfer.or(
-          evmPaymentMethods.map((method) =>
-            method.exactAmount ? transfer('base_transfers.value', '=', transfer.ref('invoices.amount_units')) : transfer(`invoices.${method.ownedBy}`, 'is not', null),
-          ),
-        ),
-      ),
-  );
+  exists(selectFrom('base_transfers').select('base_transfers.tx_hash').where('base_transfers.chain', '=', chain).where(countsToward));

@@ -35,6 +35,8 @@ const headerIdentity = (header: BlockHeader) => `${header.hash} ${header.time}`;
 const logIdentity = (log: TransferLog, header: BlockHeader) =>
   [log.txHash, log.logIndex, log.blockNumber, log.token, log.from, log.to, log.value, headerIdentity(header)].join(' ');
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
 const what = (log: TransferLog) => `transfer ${log.txHash} log ${log.logIndex} in block ${log.blockNumber}`;
 
 interface Candidate {
@@ -125,8 +127,11 @@ function forksAtDepth(views: readonly ScanView[], rule: ScanRule): Disagreement[
     for (const group of groups) {
       if (!tie && group.sources.length === most) continue;
       const others = groups.filter((g) => g !== group);
+      const theirs = others[0]!.header;
+      // Same hash, another time: the header is a lie about the block's time (the hash commits to it).
+      const [claim, against] = theirs.hash === group.header.hash ? [`time ${iso(group.header.time)} for block ${group.header.hash}`, iso(theirs.time)] : [`block ${group.header.hash}`, theirs.hash];
       for (const source of group.sources) {
-        named.push({ source, reason: `reports block ${group.header.hash} at height ${number} where ${others.flatMap((g) => g.sources).join(', ')} report ${others[0]!.header.hash}` });
+        named.push({ source, reason: `reports ${claim} at height ${number} where ${others.flatMap((g) => g.sources).join(', ')} report ${against}` });
       }
     }
   }

@@ -7,11 +7,12 @@ import type { Logger } from '../log.ts';
 import type { WatchObserver } from '../watch-progress.ts';
 import type { StatusFeed } from '../invoices/status-feed.ts';
 import { unitsToDecimal } from '../invoices/token-amount.ts';
-import { appliedUnits, confirmOpenInvoice, leaveSeen, OPEN, readyTransfers, type EvmInvoiceRow, type EvmWatchScope, type TransferRow } from './evm-transfer.repository.ts';
+import { appliedUnits, confirmOpenInvoice, leaveSeen, OPEN, readyTransfers, retimeTransfer, type EvmInvoiceRow, type EvmWatchScope, type TransferRow } from './evm-transfer.repository.ts';
 import type { EvmPaymentMethod } from './methods/evm-method.ts';
 import { evmMethodOfClaim } from './methods/evm-methods.ts';
 import { askSource, evmVerification, judge, type Disagreement, type ObservedTransfer } from './agreement.ts';
 import type { RpcSource } from './rpc.ts';
+import { askBlockTimes, judgeBlockTime } from './block-times.ts';
 
 export interface SettlementDeps {
   db: Kysely<CoreTables>;
@@ -24,7 +25,7 @@ export interface SettlementDeps {
   confirmations: number;
   /** Sources that must report a transfer (xpub mode); fixed-address matches always need two. */
   minSources: number;
-  /** Every source that may vote (none refused): each is asked, in one request, about the ready transfers. */
+  /** Every source that may vote (none refused): each is asked about the ready transfers (receipts, and block headers where verifiedTransfers needs them). */
   sources: RpcSource[];
   /** A source reported what the others do not (or did not report what they do). */
   disagreed: (disagreement: Disagreement) => void;
@@ -98,8 +99,9 @@ export function planSettlement(ready: readonly TransferRow[], facts: SettlementF
 
 /**
  * Settles recorded transfers of the scope's merchants that reached the required confirmations on
- * the scanning source. A transfer pays an invoice only if its block's timestamp is not after the
- * invoice's expiry. The pass is read, planned, then written in one transaction with its events;
+ * the head the sources agree on. A transfer pays an invoice only if its block's timestamp (as the sources
+ * agree on it) is not after the invoice's expiry, nor, at a fixed address, before its creation
+ * less CHAIN_CLOCK_SKEW_MS. The pass is read, planned, then written in one transaction with its events;
  * each transfer row leaves `seen` exactly once (guarded), so a payment is never credited twice,
  * and each row is its own merchant's, so one merchant's transfer never pays another's invoice.
  * Returns how many transfers still wait for more sources to report them.
@@ -108,7 +110,8 @@ export async function settleTransfers(deps: SettlementDeps, head: number): Promi
   const deepest = head - deps.confirmations + 1;
   const ready = await readyTransfers(deps.db, deps.scope, deps.finalized === null ? deepest : Math.min(deepest, deps.finalized));
   if (!ready.length) return 0;
-  const plan = planSettlement(ready, await readFacts(deps, ready));
+  const { timed, facts } = await readFacts(deps, ready);
+  const plan = planSettlement(timed, facts);
   if (!plan.decisions.length) return plan.awaiting;
   const now = deps.clock.now();
   const done = await deps.feed.transaction(deps.db, async (trx, changed) => {
@@ -141,42 +144,90 @@ export async function settleTransfers(deps: SettlementDeps, head: number): Promi
   return plan.awaiting;
 }
 
-/** Reads what planning needs: each transfer's method and candidate invoice, what those invoices were paid before, and what the sources report. */
-async function readFacts(deps: SettlementDeps, ready: TransferRow[]): Promise<SettlementFacts> {
+/**
+ * Reads what planning needs: each transfer's method and candidate invoice, what those invoices
+ * were paid before, and what the sources report. A transfer whose block time the sources agree on
+ * differs from the scan's record is stored and planned with the agreed time (`timed`: the ready
+ * transfers as planned), its candidate looked up again: the time decides which invoice it may pay.
+ */
+async function readFacts(deps: SettlementDeps, ready: TransferRow[]): Promise<{ timed: TransferRow[]; facts: SettlementFacts }> {
   const methodOf = methodAt(deps);
-  const byMethod = new Map<EvmPaymentMethod, TransferRow[]>();
-  for (const transfer of ready) byMethod.set(methodOf(transfer), [...(byMethod.get(methodOf(transfer)) ?? []), transfer]);
-  const candidates = new Map<TransferRow, EvmInvoiceRow>();
-  for (const [method, transfers] of byMethod) for (const [transfer, invoice] of await method.candidates(deps.db, deps.scope.chain, transfers)) candidates.set(transfer, invoice);
+  const recorded = await candidatesOf(deps, methodOf, ready);
   // A transfer toward no invoice of ours pays nothing whoever reports it: no source is asked about it,
   // unless its method reports it (an exact amount's payment.orphan event is a report too).
-  const verified = await verifiedTransfers(deps, methodOf, ready.filter((t) => candidates.has(t) || methodOf(t).exactAmount));
+  const { verified, agreedTimes } = await verifiedTransfers(deps, methodOf, ready.filter((t) => recorded.has(t) || methodOf(t).exactAmount));
+  const timed = ready.map((t) => {
+    const agreed = agreedTimes.get(transferKey(t));
+    return agreed === undefined || agreed === Number(t.block_time) ? t : { ...t, block_time: agreed };
+  });
+  const retimed = timed.filter((t, i) => t !== ready[i]);
+  for (const transfer of retimed) {
+    await retimeTransfer(deps.db, transfer);
+    deps.logger.warn(`${deps.scope.chain}: the sources agree on another block time than the scan recorded; the agreed one counts`, { tx_hash: transfer.tx_hash, block_number: transfer.block_number });
+  }
+  const candidates = retimed.length ? await candidatesOf(deps, methodOf, timed) : recorded;
   const invoices = [...new Map([...candidates.values()].map((invoice) => [invoiceKey(invoice), invoice])).values()];
-  return { methodOf, candidates, applied: await appliedUnits(deps.db, invoices), verified };
+  return { timed, facts: { methodOf, candidates, applied: await appliedUnits(deps.db, invoices), verified } };
+}
+
+/** The invoice each transfer may pay, as the method of its address finds it. */
+async function candidatesOf(deps: SettlementDeps, methodOf: SettlementFacts['methodOf'], transfers: TransferRow[]): Promise<Map<TransferRow, EvmInvoiceRow>> {
+  const byMethod = new Map<EvmPaymentMethod, TransferRow[]>();
+  for (const transfer of transfers) byMethod.set(methodOf(transfer), [...(byMethod.get(methodOf(transfer)) ?? []), transfer]);
+  const candidates = new Map<TransferRow, EvmInvoiceRow>();
+  for (const [method, group] of byMethod) for (const [transfer, invoice] of await method.candidates(deps.db, deps.scope.chain, group)) candidates.set(transfer, invoice);
+  return candidates;
 }
 
 /** The method of a transfer's address: fixed-address claims for the merchants' registered addresses, derived claims for the rest. */
 const methodAt = (deps: Pick<SettlementDeps, 'isFixed'>) => (t: TransferRow) => evmMethodOfClaim(deps.isFixed(t.merchant_id, t.to_address) ? 'fixed' : 'derived');
 
 /**
- * How each transfer enough sources report was verified. With one source needed, the record stands
- * (the operator's own node); otherwise every source is asked, one request each, and the transfer
- * counts when enough report the same log at the required depth on their own heads.
+ * How each transfer enough sources report was verified, and the block time the sources agree on
+ * where it was asked. With one source needed, the record stands (the operator's own node);
+ * otherwise every source is asked about the receipts, and the transfer counts when enough report
+ * the same log at the required depth on their own heads. The scan recorded the row once
+ * `minSources` sources reported its log with the same block hash and time; a transfer that needs
+ * more (a fixed-address match with `minSources` 1) has its time from fewer sources than it needs,
+ * so for it the sources are also asked for the block headers, and it counts only when enough of
+ * them give its block the same time (block-times.ts): at a fixed address the time decides which
+ * invoice it pays.
  */
-async function verifiedTransfers(deps: SettlementDeps, methodOf: SettlementFacts['methodOf'], transfers: TransferRow[]): Promise<Map<string, string>> {
+async function verifiedTransfers(
+  deps: SettlementDeps,
+  methodOf: SettlementFacts['methodOf'],
+  transfers: TransferRow[],
+): Promise<{ verified: Map<string, string>; agreedTimes: Map<string, number> }> {
   const sourcesNeeded = (t: TransferRow) => methodOf(t).sourcesNeeded(deps.minSources);
   const verified = new Map<string, string>();
+  const agreedTimes = new Map<string, number>();
   const asking = transfers.filter((t) => sourcesNeeded(t) > 1);
   for (const t of transfers) if (!asking.includes(t)) verified.set(transferKey(t), evmVerification(1));
-  if (!asking.length) return verified;
+  if (!asking.length) return { verified, agreedTimes };
+  const timing = asking.filter((t) => sourcesNeeded(t) > deps.minSources);
   const txHashes = [...new Set(asking.map((t) => t.tx_hash))];
-  const answers = (await Promise.all(deps.sources.map((source) => askSource(source, txHashes)))).filter((a) => a !== null);
+  const blockHashes = [...new Set(timing.map((t) => t.block_hash))];
+  // One request at a time per source (the sources in parallel): a provider's Retry-After is heard before its next request.
+  const heard = await Promise.all(
+    deps.sources.map(async (source) => ({ receipts: await askSource(source, txHashes), times: blockHashes.length ? await askBlockTimes(source, blockHashes) : null })),
+  );
+  const answers = heard.map((h) => h.receipts).filter((a) => a !== null);
+  const timeAnswers = heard.map((h) => h.times).filter((a) => a !== null);
   for (const transfer of asking) {
     const verdict = judge(observed(transfer), answers, deps.confirmations);
     for (const disagreement of verdict.disagreements) deps.disagreed(disagreement);
-    if (verdict.agreeing.length >= sourcesNeeded(transfer)) verified.set(transferKey(transfer), evmVerification(verdict.agreeing.length));
+    if (verdict.agreeing.length < sourcesNeeded(transfer)) continue;
+    if (!timing.includes(transfer)) {
+      verified.set(transferKey(transfer), evmVerification(verdict.agreeing.length));
+      continue;
+    }
+    const time = judgeBlockTime({ hash: transfer.block_hash, number: Number(transfer.block_number) }, verdict.agreeing, timeAnswers, sourcesNeeded(transfer));
+    for (const disagreement of time.disagreements) deps.disagreed(disagreement);
+    if (time.agreed === null) continue;
+    agreedTimes.set(transferKey(transfer), time.agreed);
+    verified.set(transferKey(transfer), evmVerification(time.agreeing.length));
   }
-  return verified;
+  return { verified, agreedTimes };
 }
 
 const observed = (t: TransferRow): ObservedTransfer => ({

@@ -20,6 +20,10 @@ export type ProxyMode =
   | { kind: 'other-block-receipts' }
   /** A lying source: block `blockNumber` has another hash everywhere it shows (headers, logs, receipts). */
   | { kind: 'rewrite-block'; blockNumber: number }
+  /** A lying source: every block header it answers (by number or by hash) carries its timestamp moved by `byS` seconds, its hash kept. */
+  | { kind: 'shift-time'; byS: number }
+  /** A silent source: it answers everything but block headers asked for by hash (null, as for a block it does not have). */
+  | { kind: 'no-headers-by-hash' }
   /**
    * A censoring source: leaves every Transfer log to one of `recipients` out of its eth_getLogs
    * answers, and answers null (unknown) for the receipt of any transaction holding one.
@@ -155,6 +159,11 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       answer.result = { ...receipt, blockHash: forgedHash(receipt.blockHash), logs: receipt.logs.map((l) => ({ ...l, blockHash: forgedHash(l.blockHash) })) };
     }
     if (proxy.mode.kind === 'rewrite-block') answer.result = rewriteBlock(answer.result, proxy.mode.blockNumber);
+    const header = answer.result as { timestamp?: string } | null;
+    if (proxy.mode.kind === 'shift-time' && request.method.startsWith('eth_getBlockBy') && header?.timestamp) {
+      answer.result = { ...header, timestamp: `0x${(Number(header.timestamp) + proxy.mode.byS).toString(16)}` };
+    }
+    if (proxy.mode.kind === 'no-headers-by-hash' && request.method === 'eth_getBlockByHash') answer.result = null;
     if (proxy.mode.kind === 'censor') answer.result = censored(request.method, answer.result, proxy.mode.recipients);
     if (proxy.mode.kind === 'finalized' && request.method === 'eth_getBlockByNumber' && request.params?.[0] === 'finalized') {
       const tag = proxy.mode.claims === 'head' ? 'latest' : '0x0';

@@ -10,12 +10,13 @@ import { MAX_TOKEN_UNITS, tokenAmountFields } from '../../invoices/token-amount.
 import { erc20TransferUri } from '../eip681.ts';
 import { evmInvoiceOf } from '../evm-invoice.mapper.ts';
 import { fixedInvoiceMatching, type EvmInvoiceRow, type TransferRow } from '../evm-transfer.repository.ts';
-import { DEFAULT_NONCE_DIGITS, FIXED_INVOICE_LIFETIME_MS, NONCE_QUARANTINE_MS, freeNonces, maxNonce, roundedBaseUnits } from '../nonce.ts';
+import { CHAIN_CLOCK_SKEW_MS, DEFAULT_NONCE_DIGITS, FIXED_INVOICE_LIFETIME_MS, NONCE_QUARANTINE_MS, maxNonce, noncesToTry, roundedBaseUnits } from '../nonce.ts';
 import { evmInvoiceRow, reachesInTime, type EvmOrder, type EvmPaymentMethod, type EvmReceiverOptions } from './evm-method.ts';
 
 /**
  * Fixed address with an amount nonce (EVM): every invoice shares the merchant's one address, and
- * the exact amount (nonce.ts) tells them apart. Only a transfer of exactly that amount pays; one
+ * the exact amount (nonce.ts) tells them apart. Only a transfer of exactly that amount, mined
+ * while the invoice was open (from its creation less CHAIN_CLOCK_SKEW_MS to its expiry), pays; one
  * matching no open invoice is reported as payment.orphan.
  */
 export const evmFixedAddress: EvmPaymentMethod = {
@@ -26,7 +27,13 @@ export const evmFixedAddress: EvmPaymentMethod = {
   ownedBy: 'nonce',
   owns: (invoice) => invoice.nonce !== null,
   receive: createFixedInvoice,
-  matches: (invoice, payment) => reachesInTime(invoice, payment) && invoice.amount_units !== null && BigInt(payment.value) === BigInt(invoice.amount_units),
+  // Only a transfer mined after the invoice was created (give or take the clocks' skew): an older
+  // one of the same amount paid an earlier invoice of that amount, or nobody.
+  matches: (invoice, payment) =>
+    reachesInTime(invoice, payment) &&
+    Number(payment.block_time) >= Number(invoice.created_at) - CHAIN_CLOCK_SKEW_MS &&
+    invoice.amount_units !== null &&
+    BigInt(payment.value) === BigInt(invoice.amount_units),
   display: (invoice) => ({ mode: 'fixed-address', nonce: invoice.nonce!, token_address: invoice.token_address! }),
   // An exact amount anyone can send: never trusted on one source's word.
   sourcesNeeded: (minSources) => Math.max(2, minSources),
@@ -77,7 +84,7 @@ async function createFixedInvoice(creation: InvoiceCreation, settings: EvmReceiv
 }
 
 /**
- * Reserves the lowest free nonce of `baseUnits` at `address`. The upsert only takes over a row
+ * Reserves a free nonce of `baseUnits` at `address`, the least recently used first (noncesToTry). The upsert only takes over a row
  * whose reservation has lapsed, and the primary key makes two concurrent requests for the same
  * nonce collide in the database, so an exact amount at an address is never held by two invoices at
  * once, even of two merchants who registered the same fixed address.
@@ -91,15 +98,8 @@ async function leaseNonce(
   now: number,
   reservedUntil: number,
 ): Promise<number | null> {
-  const held = await trx
-    .selectFrom('base_nonce_leases')
-    .select('nonce')
-    .where('address', '=', address)
-    .where('base_units', '=', baseUnits.toString())
-    .where('reserved_until', '>', now)
-    .execute();
-  const reserved = new Set(held.map((r) => baseUnits + BigInt(r.nonce)));
-  for (const nonce of freeNonces(baseUnits, digits, reserved)) {
+  const leases = await trx.selectFrom('base_nonce_leases').select(['nonce', 'reserved_until']).where('address', '=', address).where('base_units', '=', baseUnits.toString()).execute();
+  for (const nonce of noncesToTry(digits, leases, now)) {
     const taken = await trx
       .insertInto('base_nonce_leases')
       .values({ address, base_units: baseUnits.toString(), nonce, invoice_id: invoiceId, reserved_until: reservedUntil })

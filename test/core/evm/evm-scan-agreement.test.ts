@@ -63,6 +63,10 @@ test('another value, time or block is another log: one variant agrees, the odd o
   assert.equal(time.agreed.length, 1);
   assert.equal(time.agreed[0]!.header.time, 200_000, 'a time one source alone claims is not the block time');
   assert.ok(named(time).includes('liar'));
+  assert.ok(
+    time.disagreements.some((d) => d.source === 'liar' && d.reason === `reports time 1970-01-01T00:00:00.001Z for block ${block(100).hash} at height 100 where a, b report 1970-01-01T00:03:20.000Z`),
+    'a header with the same hash and another time is named as a lie about the time',
+  );
 });
 
 test('a log on a block the others agree is not the chain: not counted, the odd source named at depth', () => {
