@@ -19,7 +19,7 @@ export const InvoiceStatus = z
   .meta({
     id: 'InvoiceStatus',
     description:
-      'pending: waiting for payment. partial: payments seen that do not yet cover the amount. confirmed: paid with the required confirmations (tx_hash, paid_at set, webhook queued). expired: passed expires_at unpaid. failed: could not be completed.',
+      'pending: waiting for payment. partial: payments in blocks (Bitcoin: verified; EVM: agreed by the sources) that do not yet cover the amount. confirmed: paid with the required confirmations (tx_hash, paid_at set, webhook queued). expired: passed expires_at unpaid. failed: could not be completed.',
   });
 export type InvoiceStatus = z.infer<typeof InvoiceStatus>;
 

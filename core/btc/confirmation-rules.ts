@@ -39,6 +39,8 @@ export const paidInTime = (expiresAt: number, payment: PaymentView) => payment.s
  * and the current tip, so a reorg or a vanished transaction is reflected on the next pass.
  * Only payments first seen before expiry count; the invoice confirms when those with the tier's
  * confirmations sum to the amount, and `txHash` is the one that completed the sum (in chain order).
+ * It is `partial` once a verified block holds part of the amount; an unconfirmed sighting is shown
+ * as "payment seen" at most.
  */
 export function decideOpenInvoice(invoice: InvoiceView, payments: PaymentView[], tipHeight: number, now: number): InvoiceDecision {
   const required = requiredConfirmations(invoice.amountSats);
@@ -55,7 +57,9 @@ export function decideOpenInvoice(invoice: InvoiceView, payments: PaymentView[],
   const seen = timely.reduce((sum, p) => sum + p.valueSats, 0n);
   if (seen >= invoice.amountSats) return { status: 'pending' }; // paid in time, waiting for confirmations
   if (now >= invoice.expiresAt) return { status: 'expired' };
-  return { status: seen > 0n ? 'partial' : 'pending' };
+  // `partial` is a money state: it rests on outputs in verified blocks only, never on a sighting.
+  const inBlocks = timely.some((p) => p.status === 'block');
+  return { status: inBlocks ? 'partial' : 'pending' };
 }
 
 /**

@@ -752,7 +752,7 @@ export interface components {
             error: components["schemas"]["ErrorDetail"];
         };
         /**
-         * @description pending: waiting for payment. partial: payments seen that do not yet cover the amount. confirmed: paid with the required confirmations (tx_hash, paid_at set, webhook queued). expired: passed expires_at unpaid. failed: could not be completed.
+         * @description pending: waiting for payment. partial: payments in blocks (Bitcoin: verified; EVM: agreed by the sources) that do not yet cover the amount. confirmed: paid with the required confirmations (tx_hash, paid_at set, webhook queued). expired: passed expires_at unpaid. failed: could not be completed.
          * @enum {string}
          */
         InvoiceStatus: "pending" | "partial" | "confirmed" | "expired" | "failed";

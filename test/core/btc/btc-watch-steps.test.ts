@@ -61,7 +61,11 @@ test('full scan: after a failure the mempool step backs off, then resumes withou
     assert.equal(lists(), before + 1, 'the pending transactions are fetched from the list already read');
     const rows = await paymentsOf(ctx, invoice.invoice_id);
     assert.deepEqual(rows.map((r) => [r.txid, r.status]), [[txid, 'mempool']]);
-    assert.equal((await ctx.invoice(invoice.invoice_id)).status, 'partial');
+    // A sighting is a hint: the payer sees it (what is still due), the status waits for its block.
+    assert.deepEqual(await dueAndStatus(ctx, invoice.invoice_id), ['0.00030000', 'pending']);
+    ctx.chain.mine(1);
+    await ctx.sync();
+    assert.equal((await ctx.invoice(invoice.invoice_id)).status, 'partial', 'partial once a verified block holds part of it');
     const health = await (await fetch(`${ctx.listener.url}/health`)).json();
     assert.equal(health.btc_watch.live_error, null);
   } finally {
@@ -79,7 +83,7 @@ test('address mode without a socket: the open invoice is polled by address, neve
     ctx.clock.advance(10_000); // a fresh invoice's first poll
     await ctx.sync();
     assert.deepEqual((await paymentsOf(ctx, invoice.invoice_id)).map((r) => [r.txid, r.status]), [[txid, 'mempool']]);
-    assert.equal((await ctx.invoice(invoice.invoice_id)).status, 'partial');
+    assert.deepEqual(await dueAndStatus(ctx, invoice.invoice_id), ['0.00035000', 'pending'], 'seen in the mempool: a hint, not partial');
     ctx.chain.mine(1);
     await ctx.sync();
     assert.equal((await ctx.invoice(invoice.invoice_id)).status, 'partial');
@@ -110,16 +114,22 @@ test('address mode: a payment that left the mempool no longer counts (seen by re
     const txid = ctx.chain.pay([{ address: invoice.receive_address, value: 30_000n }]);
     ctx.clock.advance(10_000);
     await ctx.sync();
-    assert.equal((await ctx.invoice(invoice.invoice_id)).status, 'partial');
+    assert.deepEqual(await dueAndStatus(ctx, invoice.invoice_id), ['0.00040000', 'pending'], 'seen in the mempool: what is still due drops');
     ctx.chain.reorg(1, { drop: [txid], includeMempool: false });
     ctx.clock.advance(60_000);
     await ctx.sync();
     assert.deepEqual((await paymentsOf(ctx, invoice.invoice_id)).map((r) => [r.txid, r.status]), [[txid, 'gone']]);
-    assert.equal((await ctx.invoice(invoice.invoice_id)).status, 'pending');
+    assert.deepEqual(await dueAndStatus(ctx, invoice.invoice_id), ['0.00070000', 'pending'], 'gone: the whole amount is due again');
   } finally {
     await ctx.close();
   }
 });
+
+/** The checkout view's amount still due and the status: what the payer is shown. */
+async function dueAndStatus(ctx: BtcWatchContext, invoiceId: string): Promise<[string, string]> {
+  const view = (await (await fetch(`${ctx.listener.url}/checkout/${invoiceId}`)).json()) as { amount_due: string; status: string };
+  return [view.amount_due, view.status];
+}
 
 /** Requests the chain server answered since `before`, by route kind. */
 function requestsSince(ctx: BtcWatchContext, before: Map<string, number>) {
