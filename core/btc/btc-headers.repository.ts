@@ -24,3 +24,14 @@ export async function saveHeaders(db: Kysely<CoreTables>, network: string, fromH
 export async function clearHeaders(db: Kysely<CoreTables>, network: string): Promise<void> {
   await db.deleteFrom('btc_headers').where('network', '=', network).execute();
 }
+
+/** The stored headers of `network` at these heights, by height: the verified chain's own record of each block. */
+export async function headersAt(db: Kysely<CoreTables>, network: string, heights: readonly number[]): Promise<Map<number, Uint8Array>> {
+  const found = new Map<number, Uint8Array>();
+  for (let i = 0; i < heights.length; i += INSERT_PAGE) {
+    const page = heights.slice(i, i + INSERT_PAGE);
+    const rows = await db.selectFrom('btc_headers').select(['height', 'header']).where('network', '=', network).where('height', 'in', page).execute();
+    for (const row of rows) found.set(Number(row.height), new Uint8Array(row.header));
+  }
+  return found;
+}

@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { CoreTables } from '../schema.ts';
 import type { BtcPaymentsTable } from './btc.tables.ts';
-import type { PaymentView } from './confirmation-rules.ts';
+import { MINED_GRACE_MS, type PaymentView } from './confirmation-rules.ts';
 
 type Db = Kysely<CoreTables> | Transaction<CoreTables>;
 export type BtcPaymentRow = Selectable<BtcPaymentsTable>;
@@ -293,15 +293,18 @@ export async function openAmong(db: Db, refs: InvoiceRef[]) {
   return rows;
 }
 
-/** The expiry guard of Bitcoin invoices: an output to the invoice first seen before its expiry and not gone since. */
-export function btcPaymentSeenBeforeExpiry({ exists, selectFrom }: ExpressionBuilder<CoreTables, 'invoices'>) {
+/** The expiry guard of Bitcoin invoices: an output to the invoice first seen before its expiry, not gone since, and in a block or still within the grace (MINED_GRACE_MS). */
+export function btcPaymentSeenBeforeExpiry({ exists, selectFrom }: ExpressionBuilder<CoreTables, 'invoices'>, now: number) {
   return exists(
     selectFrom('btc_payments')
       .select('btc_payments.txid')
       .whereRef('btc_payments.merchant_id', '=', 'invoices.merchant_id')
       .whereRef('btc_payments.invoice_id', '=', 'invoices.invoice_id')
       .whereRef('btc_payments.first_seen_at', '<', 'invoices.expires_at')
-      .where('btc_payments.status', '!=', 'gone'),
+      .where('btc_payments.status', '!=', 'gone')
+      // A sighting holds the invoice only within the grace; a payment in a block holds it until the
+      // watcher's next pass judges its block time (settlement.ts expires it if mined too late).
+      .where((eb) => eb.or([eb('btc_payments.status', '=', 'block'), eb(eb.ref('invoices.expires_at'), '>', now - MINED_GRACE_MS)])),
   );
 }
 
@@ -351,6 +354,7 @@ export function toPaymentView(row: BtcPaymentRow): PaymentView {
     valueSats: BigInt(row.value_sats),
     status: row.status as PaymentView['status'],
     blockHeight: row.block_height,
+    blockTime: null,
     firstSeenAt: Number(row.first_seen_at),
     reported: row.reported === 1,
   };

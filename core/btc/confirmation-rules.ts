@@ -6,6 +6,8 @@ export interface PaymentView {
   /** `gone`: left the mempool or its block was reorganised away, and not seen since. */
   status: 'mempool' | 'block' | 'gone';
   blockHeight: number | null;
+  /** When its block was mined (ms), by that block's header on the verified chain; null while unknown or not in a block. */
+  blockTime: number | null;
   firstSeenAt: number;
   reported: boolean;
 }
@@ -31,13 +33,35 @@ export function confirmationsOf(payment: PaymentView, tipHeight: number): number
   return payment.status === 'block' && payment.blockHeight !== null ? tipHeight - payment.blockHeight + 1 : 0;
 }
 
-/** Bitcoin's matching rule: an output counts toward its address's invoice while it stands, if first seen before the expiry. */
-export const paidInTime = (expiresAt: number, payment: PaymentView) => payment.status !== 'gone' && payment.firstSeenAt < expiresAt;
+/**
+ * How long after its expiry a payment first seen before it may still be mined and count: 24 hours,
+ * measured by the time in its block's header on the verified chain. Time, not a block count, so the
+ * payer's allowance does not shrink when blocks come fast; 24 h is far past any fee-market wait for
+ * a transaction that pays a normal fee, and far beyond the ±2 h a miner can shift a header's time.
+ * Past it a sighting no longer holds the invoice open: it expires, and a payment mined later is a
+ * late payment (payment.orphan once deep enough).
+ */
+export const MINED_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** An output first seen before the expiry, still standing: it may count (see paidInTime). */
+export const seenBeforeExpiry = (expiresAt: number, payment: PaymentView) => payment.status !== 'gone' && payment.firstSeenAt < expiresAt;
+
+/**
+ * Bitcoin's matching rule: an output counts toward its address's invoice if first seen before the
+ * expiry and mined within the grace after it. One in a block of known time is judged by that time;
+ * a sighting (or a block whose time is not known) counts only while the grace lasts, so no sighting
+ * holds an invoice open beyond it.
+ */
+export function paidInTime(expiresAt: number, payment: PaymentView, now: number): boolean {
+  if (!seenBeforeExpiry(expiresAt, payment)) return false;
+  const minedBy = payment.status === 'block' && payment.blockTime !== null ? payment.blockTime : now;
+  return minedBy < expiresAt + MINED_GRACE_MS;
+}
 
 /**
  * What an open (pending or partial) invoice should read, recounted from scratch from its payments
  * and the current tip, so a reorg or a vanished transaction is reflected on the next pass.
- * Only payments first seen before expiry count; the invoice confirms when those with the tier's
+ * Only payments first seen before expiry and mined within the grace count; the invoice confirms when those with the tier's
  * confirmations sum to the amount, and `txHash` is the one that completed the sum (in chain order).
  * It is `partial` once a verified block holds part of the amount; an unconfirmed sighting is shown
  * as "payment seen" at most.
@@ -45,7 +69,7 @@ export const paidInTime = (expiresAt: number, payment: PaymentView) => payment.s
 export function decideOpenInvoice(invoice: InvoiceView, payments: PaymentView[], tipHeight: number, now: number): InvoiceDecision {
   const required = requiredConfirmations(invoice.amountSats);
   const timely = payments
-    .filter((p) => paidInTime(invoice.expiresAt, p))
+    .filter((p) => paidInTime(invoice.expiresAt, p, now))
     .sort(chainOrder);
   let confirmedSum = 0n;
   for (const payment of timely) {

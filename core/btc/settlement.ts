@@ -18,6 +18,7 @@ import {
   toPaymentView,
   type BtcWatchScope,
 } from './btc-payment.repository.ts';
+import { withBlockTimes } from './block-times.ts';
 import { decideOpenInvoice, orphansToReport, paidInTime, type PaymentView } from './confirmation-rules.ts';
 
 type InvoiceRow = Selectable<InvoicesTable>;
@@ -67,6 +68,10 @@ export async function settleInvoices(
     const list = payments.get(key) ?? [];
     list.push(toPaymentView(row));
     payments.set(key, list);
+  }
+  for (const invoice of invoices) {
+    const list = payments.get(invoiceKey(invoice));
+    if (list && invoice.network) payments.set(invoiceKey(invoice), await withBlockTimes(db, invoice.network, scope.key, list));
   }
 
   const plan = planSettlement(invoices, payments, tip.height, now);
@@ -128,7 +133,7 @@ export function planSettlement(invoices: InvoiceRow[], payments: Map<string, Pay
     if (OPEN.includes(invoice.status)) {
       const decision = decideOpenInvoice({ amountSats, expiresAt, status: invoice.status }, rows, tipHeight, now);
       if (decision.status === 'confirmed') {
-        const counted = rows.filter((p) => paidInTime(expiresAt, p));
+        const counted = rows.filter((p) => paidInTime(expiresAt, p, now));
         plan.confirmations.push({ invoice, txHash: decision.txHash, confirmations: decision.confirmations, counted });
       } else if (decision.status !== invoice.status) {
         plan.moves.push({ invoice, to: decision.status });

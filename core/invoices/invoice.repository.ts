@@ -5,7 +5,7 @@ import type { InvoicesTable } from './invoice.tables.ts';
 type Db = Kysely<CoreTables> | Transaction<CoreTables>;
 export type InvoiceRow = Selectable<InvoicesTable>;
 /** A chain's reason to keep an expired `invoices` row pending: true when it saw a payment in time (see ChainAdapter). */
-export type ExpiryGuard = (invoice: ExpressionBuilder<CoreTables, 'invoices'>) => Expression<SqlBool>;
+export type ExpiryGuard = (invoice: ExpressionBuilder<CoreTables, 'invoices'>, now: number) => Expression<SqlBool>;
 
 /**
  * Hands out the next child index of a wallet key. The sequence belongs to the key, not to a
@@ -80,7 +80,7 @@ export async function expireIfPending(
     .where('invoice_id', '=', invoiceId)
     .where('status', '=', 'pending')
     .where('expires_at', '<=', now);
-  for (const guard of guards) query = query.where((invoice) => invoice.not(guard(invoice)));
+  for (const guard of guards) query = query.where((invoice) => invoice.not(guard(invoice, now)));
   return query.returning(['chain', 'asset']).executeTakeFirst();
 }
 
@@ -91,7 +91,7 @@ export async function expireLapsed(db: Db, guards: Iterable<ExpiryGuard>, now: n
     .set({ status: 'expired', updated_at: now })
     .where('status', '=', 'pending')
     .where('expires_at', '<=', now);
-  for (const guard of guards) query = query.where((invoice) => invoice.not(guard(invoice)));
+  for (const guard of guards) query = query.where((invoice) => invoice.not(guard(invoice, now)));
   return query.returning(['invoice_id', 'merchant_id', 'chain', 'asset']).execute();
 }
 

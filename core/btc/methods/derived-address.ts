@@ -4,7 +4,7 @@ import { requiredAmount } from '../../invoices/amount-error.ts';
 import { allocateChildIndex, insertInvoice, type InvoiceRow } from '../../invoices/invoice.repository.ts';
 import { derivationPath, type AccountKey } from '../account-key.ts';
 import { rowToCreatedBtcInvoice } from '../btc-invoice.mapper.ts';
-import { paidInTime, type PaymentView } from '../confirmation-rules.ts';
+import { seenBeforeExpiry, type PaymentView } from '../confirmation-rules.ts';
 
 /** A merchant's Bitcoin receive method: its account key and where its addresses come from. */
 export interface BtcReceiverOptions {
@@ -18,13 +18,14 @@ export interface BtcReceiverOptions {
 
 /**
  * Derived address (Bitcoin): each invoice gets the next child address of the merchant's account
- * key, and the outputs paid to it, first seen before its expiry, add up (confirmation-rules.ts).
+ * key, and the outputs paid to it, first seen before its expiry and mined within the grace after it, add up (confirmation-rules.ts:
+ * paidInTime, which settlement applies with the block times).
  */
 export const btcDerivedAddress: ReceivingMethod<BtcReceiverOptions, PaymentView, CreateInvoiceRequest> = {
   method: 'derived-address',
   offers: (_settings, asset) => asset === 'BTC',
   owns: (invoice) => invoice.child_index !== null,
-  matches: (invoice, payment) => paidInTime(Number(invoice.expires_at), payment),
+  matches: (invoice, payment) => seenBeforeExpiry(Number(invoice.expires_at), payment),
   display: () => ({}),
   async receive({ db, clock, merchantId, newInvoiceId, beforeInsert }, btc, request) {
     const now = clock.now();
