@@ -36,7 +36,8 @@ export interface ChainAdapter {
   toStoredInvoice(row: InvoiceRow): StoredInvoice;
   /**
    * The expiry guard: true when the chain has seen a payment toward the invoice in time, so it
-   * must stay pending past its expiry (it may still confirm; the watchers decide). Asked of every
+   * must stay pending past its expiry (it may still confirm; the watchers decide). Given the time
+   * of the read, so a chain's hold can lapse (Bitcoin's grace after expiry). Asked of every
    * row whatever its chain, so it must match only the rows of its own chain, and never be NULL
    * (it is negated: an EXISTS is safe).
    */

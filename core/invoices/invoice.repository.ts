@@ -4,7 +4,7 @@ import type { InvoicesTable } from './invoice.tables.ts';
 
 type Db = Kysely<CoreTables> | Transaction<CoreTables>;
 export type InvoiceRow = Selectable<InvoicesTable>;
-/** A chain's reason to keep an expired `invoices` row pending: true when it saw a payment in time (see ChainAdapter). */
+/** A chain's reason to keep an expired `invoices` row pending at `now`: true when it saw a payment in time (see ChainAdapter). */
 export type ExpiryGuard = (invoice: ExpressionBuilder<CoreTables, 'invoices'>, now: number) => Expression<SqlBool>;
 
 /**
