@@ -65,3 +65,27 @@ for (const [mode, env] of Object.entries(modes)) {
     }
   });
 }
+
+test('a source that falls silent after the sighting: the invoice still expires once the grace is past', async () => {
+  const liar = await startLyingEsplora();
+  const ctx = await startBtcWatchContext('esplora', { env: modes.full });
+  try {
+    liar.target = ctx.server.esploraUrl;
+    await ctx.listener.stop();
+    await ctx.restart({ BTC_ESPLORA_URL: liar.url });
+    const invoice = await ctx.createInvoice(20_000, 60);
+    await ctx.sync();
+    const txid = ctx.chain.pay([{ address: invoice.receive_address, value: 20_000n }]);
+    await ctx.sync();
+    const row = await ctx.listener.database.db.selectFrom('btc_payments').select('status').where('txid', '=', txid).executeTakeFirst();
+    assert.equal(row?.status, 'mempool');
+    liar.lie = async () => ({ status: 503, body: Buffer.from('') });
+    ctx.clock.advance(MINED_GRACE_MS - 60_000);
+    assert.equal((await ctx.invoice(invoice.invoice_id)).status, 'pending', 'within the grace the sighting holds');
+    ctx.clock.advance(120_000);
+    assert.equal((await ctx.invoice(invoice.invoice_id)).status, 'expired', 'no answer from the source is needed to end the hold');
+  } finally {
+    await ctx.close();
+    await liar.close();
+  }
+});
