@@ -1,18 +1,17 @@
-import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { x402ExactPermit2ProxyAddress } from '@x402/evm';
-import { startListener, type RunningListener } from '../../../listener/app.ts';
-import { loadConfig } from '../../../listener/config.ts';
+import type { RunningListener } from '../../../listener/app.ts';
 import { createLogger } from '../../../core/log.ts';
 import type { X402PaymentRequired } from '../../../shared/index.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS, startEvmTestChain, type EvmTestChain } from '../../helpers/evm-chain.ts';
+import { startEvmTestChain, type EvmTestChain } from '../../helpers/evm-chain.ts';
 import { decodePaymentRequiredHeader, handSignedPayment, randomAccount, type Requirements } from '../../helpers/x402-agent.ts';
 import { testDatabases } from '../../helpers/databases.ts';
 import { postJson } from '../../helpers/listener.ts';
+import { startX402Listener } from '../../helpers/x402-listener.ts';
 
 type Envelope = { error?: { code?: unknown; reason?: unknown } };
 type Json = Record<string, any>;
@@ -39,26 +38,8 @@ async function countingFacilitator() {
   };
 }
 
-async function listenerOn(chain: EvmTestChain, settlement: Record<string, string>, logger: ReturnType<typeof createLogger>): Promise<RunningListener> {
-  return startListener(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: chain.databaseUrl,
-      SERVICE_RATE_LIMIT: 'off',
-      MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
-      MERCHANT_BASE_ADDRESS: FIXED_ADDRESS,
-      MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
-      BASE_RPC_URL: chain.anvil.url,
-      // One local node, declared trusted as an operator declares its own.
-      BASE_MIN_SOURCES: '1',
-      BASE_CHAIN_ID: String(chain.anvil.chainId),
-      BASE_CONFIRMATIONS: '2',
-      BASE_FINALITY: 'count',
-      X402_SETTLE_TIMEOUT_S: '2',
-      ...settlement,
-    }, defaultChains),
-    { logger, tuning: { evm: { pollIntervalMs: 100 } } },
-  );
+function listenerOn(chain: EvmTestChain, settlement: Record<string, string>, logger: ReturnType<typeof createLogger>): Promise<RunningListener> {
+  return startX402Listener(chain, { BASE_CONFIRMATIONS: '2', X402_SETTLE_TIMEOUT_S: '2', ...settlement }, { logger, tuning: { evm: { pollIntervalMs: 100 } } });
 }
 
 async function unpaidInvoice(listener: RunningListener) {

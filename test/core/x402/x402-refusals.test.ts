@@ -1,59 +1,28 @@
-import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { startListener, type RunningListener } from '../../../listener/app.ts';
-import { loadConfig } from '../../../listener/config.ts';
+import type { RunningListener } from '../../../listener/app.ts';
 import { silentLogger } from '../../../core/log.ts';
-import { Health, type X402PaymentRequired } from '../../../shared/index.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS, startEvmTestChain, type EvmTestChain } from '../../helpers/evm-chain.ts';
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, handSignedPayment, randomAccount, x402Agent, type Requirements } from '../../helpers/x402-agent.ts';
+import { Health } from '../../../shared/index.ts';
+import { startEvmTestChain, type EvmTestChain } from '../../helpers/evm-chain.ts';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, handSignedPayment, randomAccount, x402Agent } from '../../helpers/x402-agent.ts';
 import { testDatabases } from '../../helpers/databases.ts';
 import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, postJson } from '../../helpers/listener.ts';
 import { spawnChild, type Child } from '../../helpers/child.ts';
+import { newInvoice as createInvoice, paying, requirementsOf, startX402Listener, type X402Envelope as Envelope } from '../../helpers/x402-listener.ts';
 
-type Envelope = { error: { code: string; reason?: string; message: string } };
-
-async function listenerOn(chain: EvmTestChain, env: Record<string, string>): Promise<RunningListener> {
-  return startListener(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: chain.databaseUrl,
-      SERVICE_RATE_LIMIT: 'off',
-      MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
-      MERCHANT_BASE_ADDRESS: FIXED_ADDRESS,
-      MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address},usdt:${chain.usdt.address}`,
-      BASE_RPC_URL: chain.anvil.url,
-      // One local node, declared trusted as an operator declares its own.
-      BASE_MIN_SOURCES: '1',
-      BASE_CHAIN_ID: String(chain.anvil.chainId),
-      BASE_CONFIRMATIONS: '2',
-      BASE_FINALITY: 'count',
-      X402_SETTLE_TIMEOUT_S: '3',
-      ...env,
-    }, defaultChains),
+function listenerOn(chain: EvmTestChain, env: Record<string, string>): Promise<RunningListener> {
+  return startX402Listener(
+    chain,
+    { MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address},usdt:${chain.usdt.address}`, BASE_CONFIRMATIONS: '2', X402_SETTLE_TIMEOUT_S: '3', ...env },
     { logger: silentLogger, tuning: { evm: { pollIntervalMs: 100 } } },
   );
 }
 
-async function newInvoice(listener: RunningListener, body: Record<string, unknown>) {
-  const created = await postJson(`${listener.url}/invoice`, { chain: 'base', ...body });
-  assert.equal(created.status, 201, created.text);
-  return created.json as { invoice_id: string; receive_address: string; x402_url: string | null; status: string };
-}
-
-async function requirementsOf(url: string): Promise<Requirements> {
-  const answer = await fetch(url);
-  assert.equal(answer.status, 402, await answer.clone().text());
-  return (decodePaymentRequiredHeader(answer.headers.get('PAYMENT-REQUIRED')!) as X402PaymentRequired).accepts[0] as Requirements;
-}
-
-async function paying(url: string, header: string) {
-  const answer = await fetch(url, { headers: { 'PAYMENT-SIGNATURE': header } });
-  return { status: answer.status, headers: answer.headers, json: (await answer.json()) as Envelope & Record<string, unknown> };
-}
+/** An invoice here may be one x402 cannot pay (USDT): its x402_url is null. */
+const newInvoice = createInvoice<{ invoice_id: string; receive_address: string; x402_url: string | null; status: string }>;
 
 test('x402 refusals: every bad payload gets the envelope with its x402 reason and PAYMENT-REQUIRED, nothing is sent and nothing is marked; unknown, USDT, Bitcoin, expired and paid invoices; two payers at once; a nonce used', async () => {
   const chain = await startEvmTestChain(testDatabases[0]);

@@ -6,14 +6,14 @@ import { startListener } from '../../../listener/app.ts';
 import { loadConfig } from '../../../listener/config.ts';
 import { silentLogger } from '../../../core/log.ts';
 import { startLocalEvm } from '../../../sandbox/local-evm.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS, startEvmTestChain, type EvmTestChain } from '../../helpers/evm-chain.ts';
-import { decodePaymentRequiredHeader, handSignedPayment, randomAccount, x402Agent, type Requirements } from '../../helpers/x402-agent.ts';
-import type { X402PaymentRequired } from '../../../shared/index.ts';
+import { ACCOUNT_XPUB, startEvmTestChain, type EvmTestChain } from '../../helpers/evm-chain.ts';
+import { handSignedPayment, randomAccount, x402Agent } from '../../helpers/x402-agent.ts';
 import { startRpcProxy } from '../../helpers/rpc-proxy.ts';
 import { encodeFunctionData, erc20Abi } from 'viem';
 import { signupMerchant, startTestCloud } from '../../helpers/cloud.ts';
 import { postJson, tempSqliteUrl } from '../../helpers/listener.ts';
 import { testDatabases } from '../../helpers/databases.ts';
+import { requirementsOf, startX402Listener } from '../../helpers/x402-listener.ts';
 
 /** The private key of the test account key's invoice address `index` (the xpub's child 0/index). */
 const accountChildKey = (index: number) =>
@@ -87,26 +87,21 @@ test("settler key on Cloud: start refuses an X402_SETTLER_KEY of any merchant's 
 });
 
 /** A listener whose settler sends through `rpcUrl` (a proxy that lets the payer act first). */
-async function settlingListener(chain: EvmTestChain, rpcUrl: string, settlerKey: string, env: Record<string, string> = {}) {
-  return startListener(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: chain.databaseUrl,
-      SERVICE_RATE_LIMIT: 'off',
-      MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
-      MERCHANT_BASE_ADDRESS: FIXED_ADDRESS,
-      MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
-      BASE_RPC_URL: rpcUrl,
-      // One local node, declared trusted as an operator declares its own.
-      BASE_MIN_SOURCES: '1',
-      BASE_CHAIN_ID: String(chain.anvil.chainId),
-      BASE_FINALITY: 'count',
-      X402_SETTLER_KEY: settlerKey,
-      X402_SETTLE_TIMEOUT_S: '3',
-      ...env,
-    }, defaultChains),
-    { logger: silentLogger },
-  );
+function settlingListener(chain: EvmTestChain, rpcUrl: string, settlerKey: string, env: Record<string, string> = {}) {
+  return startX402Listener(chain, { BASE_RPC_URL: rpcUrl, X402_SETTLER_KEY: settlerKey, X402_SETTLE_TIMEOUT_S: '3', ...env }, { logger: silentLogger });
+}
+
+/** A test chain behind an RPC proxy, a settler and a payer with gas, the payer with 10 USDC, and an account elsewhere. */
+async function gasStage() {
+  const chain = await startEvmTestChain(testDatabases[0]);
+  const proxy = await startRpcProxy(chain.anvil.url);
+  const settler = randomAccount();
+  const payer = randomAccount();
+  const elsewhere = randomAccount();
+  await chain.anvil.rpc('anvil_setBalance', [settler.account.address, '0x8AC7230489E80000']);
+  await chain.anvil.rpc('anvil_setBalance', [payer.account.address, '0x8AC7230489E80000']);
+  await chain.usdc.transfer(payer.account.address, 10_000_000n, 1);
+  return { chain, proxy, settler, payer, elsewhere };
 }
 
 /** The payer's own transfer of all its USDC elsewhere, sent from its account (anvil impersonates it). */
@@ -120,14 +115,7 @@ const emptyWallet = (chain: EvmTestChain, payer: string, to: string, amount: big
 const TRANSFER_WITH_AUTHORIZATION = '0xe3ee160e';
 
 test('settler gas: a payer who empties their wallet after the service\'s checks costs the settler nothing: the transfer is simulated again just before it is sent, and skipped', async () => {
-  const chain = await startEvmTestChain(testDatabases[0]);
-  const proxy = await startRpcProxy(chain.anvil.url);
-  const settler = randomAccount();
-  const payer = randomAccount();
-  const elsewhere = randomAccount();
-  await chain.anvil.rpc('anvil_setBalance', [settler.account.address, '0x8AC7230489E80000']);
-  await chain.anvil.rpc('anvil_setBalance', [payer.account.address, '0x8AC7230489E80000']);
-  await chain.usdc.transfer(payer.account.address, 10_000_000n, 1);
+  const { chain, proxy, settler, payer, elsewhere } = await gasStage();
   const listener = await settlingListener(chain, proxy.url, settler.key);
   try {
     const created = await postJson(`${listener.url}/invoice`, { chain: 'base', amount_usd: 5 });
@@ -150,14 +138,7 @@ test('settler gas: a payer who empties their wallet after the service\'s checks 
 });
 
 test('settler gas budget: a payer who moves the funds after the last simulation makes one settlement revert; its gas counts, and past X402_SETTLER_GAS_BUDGET (per invoice, then per hour) settling pauses with reason settler_gas_budget before anything is sent; /health and /metrics show spend and reverts', async () => {
-  const chain = await startEvmTestChain(testDatabases[0]);
-  const proxy = await startRpcProxy(chain.anvil.url);
-  const settler = randomAccount();
-  const payer = randomAccount();
-  const elsewhere = randomAccount();
-  await chain.anvil.rpc('anvil_setBalance', [settler.account.address, '0x8AC7230489E80000']);
-  await chain.anvil.rpc('anvil_setBalance', [payer.account.address, '0x8AC7230489E80000']);
-  await chain.usdc.transfer(payer.account.address, 10_000_000n, 1);
+  const { chain, proxy, settler, payer, elsewhere } = await gasStage();
   // One settlement of gas an invoice, and an hour.
   const listener = await settlingListener(chain, proxy.url, settler.key, { X402_SETTLER_GAS_BUDGET: '100000,100000' });
   const agent = x402Agent(payer.key, { network: `eip155:${chain.anvil.chainId}`, asset: chain.usdc.address });
@@ -199,9 +180,3 @@ test('settler gas budget: a payer who moves the funds after the last simulation 
     await chain.close();
   }
 });
-
-async function requirementsOf(url: string): Promise<Requirements> {
-  const answer = await fetch(url);
-  assert.equal(answer.status, 402, await answer.clone().text());
-  return (decodePaymentRequiredHeader(answer.headers.get('PAYMENT-REQUIRED')!) as X402PaymentRequired).accepts[0] as Requirements;
-}

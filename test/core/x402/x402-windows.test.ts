@@ -1,16 +1,11 @@
-import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startListener, type RunningListener } from '../../../listener/app.ts';
-import { loadConfig } from '../../../listener/config.ts';
+import type { RunningListener } from '../../../listener/app.ts';
 import { silentLogger } from '../../../core/log.ts';
-import type { X402PaymentRequired } from '../../../shared/index.ts';
-import { ACCOUNT_XPUB, FIXED_ADDRESS, startEvmTestChain, type EvmTestChain } from '../../helpers/evm-chain.ts';
-import { decodePaymentRequiredHeader, handSignedPayment, randomAccount, x402Agent, type Requirements } from '../../helpers/x402-agent.ts';
+import { startEvmTestChain, type EvmTestChain } from '../../helpers/evm-chain.ts';
+import { handSignedPayment, randomAccount, x402Agent } from '../../helpers/x402-agent.ts';
 import { testDatabases } from '../../helpers/databases.ts';
-import { postJson } from '../../helpers/listener.ts';
-
-type Envelope = { error: { code: string; reason?: string; message: string } };
+import { newInvoice, paying, requirementsOf, startX402Listener, type X402Envelope as Envelope } from '../../helpers/x402-listener.ts';
 
 /** The service's clock: the wall clock moved by `offsetMs`, so a test can stand minutes later without sleeping. */
 const shiftedClock = () => {
@@ -18,43 +13,12 @@ const shiftedClock = () => {
   return clock;
 };
 
-async function listenerOn(chain: EvmTestChain, settlerKey: string, clock: { now(): number }): Promise<RunningListener> {
-  return startListener(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: chain.databaseUrl,
-      SERVICE_RATE_LIMIT: 'off',
-      MERCHANT_BASE_XPUB: ACCOUNT_XPUB,
-      MERCHANT_BASE_ADDRESS: FIXED_ADDRESS,
-      MERCHANT_EVM_TOKENS: `usdc:${chain.usdc.address}`,
-      BASE_RPC_URL: chain.anvil.url,
-      // One local node, declared trusted as an operator declares its own.
-      BASE_MIN_SOURCES: '1',
-      BASE_CHAIN_ID: String(chain.anvil.chainId),
-      BASE_CONFIRMATIONS: '2',
-      BASE_FINALITY: 'count',
-      X402_SETTLER_KEY: settlerKey,
-      X402_SETTLE_TIMEOUT_S: '3',
-    }, defaultChains),
+function listenerOn(chain: EvmTestChain, settlerKey: string, clock: { now(): number }): Promise<RunningListener> {
+  return startX402Listener(
+    chain,
+    { BASE_CONFIRMATIONS: '2', X402_SETTLER_KEY: settlerKey, X402_SETTLE_TIMEOUT_S: '3' },
     { logger: silentLogger, clock, tuning: { evm: { pollIntervalMs: 100 } } },
   );
-}
-
-async function newInvoice(listener: RunningListener, body: Record<string, unknown>) {
-  const created = await postJson(`${listener.url}/invoice`, { chain: 'base', ...body });
-  assert.equal(created.status, 201, created.text);
-  return created.json as { invoice_id: string; receive_address: string; x402_url: string };
-}
-
-async function requirementsOf(url: string): Promise<Requirements> {
-  const answer = await fetch(url);
-  assert.equal(answer.status, 402, await answer.clone().text());
-  return (decodePaymentRequiredHeader(answer.headers.get('PAYMENT-REQUIRED')!) as X402PaymentRequired).accepts[0] as Requirements;
-}
-
-async function paying(url: string, header: string) {
-  const answer = await fetch(url, { headers: { 'PAYMENT-SIGNATURE': header } });
-  return { status: answer.status, json: (await answer.json()) as Envelope };
 }
 
 test('x402 windows: validBefore past now + maxTimeoutSeconds (an hour out, or past the skew) is refused whatever the invoice\'s life; at the bound it settles', async () => {
