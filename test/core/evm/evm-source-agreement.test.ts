@@ -199,7 +199,8 @@ test('the listener: a lying source beside an honest node turns /health ok false 
     const created = await postJson(`${listener.url}/invoice`, { chain: 'base', amount_usd: 40 });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.json.verification, null);
-    liar.mode = { kind: 'fake-transfer', token: chain.usdc.address, to: created.json.receive_address, value: 40_000_000n, blockNumber: await chain.anvil.provider.getBlockNumber() };
+    // The made-up transfer is in the next block: one the watcher cannot have scanned before the lie starts.
+    liar.mode = { kind: 'fake-transfer', token: chain.usdc.address, to: created.json.receive_address, value: 40_000_000n, blockNumber: (await chain.anvil.provider.getBlockNumber()) + 1 };
     await chain.anvil.mine(4);
     const readHealth = async () => Health.parse(await (await fetch(`${listener.url}/health`)).json());
     const health = await waitForWatcher('the lying source named in /health', readHealth, (h) => (h.base?.disagreeing_sources ?? []).length > 0, { watcher: readHealth });
