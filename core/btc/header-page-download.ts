@@ -2,7 +2,7 @@ import { addPage, pageFrom, type SourceRun } from './header-source-sync.ts';
 import type { SourceHeader } from './header-source.ts';
 
 /** One source's share of a download: its run, and the height up to which it claims headers. */
-export interface PageWorker {
+interface PageWorker {
   run: SourceRun;
   to: number;
 }

@@ -4,7 +4,7 @@ import type { HeaderSource, SourceHeader } from './header-source.ts';
 import type { StoredHeaderChain } from './stored-header-chain.ts';
 
 /** A source this close above our tip is followed header by header (by hash); further, by height pages. */
-export const FOLLOW_BY_HASH = 6;
+const FOLLOW_BY_HASH = 6;
 /** Deepest reorg followed by walking back from a tip by hash. */
 const MAX_WALK_BACK = 144;
 

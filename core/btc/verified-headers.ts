@@ -148,7 +148,7 @@ function syncingReason(height: number, target: number | null, secondsLeft: numbe
 }
 
 /** A warning when the release's checkpoint is older than CHECKPOINT_WARN_DAYS at `now`; null when fresh or undated. */
-export function checkpointWarning(checkpoint: Checkpoint, now: number): string | null {
+function checkpointWarning(checkpoint: Checkpoint, now: number): string | null {
   if (!checkpoint.takenAt) return null;
   const days = Math.floor((now - Date.parse(checkpoint.takenAt)) / DAY_MS);
   if (days <= CHECKPOINT_WARN_DAYS) return null;

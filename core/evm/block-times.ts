@@ -35,7 +35,7 @@ function timeOf(answer: unknown, hash: string): number | null {
 }
 
 /** How the sources that report a transfer's log judged its block's time. */
-export interface TimeVerdict {
+interface TimeVerdict {
   /** The time at least `needed` of them give, or null: the transfer waits. */
   agreed: number | null;
   /** The sources giving the agreed time. */

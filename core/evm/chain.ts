@@ -34,7 +34,7 @@ interface RawLog {
 }
 
 /** The calls of a source's head batch: its head, its chain id until checked, its `finalized` block when the chain settles by the tag. */
-export interface HeadAnswer {
+interface HeadAnswer {
   head: number;
   /** Null when not asked. */
   chainId: number | null;

@@ -47,7 +47,7 @@ export function maxNonce(digits: number): number {
 export const CHAIN_CLOCK_SKEW_MS = 5 * 60_000;
 
 /** One nonce's lease of a rounded amount: held until `reserved_until`. */
-export interface NonceLease {
+interface NonceLease {
   nonce: number;
   reserved_until: number;
 }

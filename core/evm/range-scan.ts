@@ -6,7 +6,7 @@ import type { HeardSource } from './source-heads.ts';
 export class ChainMovedError extends Error {}
 
 /** One source's first look at a range: its header of its own end, and its logs. */
-export interface FirstLook {
+interface FirstLook {
   heard: HeardSource;
   reached: number;
   endHeader: BlockHeader | null;

@@ -11,7 +11,7 @@ export interface ScanView {
   headers: ReadonlyMap<number, BlockHeader | null>;
 }
 
-export interface ScanRule {
+interface ScanRule {
   /** Sources that must report the same log, in the same block with the same time, before it is recorded. */
   quorum: number;
   /** Sources that may still vote: the configured ones that were not refused, heard this pass or not. */
@@ -20,7 +20,7 @@ export interface ScanRule {
   deepest: number;
 }
 
-export interface ScanVerdict {
+interface ScanVerdict {
   /** The logs enough sources report, each with the header those sources agree on (its time is the block's). */
   agreed: Array<{ log: TransferLog; header: BlockHeader }>;
   /** The lowest block holding a log that sources not heard yet could still make agreed: the range must end below it. */

@@ -238,7 +238,7 @@ async function watchedAddresses(w: Watch, fixed: FixedAddress[], sinceTime: numb
 }
 
 /** Each agreed log once per merchant that watches its recipient: a fixed address several merchants registered is each one's. */
-export function transfersByMerchant(agreed: ReadonlyArray<{ log: TransferLog; header: BlockHeader }>, merchantsOf: ReadonlyMap<string, string[]>): MerchantTransfer[] {
+function transfersByMerchant(agreed: ReadonlyArray<{ log: TransferLog; header: BlockHeader }>, merchantsOf: ReadonlyMap<string, string[]>): MerchantTransfer[] {
   return agreed.flatMap(({ log, header }) => (merchantsOf.get(log.to) ?? []).map((merchantId) => ({ merchantId, log, blockTime: header.time })));
 }
 

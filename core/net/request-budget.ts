@@ -192,7 +192,7 @@ function createTokenBucket(initialRate: number, initialSize: number, now: number
 }
 
 /** A request whose time cap counts from when its budget lets it go, not from when it started waiting. */
-export interface PacedInit extends RequestInit {
+interface PacedInit extends RequestInit {
   timeoutMs?: number;
 }
 

@@ -29,7 +29,7 @@ export const DEFAULT_BUDGETS = {
  * applies (10 req/s, bursts of 20), so two sources bring the shipped checkpoint's headers in well
  * under ten minutes. Each 429 halves the sprint, and every Retry-After window is kept.
  */
-export const HEADER_SYNC_SPRINT: SprintLimits = { ratePerSec: 5, burst: 20 };
+const HEADER_SYNC_SPRINT: SprintLimits = { ratePerSec: 5, burst: 20 };
 
 /** A chain's name: its sources share the chain's settings and defaults. */
 export type SourceKind = string;

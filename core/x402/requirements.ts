@@ -35,7 +35,7 @@ export interface X402Offer {
  * (`extra.assetTransferMethod`): EIP-3009 `transferWithAuthorization`. A payload of any other kind
  * (Permit2) is refused (authorization.ts).
  */
-export const ASSET_TRANSFER_METHOD = 'eip3009';
+const ASSET_TRANSFER_METHOD = 'eip3009';
 
 /**
  * The one `accepts` entry: scheme `exact` (EIP-3009), timeout no longer than the time left to

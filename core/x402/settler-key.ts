@@ -8,7 +8,7 @@ import { X402_SETTLER_KEY, type X402Settings } from './x402-settings.ts';
  * How many of the merchant's next account-key addresses the listener checks the settler key
  * against at start: an invoice soon handed one of them would pay into the settler's account.
  */
-export const SETTLER_KEY_LOOKAHEAD = 20;
+const SETTLER_KEY_LOOKAHEAD = 20;
 
 /** The settler key's address, when a chain settles with it. */
 function settlerAddressOf(settings: X402Settings): string | null {

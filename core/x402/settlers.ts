@@ -48,7 +48,7 @@ function chainDefinition(rpcUrl: string, chainId: number) {
  * pays the gas. EIP-3009 binds `to` and `value` into the payer's signature, so this key can submit
  * the payer's transfer and nothing else: it never holds or redirects the tokens.
  */
-export function builtInSettler(key: `0x${string}`, rpcUrl: string, chainId: number, timeoutMs: number, fetch: Fetch): X402Settler {
+function builtInSettler(key: `0x${string}`, rpcUrl: string, chainId: number, timeoutMs: number, fetch: Fetch): X402Settler {
   const account = privateKeyToAccount(key);
   // Receipts are polled every 250 ms (viem's default is 4 s): the payer's 200 waits on this.
   const client = createWalletClient({ account, chain: chainDefinition(rpcUrl, chainId), transport: boundedTransport(rpcUrl, timeoutMs, fetch), pollingInterval: 250 }).extend(publicActions);

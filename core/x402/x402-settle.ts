@@ -15,7 +15,7 @@ const RECEIPT_POLL_MS = 200;
  * that never answered is taken as lapsed: the last blocks could still be replaced by a reorg with
  * an earlier timestamp, one that might include the transaction.
  */
-export const LAPSE_MARGIN_S = 60;
+const LAPSE_MARGIN_S = 60;
 /** x402's answer for a transaction sent and not mined within the settle's wait. */
 const SETTLEMENT_PENDING = 'settlement_pending';
 /** x402's answer for a settlement transaction that reverted. */
