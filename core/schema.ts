@@ -7,6 +7,7 @@ import { invoicesCreatedIndexMigration } from './invoices/created-index.migratio
 import { invoicesExpiryIndexMigration } from './invoices/expiry-index.migration.ts';
 import { invoicesAndOutboxMigration } from './invoices/invoices.migration.ts';
 import { invoiceVerificationMigration } from './invoices/verification.migration.ts';
+import { invoiceShopFieldsMigration } from './invoices/shop-fields.migration.ts';
 import { keyIdentityMigration, noKeyIdRenames, type KeyIdRenames } from './invoices/key-identity.migration.ts';
 import { webhookDeliveryMigration } from './webhooks/delivery-migration.ts';
 import { oauthGrantKeyMigration, oauthStoreMigration } from './oauth/oauth.migration.ts';
@@ -54,6 +55,7 @@ export function coreMigrations(dialect: Dialect, chains: readonly ChainTablesSou
     '0021_invoices_created_index': invoicesCreatedIndexMigration,
     '0023_x402_settlements': x402SettlementsMigration,
     '0024_x402_valid_before': x402ValidBeforeMigration,
+    '0025_invoice_shop_fields': invoiceShopFieldsMigration,
   };
 }
 

@@ -6,6 +6,7 @@ import type { ServiceError } from '../errors.ts';
 import type { CoreTables } from '../schema.ts';
 import type { Logger } from '../log.ts';
 import type { ExpiryGuard, InvoiceRow } from './invoice.repository.ts';
+import type { InvoiceShopColumns } from './invoice.tables.ts';
 
 /** What the engine hands a chain to create one invoice: the store, the merchant, the invoice's transaction hook. */
 export interface InvoiceCreation {
@@ -19,6 +20,8 @@ export interface InvoiceCreation {
    * rolls back the address allocation and stores nothing.
    */
   beforeInsert?: (trx: Transaction<CoreTables>) => Promise<void>;
+  /** The order reference, metadata and fiat price the engine settled for this invoice: stored as they are. */
+  shopColumns: InvoiceShopColumns;
 }
 
 /**

@@ -12,6 +12,7 @@ import { parseCreateInvoiceRequest } from './create-request.ts';
 import type { ExpirySweeper } from './expiry-sweeper.ts';
 import type { StatusFeed } from './status-feed.ts';
 import { expireIfPending, findInvoice, type InvoiceRow } from './invoice.repository.ts';
+import { noShopColumns } from './invoice.tables.ts';
 
 /** Whose invoice is being created: the merchant and its receive method per chain, given per call. */
 export interface MerchantContext {
@@ -97,7 +98,7 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
       const receiver = receiverOf(merchant, request.chain ?? DEFAULT_CHAIN)!;
       try {
         const { merchantId, beforeInsert } = merchant;
-        const invoice = await receiver.create({ db, clock, logger, merchantId, newInvoiceId, beforeInsert }, request);
+        const invoice = await receiver.create({ db, clock, logger, merchantId, newInvoiceId, beforeInsert, shopColumns: noShopColumns }, request);
         deps.metrics?.invoicesCreated.inc({ chain: invoice.chain, asset: invoice.asset });
         deps.expiry?.created(Date.parse(invoice.expires_at));
         return withPaymentUrls(invoice);

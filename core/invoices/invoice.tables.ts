@@ -33,6 +33,22 @@ export interface InvoicesTable {
    * addresses were unique across merchants. Null on every invoice created since.
    */
   address_duplicate_of: string | null;
+  /** The shop's order reference (at most 128 characters). */
+  order_id: string | null;
+  /** The shop's flat string-to-string metadata, as JSON text. */
+  metadata: string | null;
+  /** Where the checkout sends the payer back once paid. */
+  redirect_url: string | null;
+  /** A fiat price (decimal text in price_currency) the asset amount was converted from; null when priced in the asset. */
+  price_amount: string | null;
+  /** ISO 4217 code of price_amount. */
+  price_currency: string | null;
+  /** Price currency per asset unit, decimal text, fixed at creation; null when no rate was needed. */
+  rate: string | null;
+  /** The rate sources whose quotes made the rate, as a JSON array of names. */
+  rate_sources: string | null;
+  /** When the rate was taken. */
+  rate_at: number | null;
 }
 
 /** The next child index of each wallet key, whichever merchants registered it. */
@@ -41,3 +57,18 @@ export interface AddressCountersTable {
   key_id: string;
   next_index: number;
 }
+
+/** What a shop attaches to an invoice, and how its fiat price became the amount: set by the engine, stored by every chain alike. */
+export type InvoiceShopColumns = Pick<InvoicesTable, 'order_id' | 'metadata' | 'redirect_url' | 'price_amount' | 'price_currency' | 'rate' | 'rate_sources' | 'rate_at'>;
+
+/** An invoice with none of them: priced in its asset, no order reference. */
+export const noShopColumns: InvoiceShopColumns = {
+  order_id: null,
+  metadata: null,
+  redirect_url: null,
+  price_amount: null,
+  price_currency: null,
+  rate: null,
+  rate_sources: null,
+  rate_at: null,
+};

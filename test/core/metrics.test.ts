@@ -362,7 +362,7 @@ describe('expiries in service_invoice_transitions_total (SQLite, a hand-moved cl
     token_address: null,
     nonce: null,
     amount_usd: null,
-    address_duplicate_of: null,
+    address_duplicate_of: null, order_id: null, metadata: null, redirect_url: null, price_amount: null, price_currency: null, rate: null, rate_sources: null, rate_at: null,
     ...overrides,
   });
 

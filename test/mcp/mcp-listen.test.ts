@@ -29,7 +29,7 @@ function invoiceOf(merchantId: string): InvoiceRow {
     invoice_id: id, merchant_id: merchantId, chain: 'btc', asset: 'BTC', network: 'regtest', receive_address: `bcrt1qlisten${seq}${now}`,
     child_index: seq, derivation_path: `m/0/${seq}`, key_id: 'k_listen', amount_sats: 10_000, amount_units: null, memo: null, status: 'pending',
     tx_hash: null, paid_at: null, verification: null, expires_at: now + 3_600_000, created_at: now, updated_at: now, token_address: null,
-    nonce: null, amount_usd: null, address_duplicate_of: null,
+    nonce: null, amount_usd: null, address_duplicate_of: null, order_id: null, metadata: null, redirect_url: null, price_amount: null, price_currency: null, rate: null, rate_sources: null, rate_at: null,
   };
 }
 

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { CreateInvoiceRequest } from '../../../shared/index.ts';
 import type { CoreTables } from '../../schema.ts';
 import type { InvoiceRow } from '../../invoices/invoice.repository.ts';
+import type { InvoiceCreation } from '../../invoices/chain-adapter.ts';
 import type { ReceivingMethod } from '../../invoices/payment-method.ts';
 import type { AddressClaim } from '../address-claims.ts';
 import type { EvmConfig } from '../evm-config.ts';
@@ -47,7 +48,7 @@ export interface EvmPaymentMethod extends ReceivingMethod<EvmReceiverOptions, Ev
 
 /** The columns every EVM invoice fills alike, whatever its method. */
 export function evmInvoiceRow(
-  creation: { newInvoiceId: () => string; merchantId: string },
+  creation: Pick<InvoiceCreation, 'newInvoiceId' | 'merchantId' | 'shopColumns'>,
   base: Pick<EvmConfig, 'chain' | 'chainId'>,
   order: EvmOrder,
   now: number,
@@ -69,6 +70,7 @@ export function evmInvoiceRow(
     created_at: now,
     updated_at: now,
     address_duplicate_of: null,
+    ...creation.shopColumns,
   };
 }
 

@@ -67,7 +67,7 @@ test('a reconnection announced while a tip read is under way: the block mined wh
       invoice_id: 'inv_1', merchant_id: 'shop', chain: 'btc', asset: 'BTC', network: 'regtest', receive_address: address,
       child_index: 0, derivation_path: null, key_id: 'k', amount_sats: 25_000, amount_units: null, memo: null,
       status: 'pending', tx_hash: null, paid_at: null, verification: null, expires_at: now + 3_600_000, created_at: now, updated_at: now,
-      token_address: null, nonce: null, amount_usd: null, address_duplicate_of: null,
+      token_address: null, nonce: null, amount_usd: null, address_duplicate_of: null, order_id: null, metadata: null, redirect_url: null, price_amount: null, price_currency: null, rate: null, rate_sources: null, rate_at: null,
     });
     const status = () => database.db.selectFrom('invoices').select('status').where('invoice_id', '=', 'inv_1').executeTakeFirstOrThrow().then((r) => r.status);
     const idle = () => watcher.status().btc_progress.step === 'waiting for the next poll';

@@ -163,7 +163,7 @@ for (const database of testDatabases) {
         expires_at: 1,
         created_at: 1,
         updated_at: 1,
-        address_duplicate_of: null,
+        address_duplicate_of: null, order_id: null, metadata: null, redirect_url: null, price_amount: null, price_currency: null, rate: null, rate_sources: null, rate_at: null,
       });
       const payment = (invoice: { invoice_id: string; merchant_id: string }, status: string, n: number) => ({
         merchant_id: invoice.merchant_id,

@@ -49,7 +49,7 @@ async function setup(maxTrackedAddresses: number) {
         invoice_id: invoiceId, merchant_id: merchantId, chain: 'btc', asset: 'BTC', network: 'regtest', receive_address: address,
         child_index: created, derivation_path: null, key_id: 'k', amount_sats: amountSats, amount_units: null, memo: null,
         status: 'pending', tx_hash: null, paid_at: null, verification: null, expires_at: now + 3_600_000, created_at: now, updated_at: now,
-        token_address: null, nonce: null, amount_usd: null, address_duplicate_of: null,
+        token_address: null, nonce: null, amount_usd: null, address_duplicate_of: null, order_id: null, metadata: null, redirect_url: null, price_amount: null, price_currency: null, rate: null, rate_sources: null, rate_at: null,
       });
       return { invoiceId, address };
     },

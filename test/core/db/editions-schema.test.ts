@@ -5,11 +5,12 @@ import { sql, type Kysely } from 'kysely';
 import { cloudSchema } from '../../../cloud/storage/cloud.schema.ts';
 import type { Dialect } from '../../../core/db/migrate.ts';
 import { coreMigrations } from '../../../core/schema.ts';
+import { noShopColumns } from '../../../core/invoices/invoice.tables.ts';
 import { testDatabases, type CreatedDatabase } from '../../helpers/databases.ts';
 import { openPreEditionsSchema } from '../../helpers/old-schema.ts';
 
 /** Migrations of releases after the split (the OAuth store, the expiry index; Cloud's key scopes): they run on an old database too. */
-const LATER_CORE = ['0012_oauth_store', '0014_invoices_expiry_index', '0016_evm_chain_column', '0018_invoice_verification', '0019_oauth_grant_key', '0020_btc_headers', '0021_invoices_created_index', '0023_x402_settlements', '0024_x402_valid_before'];
+const LATER_CORE = ['0012_oauth_store', '0014_invoices_expiry_index', '0016_evm_chain_column', '0018_invoice_verification', '0019_oauth_grant_key', '0020_btc_headers', '0021_invoices_created_index', '0023_x402_settlements', '0024_x402_valid_before', '0025_invoice_shop_fields'];
 const LATER_CLOUD = ['0013_cloud_api_key_scopes', '0017_cloud_receive_methods', '0022_cloud_webhook_merchants_index'];
 
 const CLOUD_TABLES = ['cloud_api_keys', 'cloud_dashboard_sessions', 'cloud_merchants', 'cloud_rate_windows', 'cloud_stripe_events', 'cloud_subscriptions', 'cloud_usage'];
@@ -47,9 +48,12 @@ function withReceiveMethodsColumn(rows: Awaited<ReturnType<typeof storedRows>>) 
   return { ...rows, merchants: rows.merchants.map((merchant) => ({ ...merchant, receive_methods: null })) };
 }
 
-/** Migration 0018 gives every stored invoice a `verification`, null: how an earlier confirmation was verified was not recorded. */
-function withVerificationColumn(rows: Awaited<ReturnType<typeof storedRows>>) {
-  return { ...rows, invoices: rows.invoices.map((invoice) => ({ ...invoice, verification: null })) };
+/**
+ * Migration 0018 gives every stored invoice a `verification`, null: how an earlier confirmation was
+ * verified was not recorded; 0025 its shop columns (order reference, fiat price), null: it had none.
+ */
+function withLaterInvoiceColumns(rows: Awaited<ReturnType<typeof storedRows>>) {
+  return { ...rows, invoices: rows.invoices.map((invoice) => ({ ...invoice, verification: null, ...noShopColumns, rate_at: null })) };
 }
 
 /** A database the last release before the split migrated, holding a Cloud merchant, an invoice and a webhook event. */
@@ -113,14 +117,14 @@ for (const database of testDatabases) {
       try {
         const listener = await store.open();
         try {
-          assert.deepEqual(await storedRows(listener.db), withVerificationColumn(before.rows), 'Cloud tables and their rows stay, unused');
+          assert.deepEqual(await storedRows(listener.db), withLaterInvoiceColumns(before.rows), 'Cloud tables and their rows stay, unused');
           assert.deepEqual(await executedMigrations(listener.db), [...before.migrations, ...LATER_CORE], 'only the migrations of later releases ran');
         } finally {
           await listener.close();
         }
         const cloud = await store.openCloud();
         try {
-          assert.deepEqual(await storedRows(cloud.db), withReceiveMethodsColumn(withVerificationColumn(before.rows)), 'the split-out Cloud claims find the address claimed already: no row changes');
+          assert.deepEqual(await storedRows(cloud.db), withReceiveMethodsColumn(withLaterInvoiceColumns(before.rows)), 'the split-out Cloud claims find the address claimed already: no row changes');
           // The listener ran the later core migrations first; Cloud's own ones run after them.
           assert.deepEqual(await executedMigrations(cloud.db), [...before.migrations, ...LATER_CORE, '0011_cloud_fixed_address_claims', ...LATER_CLOUD]);
         } finally {
@@ -136,7 +140,7 @@ for (const database of testDatabases) {
       const before = await preEditionsDatabase(database.name, store);
       const cloud = await store.openCloud();
       try {
-        assert.deepEqual(await storedRows(cloud.db), withReceiveMethodsColumn(withVerificationColumn(before.rows)));
+        assert.deepEqual(await storedRows(cloud.db), withReceiveMethodsColumn(withLaterInvoiceColumns(before.rows)));
         // One run, in name order: Cloud's and the core's later migrations interleave.
         assert.deepEqual(await executedMigrations(cloud.db), [...before.migrations, '0011_cloud_fixed_address_claims', ...[...LATER_CORE, ...LATER_CLOUD].sort()]);
       } finally {

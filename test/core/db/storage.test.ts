@@ -38,7 +38,7 @@ function row(overrides: Partial<InvoiceRow>): InvoiceRow {
     expires_at: 1_800_000_000_000,
     created_at: 1_700_000_000_000,
     updated_at: 1_700_000_000_000,
-    address_duplicate_of: null,
+    address_duplicate_of: null, order_id: null, metadata: null, redirect_url: null, price_amount: null, price_currency: null, rate: null, rate_sources: null, rate_at: null,
     ...overrides,
   };
 }

@@ -42,7 +42,7 @@ const invoiceRow = (id: string, createdAt: number): InvoiceRow => ({
   token_address: TOKEN,
   nonce: 1,
   amount_usd: '5',
-  address_duplicate_of: null,
+  address_duplicate_of: null, order_id: null, metadata: null, redirect_url: null, price_amount: null, price_currency: null, rate: null, rate_sources: null, rate_at: null,
 });
 
 const transferRow = (blockTime: number, state: string, invoiceId: string | null): TransferRow => ({

@@ -53,7 +53,7 @@ function standInChain() {
         expires_at: now + (request.expires_in ?? 60) * 1000,
         created_at: now,
         updated_at: now,
-        address_duplicate_of: null,
+        address_duplicate_of: null, order_id: null, metadata: null, redirect_url: null, price_amount: null, price_currency: null, rate: null, rate_sources: null, rate_at: null,
       };
       await creation.db.transaction().execute(async (trx) => {
         await creation.beforeInsert?.(trx);

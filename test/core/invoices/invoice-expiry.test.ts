@@ -38,7 +38,7 @@ function baseInvoice(overrides: Partial<InvoiceRow>): InvoiceRow {
     token_address: USDC,
     nonce: null,
     amount_usd: '25',
-    address_duplicate_of: null,
+    address_duplicate_of: null, order_id: null, metadata: null, redirect_url: null, price_amount: null, price_currency: null, rate: null, rate_sources: null, rate_at: null,
     ...overrides,
   };
 }

@@ -43,7 +43,7 @@ function invoice(fields: Partial<InvoiceRow>): InvoiceRow {
     token_address: USDC,
     nonce: null,
     amount_usd: '12.34',
-    address_duplicate_of: null,
+    address_duplicate_of: null, order_id: null, metadata: null, redirect_url: null, price_amount: null, price_currency: null, rate: null, rate_sources: null, rate_at: null,
     ...fields,
   };
 }
