@@ -41,6 +41,7 @@ import type { ChainTunings } from '../core/chain-runtime.ts';
 import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
 import { x402Chains, x402Health, x402Observer, x402PaymentSettings, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
 import { callLimit } from '../edge/http/rate-limit.ts';
+import { x402ShareLimit } from './http/x402-shares.ts';
 
 export interface CloudDeps {
   /** The metrics registry GET /metrics serves (default: a new one of its own). */
@@ -186,6 +187,19 @@ interface CloudHttpParts {
   onLoopback: boolean;
 }
 
+/**
+ * X402_RATE_LIMIT on Cloud: its per-address window, and its overall budget shared between the
+ * invoices' merchants by plan (x402ShareLimit) rather than one window any tenant can fill.
+ */
+function x402Limits(config: CloudConfig, db: Kysely<CloudTables>, clock: Clock) {
+  const rate = config.x402RateLimit;
+  const perAddress = rate && createSharedRateLimiter({ db, clock, name: 'x402', config: { perClient: rate.perClient, overall: Number.MAX_SAFE_INTEGER } });
+  return {
+    x402Limit: callLimit(perAddress, 'x402 requests from this address'),
+    x402ShareLimit: rate ? x402ShareLimit({ db, clock, settings: config.fairShares, overall: rate.overall }) : callLimit(null, 'x402 requests'),
+  };
+}
+
 /** Cloud's HTTP API, dashboard, MCP endpoint and hosted checkout over its parts. */
 function cloudHttpApp(config: CloudConfig, { engine, cloud, payments, x402, oauth, stripe, onLoopback }: CloudHttpParts) {
   const { db, clock, logger, metrics, feed } = engine;
@@ -193,7 +207,7 @@ function cloudHttpApp(config: CloudConfig, { engine, cloud, payments, x402, oaut
     cloud,
     chains: config.chainDefinitions,
     x402: payments,
-    x402Limit: callLimit(config.x402RateLimit && createSharedRateLimiter({ db, clock, name: 'x402', config: config.x402RateLimit }), 'x402 requests'),
+    ...x402Limits(config, db, clock),
     db,
     oauth,
     isOwnOrigin: ownOrigins(config.publicUrl, onLoopback),
@@ -206,6 +220,7 @@ function cloudHttpApp(config: CloudConfig, { engine, cloud, payments, x402, oaut
     mcpMaxSessionsPerOwner: config.mcpMaxSessionsPerOwner,
     mcpMaxListenStreams: config.mcpMaxListenStreams,
     mcpListenStreamMaxMs: config.mcpListenStreamMaxMs,
+    fairShares: config.fairShares,
     mcpPaymentState: paymentStateSettings(config.mcpStateSecret ?? undefined, cloud.invoices.checkoutUrl),
     mcpInitializeRateLimit: config.mcpInitializeRateLimit,
     metrics,

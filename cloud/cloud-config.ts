@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { parseX402Settings, x402Secrets, x402SettingNames, type X402Settings } from '../core/x402/x402-settings.ts';
 import { configurePlatformChains, platformSettingNames, platformSettingsShape, type ChainDefinition, type ConfiguredChain } from '../core/chain-definition.ts';
 import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpListenStreamMaxSSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxListenStreamsSetting, mcpMaxSessionsSetting, mcpStateSecretSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, x402RateLimitSetting, x402RateLimitOf, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
+import { fairShareSettings, fairShareSettingsOf, type FairShareSettings } from './billing/plan-shares.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
 /** The EVM zero address stands in for a merchant's own receive setting while the shared Base settings are checked. */
@@ -44,6 +45,8 @@ export interface CloudConfig {
   mcpInitializeRateLimit: InitializeRateLimit | null;
   /** A subscriptions/listen stream's lifetime, in ms (MCP_LISTEN_STREAM_MAX_S). */
   mcpListenStreamMaxMs: number;
+  /** How each instance's sessions and streams, and the x402 budget, are shared between merchants by plan (CLOUD_FAIR_SHARE_RESERVE, CLOUD_*_PER_PLAN). */
+  fairShares: FairShareSettings;
   /** Bearer token that opens GET /metrics to non-loopback callers (METRICS_TOKEN); null: loopback only. */
   metricsToken: string | null;
   /** PUBLIC_URL: the base URL clients reach Cloud at (OAuth issuer, MCP resource); null: loopback only. */
@@ -90,6 +93,7 @@ const settingsBeforeChains = {
   MCP_STATE_SECRET: mcpStateSecretSetting,
   MCP_INITIALIZE_RATE_LIMIT: mcpInitializeRateLimitSetting,
   MCP_LISTEN_STREAM_MAX_S: mcpListenStreamMaxSSetting,
+  ...fairShareSettings,
   METRICS_TOKEN: metricsTokenSetting,
   PUBLIC_URL: publicUrlSetting,
   ...httpBoundSettings,
@@ -161,6 +165,7 @@ export function loadCloudConfig(env: Env, chains: readonly ChainDefinition[]): C
     mcpStateSecret: raw.MCP_STATE_SECRET ?? null,
     mcpInitializeRateLimit: raw.MCP_INITIALIZE_RATE_LIMIT,
     mcpListenStreamMaxMs: raw.MCP_LISTEN_STREAM_MAX_S * 1_000,
+    fairShares: fairShareSettingsOf(raw),
     metricsToken: raw.METRICS_TOKEN ?? null,
     nodeEnv: raw.NODE_ENV,
     checkoutBaseUrl: raw.CLOUD_CHECKOUT_BASE_URL ?? null,

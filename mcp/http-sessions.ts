@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport, type McpServer } from '@modelcontextprotocol/server';
 import { ServiceError } from '../core/errors.ts';
+import { shareLedger, takeShare, type FairShareBounds, type ShareTenant } from '../core/fair-shares.ts';
 import type { Logger } from '../core/log.ts';
 import { createStreamKeepAlive } from './stream-keep-alive.ts';
 import { answerWithWebHandler } from './web-handler-bridge.ts';
@@ -14,6 +15,11 @@ export interface McpSessionOptions {
    * it answers `too_many_sessions`, so one owner can never take the sessions every other owner needs.
    */
   maxSessionsPerOwner: number;
+  /**
+   * Cloud's fair shares of `maxSessions` (core/fair-shares.ts): each owner within its plan's cap,
+   * and a reserve unpaid plans cannot take. Applies to requests that carry their owner's `tier`.
+   */
+  shares?: FairShareBounds;
   /** A session with no request for this long is closed (its client then initializes again). */
   idleMs: number;
   /** How often every open event stream gets a keep-alive comment (default 15 s), from one timer. */
@@ -33,16 +39,24 @@ interface Session {
   /** Who opened it (the key's merchant, or the listener's one key): nobody else may use it. */
   owner: string;
   lastUsedAt: number;
+  /** Whether its owner's plan was unpaid when it opened (it counts in the unpaid plans' share). */
+  unpaid: boolean;
+  /** Gives its fair-share slot back. */
+  releaseShare(): void;
 }
 
 export interface McpRequest {
   method: 'GET' | 'POST' | 'DELETE';
   sessionId: string | undefined;
   owner: string;
+  /** The owner's plan tier, on Cloud (see McpSessionOptions.shares). */
+  tier?: ShareTenant['tier'];
   body?: unknown;
   /** A fresh MCP server for a new session, from the one registration (createServer). */
   open(): McpServer;
 }
+
+const SESSION_SHARE_NAMES = { what: 'open MCP sessions', capSetting: 'CLOUD_MCP_SESSIONS_PER_PLAN', code: 'too_many_sessions' } as const;
 
 /** A session with no request for 30 minutes is closed. */
 export const MCP_IDLE_MS = 30 * 60_000;
@@ -68,6 +82,12 @@ function openingSlots() {
   };
 }
 
+/** Seconds until the least recently used of `held` idles out (or a whole idle time when none is held). */
+function idleRetryAfterS(held: Session[], idleMs: number, now: number): number {
+  const freedAt = Math.min(...held.map((session) => session.lastUsedAt + idleMs), now + idleMs);
+  return Math.max(1, Math.ceil((freedAt - now) / 1000));
+}
+
 /** Throws the ServiceError of a new session beyond the owner's bound or the process's. */
 function refuseBeyondBounds(
   bounds: Pick<McpSessionOptions, 'maxSessions' | 'maxSessionsPerOwner' | 'idleMs'>,
@@ -79,8 +99,7 @@ function refuseBeyondBounds(
   const owned = [...sessions.values()].filter((session) => session.owner === owner);
   if (owned.length + opening.of(owner) >= bounds.maxSessionsPerOwner) {
     // Free again once the least recently used of its sessions idles out (or sooner, on a DELETE).
-    const freedAt = Math.min(...owned.map((session) => session.lastUsedAt + bounds.idleMs), now() + bounds.idleMs);
-    const retryAfterS = Math.max(1, Math.ceil((freedAt - now()) / 1000));
+    const retryAfterS = idleRetryAfterS(owned, bounds.idleMs, now());
     throw new ServiceError('too_many_sessions', `This owner already holds ${bounds.maxSessionsPerOwner} open MCP sessions (MCP_MAX_SESSIONS_PER_OWNER); end one (DELETE) or retry later.`, { retryAfterS });
   }
   if (sessions.size + opening.total() >= bounds.maxSessions) throw new ServiceError('capacity', 'Too many open MCP sessions; retry shortly.', { retryAfterS: 5 });
@@ -102,6 +121,7 @@ export function createMcpSessions(options: McpSessionOptions) {
 
   async function end(id: string, session: Session, reason: string): Promise<void> {
     sessions.delete(id);
+    session.releaseShare();
     options.logger.info('MCP session closed', { reason });
     await session.server.close().catch(() => undefined);
   }
@@ -112,20 +132,35 @@ export function createMcpSessions(options: McpSessionOptions) {
   const keepAlive = createStreamKeepAlive(options.keepAliveMs);
 
   const opening = openingSlots();
+  // Sessions and initializes under way by owner and by unpaid plans, for the fair shares.
+  const shares = shareLedger();
+
+  /** The owner's fair-share slot, or the 429 naming its plan's cap or the unpaid plans' share. */
+  function takeSessionShare(request: McpRequest): () => void {
+    if (!options.shares || !request.tier) return () => undefined;
+    const tenant = { id: request.owner, tier: request.tier };
+    return takeShare(shares, options.shares, SESSION_SHARE_NAMES, tenant, (refusal) => {
+      const held = [...sessions.values()].filter((session) => (refusal === 'plan_cap' ? session.owner === request.owner : session.unpaid));
+      return idleRetryAfterS(held, options.idleMs, now());
+    });
+  }
 
   async function open(request: McpRequest): Promise<McpTransport> {
     expireIdle();
     refuseBeyondBounds(options, sessions, opening, request.owner, now);
+    const releaseShare = takeSessionShare(request);
     // Held until the session exists or its initialize is answered without one: concurrent
     // initializes cannot all pass the bounds before any of them counts.
     const release = opening.hold(request.owner);
+    let opened = false;
     const server = request.open();
     const web: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       keepAliveMs: 0,
       onsessioninitialized: (id) => {
         release();
-        sessions.set(id, { transport, server, owner: request.owner, lastUsedAt: now() });
+        opened = true;
+        sessions.set(id, { transport, server, owner: request.owner, lastUsedAt: now(), unpaid: request.tier?.paying === false, releaseShare });
       },
       onsessionclosed: (id) => {
         const session = sessions.get(id);
@@ -138,6 +173,7 @@ export function createMcpSessions(options: McpSessionOptions) {
           await answerWithWebHandler(req, res, (webRequest) => web.handleRequest(webRequest, { parsedBody }), keepAlive);
         } finally {
           release();
+          if (!opened) releaseShare();
         }
       },
     };
@@ -145,6 +181,7 @@ export function createMcpSessions(options: McpSessionOptions) {
       await server.connect(web);
     } catch (error) {
       release();
+      releaseShare();
       throw error;
     }
     return transport;

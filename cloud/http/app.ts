@@ -15,6 +15,7 @@ import { dashboardRoutes } from '../dashboard/routes.ts';
 import { createSessionStore } from '../dashboard/session-store.ts';
 import { createSharedRateLimiter } from './shared-rate-limiter.ts';
 import { signInThrottle as signInThrottleOf } from '../../edge/http/sign-in-throttle.ts';
+import { invoiceTenant, shareBounds } from '../billing/plan-shares.ts';
 
 export function createCloudHttpApp(
   deps: CloudRouteDeps & { trustProxy: boolean; signInRateLimit: RateLimitConfig | null; /** Dashboard cookies' `Secure` (secureCookies). */ secureCookies: boolean; /** The checkout streams' caps and lifetime. */ httpBounds: HttpBounds },
@@ -23,7 +24,20 @@ export function createCloudHttpApp(
   app.silent = true;
   // The hosted page behind `checkout_url`: the listener's page over Cloud's public view.
   const checkoutSource = { view: (invoiceId: string) => deps.cloud.publicInvoices.checkoutView(invoiceId) };
-  const checkout = checkoutRoutes({ source: checkoutSource, chains: deps.chains, logger: deps.logger, viewPrefix: '/api/v1/checkout', watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed), streams: deps.httpBounds });
+  // A checkout stream is public; it counts within the share of the invoice's merchant.
+  const checkoutShares = {
+    bounds: shareBounds(deps.fairShares, deps.httpBounds.streamsTotal),
+    tenantOf: (invoiceId: string) => invoiceTenant(deps.db, deps.fairShares.checkoutStreams, invoiceId, deps.clock.now()),
+  };
+  const checkout = checkoutRoutes({
+    source: checkoutSource,
+    chains: deps.chains,
+    logger: deps.logger,
+    viewPrefix: '/api/v1/checkout',
+    watch: (invoiceId, changed) => deps.feed.watch(invoiceId, changed),
+    streams: deps.httpBounds,
+    shares: checkoutShares,
+  });
   const documents = documentHandlers(deps.documents);
   const router = tableRouter('cloud', { ...cloudHandlers(deps), cloudOpenApi: documents.openapi, cloudLlmsTxt: documents.llms, cloudCheckoutEvents: checkout.events, getCheckoutPage: checkout.page });
   app.use(requestContext(deps.logger, deps.clock));

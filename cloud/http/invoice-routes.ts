@@ -34,6 +34,8 @@ export function invoiceHandlers(deps: {
   invoiceLimit: CallLimit;
   x402: X402Payments;
   x402Limit: CallLimit;
+  /** The x402 requests' shares by the invoice's merchant (x402ShareLimit). */
+  x402ShareLimit: CallLimit;
 }): RouteHandlers {
   const { invoices, keyed } = deps;
   return {
@@ -58,7 +60,7 @@ export function invoiceHandlers(deps: {
         ctx.body = await invoices.get(ctx.state.merchant, ctx.params.id!);
       },
     ],
-    cloudX402: x402Handlers(deps.x402, deps.x402Limit),
+    cloudX402: x402Handlers(deps.x402, deps.x402Limit, deps.x402ShareLimit),
     cloudCheckoutView: [
       openCors,
       async (ctx) => {

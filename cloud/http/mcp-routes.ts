@@ -19,6 +19,7 @@ import { cloudMcpClient } from '../mcp-client.ts';
 import { findMerchant, type MerchantRow } from '../merchants/merchant.repository.ts';
 import type { CloudTables } from '../storage/cloud.tables.ts';
 import { keyPrincipal } from './auth.ts';
+import { shareBounds, tierOf, type FairShareSettings } from '../billing/plan-shares.ts';
 import { createSharedRateLimiter } from './shared-rate-limiter.ts';
 import type { ChainModule } from '../../core/invoices/chain-module.ts';
 
@@ -37,6 +38,8 @@ export interface McpRouteDeps {
   mcpMaxListenStreams: number;
   /** A subscriptions/listen stream's lifetime, in ms (MCP_LISTEN_STREAM_MAX_S). */
   mcpListenStreamMaxMs: number;
+  /** How sessions and listen streams are shared between merchants by plan (CLOUD_FAIR_SHARE_RESERVE, CLOUD_MCP_SESSIONS_PER_PLAN). */
+  fairShares: FairShareSettings;
   /** What MCP seals across requests and instances, for every merchant's servers (mcp/payment-state.ts). */
   mcpPaymentState: PaymentStateSettings;
   /** MCP sessions started per minute per merchant and per client address, in windows every instance shares; null: unlimited. */
@@ -74,7 +77,13 @@ function mcpCredentials(deps: Pick<McpRouteDeps, 'db' | 'oauth'>) {
 /** /api/v1/mcp: each merchant's MCP server over the Cloud service; creates share `invoiceLimit` with HTTP. */
 export function mcpRouteHandlers(deps: McpRouteDeps, invoiceLimit: CallLimit): RouteHandlers {
   const logger = deps.logger.child({ component: 'mcp' });
-  const sessions = createMcpSessions({ maxSessions: deps.mcpMaxSessions, maxSessionsPerOwner: deps.mcpMaxSessionsPerOwner, idleMs: MCP_IDLE_MS, logger });
+  const sessions = createMcpSessions({
+    maxSessions: deps.mcpMaxSessions,
+    maxSessionsPerOwner: deps.mcpMaxSessionsPerOwner,
+    shares: shareBounds(deps.fairShares, deps.mcpMaxSessions),
+    idleMs: MCP_IDLE_MS,
+    logger,
+  });
   countMcpSessions(deps.metrics, () => sessions.size);
   const onToolCall = (tool: string, outcome: 'ok' | 'error') => deps.metrics.mcpToolCalls.inc({ tool, outcome });
   const mcp = mcpHandlers({
@@ -84,7 +93,14 @@ export function mcpRouteHandlers(deps: McpRouteDeps, invoiceLimit: CallLimit): R
     oauth: () => deps.oauth.oauth(),
     authorize: mcpCredentials(deps),
     ownerOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id,
-    listen: { maxStreams: deps.mcpMaxListenStreams, maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner, streamMaxMs: deps.mcpListenStreamMaxMs },
+    // The plan as of this request: a merchant that upgrades gets its new cap on its next session.
+    tierOf: (ctx) => tierOf(deps.fairShares.mcpSessions, ctx.state.merchant as MerchantRow, deps.clock.now()),
+    listen: {
+      maxStreams: deps.mcpMaxListenStreams,
+      maxStreamsPerOwner: deps.mcpMaxSessionsPerOwner,
+      streamMaxMs: deps.mcpListenStreamMaxMs,
+      shares: shareBounds(deps.fairShares, deps.mcpMaxListenStreams),
+    },
     logger,
     initializeLimits: initializeLimits(deps.mcpInitializeRateLimit, (name, config) => createSharedRateLimiter({ db: deps.db, clock: deps.clock, name, config })),
     serverDeps: (ctx) => ({

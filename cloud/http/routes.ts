@@ -23,6 +23,8 @@ export interface CloudRouteDeps extends McpRouteDeps {
   metricsAccess: MetricsAccess;
   /** Requests to the public x402 URLs, per client IP, in windows every instance shares. */
   x402Limit: CallLimit;
+  /** Requests to the public x402 URLs by the invoice's merchant: its plan's share, the Free plans', everyone's. */
+  x402ShareLimit: CallLimit;
 }
 
 /** Cloud's `/api/v1` routes by operation id (the documents and the checkout page are added by the app). */
@@ -33,7 +35,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
   return {
     ...accountHandlers(cloud.accounts, keyed, signupLimit(deps)),
     ...keyHandlers(cloud.keys, keyed),
-    ...invoiceHandlers({ invoices: cloud.invoices, publicInvoices: cloud.publicInvoices, keyed, invoiceLimit: invoiceCreates, x402: deps.x402, x402Limit: deps.x402Limit }),
+    ...invoiceHandlers({ invoices: cloud.invoices, publicInvoices: cloud.publicInvoices, keyed, invoiceLimit: invoiceCreates, x402: deps.x402, x402Limit: deps.x402Limit, x402ShareLimit: deps.x402ShareLimit }),
     ...webhookHandlers(cloud.webhooks, keyed),
     ...billingHandlers(cloud.billing, keyed, deps.stripeWebhook),
     ...mcpRouteHandlers(deps, invoiceCreates),

@@ -2,6 +2,7 @@ import type { RouterMiddleware } from '@koa/router';
 import { finalCheckoutStatuses, type CheckoutView } from '../../shared/checkout.ts';
 import type { Logger } from '../../core/log.ts';
 import type { StreamSlots } from './stream-slots.ts';
+import type { ShareTenant } from '../../core/fair-shares.ts';
 
 /** Tells `changed` when an invoice's status may have changed; returns the call that stops it. */
 export type WatchInvoice = (invoiceId: string, changed: () => void) => () => void;
@@ -17,6 +18,11 @@ export interface CheckoutEventsOptions {
   logger: Logger;
   /** The streams' caps per client address and in total. */
   slots: StreamSlots;
+  /**
+   * Cloud: the invoice's merchant, within whose plan's fair share the stream counts (unknown
+   * invoice: ServiceError `not_found`). Absent on the listener.
+   */
+  tenantOf?(invoiceId: string): Promise<ShareTenant>;
   /** A stream's lifetime (CHECKOUT_STREAM_MAX_S): then `event: reconnect`, and the page opens a new one. */
   maxMs: number;
 }
@@ -31,7 +37,8 @@ export interface CheckoutEventsOptions {
 export function checkoutEvents(options: CheckoutEventsOptions): RouterMiddleware {
   return async (ctx) => {
     const invoiceId = ctx.params.id!;
-    const release = options.slots.take(ctx.ip);
+    const tenant = options.tenantOf && (await options.tenantOf(invoiceId));
+    const release = options.slots.take(ctx.ip, tenant);
     let first: CheckoutView;
     try {
       first = await options.view(invoiceId);

@@ -10,6 +10,7 @@ import { chainNamed } from '../../core/invoices/chain-module.ts';
 import { renderQrSvg } from './qr-svg.ts';
 import { streamSlots } from './stream-slots.ts';
 import type { HttpBounds } from '../settings.ts';
+import type { FairShareBounds, ShareTenant } from '../../core/fair-shares.ts';
 
 export interface CheckoutRouteOptions {
   source: CheckoutSource;
@@ -22,6 +23,8 @@ export interface CheckoutRouteOptions {
   watch: WatchInvoice;
   /** The live streams' caps and lifetime (CHECKOUT_STREAMS_PER_CLIENT, CHECKOUT_STREAMS_MAX, CHECKOUT_STREAM_MAX_S). */
   streams: Pick<HttpBounds, 'streamsPerClient' | 'streamsTotal' | 'streamMaxMs'>;
+  /** Cloud: the streams' fair shares between the invoices' merchants by plan (core/fair-shares.ts). */
+  shares?: { bounds: FairShareBounds; tenantOf(invoiceId: string): Promise<ShareTenant> };
 }
 
 /**
@@ -103,7 +106,8 @@ export function checkoutRoutes(options: CheckoutRouteOptions): CheckoutRoutes {
       view: (invoiceId) => options.source.view(invoiceId),
       watch: options.watch,
       logger: options.logger,
-      slots: streamSlots({ perClient: options.streams.streamsPerClient, total: options.streams.streamsTotal }),
+      slots: streamSlots({ perClient: options.streams.streamsPerClient, total: options.streams.streamsTotal, shares: options.shares?.bounds }),
+      tenantOf: options.shares?.tenantOf,
       maxMs: options.streams.streamMaxMs,
     }),
     async view(ctx) {

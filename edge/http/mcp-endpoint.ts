@@ -3,6 +3,7 @@ import Router, { type RouterMiddleware } from '@koa/router';
 import { isInitializeRequest } from '@modelcontextprotocol/server';
 import { ServiceError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
+import type { FairShareBounds, ShareTier } from '../../core/fair-shares.ts';
 import type { McpSessions } from '../../mcp/http-sessions.ts';
 import type { ServerDeps } from '../../mcp/deps.ts';
 import { createModernMcpHandler, type ModernMcpHandler } from '../../mcp/modern-handler.ts';
@@ -28,6 +29,11 @@ export interface McpEndpointOptions {
   oauth(ctx: Context): Promise<OAuthResource | null>;
   /** Who owns the sessions this request may use, each within its bound: its merchant, or its credential on the listener. */
   ownerOf(ctx: Context): string;
+  /**
+   * Cloud: the owner's plan tier, within whose fair share its sessions and listen streams count
+   * (the sessions' `shares` and `listen.shares`); absent on the listener, whose one merchant owns all.
+   */
+  tierOf?(ctx: Context): ShareTier;
   /** How fast sessions may start, per owner and per client address; null: unlimited. */
   initializeLimits: InitializeLimits | null;
   /**
@@ -47,6 +53,8 @@ export interface ListenOptions {
   maxStreamsPerOwner: number;
   /** A listen stream's lifetime (MCP_LISTEN_STREAM_MAX_S): then it ends and its client listens again. */
   streamMaxMs: number;
+  /** Cloud's fair shares of `maxStreams` between plans (core/fair-shares.ts). */
+  shares?: FairShareBounds;
 }
 
 /** Session starts per minute: one window per owner, one per client address, and no shared one to fill. */
@@ -148,7 +156,7 @@ export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' 
     logger: options.logger,
   });
   // Invoice updates for the 2026-07-28 listen streams: the caller's invoices only, from the status feed.
-  const listen = createInvoiceListen({ bus: modern.bus, maxStreamsPerOwner: options.listen.maxStreamsPerOwner, lifetimeMs: options.listen.streamMaxMs });
+  const listen = createInvoiceListen({ bus: modern.bus, maxStreamsPerOwner: options.listen.maxStreamsPerOwner, lifetimeMs: options.listen.streamMaxMs, shares: options.listen.shares });
   const serve =
     (method: 'GET' | 'POST' | 'DELETE'): RouterMiddleware =>
     async (ctx) => {
@@ -157,6 +165,7 @@ export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' 
       if (missing === UNDECLARED) throw new ServiceError('insufficient_scope', 'This MCP method or tool is open to full-access API keys only.');
       if (missing) await refuseMissingScope(ctx, missing, await options.oauth(ctx));
       const owner = options.ownerOf(ctx);
+      const tier = options.tierOf?.(ctx);
       if (await modern.isModern(ctx.req, body)) {
         const taskListenRefusal = undeclaredTaskListen(body);
         if (taskListenRefusal) {
@@ -166,7 +175,7 @@ export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' 
         }
         if (isListenRequest(body)) {
           const { listener, updates } = options.serverDeps(ctx);
-          await answerMcpListen(ctx, { owner, listener, updates }, body, { listen, forward: modern.forward(body, ctx), keepAlive: modern.keepAlive });
+          await answerMcpListen(ctx, { owner, tier, listener, updates }, body, { listen, forward: modern.forward(body, ctx), keepAlive: modern.keepAlive });
           return;
         }
         ctx.status = 200;
@@ -180,6 +189,7 @@ export function mcpHandlers(options: McpEndpointOptions): Record<'post' | 'get' 
         method,
         sessionId,
         owner,
+        tier,
         body,
         open: () => open(ctx),
       });

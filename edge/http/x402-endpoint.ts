@@ -23,11 +23,13 @@ function decodePayment(header: string): unknown {
 /**
  * An invoice's x402 URL (`GET /x402/:id`): 402 with the requirements, or the payment settled and
  * 200 with PAYMENT-RESPONSE. A refused payment also carries PAYMENT-REQUIRED with x402's reason,
- * for clients that read only the header; the body is the error envelope.
+ * for clients that read only the header; the body is the error envelope. `limit` counts requests
+ * per client address; Cloud's `shareLimit`, after it, by the invoice (its merchant's share).
  */
-export function x402Handlers(payments: X402Payments, limit: CallLimit): RouterMiddleware[] {
+export function x402Handlers(payments: X402Payments, limit: CallLimit, shareLimit?: CallLimit): RouterMiddleware[] {
   return [
     limitRequests(limit, (ctx) => ctx.ip),
+    ...(shareLimit ? [limitRequests(shareLimit, (ctx) => ctx.params.id!)] : []),
     async (ctx) => {
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Access-Control-Expose-Headers', `${PAYMENT_REQUIRED}, ${PAYMENT_RESPONSE}`);

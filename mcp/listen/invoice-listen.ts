@@ -1,6 +1,7 @@
 import type { ServerEventBus } from '@modelcontextprotocol/server';
 import { MAX_SUBSCRIPTIONS, type InvoiceUpdates } from '../invoice-watch.ts';
 import type { ListenerFailure, ListenerResult } from '../listener-client.ts';
+import type { FairShareBounds, ShareTier } from '../../core/fair-shares.ts';
 import { createInvoiceChanges, INVOICE_URI_PREFIX, type ListenedInvoice } from './invoice-changes.ts';
 import { createListenStreams, type ListenStreamSlot } from './listen-streams.ts';
 
@@ -23,6 +24,8 @@ const unreadable = (failure: ListenerFailure): Refusal => ({ code: failure.code 
 export interface ListenCaller {
   /** Who owns the stream, within MCP_MAX_SESSIONS_PER_OWNER streams: the Cloud merchant, the listener credential. */
   owner: string;
+  /** The owner's plan tier on Cloud: its streams count within its plan's fair share (InvoiceListenOptions.shares). */
+  tier?: ShareTier;
   /** The caller's own view of the invoices (its ListenerClient): another merchant's invoice reads as not found. */
   listener: { getInvoice(invoiceId: string): Promise<ListenerResult<{ invoice_id: string; status: string }>> };
   /** Where the caller's invoices' status changes are heard (the status feed, for its merchant only). */
@@ -38,6 +41,8 @@ export interface InvoiceListenOptions {
   maxStreamsPerOwner: number;
   /** A stream's lifetime (MCP_LISTEN_STREAM_MAX_S): then it ends and its client listens again. */
   lifetimeMs: number;
+  /** Cloud's fair shares of MCP_MAX_LISTEN_STREAMS between plans (core/fair-shares.ts). */
+  shares?: FairShareBounds;
   now?: () => number;
 }
 
@@ -98,7 +103,7 @@ const refusal = (message: ListenMessage, error: Refusal): ListenAdmission => ({
 export function createInvoiceListen(options: InvoiceListenOptions) {
   const maxInvoicesPerStream = options.maxInvoicesPerStream ?? MAX_SUBSCRIPTIONS;
   const changes = createInvoiceChanges(options.bus);
-  const streams = createListenStreams({ maxPerOwner: options.maxStreamsPerOwner, lifetimeMs: options.lifetimeMs, now: options.now });
+  const streams = createListenStreams({ maxPerOwner: options.maxStreamsPerOwner, lifetimeMs: options.lifetimeMs, shares: options.shares, now: options.now });
 
   async function readAll(caller: ListenCaller, invoiceIds: string[]): Promise<ListenedInvoice[] | Refusal> {
     const reads = await Promise.all(invoiceIds.map((invoiceId) => caller.listener.getInvoice(invoiceId)));
@@ -135,7 +140,7 @@ export function createInvoiceListen(options: InvoiceListenOptions) {
         return refusal(message, { code: INVALID_PARAMS, message: `At most ${maxInvoicesPerStream} resource subscriptions per listen stream; listen again with fewer (leave out settled invoices), or open another stream.` });
       }
       const invoiceIds = uris.filter((uri) => uri.startsWith(INVOICE_URI_PREFIX)).map((uri) => uri.slice(INVOICE_URI_PREFIX.length));
-      const slot = streams.open(caller.owner);
+      const slot = streams.open(caller.owner, caller.tier);
       let read: Awaited<ReturnType<typeof readAll>>;
       try {
         read = invoiceIds.includes('') ? { code: INVALID_PARAMS, message: `Not an invoice resource: ${INVOICE_URI_PREFIX} (expected invoice://<invoice_id>).` } : await readAll(caller, invoiceIds);

@@ -51,7 +51,9 @@ describe('MCP sessions on Cloud: at most MCP_MAX_SESSIONS_PER_OWNER per merchant
   });
 
   test('one merchant fills its bound and gets 429 too_many_sessions; another still opens and works; the global bound stays', async () => {
-    cloud = await startTestCloud({ env: { MCP_MAX_SESSIONS: String(GLOBAL), MCP_MAX_SESSIONS_PER_OWNER: String(PER_MERCHANT), MCP_INITIALIZE_RATE_LIMIT: 'off' } });
+    // No reserve for paid plans: these Free merchants meet the per-owner and instance bounds only
+    // (the plans' shares are test/cloud/cloud-fair-shares.test.ts's).
+    cloud = await startTestCloud({ env: { MCP_MAX_SESSIONS: String(GLOBAL), MCP_MAX_SESSIONS_PER_OWNER: String(PER_MERCHANT), MCP_INITIALIZE_RATE_LIMIT: 'off', CLOUD_FAIR_SHARE_RESERVE: '0' } });
     const mcpUrl = `${cloud.url}/api/v1/mcp`;
     const keyOf = async () => ({ 'x-service-api-key': (await signupMerchant(cloud.url, { btc_xpub: BIP84_ZPUB })).api_key });
     const [a, b, c, d, e] = [await keyOf(), await keyOf(), await keyOf(), await keyOf(), await keyOf()];
