@@ -123,17 +123,17 @@ export const errorCatalogue = {
   },
   rate_limited: {
     status: 429,
-    description: 'Too many invoice requests; the `Retry-After` header says how many seconds to wait.',
+    description: 'Too many requests (invoice creations, sign-ups, x402 requests); the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice\'s merchant\'s share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans\' share); the message names the limit.',
   },
   too_many_sessions: {
     status: 429,
     description:
-      'MCP `initialize` (2025-era session) or `subscriptions/listen` (2026-07-28 stream): this merchant (Cloud) or credential (listener) already holds its most open sessions or listen streams (`MCP_MAX_SESSIONS_PER_OWNER`, default 100, each counted apart), or starts sessions faster than `MCP_INITIALIZE_RATE_LIMIT` allows (per owner and per client address). `Retry-After` says how many seconds to wait; end sessions (DELETE) and streams you no longer use.',
+      'MCP `initialize` (2025-era session) or `subscriptions/listen` (2026-07-28 stream): this merchant (Cloud) or credential (listener) already holds its most open sessions or listen streams (`MCP_MAX_SESSIONS_PER_OWNER`, default 100, each counted apart), or starts sessions faster than `MCP_INITIALIZE_RATE_LIMIT` allows (per owner and per client address). On Cloud also: the plan of the merchant allows no more (`CLOUD_MCP_SESSIONS_PER_PLAN`), or the share of the server for Free plans is taken (`CLOUD_FAIR_SHARE_RESERVE` keeps the rest for paid plans); the message names the cap. `Retry-After` says how many seconds to wait; end sessions (DELETE) and streams you no longer use.',
   },
   too_many_streams: {
     status: 429,
     description:
-      'Checkout event stream refused: this client address has `CHECKOUT_STREAMS_PER_CLIENT` streams open already (default 20). Poll the checkout view instead; `Retry-After` says when to try a stream again.',
+      'Checkout event stream refused: this client address has `CHECKOUT_STREAMS_PER_CLIENT` streams open already (default 20); on Cloud also, the merchant of the invoice has as many open as its plan allows (`CLOUD_CHECKOUT_STREAMS_PER_PLAN`), or the share of the server for Free plans is taken (`CLOUD_FAIR_SHARE_RESERVE`). Poll the checkout view instead; `Retry-After` says when to try a stream again.',
   },
   create_failed: { status: 500, description: 'The invoice could not be created (storage failure); nothing was stored.' },
   lookup_failed: { status: 500, description: 'The invoice could not be read (storage failure).' },

@@ -111,6 +111,10 @@ const prometheusText: RouteResponse = {
 
 const eventStream = (description: string): RouteResponse => ({ description, content: { mediaType: 'text/event-stream', jsonSchema: { type: 'string' } } });
 
+/** Cloud's fair shares of the MCP endpoint's sessions and listen streams, in its description. */
+const CLOUD_MCP_SHARES =
+  " On Cloud a merchant's plan caps its open sessions and, apart, its listen streams (`CLOUD_MCP_SESSIONS_PER_PLAN`, default Free 10, Starter 50, Pro 100), and Free merchants together never take the part of the server's sessions and streams kept for paid plans (`CLOUD_FAIR_SHARE_RESERVE`, default 20 %; a Free merchant holding none may take half of it): past either, 429 `too_many_sessions` whose message names the cap, with `Retry-After`.";
+
 /**
  * The MCP Streamable HTTP endpoint's three methods on one path. Sessioned: `initialize` answers with
  * `Mcp-Session-Id`, which every later request carries.
@@ -125,7 +129,7 @@ function mcpRoutes(surface: Surface, path: string, idPrefix: string, auth: Route
       method: 'post',
       scope: 'per-message',
       summary: 'MCP Streamable HTTP endpoint: send a JSON-RPC message (tools, resources, subscriptions) to an agent session',
-      description: `The Model Context Protocol over Streamable HTTP (the same tools and resources as the stdio server \`service-mcp\`). ${keyRule} Start with \`initialize\` (no session header); its answer carries \`Mcp-Session-Id\`, which later requests must send. A 2026-07-28 client sends no \`initialize\` and no session: each request carries its revision in \`params._meta\` and the \`MCP-Protocol-Version\`, \`Mcp-Method\` and \`Mcp-Name\` headers, and is answered statelessly (\`server/discover\`, \`subscriptions/listen\` streams bounded by \`MCP_MAX_LISTEN_STREAMS\`); a missing or disagreeing header answers 400 with JSON-RPC -32020. Sessions are bounded per owner (Cloud: the merchant; listener: the key, or each OAuth grant; \`MCP_MAX_SESSIONS_PER_OWNER\`, default 100), and their starts per owner and per client address (\`MCP_INITIALIZE_RATE_LIMIT\`, default 60 and 600 a minute): past either, 429 \`too_many_sessions\` with \`Retry-After\`; past the server's \`MCP_MAX_SESSIONS\`, 503 \`capacity\`. A browser \`Origin\` must be listed in \`MCP_ALLOWED_ORIGINS\`; requests without Origin are not browser requests and pass. Tool failures are tool results whose text starts with the stable error code.`,
+      description: `The Model Context Protocol over Streamable HTTP (the same tools and resources as the stdio server \`service-mcp\`). ${keyRule} Start with \`initialize\` (no session header); its answer carries \`Mcp-Session-Id\`, which later requests must send. A 2026-07-28 client sends no \`initialize\` and no session: each request carries its revision in \`params._meta\` and the \`MCP-Protocol-Version\`, \`Mcp-Method\` and \`Mcp-Name\` headers, and is answered statelessly (\`server/discover\`, \`subscriptions/listen\` streams bounded by \`MCP_MAX_LISTEN_STREAMS\`); a missing or disagreeing header answers 400 with JSON-RPC -32020. Sessions are bounded per owner (Cloud: the merchant; listener: the key, or each OAuth grant; \`MCP_MAX_SESSIONS_PER_OWNER\`, default 100), and their starts per owner and per client address (\`MCP_INITIALIZE_RATE_LIMIT\`, default 60 and 600 a minute): past either, 429 \`too_many_sessions\` with \`Retry-After\`; past the server's \`MCP_MAX_SESSIONS\`, 503 \`capacity\`.${surface === 'cloud' ? CLOUD_MCP_SHARES : ''} A browser \`Origin\` must be listed in \`MCP_ALLOWED_ORIGINS\`; requests without Origin are not browser requests and pass. Tool failures are tool results whose text starts with the stable error code.`,
       responses: {
         200: eventStream("The answer to a request, as server-sent events: the request's progress notifications, then its JSON-RPC response."),
         202: { description: 'A notification or a response from the client was accepted; no body.' },
@@ -550,7 +554,7 @@ export const routeTable: readonly Route[] = [
     path: '/api/v1/x402/{id}',
     surfaces: ['cloud'],
     summary: 'Pay an invoice with x402 (HTTP 402, EIP-3009 USDC)',
-    description: x402Description,
+    description: `${x402Description} On Cloud the overall budget is shared by the invoices' merchants: each has its plan's requests a minute (\`CLOUD_X402_RATE_PER_PLAN\`, default Free 60, Starter 300, Pro 600), and Free merchants together the overall budget less \`CLOUD_FAIR_SHARE_RESERVE\` (default 480 of 600), counted across instances; past any, 429 \`rate_limited\` naming the limit, with \`Retry-After\`.`,
     auth: 'public',
     scope: 'none',
     parameters: [invoiceId],
@@ -575,7 +579,7 @@ export const routeTable: readonly Route[] = [
     path: '/api/v1/checkout/{id}/events',
     surfaces: ['cloud'],
     summary: 'Public display view of an invoice, live (Server-Sent Events)',
-    description: checkoutEventsDescription,
+    description: `${checkoutEventsDescription} Each stream also counts for the invoice's merchant: at most its plan's \`CLOUD_CHECKOUT_STREAMS_PER_PLAN\` (default Free 25, Starter 100, Pro 250) on one server, and Free merchants together never take the part of \`CHECKOUT_STREAMS_MAX\` kept for paid plans (\`CLOUD_FAIR_SHARE_RESERVE\`); past either, 429 \`too_many_streams\` naming the cap, with \`Retry-After\`.`,
     auth: 'public',
     scope: 'none',
     parameters: [invoiceId],

@@ -66,10 +66,10 @@ function openStreams() {
   // The responses too: fetch cancels the body of a response collected as garbage, which would end its stream.
   const held: { controller: AbortController; response: Response }[] = [];
   return {
-    /** GETs or POSTs with a signal the test aborts at the end; an admitted stream is left open. */
-    async open(url: string, init: RequestInit = {}): Promise<Response> {
+    /** Starts a request with a signal the test aborts at the end; an admitted stream is left open. */
+    async open(start: (signal: AbortSignal) => Promise<Response>): Promise<Response> {
       const controller = new AbortController();
-      const response = await fetch(url, { ...init, signal: controller.signal });
+      const response = await start(controller.signal);
       if (response.ok) held.push({ controller, response });
       return response;
     },
@@ -84,27 +84,17 @@ const initialize = async (cloud: RunningCloud, merchant: Merchant) => {
   return answer;
 };
 
+/** A 2026-07-28 listen stream of `merchant`, held open until the test ends. */
+const listenOn = (cloud: RunningCloud, merchant: Merchant, streams: ReturnType<typeof openStreams>) =>
+  streams.open((signal) => postModern(`${cloud.url}/api/v1/mcp`, merchant.key, 'subscriptions/listen', { notifications: { toolsListChanged: true } }, { signal }));
+
 /** One merchant's ways to take a slot of each resource on `cloud`. */
 function resources(cloud: RunningCloud, streams: ReturnType<typeof openStreams>) {
   return {
     sessions: (merchant: Merchant) => initialize(cloud, merchant),
     listen: async (merchant: Merchant) => answerOf(await listenOn(cloud, merchant, streams)),
-    checkout: async (merchant: Merchant) => answerOf(await streams.open(`${cloud.url}/api/v1/checkout/${merchant.invoiceId}/events`)),
+    checkout: async (merchant: Merchant) => answerOf(await streams.open((signal) => fetch(`${cloud.url}/api/v1/checkout/${merchant.invoiceId}/events`, { signal }))),
   };
-}
-
-function listenOn(cloud: RunningCloud, merchant: Merchant, streams: ReturnType<typeof openStreams>): Promise<Response> {
-  // postModern's request, held open by the test until the end.
-  return streams.open(`${cloud.url}/api/v1/mcp`, {
-    method: 'POST',
-    headers: { ...merchant.key, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'Mcp-Method': 'subscriptions/listen', 'MCP-Protocol-Version': '2026-07-28' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'subscriptions/listen',
-      params: { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'fair-shares', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
-    }),
-  });
 }
 
 async function signUp(cloud: RunningCloud): Promise<Merchant> {

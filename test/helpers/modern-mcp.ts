@@ -12,6 +12,8 @@ export interface ModernPostOptions {
   id?: number;
   /** The client capabilities the request declares (none by default). */
   capabilities?: Record<string, unknown>;
+  /** Aborts the request (and the stream it opened). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -39,7 +41,7 @@ export async function postModern(url: string, credential: Record<string, string>
   const name = Object.hasOwn(NAMED, method) ? params[NAMED[method]!] : undefined;
   if (typeof name === 'string') headers['Mcp-Name'] = name;
   if (options.omit) delete headers[options.omit];
-  return fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+  return fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: options.signal });
 }
 
 /** The JSON-RPC message of a modern answer: the JSON body, or the last message of its event stream. */
