@@ -41,9 +41,12 @@ export interface ShareHoldings {
 /** Why a slot is refused: the tenant's own plan cap, or the unpaid plans' share of the instance. */
 export type ShareRefusal = 'plan_cap' | 'unpaid_share';
 
-/** Slots of `total` that unpaid plans may hold together: all but the reserve (half of it for a tenant holding none). */
+/**
+ * Slots of `total` that unpaid plans may hold together: all but the reserve (half of it for a
+ * tenant holding none). The reserve rounds down, so an instance of a few slots keeps none.
+ */
 export function unpaidShare(bounds: FairShareBounds, newcomer: boolean): number {
-  const reserve = Math.ceil((bounds.total * bounds.reservePercent) / 100);
+  const reserve = Math.floor((bounds.total * bounds.reservePercent) / 100);
   return bounds.total - (newcomer ? Math.ceil(reserve / 2) : reserve);
 }
 

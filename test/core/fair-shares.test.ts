@@ -15,7 +15,9 @@ describe('fair shares of an instance between plans', () => {
     assert.equal(unpaidShare(BOUNDS, true), 35);
     assert.equal(unpaidShare({ total: 1000, reservePercent: 20 }, false), 800);
     assert.equal(unpaidShare({ total: 10, reservePercent: 0 }, true), 10, 'no reserve: Free may take all');
-    assert.equal(unpaidShare({ total: 3, reservePercent: 20 }, false), 2, 'a reserve rounds up: a small instance keeps one slot');
+    assert.equal(unpaidShare({ total: 4, reservePercent: 20 }, false), 4, 'the reserve rounds down: an instance of a few slots keeps none');
+    assert.equal(unpaidShare({ total: 9, reservePercent: 20 }, false), 8);
+    assert.equal(unpaidShare({ total: 9, reservePercent: 20 }, true), 8, 'paid plans keep at least half the reserve, rounded up');
   });
 
   const vectors: { why: string; tier: ShareTier; mine: number; unpaid: number; refusal: ReturnType<typeof shareRefusal> }[] = [
