@@ -399,7 +399,7 @@ export interface paths {
         };
         /**
          * Pay an invoice with x402 (HTTP 402, EIP-3009 USDC)
-         * @description No key: the invoice's `x402_url`, public like its checkout page and rate limited per client IP (`X402_RATE_LIMIT`, default 60/min and 600/min overall). Without `PAYMENT-SIGNATURE`: 402 with `PAYMENT-REQUIRED` (x402 v2, base64 JSON) and the same object as body. With it (an EIP-3009 authorization signed for exactly the requirements): every check runs before anything is sent, one payer at a time, then the settlement (the built-in settler or `X402_FACILITATOR_URL`); 200 with `PAYMENT-RESPONSE` once the transaction is mined, and the invoice. The invoice confirms through the chain watcher like any transfer. The same payload again answers the same 200; nothing is sent twice.
+         * @description No key: the invoice's `x402_url`, public like its checkout page and rate limited per client IP (`X402_RATE_LIMIT`, default 60/min and 600/min overall). Without `PAYMENT-SIGNATURE`: 402 with `PAYMENT-REQUIRED` (x402 v2, base64 JSON) and the same object as body. With it (an EIP-3009 authorization signed for exactly the requirements): every check runs before anything is sent, one payer at a time, then the settlement (the built-in settler or `X402_FACILITATOR_URL`); 200 with `PAYMENT-RESPONSE` once the transaction is mined, and the invoice. The invoice confirms through the chain watcher like any transfer. The same payload again answers the same 200; nothing is sent twice. On Cloud the overall budget is shared by the invoices' merchants: each has its plan's requests a minute (`CLOUD_X402_RATE_PER_PLAN`, default Free 60, Starter 300, Pro 600), and Free merchants together the overall budget less `CLOUD_FAIR_SHARE_RESERVE` (default 480 of 600), counted across instances; past any, 429 `rate_limited` naming the limit, with `Retry-After`.
          */
         get: operations["cloudX402"];
         put?: never;
@@ -436,7 +436,7 @@ export interface paths {
         };
         /**
          * Public display view of an invoice, live (Server-Sent Events)
-         * @description Server-Sent Events: an event `view` with the checkout view (the JSON of the view route) at once and after each status change of the invoice, until the status is final (then the stream ends). A stream lives `CHECKOUT_STREAM_MAX_S` at most (default 300): it then ends with an event `reconnect`, and the client opens a new one. Each client address may hold `CHECKOUT_STREAMS_PER_CLIENT` streams (default 20; beyond, 429 `too_many_streams`) and the server `CHECKOUT_STREAMS_MAX` in all (default 500; beyond, 503 `capacity`), both with `Retry-After`. Public and CORS-open, like the view. The checkout page listens to it and falls back to polling the view when the stream is refused or cut.
+         * @description Server-Sent Events: an event `view` with the checkout view (the JSON of the view route) at once and after each status change of the invoice, until the status is final (then the stream ends). A stream lives `CHECKOUT_STREAM_MAX_S` at most (default 300): it then ends with an event `reconnect`, and the client opens a new one. Each client address may hold `CHECKOUT_STREAMS_PER_CLIENT` streams (default 20; beyond, 429 `too_many_streams`) and the server `CHECKOUT_STREAMS_MAX` in all (default 500; beyond, 503 `capacity`), both with `Retry-After`. Public and CORS-open, like the view. The checkout page listens to it and falls back to polling the view when the stream is refused or cut. Each stream also counts for the invoice's merchant: at most its plan's `CLOUD_CHECKOUT_STREAMS_PER_PLAN` (default Free 25, Starter 100, Pro 250) on one server, and Free merchants together never take the part of `CHECKOUT_STREAMS_MAX` kept for paid plans (`CLOUD_FAIR_SHARE_RESERVE`); past either, 429 `too_many_streams` naming the cap, with `Retry-After`.
          */
         get: operations["cloudCheckoutEvents"];
         put?: never;
@@ -513,7 +513,7 @@ export interface paths {
         put?: never;
         /**
          * MCP Streamable HTTP endpoint: send a JSON-RPC message (tools, resources, subscriptions) to an agent session
-         * @description The Model Context Protocol over Streamable HTTP (the same tools and resources as the stdio server `service-mcp`). The merchant's API key (`X-Service-Api-Key`, or `Authorization: Bearer <key>`), or an OAuth access token issued for this endpoint (`Authorization: Bearer`; without credentials the 401 carries `WWW-Authenticate: Bearer resource_metadata=…`); every tool and resource sees only that merchant's invoices, and `list_invoices` is added. Scoped keys and tokens: `invoices:write` for create_invoice, `invoices:read` for the reading tools and resources, else 403 `insufficient_scope`. Start with `initialize` (no session header); its answer carries `Mcp-Session-Id`, which later requests must send. A 2026-07-28 client sends no `initialize` and no session: each request carries its revision in `params._meta` and the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, and is answered statelessly (`server/discover`, `subscriptions/listen` streams bounded by `MCP_MAX_LISTEN_STREAMS`); a missing or disagreeing header answers 400 with JSON-RPC -32020. Sessions are bounded per owner (Cloud: the merchant; listener: the key, or each OAuth grant; `MCP_MAX_SESSIONS_PER_OWNER`, default 100), and their starts per owner and per client address (`MCP_INITIALIZE_RATE_LIMIT`, default 60 and 600 a minute): past either, 429 `too_many_sessions` with `Retry-After`; past the server's `MCP_MAX_SESSIONS`, 503 `capacity`. A browser `Origin` must be listed in `MCP_ALLOWED_ORIGINS`; requests without Origin are not browser requests and pass. Tool failures are tool results whose text starts with the stable error code.
+         * @description The Model Context Protocol over Streamable HTTP (the same tools and resources as the stdio server `service-mcp`). The merchant's API key (`X-Service-Api-Key`, or `Authorization: Bearer <key>`), or an OAuth access token issued for this endpoint (`Authorization: Bearer`; without credentials the 401 carries `WWW-Authenticate: Bearer resource_metadata=…`); every tool and resource sees only that merchant's invoices, and `list_invoices` is added. Scoped keys and tokens: `invoices:write` for create_invoice, `invoices:read` for the reading tools and resources, else 403 `insufficient_scope`. Start with `initialize` (no session header); its answer carries `Mcp-Session-Id`, which later requests must send. A 2026-07-28 client sends no `initialize` and no session: each request carries its revision in `params._meta` and the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, and is answered statelessly (`server/discover`, `subscriptions/listen` streams bounded by `MCP_MAX_LISTEN_STREAMS`); a missing or disagreeing header answers 400 with JSON-RPC -32020. Sessions are bounded per owner (Cloud: the merchant; listener: the key, or each OAuth grant; `MCP_MAX_SESSIONS_PER_OWNER`, default 100), and their starts per owner and per client address (`MCP_INITIALIZE_RATE_LIMIT`, default 60 and 600 a minute): past either, 429 `too_many_sessions` with `Retry-After`; past the server's `MCP_MAX_SESSIONS`, 503 `capacity`. On Cloud a merchant's plan caps its open sessions and, apart, its listen streams (`CLOUD_MCP_SESSIONS_PER_PLAN`, default Free 10, Starter 50, Pro 100), and Free merchants together never take the part of the server's sessions and streams kept for paid plans (`CLOUD_FAIR_SHARE_RESERVE`, default 20 %; a Free merchant holding none may take half of it): past either, 429 `too_many_sessions` whose message names the cap, with `Retry-After`. A browser `Origin` must be listed in `MCP_ALLOWED_ORIGINS`; requests without Origin are not browser requests and pass. Tool failures are tool results whose text starts with the stable error code.
          */
         post: operations["cloudMcpPost"];
         /**
@@ -1873,7 +1873,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Too many invoice requests; the `Retry-After` header says how many seconds to wait. */
+            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests); the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2061,7 +2061,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Too many invoice requests; the `Retry-After` header says how many seconds to wait. */
+            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests); the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2221,7 +2221,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `too_many_streams`: Checkout event stream refused: this client address has `CHECKOUT_STREAMS_PER_CLIENT` streams open already (default 20). Poll the checkout view instead; `Retry-After` says when to try a stream again. */
+            /** @description `too_many_streams`: Checkout event stream refused: this client address has `CHECKOUT_STREAMS_PER_CLIENT` streams open already (default 20); on Cloud also, the merchant of the invoice has as many open as its plan allows (`CLOUD_CHECKOUT_STREAMS_PER_PLAN`), or the share of the server for Free plans is taken (`CLOUD_FAIR_SHARE_RESERVE`). Poll the checkout view instead; `Retry-After` says when to try a stream again. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2628,7 +2628,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `too_many_sessions`: MCP `initialize` (2025-era session) or `subscriptions/listen` (2026-07-28 stream): this merchant (Cloud) or credential (listener) already holds its most open sessions or listen streams (`MCP_MAX_SESSIONS_PER_OWNER`, default 100, each counted apart), or starts sessions faster than `MCP_INITIALIZE_RATE_LIMIT` allows (per owner and per client address). `Retry-After` says how many seconds to wait; end sessions (DELETE) and streams you no longer use. */
+            /** @description `too_many_sessions`: MCP `initialize` (2025-era session) or `subscriptions/listen` (2026-07-28 stream): this merchant (Cloud) or credential (listener) already holds its most open sessions or listen streams (`MCP_MAX_SESSIONS_PER_OWNER`, default 100, each counted apart), or starts sessions faster than `MCP_INITIALIZE_RATE_LIMIT` allows (per owner and per client address). On Cloud also: the plan of the merchant allows no more (`CLOUD_MCP_SESSIONS_PER_PLAN`), or the share of the server for Free plans is taken (`CLOUD_FAIR_SHARE_RESERVE` keeps the rest for paid plans); the message names the cap. `Retry-After` says how many seconds to wait; end sessions (DELETE) and streams you no longer use. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2782,7 +2782,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Too many invoice requests; the `Retry-After` header says how many seconds to wait. */
+            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests); the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3291,7 +3291,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Too many invoice requests; the `Retry-After` header says how many seconds to wait. */
+            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests); the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3497,7 +3497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Too many invoice requests; the `Retry-After` header says how many seconds to wait. */
+            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests); the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3648,7 +3648,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `too_many_streams`: Checkout event stream refused: this client address has `CHECKOUT_STREAMS_PER_CLIENT` streams open already (default 20). Poll the checkout view instead; `Retry-After` says when to try a stream again. */
+            /** @description `too_many_streams`: Checkout event stream refused: this client address has `CHECKOUT_STREAMS_PER_CLIENT` streams open already (default 20); on Cloud also, the merchant of the invoice has as many open as its plan allows (`CLOUD_CHECKOUT_STREAMS_PER_PLAN`), or the share of the server for Free plans is taken (`CLOUD_FAIR_SHARE_RESERVE`). Poll the checkout view instead; `Retry-After` says when to try a stream again. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3940,7 +3940,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `too_many_sessions`: MCP `initialize` (2025-era session) or `subscriptions/listen` (2026-07-28 stream): this merchant (Cloud) or credential (listener) already holds its most open sessions or listen streams (`MCP_MAX_SESSIONS_PER_OWNER`, default 100, each counted apart), or starts sessions faster than `MCP_INITIALIZE_RATE_LIMIT` allows (per owner and per client address). `Retry-After` says how many seconds to wait; end sessions (DELETE) and streams you no longer use. */
+            /** @description `too_many_sessions`: MCP `initialize` (2025-era session) or `subscriptions/listen` (2026-07-28 stream): this merchant (Cloud) or credential (listener) already holds its most open sessions or listen streams (`MCP_MAX_SESSIONS_PER_OWNER`, default 100, each counted apart), or starts sessions faster than `MCP_INITIALIZE_RATE_LIMIT` allows (per owner and per client address). On Cloud also: the plan of the merchant allows no more (`CLOUD_MCP_SESSIONS_PER_PLAN`), or the share of the server for Free plans is taken (`CLOUD_FAIR_SHARE_RESERVE` keeps the rest for paid plans); the message names the cap. `Retry-After` says how many seconds to wait; end sessions (DELETE) and streams you no longer use. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
