@@ -70,7 +70,7 @@ export interface ShareNames {
 }
 
 /** The 429 of a refusal, naming the cap that was hit and when to retry. */
-export function shareRefusalError(names: ShareNames, refusal: ShareRefusal, tier: ShareTier, retryAfterS: number): ServiceError {
+function shareRefusalError(names: ShareNames, refusal: ShareRefusal, tier: ShareTier, retryAfterS: number): ServiceError {
   const message =
     refusal === 'plan_cap'
       ? `The ${tier.plan} plan holds at most ${tier.cap} ${names.what} per merchant on this instance (${names.capSetting} ${tier.plan}=${tier.cap}); close one, or retry in ${retryAfterS} s.`
@@ -101,13 +101,11 @@ export function shareLedger() {
   };
 }
 
-export type ShareLedger = ReturnType<typeof shareLedger>;
-
 /**
  * A slot within `tenant`'s shares, counted in `ledger`, or the 429 naming the cap hit. `retryAfterS`
  * is asked only on a refusal.
  */
-export function takeShare(ledger: ShareLedger, bounds: FairShareBounds, names: ShareNames, tenant: ShareTenant, retryAfterS: (refusal: ShareRefusal) => number): () => void {
+export function takeShare(ledger: ReturnType<typeof shareLedger>, bounds: FairShareBounds, names: ShareNames, tenant: ShareTenant, retryAfterS: (refusal: ShareRefusal) => number): () => void {
   const refusal = shareRefusal(bounds, tenant.tier, ledger.holdings(tenant));
   if (refusal) throw shareRefusalError(names, refusal, tenant.tier, retryAfterS(refusal));
   return ledger.add(tenant);

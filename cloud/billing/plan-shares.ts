@@ -30,7 +30,7 @@ export interface FairShareSettings {
  * `free:10,starter:50,pro:100`: a whole number per plan, each plan at most once; a plan left out
  * keeps its default.
  */
-export function planCapsSetting(defaults: PlanCaps) {
+function planCapsSetting(defaults: PlanCaps) {
   const pair = new RegExp(`^(${planNames.join('|')}):([1-9]\\d{0,6})$`);
   const example = planNames.map((plan) => `${plan}:${defaults[plan]}`).join(',');
   return z.preprocess(
@@ -74,14 +74,9 @@ export function fairShareSettingsOf(raw: z.infer<z.ZodObject<typeof fairShareSet
 /** The bounds of a resource whose instance-wide total is `total`. */
 export const shareBounds = (settings: FairShareSettings, total: number): FairShareBounds => ({ total, reservePercent: settings.reservePercent });
 
-/** The merchant's plan in force at `now`. */
-export function planNow(merchant: Pick<MerchantRow, 'plan' | 'plan_expires_at'>, now: number): PlanName {
-  return effectivePlan({ plan: merchant.plan as PlanName, expiresAt: merchant.plan_expires_at === null ? null : Number(merchant.plan_expires_at) }, now).plan;
-}
-
 /** A merchant's tier of a resource capped by `caps`: a lapsed paid plan is Free. */
 export function tierOf(caps: PlanCaps, merchant: Pick<MerchantRow, 'plan' | 'plan_expires_at'>, now: number): ShareTier {
-  const plan = planNow(merchant, now);
+  const { plan } = effectivePlan({ plan: merchant.plan as PlanName, expiresAt: merchant.plan_expires_at === null ? null : Number(merchant.plan_expires_at) }, now);
   return { plan, cap: caps[plan], paying: plan !== 'free' };
 }
 
