@@ -90,9 +90,7 @@ const orderRequestShape = {
         .string()
         .min(1)
         .max(METADATA_KEY_MAX_LENGTH)
-        .regex(NO_CONTROL, 'must not contain control characters')
-        // JSON.parse makes it an own key, but any object built from it would lose it.
-        .refine((key) => key !== '__proto__', 'is reserved'),
+        .regex(NO_CONTROL, 'must not contain control characters'),
       z.string().max(METADATA_VALUE_MAX_LENGTH),
     )
     .refine((metadata) => Object.keys(metadata).length <= METADATA_MAX_KEYS, `at most ${METADATA_MAX_KEYS} keys`)
