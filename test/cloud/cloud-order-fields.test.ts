@@ -48,7 +48,7 @@ describe('order fields on Cloud (EVM, local anvil chain)', { timeout: 120_000 },
     const usdc = await create({ chain: 'base', amount_usd: 3, ...order });
     assert.equal(usdc.status, 201, usdc.text);
     assert.deepEqual(fields(BaseXpubInvoiceCreated.parse(usdc.json)), order);
-    const fixed = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'base', asset: 'second', amount_usd: 4, ...order }, fixedKey);
+    const fixed = await postJson(`${cloud.url}/api/v1/invoice`, { chain: 'base', asset: 'usdt', amount_usd: 4, ...order }, fixedKey);
     assert.equal(fixed.status, 201, fixed.text);
     assert.deepEqual(fields(BaseFixedInvoiceCreated.parse(fixed.json)), order);
     const read = async (invoiceId: string, headers = key) => BaseInvoice.parse((await getJson(`${cloud.url}/api/v1/invoice/${invoiceId}`, headers)).json);
