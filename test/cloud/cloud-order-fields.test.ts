@@ -9,6 +9,7 @@ import { startLocalEvm, type LocalEvm } from '../../sandbox/local-evm.ts';
 import { BaseFixedInvoiceCreated, BaseInvoice, BaseXpubInvoiceCreated, CheckoutView, ErrorEnvelope, InvoiceConfirmedEvent, InvoiceList } from '../../shared/index.ts';
 import { getJson, signupMerchant, startTestCloud } from '../helpers/cloud.ts';
 import { postJson } from '../helpers/listener.ts';
+import { testDatabases, type CreatedDatabase } from '../helpers/databases.ts';
 import { waitForWatcher } from '../helpers/wait-for-watcher.ts';
 
 const fields = (answer: Record<string, unknown>) => ({
@@ -18,17 +19,19 @@ const fields = (answer: Record<string, unknown>) => ({
   redirect_url: answer.redirect_url,
 });
 
-describe('order fields on Cloud (EVM, local anvil chain)', { timeout: 120_000 }, () => {
+for (const kind of testDatabases) describe(`order fields on Cloud (EVM, local anvil chain, ${kind.name})`, { timeout: 120_000, skip: kind.skip }, () => {
+  let database: CreatedDatabase;
   let evm: LocalEvm;
   let cloud: RunningCloud;
   let key: Record<string, string>;
   /** A merchant receiving at a fixed address: its invoices are fixed-address ones. */
   let fixedKey: Record<string, string>;
   before(async () => {
+    database = await kind.create();
     evm = await startLocalEvm({ chains: defaultChains, chain: 'base' });
     const { MERCHANT_EVM_XPUB: _x, MERCHANT_EVM_ADDRESS: _a, ...chainEnv } = evm.env;
     cloud = await startTestCloud({
-      env: { ...chainEnv, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' },
+      env: { ...chainEnv, DATABASE_URL: database.url, CLOUD_WATCH: 'true', CLOUD_SIGNUP_RATE_LIMIT: 'off', CLOUD_INVOICE_RATE_LIMIT: 'off' },
       deps: { leaderRetryMs: 100, chainWatch: { tuning: { evm: { pollIntervalMs: 20 } }, refreshMs: 20 } },
     });
     const xpub = HDNodeWallet.fromSeed(randomBytes(32)).derivePath(ACCOUNT_PATH).neuter().extendedKey;
@@ -38,6 +41,7 @@ describe('order fields on Cloud (EVM, local anvil chain)', { timeout: 120_000 },
   after(async () => {
     await cloud?.stop();
     await evm?.close();
+    await database?.drop();
   });
 
   const order = { order_id: 'ORD-7', metadata: { customer: 'c_1', channel: 'web' }, memo: 'Annual plan', redirect_url: 'https://shop.example/thanks' };
