@@ -9,9 +9,9 @@ export const ORDER_ID_MAX_LENGTH = 128;
 export const METADATA_MAX_KEYS = 20;
 export const METADATA_KEY_MAX_LENGTH = 40;
 export const METADATA_VALUE_MAX_LENGTH = 500;
-export const REDIRECT_URL_MAX_LENGTH = 2000;
+const REDIRECT_URL_MAX_LENGTH = 2000;
 /** The hosts a return link may reach over plain http, where the service is not in production. */
-export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 export const DEFAULT_EXPIRES_IN_S = 3600;
 
 export const requestChains = chainNames;
@@ -62,7 +62,7 @@ const NO_CONTROL = /^[^\p{Cc}]*$/u;
  * Where a return link may point: https, or http to a loopback host (a shop on the developer's
  * machine; the service refuses it in production, see parseOrderFields). No user or password in it.
  */
-export function returnLinkProblem(text: string): string | null {
+function returnLinkProblem(text: string): string | null {
   let url: URL;
   try {
     url = new URL(text);

@@ -59,7 +59,7 @@ const EventId = z
 const queuedBefore = 'Always sent by this version (null when not given); absent only on events queued by an earlier one.';
 
 /** What ties an invoice's events to the shop's order: sent on every event of an invoice. */
-export const invoiceOrderEventShape = {
+const invoiceOrderEventShape = {
   order_id: orderFieldsShape.order_id.describe(`The order reference given at creation. ${queuedBefore}`),
   metadata: orderFieldsShape.metadata.describe(`The metadata given at creation. ${queuedBefore}`),
   memo: memoOnEveryChain.memo.describe(`The memo given at creation. ${queuedBefore}`),

@@ -29,7 +29,7 @@ export function checkoutPreflight(): Router {
 }
 
 /** `order_id` of GET /invoices: one reference of 1-128 characters, or absent (every invoice). */
-export function orderIdQuery(value: string | string[] | undefined): string | undefined {
+function orderIdQuery(value: string | string[] | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.length < 1 || value.length > ORDER_ID_MAX_LENGTH) {
     throw new ServiceError('bad_body', `order_id must be given once, 1-${ORDER_ID_MAX_LENGTH} characters.`);

@@ -3,7 +3,7 @@ import { ServiceError } from '../errors.ts';
 import type { InvoicesTable, InvoiceShopColumns } from './invoice.tables.ts';
 
 /** The columns of what a shop attaches to an invoice: the order reference, metadata, memo and return link. */
-export type OrderColumns = Pick<InvoiceShopColumns, 'order_id' | 'metadata' | 'memo' | 'redirect_url'>;
+type OrderColumns = Pick<InvoiceShopColumns, 'order_id' | 'metadata' | 'memo' | 'redirect_url'>;
 
 /**
  * The order columns of a new invoice, from a request the contract accepted. `loopbackReturnLinks`
