@@ -101,6 +101,8 @@ const orderRequestShape = {
   redirect_url: z
     .string()
     .max(REDIRECT_URL_MAX_LENGTH)
+    // A URL parser drops tabs and line breaks; the stored text would still hold them.
+    .regex(NO_CONTROL, 'must not contain control characters')
     .superRefine((text, ctx) => {
       const problem = returnLinkProblem(text);
       if (problem) ctx.addIssue({ code: 'custom', message: problem });

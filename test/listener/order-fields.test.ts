@@ -63,6 +63,7 @@ describe('order fields on a listener (Bitcoin, local regtest chain)', () => {
       ['redirect_url javascript:', { redirect_url: 'javascript:alert(1)' }, 'redirect_url'],
       ['redirect_url http to a public host', { redirect_url: 'http://shop.example/thanks' }, 'redirect_url'],
       ['redirect_url with a password', { redirect_url: 'https://user:pass@shop.example/thanks' }, 'redirect_url'],
+      ['redirect_url with a line break', { redirect_url: 'https://shop.example/th\nanks' }, 'redirect_url'],
       ['an unknown field', { orderId: 'ORD-1' }, 'orderId'],
       ['an unknown field beside known ones', { ...order, return_url: 'https://shop.example' }, 'return_url'],
     ];
