@@ -159,6 +159,7 @@ function startCloudEngine(
     webhooks: (db) => ({ scope: cloudClaimScope, target: cloudDeliveryTarget(db, webhookPolicy) }),
     webhookDeps: deps.webhooks,
     x402Url: (invoice) => shared.x402Url()?.x402Url(invoice) ?? null,
+    loopbackReturnLinks: config.nodeEnv !== 'production',
   });
 }
 

@@ -78,6 +78,8 @@ export interface EngineOptions<Tables extends CoreTables> {
   webhookDeps?: WebhookDeliveryDeps;
   /** The invoices' x402 URLs (core/x402), when the edition serves them. */
   x402Url?: InvoiceEngineDeps['x402Url'];
+  /** Outside production: a return link may be plain http to a loopback host. */
+  loopbackReturnLinks?: boolean;
 }
 
 /** The singleton work the edition hands the engine once it serves. */
@@ -144,7 +146,7 @@ export async function startEngine<Tables extends CoreTables>(options: EngineOpti
   const feed = await openStatusFeed(database.dialect, { databaseUrl: options.databaseUrl, db: coreDb, logger: logger.child({ component: 'status-feed' }) });
   // Every instance sweeps: the guarded flip expires each invoice once, whichever instance gets there first.
   const expiry = startExpirySweeper({ db: coreDb, feed, clock, logger, guards: adapters.map((chain) => chain.paymentSeenBeforeExpiry), maxWaitMs: options.expirySweepMs, metrics });
-  const invoices = createInvoiceEngine({ db: coreDb, clock, logger, chains: adapters, feed, expiry, metrics, x402Url: options.x402Url });
+  const invoices = createInvoiceEngine({ db: coreDb, clock, logger, chains: adapters, feed, expiry, metrics, x402Url: options.x402Url, loopbackReturnLinks: options.loopbackReturnLinks });
   const webhooks = startWebhookDelivery({ route: options.webhooks(db), db: coreDb, clock, logger, metrics, ...options.webhookDeps });
   const budgets = createSourceBudgets({ settings: options.sourceBudgets });
   let work: LeaderWork | null = null;

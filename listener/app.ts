@@ -126,6 +126,7 @@ function startListenerEngine(config: Config, deps: ListenerDeps, shared: { clock
     webhooks: () => singleMerchantRoute(config),
     webhookDeps: deps.webhooks,
     x402Url: (invoice) => shared.x402Url()?.x402Url(invoice) ?? null,
+    loopbackReturnLinks: config.nodeEnv !== 'production',
   });
 }
 

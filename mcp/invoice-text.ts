@@ -15,10 +15,14 @@ function network(chains: readonly McpChain[], invoice: ShownInvoice): string {
   return named.note ? `${networkLabel(named)} —` : named.name;
 }
 
+/** The shop's order the invoice is for, when it names one: an agent matches the payment to it by this. */
+const orderLine = (invoice: { order_id?: string | null }): string[] => (invoice.order_id ? [`For order ${JSON.stringify(invoice.order_id)}.`] : []);
+
 /** Plain text for clients that ignore structuredContent: everything a payer needs, nothing secret. */
 export function describeCreatedInvoice(chains: readonly McpChain[], invoice: z.infer<typeof CreatedInvoice>): string {
   return [
     `Invoice ${invoice.invoice_id} created, status ${invoice.status}.`,
+    ...orderLine(invoice),
     `Pay ${describeAmount(chains, invoice)} on ${network(chains, invoice)} to ${invoice.receive_address}.`,
     ...displayOf(chains, invoice).createdNotes(invoice),
     `Payment URI: ${invoice.qr_uri}`,
@@ -29,6 +33,7 @@ export function describeCreatedInvoice(chains: readonly McpChain[], invoice: z.i
 export function describeStoredInvoice(chains: readonly McpChain[], invoice: StoredInvoice): string {
   const lines = [
     `Invoice ${invoice.invoice_id}: status ${invoice.status}.`,
+    ...orderLine(invoice),
     `Amount ${describeAmount(chains, invoice)} on ${network(chains, invoice)} to ${invoice.receive_address}.`,
   ];
   if (invoice.status === 'confirmed') lines.push(`Paid at ${invoice.paid_at} in transaction ${invoice.tx_hash}.`);

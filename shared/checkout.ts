@@ -30,7 +30,14 @@ const checkoutCoreShape = {
   memo: z
     .string()
     .nullable()
-    .describe("An addition to the spec's view: the memo the merchant gave at creation (Bitcoin invoices; null when none), shown to the payer."),
+    .describe("An addition to the spec's view: the memo the merchant gave at creation (any chain; null when none), shown to the payer."),
+  redirect_url: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "An addition to the spec's view: the invoice's return link, only once it is `confirmed` (null before, and when none was given), so the page offers \"Return to <shop>\" to a payer who paid and to no one else. Absent only from services released before it.",
+    ),
   server_time: dateTime().describe(
     "The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.",
   ),

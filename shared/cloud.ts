@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { ChainSourceBudget, WatcherProblem } from './health.ts';
 import { chainNames } from './chains.ts';
 import { X402Health } from './x402.ts';
-import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoiceCreated, InvoiceStatus } from './invoice.ts';
+import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoiceCreated, InvoiceStatus, memoOnEveryChain, orderFieldsShape } from './invoice.ts';
 import { deprecatedField, deprecations } from './deprecated.ts';
 
 const dateTime = () => z.iso.datetime();
@@ -107,6 +107,8 @@ export const InvoiceListEntry = z
     created_at: dateTime(),
     paid_at: dateTime().nullable(),
     expires_at: dateTime(),
+    ...orderFieldsShape,
+    ...memoOnEveryChain,
   })
   .meta({ id: 'InvoiceListEntry' });
 export const InvoiceList = z.object({ invoices: z.array(InvoiceListEntry) }).meta({ id: 'InvoiceList', description: 'Most recent first.' });

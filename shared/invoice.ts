@@ -5,6 +5,13 @@ import { deprecatedField, deprecations } from './deprecated.ts';
 /** 21 million BTC in satoshis: no valid amount is larger. */
 export const MAX_SATS = 2_100_000_000_000_000;
 export const MEMO_MAX_LENGTH = 200;
+export const ORDER_ID_MAX_LENGTH = 128;
+export const METADATA_MAX_KEYS = 20;
+export const METADATA_KEY_MAX_LENGTH = 40;
+export const METADATA_VALUE_MAX_LENGTH = 500;
+const REDIRECT_URL_MAX_LENGTH = 2000;
+/** The hosts a return link may reach over plain http, where the service is not in production. */
+const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 export const DEFAULT_EXPIRES_IN_S = 3600;
 
 export const requestChains = chainNames;
@@ -48,6 +55,64 @@ const UsdAmount = z.codec(z.number().gt(0), DecimalText, {
   encode: (text) => Number(text),
 });
 
+/** Text a person reads on a page or in a log: no control characters (a line break could forge a log line). */
+const NO_CONTROL = /^[^\p{Cc}]*$/u;
+
+/**
+ * Where a return link may point: https, or http to a loopback host (a shop on the developer's
+ * machine; the service refuses it in production, see parseOrderFields). No user or password in it.
+ */
+function returnLinkProblem(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.username || url.password) return 'must not carry a user name or password';
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname)) return null;
+  return 'must be https (http only to localhost, 127.0.0.1 or [::1], outside production)';
+}
+
+/** What a shop attaches to an invoice: all optional, each refused with `bad_body` past its bound. */
+const orderRequestShape = {
+  order_id: z
+    .string()
+    .min(1)
+    .max(ORDER_ID_MAX_LENGTH)
+    .regex(NO_CONTROL, 'must not contain control characters')
+    .optional()
+    .describe(`The shop's own order reference, 1-${ORDER_ID_MAX_LENGTH} characters, returned on the invoice and in its webhooks. Need not be unique.`),
+  metadata: z
+    .record(
+      z
+        .string()
+        .min(1)
+        .max(METADATA_KEY_MAX_LENGTH)
+        .regex(NO_CONTROL, 'must not contain control characters'),
+      z.string().max(METADATA_VALUE_MAX_LENGTH),
+    )
+    .refine((metadata) => Object.keys(metadata).length <= METADATA_MAX_KEYS, `at most ${METADATA_MAX_KEYS} keys`)
+    .optional()
+    .describe(
+      `A flat object of at most ${METADATA_MAX_KEYS} string keys (1-${METADATA_KEY_MAX_LENGTH} characters) with string values (at most ${METADATA_VALUE_MAX_LENGTH} characters each), returned on the invoice and in its webhooks. No nesting, numbers or nulls.`,
+    ),
+  redirect_url: z
+    .string()
+    .max(REDIRECT_URL_MAX_LENGTH)
+    // A URL parser drops tabs and line breaks; the stored text would still hold them.
+    .regex(NO_CONTROL, 'must not contain control characters')
+    .superRefine((text, ctx) => {
+      const problem = returnLinkProblem(text);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional()
+    .describe(
+      `Where the checkout page sends the payer back once the invoice is paid ("Return to <shop>"; never shown before). https, or http to localhost, 127.0.0.1 or [::1] where the service does not run in production; at most ${REDIRECT_URL_MAX_LENGTH} characters, no user name or password.`,
+    ),
+};
+
 export const CreateInvoiceRequest = z
   .object({
     chain: RequestChain.optional().describe(`${chainList()}; default \`${DEFAULT_CHAIN}\`.`),
@@ -65,20 +130,23 @@ export const CreateInvoiceRequest = z
       .string()
       .max(MEMO_MAX_LENGTH)
       .optional()
-      .describe('Bitcoin only: shown to the payer as the BIP-21 label; at most 200 characters.'),
+      .describe(`Any chain: shown to the payer on the checkout page (Bitcoin: also the BIP-21 label of the payment URI); at most ${MEMO_MAX_LENGTH} characters.`),
     expires_in: z
       .number()
       .int()
       .min(1)
       .optional()
       .describe('Lifetime in seconds, >= 1 (Bitcoin and EVM xpub mode); default 3600. Fixed-address invoices always live one hour.'),
+    ...orderRequestShape,
   })
+  // A field the contract does not know is refused (bad_body, naming it), never dropped unread.
+  .strict()
   .superRefine((body, ctx) => {
     const chain = body.chain ?? DEFAULT_CHAIN;
     const field = chainFacts[chain].amountField;
     if (body[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} is required for ${chain}` });
   })
-  .meta({ id: 'CreateInvoiceRequest', description: 'Body of POST /invoice. JSON, at most 16 KB.' });
+  .meta({ id: 'CreateInvoiceRequest', description: 'Body of POST /invoice. JSON, at most 16 KB. A field not listed here is refused with 400 `bad_body` naming it.' });
 export type CreateInvoiceRequest = z.infer<typeof CreateInvoiceRequest>;
 
 export const Verification = z
@@ -89,6 +157,32 @@ export const Verification = z
     description:
       'How the confirmation was verified. `sources:N`: N independent RPC sources reported the same transfer at the required depth (EVM chains). `proof-of-work`: the block was checked against a proof-of-work header chain (Bitcoin). `own-node`: the merchant declared its one source trusted, its own node (Bitcoin Core RPC, or `<PREFIX>_MIN_SOURCES=1`). `single-source`: one outside source was believed; a merchant may refuse to ship on it.',
   });
+
+const olderServices = 'Absent only from services released before it.';
+
+/** What the shop attached at creation, as every invoice, list entry and webhook of the invoice returns it. */
+export const orderFieldsShape = {
+  order_id: z.string().nullable().optional().describe(`The order reference given at creation; null when none. ${olderServices}`),
+  metadata: z
+    .record(z.string(), z.string())
+    .nullable()
+    .optional()
+    .describe(`The metadata given at creation (flat, string values); null when none. ${olderServices}`),
+  redirect_url: z.string().nullable().optional().describe(`The return link given at creation; null when none. ${olderServices}`),
+};
+
+/** The memo of an invoice on a chain whose invoices had none before (it was Bitcoin's only). */
+export const memoOnEveryChain = {
+  memo: z.string().nullable().optional().describe(`The memo given at creation, shown on the checkout page; null when none. ${olderServices}`),
+};
+
+/** The order fields and the memo, as the service fills them: each present, null when not given. */
+export interface InvoiceOrderFields {
+  order_id: string | null;
+  metadata: Record<string, string> | null;
+  memo: string | null;
+  redirect_url: string | null;
+}
 
 const invoiceCoreShape = {
   invoice_id: z.string().describe('Identifier returned at creation.'),
@@ -110,6 +204,7 @@ const invoiceCoreShape = {
   expires_at: dateTime(),
   created_at: dateTime(),
   updated_at: dateTime(),
+  ...orderFieldsShape,
 };
 
 /** Where an agent pays the invoice with x402; null where it cannot (Bitcoin, USDT, a paid or ended invoice). */
@@ -178,6 +273,7 @@ export const BaseInvoice = z
     mode: z.literal('fixed-address').optional().describe('Present only for fixed-address invoices.'),
     nonce: z.number().int().optional().describe('Fixed-address only: the nonce encoded in the low decimals of the amount.'),
     token_address: z.string().optional().describe('Fixed-address only: the ERC-20 contract the payer must send.'),
+    ...memoOnEveryChain,
     ...x402UrlShape,
   })
   .meta({ id: 'BaseInvoice', description: `A stored stablecoin invoice on an EVM chain (${evmList}) (GET /invoice/:id).` });
@@ -192,6 +288,7 @@ export const BaseXpubInvoiceCreated = z
     qr_uri: z.string().describe('EIP-681 URI: ethereum:<token>@<chain id>/transfer?address=<recipient>&uint256=<units>.'),
     derivation_path: z.string().describe('Derivation path of the address under the merchant account xpub.'),
     verify_url: z.url().describe('Block-explorer link for the receive address.'),
+    ...memoOnEveryChain,
     ...x402UrlShape,
   })
   .meta({ id: 'BaseXpubInvoiceCreated', description: 'An EVM chain invoice in xpub mode, as returned by POST /invoice.' });
@@ -209,6 +306,8 @@ export const BaseFixedInvoiceCreated = z
     status: InvoiceStatus,
     expires_at: dateTime(),
     qr_uri: z.string().describe('EIP-681 URI with the exact amount in base units.'),
+    ...orderFieldsShape,
+    ...memoOnEveryChain,
     ...x402UrlShape,
   })
   .meta({

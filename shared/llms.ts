@@ -1,7 +1,7 @@
 import { conditionOf, errorCatalogue, errorConditions, type ErrorCode, type ErrorCondition } from './errors.ts';
 import { chainFacts, chainNameList, evmChainNames } from './chains.ts';
 import { deprecatedFields } from './deprecations.ts';
-import { MAX_SATS, MEMO_MAX_LENGTH } from './invoice.ts';
+import { MAX_SATS, MEMO_MAX_LENGTH, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH, ORDER_ID_MAX_LENGTH } from './invoice.ts';
 import { API_VERSION, CONTRACT_VERSION } from './version.ts';
 import { WEBHOOK_MAX_ATTEMPTS, standardWebhookHeaders, webhookHeaders, webhookRetryDelaysMs } from './webhooks.ts';
 
@@ -27,8 +27,10 @@ All requests and responses are JSON. Errors are \`{"error": {"code": "...", "mes
 
 \`POST /invoice\` with header \`X-Service-Api-Key: <key>\` (when the listener has a key) and a JSON body of at most 16 KB:
 
-- Bitcoin: \`{"amount_sats": 1000}\` (integer satoshis, 1 to ${MAX_SATS}; 1 BTC = 100,000,000 sats). Optional \`memo\` (at most ${MEMO_MAX_LENGTH} characters, shown to the payer as the BIP-21 label) and \`expires_in\` (seconds, integer >= 1, default 3600).
+- Bitcoin: \`{"amount_sats": 1000}\` (integer satoshis, 1 to ${MAX_SATS}; 1 BTC = 100,000,000 sats). Optional \`expires_in\` (seconds, integer >= 1, default 3600).
 - Stablecoins on an EVM chain (${evmChainNames.map((chain) => `${chainFacts[chain].name}: \`"chain": "${chain}"\``).join(', ')}): \`{"chain": "${evmChainNames[0]}", "amount_usd": 12.5, "asset": "usdc"}\` (US dollars > 0; \`asset\` is \`usdc\` (default) or \`usdt\`). In fixed-address mode (\`"mode": "fixed-address"\` in the answer) many invoices share one address and the payer MUST send exactly \`amount_token\`: the low decimals identify the invoice. Fixed-address invoices live one hour.
+
+- Optional on every chain: \`memo\` (at most ${MEMO_MAX_LENGTH} characters, shown to the payer; on Bitcoin also the BIP-21 label), \`order_id\` (your order reference, at most ${ORDER_ID_MAX_LENGTH} characters), \`metadata\` (a flat object of at most ${METADATA_MAX_KEYS} string keys of up to ${METADATA_KEY_MAX_LENGTH} characters, string values of up to ${METADATA_VALUE_MAX_LENGTH}) and \`redirect_url\` (https; the checkout page links back to it once paid, never before). They come back on the invoice and in its webhook (null when not given). Any other field is refused: \`400 bad_body\`, the message names it.
 
 Answer \`201\`: the invoice. Show the payer \`receive_address\` and the amount (\`amount_btc\` for Bitcoin, \`amount_token\` of the token \`asset\` names for the EVM chains), or the \`qr_uri\` (BIP-21 or EIP-681 payment URI). Keep \`invoice_id\`.
 
@@ -56,11 +58,11 @@ Each event is a JSON \`POST\` to the merchant's webhook URL with the Standard We
 
 To verify: check \`${standardWebhookHeaders.signature}\` over the raw bytes exactly as received (re-serialising breaks it), compare in constant time, reject timestamps more than five minutes from your clock, and take the event id only from signed data (\`${standardWebhookHeaders.id}\` or the body's \`event_id\`). Do not accept \`${webhookHeaders.signature}\` alone or trust \`${webhookHeaders.eventId}\`: they sign neither the timestamp nor the id, so a captured delivery replayed with a fresh timestamp and a new id would pass as new. Answer any 2xx within 10 seconds; otherwise the event is retried after ${webhookRetryDelaysMs.map(formatDelay).join(', ')} (${WEBHOOK_MAX_ATTEMPTS} attempts in all).
 
-Events: \`invoice.confirmed\` (\`event, event_id, invoice_id, merchant_id, chain, asset, amount, address, tx_hash, confirmations, confirmed_at\`; \`amount\` is a decimal string in the asset's unit) and \`payment.orphan\` (a transfer that matches no open invoice: \`event, event_id, chain, asset, token_address, address, tx_hash, value, detected_at\`; no invoice is marked paid, handle it by hand).
+Events: \`invoice.confirmed\` (\`event, event_id, invoice_id, merchant_id, chain, asset, amount, address, tx_hash, confirmations, confirmed_at, verification, order_id, metadata, memo, redirect_url\`; \`amount\` is a decimal string in the asset's unit) and \`payment.orphan\` (a transfer that matches no open invoice: \`event, event_id, chain, asset, token_address, address, tx_hash, value, detected_at\`; no invoice is marked paid, handle it by hand).
 
 ## Cloud (hosted, under /api/v1)
 
-The same invoice bodies and fields under \`/api/v1\`, with a per-merchant key in \`X-Service-Api-Key\`: \`POST /api/v1/signup\` (\`email\`, \`shop_name\`, and \`receive_methods\`: one entry per chain, at least one, such as \`{"chain": "btc", "xpub": "zpub…"}\` or, on an EVM chain, \`{"chain": "${evmChainNames[0]}", "xpub": "xpub…"}\` and/or \`"address": "0x…"\` (fixed-address mode, needed for USDT); optional \`webhook_url\`) returns \`api_key\` once. Then \`POST /api/v1/invoice\`, \`GET /api/v1/invoice/{id}\`, \`GET /api/v1/invoices?limit=25\`, \`GET /api/v1/me\`, \`POST /api/v1/webhook\`, \`POST /api/v1/billing/checkout\`; public: \`GET /api/v1/plans\`, \`GET /api/v1/checkout/{id}\`, \`GET /api/v1/health\`. Plans: free 50, starter 500 (19 USD), pro 5000 (49 USD) invoices per calendar month (UTC); at the cap \`POST /api/v1/invoice\` answers 402 \`plan_limit_reached\`. Never send a private key: only public keys (xpub).
+The same invoice bodies and fields under \`/api/v1\`, with a per-merchant key in \`X-Service-Api-Key\`: \`POST /api/v1/signup\` (\`email\`, \`shop_name\`, and \`receive_methods\`: one entry per chain, at least one, such as \`{"chain": "btc", "xpub": "zpub…"}\` or, on an EVM chain, \`{"chain": "${evmChainNames[0]}", "xpub": "xpub…"}\` and/or \`"address": "0x…"\` (fixed-address mode, needed for USDT); optional \`webhook_url\`) returns \`api_key\` once. Then \`POST /api/v1/invoice\`, \`GET /api/v1/invoice/{id}\`, \`GET /api/v1/invoices?limit=25\` (\`&order_id=…\`: the invoices of one order), \`GET /api/v1/me\`, \`POST /api/v1/webhook\`, \`POST /api/v1/billing/checkout\`; public: \`GET /api/v1/plans\`, \`GET /api/v1/checkout/{id}\`, \`GET /api/v1/health\`. Plans: free 50, starter 500 (19 USD), pro 5000 (49 USD) invoices per calendar month (UTC); at the cap \`POST /api/v1/invoice\` answers 402 \`plan_limit_reached\`. Never send a private key: only public keys (xpub).
 
 ## MCP (for agents)
 

@@ -18,7 +18,7 @@ import {
 import { errorCatalogue, type ErrorCode } from './errors.ts';
 import { Health } from './health.ts';
 import { INVOICES_READ, INVOICES_WRITE, type Scope } from './scopes.ts';
-import { CreatedInvoice, CreateInvoiceRequest, StoredInvoice } from './invoice.ts';
+import { CreatedInvoice, CreateInvoiceRequest, ORDER_ID_MAX_LENGTH, StoredInvoice } from './invoice.ts';
 import { X402PaymentRequired } from './x402.ts';
 
 /** Which edition serves a route: the self-hosted listener or the multi-tenant Cloud. */
@@ -468,9 +468,18 @@ export const routeTable: readonly Route[] = [
     summary: "The merchant's invoices, most recent first",
     auth: 'merchant-key',
     scope: INVOICES_READ,
-    parameters: [{ name: 'limit', in: 'query', required: false, jsonSchema: { type: 'integer', default: 25 }, description: 'Clamped to 1-100.' }],
+    parameters: [
+      { name: 'limit', in: 'query', required: false, jsonSchema: { type: 'integer', default: 25 }, description: 'Clamped to 1-100.' },
+      {
+        name: 'order_id',
+        in: 'query',
+        required: false,
+        jsonSchema: { type: 'string', minLength: 1, maxLength: ORDER_ID_MAX_LENGTH },
+        description: 'Only the invoices created with this `order_id` (exact match; several invoices may share one, all are listed within `limit`).',
+      },
+    ],
     responses: { 200: json(InvoiceList, 'Most recent first.') },
-    errors: [],
+    errors: ['bad_body'],
   },
   {
     operationId: 'cloudSetWebhook',

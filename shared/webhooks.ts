@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { ErrorCode } from './errors.ts';
-import { InvoiceChain, Verification } from './invoice.ts';
+import { InvoiceChain, memoOnEveryChain, orderFieldsShape, Verification } from './invoice.ts';
 
 export const webhookHeaders = {
   signature: 'X-Service-Signature',
@@ -56,6 +56,16 @@ const EventId = z
   .string()
   .describe('The event id, the same on every retry and equal to the `webhook-id` header: de-duplicate by it.');
 
+const queuedBefore = 'Always sent by this version (null when not given); absent only on events queued by an earlier one.';
+
+/** What ties an invoice's events to the shop's order: sent on every event of an invoice. */
+const invoiceOrderEventShape = {
+  order_id: orderFieldsShape.order_id.describe(`The order reference given at creation. ${queuedBefore}`),
+  metadata: orderFieldsShape.metadata.describe(`The metadata given at creation. ${queuedBefore}`),
+  memo: memoOnEveryChain.memo.describe(`The memo given at creation. ${queuedBefore}`),
+  redirect_url: orderFieldsShape.redirect_url.describe(`The return link given at creation. ${queuedBefore}`),
+};
+
 export const InvoiceConfirmedEvent = z
   .object({
     event: z.literal('invoice.confirmed'),
@@ -70,6 +80,7 @@ export const InvoiceConfirmedEvent = z
     confirmations: z.number().int(),
     confirmed_at: z.iso.datetime(),
     verification: Verification.optional().describe('How the confirmation was verified; always sent by this version (absent only on events queued by an earlier one).'),
+    ...invoiceOrderEventShape,
   })
   .meta({ id: 'InvoiceConfirmedEvent', description: 'Sent when an invoice moves to confirmed.' });
 export type InvoiceConfirmedEvent = z.infer<typeof InvoiceConfirmedEvent>;

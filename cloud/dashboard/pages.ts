@@ -282,7 +282,7 @@ ${csrfField(frame.csrf)}
 <p class="hint" id="amount-hint">Bitcoin: a whole number of sats (100,000,000 sats = 1 BTC), e.g. 50000. USDC and USDT: US dollars, e.g. 12.50.</p>
 <label for="memo">Memo (optional)</label>
 <input id="memo" name="memo" type="text" maxlength="200" value="${e(values.memo ?? '')}" aria-describedby="memo-hint">
-<p class="hint" id="memo-hint">Bitcoin invoices: shown to the payer on the checkout page and in their wallet. At most 200 characters.</p>
+<p class="hint" id="memo-hint">Shown to the payer on the checkout page (on Bitcoin also in their wallet). At most 200 characters.</p>
 <label for="lifetime_min">Lifetime in minutes (optional)</label>
 <input id="lifetime_min" name="lifetime_min" type="text" inputmode="numeric" spellcheck="false" value="${e(values.lifetime_min ?? '')}" placeholder="${DEFAULT_LIFETIME_MIN}" aria-describedby="lifetime-hint">
 <p class="hint" id="lifetime-hint">How long the invoice can be paid; ${DEFAULT_LIFETIME_MIN} minutes when empty. USDT invoices always live one hour.</p>

@@ -9,6 +9,8 @@ import type { X402Payments } from '../../core/x402/x402-payments.ts';
 import type { InvoiceService } from '../invoices/invoice-service.ts';
 import type { PublicInvoices } from '../invoices/public-invoices.ts';
 import type { KeyedRoute } from './auth.ts';
+import { ORDER_ID_MAX_LENGTH } from '../../shared/index.ts';
+import { ServiceError } from '../../core/errors.ts';
 
 /** Anyone's page may read the public checkout view: it holds display fields only. */
 const openCors: Middleware = async (ctx, next) => {
@@ -24,6 +26,15 @@ export function checkoutPreflight(): Router {
   return new Router().options(koaPath(path), openCors, (ctx) => {
     ctx.status = 204;
   });
+}
+
+/** `order_id` of GET /invoices: one reference of 1-128 characters, or absent (every invoice). */
+function orderIdQuery(value: string | string[] | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length < 1 || value.length > ORDER_ID_MAX_LENGTH) {
+    throw new ServiceError('bad_body', `order_id must be given once, 1-${ORDER_ID_MAX_LENGTH} characters.`);
+  }
+  return value;
 }
 
 /** The merchant's own invoices (creates limited per key), and the public views and x402 payment of any invoice. */
@@ -42,7 +53,7 @@ export function invoiceHandlers(deps: {
     cloudListInvoices: [
       ...keyed('cloudListInvoices'),
       async (ctx) => {
-        ctx.body = await invoices.list(ctx.state.merchant, ctx.query.limit);
+        ctx.body = await invoices.list(ctx.state.merchant, ctx.query.limit, orderIdQuery(ctx.query.order_id));
       },
     ],
     cloudCreateInvoice: [

@@ -32,12 +32,14 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
     effectivePlan({ plan: row.plan as PlanName, expiresAt: row.plan_expires_at === null ? null : Number(row.plan_expires_at) }, clock.now()).plan;
 
   return {
-    async list(merchant: MerchantRow, limitText: unknown) {
+    /** `orderId`: only the invoices created with that order reference (several may share one). */
+    async list(merchant: MerchantRow, limitText: unknown, orderId?: string) {
       const read = () =>
         db
           .selectFrom('invoices')
           .selectAll()
           .where('merchant_id', '=', merchant.merchant_id)
+          .$if(orderId !== undefined, (query) => query.where('order_id', '=', orderId!))
           .orderBy('created_at', 'desc')
           .orderBy('invoice_id', 'desc')
           .limit(clampListLimit(limitText))

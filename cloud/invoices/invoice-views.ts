@@ -3,6 +3,7 @@ import type { InvoiceListEntry, InvoiceStatus } from '../../shared/index.ts';
 import { chainIn } from '../../core/chain-definition.ts';
 import type { ChainModule } from '../../core/invoices/chain-module.ts';
 import type { InvoiceRow } from '../../core/invoices/invoice.repository.ts';
+import { invoiceOrderFields } from '../../core/invoices/order-fields.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(Number(ms)));
@@ -23,5 +24,6 @@ export function listEntry(chains: readonly ChainModule[], row: InvoiceRow): z.in
     created_at: iso(Number(row.created_at)),
     paid_at: isoOrNull(row.paid_at),
     expires_at: iso(Number(row.expires_at)),
+    ...invoiceOrderFields(row),
   };
 }

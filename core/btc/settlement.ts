@@ -5,6 +5,7 @@ import { enqueueEvents, type NewEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import type { WatchObserver } from '../watch-progress.ts';
 import type { StatusFeed } from '../invoices/status-feed.ts';
+import { invoiceOrderFields } from '../invoices/order-fields.ts';
 import { satsToBtc } from './amount.ts';
 import {
   chunks,
@@ -217,6 +218,7 @@ function confirmedEvent(c: Confirmation, verification: string, now: number): New
       confirmations: c.confirmations,
       confirmed_at: iso(now),
       verification,
+      ...invoiceOrderFields(c.invoice),
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { BaseInvoice, EvmChainName, InvoiceStatus } from '../../shared/index.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
+import { invoiceOrderFields } from '../invoices/order-fields.ts';
 import { tokenAmountFields, usdJsonNumber } from '../invoices/token-amount.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -28,6 +29,7 @@ export function evmInvoiceOf(row: InvoiceRow, methodFields: EvmMethodFields): Ba
     amount_usd: usdJsonNumber(requiredAmount(row.amount_usd, 'amount_usd', row.invoice_id)),
     ...tokenAmountFields(units),
     ...methodFields,
+    ...invoiceOrderFields(row),
     // Filled by the invoice engine from the payment methods it serves (core/x402).
     x402_url: null,
   };

@@ -6,6 +6,7 @@ import { enqueueEvents, type NewEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import type { WatchObserver } from '../watch-progress.ts';
 import type { StatusFeed } from '../invoices/status-feed.ts';
+import { invoiceOrderFields } from '../invoices/order-fields.ts';
 import { unitsToDecimal } from '../invoices/token-amount.ts';
 import { appliedUnits, confirmOpenInvoice, leaveSeen, OPEN, readyTransfers, retimeTransfer, type EvmInvoiceRow, type EvmWatchScope, type TransferRow } from './evm-transfer.repository.ts';
 import type { EvmPaymentMethod } from './methods/evm-method.ts';
@@ -253,6 +254,7 @@ function confirmedPayload(invoice: EvmInvoiceRow, completing: TransferRow, head:
     confirmations: head - completing.block_number + 1,
     confirmed_at: new Date(now).toISOString(),
     verification,
+    ...invoiceOrderFields(invoice),
   };
 }
 

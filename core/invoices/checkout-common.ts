@@ -29,6 +29,8 @@ export function checkoutCommon(row: InvoiceRow, context: CheckoutContext, amount
     // Filled by the edition from the payment methods it serves (core/x402).
     x402_url: null,
     memo: row.memo,
+    // Only once paid: before, the page must not be a way to the shop's "paid" page without paying.
+    redirect_url: row.status === 'confirmed' ? row.redirect_url : null,
     server_time: iso(context.now),
   };
   return {

@@ -37,6 +37,11 @@ export function parseCreateInvoiceRequest(
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ServiceError('bad_body', 'The body must be a JSON object.');
   }
+  // JSON.parse makes "__proto__" an own key, which the contract's record drops without a word.
+  const metadata = (body as { metadata?: unknown }).metadata;
+  if (typeof metadata === 'object' && metadata !== null && Object.hasOwn(metadata, '__proto__')) {
+    throw new ServiceError('bad_body', 'metadata.__proto__: the key __proto__ is reserved.');
+  }
   const result = CreateInvoiceRequest.safeParse(body);
   const issues = result.success ? [] : result.error.issues;
   const chainIssue = issues.find((issue) => issueCode(issue) === 'unsupported_chain');

@@ -13,6 +13,7 @@ import type { ExpirySweeper } from './expiry-sweeper.ts';
 import type { StatusFeed } from './status-feed.ts';
 import { expireIfPending, findInvoice, type InvoiceRow } from './invoice.repository.ts';
 import { noShopColumns } from './invoice.tables.ts';
+import { orderColumnsOf } from './order-fields.ts';
 
 /** Whose invoice is being created: the merchant and its receive method per chain, given per call. */
 export interface MerchantContext {
@@ -39,6 +40,8 @@ export interface InvoiceEngineDeps {
   expiry?: Pick<ExpirySweeper, 'created'>;
   /** Where an agent pays the invoice besides its address: the x402 payment method's URL, or null (core/x402). */
   x402Url?: (invoice: PayableFacts) => string | null;
+  /** Whether a return link may be plain http to a loopback host: outside production only (default: no). */
+  loopbackReturnLinks?: boolean;
 }
 
 /** What a payment method needs of an invoice to say whether it can pay it. */
@@ -96,9 +99,10 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
       const whyDisabled = (chain: ChainName) => (receiverOf(merchant, chain) ? null : (chains.get(chain)?.disabled() ?? notServed(chain)));
       const request = parseCreateInvoiceRequest(body, whyDisabled, numberTexts);
       const receiver = receiverOf(merchant, request.chain ?? DEFAULT_CHAIN)!;
+      const shopColumns = { ...noShopColumns, ...orderColumnsOf(request, deps.loopbackReturnLinks ?? false) };
       try {
         const { merchantId, beforeInsert } = merchant;
-        const invoice = await receiver.create({ db, clock, logger, merchantId, newInvoiceId, beforeInsert, shopColumns: noShopColumns }, request);
+        const invoice = await receiver.create({ db, clock, logger, merchantId, newInvoiceId, beforeInsert, shopColumns }, request);
         deps.metrics?.invoicesCreated.inc({ chain: invoice.chain, asset: invoice.asset });
         deps.expiry?.created(Date.parse(invoice.expires_at));
         return withPaymentUrls(invoice);

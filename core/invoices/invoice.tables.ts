@@ -59,12 +59,13 @@ export interface AddressCountersTable {
 }
 
 /** What a shop attaches to an invoice, and how its fiat price became the amount: set by the engine, stored by every chain alike. */
-export type InvoiceShopColumns = Pick<InvoicesTable, 'order_id' | 'metadata' | 'redirect_url' | 'price_amount' | 'price_currency' | 'rate' | 'rate_sources' | 'rate_at'>;
+export type InvoiceShopColumns = Pick<InvoicesTable, 'order_id' | 'metadata' | 'memo' | 'redirect_url' | 'price_amount' | 'price_currency' | 'rate' | 'rate_sources' | 'rate_at'>;
 
 /** An invoice with none of them: priced in its asset, no order reference. */
 export const noShopColumns: InvoiceShopColumns = {
   order_id: null,
   metadata: null,
+  memo: null,
   redirect_url: null,
   price_amount: null,
   price_currency: null,

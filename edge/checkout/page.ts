@@ -33,6 +33,16 @@ const utcMinute = (iso: string) => `${iso.slice(11, 16)} UTC, ${iso.slice(0, 10)
 const groupedAddress = (address: string) =>
   (address.match(/.{1,4}/g) ?? []).map((group) => `<span class="group">${escapeHtml(group)}</span>`).join('<wbr>');
 
+/**
+ * "Return to <shop>" in the paid block: the view carries the link only once the invoice is
+ * confirmed, so before that the paragraph is there without one, hidden, for the script to fill
+ * when the status turns (rel=noreferrer: the shop learns nothing of the checkout's address).
+ */
+function returnLink(view: CheckoutView): string {
+  const href = view.redirect_url ? ` href="${escapeHtml(view.redirect_url)}"` : '';
+  return `<p class="return" id="return"${href ? '' : ' hidden'}><a id="return-link" rel="noreferrer"${href}>Return to ${escapeHtml(view.shop_name)}</a></p>`;
+}
+
 /** Which status block shows: a pending invoice whose payment is seen has one of its own. */
 type PageState = InvoiceStatus | 'seen';
 const pageState = (view: CheckoutView): PageState => (view.payment_seen && view.status === 'pending' ? 'seen' : view.status);
@@ -57,7 +67,7 @@ function statusBlocks(view: CheckoutView, chain: PageChain): string {
     },
     confirmed: {
       title: 'Paid',
-      body: `<p>Your payment is confirmed. Thank you!</p><p class="tx">Transaction: <a data-field="tx_url"${txLink}>${escapeHtml(view.tx_hash ?? '')}</a></p>`,
+      body: `<p>Your payment is confirmed. Thank you!</p><p class="tx">Transaction: <a data-field="tx_url"${txLink}>${escapeHtml(view.tx_hash ?? '')}</a></p>${returnLink(view)}`,
     },
     expired: {
       title: 'Expired',

@@ -17,7 +17,9 @@ const name = 'create_invoice';
 /** Shown to people (hosts list the tool by it); the same in the annotations, for hosts that read only those. */
 const title = 'Create a payment invoice';
 
-const inputSchema = z.object(validatedByListener(CreateInvoiceRequest.shape));
+// Loose: an argument the contract does not know reaches the listener, which refuses it by name
+// (bad_body), rather than being dropped here unread.
+const inputSchema = z.looseObject(validatedByListener(CreateInvoiceRequest.shape));
 /** With the checkout hand-off: one schema for every server, so its JSON Schema is converted once (convertOnce). */
 const inputSchemaWithHandOff = inputSchema.extend(openCheckoutShape);
 
@@ -27,6 +29,7 @@ const description = (chains: ServerDeps['chains']) =>
     'Creates a pending invoice on the payment listener and returns where and how much the payer must send, a payment URI and its QR code (PNG).',
     ...pricingTexts(chains),
     'The invoice expires after expires_in seconds (default 3600; fixed-address invoices always one hour). Each call creates a new invoice: do not retry a call that succeeded.',
+    "Optional on every chain: order_id (your order reference, returned on the invoice and in its webhook), metadata (flat string keys and values), memo (shown to the payer) and redirect_url (https; the payer's page links back to it once paid). Any other argument is refused with bad_body.",
     'Call list_supported_assets first if unsure what this listener accepts. Errors come back as "<code>: <message>" with a stable code such as invalid_amount, chain_disabled or unauthorized.',
   ].join(' ');
 

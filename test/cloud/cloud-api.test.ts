@@ -233,7 +233,7 @@ describe('Cloud /api/v1', () => {
     assert.equal((await getJson(api('/invoices?limit=1000'), key)).json.invoices.length, 27);
     assert.equal((await getJson(api('/invoices?limit=2'), key)).json.invoices.length, 2);
     const entry = all.find((i: { invoice_id: string }) => i.invoice_id === ids[0]);
-    assert.deepEqual(Object.keys(entry).sort(), ['amount', 'asset', 'chain', 'created_at', 'expires_at', 'invoice_id', 'paid_at', 'receive_address', 'status', 'tx_hash']);
+    assert.deepEqual(Object.keys(entry).sort(), ['amount', 'asset', 'chain', 'created_at', 'expires_at', 'invoice_id', 'memo', 'metadata', 'order_id', 'paid_at', 'receive_address', 'redirect_url', 'status', 'tx_hash']);
     assert.equal(entry.amount, '0.00000100');
   });
 
@@ -258,7 +258,7 @@ describe('Cloud /api/v1', () => {
     assert.equal(view.json.amount_btc, '0.00005000');
     assert.equal(view.json.verify_url, `https://mempool.space/address/${created.json.receive_address}`);
     assert.deepEqual(Object.keys(view.json).sort(), [
-      'amount_btc', 'amount_due', 'asset', 'chain', 'created_at', 'expires_at', 'invoice_id', 'memo', 'network', 'paid_at', 'payment_seen', 'qr_uri', 'receive_address', 'server_time', 'shop_name', 'status', 'tx_hash', 'tx_url', 'verify_url', 'x402_url',
+      'amount_btc', 'amount_due', 'asset', 'chain', 'created_at', 'expires_at', 'invoice_id', 'memo', 'network', 'paid_at', 'payment_seen', 'qr_uri', 'receive_address', 'redirect_url', 'server_time', 'shop_name', 'status', 'tx_hash', 'tx_url', 'verify_url', 'x402_url',
     ]);
     assert.deepEqual([view.json.network, view.json.memo], ['mainnet', null]);
     for (const secret of [a.api_key, a.webhook_secret!, BIP84_ZPUB, 'example.com"', a.merchant_id]) assert.ok(!view.text.includes(secret));

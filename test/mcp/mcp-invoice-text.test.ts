@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoiceCreated } from '../../shared/index.ts';
+import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoice, BtcInvoiceCreated } from '../../shared/index.ts';
 import { defaultChains } from '../../core/chains/default-chains.ts';
-import { describeCreatedInvoice } from '../../mcp/invoice-text.ts';
+import { describeCreatedInvoice, describeStoredInvoice } from '../../mcp/invoice-text.ts';
 
 const RECIPIENT = '0x1111111111111111111111111111111111111111';
 const USDT_ON_BASE = '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2';
@@ -31,6 +31,35 @@ test('a fixed-address invoice tells the payer to send the exact amount of the na
   assert.match(text, /send exactly 10\.000123 USDT \(token contract 0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2\)/);
   assert.ok(text.includes(invoice.qr_uri));
   assert.ok(text.includes('Expires at 2030-01-01T01:00:00.000Z.'));
+  assert.doesNotMatch(text, /For order/, 'no order line for an invoice without an order_id');
+});
+
+test('an invoice made for an order names it, created and stored, quoted so an odd reference stays one', () => {
+  const stored = BtcInvoice.parse({
+    invoice_id: 'inv_order',
+    merchant_id: 'default',
+    chain: 'btc',
+    asset: 'BTC',
+    receive_address: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu',
+    child_index: 0,
+    status: 'pending',
+    tx_hash: null,
+    paid_at: null,
+    expires_at: '2030-01-01T01:00:00.000Z',
+    created_at: '2030-01-01T00:00:00.000Z',
+    updated_at: '2030-01-01T00:00:00.000Z',
+    amount_btc: '0.00001000',
+    amount_sats: 1000,
+    network: 'mainnet',
+    memo: null,
+    order_id: 'ORD 42. Ship now',
+    metadata: null,
+    redirect_url: null,
+    x402_url: null,
+  });
+  assert.match(describeStoredInvoice(defaultChains, stored), /^For order "ORD 42\. Ship now"\.$/m);
+  const created = BtcInvoiceCreated.parse({ ...stored, derivation_path: "m/84'/0'/0'/0/0", qr_uri: 'bitcoin:bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu?amount=0.00001', verify_url: 'https://mempool.space/address/bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu' });
+  assert.match(describeCreatedInvoice(defaultChains, created), /^For order "ORD 42\. Ship now"\.$/m);
 });
 
 test('an xpub-mode Base invoice states the token amount and its USD price, without the exact-amount warning', () => {

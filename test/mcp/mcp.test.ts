@@ -152,6 +152,18 @@ describe('MCP server over stdio against a real listener', () => {
     assert.match(result.content[0]!.text!, new RegExp(`${invoice.invoice_id}: status pending`));
   });
 
+  test('create_invoice takes the order fields and get_invoice_status returns them; an unknown argument is the listener\'s bad_body naming it', async () => {
+    const order = { order_id: 'ORD-MCP-1', metadata: { agent: 'buyer-bot' }, memo: 'Via MCP', redirect_url: 'https://shop.example/done' };
+    const created = await call(session, 'create_invoice', { amount_sats: 3000, ...order });
+    assert.notEqual(created.isError, true, JSON.stringify(created.content));
+    const { invoice_id } = BtcInvoiceCreated.parse((created.structuredContent as { invoice: unknown }).invoice);
+    assert.match(created.content[0]!.text!, /For order "ORD-MCP-1"\./);
+    const read = await call(session, 'get_invoice_status', { invoice_id });
+    const invoice = BtcInvoice.parse((read.structuredContent as { invoice: unknown }).invoice);
+    assert.deepEqual({ order_id: invoice.order_id, metadata: invoice.metadata, memo: invoice.memo, redirect_url: invoice.redirect_url }, order);
+    assert.match(errorText(await call(session, 'create_invoice', { amount_sats: 1, orderId: 'ORD-1' })), /^bad_body: .*orderId/);
+  });
+
   test('an unknown invoice id is a not_found tool error', async () => {
     assert.match(errorText(await call(session, 'get_invoice_status', { invoice_id: 'inv_doesnotexist' })), /^not_found: /);
   });

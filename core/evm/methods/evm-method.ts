@@ -62,7 +62,6 @@ export function evmInvoiceRow(
     amount_sats: null,
     token_address: order.token,
     amount_usd: order.amountText,
-    memo: null,
     status: 'pending',
     tx_hash: null,
     paid_at: null,

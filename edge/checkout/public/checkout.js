@@ -50,6 +50,12 @@
       link.textContent = view.tx_hash;
       if (view.tx_url) link.href = view.tx_url;
     }
+    // The shop's return link comes with the confirmed view only (null before).
+    const back = document.getElementById('return-link');
+    if (back && view.redirect_url) {
+      back.href = view.redirect_url;
+      back.parentElement.hidden = false;
+    }
     // Same rule as pageState in page.ts.
     const next = view.payment_seen && view.status === 'pending' ? 'seen' : view.status;
     // Part of the amount arrived: the server renders the page again, so the amount and the QR code

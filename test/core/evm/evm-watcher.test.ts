@@ -56,6 +56,11 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
           confirmed_at: undefined,
           // The test's one node, declared trusted (BASE_MIN_SOURCES=1).
           verification: 'own-node',
+          // Created without order fields: each is sent, null.
+          order_id: null,
+          metadata: null,
+          memo: null,
+          redirect_url: null,
         },
       );
       await chain.anvil.mine(2);

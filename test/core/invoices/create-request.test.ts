@@ -58,3 +58,13 @@ test('a chain the merchant does not receive on answers with its module\'s code, 
   assert.equal(chainIn(defaultChains, 'btc').disabled().code, 'chain_disabled');
   assert.equal(chainIn(defaultChains, 'eth').disabled().code, 'base_disabled');
 });
+
+test('a field the contract does not know is bad_body naming every such field, and is judged after the chain', () => {
+  assert.throws(
+    () => parseCreateInvoiceRequest({ amount_sats: 1000, orderId: 'A-1', callback: 'x' }, enabled),
+    (e: { code?: string; message?: string }) => e.code === 'bad_body' && /"orderId"/.test(e.message!) && /"callback"/.test(e.message!),
+  );
+  // Before the amount: a client that misspells a field learns of it first.
+  assert.throws(() => parseCreateInvoiceRequest({ amount_sats: -1, orderId: 'A-1' }, enabled), (e: { code?: string }) => e.code === 'bad_body');
+  assert.throws(() => parseCreateInvoiceRequest({ chain: 'doge', amount_sats: 1, orderId: 'A-1' }, enabled), (e: { code?: string }) => e.code === 'unsupported_chain');
+});

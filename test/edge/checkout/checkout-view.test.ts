@@ -16,11 +16,11 @@ const WEBHOOK_SECRET = 'whsec_checkout_test_secret_0123456789';
 
 const btcViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
-  'verify_url', 'tx_url', 'server_time', 'amount_btc', 'amount_due', 'payment_seen', 'qr_uri', 'network', 'memo', 'x402_url',
+  'verify_url', 'tx_url', 'server_time', 'amount_btc', 'amount_due', 'payment_seen', 'qr_uri', 'network', 'memo', 'redirect_url', 'x402_url',
 ].sort();
 const baseViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
-  'verify_url', 'tx_url', 'server_time', 'amount_token', 'amount_token_units', 'amount_usdc', 'amount_usdc_units', 'amount_due', 'payment_seen', 'qr_uri', 'memo', 'x402_url',
+  'verify_url', 'tx_url', 'server_time', 'amount_token', 'amount_token_units', 'amount_usdc', 'amount_usdc_units', 'amount_due', 'payment_seen', 'qr_uri', 'memo', 'redirect_url', 'x402_url',
 ].sort();
 
 describe('checkout view and page of the listener', () => {
@@ -51,7 +51,7 @@ describe('checkout view and page of the listener', () => {
   after(() => listener.stop());
 
   test('Bitcoin: display-only fields that agree with the created invoice, public and uncached', async () => {
-    const created = await create({ amount_sats: 50_000, memo: 'Order #42' });
+    const created = await create({ amount_sats: 50_000, memo: 'Order #42', redirect_url: 'https://shop.example/thanks' });
     const res = await view(created.invoice_id);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('access-control-allow-origin'), '*');
@@ -68,6 +68,8 @@ describe('checkout view and page of the listener', () => {
         asset: 'BTC',
         network: 'mainnet',
         memo: 'Order #42',
+        // The return link is kept from the view until the invoice is paid.
+        redirect_url: null,
         status: 'pending',
         receive_address: created.receive_address,
         expires_at: '2026-01-01T13:00:00.000Z',
