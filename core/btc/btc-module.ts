@@ -44,6 +44,7 @@ const btcDisplay: ChainDisplay = {
   sendOn: (_view, network) => networkLabel(network),
   feeName: 'network fee',
   exactAmountOf: () => null,
+  readableAmount: (_invoice, amount) => amount,
   createdNotes: () => [],
   confirmationTime: '10 to 60 minutes',
   pricingHint: 'give amount_sats, an integer number of satoshis (1 BTC = 100,000,000 sats; e.g. 25,000 sats is 0.00025 BTC). Never pass BTC or USD in amount_sats.',
