@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { ChainSourceBudget, WatcherProblem } from './health.ts';
 import { chainNames } from './chains.ts';
 import { X402Health } from './x402.ts';
-import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoiceCreated, InvoiceStatus } from './invoice.ts';
+import { BaseFixedInvoiceCreated, BaseInvoice, BaseXpubInvoiceCreated, BtcInvoice, BtcInvoiceCreated, InvoiceStatus } from './invoice.ts';
 import { deprecatedField, deprecations } from './deprecated.ts';
 
 const dateTime = () => z.iso.datetime();
@@ -155,6 +155,9 @@ const withCheckoutUrl = { checkout_url: z.string().optional().describe('Hosted p
 export const CloudCreatedInvoice = z
   .union([BtcInvoiceCreated.extend(withCheckoutUrl), BaseXpubInvoiceCreated.extend(withCheckoutUrl), BaseFixedInvoiceCreated.extend(withCheckoutUrl)])
   .meta({ id: 'CloudCreatedInvoice', description: 'POST /api/v1/invoice: the listener invoice plus checkout_url.' });
+export const CloudStoredInvoice = z
+  .union([BtcInvoice.extend(withCheckoutUrl), BaseInvoice.extend(withCheckoutUrl)])
+  .meta({ id: 'CloudStoredInvoice', description: 'GET /api/v1/invoice/{id}: the stored invoice plus checkout_url, as the create answer carried it.' });
 
 export const CloudHealth = z
   .object({

@@ -6,6 +6,7 @@ import {
   BillingCheckoutResponse,
   CloudCreatedInvoice,
   CloudHealth,
+  CloudStoredInvoice,
   CreatedKey,
   CreateKeyRequest,
   InvoiceList,
@@ -541,7 +542,7 @@ export const routeTable: readonly Route[] = [
     auth: 'merchant-key',
     scope: INVOICES_READ,
     parameters: [invoiceId],
-    responses: { 200: json(StoredInvoice, 'The stored invoice.') },
+    responses: { 200: json(CloudStoredInvoice, 'The stored invoice, with checkout_url when hosted checkout is enabled.') },
     errors: readErrors,
   },
   {
