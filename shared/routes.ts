@@ -480,7 +480,7 @@ export const routeTable: readonly Route[] = [
     scope: 'full-access',
     request: WebhookSettingRequest,
     responses: { 200: json(WebhookSettingResponse, 'The saved URL and the new secret (shown once).') },
-    errors: ['bad_body', 'invalid_webhook_url'],
+    errors: ['bad_body', 'invalid_webhook_url', 'unknown_webhook_event'],
   },
   {
     operationId: 'cloudPlans',

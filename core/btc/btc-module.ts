@@ -59,6 +59,7 @@ export const btcModule: ChainModule<object> = {
   disabled: btcAdapter.disabled,
   paidSoFar: async (db, row) => BigInt(await seenSatsOf(db, row.merchant_id, row.invoice_id)),
   amountText: (row) => satsToBtc(requiredAmount(row.amount_sats, 'amount_sats', row.invoice_id)),
+  unitsText: satsToBtc,
   paymentUri: (row, sats) => bip21Uri(row.receive_address, satsToBtc(sats), row.memo),
   checkoutView(row, context) {
     const sats = BigInt(requiredAmount(row.amount_sats, 'amount_sats', row.invoice_id));

@@ -114,6 +114,7 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
     disabled: () => disabled,
     paidSoFar: (db, row) => seenUnitsOf(db, row),
     amountText: (row) => unitsToDecimal(unitsOf(row)),
+    unitsText: unitsToDecimal,
     // Rows keep their chain id in `network`, so the URI stays right even if the chain id setting changes later.
     paymentUri: (row, units) => erc20TransferUri(row.token_address!, Number(row.network), row.receive_address, units),
     checkoutView(row, context) {
