@@ -31,7 +31,7 @@ import { createMerchantReceivers } from './merchants/merchant-context.ts';
 import { createStripeCardProcessor } from './billing/stripe-card-processor.ts';
 import { receiveStripeWebhook } from './billing/stripe-webhook.ts';
 import { findMerchant } from './merchants/merchant.repository.ts';
-import { cloudClaimScope, cloudDeliveryTarget } from './invoices/webhook-delivery.ts';
+import { cloudClaimScope, cloudDeliveryTarget, cloudEventSubscriptions } from './invoices/webhook-delivery.ts';
 import { cloudSchema } from './storage/cloud.schema.ts';
 import type { CloudTables } from './storage/cloud.tables.ts';
 import { systemResolver, type Resolver, type WebhookTargetPolicy } from '../core/net/webhook-target.ts';
@@ -157,6 +157,7 @@ function startCloudEngine(
       if (problem) throw new ConfigError([problem]);
     },
     webhooks: (db) => ({ scope: cloudClaimScope, target: cloudDeliveryTarget(db, webhookPolicy) }),
+    webhookEvents: cloudEventSubscriptions,
     webhookDeps: deps.webhooks,
     x402Url: (invoice) => shared.x402Url()?.x402Url(invoice) ?? null,
     loopbackReturnLinks: config.nodeEnv !== 'production',

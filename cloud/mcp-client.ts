@@ -35,8 +35,8 @@ export function cloudMcpClient(deps: CloudMcpClientDeps): ListenerClient {
   return {
     createInvoice: (body) => inProcess(CreatedInvoice, () => deps.limit(deps.keyHash, async () => cloud.invoices.create(await current(), body, new Map())), 'create_failed', logger),
     getInvoice: (invoiceId) => inProcess(StoredInvoice, () => cloud.invoices.get(merchant, invoiceId), 'lookup_failed', logger),
-    // Cloud's health names no assets (as over HTTP): the tool then says "unknown" for each.
-    healthAssets: async () => ({ ok: true, value: {} }),
+    // The merchant's own: the assets its receive methods enable now (its keys may have changed since the session opened).
+    healthAssets: async () => ({ ok: true, value: { enabled_assets: cloud.invoices.enabledAssets(await current()) } }),
     checkoutView: (invoiceId) => inProcess(CheckoutView, () => cloud.publicInvoices.checkoutView(invoiceId), 'lookup_failed', logger),
     document: async (name) => ({ ok: true, value: name === 'llms.txt' ? deps.documents.llms : deps.documents.openapi }),
     x402Requirements: x402RequirementsOf(deps.x402),

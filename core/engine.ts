@@ -6,6 +6,7 @@ import type { EditionSchema } from './db/migrate.ts';
 import { startExpirySweeper, type ExpirySweeper } from './invoices/expiry-sweeper.ts';
 import { createInvoiceEngine, type InvoiceEngine, type InvoiceEngineDeps } from './invoices/invoice.service.ts';
 import { openStatusFeed } from './invoices/pg-status-feed.ts';
+import { withLifecycleEvents, type EventSubscriptions } from './events/lifecycle-events.ts';
 import type { StatusFeed } from './invoices/status-feed.ts';
 import type { Logger } from './log.ts';
 import { addScrapeMetrics, type ServiceMetrics } from './metrics.ts';
@@ -75,6 +76,8 @@ export interface EngineOptions<Tables extends CoreTables> {
   sourceBudgets: BudgetSettings;
   /** Where webhooks go; null: events stay queued in the outbox. */
   webhooks: (db: Kysely<Tables>) => DeliveryRoute | null;
+  /** Who subscribed to which opt-in lifecycle events (core/events/lifecycle-events.ts); absent: none is written. */
+  webhookEvents?: EventSubscriptions;
   webhookDeps?: WebhookDeliveryDeps;
   /** The invoices' x402 URLs (core/x402), when the edition serves them. */
   x402Url?: InvoiceEngineDeps['x402Url'];
@@ -143,7 +146,9 @@ export async function startEngine<Tables extends CoreTables>(options: EngineOpti
     throw error;
   }
 
-  const feed = await openStatusFeed(database.dialect, { databaseUrl: options.databaseUrl, db: coreDb, logger: logger.child({ component: 'status-feed' }) });
+  const statusFeed = await openStatusFeed(database.dialect, { databaseUrl: options.databaseUrl, db: coreDb, logger: logger.child({ component: 'status-feed' }) });
+  // Every status writer gets the feed from here, so the opt-in events are written wherever a status changes.
+  const feed = options.webhookEvents ? withLifecycleEvents(statusFeed, { chains: options.chains, subscriptions: options.webhookEvents }) : statusFeed;
   // Every instance sweeps: the guarded flip expires each invoice once, whichever instance gets there first.
   const expiry = startExpirySweeper({ db: coreDb, feed, clock, logger, guards: adapters.map((chain) => chain.paymentSeenBeforeExpiry), maxWaitMs: options.expirySweepMs, metrics });
   const invoices = createInvoiceEngine({ db: coreDb, clock, logger, chains: adapters, feed, expiry, metrics, x402Url: options.x402Url, loopbackReturnLinks: options.loopbackReturnLinks });

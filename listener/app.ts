@@ -8,6 +8,7 @@ import { configSecrets, type Config } from './config.ts';
 import { ConfigError } from '../edge/settings.ts';
 import { coreSchema, type CoreDatabase } from '../core/schema.ts';
 import { startEngine } from '../core/engine.ts';
+import { fixedSubscriptions } from '../core/events/lifecycle-events.ts';
 import { mergeChainHealth, type ChainWatch, type ListenerChainParts, type ChainTunings } from '../core/chain-runtime.ts';
 import { chainIn, familySettings, type ConfiguredChain } from '../core/chain-definition.ts';
 import { enabledAssets } from '../core/enabled-assets.ts';
@@ -124,6 +125,7 @@ function startListenerEngine(config: Config, deps: ListenerDeps, shared: { clock
     expirySweepMs: deps.expirySweepMs,
     sourceBudgets: config.sourceBudgets,
     webhooks: () => singleMerchantRoute(config),
+    webhookEvents: fixedSubscriptions(config.merchantId, config.webhookEvents),
     webhookDeps: deps.webhooks,
     x402Url: (invoice) => shared.x402Url()?.x402Url(invoice) ?? null,
     loopbackReturnLinks: config.nodeEnv !== 'production',

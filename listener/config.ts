@@ -28,6 +28,8 @@ import {
   type RateLimitConfig,
 } from '../edge/settings.ts';
 import { parseX402Settings, x402Secrets, x402SettingNames, type X402Settings } from '../core/x402/x402-settings.ts';
+import { optInEventsFrom } from '../core/events/lifecycle-events.ts';
+import { optInWebhookEvents, type OptInWebhookEvent } from '../shared/index.ts';
 
 // The sandbox reads these as the listener's.
 export { ConfigError, type Env };
@@ -65,6 +67,8 @@ export interface Config {
   /** PUBLIC_URL: the base URL clients reach this server at (OAuth issuer and resource); null: loopback only. */
   publicUrl: string | null;
   webhook: { url: string; secret: string } | null;
+  /** MERCHANT_WEBHOOK_EVENTS: the opt-in lifecycle events sent besides the specified ones; none by default. */
+  webhookEvents: OptInWebhookEvent[];
   nodeEnv: string;
   /** Shown to payers on the checkout page. */
   shopName: string;
@@ -100,6 +104,7 @@ const ownSettingNames = [
   ...httpBoundSettingNames,
   'MERCHANT_WEBHOOK_URL',
   'MERCHANT_WEBHOOK_SECRET',
+  'MERCHANT_WEBHOOK_EVENTS',
   'SERVICE_WEBHOOK_SECRET',
   'NODE_ENV',
   'SHOP_NAME',
@@ -161,6 +166,7 @@ const ownSettingsAfterChains = {
   ...httpBoundSettings,
   MERCHANT_WEBHOOK_URL: optionalText,
   MERCHANT_WEBHOOK_SECRET: optionalText,
+  MERCHANT_WEBHOOK_EVENTS: optionalText,
   SERVICE_WEBHOOK_SECRET: optionalText,
   NODE_ENV: z.preprocess(blankToUndefined, z.string().default('development')),
   SHOP_NAME: z.preprocess(blankToUndefined, z.string().trim().min(2, 'must be 2-80 characters').max(80, 'must be 2-80 characters').default('Shop')),
@@ -206,6 +212,11 @@ export function loadConfig(env: Env, chains: readonly ChainDefinition[]): Config
     if (!problem && webhookSecret) webhook = { url: raw.MERCHANT_WEBHOOK_URL, secret: webhookSecret };
   }
 
+  const subscribed = optInEventsFrom((raw.MERCHANT_WEBHOOK_EVENTS ?? '').split(',').map((name) => name.trim()).filter(Boolean));
+  if (subscribed.unknown.length) {
+    problems.push(`MERCHANT_WEBHOOK_EVENTS names ${subscribed.unknown.map((name) => `"${name}"`).join(', ')}: not an opt-in event (${optInWebhookEvents.join(', ')})`);
+  }
+
   const httpBounds = httpBoundsOf(raw, problems);
   if (raw.NODE_ENV === 'production' && !raw.SERVICE_API_KEY) {
     problems.push('SERVICE_API_KEY must be set when NODE_ENV=production (POST /invoice would be open to anyone)');
@@ -234,6 +245,7 @@ export function loadConfig(env: Env, chains: readonly ChainDefinition[]): Config
     publicUrl: raw.PUBLIC_URL ?? null,
     httpBounds,
     webhook,
+    webhookEvents: subscribed.events,
     nodeEnv: raw.NODE_ENV,
     shopName: raw.SHOP_NAME,
     sourceBudgets: budgetSettingsFrom(raw),

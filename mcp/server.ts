@@ -1,6 +1,6 @@
 import { McpServer, type ServerOptions } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { API_VERSION } from '../shared/index.ts';
+import { API_VERSION, RELEASE_VERSION } from '../shared/index.ts';
 import type { ServerDeps } from './deps.ts';
 import { registerInvoiceResource } from './invoice-resource.ts';
 import { registerResources } from './resources.ts';
@@ -25,7 +25,7 @@ const instructionsFor = (chains: ServerDeps['chains']) =>
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /** What hosts show people beside the server's name in their directories and settings. */
-const description = 'Non-custodial crypto invoicing: create invoices payable in Bitcoin or USDC/USDT, show the QR code, and wait until they are paid.';
+const description = `Non-custodial crypto invoicing: create invoices payable in Bitcoin or USDC/USDT, show the QR code, and wait until they are paid. Release ${RELEASE_VERSION}, speaking interface ${API_VERSION}.`;
 
 /** How long a 2026-07-28 client may keep a listing before asking again. */
 const LISTING_TTL_MS = 5 * 60_000;
@@ -54,7 +54,7 @@ export function createServer(deps: ServerDeps, era: 'modern' | 'legacy' = 'legac
   // The checkout hand-off's requestState is checked before any tool runs (-32602 when altered).
   const requestState = deps.paymentState && { verify: deps.paymentState.handOff.verify };
   const server = new McpServer(
-    { name: 'service-mcp', title: 'Service crypto payments', version: API_VERSION, description, icons: serverIcons },
+    { name: 'service-mcp', title: 'Service crypto payments', version: RELEASE_VERSION, description, icons: serverIcons },
     { instructions: instructionsFor(deps.chains), jsonSchemaValidator, cacheHints, ...(requestState && { requestState }) },
   );
   registerTools(server, deps);

@@ -12,7 +12,7 @@ import { getAddress, isAddress, Wallet } from 'ethers';
 import { SandboxRefusal, startLocalEvms, type LocalEvm, type SandboxChain, type SandboxUsdcMode } from './local-evm.ts';
 import { X402_FACILITATOR_URL, X402_SETTLER_KEY } from '../core/x402/x402-settings.ts';
 import type { ChainModule } from '../core/invoices/chain-module.ts';
-import { DEFAULT_SANDBOX_CHAIN_PORT, removeSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.ts';
+import { claimSandboxFolder, DEFAULT_SANDBOX_CHAIN_PORT, removeSandboxState, writeSandboxState, type SandboxState } from './sandbox-state.ts';
 import { LocalBtcChain } from './local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from './local-chain-server.ts';
 import { sandboxExplorer } from './explorer-page.ts';
@@ -131,8 +131,20 @@ function mineEvery(evms: LocalEvm[]) {
 }
 
 export async function startSandbox(env: Env, options: SandboxOptions): Promise<Sandbox> {
-  const database = options.database ?? SANDBOX_DATABASE_PATH;
   const mode = usdcMode(env);
+  // Before anything is touched: a second start in this folder must leave the running sandbox's files alone.
+  const release = claimSandboxFolder();
+  try {
+    const sandbox = await startClaimed(env, options, mode);
+    return { ...sandbox, close: () => sandbox.close().finally(release) };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+async function startClaimed(env: Env, options: SandboxOptions, mode: SandboxUsdcMode): Promise<Sandbox> {
+  const database = options.database ?? SANDBOX_DATABASE_PATH;
   const merchantKey = BIP32Factory(ecc).fromSeed(randomBytes(32), bitcoin.networks.testnet).derivePath("m/84'/1'/0'").neutered();
   const chain = new LocalBtcChain();
   let evms: LocalEvm[] = [];

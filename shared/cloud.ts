@@ -2,11 +2,16 @@ import * as z from 'zod';
 import { ChainSourceBudget, WatcherProblem } from './health.ts';
 import { chainNames } from './chains.ts';
 import { X402Health } from './x402.ts';
-import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoiceCreated, InvoiceStatus, memoOnEveryChain, orderFieldsShape } from './invoice.ts';
+import { BaseFixedInvoiceCreated, BaseInvoice, BaseXpubInvoiceCreated, BtcInvoice, BtcInvoiceCreated, InvoiceStatus, memoOnEveryChain, orderFieldsShape } from './invoice.ts';
 import { deprecatedField, deprecations } from './deprecated.ts';
+import { OptInWebhookEvent } from './webhooks.ts';
 
 const dateTime = () => z.iso.datetime();
 export const PlanName = z.enum(['free', 'starter', 'pro']);
+
+const webhookEvents = z
+  .array(OptInWebhookEvent)
+  .describe('The opt-in events sent besides `invoice.confirmed` and `payment.orphan`, each once per invoice; empty: only those two.');
 
 export const SHOP_NAME_MIN = 2;
 export const SHOP_NAME_MAX = 80;
@@ -72,6 +77,7 @@ export const Account = z
       }),
     ),
     webhook_url: z.string().nullable(),
+    webhook_events: webhookEvents,
     api_keys: z.array(
       z.object({
         prefix: z.string(),
@@ -131,9 +137,18 @@ export const CreatedKey = z
   })
   .meta({ id: 'CreatedKey' });
 
-export const WebhookSettingRequest = z.object({ webhook_url: z.string() }).meta({ id: 'WebhookSettingRequest' });
+export const WebhookSettingRequest = z
+  .object({
+    webhook_url: z.string(),
+    webhook_events: webhookEvents.optional().describe('The opt-in events to receive (replacing the ones saved); absent: the saved ones stay. An unknown name: 400 `unknown_webhook_event`.'),
+  })
+  .meta({ id: 'WebhookSettingRequest' });
 export const WebhookSettingResponse = z
-  .object({ webhook_url: z.string(), webhook_secret: z.string().describe('New signing secret, shown once; the previous one stops signing.') })
+  .object({
+    webhook_url: z.string(),
+    webhook_secret: z.string().describe('New signing secret, shown once; the previous one stops signing.'),
+    webhook_events: webhookEvents,
+  })
   .meta({ id: 'WebhookSettingResponse' });
 
 export const BillingCheckoutRequest = z
@@ -157,6 +172,9 @@ const withCheckoutUrl = { checkout_url: z.string().optional().describe('Hosted p
 export const CloudCreatedInvoice = z
   .union([BtcInvoiceCreated.extend(withCheckoutUrl), BaseXpubInvoiceCreated.extend(withCheckoutUrl), BaseFixedInvoiceCreated.extend(withCheckoutUrl)])
   .meta({ id: 'CloudCreatedInvoice', description: 'POST /api/v1/invoice: the listener invoice plus checkout_url.' });
+export const CloudStoredInvoice = z
+  .union([BtcInvoice.extend(withCheckoutUrl), BaseInvoice.extend(withCheckoutUrl)])
+  .meta({ id: 'CloudStoredInvoice', description: 'GET /api/v1/invoice/{id}: the stored invoice plus checkout_url, as the create answer carried it.' });
 
 export const CloudHealth = z
   .object({

@@ -78,6 +78,10 @@ export const errorCatalogue = {
     status: 400,
     description: 'Cloud: the webhook URL is not https on the default port, or its host does not resolve only to public addresses.',
   },
+  unknown_webhook_event: {
+    status: 400,
+    description: 'Cloud: `webhook_events` is not a list of opt-in event names (`invoice.payment_seen`, `invoice.partial`, `invoice.expired`); nothing was saved.',
+  },
   unknown_plan: { status: 400, description: 'Cloud billing: `plan` is not `starter` or `pro`, or `method` is not `crypto` or `card`.' },
   email_taken: { status: 409, description: 'Cloud signup: an account with this email exists.' },
   method_unavailable: { status: 409, description: 'Cloud billing: this payment method is not available on this service.' },

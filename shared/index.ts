@@ -4,7 +4,7 @@ export * from './health.ts';
 export * from './assets.ts';
 export * from './webhooks.ts';
 export * from './checkout.ts';
-export { API_VERSION, CONTRACT_VERSION } from './version.ts';
+export { API_VERSION, CONTRACT_VERSION, RELEASE_VERSION } from './version.ts';
 export * from './cloud.ts';
 export * from './network-name.ts';
 export * from './chains.ts';

@@ -3,7 +3,7 @@ import { chainFacts, chainNameList, evmChainNames } from './chains.ts';
 import { deprecatedFields } from './deprecations.ts';
 import { MAX_SATS, MEMO_MAX_LENGTH, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH, ORDER_ID_MAX_LENGTH } from './invoice.ts';
 import { API_VERSION, CONTRACT_VERSION } from './version.ts';
-import { WEBHOOK_MAX_ATTEMPTS, standardWebhookHeaders, webhookHeaders, webhookRetryDelaysMs } from './webhooks.ts';
+import { WEBHOOK_MAX_ATTEMPTS, optInWebhookEvents, standardWebhookHeaders, webhookHeaders, webhookRetryDelaysMs } from './webhooks.ts';
 
 const formatDelay = (ms: number) => (ms >= 3_600_000 ? `${ms / 3_600_000} h` : ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`);
 
@@ -58,7 +58,7 @@ Each event is a JSON \`POST\` to the merchant's webhook URL with the Standard We
 
 To verify: check \`${standardWebhookHeaders.signature}\` over the raw bytes exactly as received (re-serialising breaks it), compare in constant time, reject timestamps more than five minutes from your clock, and take the event id only from signed data (\`${standardWebhookHeaders.id}\` or the body's \`event_id\`). Do not accept \`${webhookHeaders.signature}\` alone or trust \`${webhookHeaders.eventId}\`: they sign neither the timestamp nor the id, so a captured delivery replayed with a fresh timestamp and a new id would pass as new. Answer any 2xx within 10 seconds; otherwise the event is retried after ${webhookRetryDelaysMs.map(formatDelay).join(', ')} (${WEBHOOK_MAX_ATTEMPTS} attempts in all).
 
-Events: \`invoice.confirmed\` (\`event, event_id, invoice_id, merchant_id, chain, asset, amount, address, tx_hash, confirmations, confirmed_at, verification, order_id, metadata, memo, redirect_url\`; \`amount\` is a decimal string in the asset's unit) and \`payment.orphan\` (a transfer that matches no open invoice: \`event, event_id, chain, asset, token_address, address, tx_hash, value, detected_at\`; no invoice is marked paid, handle it by hand).
+Events: \`invoice.confirmed\` (\`event, event_id, invoice_id, merchant_id, chain, asset, amount, address, tx_hash, confirmations, confirmed_at, verification, order_id, metadata, memo, redirect_url\`; \`amount\` is a decimal string in the asset's unit) and \`payment.orphan\` (a transfer that matches no open invoice: \`event, event_id, chain, asset, token_address, address, tx_hash, value, detected_at\`; no invoice is marked paid, handle it by hand). Opt-in, once per invoice and only when subscribed (\`MERCHANT_WEBHOOK_EVENTS\` on the listener, \`webhook_events\` of \`POST /api/v1/webhook\` on Cloud): ${optInWebhookEvents.map((name) => `\`${name}\``).join(', ')} (\`event, event_id, invoice_id, merchant_id, chain, asset, status, amount, amount_paid, address, occurred_at\`; \`amount_paid\` is verified but not yet confirmed).
 
 ## Cloud (hosted, under /api/v1)
 

@@ -23,6 +23,7 @@ import {
   BillingCheckoutRequest,
   BillingCheckoutResponse,
   CloudCreatedInvoice,
+  CloudStoredInvoice,
   CloudHealth,
   InvoiceList,
   InvoiceListEntry,
@@ -35,7 +36,7 @@ import {
   CreatedKey,
   WebhookSettingResponse,
 } from './cloud.ts';
-import { InvoiceConfirmedEvent, PaymentOrphanEvent, standardWebhookHeaders, webhookHeaders, webhookVerificationCodes } from './webhooks.ts';
+import { InvoiceConfirmedEvent, InvoiceExpiredEvent, InvoicePartialEvent, InvoicePaymentSeenEvent, OptInWebhookEvent, PaymentOrphanEvent, standardWebhookHeaders, webhookHeaders, webhookVerificationCodes } from './webhooks.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -67,6 +68,10 @@ const componentSchemas = [
   CheckoutView,
   InvoiceConfirmedEvent,
   PaymentOrphanEvent,
+  OptInWebhookEvent,
+  InvoicePaymentSeenEvent,
+  InvoicePartialEvent,
+  InvoiceExpiredEvent,
   ReceiveMethod,
   SignupRequest,
   SignupResponse,
@@ -81,6 +86,7 @@ const componentSchemas = [
   BillingCheckoutRequest,
   BillingCheckoutResponse,
   CloudCreatedInvoice,
+  CloudStoredInvoice,
   CloudHealth,
   X402PaymentRequirements,
   X402PaymentRequired,
@@ -294,6 +300,9 @@ export function buildOpenApiDocument(): JsonObject {
     webhooks: {
       'invoice.confirmed': webhookOperation('invoice.confirmed', 'InvoiceConfirmedEvent', 'An invoice reached its required confirmations'),
       'payment.orphan': webhookOperation('payment.orphan', 'PaymentOrphanEvent', 'A transfer matched no open invoice'),
+      'invoice.payment_seen': webhookOperation('invoice.payment_seen', 'InvoicePaymentSeenEvent', 'Opt-in: a first payment toward an invoice was seen, not yet confirmed'),
+      'invoice.partial': webhookOperation('invoice.partial', 'InvoicePartialEvent', 'Opt-in: payments in blocks do not cover an invoice yet'),
+      'invoice.expired': webhookOperation('invoice.expired', 'InvoiceExpiredEvent', 'Opt-in: an invoice expired unpaid'),
     },
     components: {
       schemas: schemaComponents(),

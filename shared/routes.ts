@@ -6,6 +6,7 @@ import {
   BillingCheckoutResponse,
   CloudCreatedInvoice,
   CloudHealth,
+  CloudStoredInvoice,
   CreatedKey,
   CreateKeyRequest,
   InvoiceList,
@@ -492,7 +493,7 @@ export const routeTable: readonly Route[] = [
     scope: 'full-access',
     request: WebhookSettingRequest,
     responses: { 200: json(WebhookSettingResponse, 'The saved URL and the new secret (shown once).') },
-    errors: ['bad_body', 'invalid_webhook_url'],
+    errors: ['bad_body', 'invalid_webhook_url', 'unknown_webhook_event'],
   },
   {
     operationId: 'cloudPlans',
@@ -554,7 +555,7 @@ export const routeTable: readonly Route[] = [
     auth: 'merchant-key',
     scope: INVOICES_READ,
     parameters: [invoiceId],
-    responses: { 200: json(StoredInvoice, 'The stored invoice.') },
+    responses: { 200: json(CloudStoredInvoice, 'The stored invoice, with checkout_url when hosted checkout is enabled.') },
     errors: readErrors,
   },
   {

@@ -104,7 +104,47 @@ export const PaymentOrphanEvent = z
   });
 export type PaymentOrphanEvent = z.infer<typeof PaymentOrphanEvent>;
 
-export const WebhookEvent = z.discriminatedUnion('event', [InvoiceConfirmedEvent, PaymentOrphanEvent]);
+/**
+ * Events a merchant receives only when subscribed (`MERCHANT_WEBHOOK_EVENTS` on the listener,
+ * `webhook_events` of Cloud's POST /api/v1/webhook); by default only the specified ones are sent.
+ */
+export const optInWebhookEvents = ['invoice.payment_seen', 'invoice.partial', 'invoice.expired'] as const;
+export const OptInWebhookEvent = z.enum(optInWebhookEvents).meta({ id: 'OptInWebhookEvent', description: 'An event sent only to merchants who subscribed to it.' });
+export type OptInWebhookEvent = z.infer<typeof OptInWebhookEvent>;
+
+/** What every opt-in event says of its invoice: the fields of invoice.confirmed that exist before a payment confirms. */
+const lifecycleShape = {
+  event_id: EventId,
+  invoice_id: z.string(),
+  merchant_id: z.string(),
+  chain: InvoiceChain,
+  asset: z.string(),
+  status: z.enum(['pending', 'partial', 'expired']).describe('The invoice status when the event was written.'),
+  amount: z.string().describe("The invoice's amount: decimal in the asset's unit (BTC or token), e.g. \"12.500000\"."),
+  amount_paid: z
+    .string()
+    .describe(
+      "Verified so far, in the same unit, at any number of confirmations: Bitcoin payments whose transaction bytes hash to their txid (in the mempool or in blocks), EVM transfers the RPC sources agree on. Not yet confirmed: nothing is paid until invoice.confirmed.",
+    ),
+  address: z.string(),
+  occurred_at: z.iso.datetime().describe('When the service stored the change.'),
+};
+
+export const InvoicePaymentSeenEvent = z
+  .object({ event: z.literal('invoice.payment_seen'), ...lifecycleShape })
+  .meta({
+    id: 'InvoicePaymentSeenEvent',
+    description:
+      'Opt-in. A first payment toward the invoice was seen, not yet confirmed (sent once per invoice). `amount_paid` is its verified amount; it may still be replaced or reorganised away: fulfil on invoice.confirmed only.',
+  });
+export const InvoicePartialEvent = z
+  .object({ event: z.literal('invoice.partial'), ...lifecycleShape })
+  .meta({ id: 'InvoicePartialEvent', description: 'Opt-in. Payments in blocks do not cover the amount yet: the invoice reads `partial` (sent once per invoice).' });
+export const InvoiceExpiredEvent = z
+  .object({ event: z.literal('invoice.expired'), ...lifecycleShape })
+  .meta({ id: 'InvoiceExpiredEvent', description: 'Opt-in. The invoice passed `expires_at` unpaid and reads `expired` (sent once per invoice).' });
+
+export const WebhookEvent = z.discriminatedUnion('event', [InvoiceConfirmedEvent, PaymentOrphanEvent, InvoicePaymentSeenEvent, InvoicePartialEvent, InvoiceExpiredEvent]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 
 /** An event as its producer builds it: the outbox adds `event_id` when it stores the event. */

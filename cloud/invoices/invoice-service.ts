@@ -8,7 +8,7 @@ import { effectivePlan, planOf, usageMonth, type PlanName } from '../billing/pla
 import { countInvoice } from '../billing/usage.ts';
 import type { createMerchantReceivers } from '../merchants/merchant-context.ts';
 import type { MerchantRow } from '../merchants/merchant.repository.ts';
-import { listEntry } from './invoice-views.ts';
+import { listEntry, withCheckoutUrl } from './invoice-views.ts';
 
 export interface InvoiceServiceDeps {
   db: Kysely<CloudTables>;
@@ -63,14 +63,13 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
         body,
         numberTexts,
       );
-      const url = checkoutUrl(invoice.invoice_id);
-      return url ? { ...invoice, checkout_url: url } : invoice;
+      return withCheckoutUrl(invoice, checkoutUrl);
     },
 
     /** The assets the merchant's stored keys let an invoice be created in, as the listener reports its own. */
     enabledAssets: (merchant: MerchantRow) => deps.receivers.receivers(merchant).assets,
 
-    get: (merchant: MerchantRow, invoiceId: string) => engine.get(merchant.merchant_id, invoiceId),
+    get: async (merchant: MerchantRow, invoiceId: string) => withCheckoutUrl(await engine.get(merchant.merchant_id, invoiceId), checkoutUrl),
 
     checkoutUrl,
   };

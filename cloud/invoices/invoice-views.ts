@@ -8,6 +8,15 @@ import { invoiceOrderFields } from '../../core/invoices/order-fields.ts';
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(Number(ms)));
 
+/**
+ * The invoice with its hosted page, as every answer about one invoice carries it (create, read):
+ * `checkout_url` is present when hosted checkout is enabled.
+ */
+export function withCheckoutUrl<Invoice extends { invoice_id: string }>(invoice: Invoice, checkoutUrl: (invoiceId: string) => string | null): Invoice & { checkout_url?: string } {
+  const url = checkoutUrl(invoice.invoice_id);
+  return url ? { ...invoice, checkout_url: url } : invoice;
+}
+
 export function amountText(chains: readonly ChainModule[], row: InvoiceRow): string {
   return chainIn(chains, row.chain).amountText(row);
 }

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { OptInWebhookEvent } from '../../shared/index.ts';
+import type { EventSubscriptions } from '../../core/events/lifecycle-events.ts';
 import type { CloudTables } from '../storage/cloud.tables.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { ClaimScope } from '../../core/webhooks/delivery-store.ts';
@@ -30,3 +32,25 @@ export function cloudDeliveryTarget(db: Kysely<CloudTables>, policy: WebhookTarg
     }
   };
 }
+
+/** The opt-in events a merchant row subscribes to (stored space-separated; null: none). */
+export const webhookEventsOf = (row: { webhook_events: string | null }): OptInWebhookEvent[] =>
+  row.webhook_events ? (row.webhook_events.split(' ') as OptInWebhookEvent[]) : [];
+
+/** Merchants per query: far below any driver's limit on bound parameters, however many one expiry sweep touches. */
+const MERCHANTS_PER_QUERY = 500;
+
+/** Each merchant's saved opt-in events, read in the transaction that changes the status. */
+export const cloudEventSubscriptions: EventSubscriptions = async (trx, merchantIds) => {
+  const subscribed = new Map<string, Set<OptInWebhookEvent>>();
+  for (let i = 0; i < merchantIds.length; i += MERCHANTS_PER_QUERY) {
+    const rows = await (trx as unknown as Kysely<CloudTables>)
+      .selectFrom('cloud_merchants')
+      .select(['merchant_id', 'webhook_events'])
+      .where('merchant_id', 'in', merchantIds.slice(i, i + MERCHANTS_PER_QUERY))
+      .where('webhook_events', 'is not', null)
+      .execute();
+    for (const row of rows) subscribed.set(row.merchant_id, new Set(webhookEventsOf(row)));
+  }
+  return subscribed;
+};

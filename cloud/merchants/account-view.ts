@@ -4,6 +4,7 @@ import { maskExtendedKeys } from '../../core/log.ts';
 import type { ApiKeyRow, MerchantRow } from './merchant.repository.ts';
 import { effectivePlan, planOf } from '../billing/plans.ts';
 import { receiveMethodsOf } from './receive-methods.ts';
+import { webhookEventsOf } from '../invoices/webhook-delivery.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -24,6 +25,7 @@ export function accountView(row: MerchantRow, keys: ApiKeyRow[], invoicesThisMon
     usage: { invoices_this_month: invoicesThisMonth, monthly_limit: planOf(plan.plan).invoices_per_month },
     chains,
     webhook_url: row.webhook_url,
+    webhook_events: webhookEventsOf(row),
     api_keys: keys.map((key) => ({ prefix: key.prefix, label: key.label, created_at: iso(Number(key.created_at)), revoked: Number(key.revoked) === 1, scopes: key.scopes === null ? null : (key.scopes.split(' ') as ('invoices:read' | 'invoices:write')[]) })),
     created_at: iso(Number(row.created_at)),
   };

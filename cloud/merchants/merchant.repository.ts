@@ -103,6 +103,8 @@ export async function revokeApiKey(db: Db, merchantId: string, prefix: string): 
   });
 }
 
-export async function saveWebhook(db: Db, merchantId: string, url: string, secret: string): Promise<void> {
-  await db.updateTable('cloud_merchants').set({ webhook_url: url, webhook_secret: secret }).where('merchant_id', '=', merchantId).execute();
+/** `events`: the opt-in events to save with the URL (none: null); undefined leaves the saved ones. */
+export async function saveWebhook(db: Db, merchantId: string, url: string, secret: string, events?: readonly string[]): Promise<void> {
+  const subscribed = events === undefined ? {} : { webhook_events: events.length ? events.join(' ') : null };
+  await db.updateTable('cloud_merchants').set({ webhook_url: url, webhook_secret: secret, ...subscribed }).where('merchant_id', '=', merchantId).execute();
 }

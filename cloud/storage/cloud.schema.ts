@@ -1,5 +1,6 @@
 import { receiveMethodsMigration } from '../merchants/receive-methods.migration.ts';
 import { webhookMerchantsIndexMigration } from './webhook-merchants-index.migration.ts';
+import { webhookEventsMigration } from './webhook-events.migration.ts';
 import type { Kysely } from 'kysely';
 import { openDatabase, type Database, type OpenOptions } from '../../core/db/database.ts';
 import type { EditionSchema } from '../../core/db/migrate.ts';
@@ -56,6 +57,7 @@ export const cloudSchema = (chains: readonly ChainDefinition[]): EditionSchema =
     '0013_cloud_api_key_scopes': apiKeyScopesMigration,
     '0017_cloud_receive_methods': receiveMethodsMigration,
     '0022_cloud_webhook_merchants_index': webhookMerchantsIndexMigration,
+    '0027_cloud_webhook_events': webhookEventsMigration,
   }),
   retired: [],
 });

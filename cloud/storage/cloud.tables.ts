@@ -19,6 +19,8 @@ export interface CloudMerchantsTable {
   webhook_url: string | null;
   /** The current signing secret; replaced (never kept alongside) on every POST /webhook. */
   webhook_secret: string | null;
+  /** The opt-in webhook events subscribed to, space-separated; null: none (migration 0027). */
+  webhook_events: ColumnType<string | null, string | null | undefined, string | null>;
   /** The plan last paid for; `plan_expires_at` decides whether it is still in force. */
   plan: string;
   plan_expires_at: number | null;

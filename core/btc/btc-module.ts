@@ -44,6 +44,7 @@ const btcDisplay: ChainDisplay = {
   sendOn: (_view, network) => networkLabel(network),
   feeName: 'network fee',
   exactAmountOf: () => null,
+  readableAmount: (_invoice, amount) => amount,
   createdNotes: () => [],
   confirmationTime: '10 to 60 minutes',
   pricingHint: 'give amount_sats, an integer number of satoshis (1 BTC = 100,000,000 sats; e.g. 25,000 sats is 0.00025 BTC). Never pass BTC or USD in amount_sats.',
@@ -58,6 +59,7 @@ export const btcModule: ChainModule<object> = {
   disabled: btcAdapter.disabled,
   paidSoFar: async (db, row) => BigInt(await seenSatsOf(db, row.merchant_id, row.invoice_id)),
   amountText: (row) => satsToBtc(requiredAmount(row.amount_sats, 'amount_sats', row.invoice_id)),
+  unitsText: satsToBtc,
   paymentUri: (row, sats) => bip21Uri(row.receive_address, satsToBtc(sats), row.memo),
   checkoutView(row, context) {
     const sats = BigInt(requiredAmount(row.amount_sats, 'amount_sats', row.invoice_id));

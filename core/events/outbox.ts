@@ -10,6 +10,8 @@ export interface NewEvent {
   merchantId: string;
   payload: WebhookEventContent;
   createdAt: number;
+  /** An id derived from what the event is about, for an event that must exist once: a second one with it is not stored. Default: a fresh random id. */
+  eventId?: string;
 }
 
 /**
@@ -22,10 +24,9 @@ export async function enqueueEvent(trx: Transaction<CoreTables> | Kysely<CoreTab
   return eventId;
 }
 
-/** Several events in one statement per few hundred, in the given order (their `seq` follows it). */
+/** Several events in one statement per few hundred, in the given order (their `seq` follows it); an event whose id is stored already is left out. */
 export async function enqueueEvents(trx: Transaction<CoreTables> | Kysely<CoreTables>, events: NewEvent[]): Promise<string[]> {
-  const rows = events.map(({ merchantId, payload, createdAt }) => {
-    const eventId = `evt_${randomUUID().replace(/-/g, '')}`;
+  const rows = events.map(({ merchantId, payload, createdAt, eventId = `evt_${randomUUID().replace(/-/g, '')}` }) => {
     const { event, ...fields } = payload;
     return {
       event_id: eventId,
@@ -36,7 +37,11 @@ export async function enqueueEvents(trx: Transaction<CoreTables> | Kysely<CoreTa
     };
   });
   for (let i = 0; i < rows.length; i += EVENTS_PER_STATEMENT) {
-    await trx.insertInto('events').values(rows.slice(i, i + EVENTS_PER_STATEMENT)).execute();
+    await trx
+      .insertInto('events')
+      .values(rows.slice(i, i + EVENTS_PER_STATEMENT))
+      .onConflict((conflict) => conflict.column('event_id').doNothing())
+      .execute();
   }
   return rows.map((row) => row.event_id);
 }

@@ -30,6 +30,9 @@ const exactAmountOf = (invoice: ShownInvoice) => {
   return 'nonce' in evm && evm.nonce !== undefined ? evm.amount_usdc : null;
 };
 
+/** A token amount without the zeros past its cents: "12.500000" reads "12.50", "12.123400" "12.1234". */
+const centsAtLeast = (amount: string) => amount.replace(/^(\d+\.\d\d\d*?)0+$/, '$1');
+
 /**
  * From the local node's funded account; the sandbox checks the address is its own merchant's (a
  * child of its key, or its fixed address) before it sends anything.
@@ -70,6 +73,7 @@ function evmDisplay(spec: EvmChainSpec): ChainDisplay {
     sendOn: (view, network) => (network.note ? `${view.asset} on ${networkLabel(network)}` : `${view.asset} on ${network.name} (not Ethereum mainnet)`),
     feeName: 'gas fee',
     exactAmountOf,
+    readableAmount: (invoice, amount) => (exactAmountOf(invoice) === null ? centsAtLeast(amount) : amount),
     createdNotes(invoice) {
       const evm = evmInvoice(invoice);
       if (!('mode' in evm) || evm.mode !== 'fixed-address') return [];
@@ -110,6 +114,7 @@ export function evmModule(spec: EvmChainSpec): ChainModule<Pick<EvmConfig, 'toke
     disabled: () => disabled,
     paidSoFar: (db, row) => seenUnitsOf(db, row),
     amountText: (row) => unitsToDecimal(unitsOf(row)),
+    unitsText: unitsToDecimal,
     // Rows keep their chain id in `network`, so the URI stays right even if the chain id setting changes later.
     paymentUri: (row, units) => erc20TransferUri(row.token_address!, Number(row.network), row.receive_address, units),
     checkoutView(row, context) {

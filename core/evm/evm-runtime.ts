@@ -64,6 +64,7 @@ export function evmRuntime(spec: EvmChainSpec): ChainRuntime<EvmConfig> {
             fetch: budgets.fetchFor(fetch, spec.chain, url, false, spec.sourceBudget),
             sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
             logger,
+            chain: spec.chain,
           }),
         ),
         pollIntervalMs: tuningOf(tuning, spec.chain, chainFacts[spec.chain]).pollIntervalMs,
@@ -116,7 +117,7 @@ export function evmPlatformRuntime(spec: EvmChainSpec): PlatformChainRuntime<Evm
             fixedAddresses: () => fixedAddresses(spec.chain),
             sources: settings.rpcUrls.map((url) =>
               createSharedRpcSource(
-                createRpcSource(url, { fetch: budgets.fetchFor(fetch, spec.chain, url, false, spec.sourceBudget), sleep: (ms) => new Promise((r) => setTimeout(r, ms)), logger }),
+                createRpcSource(url, { fetch: budgets.fetchFor(fetch, spec.chain, url, false, spec.sourceBudget), sleep: (ms) => new Promise((r) => setTimeout(r, ms)), logger, chain: spec.chain }),
                 { clock },
               ),
             ),

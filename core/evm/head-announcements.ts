@@ -6,7 +6,7 @@ import type { HeadSubscription } from './new-heads.ts';
  * head announced during a pass has the next pass start at once, and a head read well past the newest
  * announced one means the announcements stopped.
  */
-export function createHeadAnnouncements(heads: HeadSubscription | null, logger: Logger) {
+export function createHeadAnnouncements(heads: HeadSubscription | null, logger: Logger, chain: string) {
   /** When the head the watcher last read was first seen: the next block is due a block time later. */
   let headSeen: { height: number; at: number } | null = null;
   /** Heads announced so far, and as a pass began: one announced during a pass is read by the next pass at once. */
@@ -26,7 +26,7 @@ export function createHeadAnnouncements(heads: HeadSubscription | null, logger: 
     if (!heads?.live || head === null) return;
     if (announcedHead === null) announcedHead = head;
     else if (startedByTimer && head > announcedHead + 1) {
-      logger.warn('base: the head subscription stopped announcing blocks; subscribing again', { head, announced: announcedHead });
+      logger.warn(`${chain}: the head subscription stopped announcing blocks; subscribing again`, { head, announced: announcedHead });
       announcedHead = null;
       heads.reconnect();
     }

@@ -56,6 +56,8 @@ export interface RpcOptions {
   maxBatch?: number;
   /** Told once when the node refuses batches. */
   logger?: Pick<Logger, 'warn'>;
+  /** The chain the source serves, named in that warning. */
+  chain?: string;
 }
 
 interface RpcReply {
@@ -172,7 +174,7 @@ export function createRpcSource(url: string, options: RpcOptions): RpcSource {
 
   function refuse(reason: string) {
     batchesRefused = true;
-    options.logger?.warn('base: RPC source refuses JSON-RPC batches; single calls from now on', { source: label, reason });
+    options.logger?.warn(`${options.chain ?? 'EVM'}: RPC source refuses JSON-RPC batches; single calls from now on`, { source: label, reason });
   }
 
   async function single(c: RpcCall): Promise<unknown> {

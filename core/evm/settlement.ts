@@ -282,7 +282,7 @@ function report(
     if (decision.kind !== 'ignore') continue;
     // A late, surplus or wrong-token transfer to an xpub address: the funds are the merchant's,
     // but it pays nothing. Orphan events are for fixed-address mode only.
-    deps.logger.warn('base: transfer to an invoice address pays nothing (late, surplus or other token)', {
+    deps.logger.warn(`${deps.scope.chain}: transfer to an invoice address pays nothing (late, surplus or other token)`, {
       merchant_id: decision.transfer.merchant_id,
       invoice_id: decision.invoiceId ?? undefined,
       tx_hash: decision.transfer.tx_hash,
@@ -293,10 +293,10 @@ function report(
     deps.observer?.transition(invoice.asset, 'confirmed');
     deps.observer?.settled((now - Number(transfer.detected_at)) / 1000);
     deps.observer?.confirmedAfterBlock((now - deps.headSeenAt) / 1000);
-    deps.logger.info('base: invoice confirmed', { merchant_id: invoice.merchant_id, invoice_id: invoice.invoice_id, tx_hash: transfer.tx_hash });
+    deps.logger.info(`${deps.scope.chain}: invoice confirmed`, { merchant_id: invoice.merchant_id, invoice_id: invoice.invoice_id, tx_hash: transfer.tx_hash });
   }
   for (const transfer of done.orphans) {
-    deps.logger.warn('base: payment.orphan (transfer to the fixed address matches no open invoice)', {
+    deps.logger.warn(`${deps.scope.chain}: payment.orphan (transfer to the fixed address matches no open invoice)`, {
       merchant_id: transfer.merchant_id,
       tx_hash: transfer.tx_hash,
       value: unitsToDecimal(BigInt(transfer.value)),

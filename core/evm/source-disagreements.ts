@@ -18,7 +18,7 @@ const DISAGREEMENT_SHOWN_MS = 3_600_000;
  * The last disagreement of each source of one chain: logged once per reason, counted in the
  * metrics every time, and shown in /health (and as a `disagreeing` problem) for an hour after the last.
  */
-export function createSourceDisagreements(deps: { clock: Clock; logger: Pick<Logger, 'warn'>; observer?: Pick<WatchObserver, 'sourceDisagreed'> }) {
+export function createSourceDisagreements(deps: { chain: string; clock: Clock; logger: Pick<Logger, 'warn'>; observer?: Pick<WatchObserver, 'sourceDisagreed'> }) {
   const last = new Map<string, { reason: string; at: number }>();
 
   /** Who disagreed within the hour, most recent first. */
@@ -33,7 +33,7 @@ export function createSourceDisagreements(deps: { clock: Clock; logger: Pick<Log
   return {
     record(disagreement: Disagreement) {
       if (last.get(disagreement.source)?.reason !== disagreement.reason) {
-        deps.logger.warn('base: RPC sources disagree; nothing one source alone reports is counted', { source: disagreement.source, reason: disagreement.reason });
+        deps.logger.warn(`${deps.chain}: RPC sources disagree; nothing one source alone reports is counted`, { source: disagreement.source, reason: disagreement.reason });
       }
       last.set(disagreement.source, { reason: disagreement.reason, at: deps.clock.now() });
       deps.observer?.sourceDisagreed?.(disagreement.source);

@@ -247,7 +247,7 @@ async function storedEnd(w: Watch) {
   const { db, scope } = w.deps;
   if (!w.adoptionChecked) {
     const adopted = await adoptMerchantCheckpoints(db, scope);
-    if (adopted !== null) w.deps.logger.info("base: watcher continues from the per-merchant watchers' progress", { from_block: adopted });
+    if (adopted !== null) w.deps.logger.info(`${scope.chain}: watcher continues from the per-merchant watchers' progress`, { from_block: adopted });
     w.adoptionChecked = true;
   }
   return lastCheckpoint(db, scope);
@@ -400,7 +400,7 @@ export function createEvmWatcher(deps: EvmWatcherDeps) {
   // A watcher that reads the chain only when a block is due is not stalled between blocks.
   const stallLimitMs = deps.stallAfterMs ?? stallAfterMs(Math.max(w.options.pollIntervalMs, w.options.blockTimeMs));
   const heads = deps.heads ?? null;
-  const announcements = createHeadAnnouncements(heads, logger);
+  const announcements = createHeadAnnouncements(heads, logger, deps.scope.chain);
 
   /** One pass; its progress (success, failure, the step under way) is what /health reports. */
   const tick = async () => {
@@ -418,7 +418,7 @@ export function createEvmWatcher(deps: EvmWatcherDeps) {
     progress: w.progress,
     failed(error) {
       w.status.last_error = (error as Error).message;
-      logger.warn('base: watcher tick failed; retrying', { error: (error as Error).message });
+      logger.warn(`${deps.scope.chain}: watcher tick failed; retrying`, { error: (error as Error).message });
     },
     // Still behind the head after a full block range: the next range at once.
     waitMs: (failures, result) =>
@@ -494,7 +494,7 @@ function watchOf(deps: EvmWatcherDeps): Watch {
     adoptionChecked: false,
     finalityFallbackLogged: false,
     heads: createSourceHeads({ chain: scope.chain as EvmChainName, chainId: base.chainId, sources: deps.sources, finalityTag: (base.finality ?? 'count') === 'tag', logger }),
-    disagreements: createSourceDisagreements({ clock: deps.clock, logger, observer: deps.observer }),
+    disagreements: createSourceDisagreements({ chain: scope.chain, clock: deps.clock, logger, observer: deps.observer }),
   };
 }
 
@@ -510,11 +510,11 @@ function warnOfWeakConfirmation(w: Watch): void {
   const names = evmSettingNamesOf({ envPrefix: evmPrefixOf(scope.chain as EvmChainName) });
   if (!w.status.fixed_address_confirming) {
     logger.warn(
-      `base: ${names.rpcUrl} has a single source, so fixed-address invoices stay pending: a fixed-address payment needs two independent RPC sources to confirm. Add a second URL.`,
+      `${scope.chain}: ${names.rpcUrl} has a single source, so fixed-address invoices stay pending: a fixed-address payment needs two independent RPC sources to confirm. Add a second URL.`,
     );
   }
   if (base.minSources === 1) {
-    logger.warn(`base: ${names.minSources}=1: payments are confirmed on one RPC source's word, trusted as your own node`);
+    logger.warn(`${scope.chain}: ${names.minSources}=1: payments are confirmed on one RPC source's word, trusted as your own node`);
   }
 }
 

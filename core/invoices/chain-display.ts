@@ -21,6 +21,11 @@ export interface ChainDisplay {
   feeName: string;
   /** The amount the payer must send to the last digit (it identifies the invoice), or null when any covering amount will do. */
   exactAmountOf(invoice: ShownInvoice): string | null;
+  /**
+   * An amount of the invoice's asset as the payer reads it: "12.50" USDC for "12.500000", while an
+   * exact amount (exactAmountOf) and Bitcoin's 8 decimals are shown in full.
+   */
+  readableAmount(invoice: ShownInvoice, amount: string): string;
   /** Lines a created invoice's text adds for the payer beyond amount, network and address (a fixed-address invoice's rules). */
   createdNotes(invoice: z.infer<typeof CreatedInvoice>): string[];
   /** How long a payment typically takes to confirm: "10 to 60 minutes", "about a minute". */

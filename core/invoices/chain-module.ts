@@ -34,6 +34,8 @@ export interface ChainModule<Settings = unknown> {
   paidSoFar(db: Kysely<CoreTables>, row: InvoiceRow): Promise<bigint>;
   /** The invoice's amount in its asset's unit, as exact decimal text (invoice lists). */
   amountText(row: InvoiceRow): string;
+  /** Units (sats, token units) as the same exact decimal text: what was paid so far, in webhooks. */
+  unitsText(units: bigint): string;
   /** The payment URI (BIP-21, EIP-681) asking for `units` of the invoice's asset. */
   paymentUri(row: InvoiceRow, units: bigint): string;
   /** The invoice's checkout page data. */

@@ -18,8 +18,7 @@ export type PageChain = Pick<ChainModule, 'display' | 'confirmingTakes'>;
 
 /** What the page asks the payer to send: the whole amount, or only the rest once part of it arrived. */
 function amountToSend(view: CheckoutView, chain: PageChain): string {
-  if (view.status === 'partial') return view.amount_due;
-  return chain.display.amountOf(view);
+  return chain.display.readableAmount(view, view.status === 'partial' ? view.amount_due : chain.display.amountOf(view));
 }
 
 /** Expiry as a UTC clock time for the page without JavaScript; the script shows it in the payer's time zone. */
@@ -59,7 +58,7 @@ function statusBlocks(view: CheckoutView, chain: PageChain): string {
     },
     partial: {
       title: 'Partly paid',
-      body: `<p>A payment arrived but does not cover the full amount yet. Send the remaining ${escapeHtml(view.amount_due)} ${view.asset} to the same address.</p>`,
+      body: `<p>A payment arrived but does not cover the full amount yet. Send the remaining ${escapeHtml(chain.display.readableAmount(view, view.amount_due))} ${view.asset} to the same address.</p>`,
     },
     seen: {
       title: 'Payment received',
@@ -112,7 +111,7 @@ function head(title: string, assets: PageAssets): string {
 
 /** The page's heading in each state (the title is the heading and the shop): a paid page says Paid. */
 function headings(view: CheckoutView, chain: PageChain): Record<PageState, string> {
-  const full = `${chain.display.amountOf(view)} ${view.asset}`;
+  const full = `${chain.display.readableAmount(view, chain.display.amountOf(view))} ${view.asset}`;
   return {
     pending: `Pay ${amountToSend(view, chain)} ${view.asset}`,
     partial: `Pay ${amountToSend(view, chain)} ${view.asset}`,

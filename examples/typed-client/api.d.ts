@@ -722,6 +722,57 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "invoice.payment_seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Opt-in: a first payment toward an invoice was seen, not yet confirmed */
+        post: operations["webhook_invoice_payment_seen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.partial": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Opt-in: payments in blocks do not cover an invoice yet */
+        post: operations["webhook_invoice_partial"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Opt-in: an invoice expired unpaid */
+        post: operations["webhook_invoice_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -730,7 +781,7 @@ export interface components {
              * @description Stable, machine-readable code: branch on this.
              * @enum {string}
              */
-            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity" | "invalid_payment" | "payment_in_progress" | "invoice_paid" | "invoice_ended" | "x402_unavailable" | "settlement_unavailable" | "settlement_failed";
+            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_webhook_event" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity" | "invalid_payment" | "payment_in_progress" | "invoice_paid" | "invoice_ended" | "x402_unavailable" | "settlement_unavailable" | "settlement_failed";
             /** @description Human-readable; may change, never branch on it. */
             message: string;
             /**
@@ -1502,6 +1553,92 @@ export interface components {
              */
             detected_at: string;
         };
+        /**
+         * @description An event sent only to merchants who subscribed to it.
+         * @enum {string}
+         */
+        OptInWebhookEvent: "invoice.payment_seen" | "invoice.partial" | "invoice.expired";
+        /** @description Opt-in. A first payment toward the invoice was seen, not yet confirmed (sent once per invoice). `amount_paid` is its verified amount; it may still be replaced or reorganised away: fulfil on invoice.confirmed only. */
+        InvoicePaymentSeenEvent: {
+            /** @constant */
+            event: "invoice.payment_seen";
+            /** @description The event id, the same on every retry and equal to the `webhook-id` header: de-duplicate by it. */
+            event_id: string;
+            invoice_id: string;
+            merchant_id: string;
+            /** @enum {string} */
+            chain: "btc" | "base" | "eth" | "polygon" | "arbitrum";
+            asset: string;
+            /**
+             * @description The invoice status when the event was written.
+             * @enum {string}
+             */
+            status: "pending" | "partial" | "expired";
+            /** @description The invoice's amount: decimal in the asset's unit (BTC or token), e.g. "12.500000". */
+            amount: string;
+            /** @description Verified so far, in the same unit, at any number of confirmations: Bitcoin payments whose transaction bytes hash to their txid (in the mempool or in blocks), EVM transfers the RPC sources agree on. Not yet confirmed: nothing is paid until invoice.confirmed. */
+            amount_paid: string;
+            address: string;
+            /**
+             * Format: date-time
+             * @description When the service stored the change.
+             */
+            occurred_at: string;
+        };
+        /** @description Opt-in. Payments in blocks do not cover the amount yet: the invoice reads `partial` (sent once per invoice). */
+        InvoicePartialEvent: {
+            /** @constant */
+            event: "invoice.partial";
+            /** @description The event id, the same on every retry and equal to the `webhook-id` header: de-duplicate by it. */
+            event_id: string;
+            invoice_id: string;
+            merchant_id: string;
+            /** @enum {string} */
+            chain: "btc" | "base" | "eth" | "polygon" | "arbitrum";
+            asset: string;
+            /**
+             * @description The invoice status when the event was written.
+             * @enum {string}
+             */
+            status: "pending" | "partial" | "expired";
+            /** @description The invoice's amount: decimal in the asset's unit (BTC or token), e.g. "12.500000". */
+            amount: string;
+            /** @description Verified so far, in the same unit, at any number of confirmations: Bitcoin payments whose transaction bytes hash to their txid (in the mempool or in blocks), EVM transfers the RPC sources agree on. Not yet confirmed: nothing is paid until invoice.confirmed. */
+            amount_paid: string;
+            address: string;
+            /**
+             * Format: date-time
+             * @description When the service stored the change.
+             */
+            occurred_at: string;
+        };
+        /** @description Opt-in. The invoice passed `expires_at` unpaid and reads `expired` (sent once per invoice). */
+        InvoiceExpiredEvent: {
+            /** @constant */
+            event: "invoice.expired";
+            /** @description The event id, the same on every retry and equal to the `webhook-id` header: de-duplicate by it. */
+            event_id: string;
+            invoice_id: string;
+            merchant_id: string;
+            /** @enum {string} */
+            chain: "btc" | "base" | "eth" | "polygon" | "arbitrum";
+            asset: string;
+            /**
+             * @description The invoice status when the event was written.
+             * @enum {string}
+             */
+            status: "pending" | "partial" | "expired";
+            /** @description The invoice's amount: decimal in the asset's unit (BTC or token), e.g. "12.500000". */
+            amount: string;
+            /** @description Verified so far, in the same unit, at any number of confirmations: Bitcoin payments whose transaction bytes hash to their txid (in the mempool or in blocks), EVM transfers the RPC sources agree on. Not yet confirmed: nothing is paid until invoice.confirmed. */
+            amount_paid: string;
+            address: string;
+            /**
+             * Format: date-time
+             * @description When the service stored the change.
+             */
+            occurred_at: string;
+        };
         /** @description How the merchant receives on one chain: an xpub, a fixed address (EVM chains), or both (EVM: USDC per address, USDT at the fixed one). */
         ReceiveMethod: {
             /** @enum {string} */
@@ -1575,6 +1712,8 @@ export interface components {
                 fixed_address: string | null;
             }[];
             webhook_url: string | null;
+            /** @description The opt-in events sent besides `invoice.confirmed` and `payment.orphan`, each once per invoice; empty: only those two. */
+            webhook_events: components["schemas"]["OptInWebhookEvent"][];
             api_keys: {
                 prefix: string;
                 label: string;
@@ -1629,6 +1768,8 @@ export interface components {
         };
         WebhookSettingRequest: {
             webhook_url: string;
+            /** @description The opt-in events to receive (replacing the ones saved); absent: the saved ones stay. An unknown name: 400 `unknown_webhook_event`. */
+            webhook_events?: components["schemas"]["OptInWebhookEvent"][];
         };
         CreateKeyRequest: {
             /** @description 1-60 characters, to tell keys apart. */
@@ -1648,6 +1789,8 @@ export interface components {
             webhook_url: string;
             /** @description New signing secret, shown once; the previous one stops signing. */
             webhook_secret: string;
+            /** @description The opt-in events sent besides `invoice.confirmed` and `payment.orphan`, each once per invoice; empty: only those two. */
+            webhook_events: components["schemas"]["OptInWebhookEvent"][];
         };
         BillingCheckoutRequest: {
             /** @description `starter` or `pro`. */
@@ -1832,6 +1975,120 @@ export interface components {
             } | null;
             /** @description The return link given at creation; null when none. Absent only from services released before it. */
             redirect_url?: string | null;
+            /** @description The memo given at creation, shown on the checkout page; null when none. Absent only from services released before it. */
+            memo?: string | null;
+            /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
+            x402_url: string | null;
+            /** @description Hosted payment page; present when hosted checkout is enabled. */
+            checkout_url?: string;
+        };
+        /** @description GET /api/v1/invoice/{id}: the stored invoice plus checkout_url, as the create answer carried it. */
+        CloudStoredInvoice: {
+            /** @description Identifier returned at creation. */
+            invoice_id: string;
+            merchant_id: string;
+            /** @constant */
+            chain: "btc";
+            /** @constant */
+            asset: "BTC";
+            /** @description The on-chain address the payer sends to. */
+            receive_address: string;
+            /** @description BIP-32 child index of an xpub-derived address; null for fixed-address invoices. */
+            child_index: number | null;
+            status: components["schemas"]["InvoiceStatus"];
+            /** @description The transaction that completed the payment; set on confirmation. */
+            tx_hash: string | null;
+            /** @description Set on confirmation. */
+            paid_at: string | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it. */
+            verification?: components["schemas"]["Verification"] | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The order reference given at creation; null when none. Absent only from services released before it. */
+            order_id?: string | null;
+            /** @description The metadata given at creation (flat, string values); null when none. Absent only from services released before it. */
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            /** @description The return link given at creation; null when none. Absent only from services released before it. */
+            redirect_url?: string | null;
+            /** @description Exact decimal BTC amount, e.g. "0.00001000". */
+            amount_btc: string;
+            /** @description The amount in satoshis. */
+            amount_sats: number;
+            /**
+             * @description Bitcoin network of the address, from the merchant key (or BTC_NETWORK).
+             * @enum {string}
+             */
+            network: "mainnet" | "testnet" | "signet" | "regtest";
+            /** @description The memo given at creation, if any. */
+            memo: string | null;
+            /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
+            x402_url: string | null;
+            /** @description Hosted payment page; present when hosted checkout is enabled. */
+            checkout_url?: string;
+        } | {
+            /** @description Identifier returned at creation. */
+            invoice_id: string;
+            merchant_id: string;
+            /** @enum {string} */
+            chain: "base" | "eth" | "polygon" | "arbitrum";
+            /** @enum {string} */
+            asset: "USDC" | "USDT";
+            /** @description The on-chain address the payer sends to. */
+            receive_address: string;
+            /** @description BIP-32 child index of an xpub-derived address; null for fixed-address invoices. */
+            child_index: number | null;
+            status: components["schemas"]["InvoiceStatus"];
+            /** @description The transaction that completed the payment; set on confirmation. */
+            tx_hash: string | null;
+            /** @description Set on confirmation. */
+            paid_at: string | null;
+            /** @description How the confirmation was verified; null while unconfirmed (and on invoices confirmed before it was recorded). Absent only from listeners released before it. */
+            verification?: components["schemas"]["Verification"] | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The order reference given at creation; null when none. Absent only from services released before it. */
+            order_id?: string | null;
+            /** @description The metadata given at creation (flat, string values); null when none. Absent only from services released before it. */
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            /** @description The return link given at creation; null when none. Absent only from services released before it. */
+            redirect_url?: string | null;
+            /** @description The USD amount requested. */
+            amount_usd: number;
+            /** @description Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals. */
+            amount_token: string;
+            /** @description The same amount in the token's 6-decimal base units. */
+            amount_token_units: number;
+            /**
+             * @deprecated
+             * @description Deprecated: use `amount_token`. The same as `amount_token`, also for USDT: exact decimal token amount with 6 decimals.
+             */
+            amount_usdc: string;
+            /**
+             * @deprecated
+             * @description Deprecated: use `amount_token_units`. The same as `amount_token_units`, also for USDT.
+             */
+            amount_usdc_units: number;
+            /**
+             * @description Present only for fixed-address invoices.
+             * @constant
+             */
+            mode?: "fixed-address";
+            /** @description Fixed-address only: the nonce encoded in the low decimals of the amount. */
+            nonce?: number;
+            /** @description Fixed-address only: the ERC-20 contract the payer must send. */
+            token_address?: string;
             /** @description The memo given at creation, shown on the checkout page; null when none. Absent only from services released before it. */
             memo?: string | null;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
@@ -3153,6 +3410,8 @@ export interface operations {
              * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, has a field the contract does not know (the message names it), or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1, order_id, metadata or redirect_url out of bounds, redirect_url not https in production). Also the `order_id` query parameter of Cloud's invoice list given twice or out of bounds. Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
              *     `invalid_webhook_url`: Cloud: the webhook URL is not https on the default port, or its host does not resolve only to public addresses.
+             *
+             *     `unknown_webhook_event`: Cloud: `webhook_events` is not a list of opt-in event names (`invoice.payment_seen`, `invoice.partial`, `invoice.expired`); nothing was saved.
              */
             400: {
                 headers: {
@@ -3455,13 +3714,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The stored invoice. */
+            /** @description The stored invoice, with checkout_url when hosted checkout is enabled. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StoredInvoice"];
+                    "application/json": components["schemas"]["CloudStoredInvoice"];
                 };
             };
             /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, has a field the contract does not know (the message names it), or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1, order_id, metadata or redirect_url out of bounds, redirect_url not https in production). Also the `order_id` query parameter of Cloud's invoice list given twice or out of bounds. Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
@@ -4695,6 +4954,213 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PaymentOrphanEvent"];
+            };
+        };
+        responses: {
+            /**
+             * @description What `verifyWebhook` and the `webhook-receiver` tool answer to a delivery they reject (any non-2xx means a retry):
+             *
+             *     `missing_header`: Webhook receiver: a header the delivery needs is absent (`webhook-id`, `webhook-timestamp`, `webhook-signature`; with the legacy signature allowed and sent alone, `X-Service-Signature`, `X-Service-Timestamp` and `X-Service-Attempt`).
+             *
+             *     `standard_signature_required`: Webhook receiver: the delivery carries only the legacy `X-Service-Signature`, which does not sign the timestamp or the id; the receiver requires `webhook-signature` unless the legacy one is explicitly allowed (`allowLegacySignature`, `--allow-legacy-signature`).
+             *
+             *     `unsigned_event_id`: Webhook receiver: a delivery signed only with the allowed legacy `X-Service-Signature` whose signed body has no `event_id`; the unsigned `X-Service-Event-Id` header is never taken as the id.
+             *
+             *     `invalid_signature`: Webhook receiver: no `v1` entry of `webhook-signature` matches the id, timestamp, raw body and secret (or, where the legacy signature is checked, `X-Service-Signature` is not hex(HMAC-SHA256(secret, raw body bytes))).
+             *
+             *     `invalid_timestamp`: Webhook receiver: `webhook-timestamp` (or the legacy `X-Service-Timestamp` or `X-Service-Attempt`) is not an integer.
+             *
+             *     `timestamp_too_old`: Webhook receiver: the signed `webhook-timestamp` (seconds; the legacy `X-Service-Timestamp`, milliseconds) is more than five minutes behind the receiver clock.
+             *
+             *     `timestamp_too_new`: Webhook receiver: the signed `webhook-timestamp` (or the legacy `X-Service-Timestamp`) is more than five minutes ahead of the receiver clock.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within 10 s) schedules a retry: 1 s, 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 12 h. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_invoice_payment_seen: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Legacy: hex(HMAC-SHA256(key = webhook secret, message = raw body bytes)); signs neither the timestamp nor the id, so verify webhook-signature instead. */
+                "X-Service-Signature": string;
+                /** @description Legacy: Unix epoch milliseconds of this attempt; not signed. */
+                "X-Service-Timestamp": string;
+                /** @description Legacy: the event id; not signed, never trust it alone (use webhook-id or the body's event_id). */
+                "X-Service-Event-Id": string;
+                /** @description Attempt number, 1-based: 1-10 for the automatic schedule, higher for a manual re-send. */
+                "X-Service-Attempt": string;
+                /** @description Standard Webhooks: the event id, signed, the same on every retry and equal to the body's event_id: de-duplicate by it. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix epoch seconds of this attempt; signed. Reject if more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64(HMAC-SHA256(key, `{webhook-id}.{webhook-timestamp}.{raw body}`)); the key is the base64-decoded part after `whsec_`, or for a secret not of that form its own UTF-8 bytes. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePaymentSeenEvent"];
+            };
+        };
+        responses: {
+            /**
+             * @description What `verifyWebhook` and the `webhook-receiver` tool answer to a delivery they reject (any non-2xx means a retry):
+             *
+             *     `missing_header`: Webhook receiver: a header the delivery needs is absent (`webhook-id`, `webhook-timestamp`, `webhook-signature`; with the legacy signature allowed and sent alone, `X-Service-Signature`, `X-Service-Timestamp` and `X-Service-Attempt`).
+             *
+             *     `standard_signature_required`: Webhook receiver: the delivery carries only the legacy `X-Service-Signature`, which does not sign the timestamp or the id; the receiver requires `webhook-signature` unless the legacy one is explicitly allowed (`allowLegacySignature`, `--allow-legacy-signature`).
+             *
+             *     `unsigned_event_id`: Webhook receiver: a delivery signed only with the allowed legacy `X-Service-Signature` whose signed body has no `event_id`; the unsigned `X-Service-Event-Id` header is never taken as the id.
+             *
+             *     `invalid_signature`: Webhook receiver: no `v1` entry of `webhook-signature` matches the id, timestamp, raw body and secret (or, where the legacy signature is checked, `X-Service-Signature` is not hex(HMAC-SHA256(secret, raw body bytes))).
+             *
+             *     `invalid_timestamp`: Webhook receiver: `webhook-timestamp` (or the legacy `X-Service-Timestamp` or `X-Service-Attempt`) is not an integer.
+             *
+             *     `timestamp_too_old`: Webhook receiver: the signed `webhook-timestamp` (seconds; the legacy `X-Service-Timestamp`, milliseconds) is more than five minutes behind the receiver clock.
+             *
+             *     `timestamp_too_new`: Webhook receiver: the signed `webhook-timestamp` (or the legacy `X-Service-Timestamp`) is more than five minutes ahead of the receiver clock.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within 10 s) schedules a retry: 1 s, 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 12 h. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_invoice_partial: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Legacy: hex(HMAC-SHA256(key = webhook secret, message = raw body bytes)); signs neither the timestamp nor the id, so verify webhook-signature instead. */
+                "X-Service-Signature": string;
+                /** @description Legacy: Unix epoch milliseconds of this attempt; not signed. */
+                "X-Service-Timestamp": string;
+                /** @description Legacy: the event id; not signed, never trust it alone (use webhook-id or the body's event_id). */
+                "X-Service-Event-Id": string;
+                /** @description Attempt number, 1-based: 1-10 for the automatic schedule, higher for a manual re-send. */
+                "X-Service-Attempt": string;
+                /** @description Standard Webhooks: the event id, signed, the same on every retry and equal to the body's event_id: de-duplicate by it. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix epoch seconds of this attempt; signed. Reject if more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64(HMAC-SHA256(key, `{webhook-id}.{webhook-timestamp}.{raw body}`)); the key is the base64-decoded part after `whsec_`, or for a secret not of that form its own UTF-8 bytes. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePartialEvent"];
+            };
+        };
+        responses: {
+            /**
+             * @description What `verifyWebhook` and the `webhook-receiver` tool answer to a delivery they reject (any non-2xx means a retry):
+             *
+             *     `missing_header`: Webhook receiver: a header the delivery needs is absent (`webhook-id`, `webhook-timestamp`, `webhook-signature`; with the legacy signature allowed and sent alone, `X-Service-Signature`, `X-Service-Timestamp` and `X-Service-Attempt`).
+             *
+             *     `standard_signature_required`: Webhook receiver: the delivery carries only the legacy `X-Service-Signature`, which does not sign the timestamp or the id; the receiver requires `webhook-signature` unless the legacy one is explicitly allowed (`allowLegacySignature`, `--allow-legacy-signature`).
+             *
+             *     `unsigned_event_id`: Webhook receiver: a delivery signed only with the allowed legacy `X-Service-Signature` whose signed body has no `event_id`; the unsigned `X-Service-Event-Id` header is never taken as the id.
+             *
+             *     `invalid_signature`: Webhook receiver: no `v1` entry of `webhook-signature` matches the id, timestamp, raw body and secret (or, where the legacy signature is checked, `X-Service-Signature` is not hex(HMAC-SHA256(secret, raw body bytes))).
+             *
+             *     `invalid_timestamp`: Webhook receiver: `webhook-timestamp` (or the legacy `X-Service-Timestamp` or `X-Service-Attempt`) is not an integer.
+             *
+             *     `timestamp_too_old`: Webhook receiver: the signed `webhook-timestamp` (seconds; the legacy `X-Service-Timestamp`, milliseconds) is more than five minutes behind the receiver clock.
+             *
+             *     `timestamp_too_new`: Webhook receiver: the signed `webhook-timestamp` (or the legacy `X-Service-Timestamp`) is more than five minutes ahead of the receiver clock.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within 10 s) schedules a retry: 1 s, 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 12 h. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_invoice_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Legacy: hex(HMAC-SHA256(key = webhook secret, message = raw body bytes)); signs neither the timestamp nor the id, so verify webhook-signature instead. */
+                "X-Service-Signature": string;
+                /** @description Legacy: Unix epoch milliseconds of this attempt; not signed. */
+                "X-Service-Timestamp": string;
+                /** @description Legacy: the event id; not signed, never trust it alone (use webhook-id or the body's event_id). */
+                "X-Service-Event-Id": string;
+                /** @description Attempt number, 1-based: 1-10 for the automatic schedule, higher for a manual re-send. */
+                "X-Service-Attempt": string;
+                /** @description Standard Webhooks: the event id, signed, the same on every retry and equal to the body's event_id: de-duplicate by it. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix epoch seconds of this attempt; signed. Reject if more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64(HMAC-SHA256(key, `{webhook-id}.{webhook-timestamp}.{raw body}`)); the key is the base64-decoded part after `whsec_`, or for a secret not of that form its own UTF-8 bytes. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceExpiredEvent"];
             };
         };
         responses: {

@@ -1,4 +1,4 @@
-import { API_VERSION } from '../../shared/version.ts';
+import { VERSION_TEXT } from '../../shared/version.ts';
 import type { Command } from './command.ts';
 import type { Editions } from './start.ts';
 
@@ -56,7 +56,7 @@ export async function main(argv: string[], loadEditions: () => Promise<Editions>
     return name ? 0 : 1;
   }
   if (name === '--version' || name === '-v' || name === 'version') {
-    process.stdout.write(`service ${API_VERSION}\n`);
+    process.stdout.write(`service ${VERSION_TEXT}\n`);
     return 0;
   }
   // Loaded after --version and --help, which bin/service.js answers after checking only the sources they load (bin/top-level.js).

@@ -13,7 +13,7 @@ const ListedAsset = SupportedAsset.extend({
   enabled: z
     .boolean()
     .nullable()
-    .describe('Whether the connected listener accepts invoices in this asset; null when it does not say (e.g. Cloud or an older listener): then try create_invoice.'),
+    .describe('Whether the connected listener accepts invoices in this asset; on Cloud, whether its receive methods enable it; null when the service does not say (an older listener, or the Cloud API reached over HTTP by the stdio server): then try create_invoice.'),
 });
 
 /** Shown to people (hosts list the tool by it); the same in the annotations, for hosts that read only those. */

@@ -166,6 +166,7 @@ describe('Cloud /api/v1', () => {
     assert.equal(read.status, 200);
     assert.equal(read.json.amount_btc, '0.00001000');
     assert.equal(read.json.qr_uri, undefined);
+    assert.equal(read.json.checkout_url, created.json.checkout_url, 'the read carries the hosted page the create answer did');
   });
 
   it('POST /invoice: listener codes (invalid_amount, unsupported_chain, base_disabled, bad_body)', async () => {

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { BIP84_ZPUB, postJson, tempSqliteUrl } from '../helpers/listener.ts';
 import { releasedPort } from '../helpers/ports.ts';
 import { runCli, spawnListener } from '../helpers/process.ts';
-import { API_VERSION } from '../../shared/version.ts';
+import { API_VERSION, CONTRACT_VERSION } from '../../shared/version.ts';
 import { topLevelSources } from '../../bin/top-level.js';
 import { repoRoot } from '../helpers/child.ts';
 
@@ -38,11 +38,12 @@ describe('service CLI', () => {
     assert.match(unknown.stderr, /Unknown command "frobnicate"/);
   });
 
-  it('--version and -v print the version', async () => {
+  it('--version and -v print the release (the package version), then the interface and contract versions', async () => {
+    const release = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
     for (const flag of ['--version', '-v']) {
       const result = await runCli([flag]);
       assert.equal(result.code, 0, result.stderr);
-      assert.equal(result.stdout, `service ${API_VERSION}\n`);
+      assert.equal(result.stdout, `service ${release} (interface ${API_VERSION}, contract ${CONTRACT_VERSION})\n`);
     }
   });
 

@@ -14,6 +14,7 @@ import { testAccountKey } from '../helpers/btc-chain.ts';
 import { signupMerchant, startTestCloud } from '../helpers/cloud.ts';
 import { startTestListener } from '../helpers/listener.ts';
 import { connectMcp, type McpSession } from '../helpers/mcp-process.ts';
+import { API_VERSION } from '../../shared/version.ts';
 
 /**
  * What agent hosts (Claude and ChatGPT directories, VS Code, Cursor) check before they list a server,
@@ -174,6 +175,9 @@ describe('what agent hosts check before listing the server', () => {
   test('the server says who it is: title, description and an icon, the same on every endpoint', async () => {
     for (const [endpoint, client] of clients) assert.deepEqual(serverProblems(client.getServerVersion()), [], endpoint);
     assert.deepEqual(listenerHttp.getServerVersion(), stdio.client.getServerVersion());
+    const release = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    assert.equal(stdio.client.getServerVersion()?.version, release, 'the release, not the interface version');
+    assert.match(stdio.client.getServerVersion()?.description ?? '', new RegExp(`interface ${API_VERSION.replaceAll('.', '\\.')}`));
   });
 
   test('the hints match what the tools do: create_invoice makes a new invoice each call and changes none; read-only tools change nothing', async () => {

@@ -40,7 +40,8 @@ describe('generated artifacts', () => {
       name: 'X-Service-Api-Key',
       description: document.components.securitySchemes.ApiKey.description,
     });
-    assert.deepEqual(Object.keys(document.webhooks).sort(), ['invoice.confirmed', 'payment.orphan']);
+    // The two the specification names, and the three opt-in lifecycle events.
+    assert.deepEqual(Object.keys(document.webhooks).sort(), ['invoice.confirmed', 'invoice.expired', 'invoice.partial', 'invoice.payment_seen', 'payment.orphan']);
     const createResponses = document.paths['/invoice'].post.responses;
     for (const status of ['201', '400', '401', '429', '500', '503']) assert.ok(createResponses[status], `POST /invoice ${status}`);
     assert.ok(createResponses['429'].headers['Retry-After']);

@@ -25,7 +25,7 @@ export function invoicePages(router: Router, kit: PageKit, deps: Pick<DashboardD
     try {
       const { body, numberTexts } = invoiceRequestOfForm(values, assets);
       const invoice = await invoices.create(merchant, body, numberTexts);
-      const checkoutUrl = 'checkout_url' in invoice ? invoice.checkout_url : null;
+      const checkoutUrl = invoice.checkout_url ?? null;
       const amount = 'amount_btc' in invoice ? invoice.amount_btc : invoice.amount_usdc;
       const qrSvg = await renderQrSvg(checkoutUrl ?? invoice.qr_uri);
       kit.show(ctx, renderNewInvoice(kit.frame(ctx, undefined, true), { assets, created: { invoiceId: invoice.invoice_id, amount, asset: invoice.asset, checkoutUrl, qrSvg } }), 201);

@@ -145,9 +145,9 @@ describe('checkout view and page of the listener', () => {
     assert.equal(partial.amount_due, '12.750000');
     assert.equal(partial.qr_uri, invoice.qr_uri.replace('uint256=20000000', 'uint256=12750000'));
     const page = await (await fetch(`${listener.url}/pay/${invoice.invoice_id}`)).text();
-    assert.match(page, /<h1 id="heading"[^>]*>Pay 12\.750000 USDC<\/h1>/);
-    assert.match(page, /<code class="value" id="amount" aria-describedby="amount-note">12\.750000<\/code>/);
-    assert.match(page, /Send the remaining 12\.750000 USDC to the same address\./);
+    assert.match(page, /<h1 id="heading"[^>]*>Pay 12\.75 USDC<\/h1>/, 'the rest reads in cents');
+    assert.match(page, /<code class="value" id="amount" aria-describedby="amount-note">12\.75<\/code>/);
+    assert.match(page, /Send the remaining 12\.75 USDC to the same address\./);
     assert.match(page, /data-amount-due="12\.750000"/);
     assert.equal(partial.payment_seen, false);
 

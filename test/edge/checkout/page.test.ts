@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defaultChains } from '../../../core/chains/default-chains.ts';
 import { renderCheckoutPage } from '../../../edge/checkout/page.ts';
-import { BtcCheckoutView } from '../../../shared/index.ts';
+import { BaseCheckoutView, BtcCheckoutView, type CheckoutView } from '../../../shared/index.ts';
 
 const view = BtcCheckoutView.parse({
   invoice_id: 'inv_page',
@@ -39,6 +39,7 @@ test("the page speaks of the invoice as the invoice's chain says: its amount, ne
       sendOn: () => 'BTC on the Testchain',
       feeName: 'miner tip',
       exactAmountOf: () => null,
+      readableAmount: (_invoice: unknown, amount: string) => amount,
     },
   };
   const page = renderCheckoutPage(view, { chain, viewUrl: '/checkout/inv_page', qrSvg: '<svg></svg>', assets });
@@ -50,4 +51,40 @@ test("the page speaks of the invoice as the invoice's chain says: its amount, ne
 
   const exact = renderCheckoutPage(view, { chain: { ...chain, display: { ...chain.display, exactAmountOf: () => '7.770001' } }, viewUrl: '/v', qrSvg: '', assets });
   assert.match(exact, /Send exactly 7\.770001 BTC\./);
+});
+
+test('a token amount reads in cents ("12.50 USDC" for 12.500000), an exact fixed-address amount to its last digit', () => {
+  const base = defaultChains.find((chain) => chain.chain === 'base')!;
+  const { network: _network, amount_btc: _btc, ...common } = view;
+  const evmView = (amount: string, fields: Record<string, unknown> = {}) =>
+    BaseCheckoutView.parse({
+      ...common,
+      chain: 'base',
+      asset: 'USDC',
+      receive_address: '0x1111111111111111111111111111111111111111',
+      qr_uri: `ethereum:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913@8453/transfer?address=0x1111111111111111111111111111111111111111&uint256=${Number(amount) * 1e6}`,
+      amount_due: amount,
+      amount_token: amount,
+      amount_token_units: Math.round(Number(amount) * 1e6),
+      amount_usdc: amount,
+      amount_usdc_units: Math.round(Number(amount) * 1e6),
+      ...fields,
+    });
+  const render = (shown: CheckoutView) => renderCheckoutPage(shown, { chain: base, viewUrl: '/v', qrSvg: '', assets });
+
+  const derived = render(evmView('12.500000'));
+  assert.match(derived, /<h1[^>]*>Pay 12\.50 USDC<\/h1>/);
+  assert.match(derived, /<code class="value" id="amount"[^>]*>12\.50<\/code>/);
+  assert.doesNotMatch(derived.replace(/ data-amount-due="[^"]*"/, ''), /12\.500000/, 'nowhere on the page but the data the script compares');
+  assert.match(render(evmView('12.123400')), /id="amount"[^>]*>12\.1234</, 'digits past the cents that are not zeros stay');
+  assert.match(render(evmView('12.500000', { status: 'partial', amount_due: '7.500000' })), /Send the remaining 7\.50 USDC/);
+
+  const fixed = render(evmView('12.500042', { nonce: 42 }));
+  assert.match(fixed, /<h1[^>]*>Pay 12\.500042 USDC<\/h1>/);
+  assert.match(fixed, /Send exactly 12\.500042 USDC\./);
+  const roundNonce = render(evmView('12.500000', { nonce: 0 }));
+  assert.match(roundNonce, /id="amount"[^>]*>12\.500000</, 'an exact amount is shown whole even when it ends in zeros');
+
+  const btc = renderCheckoutPage(view, { chain: bitcoin, viewUrl: '/v', qrSvg: '', assets });
+  assert.match(btc, /id="amount"[^>]*>0\.00050000</, "Bitcoin's 8 decimals stay");
 });
