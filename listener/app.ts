@@ -126,6 +126,8 @@ function startListenerEngine(config: Config, deps: ListenerDeps, shared: { clock
     webhooks: () => singleMerchantRoute(config),
     webhookDeps: deps.webhooks,
     x402Url: (invoice) => shared.x402Url()?.x402Url(invoice) ?? null,
+    rates: config.rates,
+    fetch: deps.fetch,
   });
 }
 
@@ -178,6 +180,7 @@ function listenerHealth(config: Config, engine: ListenerEngine, watches: readonl
       enabled_assets: enabledAssets(config.chains),
       ...chainHealth.sections,
       chain_sources: shared.chain_sources,
+      ...(shared.rate_sources && { rate_sources: shared.rate_sources }),
       ...(x402Section && { x402: x402Section }),
     };
   };

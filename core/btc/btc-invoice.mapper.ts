@@ -1,6 +1,7 @@
 import type { BtcInvoice, BtcInvoiceCreated, BtcNetwork, InvoiceStatus } from '../../shared/index.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
+import { invoicePriceOf } from '../invoices/invoice-price.ts';
 import { satsToBtc } from './amount.ts';
 import { bip21Uri } from './bip21.ts';
 
@@ -27,6 +28,7 @@ export function rowToBtcInvoice(row: InvoiceRow): BtcInvoice {
     amount_sats: sats,
     network: row.network as BtcNetwork,
     memo: row.memo,
+    ...invoicePriceOf(row),
     // Bitcoin has no x402 payment method.
     x402_url: null,
   };

@@ -13,6 +13,8 @@ import type { ExpirySweeper } from './expiry-sweeper.ts';
 import type { StatusFeed } from './status-feed.ts';
 import { expireIfPending, findInvoice, type InvoiceRow } from './invoice.repository.ts';
 import { noShopColumns } from './invoice.tables.ts';
+import { resolvePrice } from './fiat-price.ts';
+import type { Rates } from '../rates/rates.ts';
 
 /** Whose invoice is being created: the merchant and its receive method per chain, given per call. */
 export interface MerchantContext {
@@ -39,6 +41,8 @@ export interface InvoiceEngineDeps {
   expiry?: Pick<ExpirySweeper, 'created'>;
   /** Where an agent pays the invoice besides its address: the x402 payment method's URL, or null (core/x402). */
   x402Url?: (invoice: PayableFacts) => string | null;
+  /** The exchange rates an invoice priced in a fiat currency is converted at; null: none configured (such invoices are refused). */
+  rates?: Pick<Rates, 'rate'> | null;
 }
 
 /** What a payment method needs of an invoice to say whether it can pay it. */
@@ -94,11 +98,12 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
     /** `numberTexts`: the body's numbers as the client wrote them (from the HTTP edge), so money stays exact. */
     async create(merchant: MerchantContext, body: unknown, numberTexts?: NumberTexts) {
       const whyDisabled = (chain: ChainName) => (receiverOf(merchant, chain) ? null : (chains.get(chain)?.disabled() ?? notServed(chain)));
-      const request = parseCreateInvoiceRequest(body, whyDisabled, numberTexts);
+      const { request, columns } = await resolvePrice(deps.rates ?? null, parseCreateInvoiceRequest(body, whyDisabled, numberTexts));
       const receiver = receiverOf(merchant, request.chain ?? DEFAULT_CHAIN)!;
       try {
         const { merchantId, beforeInsert } = merchant;
-        const invoice = await receiver.create({ db, clock, logger, merchantId, newInvoiceId, beforeInsert, shopColumns: noShopColumns }, request);
+        const shopColumns = { ...noShopColumns, ...columns };
+        const invoice = await receiver.create({ db, clock, logger, merchantId, newInvoiceId, beforeInsert, shopColumns }, request);
         deps.metrics?.invoicesCreated.inc({ chain: invoice.chain, asset: invoice.asset });
         deps.expiry?.created(Date.parse(invoice.expires_at));
         return withPaymentUrls(invoice);
