@@ -38,6 +38,7 @@ const MAX_RETRY_AFTER_S = 30;
 export function createRates(deps: { settings: RateSettings; fetch: Fetch; clock: Clock; logger: Logger; metrics?: ServiceMetrics }) {
   const { settings, clock, logger, metrics } = deps;
   const states = new Map<string, SourceState>(settings.sources.map((source) => [source.name, { state: 'idle', problem: null, lastQuoteAt: null, requests: 0 }]));
+  const counted = new WeakSet<object>();
   const book = createQuoteBook({
     fetch: deps.fetch,
     clock,
@@ -46,7 +47,7 @@ export function createRates(deps: { settings: RateSettings; fetch: Fetch; clock:
         const state = states.get(source)!;
         state.requests++;
         metrics?.rateSourceAsks.inc({ source, outcome });
-        if (outcome === 'ok') state.lastQuoteAt = clock.now();
+        if (outcome === 'ok') Object.assign(state, { state: 'ok', problem: null, lastQuoteAt: clock.now() });
         else {
           Object.assign(state, { state: outcome === 'garbage' ? 'garbage' : 'silent', problem: error ?? null });
           logger.warn('rate source failed', { source, outcome, error });
@@ -62,12 +63,11 @@ export function createRates(deps: { settings: RateSettings; fetch: Fetch; clock:
       const quotes = await Promise.all(listing.map((source) => book.quote(source, pair)));
       const agreed = aggregate(quotes, clock.now(), settings);
       for (const quote of quotes) {
-        if (!quote) continue;
-        const state = states.get(quote.source)!;
-        if (agreed.outliers.includes(quote.source)) {
-          metrics?.rateSourceOutliers.inc({ source: quote.source });
-          Object.assign(state, { state: 'outlier', problem: `${pair} quoted ${toDecimalText(quote.price, 8)}, beyond the spread of the others' median` });
-        } else if (state.lastQuoteAt === quote.at) Object.assign(state, { state: 'ok', problem: null });
+        if (!quote || !agreed.outliers.includes(quote.source) || counted.has(quote)) continue;
+        // Counted once per quote, however many invoices it was set aside for.
+        counted.add(quote);
+        metrics?.rateSourceOutliers.inc({ source: quote.source });
+        Object.assign(states.get(quote.source)!, { state: 'outlier', problem: `${pair} quoted ${toDecimalText(quote.price, 8)}, beyond the spread of the others' median` });
       }
       if (agreed.ok) return { rate: agreed.rate, sources: agreed.sources, at: agreed.at };
       const retryAfterS = Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil((book.nextAskAt(listing, pair) - clock.now()) / 1000)));
