@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { invoicePriceShape } from './prices.ts';
 import type { ErrorCode } from './errors.ts';
 import { InvoiceChain, Verification } from './invoice.ts';
 
@@ -70,6 +71,7 @@ export const InvoiceConfirmedEvent = z
     confirmations: z.number().int(),
     confirmed_at: z.iso.datetime(),
     verification: Verification.optional().describe('How the confirmation was verified; always sent by this version (absent only on events queued by an earlier one).'),
+    ...invoicePriceShape,
   })
   .meta({ id: 'InvoiceConfirmedEvent', description: 'Sent when an invoice moves to confirmed.' });
 export type InvoiceConfirmedEvent = z.infer<typeof InvoiceConfirmedEvent>;

@@ -1,3 +1,4 @@
+import { invoicePriceOf } from '../invoices/invoice-price.ts';
 import { sql, type Kysely, type Selectable, type Transaction, type UpdateObject } from 'kysely';
 import type { CoreTables } from '../schema.ts';
 import type { InvoicesTable } from '../invoices/invoice.tables.ts';
@@ -217,6 +218,7 @@ function confirmedEvent(c: Confirmation, verification: string, now: number): New
       confirmations: c.confirmations,
       confirmed_at: iso(now),
       verification,
+      ...invoicePriceOf(c.invoice),
     },
   };
 }

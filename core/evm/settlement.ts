@@ -1,3 +1,4 @@
+import { invoicePriceOf } from '../invoices/invoice-price.ts';
 import type { Kysely } from 'kysely';
 import type { InvoiceConfirmedEvent, PaymentOrphanEvent, WebhookEventContent } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
@@ -253,6 +254,7 @@ function confirmedPayload(invoice: EvmInvoiceRow, completing: TransferRow, head:
     confirmations: head - completing.block_number + 1,
     confirmed_at: new Date(now).toISOString(),
     verification,
+    ...invoicePriceOf(invoice),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { CheckoutView } from '../../shared/index.ts';
 import type { CheckoutContext } from './chain-module.ts';
 import type { InvoiceRow } from './invoice.repository.ts';
+import { invoicePriceOf } from './invoice-price.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -30,6 +31,7 @@ export function checkoutCommon(row: InvoiceRow, context: CheckoutContext, amount
     x402_url: null,
     memo: row.memo,
     server_time: iso(context.now),
+    ...invoicePriceOf(row),
   };
   return {
     common,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BtcInvoice, BtcInvoiceCreated, ErrorEnvelope, Health } from '../../../shared/index.ts';
+import { BtcInvoice, BtcInvoiceCreated, CheckoutView, ErrorEnvelope, Health } from '../../../shared/index.ts';
 import type { RunningListener } from '../../../listener/app.ts';
 import { manualClock } from '../../../core/clock.ts';
 import { startLocalTickers, type LocalTickers } from '../../../sandbox/local-tickers.ts';
@@ -48,6 +48,10 @@ describe('fiat prices on the listener, with three exchanges in their real answer
     assert.deepEqual(stored.rate_sources, ['bitstamp', 'coinbase', 'kraken']);
     assert.equal(stored.price_amount, '25.00');
     assert.deepEqual(await sourceState(listener), { kraken: 'ok', coinbase: 'ok', bitstamp: 'ok' });
+    const view = CheckoutView.parse(await (await fetch(`${listener.url}/checkout/${invoice.invoice_id}`)).json());
+    assert.deepEqual([view.price_amount, view.price_currency, view.rate], ['25.00', 'USD', '97000']);
+    const page = await (await fetch(`${listener.url}/pay/${invoice.invoice_id}`)).text();
+    assert.match(page, /<p class="fiat" id="fiat-price">\$25\.00<\/p>/);
     // Each exchange was asked in its own API's form.
     assert.equal(exchanges.kraken.requests().get('/0/public/Ticker?pair=XBTUSD'), 1);
     assert.equal(exchanges.coinbase.requests().get('/v2/prices/BTC-USD/spot'), 1);
