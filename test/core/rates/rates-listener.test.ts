@@ -5,6 +5,9 @@ import type { RunningListener } from '../../../listener/app.ts';
 import { manualClock } from '../../../core/clock.ts';
 import { startLocalTickers, type LocalTickers } from '../../../sandbox/local-tickers.ts';
 import { postJson, startTestListener } from '../../helpers/listener.ts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /** Three local servers, each standing in for one exchange in its documented answer shape. */
 async function threeExchanges(btcUsd: [string, string, string]) {
@@ -56,6 +59,24 @@ describe('fiat prices on the listener, with three exchanges in their real answer
     assert.equal(exchanges.kraken.requests().get('/0/public/Ticker?pair=XBTUSD'), 1);
     assert.equal(exchanges.coinbase.requests().get('/v2/prices/BTC-USD/spot'), 1);
     assert.equal(exchanges.bitstamp.requests().get('/api/v2/ticker/btcusd/'), 1);
+  });
+
+  it('an agent bills "$25 in bitcoin" through MCP create_invoice', async () => {
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${listener.url}/mcp`)));
+    try {
+      const { tools } = await client.listTools();
+      const create = tools.find((tool) => tool.name === 'create_invoice')!;
+      assert.match(create.description!, /price_amount/);
+      assert.ok('price_currency' in (create.inputSchema.properties ?? {}));
+      const result = (await client.callTool({ name: 'create_invoice', arguments: { price_amount: '25.00', price_currency: 'USD' } })) as CallToolResult;
+      assert.ok(!result.isError, JSON.stringify(result.content));
+      const { invoice } = result.structuredContent as { invoice: { amount_sats: number; rate: string; price_amount: string } };
+      assert.deepEqual([invoice.amount_sats, invoice.rate, invoice.price_amount], [25_774, '97000', '25.00']);
+      assert.match((result.content[0] as { text: string }).text, /Priced at 25\.00 USD, at 97000 USD per BTC \(median of bitstamp, coinbase, kraken/);
+    } finally {
+      await client.close();
+    }
   });
 
   it('an invoice in sats carries null price fields', async () => {
