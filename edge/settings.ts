@@ -206,7 +206,7 @@ export const DEFAULT_RATE_SOURCES = 'kraken,coinbase,bitstamp';
 
 /**
  * The exchange rate settings: RATE_SOURCES (comma-separated adapter names, each optionally
- * `name=base_url` for a mirror or a local server; `off`: no fiat prices), RATE_MIN_SOURCES
+ * `name=base_url` for a mirror or a local server and after a label, `label-name`; `off`: no fiat prices), RATE_MIN_SOURCES
  * (fresh quotes that must agree, default 2) and RATE_MAX_SPREAD (how far from the median a quote
  * may lie, in percent, default 1 %).
  */
@@ -231,9 +231,11 @@ export function rateSettingsOf(raw: z.infer<z.ZodObject<typeof rateSettingsShape
   const sources: RateSource[] = [];
   for (const entry of raw.RATE_SOURCES.split(',').map((part) => part.trim()).filter(Boolean)) {
     const [name = '', url] = entry.split(/=(.*)/s, 2).map((part) => part.trim());
-    const adapter = Object.hasOwn(tickerAdapters, name) ? tickerAdapters[name] : undefined;
+    // A label may come before the adapter's name (`sandbox-kraken`, `eu-kraken`): the source is named so.
+    const adapterName = /^(?:[a-z0-9]+-)?([a-z0-9]+)$/.exec(name)?.[1] ?? '';
+    const adapter = Object.hasOwn(tickerAdapters, adapterName) ? tickerAdapters[adapterName] : undefined;
     if (!adapter) {
-      problems.push(`RATE_SOURCES names "${name}", which is none of ${Object.keys(tickerAdapters).join(', ')} (or off)`);
+      problems.push(`RATE_SOURCES names "${name}", which is none of ${Object.keys(tickerAdapters).join(', ')} (each optionally after a label: sandbox-kraken), or off`);
       continue;
     }
     if (url !== undefined && !/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/.test(url)) {
