@@ -21,7 +21,9 @@ export const coinbase: TickerAdapter = {
     const [base, quote] = sidesOf(pair);
     const data = field(answer, 'data');
     if (base === 'BTC') {
-      if (field(data, 'base') !== base || field(data, 'currency') !== quote) throw new TickerShapeError(`coinbase answered another pair than ${pair}`);
+      // Coinbase names the pair's first currency `base`.
+      const answered = data as { base?: unknown; currency?: unknown };
+      if (answered.base !== base || field(data, 'currency') !== quote) throw new TickerShapeError(`coinbase answered another pair than ${pair}`);
       return priceText(field(data, 'amount'), 'coinbase data.amount');
     }
     if (field(data, 'currency') !== base) throw new TickerShapeError(`coinbase answered rates of another currency than ${base}`);
