@@ -730,7 +730,7 @@ export interface components {
              * @description Stable, machine-readable code: branch on this.
              * @enum {string}
              */
-            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity" | "invalid_payment" | "payment_in_progress" | "invoice_paid" | "invoice_ended" | "x402_unavailable" | "settlement_unavailable" | "settlement_failed";
+            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "rate_unavailable" | "capacity" | "invalid_payment" | "payment_in_progress" | "invoice_paid" | "invoice_ended" | "x402_unavailable" | "settlement_unavailable" | "settlement_failed";
             /** @description Human-readable; may change, never branch on it. */
             message: string;
             /**
@@ -765,7 +765,7 @@ export interface components {
              * @enum {string}
              */
             chain?: "btc" | "base" | "eth" | "polygon" | "arbitrum";
-            /** @description Required for Bitcoin (`btc`): the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1. */
+            /** @description Bitcoin (`btc`): the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1. Required unless the invoice is priced with `price_amount` and `price_currency`. */
             amount_sats?: number;
             /** @description Required for the EVM chains (`base`, `eth`, `polygon` or `arbitrum`): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). */
             amount_usd?: number;
@@ -777,6 +777,10 @@ export interface components {
             /** @description Bitcoin only: shown to the payer as the BIP-21 label; at most 200 characters. */
             memo?: string;
             /** @description Lifetime in seconds, >= 1 (Bitcoin and EVM xpub mode); default 3600. Fixed-address invoices always live one hour. */
+            /** @description A price in a fiat currency instead of the amount field, as decimal text ("25.00"; at most the currency's minor unit of decimals, none for JPY), with `price_currency`. */
+            price_amount?: string;
+            /** @description ISO 4217 code of `price_amount`; sent with it, never alone. */
+            price_currency?: components["schemas"]["PriceCurrency"];
             expires_in?: number;
         };
         /** @description A stored Bitcoin invoice (GET /invoice/:id). */
@@ -818,6 +822,16 @@ export interface components {
             memo: string | null;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
         };
         /** @description A Bitcoin invoice as returned by POST /invoice. */
         BtcInvoiceCreated: {
@@ -858,6 +872,16 @@ export interface components {
             memo: string | null;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description Derivation path of the address, e.g. m/84'/0'/0'/0/7. */
             derivation_path: string;
             /** @description BIP-21 URI with the amount in BTC and the memo as label. */
@@ -921,6 +945,16 @@ export interface components {
             token_address?: string;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
         };
         /** @description An EVM chain invoice in xpub mode, as returned by POST /invoice. */
         BaseXpubInvoiceCreated: {
@@ -975,6 +1009,16 @@ export interface components {
             verify_url: string;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
         };
         /** @description An EVM chain invoice in fixed-address mode, as returned by POST /invoice. The payer must send exactly amount_token. */
         BaseFixedInvoiceCreated: {
@@ -1014,6 +1058,16 @@ export interface components {
             qr_uri: string;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
         };
         CreatedInvoice: components["schemas"]["BtcInvoiceCreated"] | components["schemas"]["BaseXpubInvoiceCreated"] | components["schemas"]["BaseFixedInvoiceCreated"];
         StoredInvoice: components["schemas"]["BtcInvoice"] | components["schemas"]["BaseInvoice"];
@@ -1051,6 +1105,21 @@ export interface components {
             progress?: components["schemas"]["WatcherProgress"];
         };
         /** @description Request budget of one chain source (docs/chains.md, "Request budgets"). */
+        /** @description One exchange rate source (docs/invoices.md, "Prices in your currency"). */
+        RateSourceHealth: {
+            name: string;
+            url: string;
+            /** @enum {string} */
+            state: "idle" | "ok" | "outlier" | "garbage" | "silent";
+            problem: string | null;
+            last_quote_at: string | null;
+            requests: number;
+        };
+        /**
+         * @description ISO 4217 code of a fiat price: USD, EUR, GBP, CHF, CAD, AUD, JPY.
+         * @enum {string}
+         */
+        PriceCurrency: "USD" | "EUR" | "GBP" | "CHF" | "CAD" | "AUD" | "JPY";
         ChainSourceBudget: {
             /** @description The source: scheme, host and port of its URL (never a path, which may hold an API key). */
             label: string;
@@ -1286,6 +1355,8 @@ export interface components {
             };
             /** @description Per chain source (Esplora, Bitcoin Core, each RPC URL of an EVM chain): requests made, 429s received, when the next request is allowed. */
             chain_sources?: components["schemas"]["ChainSourceBudget"][];
+            /** @description The exchange rate sources fiat prices are converted with: whether each one's last quote counted, was an outlier, garbage or missing. */
+            rate_sources?: components["schemas"]["RateSourceHealth"][];
             /** @description Present when some EVM chain takes x402 payments. */
             x402?: components["schemas"]["PaymentSettlementHealth"];
         };
@@ -1311,6 +1382,16 @@ export interface components {
             tx_url: string | null;
             /** @description The invoice's `x402_url`: where an agent pays it with an x402 client (HTTP 402); null where it cannot (Bitcoin, USDT, paid or ended). */
             x402_url: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_token`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
             amount_due: string;
             /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain: `BASE_CONFIRMATIONS` (base), `ETH_CONFIRMATIONS` (eth), `POLYGON_CONFIRMATIONS` (polygon), `ARBITRUM_CONFIRMATIONS` (arbitrum)). The page then tells the payer not to pay again. */
@@ -1356,6 +1437,16 @@ export interface components {
             tx_url: string | null;
             /** @description The invoice's `x402_url`: where an agent pays it with an x402 client (HTTP 402); null where it cannot (Bitcoin, USDT, paid or ended). */
             x402_url: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_token`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
             amount_due: string;
             /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain: `BASE_CONFIRMATIONS` (base), `ETH_CONFIRMATIONS` (eth), `POLYGON_CONFIRMATIONS` (polygon), `ARBITRUM_CONFIRMATIONS` (arbitrum)). The page then tells the payer not to pay again. */
@@ -1411,6 +1502,16 @@ export interface components {
             confirmed_at: string;
             /** @description How the confirmation was verified; always sent by this version (absent only on events queued by an earlier one). */
             verification?: components["schemas"]["Verification"];
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
         };
         /** @description A transfer that matches no open invoice (inexact amount, or invoice expired). The funds are in your wallet; no invoice is marked paid; handle it by hand. */
         PaymentOrphanEvent: {
@@ -1628,6 +1729,16 @@ export interface components {
             memo: string | null;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description Derivation path of the address, e.g. m/84'/0'/0'/0/7. */
             derivation_path: string;
             /** @description BIP-21 URI with the amount in BTC and the memo as label. */
@@ -1691,6 +1802,16 @@ export interface components {
             verify_url: string;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description Hosted payment page; present when hosted checkout is enabled. */
             checkout_url?: string;
         } | {
@@ -1730,6 +1851,16 @@ export interface components {
             qr_uri: string;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description Hosted payment page; present when hosted checkout is enabled. */
             checkout_url?: string;
         };
@@ -1742,6 +1873,8 @@ export interface components {
             ts: string;
             /** @description Per chain source URL this instance watches (shared by all merchants): requests made, 429s received, when the next request is allowed. */
             chain_sources?: components["schemas"]["ChainSourceBudget"][];
+            /** @description The exchange rate sources fiat prices are converted with: whether each one's last quote counted, was an outlier, garbage or missing. */
+            rate_sources?: components["schemas"]["RateSourceHealth"][];
             /** @description The database while it cannot be used (`component: database`), and chain watchers stalled or failing for several poll intervals, per chain and kind, with how many merchants; empty when none (an instance that is not the elected watcher has no watcher problems). */
             problems?: components["schemas"]["WatcherProblem"][];
             /** @description Present when some EVM chain takes x402 payments. */
