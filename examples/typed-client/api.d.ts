@@ -767,8 +767,12 @@ export interface components {
             chain?: "btc" | "base" | "eth" | "polygon" | "arbitrum";
             /** @description Bitcoin (`btc`): the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1. Required unless the invoice is priced with `price_amount` and `price_currency`. */
             amount_sats?: number;
-            /** @description Required for the EVM chains (`base`, `eth`, `polygon` or `arbitrum`): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). */
+            /** @description EVM chains (`base`, `eth`, `polygon` or `arbitrum`): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). Required unless the invoice is priced with `price_amount` and `price_currency`. */
             amount_usd?: number;
+            /** @description A price in a fiat currency instead of the amount field, as decimal text ("25.00"; at most the currency's minor unit of decimals, none for JPY), with `price_currency`. Converted to the asset at creation on the median of several rate sources' quotes and fixed for the invoice's life. */
+            price_amount?: string;
+            /** @description ISO 4217 code of `price_amount`; sent with it, never alone. */
+            price_currency?: components["schemas"]["PriceCurrency"];
             /**
              * @description EVM chains only (`base`, `eth`, `polygon` or `arbitrum`): `usdc` (default) or `usdt` (always fixed-address mode).
              * @enum {string}
@@ -777,10 +781,6 @@ export interface components {
             /** @description Bitcoin only: shown to the payer as the BIP-21 label; at most 200 characters. */
             memo?: string;
             /** @description Lifetime in seconds, >= 1 (Bitcoin and EVM xpub mode); default 3600. Fixed-address invoices always live one hour. */
-            /** @description A price in a fiat currency instead of the amount field, as decimal text ("25.00"; at most the currency's minor unit of decimals, none for JPY), with `price_currency`. */
-            price_amount?: string;
-            /** @description ISO 4217 code of `price_amount`; sent with it, never alone. */
-            price_currency?: components["schemas"]["PriceCurrency"];
             expires_in?: number;
         };
         /** @description A stored Bitcoin invoice (GET /invoice/:id). */
@@ -809,6 +809,16 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description Exact decimal BTC amount, e.g. "0.00001000". */
             amount_btc: string;
             /** @description The amount in satoshis. */
@@ -822,16 +832,6 @@ export interface components {
             memo: string | null;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
-            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
-            price_amount?: string | null;
-            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
-            price_currency?: components["schemas"]["PriceCurrency"] | null;
-            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
-            rate?: string | null;
-            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
-            rate_sources?: string[] | null;
-            /** @description When the rate was taken; null when no rate was taken. */
-            rate_at?: string | null;
         };
         /** @description A Bitcoin invoice as returned by POST /invoice. */
         BtcInvoiceCreated: {
@@ -859,6 +859,16 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description Exact decimal BTC amount, e.g. "0.00001000". */
             amount_btc: string;
             /** @description The amount in satoshis. */
@@ -872,16 +882,6 @@ export interface components {
             memo: string | null;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
-            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
-            price_amount?: string | null;
-            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
-            price_currency?: components["schemas"]["PriceCurrency"] | null;
-            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
-            rate?: string | null;
-            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
-            rate_sources?: string[] | null;
-            /** @description When the rate was taken; null when no rate was taken. */
-            rate_at?: string | null;
             /** @description Derivation path of the address, e.g. m/84'/0'/0'/0/7. */
             derivation_path: string;
             /** @description BIP-21 URI with the amount in BTC and the memo as label. */
@@ -918,6 +918,16 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description The USD amount requested. */
             amount_usd: number;
             /** @description Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals. */
@@ -945,16 +955,6 @@ export interface components {
             token_address?: string;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
-            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
-            price_amount?: string | null;
-            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
-            price_currency?: components["schemas"]["PriceCurrency"] | null;
-            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
-            rate?: string | null;
-            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
-            rate_sources?: string[] | null;
-            /** @description When the rate was taken; null when no rate was taken. */
-            rate_at?: string | null;
         };
         /** @description An EVM chain invoice in xpub mode, as returned by POST /invoice. */
         BaseXpubInvoiceCreated: {
@@ -982,6 +982,16 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description The USD amount requested. */
             amount_usd: number;
             /** @description Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals. */
@@ -1009,16 +1019,6 @@ export interface components {
             verify_url: string;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
-            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
-            price_amount?: string | null;
-            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
-            price_currency?: components["schemas"]["PriceCurrency"] | null;
-            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
-            rate?: string | null;
-            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
-            rate_sources?: string[] | null;
-            /** @description When the rate was taken; null when no rate was taken. */
-            rate_at?: string | null;
         };
         /** @description An EVM chain invoice in fixed-address mode, as returned by POST /invoice. The payer must send exactly amount_token. */
         BaseFixedInvoiceCreated: {
@@ -1051,6 +1051,16 @@ export interface components {
              * @description Deprecated: use `amount_token_units`. The same as `amount_token_units`, also for USDT.
              */
             amount_usdc_units: number;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             status: components["schemas"]["InvoiceStatus"];
             /** Format: date-time */
             expires_at: string;
@@ -1058,16 +1068,6 @@ export interface components {
             qr_uri: string;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
-            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
-            price_amount?: string | null;
-            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
-            price_currency?: components["schemas"]["PriceCurrency"] | null;
-            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
-            rate?: string | null;
-            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
-            rate_sources?: string[] | null;
-            /** @description When the rate was taken; null when no rate was taken. */
-            rate_at?: string | null;
         };
         CreatedInvoice: components["schemas"]["BtcInvoiceCreated"] | components["schemas"]["BaseXpubInvoiceCreated"] | components["schemas"]["BaseFixedInvoiceCreated"];
         StoredInvoice: components["schemas"]["BtcInvoice"] | components["schemas"]["BaseInvoice"];
@@ -1105,21 +1105,6 @@ export interface components {
             progress?: components["schemas"]["WatcherProgress"];
         };
         /** @description Request budget of one chain source (docs/chains.md, "Request budgets"). */
-        /** @description One exchange rate source (docs/invoices.md, "Prices in your currency"). */
-        RateSourceHealth: {
-            name: string;
-            url: string;
-            /** @enum {string} */
-            state: "idle" | "ok" | "outlier" | "garbage" | "silent";
-            problem: string | null;
-            last_quote_at: string | null;
-            requests: number;
-        };
-        /**
-         * @description ISO 4217 code of a fiat price: USD, EUR, GBP, CHF, CAD, AUD, JPY.
-         * @enum {string}
-         */
-        PriceCurrency: "USD" | "EUR" | "GBP" | "CHF" | "CAD" | "AUD" | "JPY";
         ChainSourceBudget: {
             /** @description The source: scheme, host and port of its URL (never a path, which may hold an API key). */
             label: string;
@@ -1130,6 +1115,29 @@ export interface components {
             /** @description When the next request is allowed (request budget empty, or a Retry-After or backoff window open); null when one may go now. */
             next_request_at: string | null;
         };
+        /** @description One exchange rate source (docs/invoices.md, "Prices in your currency"). */
+        RateSourceHealth: {
+            /** @description The source as `RATE_SOURCES` names it (`kraken`, `coinbase`, …; the sandbox's are named `sandbox-…`). */
+            name: string;
+            /** @description Scheme, host and port of its base URL. */
+            url: string;
+            /**
+             * @description `idle`: not asked yet (rates are asked only when an invoice is priced in a fiat currency). `ok`: its last quote counted. `outlier`: its last quote lay beyond `RATE_MAX_SPREAD` of the median and was ignored. `garbage`: its last answer was not its API's documented shape or held no usable price. `silent`: its last ask got no answer (refused, timed out, an HTTP error).
+             * @enum {string}
+             */
+            state: "idle" | "ok" | "outlier" | "garbage" | "silent";
+            /** @description What was wrong with its last answer (the outlier's pair and quote, the error); null when none. */
+            problem: string | null;
+            /** @description When it last answered a usable quote. */
+            last_quote_at: string | null;
+            /** @description Requests sent to it since start. */
+            requests: number;
+        };
+        /**
+         * @description ISO 4217 code of a fiat price: USD, EUR, GBP, CHF, CAD, AUD, JPY.
+         * @enum {string}
+         */
+        PriceCurrency: "USD" | "EUR" | "GBP" | "CHF" | "CAD" | "AUD" | "JPY";
         /** @description What a chain watcher is doing. */
         WatcherProgress: {
             /** @description When the last pass over the chain finished without error; null before the first. */
@@ -1355,7 +1363,7 @@ export interface components {
             };
             /** @description Per chain source (Esplora, Bitcoin Core, each RPC URL of an EVM chain): requests made, 429s received, when the next request is allowed. */
             chain_sources?: components["schemas"]["ChainSourceBudget"][];
-            /** @description The exchange rate sources fiat prices are converted with: whether each one's last quote counted, was an outlier, garbage or missing. */
+            /** @description The exchange rate sources fiat prices are converted with: whether each one's last quote counted, was an outlier, garbage or missing. A source named here is outvoted, never believed alone; `ok` does not change. */
             rate_sources?: components["schemas"]["RateSourceHealth"][];
             /** @description Present when some EVM chain takes x402 payments. */
             x402?: components["schemas"]["PaymentSettlementHealth"];
@@ -1382,16 +1390,6 @@ export interface components {
             tx_url: string | null;
             /** @description The invoice's `x402_url`: where an agent pays it with an x402 client (HTTP 402); null where it cannot (Bitcoin, USDT, paid or ended). */
             x402_url: string | null;
-            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
-            price_amount?: string | null;
-            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
-            price_currency?: components["schemas"]["PriceCurrency"] | null;
-            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
-            rate?: string | null;
-            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
-            rate_sources?: string[] | null;
-            /** @description When the rate was taken; null when no rate was taken. */
-            rate_at?: string | null;
             /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_token`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
             amount_due: string;
             /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain: `BASE_CONFIRMATIONS` (base), `ETH_CONFIRMATIONS` (eth), `POLYGON_CONFIRMATIONS` (polygon), `ARBITRUM_CONFIRMATIONS` (arbitrum)). The page then tells the payer not to pay again. */
@@ -1403,6 +1401,16 @@ export interface components {
              * @description The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.
              */
             server_time: string;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @constant */
             chain: "btc";
             /** @constant */
@@ -1437,16 +1445,6 @@ export interface components {
             tx_url: string | null;
             /** @description The invoice's `x402_url`: where an agent pays it with an x402 client (HTTP 402); null where it cannot (Bitcoin, USDT, paid or ended). */
             x402_url: string | null;
-            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
-            price_amount?: string | null;
-            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
-            price_currency?: components["schemas"]["PriceCurrency"] | null;
-            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
-            rate?: string | null;
-            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
-            rate_sources?: string[] | null;
-            /** @description When the rate was taken; null when no rate was taken. */
-            rate_at?: string | null;
             /** @description An addition to the spec's view: what the payer still has to send, in the same unit as `amount_btc` / `amount_token`: the amount minus the payments already seen toward it (any number of confirmations). Equal to the amount until something arrives; while the invoice is `partial`, `qr_uri` asks for exactly this. */
             amount_due: string;
             /** @description An addition to the spec's view: true when payments covering the amount are seen while the status is still `pending`, waiting for confirmations (Bitcoin: in the mempool or blocks, 10-60 minutes; EVM chains: mined, the confirmations set for the chain: `BASE_CONFIRMATIONS` (base), `ETH_CONFIRMATIONS` (eth), `POLYGON_CONFIRMATIONS` (polygon), `ARBITRUM_CONFIRMATIONS` (arbitrum)). The page then tells the payer not to pay again. */
@@ -1458,6 +1456,16 @@ export interface components {
              * @description The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.
              */
             server_time: string;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @enum {string} */
             chain: "base" | "eth" | "polygon" | "arbitrum";
             /** @enum {string} */
@@ -1502,11 +1510,11 @@ export interface components {
             confirmed_at: string;
             /** @description How the confirmation was verified; always sent by this version (absent only on events queued by an earlier one). */
             verification?: components["schemas"]["Verification"];
-            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
             price_amount?: string | null;
             /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
             price_currency?: components["schemas"]["PriceCurrency"] | null;
-            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
             rate?: string | null;
             /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
             rate_sources?: string[] | null;
@@ -1716,6 +1724,16 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description Exact decimal BTC amount, e.g. "0.00001000". */
             amount_btc: string;
             /** @description The amount in satoshis. */
@@ -1729,16 +1747,6 @@ export interface components {
             memo: string | null;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
-            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
-            price_amount?: string | null;
-            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
-            price_currency?: components["schemas"]["PriceCurrency"] | null;
-            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
-            rate?: string | null;
-            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
-            rate_sources?: string[] | null;
-            /** @description When the rate was taken; null when no rate was taken. */
-            rate_at?: string | null;
             /** @description Derivation path of the address, e.g. m/84'/0'/0'/0/7. */
             derivation_path: string;
             /** @description BIP-21 URI with the amount in BTC and the memo as label. */
@@ -1775,6 +1783,16 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description The USD amount requested. */
             amount_usd: number;
             /** @description Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals. */
@@ -1802,16 +1820,6 @@ export interface components {
             verify_url: string;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
-            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
-            price_amount?: string | null;
-            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
-            price_currency?: components["schemas"]["PriceCurrency"] | null;
-            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
-            rate?: string | null;
-            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
-            rate_sources?: string[] | null;
-            /** @description When the rate was taken; null when no rate was taken. */
-            rate_at?: string | null;
             /** @description Hosted payment page; present when hosted checkout is enabled. */
             checkout_url?: string;
         } | {
@@ -1844,6 +1852,16 @@ export interface components {
              * @description Deprecated: use `amount_token_units`. The same as `amount_token_units`, also for USDT.
              */
             amount_usdc_units: number;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             status: components["schemas"]["InvoiceStatus"];
             /** Format: date-time */
             expires_at: string;
@@ -1851,16 +1869,6 @@ export interface components {
             qr_uri: string;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
-            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. */
-            price_amount?: string | null;
-            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
-            price_currency?: components["schemas"]["PriceCurrency"] | null;
-            /** @description Price currency per one unit of the asset (decimal text), fixed at creation; null when priced in the asset, or a USD-pegged token priced in USD. */
-            rate?: string | null;
-            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
-            rate_sources?: string[] | null;
-            /** @description When the rate was taken; null when no rate was taken. */
-            rate_at?: string | null;
             /** @description Hosted payment page; present when hosted checkout is enabled. */
             checkout_url?: string;
         };
@@ -1873,10 +1881,10 @@ export interface components {
             ts: string;
             /** @description Per chain source URL this instance watches (shared by all merchants): requests made, 429s received, when the next request is allowed. */
             chain_sources?: components["schemas"]["ChainSourceBudget"][];
-            /** @description The exchange rate sources fiat prices are converted with: whether each one's last quote counted, was an outlier, garbage or missing. */
-            rate_sources?: components["schemas"]["RateSourceHealth"][];
             /** @description The database while it cannot be used (`component: database`), and chain watchers stalled or failing for several poll intervals, per chain and kind, with how many merchants; empty when none (an instance that is not the elected watcher has no watcher problems). */
             problems?: components["schemas"]["WatcherProblem"][];
+            /** @description The exchange rate sources fiat prices are converted with: whether each one's last quote counted, was an outlier, garbage or missing. A source named here is outvoted, never believed alone; `ok` does not change. */
+            rate_sources?: components["schemas"]["RateSourceHealth"][];
             /** @description Present when some EVM chain takes x402 payments. */
             x402?: components["schemas"]["PaymentSettlementHealth"];
         };
@@ -1979,7 +1987,7 @@ export interface operations {
             /**
              * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
-             *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
+             *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base); or the body sends both or neither of the amount field and `price_amount` with `price_currency`, one of the pair without the other, a currency not accepted, or a price with more decimals than its currency has (none for JPY).
              *
              *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth`, `polygon` or `arbitrum`).
              *
@@ -2037,6 +2045,8 @@ export interface operations {
             };
             /**
              * @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
+             *
+             *     `rate_unavailable`: An invoice priced with `price_amount` could not be converted: fewer than `RATE_MIN_SOURCES` rate sources gave a fresh quote within `RATE_MAX_SPREAD` of their median. Nothing was stored; retry after `Retry-After` seconds. Invoices in the asset's own amount field still work.
              *
              *     `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
              */
@@ -3379,7 +3389,7 @@ export interface operations {
             /**
              * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1). Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
-             *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
+             *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base); or the body sends both or neither of the amount field and `price_amount` with `price_currency`, one of the pair without the other, a currency not accepted, or a price with more decimals than its currency has (none for JPY).
              *
              *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth`, `polygon` or `arbitrum`).
              *
@@ -3457,6 +3467,8 @@ export interface operations {
              * @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
              *
              *     `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
+             *
+             *     `rate_unavailable`: An invoice priced with `price_amount` could not be converted: fewer than `RATE_MIN_SOURCES` rate sources gave a fresh quote within `RATE_MAX_SPREAD` of their median. Nothing was stored; retry after `Retry-After` seconds. Invoices in the asset's own amount field still work.
              */
             503: {
                 headers: {
