@@ -56,6 +56,12 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
           confirmed_at: undefined,
           // The test's one node, declared trusted (BASE_MIN_SOURCES=1).
           verification: 'own-node',
+          // Priced in its asset: no fiat price, no rate.
+          price_amount: null,
+          price_currency: null,
+          rate: null,
+          rate_sources: null,
+          rate_at: null,
         },
       );
       await chain.anvil.mine(2);
