@@ -161,6 +161,8 @@ function startCloudEngine(
     webhookDeps: deps.webhooks,
     x402Url: (invoice) => shared.x402Url()?.x402Url(invoice) ?? null,
     loopbackReturnLinks: config.nodeEnv !== 'production',
+    rates: config.rates,
+    fetch: deps.fetch,
   });
 }
 
@@ -237,9 +239,9 @@ function cloudHttpApp(config: CloudConfig, { engine, cloud, payments, x402, oaut
       : null,
     documents: { openapi: JSON.stringify(buildOpenApiDocument(), null, 2), llms: buildLlmsTxt() },
     async health() {
-      const { ok, answered, problems, chain_sources } = await engine.health();
+      const { ok, answered, problems, chain_sources, rate_sources } = await engine.health();
       const x402Section = answered ? await x402Health(x402, db, { now: clock.now(), budget: config.x402.gasBudget }).catch(() => null) : null;
-      return { ok, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), chain_sources, problems, ...(x402Section && { x402: x402Section }) };
+      return { ok, service: CLOUD_SERVICE_NAME, ts: new Date(clock.now()).toISOString(), chain_sources, problems, ...(rate_sources && { rate_sources }), ...(x402Section && { x402: x402Section }) };
     },
   });
 }

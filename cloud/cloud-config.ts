@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { parseX402Settings, x402Secrets, x402SettingNames, type X402Settings } from '../core/x402/x402-settings.ts';
 import { configurePlatformChains, platformSettingNames, platformSettingsShape, type ChainDefinition, type ConfiguredChain } from '../core/chain-definition.ts';
-import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpListenStreamMaxSSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxListenStreamsSetting, mcpMaxSessionsSetting, mcpStateSecretSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, x402RateLimitSetting, x402RateLimitOf, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
+import { blankToUndefined, ConfigError, databaseWaitSetting, httpBoundSettings, httpBoundsOf, mcpAllowedOriginsSetting, mcpInitializeRateLimitSetting, mcpListenStreamMaxSSetting, mcpMaxSessionsPerOwnerSetting, mcpMaxListenStreamsSetting, mcpMaxSessionsSetting, mcpStateSecretSetting, metricsTokenSetting, parseRateLimit, parseSettings, publicUrlSetting, wholeNumber, x402RateLimitSetting, x402RateLimitOf, rateSettingsOf, rateSettingsShape, type Env, type HttpBounds, type InitializeRateLimit, type RateLimitConfig } from '../edge/settings.ts';
 import { fairShareSettings, fairShareSettingsOf, type FairShareSettings } from './billing/plan-shares.ts';
+import type { RateSettings } from '../core/rates/rates.ts';
 import { budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
 
 /** The EVM zero address stands in for a merchant's own receive setting while the shared Base settings are checked. */
@@ -57,6 +58,8 @@ export interface CloudConfig {
   stripe: StripeConfig | null;
   /** Request budget of each chain source URL, shared by all merchants (docs/chains.md, "Request budgets"). */
   sourceBudgets: BudgetSettings;
+  /** RATE_SOURCES, RATE_MIN_SOURCES, RATE_MAX_SPREAD: what fiat prices are converted at; null when RATE_SOURCES is off. */
+  rates: RateSettings | null;
   /** The HTTP server's and the checkout streams' bounds (HTTP_*, CHECKOUT_STREAM*). */
   httpBounds: HttpBounds;
   /** How each EVM chain settles x402 payments, for every merchant (none: x402 off there). */
@@ -115,6 +118,7 @@ const settingsAfterChains = {
   STRIPE_PRICE_STARTER: z.preprocess(blankToUndefined, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
   STRIPE_PRICE_PRO: z.preprocess(blankToUndefined, z.string().regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe Price id (price_…)').optional()),
   X402_RATE_LIMIT: x402RateLimitSetting,
+  ...rateSettingsShape,
   ...budgetSettingsSchema,
 };
 
@@ -150,6 +154,7 @@ export function loadCloudConfig(env: Env, chains: readonly ChainDefinition[]): C
   const httpBounds = httpBoundsOf(raw, problems);
   const x402 = parseX402Settings(chains, env, problems);
   const x402RateLimit = x402RateLimitOf(raw.X402_RATE_LIMIT, problems);
+  const rates = rateSettingsOf(raw, problems);
   if (problems.length) throw new ConfigError(problems);
 
   return {
@@ -183,6 +188,7 @@ export function loadCloudConfig(env: Env, chains: readonly ChainDefinition[]): C
     sourceBudgets: budgetSettingsFrom(raw),
     x402,
     x402RateLimit,
+    rates,
   };
 }
 

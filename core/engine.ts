@@ -11,6 +11,9 @@ import type { StatusFeed } from './invoices/status-feed.ts';
 import type { Logger } from './log.ts';
 import { addScrapeMetrics, type ServiceMetrics } from './metrics.ts';
 import type { RequestBudgetStats } from './net/request-budget.ts';
+import type { Fetch } from './net/fetch.ts';
+import { createRates, type RateSettings } from './rates/rates.ts';
+import type { RateSourceHealth } from '../shared/index.ts';
 import { createSourceBudgets, type BudgetSettings, type SourceBudgets } from './net/source-budgets.ts';
 import type { CoreTables } from './schema.ts';
 import type { WatcherProblem, WatcherProgress } from './watch-progress.ts';
@@ -83,6 +86,10 @@ export interface EngineOptions<Tables extends CoreTables> {
   x402Url?: InvoiceEngineDeps['x402Url'];
   /** Outside production: a return link may be plain http to a loopback host. */
   loopbackReturnLinks?: boolean;
+  /** The exchange rate sources and rules fiat prices are converted with; null: invoices priced in a fiat currency are refused. */
+  rates: RateSettings | null;
+  /** How the rate sources are reached (tests and the sandbox give their own). */
+  fetch?: Fetch;
 }
 
 /** The singleton work the edition hands the engine once it serves. */
@@ -105,6 +112,8 @@ export interface EngineHealth {
   problems: WatcherProblem[];
   /** The chain sources' request budgets. */
   chain_sources: RequestBudgetStats[];
+  /** The exchange rate sources' standing; absent when none are configured. */
+  rate_sources?: RateSourceHealth[];
 }
 
 export interface Engine<Tables extends CoreTables> extends EngineParts<Tables> {
@@ -151,7 +160,8 @@ export async function startEngine<Tables extends CoreTables>(options: EngineOpti
   const feed = options.webhookEvents ? withLifecycleEvents(statusFeed, { chains: options.chains, subscriptions: options.webhookEvents }) : statusFeed;
   // Every instance sweeps: the guarded flip expires each invoice once, whichever instance gets there first.
   const expiry = startExpirySweeper({ db: coreDb, feed, clock, logger, guards: adapters.map((chain) => chain.paymentSeenBeforeExpiry), maxWaitMs: options.expirySweepMs, metrics });
-  const invoices = createInvoiceEngine({ db: coreDb, clock, logger, chains: adapters, feed, expiry, metrics, x402Url: options.x402Url, loopbackReturnLinks: options.loopbackReturnLinks });
+  const rates = options.rates && createRates({ settings: options.rates, fetch: options.fetch ?? fetch, clock, logger: logger.child({ component: 'rates' }), metrics });
+  const invoices = createInvoiceEngine({ db: coreDb, clock, logger, chains: adapters, feed, expiry, metrics, x402Url: options.x402Url, loopbackReturnLinks: options.loopbackReturnLinks, rates });
   const webhooks = startWebhookDelivery({ route: options.webhooks(db), db: coreDb, clock, logger, metrics, ...options.webhookDeps });
   const budgets = createSourceBudgets({ settings: options.sourceBudgets });
   let work: LeaderWork | null = null;
@@ -200,7 +210,7 @@ export async function startEngine<Tables extends CoreTables>(options: EngineOpti
         logger.warn('health: database check failed', { error });
       }
       const problems = [database.problem(), ...(work?.watchers.problems() ?? [])].filter((problem) => problem != null);
-      return { ok: answered && problems.length === 0, answered, problems, chain_sources: budgets.stats() };
+      return { ok: answered && problems.length === 0, answered, problems, chain_sources: budgets.stats(), ...(rates && { rate_sources: rates.health() }) };
     },
     async stop(graceMs) {
       await leadership?.stop();

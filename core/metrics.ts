@@ -88,6 +88,18 @@ export function createServiceMetrics() {
       labelNames: ['chain'],
       registers,
     }),
+    rateSourceAsks: new Counter({
+      name: 'service_rate_source_requests_total',
+      help: 'Requests to each exchange rate source, by source name and outcome: ok, garbage (not its documented shape, no usable price), error (no answer, an HTTP error).',
+      labelNames: ['source', 'outcome'],
+      registers,
+    }),
+    rateSourceOutliers: new Counter({
+      name: 'service_rate_source_outliers_total',
+      help: 'Quotes of each exchange rate source that lay beyond RATE_MAX_SPREAD of the median and were ignored, by source name.',
+      labelNames: ['source'],
+      registers,
+    }),
     mcpToolCalls: new Counter({ name: 'service_mcp_tool_calls_total', help: 'MCP tool calls by tool and outcome (ok, error).', labelNames: ['tool', 'outcome'], registers }),
   };
 }

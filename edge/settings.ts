@@ -5,6 +5,10 @@ import type { Env } from './environment.ts';
 export { readEnvironment, type Env } from './environment.ts';
 export { blankToUndefined, describeSettingIssue, httpUrlListSetting, parseSettings, wholeNumber } from '../core/settings.ts';
 import { blankToUndefined, wholeNumber } from '../core/settings.ts';
+import { tickerAdapters } from '../core/rates/adapters/index.ts';
+import { div, parseDecimal, ratio } from '../core/rates/ratio.ts';
+import type { RateSource } from '../core/rates/rate-source.ts';
+import type { RateSettings } from '../core/rates/rates.ts';
 
 /**
  * The settings both editions read alike, and how a setting is parsed and refused: every problem
@@ -196,3 +200,54 @@ export function x402RateLimitOf(text: string, problems: string[]): RateLimitConf
 /** DATABASE_WAIT_S, both editions: seconds to wait at start for an unreachable database (0: give up at once). */
 export const databaseWaitSetting = z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(86_400).default(DEFAULT_DATABASE_WAIT_S));
 
+
+/** RATE_SOURCES by default: three public ticker APIs, no key needed. */
+export const DEFAULT_RATE_SOURCES = 'kraken,coinbase,bitstamp';
+
+/**
+ * The exchange rate settings: RATE_SOURCES (comma-separated adapter names, each optionally
+ * `name=base_url` for a mirror or a local server and after a label, `label-name`; `off`: no fiat prices), RATE_MIN_SOURCES
+ * (fresh quotes that must agree, default 2) and RATE_MAX_SPREAD (how far from the median a quote
+ * may lie, in percent, default 1 %).
+ */
+export const rateSettingsShape = {
+  RATE_SOURCES: z.preprocess(blankToUndefined, z.string().default(DEFAULT_RATE_SOURCES)),
+  RATE_MIN_SOURCES: z.preprocess(blankToUndefined, wholeNumber(1, 10).default(2)),
+  RATE_MAX_SPREAD: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^\d{1,2}(\.\d{1,4})?\s*%?$/, 'must be a percentage such as 1% or 0.5')
+      .refine((text) => { const value = Number.parseFloat(text); return value > 0 && value <= 50; }, 'must be above 0 % and at most 50 %')
+      .default('1%'),
+  ),
+};
+
+export const rateSettingNames = Object.keys(rateSettingsShape) as (keyof typeof rateSettingsShape)[];
+
+/** The rate settings as the engine takes them; null when RATE_SOURCES is `off`. Problems are named by their setting. */
+export function rateSettingsOf(raw: z.infer<z.ZodObject<typeof rateSettingsShape>>, problems: string[]): RateSettings | null {
+  if (raw.RATE_SOURCES.trim() === 'off') return null;
+  const sources: RateSource[] = [];
+  for (const entry of raw.RATE_SOURCES.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const [name = '', url] = entry.split(/=(.*)/s, 2).map((part) => part.trim());
+    // A label may come before the adapter's name (`sandbox-kraken`, `eu-kraken`): the source is named so.
+    const adapterName = /^(?:[a-z0-9]+-)?([a-z0-9]+)$/.exec(name)?.[1] ?? '';
+    const adapter = Object.hasOwn(tickerAdapters, adapterName) ? tickerAdapters[adapterName] : undefined;
+    if (!adapter) {
+      problems.push(`RATE_SOURCES names "${name}", which is none of ${Object.keys(tickerAdapters).join(', ')} (each optionally after a label: sandbox-kraken), or off`);
+      continue;
+    }
+    if (url !== undefined && !/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/.test(url)) {
+      problems.push(`RATE_SOURCES gives ${name} "${url}", which is not an http(s) base URL`);
+      continue;
+    }
+    if (sources.some((source) => source.name === name)) problems.push(`RATE_SOURCES names ${name} twice`);
+    else sources.push({ name, adapter, baseUrl: (url ?? adapter.defaultBaseUrl).replace(/\/+$/, '') });
+  }
+  if (sources.length && raw.RATE_MIN_SOURCES > sources.length) {
+    problems.push(`RATE_MIN_SOURCES is ${raw.RATE_MIN_SOURCES}, more than the ${sources.length} source(s) RATE_SOURCES names`);
+  }
+  const percent = parseDecimal(raw.RATE_MAX_SPREAD.replace('%', '').trim())!;
+  return { sources, minSources: raw.RATE_MIN_SOURCES, maxSpread: div(percent, ratio(100n)) };
+}

@@ -129,6 +129,8 @@ function startListenerEngine(config: Config, deps: ListenerDeps, shared: { clock
     webhookDeps: deps.webhooks,
     x402Url: (invoice) => shared.x402Url()?.x402Url(invoice) ?? null,
     loopbackReturnLinks: config.nodeEnv !== 'production',
+    rates: config.rates,
+    fetch: deps.fetch,
   });
 }
 
@@ -181,6 +183,7 @@ function listenerHealth(config: Config, engine: ListenerEngine, watches: readonl
       enabled_assets: enabledAssets(config.chains),
       ...chainHealth.sections,
       chain_sources: shared.chain_sources,
+      ...(shared.rate_sources && { rate_sources: shared.rate_sources }),
       ...(x402Section && { x402: x402Section }),
     };
   };

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { configureListenerChains, listenerSettingNames, listenerSettingsShape, type ChainDefinition, type ConfiguredChain } from '../core/chain-definition.ts';
 import { budgetSettingNames, budgetSettingsFrom, budgetSettingsSchema, type BudgetSettings } from '../core/net/source-budgets.ts';
+import type { RateSettings } from '../core/rates/rates.ts';
 import {
   blankToUndefined,
   ConfigError,
@@ -23,6 +24,9 @@ import {
   wholeNumber,
   x402RateLimitSetting,
   x402RateLimitOf,
+  rateSettingNames,
+  rateSettingsOf,
+  rateSettingsShape,
   type Env,
   type InitializeRateLimit,
   type RateLimitConfig,
@@ -80,6 +84,8 @@ export interface Config {
   x402: X402Settings;
   /** X402_RATE_LIMIT: requests to the public x402 URLs per client IP and overall; null: off. */
   x402RateLimit: RateLimitConfig | null;
+  /** RATE_SOURCES, RATE_MIN_SOURCES, RATE_MAX_SPREAD: what fiat prices are converted at; null when RATE_SOURCES is off. */
+  rates: RateSettings | null;
 }
 
 /** Every setting the listener reads but the chains' (chainSettingNames); documented in docs/self-hosting.md. */
@@ -109,6 +115,7 @@ const ownSettingNames = [
   'NODE_ENV',
   'SHOP_NAME',
   'X402_RATE_LIMIT',
+  ...rateSettingNames,
   ...budgetSettingNames,
 ] as const;
 
@@ -171,6 +178,7 @@ const ownSettingsAfterChains = {
   NODE_ENV: z.preprocess(blankToUndefined, z.string().default('development')),
   SHOP_NAME: z.preprocess(blankToUndefined, z.string().trim().min(2, 'must be 2-80 characters').max(80, 'must be 2-80 characters').default('Shop')),
   X402_RATE_LIMIT: x402RateLimitSetting,
+  ...rateSettingsShape,
   ...budgetSettingsSchema,
 };
 
@@ -195,6 +203,7 @@ export function loadConfig(env: Env, chains: readonly ChainDefinition[]): Config
   const configured = configureListenerChains(chains, env, problems, raw);
   const x402 = parseX402Settings(chains, env, problems);
   const x402RateLimit = x402RateLimitOf(raw.X402_RATE_LIMIT, problems);
+  const rates = rateSettingsOf(raw, problems);
 
   let rateLimit: RateLimitConfig | null = null;
   try {
@@ -251,6 +260,7 @@ export function loadConfig(env: Env, chains: readonly ChainDefinition[]): Config
     sourceBudgets: budgetSettingsFrom(raw),
     x402,
     x402RateLimit,
+    rates,
   };
 }
 

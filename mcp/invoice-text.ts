@@ -1,8 +1,18 @@
 import type * as z from 'zod';
-import { networkLabel, type CreatedInvoice, type StoredInvoice, type X402PaymentRequired } from '../shared/index.ts';
+import { networkLabel, type CreatedInvoice, type InvoicePrice, type StoredInvoice, type X402PaymentRequired } from '../shared/index.ts';
 import type { ShownInvoice } from '../core/invoices/chain-display.ts';
 import { chainNamed } from '../core/invoices/chain-module.ts';
 import type { McpChain } from './mcp-chain.ts';
+
+/** The price fields of an answer, null where an older listener left them out. */
+const invoicePrice = (invoice: Partial<InvoicePrice> & { asset: string }): InvoicePrice & { asset: string } => ({
+  asset: invoice.asset,
+  price_amount: invoice.price_amount ?? null,
+  price_currency: invoice.price_currency ?? null,
+  rate: invoice.rate ?? null,
+  rate_sources: invoice.rate_sources ?? null,
+  rate_at: invoice.rate_at ?? null,
+});
 
 const displayOf = (chains: readonly McpChain[], invoice: ShownInvoice) => chainNamed(chains, invoice.chain).display;
 
@@ -17,6 +27,12 @@ function network(chains: readonly McpChain[], invoice: ShownInvoice): string {
 
 /** The shop's order the invoice is for, when it names one: an agent matches the payment to it by this. */
 const orderLine = (invoice: { order_id?: string | null }): string[] => (invoice.order_id ? [`For order ${JSON.stringify(invoice.order_id)}.`] : []);
+/** "Priced at 25.00 USD, at 97000 USD per BTC (median of bitstamp, coinbase, kraken at …)." when the invoice had a fiat price. */
+export function describePrice(invoice: InvoicePrice & { asset: string }): string[] {
+  if (!invoice.price_amount || !invoice.price_currency) return [];
+  const rate = invoice.rate ? `, at ${invoice.rate} ${invoice.price_currency} per ${invoice.asset} (median of ${invoice.rate_sources?.join(', ')} at ${invoice.rate_at}; fixed for the invoice's life)` : ' (1:1)';
+  return [`Priced at ${invoice.price_amount} ${invoice.price_currency}${rate}.`];
+}
 
 /** Plain text for clients that ignore structuredContent: everything a payer needs, nothing secret. */
 export function describeCreatedInvoice(chains: readonly McpChain[], invoice: z.infer<typeof CreatedInvoice>): string {
@@ -24,6 +40,7 @@ export function describeCreatedInvoice(chains: readonly McpChain[], invoice: z.i
     `Invoice ${invoice.invoice_id} created, status ${invoice.status}.`,
     ...orderLine(invoice),
     `Pay ${describeAmount(chains, invoice)} on ${network(chains, invoice)} to ${invoice.receive_address}.`,
+    ...describePrice(invoicePrice(invoice)),
     ...displayOf(chains, invoice).createdNotes(invoice),
     `Payment URI: ${invoice.qr_uri}`,
     `Expires at ${invoice.expires_at}.`,
@@ -35,6 +52,7 @@ export function describeStoredInvoice(chains: readonly McpChain[], invoice: Stor
     `Invoice ${invoice.invoice_id}: status ${invoice.status}.`,
     ...orderLine(invoice),
     `Amount ${describeAmount(chains, invoice)} on ${network(chains, invoice)} to ${invoice.receive_address}.`,
+    ...describePrice(invoicePrice(invoice)),
   ];
   if (invoice.status === 'confirmed') lines.push(`Paid at ${invoice.paid_at} in transaction ${invoice.tx_hash}.`);
   else lines.push(`Expires at ${invoice.expires_at}.`);

@@ -1,3 +1,4 @@
+import { startSandboxRates } from './sandbox-rates.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { BIP32Factory } from 'bip32';
@@ -158,10 +159,12 @@ async function startClaimed(env: Env, options: SandboxOptions, mode: SandboxUsdc
   let server: LocalChainServer;
   let webhooks: Awaited<ReturnType<typeof startSandboxReceiver>>;
   const chainPort = Number(env.SANDBOX_CHAIN_PORT || DEFAULT_SANDBOX_CHAIN_PORT);
+  const rates = await startSandboxRates(env);
+  const closeRates = () => Promise.all(rates.tickers.map((tickers) => tickers.close()));
   try {
     server = await startLocalChainServer(chain, {
       port: chainPort,
-      extraControl: Object.assign({}, ...evms.map((evm) => evm.control), { 'evm/mine': mineEvery(evms), 'evm/fund': fundEvery(evms) }),
+      extraControl: Object.assign({}, ...evms.map((evm) => evm.control), { 'evm/mine': mineEvery(evms), 'evm/fund': fundEvery(evms) }, rates.control),
       evmRpc: (name, body) => {
         const evm = evms.find((candidate) => candidate.chain === name);
         return evm ? evm.relay(body) : Promise.reject(new Error(`no sandbox node for ${name}`));
@@ -176,6 +179,7 @@ async function startClaimed(env: Env, options: SandboxOptions, mode: SandboxUsdc
     });
   } catch (error) {
     await Promise.all(evms.map((evm) => evm.close()));
+    await closeRates();
     throw error;
   }
   const settler = await sandboxSettler(env, evms);
@@ -194,6 +198,7 @@ async function startClaimed(env: Env, options: SandboxOptions, mode: SandboxUsdc
       ...Object.assign({}, ...evms.map((evm) => evm.settingsBehind(server))),
       ...webhooks?.env,
       ...settler,
+      ...rates.env,
       MERCHANT_BTC_XPUB: merchantKey.toBase58(),
       BTC_NETWORK: 'regtest',
       BTC_ESPLORA_URL: server.esploraUrl,
@@ -207,6 +212,7 @@ async function startClaimed(env: Env, options: SandboxOptions, mode: SandboxUsdc
       await server.close();
       await Promise.all(evms.map((evm) => evm.close()));
       await webhooks?.receiver.close();
+      await closeRates();
       removeSandboxFiles(database);
     },
   };

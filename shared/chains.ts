@@ -107,3 +107,19 @@ export const chainList = (chains: readonly string[] = chainNames): string =>
 /** "`BASE_RPC_URL` (base), `ETH_RPC_URL` (eth)": a setting of each chain, for descriptions. */
 export const chainSettingList = (setting: string, chains: readonly ChainName[] = chainNames): string =>
   chains.map((chain) => `\`${chainFacts[chain].settingsPrefix}_${setting}\` (${chain})`).join(', ');
+
+/**
+ * What an asset is worth in, for pricing an invoice in a fiat currency: its decimals (the smallest
+ * unit the payer can send), and the currency it is pegged to 1:1, or null when its worth is quoted
+ * (a rate from the rate sources).
+ */
+export interface AssetFacts {
+  decimals: number;
+  peggedTo: string | null;
+}
+
+export const assetFacts = {
+  BTC: { decimals: 8, peggedTo: null },
+  USDC: { decimals: 6, peggedTo: 'USD' },
+  USDT: { decimals: 6, peggedTo: 'USD' },
+} as const satisfies Record<ChainFacts['assets'][number], AssetFacts>;

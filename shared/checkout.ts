@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { chainSettingList, evmChainNames } from './chains.ts';
 import { BtcNetwork, InvoiceStatus, tokenAmountShape } from './invoice.ts';
+import { invoicePriceShape } from './prices.ts';
 
 const dateTime = () => z.iso.datetime();
 
@@ -41,6 +42,7 @@ const checkoutCoreShape = {
   server_time: dateTime().describe(
     "The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.",
   ),
+  ...invoicePriceShape,
 };
 
 export const BtcCheckoutView = z

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { rateSourcesHealthField } from './prices.ts';
 import { ChainSourceBudget, WatcherProblem } from './health.ts';
 import { chainNames } from './chains.ts';
 import { X402Health } from './x402.ts';
@@ -189,6 +190,7 @@ export const CloudHealth = z
       .array(WatcherProblem)
       .optional()
       .describe('The database while it cannot be used (`component: database`), and chain watchers stalled or failing for several poll intervals, per chain and kind, with how many merchants; empty when none (an instance that is not the elected watcher has no watcher problems).'),
+    rate_sources: rateSourcesHealthField,
     x402: X402Health.optional().describe('Present when some EVM chain takes x402 payments.'),
   })
   .meta({ id: 'CloudHealth', description: 'GET /api/v1/health.' });

@@ -26,7 +26,7 @@ export const errorCatalogue = {
   invalid_amount: {
     status: 400,
     description:
-      '`amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).',
+      '`amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base); or the body sends both or neither of the amount field and `price_amount` with `price_currency`, one of the pair without the other, a currency not accepted, or a price with more decimals than its currency has (none for JPY).',
   },
   unsupported_chain: { status: 400, description: `\`chain\` is not one the API knows (${chainList()}).` },
   chain_disabled: {
@@ -147,6 +147,11 @@ export const errorCatalogue = {
       'The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.',
   },
   internal_error: { status: 500, description: 'Any other unexpected failure; the response never carries internals.' },
+  rate_unavailable: {
+    status: 503,
+    description:
+      'An invoice priced with `price_amount` could not be converted: fewer than `RATE_MIN_SOURCES` rate sources gave a fresh quote within `RATE_MAX_SPREAD` of their median. Nothing was stored; retry after `Retry-After` seconds. Invoices in the asset\'s own amount field still work.',
+  },
   capacity: {
     status: 503,
     description:

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { rateSourcesHealthField } from './prices.ts';
 import { AssetId } from './assets.ts';
 import { chainFacts, chainList, chainNames, chainSettingList, evmChainNames, type ChainName } from './chains.ts';
 import { deprecatedField, deprecations } from './deprecated.ts';
@@ -243,6 +244,7 @@ export const Health = z
       .array(ChainSourceBudget)
       .optional()
       .describe('Per chain source (Esplora, Bitcoin Core, each RPC URL of an EVM chain): requests made, 429s received, when the next request is allowed.'),
+    rate_sources: rateSourcesHealthField,
     x402: X402Health.optional().describe('Present when some EVM chain takes x402 payments.'),
   })
   .meta({ id: 'Health', description: 'GET /health. Further fields may be added; never rely on their absence.' });

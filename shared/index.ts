@@ -9,3 +9,4 @@ export * from './cloud.ts';
 export * from './network-name.ts';
 export * from './chains.ts';
 export * from './x402.ts';
+export * from './prices.ts';

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { chainFacts, chainList, chainNames, DEFAULT_CHAIN, evmChainNames } from './chains.ts';
 import { deprecatedField, deprecations } from './deprecated.ts';
+import { invoicePriceShape, PriceCurrency, priceAmountProblem } from './prices.ts';
 
 /** 21 million BTC in satoshis: no valid amount is larger. */
 export const MAX_SATS = 2_100_000_000_000_000;
@@ -122,9 +123,16 @@ export const CreateInvoiceRequest = z
       .min(1)
       .max(MAX_SATS)
       .optional()
-      .describe('Required for Bitcoin (`btc`): the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1.'),
+      .describe('Bitcoin (`btc`): the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1. Required unless the invoice is priced with `price_amount` and `price_currency`.'),
     amount_usd: UsdAmount.optional()
-      .describe(`Required for the EVM chains (${evmList}): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD).`),
+      .describe(`EVM chains (${evmList}): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). Required unless the invoice is priced with \`price_amount\` and \`price_currency\`.`),
+    price_amount: z
+      .string()
+      .optional()
+      .describe(
+        'A price in a fiat currency instead of the amount field, as decimal text ("25.00"; at most the currency\'s minor unit of decimals, none for JPY), with `price_currency`. Converted to the asset at creation on the median of several rate sources\' quotes and fixed for the invoice\'s life.',
+      ),
+    price_currency: PriceCurrency.optional().describe('ISO 4217 code of `price_amount`; sent with it, never alone.'),
     asset: z.enum(['usdc', 'usdt']).optional().describe(`EVM chains only (${evmList}): \`usdc\` (default) or \`usdt\` (always fixed-address mode).`),
     memo: z
       .string()
@@ -144,7 +152,16 @@ export const CreateInvoiceRequest = z
   .superRefine((body, ctx) => {
     const chain = body.chain ?? DEFAULT_CHAIN;
     const field = chainFacts[chain].amountField;
-    if (body[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} is required for ${chain}` });
+    const priced = body.price_amount !== undefined || body.price_currency !== undefined;
+    const either = `either ${field} or price_amount with price_currency`;
+    if (body[field] === undefined && !priced) ctx.addIssue({ code: 'custom', path: [field], message: `${either} is required for ${chain}` });
+    else if (body[field] !== undefined && priced) ctx.addIssue({ code: 'custom', path: [field], message: `send ${either}, not both` });
+    else if (priced && (body.price_amount === undefined || body.price_currency === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['price_amount'], message: 'price_amount and price_currency are sent together' });
+    } else if (body.price_amount !== undefined && body.price_currency !== undefined) {
+      const problem = priceAmountProblem(body.price_amount, body.price_currency);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['price_amount'], message: problem });
+    }
   })
   .meta({ id: 'CreateInvoiceRequest', description: 'Body of POST /invoice. JSON, at most 16 KB. A field not listed here is refused with 400 `bad_body` naming it.' });
 export type CreateInvoiceRequest = z.infer<typeof CreateInvoiceRequest>;
@@ -205,6 +222,7 @@ const invoiceCoreShape = {
   created_at: dateTime(),
   updated_at: dateTime(),
   ...orderFieldsShape,
+  ...invoicePriceShape,
 };
 
 /** Where an agent pays the invoice with x402; null where it cannot (Bitcoin, USDT, a paid or ended invoice). */
@@ -303,6 +321,7 @@ export const BaseFixedInvoiceCreated = z
     token_address: z.string().describe('The ERC-20 contract the payer must send.'),
     receive_address: z.string().describe("The merchant's fixed receive address, shared by all fixed-address invoices."),
     ...baseAmountShape,
+    ...invoicePriceShape,
     status: InvoiceStatus,
     expires_at: dateTime(),
     qr_uri: z.string().describe('EIP-681 URI with the exact amount in base units.'),

@@ -18,6 +18,7 @@ import { routeErrors, routeTable, type Route, type RouteContent } from './routes
 import { API_VERSION, CONTRACT_VERSION } from './version.ts';
 import { chainNameList, evmChainNames } from './chains.ts';
 import { X402ChainHealth, X402Health, X402PaymentRequired, X402PaymentRequirements } from './x402.ts';
+import { PriceCurrency, RateSourceHealth } from './prices.ts';
 import {
   Account,
   BillingCheckoutRequest,
@@ -56,6 +57,8 @@ const componentSchemas = [
   StoredInvoice,
   BaseHealth,
   ChainSourceBudget,
+  RateSourceHealth,
+  PriceCurrency,
   WatcherProgress,
   WatcherProblem,
   BtcHeaderSource,

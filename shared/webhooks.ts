@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { invoicePriceShape } from './prices.ts';
 import type { ErrorCode } from './errors.ts';
 import { InvoiceChain, memoOnEveryChain, orderFieldsShape, Verification } from './invoice.ts';
 
@@ -81,6 +82,7 @@ export const InvoiceConfirmedEvent = z
     confirmed_at: z.iso.datetime(),
     verification: Verification.optional().describe('How the confirmation was verified; always sent by this version (absent only on events queued by an earlier one).'),
     ...invoiceOrderEventShape,
+    ...invoicePriceShape,
   })
   .meta({ id: 'InvoiceConfirmedEvent', description: 'Sent when an invoice moves to confirmed.' });
 export type InvoiceConfirmedEvent = z.infer<typeof InvoiceConfirmedEvent>;
@@ -128,6 +130,8 @@ const lifecycleShape = {
     ),
   address: z.string(),
   occurred_at: z.iso.datetime().describe('When the service stored the change.'),
+  ...invoiceOrderEventShape,
+  ...invoicePriceShape,
 };
 
 export const InvoicePaymentSeenEvent = z

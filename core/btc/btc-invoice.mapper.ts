@@ -2,6 +2,7 @@ import type { BtcInvoice, BtcInvoiceCreated, BtcNetwork, InvoiceStatus } from '.
 import { requiredAmount } from '../invoices/amount-error.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import { invoiceOrderFields } from '../invoices/order-fields.ts';
+import { invoicePriceOf } from '../invoices/invoice-price.ts';
 import { satsToBtc } from './amount.ts';
 import { bip21Uri } from './bip21.ts';
 
@@ -28,6 +29,7 @@ export function rowToBtcInvoice(row: InvoiceRow): BtcInvoice {
     amount_sats: sats,
     network: row.network as BtcNetwork,
     ...invoiceOrderFields(row),
+    ...invoicePriceOf(row),
     // Bitcoin has no x402 payment method.
     x402_url: null,
   };

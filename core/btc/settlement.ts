@@ -1,3 +1,4 @@
+import { invoicePriceOf } from '../invoices/invoice-price.ts';
 import { sql, type Kysely, type Selectable, type Transaction, type UpdateObject } from 'kysely';
 import type { CoreTables } from '../schema.ts';
 import type { InvoicesTable } from '../invoices/invoice.tables.ts';
@@ -219,6 +220,7 @@ function confirmedEvent(c: Confirmation, verification: string, now: number): New
       confirmed_at: iso(now),
       verification,
       ...invoiceOrderFields(c.invoice),
+      ...invoicePriceOf(c.invoice),
     },
   };
 }

@@ -2,6 +2,7 @@ import type { BaseInvoice, EvmChainName, InvoiceStatus } from '../../shared/inde
 import { requiredAmount } from '../invoices/amount-error.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import { invoiceOrderFields } from '../invoices/order-fields.ts';
+import { invoicePriceOf } from '../invoices/invoice-price.ts';
 import { tokenAmountFields, usdJsonNumber } from '../invoices/token-amount.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -28,6 +29,7 @@ export function evmInvoiceOf(row: InvoiceRow, methodFields: EvmMethodFields): Ba
     updated_at: iso(row.updated_at),
     amount_usd: usdJsonNumber(requiredAmount(row.amount_usd, 'amount_usd', row.invoice_id)),
     ...tokenAmountFields(units),
+    ...invoicePriceOf(row),
     ...methodFields,
     ...invoiceOrderFields(row),
     // Filled by the invoice engine from the payment methods it serves (core/x402).

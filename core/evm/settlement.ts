@@ -1,3 +1,4 @@
+import { invoicePriceOf } from '../invoices/invoice-price.ts';
 import type { Kysely } from 'kysely';
 import type { InvoiceConfirmedEvent, PaymentOrphanEvent, WebhookEventContent } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
@@ -255,6 +256,7 @@ function confirmedPayload(invoice: EvmInvoiceRow, completing: TransferRow, head:
     confirmed_at: new Date(now).toISOString(),
     verification,
     ...invoiceOrderFields(invoice),
+    ...invoicePriceOf(invoice),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { CheckoutView } from '../../shared/index.ts';
 import type { CheckoutContext } from './chain-module.ts';
 import type { InvoiceRow } from './invoice.repository.ts';
+import { invoicePriceOf } from './invoice-price.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -32,6 +33,7 @@ export function checkoutCommon(row: InvoiceRow, context: CheckoutContext, amount
     // Only once paid: before, the page must not be a way to the shop's "paid" page without paying.
     redirect_url: row.status === 'confirmed' ? row.redirect_url : null,
     server_time: iso(context.now),
+    ...invoicePriceOf(row),
   };
   return {
     common,

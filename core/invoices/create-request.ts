@@ -6,6 +6,8 @@ const codeByField: Record<string, ErrorCode> = {
   chain: 'unsupported_chain',
   amount_sats: 'invalid_amount',
   amount_usd: 'invalid_amount',
+  price_amount: 'invalid_amount',
+  price_currency: 'invalid_amount',
   asset: 'asset_disabled',
 };
 

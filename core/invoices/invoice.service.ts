@@ -14,6 +14,8 @@ import type { StatusFeed } from './status-feed.ts';
 import { expireIfPending, findInvoice, type InvoiceRow } from './invoice.repository.ts';
 import { noShopColumns } from './invoice.tables.ts';
 import { orderColumnsOf } from './order-fields.ts';
+import { resolvePrice } from './fiat-price.ts';
+import type { Rates } from '../rates/rates.ts';
 
 /** Whose invoice is being created: the merchant and its receive method per chain, given per call. */
 export interface MerchantContext {
@@ -42,6 +44,8 @@ export interface InvoiceEngineDeps {
   x402Url?: (invoice: PayableFacts) => string | null;
   /** Whether a return link may be plain http to a loopback host: outside production only (default: no). */
   loopbackReturnLinks?: boolean;
+  /** The exchange rates an invoice priced in a fiat currency is converted at; null: none configured (such invoices are refused). */
+  rates?: Pick<Rates, 'rate'> | null;
 }
 
 /** What a payment method needs of an invoice to say whether it can pay it. */
@@ -97,9 +101,12 @@ export function createInvoiceEngine(deps: InvoiceEngineDeps) {
     /** `numberTexts`: the body's numbers as the client wrote them (from the HTTP edge), so money stays exact. */
     async create(merchant: MerchantContext, body: unknown, numberTexts?: NumberTexts) {
       const whyDisabled = (chain: ChainName) => (receiverOf(merchant, chain) ? null : (chains.get(chain)?.disabled() ?? notServed(chain)));
-      const request = parseCreateInvoiceRequest(body, whyDisabled, numberTexts);
+      const parsed = parseCreateInvoiceRequest(body, whyDisabled, numberTexts);
+      // The order fields are judged before a fiat price asks the rate sources anything.
+      const orderColumns = orderColumnsOf(parsed, deps.loopbackReturnLinks ?? false);
+      const { request, columns: priceColumns } = await resolvePrice(deps.rates ?? null, parsed);
       const receiver = receiverOf(merchant, request.chain ?? DEFAULT_CHAIN)!;
-      const shopColumns = { ...noShopColumns, ...orderColumnsOf(request, deps.loopbackReturnLinks ?? false) };
+      const shopColumns = { ...noShopColumns, ...orderColumns, ...priceColumns };
       try {
         const { merchantId, beforeInsert } = merchant;
         const invoice = await receiver.create({ db, clock, logger, merchantId, newInvoiceId, beforeInsert, shopColumns }, request);

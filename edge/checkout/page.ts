@@ -122,6 +122,19 @@ function headings(view: CheckoutView, chain: PageChain): Record<PageState, strin
   };
 }
 
+/** "$12.50", "€25.00", "¥3,000": the invoice's fiat price beside the asset amount, from its exact decimal text. */
+export function fiatPrice(amount: string, currency: string): string {
+  return new Intl.NumberFormat('en', { style: 'currency', currency }).format(amount as unknown as number);
+}
+
+/** The price the invoice was made from, when it had one; a sandbox rate is said to be one. */
+function priceLine(view: CheckoutView): string {
+  if (!view.price_amount || !view.price_currency) return '';
+  const sandbox = view.rate_sources?.length && view.rate_sources.every((source) => source.startsWith('sandbox')) ? ' (sandbox rate, not a market price)' : '';
+  return `<p class="fiat" id="fiat-price">${escapeHtml(fiatPrice(view.price_amount, view.price_currency))}${escapeHtml(sandbox)}</p>
+`;
+}
+
 /**
  * The whole checkout page, rendered on the server with the current status: it reads right without
  * JavaScript, and the small script only refreshes it (status, countdown) and adds copy buttons.
@@ -156,7 +169,7 @@ ${statusBlocks(view, chain)}
 <dt id="amount-label">Amount</dt>
 <dd><code class="value" id="amount" aria-describedby="amount-note">${amount}</code> <span class="unit">${view.asset}</span>
 <button type="button" class="copy" data-copy="amount" aria-label="Copy amount" hidden>Copy</button>
-${amountNote(view, chain)}</dd>
+${priceLine(view)}${amountNote(view, chain)}</dd>
 </div>
 <div class="field">
 <dt>Network</dt>

@@ -781,7 +781,7 @@ export interface components {
              * @description Stable, machine-readable code: branch on this.
              * @enum {string}
              */
-            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_webhook_event" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "capacity" | "invalid_payment" | "payment_in_progress" | "invoice_paid" | "invoice_ended" | "x402_unavailable" | "settlement_unavailable" | "settlement_failed";
+            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_webhook_event" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "rate_unavailable" | "capacity" | "invalid_payment" | "payment_in_progress" | "invoice_paid" | "invoice_ended" | "x402_unavailable" | "settlement_unavailable" | "settlement_failed";
             /** @description Human-readable; may change, never branch on it. */
             message: string;
             /**
@@ -816,10 +816,14 @@ export interface components {
              * @enum {string}
              */
             chain?: "btc" | "base" | "eth" | "polygon" | "arbitrum";
-            /** @description Required for Bitcoin (`btc`): the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1. */
+            /** @description Bitcoin (`btc`): the amount in satoshis (1 BTC = 100,000,000 sats), an integer >= 1. Required unless the invoice is priced with `price_amount` and `price_currency`. */
             amount_sats?: number;
-            /** @description Required for the EVM chains (`base`, `eth`, `polygon` or `arbitrum`): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). */
+            /** @description EVM chains (`base`, `eth`, `polygon` or `arbitrum`): the amount in US dollars, > 0; settled in USDC or USDT (1 token = 1 USD). Required unless the invoice is priced with `price_amount` and `price_currency`. */
             amount_usd?: number;
+            /** @description A price in a fiat currency instead of the amount field, as decimal text ("25.00"; at most the currency's minor unit of decimals, none for JPY), with `price_currency`. Converted to the asset at creation on the median of several rate sources' quotes and fixed for the invoice's life. */
+            price_amount?: string;
+            /** @description ISO 4217 code of `price_amount`; sent with it, never alone. */
+            price_currency?: components["schemas"]["PriceCurrency"];
             /**
              * @description EVM chains only (`base`, `eth`, `polygon` or `arbitrum`): `usdc` (default) or `usdt` (always fixed-address mode).
              * @enum {string}
@@ -872,6 +876,16 @@ export interface components {
             } | null;
             /** @description The return link given at creation; null when none. Absent only from services released before it. */
             redirect_url?: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description Exact decimal BTC amount, e.g. "0.00001000". */
             amount_btc: string;
             /** @description The amount in satoshis. */
@@ -920,6 +934,16 @@ export interface components {
             } | null;
             /** @description The return link given at creation; null when none. Absent only from services released before it. */
             redirect_url?: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description Exact decimal BTC amount, e.g. "0.00001000". */
             amount_btc: string;
             /** @description The amount in satoshis. */
@@ -977,6 +1001,16 @@ export interface components {
             } | null;
             /** @description The return link given at creation; null when none. Absent only from services released before it. */
             redirect_url?: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description The USD amount requested. */
             amount_usd: number;
             /** @description Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals. */
@@ -1041,6 +1075,16 @@ export interface components {
             } | null;
             /** @description The return link given at creation; null when none. Absent only from services released before it. */
             redirect_url?: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description The USD amount requested. */
             amount_usd: number;
             /** @description Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals. */
@@ -1102,6 +1146,16 @@ export interface components {
              * @description Deprecated: use `amount_token_units`. The same as `amount_token_units`, also for USDT.
              */
             amount_usdc_units: number;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             status: components["schemas"]["InvoiceStatus"];
             /** Format: date-time */
             expires_at: string;
@@ -1166,6 +1220,29 @@ export interface components {
             /** @description When the next request is allowed (request budget empty, or a Retry-After or backoff window open); null when one may go now. */
             next_request_at: string | null;
         };
+        /** @description One exchange rate source (docs/invoices.md, "Prices in your currency"). */
+        RateSourceHealth: {
+            /** @description The source as `RATE_SOURCES` names it (`kraken`, `coinbase`, …; the sandbox's are named `sandbox-…`). */
+            name: string;
+            /** @description Scheme, host and port of its base URL. */
+            url: string;
+            /**
+             * @description `idle`: not asked yet (rates are asked only when an invoice is priced in a fiat currency). `ok`: its last quote counted. `outlier`: its last quote lay beyond `RATE_MAX_SPREAD` of the median and was ignored. `garbage`: its last answer was not its API's documented shape or held no usable price. `silent`: its last ask got no answer (refused, timed out, an HTTP error).
+             * @enum {string}
+             */
+            state: "idle" | "ok" | "outlier" | "garbage" | "silent";
+            /** @description What was wrong with its last answer (the outlier's pair and quote, the error); null when none. */
+            problem: string | null;
+            /** @description When it last answered a usable quote. */
+            last_quote_at: string | null;
+            /** @description Requests sent to it since start. */
+            requests: number;
+        };
+        /**
+         * @description ISO 4217 code of a fiat price: USD, EUR, GBP, CHF, CAD, AUD, JPY.
+         * @enum {string}
+         */
+        PriceCurrency: "USD" | "EUR" | "GBP" | "CHF" | "CAD" | "AUD" | "JPY";
         /** @description What a chain watcher is doing. */
         WatcherProgress: {
             /** @description When the last pass over the chain finished without error; null before the first. */
@@ -1391,6 +1468,8 @@ export interface components {
             };
             /** @description Per chain source (Esplora, Bitcoin Core, each RPC URL of an EVM chain): requests made, 429s received, when the next request is allowed. */
             chain_sources?: components["schemas"]["ChainSourceBudget"][];
+            /** @description The exchange rate sources fiat prices are converted with: whether each one's last quote counted, was an outlier, garbage or missing. A source named here is outvoted, never believed alone; `ok` does not change. */
+            rate_sources?: components["schemas"]["RateSourceHealth"][];
             /** @description Present when some EVM chain takes x402 payments. */
             x402?: components["schemas"]["PaymentSettlementHealth"];
         };
@@ -1429,6 +1508,16 @@ export interface components {
              * @description The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.
              */
             server_time: string;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @constant */
             chain: "btc";
             /** @constant */
@@ -1476,6 +1565,16 @@ export interface components {
              * @description The service's clock when this view was made (an addition to the spec's view): the page counts down to `expires_at` from it, so a payer device with a wrong clock still shows the right time left.
              */
             server_time: string;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @enum {string} */
             chain: "base" | "eth" | "polygon" | "arbitrum";
             /** @enum {string} */
@@ -1530,6 +1629,16 @@ export interface components {
             memo?: string | null;
             /** @description The return link given at creation. Always sent by this version (null when not given); absent only on events queued by an earlier one. */
             redirect_url?: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
         };
         /** @description A transfer that matches no open invoice (inexact amount, or invoice expired). The funds are in your wallet; no invoice is marked paid; handle it by hand. */
         PaymentOrphanEvent: {
@@ -1584,6 +1693,26 @@ export interface components {
              * @description When the service stored the change.
              */
             occurred_at: string;
+            /** @description The order reference given at creation. Always sent by this version (null when not given); absent only on events queued by an earlier one. */
+            order_id?: string | null;
+            /** @description The metadata given at creation. Always sent by this version (null when not given); absent only on events queued by an earlier one. */
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            /** @description The memo given at creation. Always sent by this version (null when not given); absent only on events queued by an earlier one. */
+            memo?: string | null;
+            /** @description The return link given at creation. Always sent by this version (null when not given); absent only on events queued by an earlier one. */
+            redirect_url?: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
         };
         /** @description Opt-in. Payments in blocks do not cover the amount yet: the invoice reads `partial` (sent once per invoice). */
         InvoicePartialEvent: {
@@ -1611,6 +1740,26 @@ export interface components {
              * @description When the service stored the change.
              */
             occurred_at: string;
+            /** @description The order reference given at creation. Always sent by this version (null when not given); absent only on events queued by an earlier one. */
+            order_id?: string | null;
+            /** @description The metadata given at creation. Always sent by this version (null when not given); absent only on events queued by an earlier one. */
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            /** @description The memo given at creation. Always sent by this version (null when not given); absent only on events queued by an earlier one. */
+            memo?: string | null;
+            /** @description The return link given at creation. Always sent by this version (null when not given); absent only on events queued by an earlier one. */
+            redirect_url?: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
         };
         /** @description Opt-in. The invoice passed `expires_at` unpaid and reads `expired` (sent once per invoice). */
         InvoiceExpiredEvent: {
@@ -1638,6 +1787,26 @@ export interface components {
              * @description When the service stored the change.
              */
             occurred_at: string;
+            /** @description The order reference given at creation. Always sent by this version (null when not given); absent only on events queued by an earlier one. */
+            order_id?: string | null;
+            /** @description The metadata given at creation. Always sent by this version (null when not given); absent only on events queued by an earlier one. */
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            /** @description The memo given at creation. Always sent by this version (null when not given); absent only on events queued by an earlier one. */
+            memo?: string | null;
+            /** @description The return link given at creation. Always sent by this version (null when not given); absent only on events queued by an earlier one. */
+            redirect_url?: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
         };
         /** @description How the merchant receives on one chain: an xpub, a fixed address (EVM chains), or both (EVM: USDC per address, USDT at the fixed one). */
         ReceiveMethod: {
@@ -1844,6 +2013,16 @@ export interface components {
             } | null;
             /** @description The return link given at creation; null when none. Absent only from services released before it. */
             redirect_url?: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description Exact decimal BTC amount, e.g. "0.00001000". */
             amount_btc: string;
             /** @description The amount in satoshis. */
@@ -1901,6 +2080,16 @@ export interface components {
             } | null;
             /** @description The return link given at creation; null when none. Absent only from services released before it. */
             redirect_url?: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description The USD amount requested. */
             amount_usd: number;
             /** @description Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals. */
@@ -1962,6 +2151,16 @@ export interface components {
              * @description Deprecated: use `amount_token_units`. The same as `amount_token_units`, also for USDT.
              */
             amount_usdc_units: number;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             status: components["schemas"]["InvoiceStatus"];
             /** Format: date-time */
             expires_at: string;
@@ -2016,6 +2215,16 @@ export interface components {
             } | null;
             /** @description The return link given at creation; null when none. Absent only from services released before it. */
             redirect_url?: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description Exact decimal BTC amount, e.g. "0.00001000". */
             amount_btc: string;
             /** @description The amount in satoshis. */
@@ -2064,6 +2273,16 @@ export interface components {
             } | null;
             /** @description The return link given at creation; null when none. Absent only from services released before it. */
             redirect_url?: string | null;
+            /** @description The fiat price the invoice was created with (decimal text in `price_currency`); null when it was priced in its asset. Absent only from listeners released before prices in a fiat currency. */
+            price_amount?: string | null;
+            /** @description ISO 4217 code of `price_amount`; null when priced in the asset. */
+            price_currency?: components["schemas"]["PriceCurrency"] | null;
+            /** @description Price currency per one unit of the asset (decimal text), fixed at creation: the median of the rate sources' quotes. Null when priced in the asset, or when a USD-pegged token was priced in USD (1:1, no rate). */
+            rate?: string | null;
+            /** @description The rate sources whose quotes made `rate`; null when no rate was taken. */
+            rate_sources?: string[] | null;
+            /** @description When the rate was taken; null when no rate was taken. */
+            rate_at?: string | null;
             /** @description The USD amount requested. */
             amount_usd: number;
             /** @description Exact decimal amount of the token `asset` names (USDC or USDT), 6 decimals. */
@@ -2107,6 +2326,8 @@ export interface components {
             chain_sources?: components["schemas"]["ChainSourceBudget"][];
             /** @description The database while it cannot be used (`component: database`), and chain watchers stalled or failing for several poll intervals, per chain and kind, with how many merchants; empty when none (an instance that is not the elected watcher has no watcher problems). */
             problems?: components["schemas"]["WatcherProblem"][];
+            /** @description The exchange rate sources fiat prices are converted with: whether each one's last quote counted, was an outlier, garbage or missing. A source named here is outvoted, never believed alone; `ok` does not change. */
+            rate_sources?: components["schemas"]["RateSourceHealth"][];
             /** @description Present when some EVM chain takes x402 payments. */
             x402?: components["schemas"]["PaymentSettlementHealth"];
         };
@@ -2209,7 +2430,7 @@ export interface operations {
             /**
              * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, has a field the contract does not know (the message names it), or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1, order_id, metadata or redirect_url out of bounds, redirect_url not https in production). Also the `order_id` query parameter of Cloud's invoice list given twice or out of bounds. Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
-             *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
+             *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base); or the body sends both or neither of the amount field and `price_amount` with `price_currency`, one of the pair without the other, a currency not accepted, or a price with more decimals than its currency has (none for JPY).
              *
              *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth`, `polygon` or `arbitrum`).
              *
@@ -2267,6 +2488,8 @@ export interface operations {
             };
             /**
              * @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
+             *
+             *     `rate_unavailable`: An invoice priced with `price_amount` could not be converted: fewer than `RATE_MIN_SOURCES` rate sources gave a fresh quote within `RATE_MAX_SPREAD` of their median. Nothing was stored; retry after `Retry-After` seconds. Invoices in the asset's own amount field still work.
              *
              *     `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
              */
@@ -3613,7 +3836,7 @@ export interface operations {
             /**
              * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, has a field the contract does not know (the message names it), or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1, order_id, metadata or redirect_url out of bounds, redirect_url not https in production). Also the `order_id` query parameter of Cloud's invoice list given twice or out of bounds. Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
              *
-             *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base).
+             *     `invalid_amount`: `amount_sats` is missing or not a positive integer (btc), or `amount_usd` is missing or not a positive number (base); or the body sends both or neither of the amount field and `price_amount` with `price_currency`, one of the pair without the other, a currency not accepted, or a price with more decimals than its currency has (none for JPY).
              *
              *     `unsupported_chain`: `chain` is not one the API knows (`btc`, `base`, `eth`, `polygon` or `arbitrum`).
              *
@@ -3691,6 +3914,8 @@ export interface operations {
              * @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
              *
              *     `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
+             *
+             *     `rate_unavailable`: An invoice priced with `price_amount` could not be converted: fewer than `RATE_MIN_SOURCES` rate sources gave a fresh quote within `RATE_MAX_SPREAD` of their median. Nothing was stored; retry after `Retry-After` seconds. Invoices in the asset's own amount field still work.
              */
             503: {
                 headers: {

@@ -11,7 +11,7 @@ import { parseEvmConfig, type EvmConfig } from '../../core/evm/evm-config.ts';
 import { createRpcSource, type RpcSource } from '../../core/evm/rpc.ts';
 import { createEvmWatcher, type EvmWatcherDeps } from '../../core/evm/watcher.ts';
 import { merchantEvmScope } from '../../core/evm/evm-transfer.repository.ts';
-import { createInvoiceService } from '../../core/invoices/invoice.service.ts';
+import { createInvoiceService, type InvoiceServiceDeps } from '../../core/invoices/invoice.service.ts';
 import { silentLogger } from '../../core/log.ts';
 import { watchObserver, type ServiceMetrics } from '../../core/metrics.ts';
 import { testDatabases, type TestDatabase } from './databases.ts';
@@ -131,6 +131,8 @@ export function evmServices(
     metrics?: ServiceMetrics;
     /** When the watcher's loop reads the chain (its pace, a head subscription). */
     pace?: Pick<EvmWatcherDeps, 'pollIntervalMs' | 'blockTimeMs' | 'heads' | 'headsCheckMs'>;
+    /** The exchange rates invoices priced in a fiat currency are converted at. */
+    rates?: InvoiceServiceDeps['rates'];
   } = {},
 ) {
   const clock = options.clock ?? systemClock;
@@ -144,6 +146,7 @@ export function evmServices(
     chains: [chainIn(defaultChains, config.chain).adapter],
     merchantId: MERCHANT,
     receivers: { [config.chain]: evmReceiver({ base: config, nonceDigits: options.nonceDigits, quarantineMs: options.quarantineMs }) },
+    rates: options.rates,
   });
   const watcher = createEvmWatcher({
     db,

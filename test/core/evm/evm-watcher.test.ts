@@ -61,6 +61,12 @@ for (const kind of testDatabases) for (const evmChain of evmTestChains) describe
           metadata: null,
           memo: null,
           redirect_url: null,
+          // Priced in its asset: no fiat price, no rate.
+          price_amount: null,
+          price_currency: null,
+          rate: null,
+          rate_sources: null,
+          rate_at: null,
         },
       );
       await chain.anvil.mine(2);

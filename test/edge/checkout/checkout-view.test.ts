@@ -17,10 +17,12 @@ const WEBHOOK_SECRET = 'whsec_checkout_test_secret_0123456789';
 const btcViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
   'verify_url', 'tx_url', 'server_time', 'amount_btc', 'amount_due', 'payment_seen', 'qr_uri', 'network', 'memo', 'redirect_url', 'x402_url',
+  'price_amount', 'price_currency', 'rate', 'rate_sources', 'rate_at',
 ].sort();
 const baseViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
   'verify_url', 'tx_url', 'server_time', 'amount_token', 'amount_token_units', 'amount_usdc', 'amount_usdc_units', 'amount_due', 'payment_seen', 'qr_uri', 'memo', 'redirect_url', 'x402_url',
+  'price_amount', 'price_currency', 'rate', 'rate_sources', 'rate_at',
 ].sort();
 
 describe('checkout view and page of the listener', () => {
@@ -79,6 +81,11 @@ describe('checkout view and page of the listener', () => {
         verify_url: created.verify_url,
         tx_url: null,
         x402_url: null,
+        price_amount: null,
+        price_currency: null,
+        rate: null,
+        rate_sources: null,
+        rate_at: null,
         server_time: undefined,
         amount_btc: '0.00050000',
         amount_due: '0.00050000',
