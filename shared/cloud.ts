@@ -10,8 +10,6 @@ export const PlanName = z.enum(['free', 'starter', 'pro']);
 
 export const SHOP_NAME_MIN = 2;
 export const SHOP_NAME_MAX = 80;
-export const INVOICE_LIST_DEFAULT = 25;
-export const INVOICE_LIST_MAX = 100;
 
 export const ReceiveMethod = z
   .object({
@@ -107,9 +105,19 @@ export const InvoiceListEntry = z
     created_at: dateTime(),
     paid_at: dateTime().nullable(),
     expires_at: dateTime(),
+    checkout_url: z.string().optional().describe('Cloud: the hosted payment page, as in the create answer; present when hosted checkout is enabled.'),
   })
   .meta({ id: 'InvoiceListEntry' });
-export const InvoiceList = z.object({ invoices: z.array(InvoiceListEntry) }).meta({ id: 'InvoiceList', description: 'Most recent first.' });
+export const InvoiceList = z
+  .object({
+    invoices: z.array(InvoiceListEntry),
+    next_cursor: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('Pass as `cursor` for the next page; null on the last page. Absent only from servers released before it.'),
+  })
+  .meta({ id: 'InvoiceList', description: 'Most recent first (by creation time, then invoice id).' });
 
 export const CreateKeyRequest = z
   .object({

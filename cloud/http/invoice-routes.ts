@@ -5,10 +5,14 @@ import { koaPath, type RouteHandlers } from '../../edge/http/route-table.ts';
 import { readJsonBodyWithNumberTexts } from '../../edge/http/json-body.ts';
 import { limitRequests, type CallLimit } from '../../edge/http/rate-limit.ts';
 import { x402Handlers } from '../../edge/http/x402-endpoint.ts';
+import { invoiceListHandler } from '../../edge/http/invoice-list-endpoint.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/log.ts';
 import type { X402Payments } from '../../core/x402/x402-payments.ts';
 import type { InvoiceService } from '../invoices/invoice-service.ts';
 import type { PublicInvoices } from '../invoices/public-invoices.ts';
 import type { KeyedRoute } from './auth.ts';
+import type { MerchantRow } from '../merchants/merchant.repository.ts';
 
 /** Anyone's page may read the public checkout view: it holds display fields only. */
 const openCors: Middleware = async (ctx, next) => {
@@ -34,14 +38,14 @@ export function invoiceHandlers(deps: {
   invoiceLimit: CallLimit;
   x402: X402Payments;
   x402Limit: CallLimit;
+  clock: Clock;
+  logger: Logger;
 }): RouteHandlers {
   const { invoices, keyed } = deps;
   return {
     cloudListInvoices: [
       ...keyed('cloudListInvoices'),
-      async (ctx) => {
-        ctx.body = await invoices.list(ctx.state.merchant, ctx.query.limit);
-      },
+      invoiceListHandler({ lists: invoices.lists, clock: deps.clock, logger: deps.logger, merchantOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id }),
     ],
     cloudCreateInvoice: [
       ...keyed('cloudCreateInvoice'),
