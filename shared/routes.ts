@@ -108,7 +108,7 @@ const invoiceListAnswer: RouteResponse = {
   alternatives: [{ mediaType: 'text/csv', jsonSchema: { type: 'string' } }],
 };
 const invoiceListRule =
-  'Filters combine (all must hold); pages follow `next_cursor`, which stays valid as new invoices arrive (they come before it). `Accept: text/csv` or `format=csv` answers every matching invoice as CSV instead (RFC 4180, a header line, `Content-Disposition: attachment`), streamed as it is read, whatever their number; a merchant runs two exports at a time at most (then 429 `rate_limited`). A pending invoice past `expires_at` is listed (and matched) as `expired`, as a read answers it. An unknown or repeated parameter, or a malformed value, answers 400 `bad_query` naming it.';
+  'Filters combine (all must hold); pages follow `next_cursor`, which stays valid as new invoices arrive (they come before it). `Accept: text/csv` or `format=csv` answers every matching invoice as CSV instead (RFC 4180, a header line, `Content-Disposition: attachment`), streamed as it is read, whatever their number; a merchant runs two exports at a time at most (then 429 `rate_limited`). A pending invoice past `expires_at` is listed as `expired`, as a read answers it, and stored so (`status` matches the stored status: the expiry sweeper stores `expired` within a minute of `expires_at`, a list as it reads). An unknown or repeated parameter, or a malformed value, answers 400 `bad_query` naming it.';
 const listErrors: ErrorCode[] = ['bad_query', 'rate_limited', 'lookup_failed', 'database_unavailable'];
 
 /** What reading one stored invoice can answer. */
