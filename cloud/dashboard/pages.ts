@@ -238,8 +238,9 @@ ${date('created_to', 'Created before')}
 
 /**
  * The invoice list: filters and search, a page of entries with the link to the next, and a CSV
- * export of everything the filters match. Only the newest page without filters reloads itself (a
- * reload would empty a form being filled in, and a later page does not change).
+ * export of everything the filters match. The newest page without filters refreshes itself (the
+ * page script reloads it, never while the filters are in use, and offers a pause); a filtered or
+ * later page does not.
  */
 export function renderInvoices(frame: PageFrame, list: InvoicePage): string {
   const { invoices, filters } = list;
@@ -248,11 +249,14 @@ export function renderInvoices(frame: PageFrame, list: InvoicePage): string {
 <a id="export" href="/dashboard/invoices/export?${queryOf({ ...filters, format: 'csv' })}" download>Export ${filtered ? 'these invoices' : 'all invoices'} as CSV</a>${
     filtered || list.later ? '\n<a href="/dashboard/invoices">Newest invoices, no filters</a>' : ''
   }</div>`;
-  const top = `${actions}\n${filterForm(filters)}`;
-  const refresh = filtered || list.later ? '' : `<meta http-equiv="refresh" content="${INVOICE_LIST_REFRESH_S}">\n`;
+  const live = !filtered && !list.later;
+  const updates = live
+    ? `\n<p class="actions">With scripts on, the list refreshes every ${INVOICE_LIST_REFRESH_S} seconds. <button type="button" id="pause-updates" class="secondary" aria-pressed="false" hidden>Pause updates</button></p>`
+    : '';
+  const top = `${actions}\n${filterForm(filters)}${updates}`;
   if (invoices.length === 0) {
     const none = filtered || list.later ? '<p id="no-invoices">No invoices match these filters.</p>' : '<p id="no-invoices">No invoices yet. Create one here, or with <code>POST /api/v1/invoice</code>.</p>';
-    return page(frame, '/dashboard/invoices', 'Invoices', `${top}\n${none}`, refresh);
+    return page(frame, '/dashboard/invoices', 'Invoices', `${top}\n${none}`);
   }
   const rows = invoices
     .map((invoice) => {
@@ -274,15 +278,14 @@ export function renderInvoices(frame: PageFrame, list: InvoicePage): string {
     '/dashboard/invoices',
     'Invoices',
     `${top}
-<div class="scroll"><table id="invoices">
-<caption>${caption}${refresh ? ` The list refreshes every ${INVOICE_LIST_REFRESH_S} seconds.` : ''}</caption>
+<div class="scroll"><table id="invoices"${live ? ` data-refresh-s="${INVOICE_LIST_REFRESH_S}"` : ''}>
+<caption>${caption}</caption>
 <thead><tr><th scope="col">Invoice</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Created</th><th scope="col">Payer's page</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
 </table></div>
 ${next}`,
-    refresh,
   );
 }
 

@@ -36,7 +36,7 @@ export function invoicePages(router: Router, kit: PageKit, deps: Pick<DashboardD
     }
     const { invoices: entries, next_cursor } = await invoices.lists.page(merchantOf(ctx), { ...request, limit: query.limit === undefined ? DASHBOARD_PAGE_SIZE : request.limit });
     const filters: InvoiceFilterValues = notice ? {} : Object.fromEntries(FILTERS.flatMap((name) => (query[name] ? [[name, query[name]]] : [])));
-    kit.show(ctx, renderInvoices(kit.frame(ctx, notice), { invoices: entries, filters, nextCursor: next_cursor ?? null, later: !notice && request.after !== null }), notice ? 400 : 200);
+    kit.show(ctx, renderInvoices(kit.frame(ctx, notice, true), { invoices: entries, filters, nextCursor: next_cursor ?? null, later: !notice && request.after !== null }), notice ? 400 : 200);
   });
 
   /** The CSV of what the page's filters match, as the API exports it. */
