@@ -45,7 +45,7 @@ export function invoiceHandlers(deps: {
   return {
     cloudListInvoices: [
       ...keyed('cloudListInvoices'),
-      invoiceListHandler({ lists: invoices.lists, clock: deps.clock, logger: deps.logger, merchantOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id }),
+      invoiceListHandler({ lists: invoices.lists, exports: invoices.exports, clock: deps.clock, logger: deps.logger, merchantOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id }),
     ],
     cloudCreateInvoice: [
       ...keyed('cloudCreateInvoice'),

@@ -9,6 +9,7 @@ import { countInvoice } from '../billing/usage.ts';
 import type { createMerchantReceivers } from '../merchants/merchant-context.ts';
 import type { MerchantRow } from '../merchants/merchant.repository.ts';
 import { createInvoiceLists } from '../../core/invoices/invoice-list.ts';
+import { exportSlots } from '../../edge/http/invoice-list-endpoint.ts';
 
 export interface InvoiceServiceDeps {
   db: Kysely<CloudTables>;
@@ -28,6 +29,9 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
   return {
     /** Finding the merchants' invoices: each entry, and each export's last column, carries the checkout_url the create answer did. */
     lists: createInvoiceLists({ db, clock, chains: config.chainDefinitions, expireIfLapsed: engine.expireIfLapsed, extra: [{ name: 'checkout_url', value: (row) => checkoutUrl(row.invoice_id) }] }),
+
+    /** The merchants' running CSV exports, over the API and the dashboard alike. */
+    exports: exportSlots(),
 
     async create(merchant: MerchantRow, body: unknown, numberTexts: NumberTexts) {
       const plan = planNow(merchant);

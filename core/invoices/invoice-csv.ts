@@ -6,7 +6,7 @@
 const FORMULA_START = /^[=+\-@\t\r]/;
 
 /** One RFC 4180 field: quoted when it holds a comma, quote, CR or LF, quotes doubled; null is empty. */
-export function csvField(value: string | null): string {
+function csvField(value: string | null): string {
   if (value === null) return '';
   const text = FORMULA_START.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;

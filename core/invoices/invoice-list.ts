@@ -10,12 +10,12 @@ import type { InvoiceRow } from './invoice.repository.ts';
 import { encodeCursor, type InvoiceFilters, type ListPosition, type ListRequest } from './list-query.ts';
 
 /** How many rows an export reads per query: memory stays bounded by this, not by the merchant's invoice count. */
-export const EXPORT_CHUNK_ROWS = 1000;
+const EXPORT_CHUNK_ROWS = 1000;
 
 const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
 
 /** A stored invoice as a list entry: the same fields on the listener and Cloud. */
-export function listEntry(chains: readonly ChainModule[], row: InvoiceRow): z.infer<typeof InvoiceListEntry> {
+function listEntry(chains: readonly ChainModule[], row: InvoiceRow): z.infer<typeof InvoiceListEntry> {
   return {
     invoice_id: row.invoice_id,
     chain: row.chain,

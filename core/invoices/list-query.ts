@@ -29,7 +29,7 @@ export interface ListRequest {
 }
 
 /** `limit`: default 25, anything else clamped to 1-100 (text that is not a whole number reads as the default). */
-export function clampListLimit(text: unknown): number {
+function clampListLimit(text: unknown): number {
   const n = typeof text === 'string' && /^-?\d+$/.test(text.trim()) ? Number(text) : INVOICE_LIST_DEFAULT;
   return Math.min(INVOICE_LIST_MAX, Math.max(1, n));
 }
@@ -38,7 +38,7 @@ export function clampListLimit(text: unknown): number {
 export const encodeCursor = (position: ListPosition): string => Buffer.from(JSON.stringify([position.createdAt, position.invoiceId])).toString('base64url');
 
 /** The position of a cursor this server issued, or null for anything else. */
-export function decodeCursor(cursor: string): ListPosition | null {
+function decodeCursor(cursor: string): ListPosition | null {
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
   try {
     const pair: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

@@ -7,7 +7,7 @@ import { parseListQuery } from '../../core/invoices/list-query.ts';
 import type { Logger } from '../../core/log.ts';
 
 /** A merchant's CSV exports running at once: each holds a connection and reads its whole list. */
-export const EXPORTS_PER_MERCHANT = 2;
+const EXPORTS_PER_MERCHANT = 2;
 const EXPORT_RETRY_AFTER_S = 5;
 
 export interface InvoiceListEndpointDeps {
@@ -16,10 +16,14 @@ export interface InvoiceListEndpointDeps {
   logger: Logger;
   /** Whose invoices the request lists. */
   merchantOf(ctx: Context): string;
+  /** The merchants' running exports, shared by every handler that exports the same merchants' invoices. */
+  exports: ExportSlots;
 }
 
-/** The merchants' running exports, counted so each runs at most EXPORTS_PER_MERCHANT. */
-function exportSlots() {
+/** The merchants' running exports, counted so each runs at most EXPORTS_PER_MERCHANT: take one, call what it returns when done. */
+export type ExportSlots = (merchantId: string) => () => void;
+
+export function exportSlots(): ExportSlots {
   const running = new Map<string, number>();
   return (merchantId: string): (() => void) => {
     const count = running.get(merchantId) ?? 0;
@@ -46,10 +50,8 @@ const wantsCsv = (ctx: Context, format: 'json' | 'csv' | null) => format === 'cs
  * backpressure, so memory holds a chunk whatever the export's size.
  */
 export function invoiceListHandler(deps: InvoiceListEndpointDeps): Middleware {
-  const takeExportSlot = exportSlots();
-
   async function exportCsv(ctx: Context, merchantId: string, request: ReturnType<typeof parseListQuery>): Promise<void> {
-    const release = takeExportSlot(merchantId);
+    const release = deps.exports(merchantId);
     let text: AsyncIterable<string>;
     try {
       text = await deps.lists.csv(merchantId, request.filters);

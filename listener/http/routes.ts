@@ -2,7 +2,7 @@ import { paymentStateFor, type PaymentStateSettings } from '../../mcp/payment-st
 import type { Health } from '../../shared/index.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
 import type { InvoiceLists } from '../../core/invoices/invoice-list.ts';
-import { invoiceListHandler } from '../../edge/http/invoice-list-endpoint.ts';
+import { exportSlots, invoiceListHandler } from '../../edge/http/invoice-list-endpoint.ts';
 import { keyMatcher, requireApiKey } from './api-key.ts';
 import { oauthRouteHandlers, type EndpointOAuth } from '../../edge/oauth/endpoint-oauth.ts';
 import { requireMcpCredentials } from '../../edge/oauth/protected-resource.ts';
@@ -120,7 +120,7 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
         ctx.body = await deps.invoices.create(body, numberTexts);
       },
     ],
-    listInvoices: [requireApiKey(deps.apiKey), invoiceListHandler({ lists: deps.lists, clock: deps.clock, logger: deps.logger, merchantOf: () => deps.merchantId })],
+    listInvoices: [requireApiKey(deps.apiKey), invoiceListHandler({ lists: deps.lists, exports: exportSlots(), clock: deps.clock, logger: deps.logger, merchantOf: () => deps.merchantId })],
     getInvoice: async (ctx) => {
       ctx.body = await deps.invoices.get(ctx.params.id!);
     },

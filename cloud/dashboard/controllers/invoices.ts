@@ -40,7 +40,7 @@ export function invoicePages(router: Router, kit: PageKit, deps: Pick<DashboardD
   });
 
   /** The CSV of what the page's filters match, as the API exports it. */
-  const exportCsv = invoiceListHandler({ lists: invoices.lists, clock: deps.clock, logger: deps.logger, merchantOf });
+  const exportCsv = invoiceListHandler({ lists: invoices.lists, exports: invoices.exports, clock: deps.clock, logger: deps.logger, merchantOf });
   router.get('/invoices/export', kit.signedIn, async (ctx, next) => {
     ctx.query = { ...pageQuery(ctx), format: 'csv' };
     await exportCsv(ctx, next);
