@@ -4,6 +4,7 @@ import { CheckoutView } from '../shared/checkout.ts';
 import type { Logger } from '../core/log.ts';
 import type { CallLimit } from '../edge/http/rate-limit.ts';
 import { inProcess } from '../mcp/in-process-result.ts';
+import { parseListQuery } from '../core/invoices/list-query.ts';
 import type { ListenerClient } from '../mcp/listener-client.ts';
 import type { CloudTables } from './storage/cloud.tables.ts';
 import type { CloudService } from './cloud-service.ts';
@@ -40,6 +41,6 @@ export function cloudMcpClient(deps: CloudMcpClientDeps): ListenerClient {
     checkoutView: (invoiceId) => inProcess(CheckoutView, () => cloud.publicInvoices.checkoutView(invoiceId), 'lookup_failed', logger),
     document: async (name) => ({ ok: true, value: name === 'llms.txt' ? deps.documents.llms : deps.documents.openapi }),
     x402Requirements: x402RequirementsOf(deps.x402),
-    listInvoices: (limit) => inProcess(InvoiceList, () => cloud.invoices.list(merchant, limit === undefined ? undefined : String(limit)), 'internal_error', logger),
+    listInvoices: (query) => inProcess(InvoiceList, async () => cloud.invoices.lists.page(merchant.merchant_id, parseListQuery(query)), 'lookup_failed', logger),
   };
 }

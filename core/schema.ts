@@ -8,6 +8,7 @@ import { invoicesExpiryIndexMigration } from './invoices/expiry-index.migration.
 import { invoicesAndOutboxMigration } from './invoices/invoices.migration.ts';
 import { invoiceVerificationMigration } from './invoices/verification.migration.ts';
 import { invoiceShopFieldsMigration } from './invoices/shop-fields.migration.ts';
+import { invoiceListIndexesMigration } from './invoices/list-indexes.migration.ts';
 import { keyIdentityMigration, noKeyIdRenames, type KeyIdRenames } from './invoices/key-identity.migration.ts';
 import { webhookDeliveryMigration } from './webhooks/delivery-migration.ts';
 import { oauthGrantKeyMigration, oauthStoreMigration } from './oauth/oauth.migration.ts';
@@ -56,6 +57,7 @@ export function coreMigrations(dialect: Dialect, chains: readonly ChainTablesSou
     '0023_x402_settlements': x402SettlementsMigration,
     '0024_x402_valid_before': x402ValidBeforeMigration,
     '0025_invoice_shop_fields': invoiceShopFieldsMigration,
+    '0026_invoice_list_indexes': invoiceListIndexesMigration,
   };
 }
 

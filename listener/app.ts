@@ -24,6 +24,7 @@ import { paymentStateSettings } from '../mcp/payment-state.ts';
 import { bindHttp, closeServer } from '../edge/http/serve.ts';
 import { metricsLoopbackOpen } from '../edge/http/metrics-endpoint.ts';
 import { merchantInvoices } from '../core/invoices/invoice.service.ts';
+import { createInvoiceLists } from '../core/invoices/invoice-list.ts';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../core/metrics.ts';
@@ -231,6 +232,7 @@ function listenerHttpApp(config: Config, { engine, invoices, payments, health, o
   const { db, clock, logger, metrics, feed } = engine;
   return createHttpApp({
     invoices,
+    lists: createInvoiceLists({ db, clock, chains: config.chainDefinitions, expireIfLapsed: engine.invoices.expireIfLapsed }),
     chains: config.chainDefinitions,
     x402: payments,
     x402Limit: callLimit(config.x402RateLimit && createRateLimiter({ store: memoryWindows(), clock, name: 'x402', config: config.x402RateLimit }), 'x402 requests'),

@@ -26,7 +26,7 @@ export function registerInvoiceResource(server: McpServer, deps: ServerDeps): vo
     new ResourceTemplate(`${PREFIX}{id}`, {
       list: list
         ? async () => {
-            const listed = await list(undefined);
+            const listed = await list({});
             if (!listed.ok) throw readError(listed.failure);
             return { resources: listed.value.invoices.map((invoice) => ({ uri: PREFIX + invoice.invoice_id, name: invoice.invoice_id, mimeType: 'application/json' })) };
           }

@@ -32,8 +32,8 @@ export interface ListenerClient {
   document(name: ListenerDocument): Promise<ListenerResult<string>>;
   /** The invoice's public checkout view (shop, amounts, QR URI): what the MCP Apps invoice view shows. */
   checkoutView(invoiceId: string): Promise<ListenerResult<CheckoutView>>;
-  /** The key's most recent invoices; only clients that can list (Cloud) have it. */
-  listInvoices?(limit: number | undefined): Promise<ListenerResult<z.infer<typeof InvoiceList>>>;
+  /** The key's most recent invoices, filtered as GET /invoices filters them (query texts); only clients that can list (Cloud) have it. */
+  listInvoices?(query: Readonly<Record<string, string>>): Promise<ListenerResult<z.infer<typeof InvoiceList>>>;
   /** The x402 payment requirements of an invoice (its x402_url's 402 answer); null when x402 cannot pay it now. */
   x402Requirements(invoiceId: string): Promise<X402PaymentRequired | null>;
 }

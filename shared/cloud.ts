@@ -16,8 +16,6 @@ const webhookEvents = z
 
 export const SHOP_NAME_MIN = 2;
 export const SHOP_NAME_MAX = 80;
-export const INVOICE_LIST_DEFAULT = 25;
-export const INVOICE_LIST_MAX = 100;
 
 export const ReceiveMethod = z
   .object({
@@ -116,9 +114,19 @@ export const InvoiceListEntry = z
     expires_at: dateTime(),
     ...orderFieldsShape,
     ...memoOnEveryChain,
+    checkout_url: z.string().optional().describe('Cloud: the hosted payment page, as in the create answer; present when hosted checkout is enabled.'),
   })
   .meta({ id: 'InvoiceListEntry' });
-export const InvoiceList = z.object({ invoices: z.array(InvoiceListEntry) }).meta({ id: 'InvoiceList', description: 'Most recent first.' });
+export const InvoiceList = z
+  .object({
+    invoices: z.array(InvoiceListEntry),
+    next_cursor: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('Pass as `cursor` for the next page; null on the last page. Absent only from servers released before it.'),
+  })
+  .meta({ id: 'InvoiceList', description: 'Most recent first (by creation time, then invoice id).' });
 
 export const CreateKeyRequest = z
   .object({

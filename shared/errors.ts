@@ -23,6 +23,11 @@ export const errorCatalogue = {
     description:
       'The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\\ud800`), is not a JSON object, has a field the contract does not know (the message names it), or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1, order_id, metadata or redirect_url out of bounds, redirect_url not https in production). Also the `order_id` query parameter of Cloud\'s invoice list given twice or out of bounds. Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).',
   },
+  bad_query: {
+    status: 400,
+    description:
+      'Invoice lists: a query parameter is unknown or given twice, or its value is malformed (a `status`, `chain`, `asset` or `format` not among those listed, a `created_from`/`created_to` that is not an ISO 8601 date-time or date, a text over 200 characters, a `cursor` this server did not issue). The message names the parameter.',
+  },
   invalid_amount: {
     status: 400,
     description:
@@ -127,7 +132,7 @@ export const errorCatalogue = {
   },
   rate_limited: {
     status: 429,
-    description: 'Too many requests (invoice creations, sign-ups, x402 requests); the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice\'s merchant\'s share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans\' share); the message names the limit.',
+    description: 'Too many requests (invoice creations, sign-ups, x402 requests), or (invoice lists) a CSV export while this merchant already runs two; the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice\'s merchant\'s share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans\' share); the message names the limit.',
   },
   too_many_sessions: {
     status: 429,

@@ -6,6 +6,7 @@ export * from './webhooks.ts';
 export * from './checkout.ts';
 export { API_VERSION, CONTRACT_VERSION, RELEASE_VERSION } from './version.ts';
 export * from './cloud.ts';
+export * from './invoice-list.ts';
 export * from './network-name.ts';
 export * from './chains.ts';
 export * from './x402.ts';

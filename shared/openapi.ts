@@ -257,7 +257,10 @@ function operation(route: Route): JsonObject {
   const cloudOnly = !route.surfaces.includes('listener');
   const errors = routeErrors(route);
   const responses = Object.fromEntries(
-    Object.entries(route.responses).map(([status, response]) => [status, { description: response.description, ...(response.content ? { content: content(response.content) } : {}) }]),
+    Object.entries(route.responses).map(([status, response]) => {
+      const bodies = [...(response.content ? [response.content] : []), ...(response.alternatives ?? [])];
+      return [status, { description: response.description, ...(bodies.length ? { content: Object.assign({}, ...bodies.map(content)) } : {}) }];
+    }),
   );
   return {
     operationId: route.operationId,

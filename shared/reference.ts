@@ -92,7 +92,8 @@ function endpointSection(route: Route): string {
     const content = response.content;
     const id = content && 'schema' in content ? z.globalRegistry.get(content.schema)?.id : undefined;
     const shape = id ? ` Body: ${typeOf({ $ref: id })}.` : content ? ` \`${content.mediaType}\`.` : '';
-    lines.push(`| ${status} | ${cell(response.description + shape)} |`);
+    const others = (response.alternatives ?? []).map((alternative) => ` Or \`${alternative.mediaType}\`.`).join('');
+    lines.push(`| ${status} | ${cell(response.description + shape + others)} |`);
   }
   const codes = referenceErrors(route).sort((a, b) => errorCatalogue[a].status - errorCatalogue[b].status);
   lines.push(`| errors | ${codes.map((code) => `${errorCatalogue[code].status} [\`${code}\`](#${code})`).join(', ')} |`, '');

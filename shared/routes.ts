@@ -19,8 +19,9 @@ import {
 import { errorCatalogue, type ErrorCode } from './errors.ts';
 import { Health } from './health.ts';
 import { INVOICES_READ, INVOICES_WRITE, type Scope } from './scopes.ts';
-import { CreatedInvoice, CreateInvoiceRequest, ORDER_ID_MAX_LENGTH, StoredInvoice } from './invoice.ts';
+import { CreatedInvoice, CreateInvoiceRequest, StoredInvoice } from './invoice.ts';
 import { X402PaymentRequired } from './x402.ts';
+import { invoiceListParameterDocs } from './invoice-list.ts';
 
 /** Which edition serves a route: the self-hosted listener or the multi-tenant Cloud. */
 export type Surface = 'listener' | 'cloud';
@@ -48,6 +49,8 @@ export interface RouteResponse {
   description: string;
   /** Absent for an answer without a body. */
   content?: RouteContent;
+  /** Other media types the same status may carry, chosen by the request (a list as CSV). */
+  alternatives?: readonly RouteContent[];
 }
 
 export interface RouteParameter {
@@ -98,6 +101,16 @@ const x402Responses = {
   200: json(StoredInvoice, 'Paid: `PAYMENT-RESPONSE` (base64 JSON: success, transaction, network, payer) and the invoice, still pending until the watcher confirms the transfer.'),
   402: json(X402PaymentRequired, 'Payment required: the requirements (also in `PAYMENT-REQUIRED`).'),
 };
+
+/** The invoice lists' query parameters, all optional. */
+const invoiceListParameters: RouteParameter[] = Object.entries(invoiceListParameterDocs).map(([name, doc]) => ({ name, in: 'query', required: false, ...doc }));
+const invoiceListAnswer: RouteResponse = {
+  ...json(InvoiceList, 'One page, most recent first, and `next_cursor`.'),
+  alternatives: [{ mediaType: 'text/csv', jsonSchema: { type: 'string' } }],
+};
+const invoiceListRule =
+  'Filters combine (all must hold); pages follow `next_cursor`, which stays valid as new invoices arrive (they come before it). `Accept: text/csv` or `format=csv` answers every matching invoice as CSV instead (RFC 4180, a header line, `Content-Disposition: attachment`), streamed as it is read, whatever their number; a merchant runs two exports at a time at most (then 429 `rate_limited`). A pending invoice past `expires_at` is listed as `expired`, as a read answers it, and stored so (`status` matches the stored status: the expiry sweeper stores `expired` within a minute of `expires_at`, a list as it reads). An unknown or repeated parameter, or a malformed value, answers 400 `bad_query` naming it.';
+const listErrors: ErrorCode[] = ['bad_query', 'rate_limited', 'lookup_failed', 'database_unavailable'];
 
 /** What reading one stored invoice can answer. */
 const readErrors: ErrorCode[] = ['not_found', 'lookup_failed', 'database_unavailable'];
@@ -318,6 +331,19 @@ export const routeTable: readonly Route[] = [
     errors: readErrors,
   },
   {
+    operationId: 'listInvoices',
+    method: 'get',
+    path: '/invoices',
+    surfaces: ['listener'],
+    summary: 'Find invoices: filtered, paged, or exported as CSV',
+    description: `Requires \`X-Service-Api-Key\` when the listener has \`SERVICE_API_KEY\` set (without one, like POST /invoice, it is open: development only). The same query and answers as Cloud \`GET /api/v1/invoices\`. ${invoiceListRule}`,
+    auth: 'listener-key',
+    scope: INVOICES_READ,
+    parameters: invoiceListParameters,
+    responses: { 200: invoiceListAnswer },
+    errors: listErrors,
+  },
+  {
     operationId: 'getX402',
     method: 'get',
     path: '/x402/{id}',
@@ -466,21 +492,13 @@ export const routeTable: readonly Route[] = [
     method: 'get',
     path: '/api/v1/invoices',
     surfaces: ['cloud'],
-    summary: "The merchant's invoices, most recent first",
+    summary: "The merchant's invoices, most recent first: filtered, paged, or exported as CSV",
+    description: `Only the key's merchant's invoices. Each entry carries \`checkout_url\` when hosted checkout is enabled; a CSV export adds it as the last column. ${invoiceListRule}`,
     auth: 'merchant-key',
     scope: INVOICES_READ,
-    parameters: [
-      { name: 'limit', in: 'query', required: false, jsonSchema: { type: 'integer', default: 25 }, description: 'Clamped to 1-100.' },
-      {
-        name: 'order_id',
-        in: 'query',
-        required: false,
-        jsonSchema: { type: 'string', minLength: 1, maxLength: ORDER_ID_MAX_LENGTH },
-        description: 'Only the invoices created with this `order_id` (exact match; several invoices may share one, all are listed within `limit`).',
-      },
-    ],
-    responses: { 200: json(InvoiceList, 'Most recent first.') },
-    errors: ['bad_body'],
+    parameters: invoiceListParameters,
+    responses: { 200: invoiceListAnswer },
+    errors: listErrors,
   },
   {
     operationId: 'cloudSetWebhook',

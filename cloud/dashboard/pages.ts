@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { chainFacts, supportedAssets, type Account, type AssetId, type InvoiceListEntry } from '../../shared/index.ts';
+import { chainFacts, chainNames, InvoiceStatus, listAssets, supportedAssets, type Account, type AssetId, type InvoiceListEntry } from '../../shared/index.ts';
 import { escapeHtml } from '../../edge/checkout/page.ts';
 import { accountPage } from '../../edge/http/dashboard-style.ts';
 import { KEY_LABEL_MAX } from '../keys/api-keys.ts';
@@ -201,12 +201,66 @@ ${chains}
 /** How often the invoice list reloads itself, so each status is current without a script. */
 export const INVOICE_LIST_REFRESH_S = 10;
 
-export function renderInvoices(frame: PageFrame, invoices: InvoiceEntry[], checkoutUrl: (id: string) => string | null): string {
-  const create = '<p><a class="button" href="/dashboard/invoices/new">Create an invoice</a></p>';
-  if (invoices.length === 0) return page(frame, '/dashboard/invoices', 'Invoices', `${create}\n<p>No invoices yet. Create one here, or with <code>POST /api/v1/invoice</code>.</p>`);
+/** The filters of the invoice page, as its form sends them (only those given). */
+export type InvoiceFilterValues = Partial<Record<'q' | 'status' | 'chain' | 'asset' | 'created_from' | 'created_to', string>>;
+
+/** One page of the invoice list: its entries, the filters that chose them, and where the next page starts. */
+export interface InvoicePage {
+  invoices: InvoiceEntry[];
+  filters: InvoiceFilterValues;
+  nextCursor: string | null;
+  /** Whether this page follows another (a cursor was given). */
+  later: boolean;
+}
+
+const queryOf = (values: Readonly<Record<string, string | undefined>>) =>
+  new URLSearchParams(Object.entries(values).filter((entry): entry is [string, string] => !!entry[1])).toString();
+
+function choice(name: string, label: string, options: readonly string[], current: string | undefined): string {
+  const items = options.map((option) => `<option value="${e(option)}"${option === current ? ' selected' : ''}>${e(option)}</option>`).join('');
+  return `<div><label for="${name}">${label}</label><select id="${name}" name="${name}"><option value="">Any</option>${items}</select></div>`;
+}
+
+function filterForm(filters: InvoiceFilterValues): string {
+  const date = (name: 'created_from' | 'created_to', label: string) =>
+    `<div><label for="${name}">${label}</label><input id="${name}" name="${name}" type="date" value="${e(filters[name] ?? '')}"></div>`;
+  return `<form method="get" action="/dashboard/invoices" class="filters" role="search" aria-label="Find invoices">
+<div class="search"><label for="q">Search</label><input id="q" name="q" type="search" maxlength="200" spellcheck="false" value="${e(filters.q ?? '')}" aria-describedby="q-hint">
+<span class="hint" id="q-hint">An invoice id or order id (exact), or a receive address.</span></div>
+${choice('status', 'Status', InvoiceStatus.options, filters.status)}
+${choice('chain', 'Chain', chainNames, filters.chain)}
+${choice('asset', 'Asset', listAssets, filters.asset)}
+${date('created_from', 'Created from')}
+${date('created_to', 'Created before')}
+<div><button type="submit">Find</button></div>
+</form>`;
+}
+
+/**
+ * The invoice list: filters and search, a page of entries with the link to the next, and a CSV
+ * export of everything the filters match. The newest page without filters refreshes itself (the
+ * page script reloads it, never while the filters are in use, and offers a pause); a filtered or
+ * later page does not.
+ */
+export function renderInvoices(frame: PageFrame, list: InvoicePage): string {
+  const { invoices, filters } = list;
+  const filtered = Object.values(filters).some(Boolean);
+  const actions = `<div class="actions"><a class="button" href="/dashboard/invoices/new">Create an invoice</a>
+<a id="export" href="/dashboard/invoices/export?${queryOf({ ...filters, format: 'csv' })}" download>Export ${filtered ? 'these invoices' : 'all invoices'} as CSV</a>${
+    filtered || list.later ? '\n<a href="/dashboard/invoices">Newest invoices, no filters</a>' : ''
+  }</div>`;
+  const live = !filtered && !list.later;
+  const updates = live
+    ? `\n<p class="actions">With scripts on, the list refreshes every ${INVOICE_LIST_REFRESH_S} seconds. <button type="button" id="pause-updates" class="secondary" aria-pressed="false" hidden>Pause updates</button></p>`
+    : '';
+  const top = `${actions}\n${filterForm(filters)}${updates}`;
+  if (invoices.length === 0) {
+    const none = filtered || list.later ? '<p id="no-invoices">No invoices match these filters.</p>' : '<p id="no-invoices">No invoices yet. Create one here, or with <code>POST /api/v1/invoice</code>.</p>';
+    return page(frame, '/dashboard/invoices', 'Invoices', `${top}\n${none}`);
+  }
   const rows = invoices
     .map((invoice) => {
-      const url = checkoutUrl(invoice.invoice_id);
+      const url = invoice.checkout_url ?? null;
       const id = `<code>${e(invoice.invoice_id)}</code>`;
       return `<tr>
 <td data-label="Invoice">${url ? `<a href="${e(url)}">${id}</a>` : id}</td>
@@ -217,19 +271,21 @@ export function renderInvoices(frame: PageFrame, invoices: InvoiceEntry[], check
 </tr>`;
     })
     .join('\n');
+  const caption = filtered ? `${invoices.length} matching invoices, newest first.` : `${list.later ? 'Earlier' : 'Latest'} ${invoices.length} invoices, newest first.`;
+  const next = list.nextCursor ? `<p><a id="next-page" href="/dashboard/invoices?${queryOf({ ...filters, cursor: list.nextCursor })}">Next page (older invoices)</a></p>` : '';
   return page(
     frame,
     '/dashboard/invoices',
     'Invoices',
-    `${create}
-<div class="scroll"><table id="invoices">
-<caption>Latest ${invoices.length} invoices, newest first. The list refreshes every ${INVOICE_LIST_REFRESH_S} seconds.</caption>
+    `${top}
+<div class="scroll"><table id="invoices"${live ? ` data-refresh-s="${INVOICE_LIST_REFRESH_S}"` : ''}>
+<caption>${caption}</caption>
 <thead><tr><th scope="col">Invoice</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Created</th><th scope="col">Payer's page</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
-</table></div>`,
-    `<meta http-equiv="refresh" content="${INVOICE_LIST_REFRESH_S}">\n`,
+</table></div>
+${next}`,
   );
 }
 

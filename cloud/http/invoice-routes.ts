@@ -5,12 +5,14 @@ import { koaPath, type RouteHandlers } from '../../edge/http/route-table.ts';
 import { readJsonBodyWithNumberTexts } from '../../edge/http/json-body.ts';
 import { limitRequests, type CallLimit } from '../../edge/http/rate-limit.ts';
 import { x402Handlers } from '../../edge/http/x402-endpoint.ts';
+import { invoiceListHandler } from '../../edge/http/invoice-list-endpoint.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/log.ts';
 import type { X402Payments } from '../../core/x402/x402-payments.ts';
 import type { InvoiceService } from '../invoices/invoice-service.ts';
 import type { PublicInvoices } from '../invoices/public-invoices.ts';
 import type { KeyedRoute } from './auth.ts';
-import { ORDER_ID_MAX_LENGTH } from '../../shared/index.ts';
-import { ServiceError } from '../../core/errors.ts';
+import type { MerchantRow } from '../merchants/merchant.repository.ts';
 
 /** Anyone's page may read the public checkout view: it holds display fields only. */
 const openCors: Middleware = async (ctx, next) => {
@@ -28,15 +30,6 @@ export function checkoutPreflight(): Router {
   });
 }
 
-/** `order_id` of GET /invoices: one reference of 1-128 characters, or absent (every invoice). */
-function orderIdQuery(value: string | string[] | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length < 1 || value.length > ORDER_ID_MAX_LENGTH) {
-    throw new ServiceError('bad_body', `order_id must be given once, 1-${ORDER_ID_MAX_LENGTH} characters.`);
-  }
-  return value;
-}
-
 /** The merchant's own invoices (creates limited per key), and the public views and x402 payment of any invoice. */
 export function invoiceHandlers(deps: {
   invoices: InvoiceService;
@@ -47,14 +40,14 @@ export function invoiceHandlers(deps: {
   x402Limit: CallLimit;
   /** The x402 requests' shares by the invoice's merchant (x402ShareLimit). */
   x402ShareLimit: CallLimit;
+  clock: Clock;
+  logger: Logger;
 }): RouteHandlers {
   const { invoices, keyed } = deps;
   return {
     cloudListInvoices: [
       ...keyed('cloudListInvoices'),
-      async (ctx) => {
-        ctx.body = await invoices.list(ctx.state.merchant, ctx.query.limit, orderIdQuery(ctx.query.order_id));
-      },
+      invoiceListHandler({ lists: invoices.lists, exports: invoices.exports, clock: deps.clock, logger: deps.logger, merchantOf: (ctx) => (ctx.state.merchant as MerchantRow).merchant_id }),
     ],
     cloudCreateInvoice: [
       ...keyed('cloudCreateInvoice'),

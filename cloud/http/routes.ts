@@ -35,7 +35,7 @@ export function cloudHandlers(deps: CloudRouteDeps): RouteHandlers {
   return {
     ...accountHandlers(cloud.accounts, keyed, signupLimit(deps)),
     ...keyHandlers(cloud.keys, keyed),
-    ...invoiceHandlers({ invoices: cloud.invoices, publicInvoices: cloud.publicInvoices, keyed, invoiceLimit: invoiceCreates, x402: deps.x402, x402Limit: deps.x402Limit, x402ShareLimit: deps.x402ShareLimit }),
+    ...invoiceHandlers({ invoices: cloud.invoices, publicInvoices: cloud.publicInvoices, keyed, invoiceLimit: invoiceCreates, x402: deps.x402, x402Limit: deps.x402Limit, x402ShareLimit: deps.x402ShareLimit, clock: deps.clock, logger: deps.logger }),
     ...webhookHandlers(cloud.webhooks, keyed),
     ...billingHandlers(cloud.billing, keyed, deps.stripeWebhook),
     ...mcpRouteHandlers(deps, invoiceCreates),

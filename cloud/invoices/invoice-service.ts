@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { INVOICE_LIST_DEFAULT, INVOICE_LIST_MAX, type NumberTexts } from '../../shared/index.ts';
+import type { NumberTexts } from '../../shared/index.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { InvoiceEngine } from '../../core/invoices/invoice.service.ts';
 import type { CloudTables } from '../storage/cloud.tables.ts';
@@ -8,7 +8,9 @@ import { effectivePlan, planOf, usageMonth, type PlanName } from '../billing/pla
 import { countInvoice } from '../billing/usage.ts';
 import type { createMerchantReceivers } from '../merchants/merchant-context.ts';
 import type { MerchantRow } from '../merchants/merchant.repository.ts';
-import { listEntry, withCheckoutUrl } from './invoice-views.ts';
+import { withCheckoutUrl } from './invoice-views.ts';
+import { createInvoiceLists } from '../../core/invoices/invoice-list.ts';
+import { exportSlots } from '../../edge/http/invoice-list-endpoint.ts';
 
 export interface InvoiceServiceDeps {
   db: Kysely<CloudTables>;
@@ -16,12 +18,6 @@ export interface InvoiceServiceDeps {
   config: Pick<CloudConfig, 'checkoutBaseUrl' | 'chainDefinitions'>;
   engine: InvoiceEngine;
   receivers: ReturnType<typeof createMerchantReceivers>;
-}
-
-/** `limit` of GET /invoices: default 25, anything else clamped to 1-100 (non-numbers read as the default). */
-export function clampListLimit(text: unknown): number {
-  const n = typeof text === 'string' && /^-?\d+$/.test(text.trim()) ? Number(text) : INVOICE_LIST_DEFAULT;
-  return Math.min(INVOICE_LIST_MAX, Math.max(1, n));
 }
 
 /** A merchant's own invoices: created within the plan's monthly allowance, listed, read. */
@@ -32,27 +28,11 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
     effectivePlan({ plan: row.plan as PlanName, expiresAt: row.plan_expires_at === null ? null : Number(row.plan_expires_at) }, clock.now()).plan;
 
   return {
-    /** `orderId`: only the invoices created with that order reference (several may share one). */
-    async list(merchant: MerchantRow, limitText: unknown, orderId?: string) {
-      const read = () =>
-        db
-          .selectFrom('invoices')
-          .selectAll()
-          .where('merchant_id', '=', merchant.merchant_id)
-          .$if(orderId !== undefined, (query) => query.where('order_id', '=', orderId!))
-          .orderBy('created_at', 'desc')
-          .orderBy('invoice_id', 'desc')
-          .limit(clampListLimit(limitText))
-          .execute();
-      const now = clock.now();
-      let rows = await read();
-      const lapsed = rows.filter((row) => row.status === 'pending' && Number(row.expires_at) <= now);
-      if (lapsed.length) {
-        for (const row of lapsed) await engine.expireIfLapsed(merchant.merchant_id, row.invoice_id, now);
-        rows = await read();
-      }
-      return { invoices: rows.map((row) => listEntry(deps.config.chainDefinitions, row)) };
-    },
+    /** Finding the merchants' invoices: each entry, and each export's last column, carries the checkout_url the create answer did. */
+    lists: createInvoiceLists({ db, clock, chains: config.chainDefinitions, expireIfLapsed: engine.expireIfLapsed, extra: [{ name: 'checkout_url', value: (row) => checkoutUrl(row.invoice_id) }] }),
+
+    /** The merchants' running CSV exports, over the API and the dashboard alike. */
+    exports: exportSlots(),
 
     async create(merchant: MerchantRow, body: unknown, numberTexts: NumberTexts) {
       const plan = planNow(merchant);

@@ -40,6 +40,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find invoices: filtered, paged, or exported as CSV
+         * @description Requires `X-Service-Api-Key` when the listener has `SERVICE_API_KEY` set (without one, like POST /invoice, it is open: development only). The same query and answers as Cloud `GET /api/v1/invoices`. Filters combine (all must hold); pages follow `next_cursor`, which stays valid as new invoices arrive (they come before it). `Accept: text/csv` or `format=csv` answers every matching invoice as CSV instead (RFC 4180, a header line, `Content-Disposition: attachment`), streamed as it is read, whatever their number; a merchant runs two exports at a time at most (then 429 `rate_limited`). A pending invoice past `expires_at` is listed as `expired`, as a read answers it, and stored so (`status` matches the stored status: the expiry sweeper stores `expired` within a minute of `expires_at`, a list as it reads). An unknown or repeated parameter, or a malformed value, answers 400 `bad_query` naming it.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/x402/{id}": {
         parameters: {
             query?: never;
@@ -283,7 +303,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The merchant's invoices, most recent first */
+        /**
+         * The merchant's invoices, most recent first: filtered, paged, or exported as CSV
+         * @description Only the key's merchant's invoices. Each entry carries `checkout_url` when hosted checkout is enabled; a CSV export adds it as the last column. Filters combine (all must hold); pages follow `next_cursor`, which stays valid as new invoices arrive (they come before it). `Accept: text/csv` or `format=csv` answers every matching invoice as CSV instead (RFC 4180, a header line, `Content-Disposition: attachment`), streamed as it is read, whatever their number; a merchant runs two exports at a time at most (then 429 `rate_limited`). A pending invoice past `expires_at` is listed as `expired`, as a read answers it, and stored so (`status` matches the stored status: the expiry sweeper stores `expired` within a minute of `expires_at`, a list as it reads). An unknown or repeated parameter, or a malformed value, answers 400 `bad_query` naming it.
+         */
         get: operations["cloudListInvoices"];
         put?: never;
         post?: never;
@@ -781,7 +804,7 @@ export interface components {
              * @description Stable, machine-readable code: branch on this.
              * @enum {string}
              */
-            code: "bad_body" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_webhook_event" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "rate_unavailable" | "capacity" | "invalid_payment" | "payment_in_progress" | "invoice_paid" | "invoice_ended" | "x402_unavailable" | "settlement_unavailable" | "settlement_failed";
+            code: "bad_body" | "bad_query" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_webhook_event" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "rate_unavailable" | "capacity" | "invalid_payment" | "payment_in_progress" | "invoice_paid" | "invoice_ended" | "x402_unavailable" | "settlement_unavailable" | "settlement_failed";
             /** @description Human-readable; may change, never branch on it. */
             message: string;
             /**
@@ -1930,10 +1953,14 @@ export interface components {
             redirect_url?: string | null;
             /** @description The memo given at creation, shown on the checkout page; null when none. Absent only from services released before it. */
             memo?: string | null;
+            /** @description Cloud: the hosted payment page, as in the create answer; present when hosted checkout is enabled. */
+            checkout_url?: string;
         };
-        /** @description Most recent first. */
+        /** @description Most recent first (by creation time, then invoice id). */
         InvoiceList: {
             invoices: components["schemas"]["InvoiceListEntry"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. Absent only from servers released before it. */
+            next_cursor?: string | null;
         };
         WebhookSettingRequest: {
             webhook_url: string;
@@ -2457,7 +2484,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests); the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
+            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests), or (invoice lists) a CSV export while this merchant already runs two; the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2571,6 +2598,108 @@ export interface operations {
             };
         };
     };
+    listInvoices: {
+        parameters: {
+            query?: {
+                /** @description Page size: default 25; any other number is clamped to 1-100 (not refused), text that is not a whole number reads as the default. Ignored by a CSV export, which has every matching invoice. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page: the page after it. Opaque; one this server did not issue is refused (`bad_query`). */
+                cursor?: string;
+                /** @description Only invoices with this stored status. */
+                status?: "pending" | "partial" | "confirmed" | "expired" | "failed";
+                /** @description Only invoices on this chain. */
+                chain?: "btc" | "base" | "eth" | "polygon" | "arbitrum";
+                /** @description Only invoices in this asset (BTC, USDC, USDT; any case). */
+                asset?: string;
+                /** @description Only the invoices of this order reference (the shop's `order_id`, exact; several invoices may share one). */
+                order_id?: string;
+                /** @description Search: the invoices whose id or order id is exactly this, or whose receive address is this in any case. */
+                q?: string;
+                /** @description Only invoices created at or after this instant (inclusive): an ISO 8601 date-time with its zone, or a date (00:00 UTC). */
+                created_from?: string;
+                /** @description Only invoices created before this instant (exclusive), written as `created_from`. */
+                created_to?: string;
+                /** @description `csv`: the whole filtered list as CSV (as `Accept: text/csv`); `json` (default): one page. Wins over `Accept`. */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, most recent first, and `next_cursor`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceList"];
+                    "text/csv": string;
+                };
+            };
+            /**
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, has a field the contract does not know (the message names it), or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1, order_id, metadata or redirect_url out of bounds, redirect_url not https in production). Also the `order_id` query parameter of Cloud's invoice list given twice or out of bounds. Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
+             *
+             *     `bad_query`: Invoice lists: a query parameter is unknown or given twice, or its value is malformed (a `status`, `chain`, `asset` or `format` not among those listed, a `created_from`/`created_to` that is not an ISO 8601 date-time or date, a text over 200 characters, a `cursor` this server did not issue). The message names the parameter.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`, which may also carry an OAuth access token). Where OAuth is offered, the MCP endpoint adds `WWW-Authenticate: Bearer resource_metadata=…`, with `error="invalid_token"` when the token is invalid, expired, revoked or issued for another server. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests), or (invoice lists) a CSV export while this merchant already runs two; the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `lookup_failed`: The invoice could not be read (storage failure). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getX402: {
         parameters: {
             query?: never;
@@ -2647,7 +2776,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests); the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
+            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests), or (invoice lists) a CSV export while this merchant already runs two; the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3368,7 +3497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests); the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
+            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests), or (invoice lists) a CSV export while this merchant already runs two; the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3540,10 +3669,26 @@ export interface operations {
     cloudListInvoices: {
         parameters: {
             query?: {
-                /** @description Clamped to 1-100. */
+                /** @description Page size: default 25; any other number is clamped to 1-100 (not refused), text that is not a whole number reads as the default. Ignored by a CSV export, which has every matching invoice. */
                 limit?: number;
-                /** @description Only the invoices created with this `order_id` (exact match; several invoices may share one, all are listed within `limit`). */
+                /** @description The `next_cursor` of the previous page: the page after it. Opaque; one this server did not issue is refused (`bad_query`). */
+                cursor?: string;
+                /** @description Only invoices with this stored status. */
+                status?: "pending" | "partial" | "confirmed" | "expired" | "failed";
+                /** @description Only invoices on this chain. */
+                chain?: "btc" | "base" | "eth" | "polygon" | "arbitrum";
+                /** @description Only invoices in this asset (BTC, USDC, USDT; any case). */
+                asset?: string;
+                /** @description Only the invoices of this order reference (the shop's `order_id`, exact; several invoices may share one). */
                 order_id?: string;
+                /** @description Search: the invoices whose id or order id is exactly this, or whose receive address is this in any case. */
+                q?: string;
+                /** @description Only invoices created at or after this instant (inclusive): an ISO 8601 date-time with its zone, or a date (00:00 UTC). */
+                created_from?: string;
+                /** @description Only invoices created before this instant (exclusive), written as `created_from`. */
+                created_to?: string;
+                /** @description `csv`: the whole filtered list as CSV (as `Accept: text/csv`); `json` (default): one page. Wins over `Accept`. */
+                format?: "json" | "csv";
             };
             header?: never;
             path?: never;
@@ -3551,16 +3696,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Most recent first. */
+            /** @description One page, most recent first, and `next_cursor`. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InvoiceList"];
+                    "text/csv": string;
                 };
             };
-            /** @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, has a field the contract does not know (the message names it), or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1, order_id, metadata or redirect_url out of bounds, redirect_url not https in production). Also the `order_id` query parameter of Cloud's invoice list given twice or out of bounds. Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed). */
+            /**
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, has a field the contract does not know (the message names it), or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1, order_id, metadata or redirect_url out of bounds, redirect_url not https in production). Also the `order_id` query parameter of Cloud's invoice list given twice or out of bounds. Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
+             *
+             *     `bad_query`: Invoice lists: a query parameter is unknown or given twice, or its value is malformed (a `status`, `chain`, `asset` or `format` not among those listed, a `created_from`/`created_to` that is not an ISO 8601 date-time or date, a text over 200 characters, a `cursor` this server did not issue). The message names the parameter.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3587,8 +3737,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests), or (invoice lists) a CSV export while this merchant already runs two; the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
             431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `lookup_failed`: The invoice could not be read (storage failure). */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3881,7 +4051,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests); the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
+            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests), or (invoice lists) a CSV export while this merchant already runs two; the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4089,7 +4259,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests); the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
+            /** @description `rate_limited`: Too many requests (invoice creations, sign-ups, x402 requests), or (invoice lists) a CSV export while this merchant already runs two; the `Retry-After` header says how many seconds to wait. On Cloud an x402 request may also meet its invoice's merchant's share (`CLOUD_X402_RATE_PER_PLAN`, the Free plans' share); the message names the limit. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */

@@ -1,6 +1,8 @@
 import { paymentStateFor, type PaymentStateSettings } from '../../mcp/payment-state.ts';
 import type { Health } from '../../shared/index.ts';
 import type { InvoiceService } from '../../core/invoices/invoice.service.ts';
+import type { InvoiceLists } from '../../core/invoices/invoice-list.ts';
+import { exportSlots, invoiceListHandler } from '../../edge/http/invoice-list-endpoint.ts';
 import { keyMatcher, requireApiKey } from './api-key.ts';
 import { oauthRouteHandlers, type EndpointOAuth } from '../../edge/oauth/endpoint-oauth.ts';
 import { requireMcpCredentials } from '../../edge/oauth/protected-resource.ts';
@@ -28,6 +30,8 @@ import type { ChainModule } from '../../core/invoices/chain-module.ts';
 
 export interface RouteDeps {
   invoices: InvoiceService;
+  /** Finding the merchant's invoices (GET /invoices). */
+  lists: InvoiceLists;
   /** The listener's chains: the MCP texts and tools and the checkout page speak of them. */
   chains: readonly ChainModule[];
   health: () => Promise<Health>;
@@ -116,6 +120,7 @@ export function listenerHandlers(deps: RouteDeps): RouteHandlers {
         ctx.body = await deps.invoices.create(body, numberTexts);
       },
     ],
+    listInvoices: [requireApiKey(deps.apiKey), invoiceListHandler({ lists: deps.lists, exports: exportSlots(), clock: deps.clock, logger: deps.logger, merchantOf: () => deps.merchantId })],
     getInvoice: async (ctx) => {
       ctx.body = await deps.invoices.get(ctx.params.id!);
     },

@@ -234,8 +234,10 @@ describe('Cloud /api/v1', () => {
     assert.equal((await getJson(api('/invoices?limit=1000'), key)).json.invoices.length, 27);
     assert.equal((await getJson(api('/invoices?limit=2'), key)).json.invoices.length, 2);
     const entry = all.find((i: { invoice_id: string }) => i.invoice_id === ids[0]);
-    assert.deepEqual(Object.keys(entry).sort(), ['amount', 'asset', 'chain', 'created_at', 'expires_at', 'invoice_id', 'memo', 'metadata', 'order_id', 'paid_at', 'receive_address', 'redirect_url', 'status', 'tx_hash']);
+    // The spec's fields, and the checkout_url the create answer carried (hosted checkout is on here).
+    assert.deepEqual(Object.keys(entry).sort(), ['amount', 'asset', 'chain', 'checkout_url', 'created_at', 'expires_at', 'invoice_id', 'memo', 'metadata', 'order_id', 'paid_at', 'receive_address', 'redirect_url', 'status', 'tx_hash']);
     assert.equal(entry.amount, '0.00000100');
+    assert.equal(entry.checkout_url, `https://pay.example.com/pay/${ids[0]}`);
   });
 
   it('serves the hosted checkout page behind checkout_url, polling the Cloud view', async () => {

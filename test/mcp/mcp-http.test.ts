@@ -230,6 +230,12 @@ describe('MCP over Streamable HTTP on Cloud', () => {
     assert.equal(invoice.checkout_url, undefined);
     const listed = structured<{ invoices: Invoice[] }>(await firstClient.callTool({ name: 'list_invoices', arguments: {} }));
     assert.deepEqual(listed.invoices.map((entry) => entry.invoice_id), [invoice.invoice_id]);
+    // The list's filters, as over HTTP: a search by id, a status it does not have, a malformed date.
+    const found = structured<{ invoices: Invoice[]; next_cursor: string | null }>(await firstClient.callTool({ name: 'list_invoices', arguments: { q: invoice.invoice_id, status: 'pending', asset: 'BTC' } }));
+    assert.deepEqual(found.invoices.map((entry) => entry.invoice_id), [invoice.invoice_id]);
+    assert.equal(found.next_cursor, null);
+    assert.deepEqual(structured<{ invoices: Invoice[] }>(await firstClient.callTool({ name: 'list_invoices', arguments: { status: 'confirmed' } })).invoices, []);
+    assert.match(errorText(await firstClient.callTool({ name: 'list_invoices', arguments: { created_from: 'last week' } })), /^bad_query: .*created_from/);
     const own = structured<{ invoice: Invoice }>(await firstClient.callTool({ name: 'get_invoice_status', arguments: { invoice_id: invoice.invoice_id } }));
     assert.equal(own.invoice.invoice_id, invoice.invoice_id);
 
@@ -237,6 +243,7 @@ describe('MCP over Streamable HTTP on Cloud', () => {
     await assert.rejects(secondClient.readResource({ uri: `invoice://${invoice.invoice_id}` }), /not_found/);
     await assert.rejects(secondClient.subscribeResource({ uri: `invoice://${invoice.invoice_id}` }), /not_found/);
     assert.deepEqual(structured<{ invoices: Invoice[] }>(await secondClient.callTool({ name: 'list_invoices', arguments: {} })).invoices, []);
+    assert.deepEqual(structured<{ invoices: Invoice[] }>(await secondClient.callTool({ name: 'list_invoices', arguments: { q: invoice.invoice_id } })).invoices, [], "not even by the other merchant's invoice id");
     const { resources } = await firstClient.listResources();
     assert.ok(resources.some((resource) => resource.uri === `invoice://${invoice.invoice_id}`));
   });

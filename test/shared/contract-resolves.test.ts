@@ -15,6 +15,9 @@ import { dereferenced, exchange, firstEvent, responseChecker, strictAjv, type An
 import { answerConsent, REDIRECT_URL } from '../helpers/oauth.ts';
 import { exerciseX402, x402Stage } from '../helpers/x402-exercise.ts';
 import { ACCOUNT_XPUB } from '../helpers/evm-chain.ts';
+import { insertRows, invoiceRow } from '../helpers/invoice-rows.ts';
+import type { Kysely } from 'kysely';
+import type { CoreTables } from '../../core/schema.ts';
 
 const committed = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8'));
 const FIXED_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -78,6 +81,30 @@ async function overStreamCap(url: string, path: string, refused: () => Promise<A
 
 type Send = (method: string, path: string, options?: Parameters<typeof exchange>[3]) => Promise<Answer & { json(): any; headers: Headers }>;
 const form = (fields: Record<string, string>) => ({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), bare: true });
+
+/**
+ * An invoice list (the listener's GET /invoices, Cloud's GET /api/v1/invoices): a page, a CSV
+ * export, a refused query, no key, and the export cap: two exports the client does not read hold
+ * the merchant's two slots (their rows outgrow every buffer on the way), so a third gets 429.
+ */
+async function exerciseInvoiceList(baseUrl: string, path: string, key: Record<string, string>, db: Kysely<CoreTables>, merchantId: string, send: Send) {
+  const bulky = JSON.stringify({ note: 'x'.repeat(2000) });
+  await insertRows(db, Array.from({ length: 10_000 }, (_, n) => invoiceRow(merchantId, `inv_cap${String(n).padStart(5, '0')}`, { created_at: Date.UTC(2026, 0, 1) + n, metadata: bulky })));
+  assert.equal((await send('GET', `${path}?limit=2`, { headers: key })).status, 200);
+  assert.equal((await send('GET', `${path}?status=paid`, { headers: key })).json().error.code, 'bad_query');
+  assert.equal((await send('GET', path, {})).status, 401);
+  const held = await Promise.all([0, 1].map(() => fetch(`${baseUrl}${path}?format=csv`, { headers: key })));
+  const third = await send('GET', `${path}?format=csv`, { headers: key });
+  assert.equal(third.json().error.code, 'rate_limited');
+  assert.equal(third.headers.get('retry-after'), '5');
+  await Promise.all(held.map((response) => response.body!.cancel()));
+  // A cancelled export gives its slot back once the server sees the connection end.
+  const deadline = Date.now() + 10_000;
+  let exported = await send('GET', `${path}?format=csv&limit=1`, { headers: key });
+  while (exported.status === 429 && Date.now() < deadline) exported = await send('GET', `${path}?format=csv&limit=1`, { headers: key });
+  assert.equal(exported.status, 200);
+  assert.equal(exported.body.split('\n').length - 1, 10_001, 'the whole list, limit ignored');
+}
 
 /**
  * Every documented answer of the OAuth endpoints of a server with OAuth on, signing in with `key` for
@@ -258,6 +285,14 @@ describe('real answers of every listener operation and documented status match t
     }
   });
 
+  it('GET /invoices: a page, an export, a refused query, no key, the export cap', async () => {
+    const listener = await startTestListener({ env: { SERVICE_API_KEY: LISTENER_KEY, MERCHANT_ID: 'm_list' } });
+    listeners.push(listener);
+    await exerciseInvoiceList(listener.url, '/invoices', { 'X-Service-Api-Key': LISTENER_KEY }, listener.database.db, 'm_list', (method, path, options) => send(listener.url, method, path, options));
+    assert.equal((await send(listener.url, 'GET', '/invoices?%ff')).status, 400);
+    assert.equal((await send(listener.url, 'GET', `/invoices?${OVERLONG_ID}`)).status, 431);
+  });
+
   it('Base fixed-address listener: chain and asset refusals, 503 capacity, then 429 rate_limited', async () => {
     const config = loadConfig({
       PORT: '0',
@@ -288,6 +323,8 @@ describe('real answers of every listener operation and documented status match t
     await database.close();
     assert.equal((await send(listener.url, 'POST', '/invoice', { body: '{"chain":"btc","amount_sats":1000}' })).json().error.code, 'create_failed');
     assert.equal((await send(listener.url, 'GET', '/invoice/any')).json().error.code, 'lookup_failed');
+    assert.equal((await send(listener.url, 'GET', '/invoices')).json().error.code, 'lookup_failed');
+    assert.equal((await send(listener.url, 'GET', '/invoices?format=csv')).json().error.code, 'lookup_failed');
     assert.equal((await send(listener.url, 'GET', '/checkout/any')).json().error.code, 'lookup_failed');
     assert.equal((await send(listener.url, 'GET', '/x402/any')).json().error.code, 'lookup_failed');
     assert.equal((await send(listener.url, 'GET', '/pay/any')).status, 500);
@@ -299,7 +336,7 @@ describe('real answers of every listener operation and documented status match t
       const listener = await startTestListener({ env: { DATABASE_URL: server.url } });
       listeners.push(listener);
       await server.stop();
-      for (const [method, path, body] of [['POST', '/invoice', '{"chain":"btc","amount_sats":1000}'], ['GET', '/invoice/any'], ['GET', '/checkout/any'], ['GET', '/checkout/any/events'], ['GET', '/x402/any']]) {
+      for (const [method, path, body] of [['POST', '/invoice', '{"chain":"btc","amount_sats":1000}'], ['GET', '/invoice/any'], ['GET', '/invoices'], ['GET', '/checkout/any'], ['GET', '/checkout/any/events'], ['GET', '/x402/any']]) {
         const answer = await send(listener.url, method, path, body ? { body } : {});
         assert.equal(answer.json().error.code, 'database_unavailable', path);
         assert.equal(answer.headers.get('retry-after'), '5', path);
@@ -442,6 +479,7 @@ describe('real answers of every Cloud operation and documented status match the 
       assert.equal((await send('GET', api(`${path}?${OVERLONG_ID}`), { headers: key })).status, 431, path);
     }
     for (const path of ['/me', '/invoices']) assert.equal((await send('GET', api(path))).status, 401, path);
+    await exerciseInvoiceList(cloud.url, api('/invoices'), key, cloud.database.db as unknown as Kysely<CoreTables>, first.json().merchant_id, send);
 
     assert.equal((await send('POST', api('/webhook'), { headers: key, body: '{"webhook_url":"https://hooks.example.com/w"}' })).status, 200);
     assert.equal((await send('POST', api('/webhook'), { headers: key, body: '{"webhook_url":"http://hooks.example.com/w"}' })).status, 400);
@@ -558,6 +596,7 @@ describe('real answers of every Cloud operation and documented status match the 
       const key = { 'X-Service-Api-Key': 'sk_any' };
       assert.equal((await send('POST', api('/invoice'), { headers: key, body: '{"chain":"btc","amount_sats":1}' }, failing.url)).json().error.code, 'create_failed');
       assert.equal((await send('GET', api('/invoice/any'), { headers: key }, failing.url)).json().error.code, 'lookup_failed');
+      assert.equal((await send('GET', api('/invoices'), { headers: key }, failing.url)).json().error.code, 'lookup_failed');
       assert.equal((await send('GET', api('/x402/any'), {}, failing.url)).json().error.code, 'lookup_failed');
     } finally {
       await failing.stop();

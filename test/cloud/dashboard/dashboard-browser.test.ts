@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { HDNodeWallet } from 'ethers';
 import type { RunningCloud } from '../../../cloud/cloud-app.ts';
@@ -15,6 +15,10 @@ import { payeeOf, testAccountKey } from '../../helpers/btc-chain.ts';
 import { waitForWatcher } from '../../helpers/wait-for-watcher.ts';
 import { BIP84_ZPUB, postJson } from '../../helpers/listener.ts';
 import { startScriptedReceiver } from '../../helpers/scripted-receiver.ts';
+import { axeViolations } from '../../helpers/axe.ts';
+import { insertRows, invoiceRow, parseCsv } from '../../helpers/invoice-rows.ts';
+import type { Kysely } from 'kysely';
+import type { CoreTables } from '../../../core/schema.ts';
 
 const EVM_XPUB = HDNodeWallet.fromPhrase('test test test test test test test test test test test junk', undefined, "m/44'/60'/0'").neuter().extendedKey;
 const EVM_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -158,6 +162,73 @@ describe('merchant dashboard in Chromium', { skip: chromiumMissing }, () => {
     await page.goto(`${cloud.url}/dashboard`);
     assert.equal(await page.locator('#usage').textContent(), '1 of 50');
     assert.deepEqual(pageErrors, []);
+  });
+
+  test('invoice page: filter by status, chain and date, search by order id, invoice id or address, page on, export what the filters match; no axe-core violation', async () => {
+    const shop = await signupMerchant(cloud.url, { btc_xpub: BIP84_ZPUB, shop_name: 'Finder Shop' });
+    const start = Date.UTC(2026, 10, 1);
+    const rows = Array.from({ length: 60 }, (_, n) =>
+      invoiceRow(shop.merchant_id, `inv_find${String(n).padStart(2, '0')}`, {
+        created_at: start + n * 3_600_000,
+        chain: n % 4 === 0 ? 'base' : 'btc',
+        status: n % 5 === 0 ? 'confirmed' : 'pending',
+        order_id: `ORD-${n}`,
+      }),
+    );
+    await insertRows(cloud.database.db as unknown as Kysely<CoreTables>, rows);
+    const listed = (where: Page) => where.locator('#invoices tbody tr td:first-child code').allTextContents();
+    const ids = (keep: (row: (typeof rows)[number]) => boolean) => rows.filter(keep).map((row) => row.invoice_id).reverse();
+
+    // axe-core is injected as a script: this context lets it past the page's Content-Security-Policy.
+    const finder = await browser.newContext({ bypassCSP: true });
+    const on = await finder.newPage();
+    const errors = collectPageErrors(on);
+    await signIn(on, shop.api_key);
+    await on.waitForURL(`${cloud.url}/dashboard`);
+    await on.goto(`${cloud.url}/dashboard/invoices`);
+    assert.deepEqual(await listed(on), ids(() => true).slice(0, 50), 'the newest 50');
+    assert.deepEqual(await axeViolations(on), []);
+    await saveScreenshot(on, 'dashboard-invoices-filters');
+    const pause = on.getByRole('button', { name: 'Pause updates' });
+    await pause.click();
+    assert.equal(await on.getByRole('button', { name: 'Resume updates' }).getAttribute('aria-pressed'), 'true');
+
+    await on.getByRole('link', { name: 'Next page (older invoices)' }).click();
+    assert.deepEqual(await listed(on), ids(() => true).slice(50));
+    assert.equal(await on.getByRole('link', { name: 'Next page (older invoices)' }).count(), 0, 'the last page');
+
+    await on.goto(`${cloud.url}/dashboard/invoices`);
+    await on.getByLabel('Status').selectOption('confirmed');
+    await on.getByLabel('Chain').selectOption('base');
+    await on.getByLabel('Created from').fill('2026-11-02');
+    await on.getByRole('button', { name: 'Find' }).click();
+    const matching = ids((row) => row.status === 'confirmed' && row.chain === 'base' && row.created_at >= Date.UTC(2026, 10, 2));
+    assert.deepEqual(await listed(on), matching);
+    assert.equal(await on.getByLabel('Status').inputValue(), 'confirmed', 'the form keeps the filters');
+    assert.equal(await on.locator('[data-refresh-s]').count(), 0, 'a filtered list does not reload itself');
+    assert.deepEqual(await axeViolations(on), []);
+
+    const [download] = await Promise.all([on.waitForEvent('download'), on.getByRole('link', { name: 'Export these invoices as CSV' }).click()]);
+    assert.match(download.suggestedFilename(), /^invoices-\d{8}T\d{6}Z\.csv$/);
+    const csv = parseCsv(readFileSync((await download.path())!, 'utf8'));
+    assert.equal(csv[0]!.at(-1), 'checkout_url');
+    assert.deepEqual(csv.slice(1).map((record) => record[0]), matching, 'the export holds what the filters match, all of it');
+
+    for (const [search, expected] of [['ORD-33', ['inv_find33']], ['inv_find07', ['inv_find07']], [rows[13]!.receive_address.toUpperCase(), ['inv_find13']], ['no-such-thing', []]] as const) {
+      await on.goto(`${cloud.url}/dashboard/invoices`);
+      await on.getByLabel('Search').fill(search);
+      await on.getByLabel('Search').press('Enter');
+      assert.deepEqual(await listed(on), expected, search);
+    }
+    assert.equal(await on.locator('#no-invoices').textContent(), 'No invoices match these filters.');
+
+    assert.deepEqual(errors, []);
+    // A malformed filter in the address: the page says which (400), with the newest invoices under it.
+    const refused = await on.goto(`${cloud.url}/dashboard/invoices?created_from=tomorrow`);
+    assert.equal(refused!.status(), 400);
+    assert.match((await on.getByRole('alert').textContent())!, /created_from.*\(bad_query\)/);
+    assert.deepEqual(await listed(on), ids(() => true).slice(0, 50));
+    await finder.close();
   });
 
   test('webhook secret rotation: the new secret is shown once, deliveries are signed with it, the old one stops verifying; re-send', async () => {

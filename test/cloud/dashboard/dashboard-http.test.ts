@@ -287,7 +287,11 @@ for (const database of testDatabases) describe(`dashboard sessions over HTTP (${
   test('invoice list: each invoice links to its checkout page, and the list refreshes itself', async () => {
     const token = await signIn(cloud.url, merchant.api_key);
     const html = await (await open(cloud.url, '/dashboard/invoices', token)).text();
-    assert.match(html, /<meta http-equiv="refresh" content="10">/);
+    // The page script reloads it every 10 s, with a pause button (no meta refresh, which no one could stop).
+    assert.match(html, /<table id="invoices" data-refresh-s="10">/);
+    assert.match(html, /<button type="button" id="pause-updates" class="secondary" aria-pressed="false" hidden>Pause updates<\/button>/);
+    assert.match(html, /<script src="\/dashboard\/assets\/dashboard\.[0-9a-f]{12}\.js" integrity="sha384-/);
+    assert.doesNotMatch(html, /http-equiv="refresh"/);
     assert.match(html, /<a class="button" href="\/dashboard\/invoices\/new">Create an invoice<\/a>/);
     const ids = [...html.matchAll(/<td data-label="Invoice"><a href="https:\/\/pay\.example\/pay\/(inv_[^"]+)"><code>(inv_[^<]+)<\/code><\/a><\/td>/g)];
     assert.ok(ids.length > 0);
