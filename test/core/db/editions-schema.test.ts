@@ -56,7 +56,7 @@ function withReceiveMethodsColumn(rows: Awaited<ReturnType<typeof storedRows>>) 
  * verified was not recorded; 0025 its shop columns (order reference, fiat price), null: it had none.
  */
 function withLaterInvoiceColumns(rows: Awaited<ReturnType<typeof storedRows>>) {
-  return { ...rows, invoices: rows.invoices.map((invoice) => ({ ...invoice, verification: null, ...noShopColumns, rate_at: null })) };
+  return { ...rows, invoices: rows.invoices.map((invoice) => ({ ...noShopColumns, rate_at: null, ...invoice, verification: null })) };
 }
 
 /** A database the last release before the split migrated, holding a Cloud merchant, an invoice and a webhook event. */
