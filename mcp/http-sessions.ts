@@ -105,6 +105,16 @@ function refuseBeyondBounds(
   if (sessions.size + opening.total() >= bounds.maxSessions) throw new ServiceError('capacity', 'Too many open MCP sessions; retry shortly.', { retryAfterS: 5 });
 }
 
+/** The owner's fair-share slot, or the 429 naming its plan's cap or the unpaid plans' share. */
+function takeSessionShare(options: McpSessionOptions, shares: ReturnType<typeof shareLedger>, sessions: ReadonlyMap<string, Session>, request: McpRequest, now: number): () => void {
+  if (!options.shares || !request.tier) return () => undefined;
+  const tenant = { id: request.owner, tier: request.tier };
+  return takeShare(shares, options.shares, SESSION_SHARE_NAMES, tenant, (refusal) => {
+    const held = [...sessions.values()].filter((session) => (refusal === 'plan_cap' ? session.owner === request.owner : session.unpaid));
+    return idleRetryAfterS(held, options.idleMs, now);
+  });
+}
+
 /**
  * The Streamable HTTP sessions of one process. Sessioned rather than stateless because
  * subscriptions and progress need a server-to-client stream (GET) tied to the client's session.
@@ -135,20 +145,10 @@ export function createMcpSessions(options: McpSessionOptions) {
   // Sessions and initializes under way by owner and by unpaid plans, for the fair shares.
   const shares = shareLedger();
 
-  /** The owner's fair-share slot, or the 429 naming its plan's cap or the unpaid plans' share. */
-  function takeSessionShare(request: McpRequest): () => void {
-    if (!options.shares || !request.tier) return () => undefined;
-    const tenant = { id: request.owner, tier: request.tier };
-    return takeShare(shares, options.shares, SESSION_SHARE_NAMES, tenant, (refusal) => {
-      const held = [...sessions.values()].filter((session) => (refusal === 'plan_cap' ? session.owner === request.owner : session.unpaid));
-      return idleRetryAfterS(held, options.idleMs, now());
-    });
-  }
-
   async function open(request: McpRequest): Promise<McpTransport> {
     expireIdle();
     refuseBeyondBounds(options, sessions, opening, request.owner, now);
-    const releaseShare = takeSessionShare(request);
+    const releaseShare = takeSessionShare(options, shares, sessions, request, now());
     // Held until the session exists or its initialize is answered without one: concurrent
     // initializes cannot all pass the bounds before any of them counts.
     const release = opening.hold(request.owner);

@@ -13,6 +13,7 @@ import { silentLogger } from '../../core/log.ts';
 import { createListenerClient } from '../../mcp/listener-client.ts';
 import { createServer as createMcpServer } from '../../mcp/server.ts';
 import { openCheckoutShape } from '../../mcp/checkout-hand-off.ts';
+import { inlineDefinitions } from '../../mcp/input-schema.ts';
 import { API_VERSION, BtcInvoice, BtcInvoiceCreated, CreateInvoiceRequest, evmChainNames } from '../../shared/index.ts';
 import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from '../helpers/listener.ts';
 import { spawnListener, type ListenerProcess } from '../helpers/process.ts';
@@ -86,11 +87,14 @@ describe('MCP server over stdio against a real listener', () => {
 
     const create = byName.get('create_invoice')!;
     const contract = z.toJSONSchema(CreateInvoiceRequest, { target: 'draft-7', io: 'input' }) as unknown as {
-      definitions: { CreateInvoiceRequest: { properties: Record<string, unknown> } };
+      definitions: { CreateInvoiceRequest: { properties: Record<string, unknown> } } & Record<string, unknown>;
     };
+    // A tool's input schema stands alone: the contract's references (PriceCurrency) are written in place.
+    const contractFields = inlineDefinitions(contract.definitions.CreateInvoiceRequest.properties, contract.definitions) as Record<string, unknown>;
+    assert.ok(!JSON.stringify(create.inputSchema).includes('$ref'), 'no reference the tool schema cannot resolve');
     // The body of POST /invoice, and open_checkout: what the agent asks of the client, never sent to the listener.
     const handOff = z.toJSONSchema(z.object(openCheckoutShape), { target: 'draft-7', io: 'input' }) as unknown as { properties: Record<string, unknown> };
-    assert.deepEqual(create.inputSchema.properties, { ...contract.definitions.CreateInvoiceRequest.properties, ...handOff.properties });
+    assert.deepEqual(create.inputSchema.properties, { ...contractFields, ...handOff.properties });
     assert.equal(create.outputSchema?.type, 'object');
     assert.deepEqual(create.outputSchema?.required, ['invoice']);
     assert.equal(create.annotations?.readOnlyHint, false);

@@ -94,7 +94,7 @@ function listBehaviour(edition: () => Edition) {
     assert.equal(json.next_cursor, null, 'default page of 25 holds all 12');
     assert.equal(json.invoices.find((entry: { invoice_id: string }) => entry.invoice_id === id('a', 10)).status, 'expired');
     const entry = json.invoices.find((e: { invoice_id: string }) => e.invoice_id === id('a', 6));
-    assert.deepEqual(Object.keys(entry).filter((k) => k !== 'checkout_url'), ['invoice_id', 'chain', 'asset', 'amount', 'receive_address', 'status', 'tx_hash', 'created_at', 'paid_at', 'expires_at']);
+    assert.deepEqual(Object.keys(entry).filter((k) => k !== 'checkout_url'), ['invoice_id', 'chain', 'asset', 'amount', 'receive_address', 'status', 'tx_hash', 'created_at', 'paid_at', 'expires_at', 'order_id', 'metadata', 'memo', 'redirect_url']);
     assert.equal(entry.amount, '2.500000');
     assert.equal(entry.checkout_url, edition().checkoutUrl ? `${CHECKOUT_BASE}/pay/${id('a', 6)}` : undefined);
   });
