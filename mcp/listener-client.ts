@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { CreatedInvoice, ErrorEnvelope, Health, InvoiceList, StoredInvoice, withTokenAmountNames, X402PaymentRequired } from '../shared/index.ts';
+import { Account, CreatedInvoice, ErrorEnvelope, Health, InvoiceList, StoredInvoice, withTokenAmountNames, X402PaymentRequired } from '../shared/index.ts';
 import { CheckoutView } from '../shared/checkout.ts';
 import type { Logger } from '../core/log.ts';
 
@@ -22,6 +22,8 @@ export type ListenerResult<T> = { ok: true; value: T } | { ok: false; failure: L
 const ForwardedError = z.object({ error: ErrorEnvelope.shape.error.extend({ code: z.string().min(1) }) });
 // Only the field list_supported_assets needs, so that Cloud's smaller health object also parses.
 const HealthAssets = Health.pick({ enabled_assets: true });
+// Cloud's account says what the key's merchant has enabled; optional, so that an older Cloud's account also parses.
+const AccountAssets = Account.pick({ enabled_assets: true }).partial();
 
 export type ListenerDocument = 'llms.txt' | 'openapi.json';
 
@@ -29,6 +31,8 @@ export interface ListenerClient {
   createInvoice(body: Record<string, unknown>): Promise<ListenerResult<z.infer<typeof CreatedInvoice>>>;
   getInvoice(invoiceId: string): Promise<ListenerResult<z.infer<typeof StoredInvoice>>>;
   healthAssets(): Promise<ListenerResult<z.infer<typeof HealthAssets>>>;
+  /** Cloud's GET /me, read when /health does not say (Cloud's health is the platform's): the merchant's enabled assets. Clients that answer healthAssets themselves lack it. */
+  accountAssets?(): Promise<ListenerResult<z.infer<typeof AccountAssets>>>;
   document(name: ListenerDocument): Promise<ListenerResult<string>>;
   /** The invoice's public checkout view (shop, amounts, QR URI): what the MCP Apps invoice view shows. */
   checkoutView(invoiceId: string): Promise<ListenerResult<CheckoutView>>;
@@ -75,6 +79,7 @@ export function createListenerClient(options: ListenerClientOptions): ListenerCl
     createInvoice: (body) => request('POST', '/invoice', json(CreatedInvoice, withTokenAmountNames), body),
     getInvoice: (invoiceId) => request('GET', `/invoice/${encodeURIComponent(invoiceId)}`, json(StoredInvoice, withTokenAmountNames)),
     healthAssets: () => request('GET', '/health', json(HealthAssets)),
+    accountAssets: () => request('GET', '/me', json(AccountAssets)),
     document: (name) => request('GET', `/${name}`, (answer) => ({ ok: true, value: answer.text })),
     // The listener's `/checkout/{id}`; Cloud's base URL ends in /api/v1, whose view is there too.
     checkoutView: (invoiceId) => request('GET', `/checkout/${encodeURIComponent(invoiceId)}`, json(CheckoutView, withTokenAmountNames)),

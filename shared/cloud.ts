@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { rateSourcesHealthField } from './prices.ts';
 import { ChainSourceBudget, WatcherProblem } from './health.ts';
 import { chainNames } from './chains.ts';
+import { AssetId } from './assets.ts';
 import { X402Health } from './x402.ts';
 import { BaseFixedInvoiceCreated, BaseInvoice, BaseXpubInvoiceCreated, BtcInvoice, BtcInvoiceCreated, InvoiceStatus, memoOnEveryChain, orderFieldsShape } from './invoice.ts';
 import { deprecatedField, deprecations } from './deprecated.ts';
@@ -75,6 +76,9 @@ export const Account = z
         fixed_address: z.string().nullable(),
       }),
     ),
+    enabled_assets: z
+      .array(AssetId)
+      .describe('The assets POST /api/v1/invoice accepts for this merchant now: what its receive methods enable (USDT needs a fixed address), in the contract\'s order. The stdio MCP server reads it.'),
     webhook_url: z.string().nullable(),
     webhook_events: webhookEvents,
     api_keys: z.array(

@@ -8,6 +8,7 @@ import { invoicesThisMonth } from '../billing/usage.ts';
 import { accountView } from './account-view.ts';
 import { findMerchant, listApiKeys, type MerchantRow } from './merchant.repository.ts';
 import { signup } from './signup.ts';
+import type { createMerchantReceivers } from './merchant-context.ts';
 
 export interface AccountServiceDeps {
   db: Kysely<CloudTables>;
@@ -15,6 +16,8 @@ export interface AccountServiceDeps {
   webhookPolicy: WebhookTargetPolicy;
   /** The chains Cloud serves, in the contract's order: each checks the receive methods registered on it. */
   chains: readonly ChainWithMerchants[];
+  /** The merchant's receivers: the assets they enable are the ones invoice creation accepts. */
+  receivers: ReturnType<typeof createMerchantReceivers>;
 }
 
 /** Opening a merchant account, and the account as GET /me shows it. */
@@ -27,7 +30,7 @@ export function createAccountService(deps: AccountServiceDeps) {
       const now = clock.now();
       const fresh = (await findMerchant(db, merchant.merchant_id)) ?? merchant;
       const [keys, used] = await Promise.all([listApiKeys(db, merchant.merchant_id), invoicesThisMonth(db, merchant.merchant_id, usageMonth(now))]);
-      return accountView(fresh, keys, used, now);
+      return accountView(fresh, keys, used, now, deps.receivers.receivers(fresh).assets);
     },
   };
 }

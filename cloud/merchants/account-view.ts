@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import type { Account } from '../../shared/index.ts';
+import type { Account, AssetId } from '../../shared/index.ts';
 import { maskExtendedKeys } from '../../core/log.ts';
 import type { ApiKeyRow, MerchantRow } from './merchant.repository.ts';
 import { effectivePlan, planOf } from '../billing/plans.ts';
@@ -8,8 +8,8 @@ import { webhookEventsOf } from '../invoices/webhook-delivery.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** GET /api/v1/me: the account without any secret; xpubs shortened as in the logs. */
-export function accountView(row: MerchantRow, keys: ApiKeyRow[], invoicesThisMonth: number, now: number): z.infer<typeof Account> {
+/** GET /api/v1/me: the account without any secret; xpubs shortened as in the logs. `enabledAssets`: what the receive methods enable, as invoice creation judges it. */
+export function accountView(row: MerchantRow, keys: ApiKeyRow[], invoicesThisMonth: number, now: number, enabledAssets: AssetId[]): z.infer<typeof Account> {
   const plan = effectivePlan({ plan: row.plan as 'free', expiresAt: row.plan_expires_at === null ? null : Number(row.plan_expires_at) }, now);
   // One entry per chain and mode: an EVM chain with an xpub and a fixed address has two.
   const chains: z.infer<typeof Account>['chains'] = receiveMethodsOf(row).flatMap((method) => [
@@ -24,6 +24,7 @@ export function accountView(row: MerchantRow, keys: ApiKeyRow[], invoicesThisMon
     plan_expires_at: plan.expiresAt === null ? null : iso(plan.expiresAt),
     usage: { invoices_this_month: invoicesThisMonth, monthly_limit: planOf(plan.plan).invoices_per_month },
     chains,
+    enabled_assets: enabledAssets,
     webhook_url: row.webhook_url,
     webhook_events: webhookEventsOf(row),
     api_keys: keys.map((key) => ({ prefix: key.prefix, label: key.label, created_at: iso(Number(key.created_at)), revoked: Number(key.revoked) === 1, scopes: key.scopes === null ? null : (key.scopes.split(' ') as ('invoices:read' | 'invoices:write')[]) })),

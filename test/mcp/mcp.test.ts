@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import * as z from 'zod';
+import { HDNodeWallet } from 'ethers';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { silentLogger } from '../../core/log.ts';
@@ -15,10 +16,12 @@ import { createServer as createMcpServer } from '../../mcp/server.ts';
 import { openCheckoutShape } from '../../mcp/checkout-hand-off.ts';
 import { inlineDefinitions } from '../../mcp/input-schema.ts';
 import { API_VERSION, BtcInvoice, BtcInvoiceCreated, CreateInvoiceRequest, evmChainNames } from '../../shared/index.ts';
-import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, tempSqliteUrl } from '../helpers/listener.ts';
+import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL, postJson, tempSqliteUrl } from '../helpers/listener.ts';
 import { spawnListener, type ListenerProcess } from '../helpers/process.ts';
 import { connectMcp, type McpSession } from '../helpers/mcp-process.ts';
 import { releasedPort } from '../helpers/ports.ts';
+import { signupMerchant, startTestCloud } from '../helpers/cloud.ts';
+import type { RunningCloud } from '../../cloud/cloud-app.ts';
 import { defaultChains } from '../../core/chains/default-chains.ts';
 
 const API_KEY = 'mcp-test-key-0123456789';
@@ -326,6 +329,57 @@ describe('MCP server over stdio against a real listener', () => {
         await other.close();
       }
     }
+  });
+});
+
+describe('MCP server over stdio against a real Cloud', () => {
+  const BASE_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+  const BASE_XPUB = HDNodeWallet.fromPhrase('test test test test test test test test test test test junk', undefined, "m/44'/60'/0'").neuter().extendedKey;
+  let cloud: RunningCloud;
+  before(async () => {
+    // Base's platform settings, USDT included (no watching here): merchants may receive on it.
+    cloud = await startTestCloud({ env: { BASE_RPC_URL: 'http://127.0.0.1:9', BASE_MIN_SOURCES: '1', BASE_TOKENS: 'usdc,usdt' } });
+  });
+  after(() => cloud?.stop());
+
+  /** The stdio server pointed at Cloud's API with this key: list_supported_assets' answer, enabled by asset id, and its text. */
+  async function listedWith(apiKey: string) {
+    const session = await connectMcp({ LISTENER_URL: `${cloud.url}/api/v1`, SERVICE_API_KEY: apiKey });
+    try {
+      const result = await call(session, 'list_supported_assets', {});
+      assert.notEqual(result.isError, true, JSON.stringify(result.content));
+      const { assets } = result.structuredContent as { assets: Array<{ id: string; enabled: boolean | null }> };
+      return { enabled: Object.fromEntries(assets.map(({ id, enabled }) => [id, enabled])), text: result.content[0]?.text ?? '' };
+    } finally {
+      await session.close();
+    }
+  }
+
+  test("list_supported_assets answers from the key's account (GET /me): a Bitcoin xpub enables btc only", async () => {
+    const merchant = await signupMerchant(cloud.url, { btc_xpub: BIP84_ZPUB });
+    const { enabled, text } = await listedWith(merchant.api_key);
+    assert.equal(enabled.btc, true);
+    assert.equal(enabled['usdc-base'], false);
+    assert.equal(enabled['usdt-base'], false);
+    assert.ok(Object.values(enabled).every((value) => value !== null), 'never unknown for a full-access key');
+    assert.doesNotMatch(text, /unknown/);
+  });
+
+  test('a Base fixed address enables USDT on Base; a Base xpub alone does not (USDT is served at a fixed address only)', async () => {
+    const fixed = await listedWith((await signupMerchant(cloud.url, { base_address: BASE_ADDRESS })).api_key);
+    assert.deepEqual([fixed.enabled['usdc-base'], fixed.enabled['usdt-base'], fixed.enabled.btc], [true, true, false]);
+    const xpubOnly = await listedWith((await signupMerchant(cloud.url, { base_xpub: BASE_XPUB })).api_key);
+    assert.deepEqual([xpubOnly.enabled['usdc-base'], xpubOnly.enabled['usdt-base']], [true, false]);
+  });
+
+  test('a key limited to invoice scopes cannot read /me: unknown, and the text says why', async () => {
+    const merchant = await signupMerchant(cloud.url, { btc_xpub: BIP84_ZPUB });
+    const issued = await postJson(`${cloud.url}/api/v1/keys`, { label: 'agent', scopes: ['invoices:write'] }, { 'x-service-api-key': merchant.api_key });
+    assert.equal(issued.status, 201, issued.text);
+    const { enabled, text } = await listedWith((issued.json as { api_key: string }).api_key);
+    assert.ok(Object.values(enabled).every((value) => value === null), JSON.stringify(enabled));
+    assert.match(text, /enabled: unknown/);
+    assert.match(text, /invoice scopes .*GET \/me/);
   });
 });
 
