@@ -1903,6 +1903,8 @@ export interface components {
                 xpub: string | null;
                 fixed_address: string | null;
             }[];
+            /** @description The assets POST /api/v1/invoice accepts for this merchant now: what its receive methods enable (USDT needs a fixed address), in the contract's order. The stdio MCP server reads it. */
+            enabled_assets: ("btc" | "usdc-base" | "usdt-base" | "usdc-eth" | "usdt-eth" | "usdc-polygon" | "usdt-polygon" | "usdc-arbitrum" | "usdt-arbitrum")[];
             webhook_url: string | null;
             /** @description The opt-in events sent besides `invoice.confirmed` and `payment.orphan`, each once per invoice; empty: only those two. */
             webhook_events: components["schemas"]["OptInWebhookEvent"][];
