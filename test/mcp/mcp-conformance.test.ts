@@ -65,7 +65,9 @@ async function startListenerEdition(): Promise<Edition> {
 async function startCloudEdition(): Promise<Edition> {
   const database = testDatabases.find((one) => one.name === 'postgres' && !one.skip) ?? testDatabases.find((one) => one.name === 'sqlite')!;
   const created = await database.create();
-  const cloud = await startTestCloud({ env: { DATABASE_URL: created.url, ...suiteEnv } });
+  // Its one Free merchant would meet the Free plan's session cap (10) long before the suite's forty
+  // sessions; the plans' caps are tested in cloud-fair-shares, so Free gets the per-owner bound here.
+  const cloud = await startTestCloud({ env: { DATABASE_URL: created.url, ...suiteEnv, CLOUD_MCP_SESSIONS_PER_PLAN: 'free:100' } });
   const merchant = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(31) });
   const proxy = await startCredentialProxy(cloud.url, merchant.api_key);
   return {
