@@ -31,17 +31,21 @@ const MERCHANT = 'm_own';
 const RSS_TARGET_MB = 100;
 const headers = { 'X-Service-Api-Key': KEY };
 
-/** Invoice n of the fill: chains, assets and statuses in turn; some with an order reference, metadata, a memo to quote. */
+/** Invoice n of the fill: chains, assets and statuses in turn (the confirmed ones paid); some with an order reference, metadata, a memo to quote. */
 function rowOf(n: number, start: number): InvoiceRow {
   const chain = chainNames[n % chainNames.length];
   const facts = chainFacts[chain];
   const evmNetwork = Object.keys(facts.networks)[0];
+  const status = (['confirmed', 'expired', 'pending', 'partial'] as const)[n % 4];
+  const createdAt = start + n * 1000;
+  const txHash = `${facts.family === 'evm' ? '0x' : ''}${n.toString(16).padStart(64, 'a')}`;
   return invoiceRow(MERCHANT, `inv_${String(n).padStart(6, '0')}`, {
-    created_at: start + n * 1000,
+    created_at: createdAt,
     chain,
     asset: facts.assets[Math.floor(n / chainNames.length) % facts.assets.length],
     ...(evmNetwork ? { network: evmNetwork } : {}),
-    status: (['confirmed', 'expired', 'pending', 'paid'] as const)[n % 4],
+    status,
+    ...(status === 'confirmed' ? { tx_hash: txHash, paid_at: createdAt + 600_000 } : {}),
     order_id: n % 2 ? `order-${n}` : null,
     metadata: n % 3 ? null : `{"customer":"c${n}","cart":[${n % 7},${n % 11}]}`,
     memo: n % 5 ? null : `Order ${n}, "gift"`,
