@@ -114,7 +114,7 @@ async function exportCsv(url: string, pid: number): Promise<Transfer> {
     // Line feeds: no memo of the fill holds a line break, so one a row, plus the header.
     for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
     memory.sample();
-    if (lines - reported >= 20_000) progressOf('  csv rows', (reported = lines), INVOICES, started);
+    if (lines - reported >= 20_000) progressOf('  csv rows', (reported = lines) - 1, INVOICES, started);
   }
   const seconds = (performance.now() - started) / 1000;
   if (lines - 1 !== INVOICES) throw new Error(`the CSV held ${lines - 1} rows, not ${INVOICES}`);
@@ -150,7 +150,7 @@ async function pageJson(url: string, pid: number): Promise<Transfer> {
 const rowsPerS = (t: Transfer) => t.rows / t.seconds;
 const fastest = (transfers: Transfer[]) => transfers.reduce((best, t) => (t.seconds < best.seconds ? t : best));
 const describe = (t: Transfer) =>
-  `${Math.round(rowsPerS(t)).toLocaleString('en')} rows/s, ${(t.bytes / MB / t.seconds).toFixed(1)} MB/s (${(t.bytes / MB).toFixed(1)} MB in ${t.seconds.toFixed(1)} s, ${t.requests} requests), first ${t.firstMs.toFixed(0)} ms; server RSS ${t.memory.beforeMb.toFixed(0)} → peak ${t.memory.peakMb.toFixed(0)} MB (+${t.memory.growthMb.toFixed(1)})`;
+  `${Math.round(rowsPerS(t)).toLocaleString('en')} rows/s, ${(t.bytes / MB / t.seconds).toFixed(1)} MB/s (${(t.bytes / MB).toFixed(1)} MB in ${t.seconds.toFixed(1)} s, ${t.requests} ${t.requests === 1 ? 'request' : 'requests'}), first ${t.firstMs.toFixed(0)} ms; server RSS ${t.memory.beforeMb.toFixed(0)} → peak ${t.memory.peakMb.toFixed(0)} MB (+${t.memory.growthMb.toFixed(1)})`;
 
 const filled = await fill();
 const listener = await spawnListener({
