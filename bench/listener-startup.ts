@@ -6,11 +6,12 @@
 // to the first 200 from /health; RSS is read from /proc once it answers (Linux), peak included.
 // Run: npm run bench -- listener-startup
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BIP84_ZPUB, NO_CHAIN_ESPLORA_URL } from '../test/helpers/listener.ts';
+import { MB, processMemory } from './support/process-memory.ts';
 import { progress, report, round } from './support/report.ts';
 
 const ROUNDS = 5;
@@ -29,9 +30,8 @@ interface Sample {
 
 /** VmRSS and VmHWM (the peak) of a live process, in MB. */
 function memoryOf(pid: number): { rssMb: number; peakMb: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]);
-  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+  const { rss, peak } = processMemory(pid);
+  return { rssMb: rss / MB, peakMb: peak / MB };
 }
 
 async function startOnce(mode: Mode): Promise<Sample> {
