@@ -47,7 +47,8 @@ function matching(db: Kysely<CoreTables>, merchantId: string, filters: InvoiceFi
     query = query.where((eb) => eb.or([eb('invoice_id', '=', q), eb('order_id', '=', q), eb(eb.fn('lower', ['receive_address']), '=', q.toLowerCase())]));
   }
   if (after) {
-    query = query.where((eb) =>
+    // The bound alone lets the index seek to the position; the OR below cannot, and each page would scan all before it.
+    query = query.where('created_at', '<=', after.createdAt).where((eb) =>
       eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('invoice_id', '<', after.invoiceId)])]),
     );
   }
