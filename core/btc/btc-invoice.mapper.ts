@@ -1,8 +1,7 @@
 import type { BtcInvoice, BtcInvoiceCreated, BtcNetwork, InvoiceStatus } from '../../shared/index.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
-import { invoiceOrderFields } from '../invoices/order-fields.ts';
-import { invoicePriceOf } from '../invoices/invoice-price.ts';
+import { invoiceShopFields } from '../invoices/shop-fields.ts';
 import { satsToBtc } from './amount.ts';
 import { bip21Uri } from './bip21.ts';
 
@@ -28,9 +27,8 @@ export function rowToBtcInvoice(row: InvoiceRow): BtcInvoice {
     amount_btc: satsToBtc(sats),
     amount_sats: sats,
     network: row.network as BtcNetwork,
-    ...invoiceOrderFields(row),
-    ...invoicePriceOf(row),
-    // Bitcoin has no x402 payment method.
+    ...invoiceShopFields(row),
+        // Bitcoin has no x402 payment method.
     x402_url: null,
   };
 }

@@ -1,4 +1,4 @@
-import { invoicePriceOf } from '../invoices/invoice-price.ts';
+import { invoiceShopFields } from '../invoices/shop-fields.ts';
 import { sql, type Kysely, type Selectable, type Transaction, type UpdateObject } from 'kysely';
 import type { CoreTables } from '../schema.ts';
 import type { InvoicesTable } from '../invoices/invoice.tables.ts';
@@ -6,7 +6,6 @@ import { enqueueEvents, type NewEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import type { WatchObserver } from '../watch-progress.ts';
 import type { StatusFeed } from '../invoices/status-feed.ts';
-import { invoiceOrderFields } from '../invoices/order-fields.ts';
 import { satsToBtc } from './amount.ts';
 import {
   chunks,
@@ -219,9 +218,8 @@ function confirmedEvent(c: Confirmation, verification: string, now: number): New
       confirmations: c.confirmations,
       confirmed_at: iso(now),
       verification,
-      ...invoiceOrderFields(c.invoice),
-      ...invoicePriceOf(c.invoice),
-    },
+      ...invoiceShopFields(c.invoice),
+          },
   };
 }
 

@@ -5,8 +5,7 @@ import type { ChainModule } from '../invoices/chain-module.ts';
 import { findInvoice, type InvoiceRow } from '../invoices/invoice.repository.ts';
 import type { StatusChange, StatusFeed } from '../invoices/status-feed.ts';
 import type { CoreTables } from '../schema.ts';
-import { invoiceOrderFields } from '../invoices/order-fields.ts';
-import { invoicePriceOf } from '../invoices/invoice-price.ts';
+import { invoiceShopFields } from '../invoices/shop-fields.ts';
 import { enqueueEvents, type NewEvent } from './outbox.ts';
 
 /** The opt-in events each of these merchants subscribes to now (a merchant left out: none). */
@@ -122,7 +121,6 @@ function lifecyclePayload(type: OptInWebhookEvent, row: InvoiceRow, chain: Chain
     amount_paid: chain.unitsText(paid),
     address: row.receive_address,
     occurred_at: new Date(at).toISOString(),
-    ...invoiceOrderFields(row),
-    ...invoicePriceOf(row),
-  };
+    ...invoiceShopFields(row),
+      };
 }

@@ -1,8 +1,7 @@
 import type { BaseInvoice, EvmChainName, InvoiceStatus } from '../../shared/index.ts';
 import { requiredAmount } from '../invoices/amount-error.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
-import { invoiceOrderFields } from '../invoices/order-fields.ts';
-import { invoicePriceOf } from '../invoices/invoice-price.ts';
+import { invoiceShopFields } from '../invoices/shop-fields.ts';
 import { tokenAmountFields, usdJsonNumber } from '../invoices/token-amount.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -29,9 +28,8 @@ export function evmInvoiceOf(row: InvoiceRow, methodFields: EvmMethodFields): Ba
     updated_at: iso(row.updated_at),
     amount_usd: usdJsonNumber(requiredAmount(row.amount_usd, 'amount_usd', row.invoice_id)),
     ...tokenAmountFields(units),
-    ...invoicePriceOf(row),
-    ...methodFields,
-    ...invoiceOrderFields(row),
+        ...methodFields,
+    ...invoiceShopFields(row),
     // Filled by the invoice engine from the payment methods it serves (core/x402).
     x402_url: null,
   };

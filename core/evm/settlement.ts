@@ -1,4 +1,4 @@
-import { invoicePriceOf } from '../invoices/invoice-price.ts';
+import { invoiceShopFields } from '../invoices/shop-fields.ts';
 import type { Kysely } from 'kysely';
 import type { InvoiceConfirmedEvent, PaymentOrphanEvent, WebhookEventContent } from '../../shared/index.ts';
 import type { Clock } from '../clock.ts';
@@ -7,7 +7,6 @@ import { enqueueEvents, type NewEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import type { WatchObserver } from '../watch-progress.ts';
 import type { StatusFeed } from '../invoices/status-feed.ts';
-import { invoiceOrderFields } from '../invoices/order-fields.ts';
 import { unitsToDecimal } from '../invoices/token-amount.ts';
 import { appliedUnits, confirmOpenInvoice, leaveSeen, OPEN, readyTransfers, retimeTransfer, type EvmInvoiceRow, type EvmWatchScope, type TransferRow } from './evm-transfer.repository.ts';
 import type { EvmPaymentMethod } from './methods/evm-method.ts';
@@ -255,9 +254,8 @@ function confirmedPayload(invoice: EvmInvoiceRow, completing: TransferRow, head:
     confirmations: head - completing.block_number + 1,
     confirmed_at: new Date(now).toISOString(),
     verification,
-    ...invoiceOrderFields(invoice),
-    ...invoicePriceOf(invoice),
-  };
+    ...invoiceShopFields(invoice),
+      };
 }
 
 function orphanPayload(deps: SettlementDeps, transfer: TransferRow): WebhookEventContent<PaymentOrphanEvent> {

@@ -9,8 +9,7 @@ import { claimOf } from '../address-claims.ts';
 import { MAX_TOKEN_UNITS, tokenAmountFields } from '../../invoices/token-amount.ts';
 import { erc20TransferUri } from '../eip681.ts';
 import { evmInvoiceOf } from '../evm-invoice.mapper.ts';
-import { invoiceOrderFields } from '../../invoices/order-fields.ts';
-import { invoicePriceOf } from '../../invoices/invoice-price.ts';
+import { invoiceShopFields } from '../../invoices/shop-fields.ts';
 import { fixedInvoiceMatching, type EvmInvoiceRow, type TransferRow } from '../evm-transfer.repository.ts';
 import { CHAIN_CLOCK_SKEW_MS, DEFAULT_NONCE_DIGITS, FIXED_INVOICE_LIFETIME_MS, NONCE_QUARANTINE_MS, maxNonce, noncesToTry, roundedBaseUnits } from '../nonce.ts';
 import { evmInvoiceRow, reachesInTime, type EvmOrder, type EvmPaymentMethod, type EvmReceiverOptions } from './evm-method.ts';
@@ -130,11 +129,10 @@ function createdFixedInvoice(row: InvoiceRow, chainId: number): z.infer<typeof B
     receive_address: invoice.receive_address,
     amount_usd: invoice.amount_usd,
     ...tokenAmountFields(BigInt(row.amount_units!)),
-    ...invoicePriceOf(row),
-    status: invoice.status,
+        status: invoice.status,
     expires_at: invoice.expires_at,
     qr_uri: erc20TransferUri(row.token_address!, chainId, row.receive_address, BigInt(row.amount_units!)),
-    ...invoiceOrderFields(row),
+    ...invoiceShopFields(row),
     x402_url: invoice.x402_url,
   };
 }
