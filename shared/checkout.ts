@@ -52,6 +52,11 @@ export const BtcCheckoutView = z
     asset: z.literal('BTC'),
     network: BtcNetwork.describe("An addition to the spec's view: the Bitcoin network of the address, so the page can say when the coins are test coins."),
     amount_btc: z.string().describe('Exact decimal BTC amount to send, e.g. "0.00050000".'),
+    lightning_invoice: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("An addition to the spec's view: the BOLT11 invoice the payer may pay over Lightning instead (the page's Lightning tab); null when on-chain only, or once the invoice has ended. Absent only from services released before Lightning."),
   })
   .strict()
   .meta({ id: 'BtcCheckoutView' });

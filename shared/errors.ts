@@ -157,6 +157,11 @@ export const errorCatalogue = {
     description:
       'An invoice priced with `price_amount` could not be converted: fewer than `RATE_MIN_SOURCES` rate sources gave a fresh quote within `RATE_MAX_SPREAD` of their median. Nothing was stored; retry after `Retry-After` seconds. Invoices in the asset\'s own amount field still work.',
   },
+  lightning_unavailable: {
+    status: 503,
+    description:
+      "An invoice that asked for Lightning only (`payment_methods: [\"lightning\"]`) could not get a BOLT11 invoice: the merchant's wallet did not answer over Nostr Wallet Connect in time, or answered one that failed the checks. Nothing was stored; retry after `Retry-After` seconds, or allow `onchain`.",
+  },
   capacity: {
     status: 503,
     description:

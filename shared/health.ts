@@ -199,6 +199,28 @@ export const healthDeprecations = deprecations('GET /health', {
   evm_chains: '`chains.<chain>.evm`',
 });
 
+export const LightningRelayHealth = z
+  .object({
+    relay: z.string(),
+    connected: z.boolean(),
+    listeners: z.number().int().describe('Wallet connections listening through this relay socket.'),
+    subscriptions: z.number().int().describe('Subscriptions (REQs) open on it; connections are folded into a bounded number.'),
+    problem: z.string().nullable().describe('Why it does not serve now: down and being retried, or cut off for flooding or sending garbage.'),
+    cut_offs: z.number().int().describe('Times it was cut off for flooding or garbage since the start.'),
+  })
+  .meta({ id: 'LightningRelayHealth' });
+
+export const LightningHealth = z
+  .object({
+    wallet: z.string().describe('The wallet connection, shortened (its key and relays; never the secret).'),
+    ready: z.boolean().describe('Whether the wallet answered and was checked receive-only since the start.'),
+    problem: z.string().nullable().describe('The last failure: the wallet silent or refused, an invoice that failed its checks, a settlement refused; null when none.'),
+    refused_settlements: z.number().int().describe('Settlements reported without a preimage that hashes to the payment hash, refused since the start.'),
+    relays: z.array(LightningRelayHealth),
+  })
+  .meta({ id: 'LightningHealth', description: "The merchant's Lightning wallet over Nostr Wallet Connect." });
+export type LightningHealth = z.infer<typeof LightningHealth>;
+
 export const Health = z
   .object({
     ok: z
@@ -246,6 +268,7 @@ export const Health = z
       .describe('Per chain source (Esplora, Bitcoin Core, each RPC URL of an EVM chain): requests made, 429s received, when the next request is allowed.'),
     rate_sources: rateSourcesHealthField,
     x402: X402Health.optional().describe('Present when some EVM chain takes x402 payments.'),
+    lightning: LightningHealth.optional().describe('Present when Bitcoin invoices take Lightning (MERCHANT_NWC_URL).'),
   })
   .meta({ id: 'Health', description: 'GET /health. Further fields may be added; never rely on their absence.' });
 export type Health = z.infer<typeof Health>;

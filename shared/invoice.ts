@@ -114,6 +114,10 @@ const orderRequestShape = {
     ),
 };
 
+/** How a Bitcoin invoice can be paid: on-chain to its address, or over Lightning to its BOLT11 invoice. */
+export const BtcPaymentMethod = z.enum(['onchain', 'lightning']).meta({ id: 'BtcPaymentMethod' });
+export type BtcPaymentMethod = z.infer<typeof BtcPaymentMethod>;
+
 export const CreateInvoiceRequest = z
   .object({
     chain: RequestChain.optional().describe(`${chainList()}; default \`${DEFAULT_CHAIN}\`.`),
@@ -134,6 +138,15 @@ export const CreateInvoiceRequest = z
       ),
     price_currency: PriceCurrency.optional().describe('ISO 4217 code of `price_amount`; sent with it, never alone.'),
     asset: z.enum(['usdc', 'usdt']).optional().describe(`EVM chains only (${evmList}): \`usdc\` (default) or \`usdt\` (always fixed-address mode).`),
+    payment_methods: z
+      .array(BtcPaymentMethod)
+      .min(1)
+      .max(2)
+      .refine((methods) => new Set(methods).size === methods.length, 'names a method twice')
+      .optional()
+      .describe(
+        'Bitcoin (`btc`) only: how the payer may pay, `onchain` (a fresh address) and/or `lightning` (a BOLT11 invoice from the merchant\'s own wallet over Nostr Wallet Connect). Default: every method the merchant has. A method asked for that the merchant lacks is refused (`chain_disabled`); `lightning` alone when the wallet does not answer is 503 `lightning_unavailable`.',
+      ),
     memo: z
       .string()
       .max(MEMO_MAX_LENGTH)
@@ -152,6 +165,7 @@ export const CreateInvoiceRequest = z
   .superRefine((body, ctx) => {
     const chain = body.chain ?? DEFAULT_CHAIN;
     const field = chainFacts[chain].amountField;
+    if (body.payment_methods !== undefined && chain !== 'btc') ctx.addIssue({ code: 'custom', path: ['payment_methods'], message: 'payment_methods is for Bitcoin (btc) invoices only' });
     const priced = body.price_amount !== undefined || body.price_currency !== undefined;
     const either = `either ${field} or price_amount with price_currency`;
     if (body[field] === undefined && !priced) ctx.addIssue({ code: 'custom', path: [field], message: `${either} is required for ${chain}` });
@@ -168,11 +182,11 @@ export type CreateInvoiceRequest = z.infer<typeof CreateInvoiceRequest>;
 
 export const Verification = z
   .string()
-  .regex(/^(proof-of-work|own-node|single-source|sources:[1-9]\d*)$/)
+  .regex(/^(proof-of-work|own-node|own-wallet|single-source|sources:[1-9]\d*)$/)
   .meta({
     id: 'Verification',
     description:
-      'How the confirmation was verified. `sources:N`: N independent RPC sources reported the same transfer at the required depth (EVM chains). `proof-of-work`: the block was checked against a proof-of-work header chain (Bitcoin). `own-node`: the merchant declared its one source trusted, its own node (Bitcoin Core RPC, or `<PREFIX>_MIN_SOURCES=1`). `single-source`: one outside source was believed; a merchant may refuse to ship on it.',
+      'How the confirmation was verified. `sources:N`: N independent RPC sources reported the same transfer at the required depth (EVM chains). `proof-of-work`: the block was checked against a proof-of-work header chain (Bitcoin). `own-node`: the merchant declared its one source trusted, its own node (Bitcoin Core RPC, or `<PREFIX>_MIN_SOURCES=1`). `own-wallet`: a Lightning payment the merchant\'s own wallet reported settled over Nostr Wallet Connect, with a preimage that hashes to the invoice\'s payment hash. `single-source`: one outside source was believed; a merchant may refuse to ship on it.',
   });
 
 const olderServices = 'Absent only from services released before it.';
@@ -235,6 +249,21 @@ const x402UrlShape = {
     ),
 };
 
+/** A Bitcoin invoice's Lightning side, when the merchant's wallet issued one. */
+const lightningShape = {
+  lightning_invoice: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "BOLT11 invoice from the merchant's own Lightning wallet for exactly the amount, expiring with the invoice; null when the invoice is on-chain only. Absent only from services released before Lightning. A Lightning-only invoice has no address: its `receive_address` repeats this BOLT11 and `child_index` is null.",
+    ),
+  payment_hash: z.string().nullable().optional().describe('Payment hash of `lightning_invoice` (hex); a settlement counts only with a preimage that hashes to it. Null when on-chain only.'),
+  payment_method: BtcPaymentMethod.nullable()
+    .optional()
+    .describe('How the invoice was completed: `onchain` or `lightning`; null until confirmed.'),
+};
+
 export const BtcInvoice = z
   .object({
     ...invoiceCoreShape,
@@ -244,6 +273,7 @@ export const BtcInvoice = z
     amount_sats: z.number().int().describe('The amount in satoshis.'),
     network: BtcNetwork.describe('Bitcoin network of the address, from the merchant key (or BTC_NETWORK).'),
     memo: z.string().nullable().describe('The memo given at creation, if any.'),
+    ...lightningShape,
     ...x402UrlShape,
   })
   .meta({ id: 'BtcInvoice', description: 'A stored Bitcoin invoice (GET /invoice/:id).' });
@@ -251,7 +281,11 @@ export type BtcInvoice = z.infer<typeof BtcInvoice>;
 
 export const BtcInvoiceCreated = BtcInvoice.extend({
   derivation_path: z.string().describe("Derivation path of the address, e.g. m/84'/0'/0'/0/7."),
-  qr_uri: z.string().describe('BIP-21 URI with the amount in BTC and the memo as label.'),
+  qr_uri: z
+    .string()
+    .describe(
+      'BIP-21 URI with the amount in BTC and the memo as label; with Lightning too, its `lightning=` parameter carries the BOLT11 (a unified QR any wallet pays either way). A Lightning-only invoice: `lightning:<BOLT11>`.',
+    ),
   verify_url: z.url().describe('Block-explorer link for the receive address.'),
 }).meta({ id: 'BtcInvoiceCreated', description: 'A Bitcoin invoice as returned by POST /invoice.' });
 export type BtcInvoiceCreated = z.infer<typeof BtcInvoiceCreated>;

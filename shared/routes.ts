@@ -92,7 +92,7 @@ const checkoutEventsDescription =
 const invoiceId: RouteParameter = { name: 'id', in: 'path', required: true, jsonSchema: { type: 'string' }, description: 'The invoice id.' };
 
 /** What POST /invoice can answer besides its invoice; Cloud's create shares them. */
-const createErrors: ErrorCode[] = ['bad_body', 'invalid_amount', 'unsupported_chain', 'chain_disabled', 'base_disabled', 'asset_disabled', 'rate_limited', 'create_failed', 'capacity', 'rate_unavailable', 'database_unavailable'];
+const createErrors: ErrorCode[] = ['bad_body', 'invalid_amount', 'unsupported_chain', 'chain_disabled', 'base_disabled', 'asset_disabled', 'rate_limited', 'create_failed', 'capacity', 'rate_unavailable', 'lightning_unavailable', 'database_unavailable'];
 /** What an invoice's x402 URL can answer besides its 402 and 200. */
 const x402Errors: ErrorCode[] = ['invalid_payment', 'payment_in_progress', 'invoice_paid', 'invoice_ended', 'x402_unavailable', 'settlement_unavailable', 'settlement_failed', 'not_found', 'rate_limited', 'lookup_failed', 'database_unavailable'];
 const x402Description =

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { invoicePriceShape } from './prices.ts';
 import type { ErrorCode } from './errors.ts';
-import { InvoiceChain, memoOnEveryChain, orderFieldsShape, Verification } from './invoice.ts';
+import { BtcPaymentMethod, InvoiceChain, memoOnEveryChain, orderFieldsShape, Verification } from './invoice.ts';
 
 export const webhookHeaders = {
   signature: 'X-Service-Signature',
@@ -77,8 +77,11 @@ export const InvoiceConfirmedEvent = z
     asset: z.string(),
     amount: z.string().describe("Decimal amount in the asset's unit (BTC or token), e.g. \"0.00001000\"."),
     address: z.string(),
-    tx_hash: z.string().describe('The transaction that completed the payment.'),
-    confirmations: z.number().int(),
+    tx_hash: z.string().nullable().describe('The transaction that completed the payment; null when it was paid over Lightning (see `payment_hash` and `preimage`).'),
+    confirmations: z.number().int().describe('Confirmations of `tx_hash`; 0 for a Lightning payment, final once settled.'),
+    payment_method: BtcPaymentMethod.optional().describe('Bitcoin invoices: `onchain` or `lightning`, how the invoice was completed. Absent on EVM chains.'),
+    payment_hash: z.string().optional().describe('Lightning only: the payment hash of the BOLT11 invoice that was paid.'),
+    preimage: z.string().optional().describe('Lightning only: the preimage the wallet reported, whose SHA-256 is `payment_hash`: proof of payment.'),
     confirmed_at: z.iso.datetime(),
     verification: Verification.optional().describe('How the confirmation was verified; always sent by this version (absent only on events queued by an earlier one).'),
     ...invoiceOrderEventShape,
@@ -94,8 +97,10 @@ export const PaymentOrphanEvent = z
     chain: InvoiceChain,
     asset: z.string(),
     token_address: z.string().nullable().describe('ERC-20 contract; null for Bitcoin.'),
-    address: z.string().describe('The receive address the transfer went to.'),
-    tx_hash: z.string(),
+    address: z.string().describe('The receive address the transfer went to (Lightning: the BOLT11 invoice that was paid).'),
+    tx_hash: z.string().nullable().describe('The transaction; null for a Lightning payment.'),
+    payment_method: BtcPaymentMethod.optional().describe('Bitcoin only: `onchain` or `lightning`.'),
+    payment_hash: z.string().optional().describe('Lightning only: the payment hash of the BOLT11 invoice paid after the invoice was already completed (an overpayment).'),
     value: z.string().describe("Decimal string in the asset's unit (e.g. \"12.000417\" USDC, \"0.00005\" BTC)."),
     detected_at: z.iso.datetime().describe('ISO 8601 time the listener saw the transfer.'),
   })

@@ -3,7 +3,7 @@ import { requiredAmount } from '../invoices/amount-error.ts';
 import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import { invoiceShopFields } from '../invoices/shop-fields.ts';
 import { satsToBtc } from './amount.ts';
-import { bip21Uri } from './bip21.ts';
+import { bip21Uri, lightningUri } from './bip21.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
@@ -28,7 +28,10 @@ export function rowToBtcInvoice(row: InvoiceRow): BtcInvoice {
     amount_sats: sats,
     network: row.network as BtcNetwork,
     ...invoiceShopFields(row),
-        // Bitcoin has no x402 payment method.
+    lightning_invoice: row.lightning_invoice ?? null,
+    payment_hash: row.payment_hash ?? null,
+    payment_method: (row.payment_method ?? null) as BtcInvoice['payment_method'],
+    // Bitcoin has no x402 payment method.
     x402_url: null,
   };
 }
@@ -38,7 +41,16 @@ export function rowToCreatedBtcInvoice(row: InvoiceRow, explorerUrl: string): Bt
   return {
     ...invoice,
     derivation_path: row.derivation_path ?? '',
-    qr_uri: bip21Uri(invoice.receive_address, invoice.amount_btc, invoice.memo),
+    qr_uri: paymentUriOf(row, invoice.amount_btc),
     verify_url: `${explorerUrl}/address/${invoice.receive_address}`,
   };
+}
+
+/** A Lightning-only invoice has no address: its receive_address repeats the BOLT11. */
+export const isLightningOnly = (row: Pick<InvoiceRow, 'child_index' | 'lightning_invoice'>): boolean => row.child_index === null && Boolean(row.lightning_invoice);
+
+/** BIP-21 (unified with the BOLT11 when the invoice has one), or `lightning:` for a Lightning-only invoice. */
+export function paymentUriOf(row: Pick<InvoiceRow, 'child_index' | 'lightning_invoice' | 'receive_address' | 'memo'>, amountBtc: string): string {
+  if (isLightningOnly(row)) return lightningUri(row.lightning_invoice!);
+  return bip21Uri(row.receive_address, amountBtc, row.memo, row.lightning_invoice);
 }

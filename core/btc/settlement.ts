@@ -1,7 +1,7 @@
 import { invoiceShopFields } from '../invoices/shop-fields.ts';
-import { sql, type Kysely, type Selectable, type Transaction, type UpdateObject } from 'kysely';
+import { sql, type Kysely, type Transaction, type UpdateObject } from 'kysely';
 import type { CoreTables } from '../schema.ts';
-import type { InvoicesTable } from '../invoices/invoice.tables.ts';
+import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import { enqueueEvents, type NewEvent } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import type { WatchObserver } from '../watch-progress.ts';
@@ -21,8 +21,6 @@ import {
 } from './btc-payment.repository.ts';
 import { withBlockTimes } from './block-times.ts';
 import { decideOpenInvoice, orphansToReport, paidInTime, type PaymentView } from './confirmation-rules.ts';
-
-type InvoiceRow = Selectable<InvoicesTable>;
 
 const OPEN = ['pending', 'partial'];
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -193,6 +191,7 @@ const confirmInvoices = (trx: Transaction<CoreTables>, confirmations: Confirmati
   updateGuarded(trx, confirmations, () => 'confirmed', (chunk) => ({
     status: 'confirmed',
     verification,
+    payment_method: 'onchain',
     tx_hash: sql<string>`case ${sql.join(
       chunk.map((c) => sql`when merchant_id = ${c.invoice.merchant_id} and invoice_id = ${c.invoice.invoice_id} then ${c.txHash}`),
       sql` `,
@@ -218,8 +217,9 @@ function confirmedEvent(c: Confirmation, verification: string, now: number): New
       confirmations: c.confirmations,
       confirmed_at: iso(now),
       verification,
+      payment_method: 'onchain',
       ...invoiceShopFields(c.invoice),
-          },
+    },
   };
 }
 

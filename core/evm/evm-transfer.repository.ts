@@ -1,13 +1,13 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { CoreTables } from '../schema.ts';
-import type { InvoicesTable } from '../invoices/invoice.tables.ts';
+import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import type { EvmTransfersTable } from './evm.tables.ts';
 import type { BlockHeader, TransferLog } from './chain.ts';
 import { CHAIN_CLOCK_SKEW_MS } from './nonce.ts';
 
 type Db = Kysely<CoreTables> | Transaction<CoreTables>;
 export type TransferRow = Selectable<EvmTransfersTable>;
-export type EvmInvoiceRow = Selectable<InvoicesTable>;
+export type EvmInvoiceRow = InvoiceRow;
 
 /**
  * Invoices a payment may still complete: `partial` is set by the watcher (partial.ts), and

@@ -22,6 +22,8 @@ export interface InvoiceCreation {
   beforeInsert?: (trx: Transaction<CoreTables>) => Promise<void>;
   /** The order reference, metadata and fiat price the engine settled for this invoice: stored as they are. */
   shopColumns: InvoiceShopColumns;
+  /** What a second payment method of the same invoice filled in beforehand (a Lightning invoice beside the address): stored as it is. */
+  methodColumns?: Partial<Pick<InvoiceRow, 'lightning_invoice' | 'payment_hash'>>;
 }
 
 /**

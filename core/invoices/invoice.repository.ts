@@ -3,7 +3,9 @@ import type { CoreTables } from '../schema.ts';
 import type { InvoicesTable } from './invoice.tables.ts';
 
 type Db = Kysely<CoreTables> | Transaction<CoreTables>;
-export type InvoiceRow = Selectable<InvoicesTable>;
+/** The columns only a Lightning-capable Bitcoin invoice fills: a row built without them stores nulls. */
+type LightningColumns = 'lightning_invoice' | 'payment_hash' | 'payment_method';
+export type InvoiceRow = Omit<Selectable<InvoicesTable>, LightningColumns> & Partial<Pick<Selectable<InvoicesTable>, LightningColumns>>;
 /** A chain's reason to keep an expired `invoices` row pending at `now`: true when it saw a payment in time (see ChainAdapter). */
 export type ExpiryGuard = (invoice: ExpressionBuilder<CoreTables, 'invoices'>, now: number) => Expression<SqlBool>;
 

@@ -49,6 +49,12 @@ export interface InvoicesTable {
   rate_sources: string | null;
   /** When the rate was taken. */
   rate_at: number | null;
+  /** Bitcoin with Lightning: the BOLT11 invoice the merchant's own wallet issued; null otherwise (migration 0028). */
+  lightning_invoice?: string | null;
+  /** The payment hash of `lightning_invoice`, hex. */
+  payment_hash?: string | null;
+  /** How a Bitcoin invoice was completed, `onchain` or `lightning`; null until confirmed (and on invoices confirmed before it was recorded). */
+  payment_method?: string | null;
 }
 
 /** The next child index of each wallet key, whichever merchants registered it. */

@@ -27,7 +27,7 @@ export const btcDerivedAddress: ReceivingMethod<BtcReceiverOptions, PaymentView,
   owns: (invoice) => invoice.child_index !== null,
   matches: (invoice, payment) => seenBeforeExpiry(Number(invoice.expires_at), payment),
   display: () => ({}),
-  async receive({ db, clock, merchantId, newInvoiceId, beforeInsert, shopColumns }, btc, request) {
+  async receive({ db, clock, merchantId, newInvoiceId, beforeInsert, shopColumns, methodColumns }, btc, request) {
     const now = clock.now();
     const expiresInS = request.expires_in ?? DEFAULT_EXPIRES_IN_S;
     // The response is built before the commit: whatever fails, the index goes back with the row.
@@ -58,6 +58,7 @@ export const btcDerivedAddress: ReceivingMethod<BtcReceiverOptions, PaymentView,
         updated_at: now,
         address_duplicate_of: null,
         ...shopColumns,
+        ...methodColumns,
       };
       await insertInvoice(trx, invoice);
       return rowToCreatedBtcInvoice(invoice, btc.explorerUrl);
