@@ -12,6 +12,11 @@ export interface NostrRelayOptions {
   maxSubscriptionsPerConnection?: number;
   /** Largest message the relay reads; a longer one is answered with a NOTICE and ignored. */
   maxMessageBytes?: number;
+  /**
+   * Whether events must have a valid id and signature (the default). False models a relay that
+   * forwards whatever it gets, so a client's own checks of the events it reads can be tested.
+   */
+  verifySignatures?: boolean;
   /** Events kept in memory (10,000 by default); past it the earliest arrived are forgotten, as a relay prunes its store. */
   maxStoredEvents?: number;
 }
@@ -45,6 +50,7 @@ const FILTER_NUMBER_FIELDS = ['since', 'until', 'limit'] as const;
 export async function startNostrRelay(options: NostrRelayOptions = {}): Promise<NostrRelay> {
   const maxSubscriptions = options.maxSubscriptionsPerConnection ?? 64;
   const maxMessageBytes = options.maxMessageBytes ?? 256 * 1024;
+  const verifySignatures = options.verifySignatures ?? true;
   const store = createEventStore(options.maxStoredEvents ?? 10_000);
   // ws reads up to this much before closing the connection (1009); between maxMessageBytes and
   // here, the relay reads the message only to say it is too large.
@@ -57,7 +63,7 @@ export async function startNostrRelay(options: NostrRelayOptions = {}): Promise<
 
   function publish(client: WebSocket, event: unknown): void {
     if (!isEventShaped(event)) return send(client, ['NOTICE', 'invalid: EVENT needs an event object']);
-    if (!verifyEvent(event)) return send(client, ['OK', event.id, false, 'invalid: bad event id or signature']);
+    if (verifySignatures && !verifyEvent(event)) return send(client, ['OK', event.id, false, 'invalid: bad event id or signature']);
     const outcome = store.add(event);
     send(client, ['OK', event.id, outcome.accepted, outcome.message]);
     if (!outcome.fresh) return;

@@ -48,10 +48,11 @@ export async function openNostrSocket(url: string) {
         waiters.add(waiter);
       });
     },
-    /** Forgets what was received so far: later `next` calls only see newer messages. */
+    /** Forgets what was received so far: later `next` and `receivedSinceSkip` see only newer messages. */
     skipReceived() {
       consumed = received.length;
     },
+    receivedSinceSkip: () => received.slice(consumed),
     close() {
       socket.close();
       return closed;
