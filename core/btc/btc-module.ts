@@ -4,7 +4,8 @@ import type { ChainDisplay, ShownInvoice } from '../invoices/chain-display.ts';
 import type { ChainModule } from '../invoices/chain-module.ts';
 import { checkoutCommon } from '../invoices/checkout-common.ts';
 import { satsToBtc } from './amount.ts';
-import { bip21Uri } from './bip21.ts';
+import { bip21Uri, lightningUri } from './bip21.ts';
+import { isLightningOnly } from './btc-invoice.mapper.ts';
 import { btcAdapter } from './btc-adapter.ts';
 import { btcMerchant } from './btc-merchant.ts';
 import { seenSatsOf } from './btc-payment.repository.ts';
@@ -60,7 +61,12 @@ export const btcModule: ChainModule<object> = {
   paidSoFar: async (db, row) => BigInt(await seenSatsOf(db, row.merchant_id, row.invoice_id)),
   amountText: (row) => satsToBtc(requiredAmount(row.amount_sats, 'amount_sats', row.invoice_id)),
   unitsText: satsToBtc,
-  paymentUri: (row, sats) => bip21Uri(row.receive_address, satsToBtc(sats), row.memo),
+  paymentUri(row, sats) {
+    if (isLightningOnly(row)) return lightningUri(row.lightning_invoice!);
+    // The BOLT11 is for the whole amount: a QR asking for what is left of a partial invoice leaves it out.
+    const whole = BigInt(row.amount_sats ?? 0) === sats;
+    return bip21Uri(row.receive_address, satsToBtc(sats), row.memo, whole ? row.lightning_invoice : null);
+  },
   checkoutView(row, context) {
     const sats = BigInt(requiredAmount(row.amount_sats, 'amount_sats', row.invoice_id));
     const { common, due, askFor, seen } = checkoutCommon(row, context, sats);
@@ -73,12 +79,13 @@ export const btcModule: ChainModule<object> = {
       amount_due: satsToBtc(due),
       payment_seen: seen,
       qr_uri: btcModule.paymentUri(row, askFor),
+      lightning_invoice: row.status === 'pending' ? (row.lightning_invoice ?? null) : null,
     };
   },
   confirmingTakes: () => `the Bitcoin network is confirming it, which usually takes ${btcDisplay.confirmationTime}`,
   display: btcDisplay,
   walletGap: computeGapReport,
-  claimsSetting: (name) => name === 'MERCHANT_BTC_XPUB',
+  claimsSetting: (name) => name === 'MERCHANT_BTC_XPUB' || name === 'MERCHANT_NWC_URL',
   sandboxPayment: btcSandboxPayment,
   merchant: btcMerchant,
 };

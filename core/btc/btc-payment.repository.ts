@@ -90,7 +90,8 @@ export const networksScope = (networks: string[]): BtcWatchScope => ({ key: `wat
 
 /** Rows of `invoices` inside the scope. */
 function scopedInvoices<QB extends { where: (...args: any[]) => QB }>(query: QB, scope: BtcWatchScope, table = 'invoices'): QB {
-  let scoped = query.where(`${table}.chain`, '=', 'btc');
+  // A Lightning-only invoice has no address (its receive_address is a BOLT11): nothing on-chain to watch.
+  let scoped = query.where(`${table}.chain`, '=', 'btc').where(`${table}.child_index`, 'is not', null);
   if (scope.merchantId !== null) scoped = scoped.where(`${table}.merchant_id`, '=', scope.merchantId);
   if (scope.networks !== null) scoped = scoped.where(`${table}.network`, 'in', scope.networks);
   return scoped;
