@@ -2,21 +2,10 @@ import { sql, type ExpressionBuilder, type Kysely, type Selectable, type Transac
 import type { CoreTables } from '../schema.ts';
 import type { BtcPaymentsTable } from './btc.tables.ts';
 import { MINED_GRACE_MS, type PaymentView } from './confirmation-rules.ts';
+import { chunks } from '../db/chunks.ts';
 
 type Db = Kysely<CoreTables> | Transaction<CoreTables>;
 export type BtcPaymentRow = Selectable<BtcPaymentsTable>;
-
-/**
- * Rows per statement: a few thousand bound parameters at most, far below SQLite's (32,766) and
- * Postgres's (65,535) limits, so a catch-up over many payments never builds an oversized statement.
- */
-const CHUNK = 500;
-
-export function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 /** One output at most once per statement: Postgres refuses an upsert that touches a row twice. */
 function distinctOutputs(outputs: SeenOutput[]): SeenOutput[] {
