@@ -56,7 +56,8 @@ export const btcModule: ChainModule<object> = {
   chain: 'btc',
   facts: chainFacts.btc,
   adapter: btcAdapter,
-  enabledAssets: () => ['btc'],
+  // Settings with a Lightning connection (the listener's MERCHANT_NWC_URL) take Lightning too.
+  enabledAssets: (settings) => ((settings as { lightning?: unknown }).lightning ? ['btc', 'btc-lightning'] : ['btc']),
   disabled: btcAdapter.disabled,
   paidSoFar: async (db, row) => BigInt(await seenSatsOf(db, row.merchant_id, row.invoice_id)),
   amountText: (row) => satsToBtc(requiredAmount(row.amount_sats, 'amount_sats', row.invoice_id)),
