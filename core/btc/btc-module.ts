@@ -35,6 +35,21 @@ const btcSandboxPayment: SandboxPayment = (view, amount) => {
   };
 };
 
+/**
+ * What a text says of an invoice's Lightning side: that the payer may pay either way (the BOLT11
+ * follows the address, and the unified payment URI carries both), or that it is Lightning only (its
+ * receive_address is the BOLT11 itself, already in the text).
+ */
+function lightningNotes(invoice: { receive_address: string; lightning_invoice?: string | null }): string[] {
+  const bolt11 = invoice.lightning_invoice;
+  if (!bolt11) return [];
+  if (invoice.receive_address === bolt11) return ['Lightning only: that is a BOLT11 invoice for exactly the amount, paid from a Lightning wallet; there is no on-chain address.'];
+  return [
+    `The payer may pay on-chain to that address, or over Lightning to this BOLT11 invoice (for exactly the amount, expiring with the invoice): ${bolt11}`,
+    'The payment URI carries both: a wallet pays it either way.',
+  ];
+}
+
 const btcDisplay: ChainDisplay = {
   amountOf: (invoice) => bitcoinInvoice(invoice).amount_btc,
   pricedAmount(invoice) {
@@ -46,7 +61,13 @@ const btcDisplay: ChainDisplay = {
   feeName: 'network fee',
   exactAmountOf: () => null,
   readableAmount: (_invoice, amount) => amount,
-  createdNotes: () => [],
+  createdNotes: (invoice) => lightningNotes(bitcoinInvoice(invoice)),
+  statusNotes(invoice) {
+    const btc = bitcoinInvoice(invoice);
+    if (btc.status === 'confirmed' && 'payment_method' in btc && btc.payment_method === 'lightning') return [`Paid over Lightning (payment hash ${btc.payment_hash}).`];
+    // Once part is paid on-chain the BOLT11, which asks for the whole amount, would pay twice.
+    return btc.status === 'pending' ? lightningNotes(btc) : [];
+  },
   confirmationTime: '10 to 60 minutes',
   pricingHint: 'give amount_sats, an integer number of satoshis (1 BTC = 100,000,000 sats; e.g. 25,000 sats is 0.00025 BTC). Never pass BTC or USD in amount_sats.',
 };
