@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import * as nip04 from 'nostr-tools/nip04';
 import * as nip44 from 'nostr-tools/nip44';
-import { finalizeEvent, generateSecretKey, getPublicKey, verifyEvent, type Event } from 'nostr-tools/pure';
+import { generateSecretKey, getPublicKey, type Event } from 'nostr-tools/pure';
+import { signNostrEvent, verifyNostrEvent } from '../core/nostr/event-signature.ts';
 import {
   createInvoiceBook,
   DEFAULT_EXPIRY_SECONDS,
@@ -93,6 +94,7 @@ const IMPLEMENTED_METHODS = ['get_info', 'make_invoice', 'lookup_invoice'];
 const START_TIMEOUT_MS = 10_000;
 // Requests arrive once per relay: remember this many ids to answer each once.
 const SEEN_REQUESTS = 10_000;
+const MAX_CONVERSATION_KEYS = 1_000;
 // BOLT #11 descriptions longer than this need an `h` field; a real node refuses them in `d`.
 const MAX_DESCRIPTION_BYTES = 639;
 
@@ -135,23 +137,22 @@ export async function startLightningWallet(options: LightningWalletOptions): Pro
   const counts = new Map<string, number>();
   const pendingAnswers = new Set<NodeJS.Timeout>();
 
-  const sign = (kind: number, tags: string[][], content: string) => finalizeEvent({ kind, tags, content, created_at: context.nowSeconds() }, walletSecret);
-  const encrypt = (scheme: Scheme, peer: string, plaintext: string) =>
-    scheme === 'nip44' ? nip44.encrypt(plaintext, nip44.getConversationKey(walletSecret, peer)) : nip04.encrypt(walletSecret, peer, plaintext);
+  const sign = (kind: number, tags: string[][], content: string) => signNostrEvent({ kind, tags, content, created_at: context.nowSeconds() }, walletSecret);
+  const cipher = createCipher(walletSecret);
   const publish = (event: Event) => {
     for (const link of links) link.publish(event);
   };
 
   function respond(request: Event, scheme: Scheme, method: string, outcome: Answer): void {
     const body = { result_type: method, error: 'error' in outcome ? outcome.error : null, result: 'result' in outcome ? outcome.result : null };
-    const event = sign(KIND_RESPONSE, [['p', request.pubkey], ['e', request.id]], encrypt(scheme, request.pubkey, JSON.stringify(body)));
+    const event = sign(KIND_RESPONSE, [['p', request.pubkey], ['e', request.id]], cipher.encrypt(scheme, request.pubkey, JSON.stringify(body)));
     if (misbehaviour.delayMs <= 0) return publish(event);
     const timer = setTimeout(() => (pendingAnswers.delete(timer), publish(event)), misbehaviour.delayMs);
     pendingAnswers.add(timer);
   }
 
   function onRequest(event: unknown): void {
-    const request = readRequest(event, walletSecret, walletPubkey, seen, context.nowSeconds());
+    const request = readRequest(event, cipher, walletPubkey, seen, context.nowSeconds());
     if (!request) return;
     counts.set(request.method, (counts.get(request.method) ?? 0) + 1);
     if (misbehaviour.silent) return;
@@ -168,7 +169,7 @@ export async function startLightningWallet(options: LightningWalletOptions): Pro
     const content = JSON.stringify({ notification_type: 'payment_received', notification: transactionOf(context, invoice) });
     for (const scheme of schemes) {
       const kind = scheme === 'nip44' ? KIND_NOTIFICATION_NIP44 : KIND_NOTIFICATION_NIP04;
-      const event = sign(kind, [['p', invoice.clientPubkey]], encrypt(scheme, invoice.clientPubkey, content));
+      const event = sign(kind, [['p', invoice.clientPubkey]], cipher.encrypt(scheme, invoice.clientPubkey, content));
       publish(misbehaviour.unsignedNotifications ? { ...event, sig: brokenSignature(event.sig) } : event);
     }
   }
@@ -214,21 +215,43 @@ interface ReadRequest {
   params: Record<string, unknown>;
 }
 
+type Cipher = ReturnType<typeof createCipher>;
+
+/**
+ * NIP-44 v2 and NIP-04 with the wallet's key. A NIP-44 conversation key (an ECDH) costs more than
+ * the rest of an answer, and is the same for every message with one peer: it is kept per peer, for
+ * the most recent MAX_CONVERSATION_KEYS peers (requests from unknown keys cannot grow it further).
+ */
+function createCipher(walletSecret: Uint8Array) {
+  const keys = new Map<string, Uint8Array>();
+  const conversationKey = (peer: string): Uint8Array => {
+    const known = keys.get(peer);
+    if (known) return known;
+    const key = nip44.getConversationKey(walletSecret, peer);
+    if (keys.size >= MAX_CONVERSATION_KEYS) keys.delete(keys.keys().next().value!);
+    keys.set(peer, key);
+    return key;
+  };
+  return {
+    encrypt: (scheme: Scheme, peer: string, plaintext: string): string =>
+      scheme === 'nip44' ? nip44.encrypt(plaintext, conversationKey(peer)) : nip04.encrypt(walletSecret, peer, plaintext),
+    decrypt: (scheme: Scheme, peer: string, payload: string): string =>
+      scheme === 'nip44' ? nip44.decrypt(payload, conversationKey(peer)) : nip04.decrypt(walletSecret, peer, payload),
+  };
+}
+
 /** A request event for this wallet, verified, not seen before, not expired, decrypted; or null. */
-function readRequest(event: unknown, walletSecret: Uint8Array, walletPubkey: string, seen: Set<string>, nowSeconds: number): ReadRequest | null {
+function readRequest(event: unknown, cipher: Cipher, walletPubkey: string, seen: Set<string>, nowSeconds: number): ReadRequest | null {
   const request = event as Event;
   if (typeof request !== 'object' || request === null || seen.has(request.id)) return null;
-  if (!verifyEvent(request) || request.kind !== KIND_REQUEST) return null;
+  if (!verifyNostrEvent(request) || request.kind !== KIND_REQUEST) return null;
   if (!request.tags.some((tag) => tag[0] === 'p' && tag[1] === walletPubkey)) return null;
   remember(seen, request.id);
   const expiration = Number(request.tags.find((tag) => tag[0] === 'expiration')?.[1]);
   if (Number.isFinite(expiration) && expiration < nowSeconds) return null; // NIP-47: ignore expired requests
   const scheme: Scheme = request.tags.some((tag) => tag[0] === 'encryption' && tag[1]?.split(' ').includes('nip44_v2')) ? 'nip44' : 'nip04';
   try {
-    const plaintext =
-      scheme === 'nip44'
-        ? nip44.decrypt(request.content, nip44.getConversationKey(walletSecret, request.pubkey))
-        : nip04.decrypt(walletSecret, request.pubkey, request.content);
+    const plaintext = cipher.decrypt(scheme, request.pubkey, request.content);
     const parsed = JSON.parse(plaintext) as { method?: unknown; params?: unknown };
     const params = typeof parsed.params === 'object' && parsed.params !== null ? (parsed.params as Record<string, unknown>) : {};
     return { event: request, scheme, method: typeof parsed.method === 'string' ? parsed.method : '', params };

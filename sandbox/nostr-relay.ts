@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { matchFilter, type Filter } from 'nostr-tools/filter';
 import { isAddressableKind, isEphemeralKind, isReplaceableKind } from 'nostr-tools/kinds';
-import { verifyEvent, type Event } from 'nostr-tools/pure';
+import type { Event } from 'nostr-tools/pure';
+import { verifyNostrEvent } from '../core/nostr/event-signature.ts';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 
 export interface NostrRelayOptions {
@@ -63,7 +64,7 @@ export async function startNostrRelay(options: NostrRelayOptions = {}): Promise<
 
   function publish(client: WebSocket, event: unknown): void {
     if (!isEventShaped(event)) return send(client, ['NOTICE', 'invalid: EVENT needs an event object']);
-    if (verifySignatures && !verifyEvent(event)) return send(client, ['OK', event.id, false, 'invalid: bad event id or signature']);
+    if (verifySignatures && !verifyNostrEvent(event)) return send(client, ['OK', event.id, false, 'invalid: bad event id or signature']);
     const outcome = store.add(event);
     send(client, ['OK', event.id, outcome.accepted, outcome.message]);
     if (!outcome.fresh) return;

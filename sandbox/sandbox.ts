@@ -18,6 +18,7 @@ import { LocalBtcChain } from './local-btc-chain.ts';
 import { startLocalChainServer, type LocalChainServer } from './local-chain-server.ts';
 import { sandboxExplorer } from './explorer-page.ts';
 import { bindFailure } from '../edge/http/serve.ts';
+import { startSandboxLightning, type SandboxLightning } from './sandbox-lightning.ts';
 
 /**
  * The listener sandbox's database, relative to the directory it runs in: made afresh at start and
@@ -60,6 +61,8 @@ export interface Sandbox {
   /** One local node per EVM chain (Base, Ethereum, …), all with the same sandbox merchant; empty without anvil. */
   evms: LocalEvm[];
   baseUnavailable: string | null;
+  /** The local Nostr relay and the simulated Lightning wallet (regtest) behind the sandbox's MERCHANT_NWC_URL. */
+  lightning: SandboxLightning;
   /** The local receiver the sandbox sends its webhooks to; null when MERCHANT_WEBHOOK_URL is the user's own. */
   webhookReceiver: RunningReceiver | null;
   /** Once the edition serves: writes the state file by which `pay`, `mine` and `deliveries` find this sandbox. */
@@ -161,10 +164,15 @@ async function startClaimed(env: Env, options: SandboxOptions, mode: SandboxUsdc
   const chainPort = Number(env.SANDBOX_CHAIN_PORT || DEFAULT_SANDBOX_CHAIN_PORT);
   const rates = await startSandboxRates(env);
   const closeRates = () => Promise.all(rates.tickers.map((tickers) => tickers.close()));
+  const lightning = await startSandboxLightning().catch(async (error: unknown) => {
+    await closeRates();
+    throw error;
+  });
+  const closeRatesAndLightning = () => Promise.all([closeRates(), lightning.close()]);
   try {
     server = await startLocalChainServer(chain, {
       port: chainPort,
-      extraControl: Object.assign({}, ...evms.map((evm) => evm.control), { 'evm/mine': mineEvery(evms), 'evm/fund': fundEvery(evms) }, rates.control),
+      extraControl: Object.assign({}, ...evms.map((evm) => evm.control), { 'evm/mine': mineEvery(evms), 'evm/fund': fundEvery(evms) }, rates.control, lightning.control),
       evmRpc: (name, body) => {
         const evm = evms.find((candidate) => candidate.chain === name);
         return evm ? evm.relay(body) : Promise.reject(new Error(`no sandbox node for ${name}`));
@@ -179,7 +187,7 @@ async function startClaimed(env: Env, options: SandboxOptions, mode: SandboxUsdc
     });
   } catch (error) {
     await Promise.all(evms.map((evm) => evm.close()));
-    await closeRates();
+    await closeRatesAndLightning();
     throw error;
   }
   const settler = await sandboxSettler(env, evms);
@@ -191,6 +199,7 @@ async function startClaimed(env: Env, options: SandboxOptions, mode: SandboxUsdc
     evm: evms[0] ?? null,
     evms,
     baseUnavailable,
+    lightning,
     webhookReceiver: webhooks?.receiver ?? null,
     env: {
       ...env,
@@ -199,6 +208,7 @@ async function startClaimed(env: Env, options: SandboxOptions, mode: SandboxUsdc
       ...webhooks?.env,
       ...settler,
       ...rates.env,
+      ...lightning.env,
       MERCHANT_BTC_XPUB: merchantKey.toBase58(),
       BTC_NETWORK: 'regtest',
       BTC_ESPLORA_URL: server.esploraUrl,
@@ -212,7 +222,7 @@ async function startClaimed(env: Env, options: SandboxOptions, mode: SandboxUsdc
       await server.close();
       await Promise.all(evms.map((evm) => evm.close()));
       await webhooks?.receiver.close();
-      await closeRates();
+      await closeRatesAndLightning();
       removeSandboxFiles(database);
     },
   };

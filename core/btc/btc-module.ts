@@ -23,9 +23,15 @@ function btcTextToSats(text: string): bigint {
   return BigInt(whole) * 100_000_000n + BigInt(fraction.padEnd(8, '0').slice(0, 8));
 }
 
-/** From the sandbox wallet, on its regtest chain only. */
-const btcSandboxPayment: SandboxPayment = (view, amount) => {
+/**
+ * From the sandbox wallet, on its regtest chain only; over Lightning from the sandbox's simulated
+ * wallet when asked, or when Lightning is the only way the invoice takes.
+ */
+const btcSandboxPayment: SandboxPayment = (view, { amount, lightning }) => {
+  if (view.chain !== 'btc') throw new Error(`not a Bitcoin invoice: ${view.chain}`);
   if (amount !== undefined && !/^[1-9]\d*$/.test(amount)) return { refused: 'The amount of a Bitcoin invoice is in sats: a positive integer.' };
+  // A Lightning-only invoice has no address: its receive_address repeats the BOLT11.
+  if (lightning || view.receive_address.startsWith('ln')) return lightningSandboxPayment(view.lightning_invoice ?? null, amount);
   if (!view.receive_address.startsWith('bcrt1')) return { refused: 'That invoice is not on the sandbox regtest chain; pay it from a real wallet.' };
   const sats = amount ?? String(btcTextToSats(view.amount_due));
   return {
@@ -48,6 +54,18 @@ function lightningNotes(invoice: { receive_address: string; lightning_invoice?: 
     `The payer may pay on-chain to that address, or over Lightning to this BOLT11 invoice (for exactly the amount, expiring with the invoice): ${bolt11}`,
     'The payment URI carries both: a wallet pays it either way.',
   ];
+}
+
+/** Settles the BOLT11 in the sandbox's simulated wallet, as a payer's wallet paying it would; `sats` less than asked models a wallet that takes any amount. */
+function lightningSandboxPayment(bolt11: string | null, sats: string | undefined): ReturnType<SandboxPayment> {
+  if (!bolt11) return { refused: 'That invoice has no Lightning invoice to pay: it was made without Lightning (pay it on-chain, without --lightning), or it is no longer pending.' };
+  if (!bolt11.startsWith('lnbcrt')) return { refused: 'That Lightning invoice is not on the sandbox regtest network; pay it from a real wallet.' };
+  return {
+    action: 'lightning/pay',
+    body: { invoice: bolt11, ...(sats === undefined ? {} : { amount_msat: String(BigInt(sats) * 1000n) }) },
+    paid: (answer) =>
+      `paid ${BigInt(String(answer.amount_msat)) / 1000n} sats over Lightning from the sandbox's simulated wallet\npayment_hash ${answer.payment_hash}\npreimage ${answer.preimage}`,
+  };
 }
 
 const btcDisplay: ChainDisplay = {

@@ -37,8 +37,9 @@ const centsAtLeast = (amount: string) => amount.replace(/^(\d+\.\d\d\d*?)0+$/, '
  * From the local node's funded account; the sandbox checks the address is its own merchant's (a
  * child of its key, or its fixed address) before it sends anything.
  */
-const evmSandboxPayment: SandboxPayment = (evm, amount) => {
+const evmSandboxPayment: SandboxPayment = (evm, { amount, lightning }) => {
   if (evm.chain === 'btc') throw new Error('not an EVM invoice: btc');
+  if (lightning) return { refused: 'Only Bitcoin invoices are paid over Lightning; drop --lightning.' };
   let units: bigint;
   try {
     units = usdTextToUnits(amount ?? evm.amount_due);

@@ -9,8 +9,12 @@ export interface SandboxPaymentRequest {
   paid(answer: Record<string, unknown>): string;
 }
 
-/**
- * How `service pay` pays an invoice of a chain from the sandbox: the request to the sandbox's chain
- * server for `amount` (the chain's own unit; the amount still due when absent), or why it cannot.
- */
-export type SandboxPayment = (view: CheckoutView, amount: string | undefined) => SandboxPaymentRequest | { refused: string };
+/** What `service pay` was asked: an amount in the chain's own unit (the amount still due when absent), and whether over Lightning. */
+export interface SandboxPaymentChoice {
+  amount: string | undefined;
+  /** `--lightning`: pay the invoice's BOLT11 from the sandbox's simulated Lightning wallet. */
+  lightning: boolean;
+}
+
+/** How `service pay` pays an invoice of a chain from the sandbox: the request to the sandbox's chain server, or why it cannot. */
+export type SandboxPayment = (view: CheckoutView, choice: SandboxPaymentChoice) => SandboxPaymentRequest | { refused: string };

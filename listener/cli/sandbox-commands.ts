@@ -3,6 +3,7 @@ import { defaultChains } from '../../core/chains/default-chains.ts';
 import { chainNamed } from '../../core/invoices/chain-module.ts';
 import { chainFacts, type ChainName } from '../../shared/chains.ts';
 import type { CheckoutView } from '../../shared/index.ts';
+import type { SandboxPaymentChoice } from '../../core/invoices/sandbox-payment.ts';
 import { readEnvironment } from '../../edge/environment.ts';
 import { DEFAULT_SANDBOX_CHAIN_PORT, runningSandbox } from '../../sandbox/sandbox-state.ts';
 import { USAGE_EXIT_CODE, type Command } from './command.ts';
@@ -39,8 +40,8 @@ async function control(chainUrl: string, path: string, body: unknown): Promise<R
 }
 
 /** Pays the invoice of `view` from the sandbox, as its chain asks: 1 (and why on stderr) when it cannot. */
-async function payFromSandbox(chainUrl: string, view: CheckoutView, amount: string | undefined): Promise<number> {
-  const payment = chainNamed(defaultChains, view.chain).sandboxPayment(view, amount);
+async function payFromSandbox(chainUrl: string, view: CheckoutView, choice: SandboxPaymentChoice): Promise<number> {
+  const payment = chainNamed(defaultChains, view.chain).sandboxPayment(view, choice);
   if ('refused' in payment) {
     process.stderr.write(`${payment.refused}\n`);
     return 1;
@@ -52,7 +53,7 @@ async function payFromSandbox(chainUrl: string, view: CheckoutView, amount: stri
 export const payCommand: Command = {
   name: 'pay',
   usage: `
-Usage: service pay <invoice_id> [amount] [--amount AMOUNT] [--url API_URL]
+Usage: service pay <invoice_id> [amount] [--amount AMOUNT] [--lightning] [--url API_URL]
 
 Pays the invoice on the sandbox chain from the sandbox wallet, the listener's or the Cloud
 sandbox's (run it in the directory the sandbox runs in: it finds it by ./data/sandbox.json). The
@@ -61,18 +62,23 @@ decimals (test USDC or USDT) for a Base invoice. A fixed-address invoice is matc
 amount: pay another (--amount 12.34 for a 12.340417 invoice) to see the payment.orphan webhook.
 Then run "service mine" to confirm it.
 
+A Bitcoin invoice with a lightning_invoice is paid over Lightning with --lightning (by default
+when it takes Lightning only): the sandbox's simulated wallet settles the BOLT11 and tells the
+listener at once, with no mining; it prints the payment hash and the preimage.
+
   --amount AMOUNT   the amount to send instead of the invoice's (same as the second argument)
+  --lightning       pay the invoice's BOLT11 from the simulated Lightning wallet (Bitcoin only)
   --url API_URL     where to read the invoice: the listener (http://127.0.0.1:8787) or Cloud's
                     API (http://127.0.0.1:8788/api/v1); default: the running sandbox's
 
 Settings: SANDBOX_CHAIN_PORT (where the sandbox chain listens), PORT (the listener's port when no
 sandbox state file is found).`,
-  options: { url: { type: 'string' }, amount: { type: 'string' } },
+  options: { url: { type: 'string' }, amount: { type: 'string' }, lightning: { type: 'boolean' } },
   settings: ['PORT', 'SANDBOX_CHAIN_PORT'],
   async run({ values, positionals }) {
     const [invoiceId, positionalAmount] = positionals;
     if (!invoiceId) {
-      process.stderr.write('Usage: service pay <invoice_id> [amount] [--amount AMOUNT] [--url API_URL]\n');
+      process.stderr.write('Usage: service pay <invoice_id> [amount] [--amount AMOUNT] [--lightning] [--url API_URL]\n');
       return USAGE_EXIT_CODE;
     }
     const amount = (values.amount as string | undefined) ?? positionalAmount;
@@ -87,7 +93,7 @@ sandbox state file is found).`,
       process.stderr.write(`Invoice ${invoiceId} is ${view.status} and asks for nothing more; give an amount to send one anyway.\n`);
       return 1;
     }
-    return payFromSandbox(chain, view, amount);
+    return payFromSandbox(chain, view, { amount, lightning: values.lightning === true });
   },
 };
 
