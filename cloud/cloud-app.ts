@@ -9,7 +9,7 @@ import type { Database } from '../core/db/database.ts';
 import { bindHttp, closeServer } from '../edge/http/serve.ts';
 import { metricsLoopbackOpen } from '../edge/http/metrics-endpoint.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../core/metrics.ts';
-import { startEngine, type Engine, type LeaderTask } from '../core/engine.ts';
+import { startEngine, type Engine, type EngineWatchers, type LeaderTask } from '../core/engine.ts';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import type { WebhookSender } from '../core/webhooks/http-sender.ts';
@@ -248,6 +248,19 @@ function cloudHttpApp(config: CloudConfig, { engine, cloud, payments, x402, oaut
   });
 }
 
+/** What the elected instance watches: the chains, and every merchant's Lightning wallet. CLOUD_WATCH=false: this instance serves and delivers webhooks, and never watches. */
+function leaderWatchers(config: CloudConfig, parts: ReadonlyArray<Pick<EngineWatchers, 'start' | 'stop' | 'problems'>>): EngineWatchers {
+  return {
+    problems: () => parts.flatMap((part) => part.problems()),
+    start() {
+      if (config.watch) for (const part of parts) part.start();
+    },
+    async stop() {
+      for (const part of parts) await part.stop();
+    },
+  };
+}
+
 /**
  * Lightning for every merchant, on the chain whose merchant part offers it (none names it here): one
  * relay pool for the instance, a wallet per merchant who saved a connection.
@@ -339,19 +352,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   const { server, url } = bound;
   logger.info('cloud started', { url, database: database.dialect, hosted_checkout: config.checkoutBaseUrl ?? 'off' });
   engine.lead({
-    watchers: {
-      problems: () => [...chainWatchers.problems(), ...(lightning?.platform.problems() ?? [])],
-      // CLOUD_WATCH=false: this instance serves and delivers webhooks, and never watches the chains.
-      start() {
-        if (!config.watch) return;
-        chainWatchers.start();
-        lightning?.platform.start();
-      },
-      async stop() {
-        await chainWatchers.stop();
-        await lightning?.platform.stop();
-      },
-    },
+    watchers: leaderWatchers(config, [chainWatchers, ...(lightning ? [lightning.platform] : [])]),
     tasks: [billingTask(config, db, clock, logger, deps.billingPollMs)],
     leadership: (onChange) => electLeader({ databaseUrl: config.databaseUrl, dialect: database.dialect, logger, retryMs: deps.leaderRetryMs, onChange }),
   });

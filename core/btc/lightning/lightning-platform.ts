@@ -7,12 +7,13 @@ import { createWatchProgress, type WatcherProblem } from '../../watch-progress.t
 import { exponentialBackoffMs } from '../../net/backoff.ts';
 import { lightningReceiver } from '../methods/lightning.ts';
 import type { BtcNetwork } from '../../../shared/index.ts';
-import { settleLightningPayment } from './lightning-settlement.ts';
+import { reportOf, settleLightningPayment } from './lightning-settlement.ts';
 import { createLightningWallet, type LightningWallet } from './lightning-wallet.ts';
 import { createNwcClient, type NwcTransaction, type NwcWalletInfo } from './nwc-client.ts';
 import { NwcConnectionError, parseNwcConnection } from './nwc-connection.ts';
 import { connectionRefusal } from './wallet-permissions.ts';
-import { createRelayPool } from './relay-pool.ts';
+import { createRelayPool, type RelayPool } from './relay-pool.ts';
+import type { Clock } from '../../clock.ts';
 
 /** How long a merchant's wallet may take to answer when its connection is saved. */
 const CHECK_TIMEOUT_MS = 10_000;
@@ -38,41 +39,16 @@ export interface LightningPlatformSettings {
 export function createLightningPlatform(settings: LightningPlatformSettings, parts: LightningPlatformParts): LightningPlatform {
   const { db, clock, logger } = parts;
   const pool = createRelayPool({ clock, logger });
-  const wallets = new Map<string, LightningWallet>();
   const listening = new Map<string, () => void>();
-  const maxWallets = settings.maxWallets ?? 10_000;
+  const wallets = walletRegistry({ db, pool, clock, logger, loopbackRelays: parts.loopbackRelays, maxWallets: settings.maxWallets ?? 10_000, inUse: (key) => listening.has(key) });
   const progress = createWatchProgress(clock);
   let refused = 0;
   let lastProblem: string | null = null;
 
-  const keyOf = (m: MerchantLightningConnection) => `${m.merchantId}\n${m.connection}`;
-  function walletOf(m: MerchantLightningConnection): LightningWallet {
-    const key = keyOf(m);
-    let wallet = wallets.get(key);
-    if (wallet) {
-      wallets.delete(key);
-      wallets.set(key, wallet);
-      return wallet;
-    }
-    const connection = parseNwcConnection(m.connection, { loopbackRelays: parts.loopbackRelays });
-    wallet = createLightningWallet(connection, { db, pool, clock, logger, network: m.network, setting: 'the Lightning connection' });
-    if (wallets.size >= maxWallets) {
-      const [oldestKey, oldest] = wallets.entries().next().value!;
-      if (!listening.has(oldestKey)) oldest.close();
-      wallets.delete(oldestKey);
-    }
-    wallets.set(key, wallet);
-    return wallet;
-  }
-
   async function settle(merchantId: string, transaction: NwcTransaction, how: string) {
-    if (typeof transaction.payment_hash !== 'string' || typeof transaction.preimage !== 'string' || !Number.isSafeInteger(transaction.amount)) return;
-    const outcome = await settleLightningPayment({ db, feed: parts.feed, clock }, merchantId, {
-      paymentHash: transaction.payment_hash,
-      preimage: transaction.preimage,
-      amountMsat: BigInt(transaction.amount),
-      settledAt: Number.isSafeInteger(transaction.settled_at) ? transaction.settled_at! * 1000 : null,
-    });
+    const report = reportOf(transaction);
+    if (!report) return;
+    const outcome = await settleLightningPayment({ db, feed: parts.feed, clock }, merchantId, report);
     if (outcome === 'refused') {
       refused += 1;
       lastProblem = `${refused} settlement(s) refused: ${how} with a preimage that does not hash to the payment hash`;
@@ -87,11 +63,11 @@ export function createLightningPlatform(settings: LightningPlatformSettings, par
     for (const m of await parts.connections()) {
       let wallet: LightningWallet;
       try {
-        wallet = walletOf(m);
+        wallet = wallets.walletOf(m);
       } catch {
         continue; // A connection saved by an older release that no longer parses: that merchant alone goes without.
       }
-      const key = keyOf(m);
+      const key = walletKey(m);
       current.add(key);
       byMerchant.set(m.merchantId, wallet);
       if (listening.has(key)) continue;
@@ -106,8 +82,7 @@ export function createLightningPlatform(settings: LightningPlatformSettings, par
       if (current.has(key)) continue;
       stop();
       listening.delete(key);
-      wallets.get(key)?.close();
-      wallets.delete(key);
+      wallets.drop(key);
     }
     return byMerchant;
   }
@@ -133,29 +108,7 @@ export function createLightningPlatform(settings: LightningPlatformSettings, par
   });
 
   return {
-    async check(text, field) {
-      let connection;
-      try {
-        connection = parseNwcConnection(text, { loopbackRelays: parts.loopbackRelays });
-      } catch (error) {
-        if (error instanceof NwcConnectionError) throw new ServiceError('invalid_lightning_connection', `${field} ${error.message}.`);
-        throw error;
-      }
-      const client = createNwcClient(connection, { pool, clock });
-      let info: NwcWalletInfo;
-      try {
-        info = await client.walletInfo(CHECK_TIMEOUT_MS);
-      } catch (error) {
-        throw new ServiceError('lightning_unavailable', `The Lightning wallet did not answer over its relays (${(error as Error).message}); nothing was saved. Check that the wallet is online and retry.`, { retryAfterS: 10 });
-      } finally {
-        client.close();
-      }
-      const refusal = connectionRefusal(info, field);
-      if (refusal) throw new ServiceError('invalid_lightning_connection', refusal);
-      const network = info.network ?? 'mainnet';
-      if (!settings.explorerUrls[network]) throw new ServiceError('invalid_lightning_connection', `${field}: the wallet is on ${network}, a network this service does not serve.`);
-      return { ...describe(connection), network };
-    },
+    check: (text, field) => checkConnection(text, field, { pool, clock, loopbackRelays: parts.loopbackRelays, explorerUrls: settings.explorerUrls }),
     describe(text) {
       try {
         return describe(parseNwcConnection(text, { loopbackRelays: parts.loopbackRelays }));
@@ -164,7 +117,7 @@ export function createLightningPlatform(settings: LightningPlatformSettings, par
       }
     },
     receiver(onchain, merchant) {
-      const receiver = lightningReceiver({ onchain, wallet: { issue: (params) => walletOf(merchant).issue(params) }, network: merchant.network as BtcNetwork, explorerUrl: settings.explorerUrls[merchant.network] ?? '' });
+      const receiver = lightningReceiver({ onchain, wallet: { issue: (params) => wallets.walletOf(merchant).issue(params) }, network: merchant.network as BtcNetwork, explorerUrl: settings.explorerUrls[merchant.network] ?? '' });
       return { receiver, assets: onchain ? ['btc-lightning'] : ['btc', 'btc-lightning'] };
     },
     start: () => loop.start(),
@@ -178,8 +131,7 @@ export function createLightningPlatform(settings: LightningPlatformSettings, par
       return lastProblem ? [{ component: 'lightning', kind: 'invalid-source', reason: lastProblem, since: now }] : [];
     },
     close() {
-      for (const wallet of wallets.values()) wallet.close();
-      wallets.clear();
+      wallets.closeAll();
       pool.close();
     },
   };
@@ -199,4 +151,64 @@ function openLightningInvoices(db: Kysely<CoreTables>, limit: number) {
     .orderBy('created_at', 'desc')
     .limit(limit)
     .execute();
+}
+
+const walletKey = (m: MerchantLightningConnection) => `${m.merchantId}\n${m.connection}`;
+
+/** The merchants' wallets kept open, at most `maxWallets` (least recently used first out, unless a listener still uses it). */
+function walletRegistry(deps: { db: Kysely<CoreTables>; pool: RelayPool; clock: Clock; logger: LightningPlatformParts['logger']; loopbackRelays: boolean; maxWallets: number; inUse(key: string): boolean }) {
+  const wallets = new Map<string, LightningWallet>();
+  return {
+    walletOf(m: MerchantLightningConnection): LightningWallet {
+      const key = walletKey(m);
+      let wallet = wallets.get(key);
+      if (wallet) {
+        wallets.delete(key);
+        wallets.set(key, wallet);
+        return wallet;
+      }
+      const connection = parseNwcConnection(m.connection, { loopbackRelays: deps.loopbackRelays });
+      wallet = createLightningWallet(connection, { db: deps.db, pool: deps.pool, clock: deps.clock, logger: deps.logger, network: m.network, setting: 'the Lightning connection' });
+      if (wallets.size >= deps.maxWallets) {
+        const [oldestKey, oldest] = wallets.entries().next().value!;
+        if (!deps.inUse(oldestKey)) oldest.close();
+        wallets.delete(oldestKey);
+      }
+      wallets.set(key, wallet);
+      return wallet;
+    },
+    drop(key: string) {
+      wallets.get(key)?.close();
+      wallets.delete(key);
+    },
+    closeAll() {
+      for (const wallet of wallets.values()) wallet.close();
+      wallets.clear();
+    },
+  };
+}
+
+/** Parses and checks a connection a merchant saves: it answers get_info, may only receive, and its wallet is on a network served. */
+async function checkConnection(text: string, field: string, deps: { pool: RelayPool; clock: Clock; loopbackRelays: boolean; explorerUrls: Record<string, string> }) {
+  let connection;
+  try {
+    connection = parseNwcConnection(text, { loopbackRelays: deps.loopbackRelays });
+  } catch (error) {
+    if (error instanceof NwcConnectionError) throw new ServiceError('invalid_lightning_connection', `${field} ${error.message}.`);
+    throw error;
+  }
+  const client = createNwcClient(connection, { pool: deps.pool, clock: deps.clock });
+  let info: NwcWalletInfo;
+  try {
+    info = await client.walletInfo(CHECK_TIMEOUT_MS);
+  } catch (error) {
+    throw new ServiceError('lightning_unavailable', `The Lightning wallet did not answer over its relays (${(error as Error).message}); nothing was saved. Check that the wallet is online and retry.`, { retryAfterS: 10 });
+  } finally {
+    client.close();
+  }
+  const refusal = connectionRefusal(info, field);
+  if (refusal) throw new ServiceError('invalid_lightning_connection', refusal);
+  const network = info.network ?? 'mainnet';
+  if (!deps.explorerUrls[network]) throw new ServiceError('invalid_lightning_connection', `${field}: the wallet is on ${network}, a network this service does not serve.`);
+  return { ...describe(connection), network };
 }
