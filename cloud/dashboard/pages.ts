@@ -42,6 +42,7 @@ export const dashboardNav = [
   ['/dashboard', 'Overview'],
   ['/dashboard/invoices', 'Invoices'],
   ['/dashboard/webhooks', 'Webhooks'],
+  ['/dashboard/lightning', 'Lightning'],
   ['/dashboard/keys', 'API keys'],
   ['/dashboard/apps', 'Connected apps'],
   ['/dashboard/plan', 'Plan'],
@@ -397,6 +398,27 @@ ${csrfField(frame.csrf)}
 ${rotate}
 <h2>Recent deliveries</h2>
 ${table}`,
+  );
+}
+
+/** The merchant's own Lightning wallet: the saved connection shortened (never its secret), a field to paste a new one, and removal. */
+export function renderLightning(frame: PageFrame, options: { lightning: AccountView['lightning'] }): string {
+  const saved = options.lightning
+    ? `<p role="status">Connected: wallet <code>${e(options.lightning.wallet)}</code> on ${e(options.lightning.network)}, through ${options.lightning.relays.map((relay) => `<code>${e(relay)}</code>`).join(', ')}. Bitcoin invoices carry a Lightning invoice from this wallet.</p>
+<form method="post" action="/dashboard/lightning/remove" class="inline">${csrfField(frame.csrf)}<button type="submit">Disconnect</button></form>`
+    : '<p>No wallet connected: Bitcoin invoices are paid on-chain only.</p>';
+  return page(
+    frame,
+    '/dashboard/lightning',
+    'Lightning',
+    `${saved}
+<form method="post" action="/dashboard/lightning" class="stack">
+${csrfField(frame.csrf)}
+<label for="nwc_url">Nostr Wallet Connect connection</label>
+<input id="nwc_url" name="nwc_url" type="password" autocomplete="off" required placeholder="nostr+walletconnect://…" aria-describedby="nwc-hint">
+<p class="hint" id="nwc-hint">In your wallet (Alby Hub, Zeus, Coinos, Primal…), create a connection that may only create and look up invoices: no payment permission, no budget. The service checks it and refuses one that could spend. It is stored as a secret and never shown again.</p>
+<button type="submit">Connect</button>
+</form>`,
   );
 }
 

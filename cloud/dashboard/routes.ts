@@ -8,6 +8,7 @@ import { planPages } from './controllers/plan.ts';
 import { signInPages } from './controllers/sign-in.ts';
 import { signUpPages } from './controllers/sign-up.ts';
 import { webhookPages } from './controllers/webhooks.ts';
+import { lightningPages } from './controllers/lightning.ts';
 import { createPageKit, type DashboardDeps } from './page-kit.ts';
 
 /** The merchant dashboard under `/dashboard`, signed in with an API key, over the Cloud service functions. */
@@ -19,7 +20,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     const asset = kit.assets.find((candidate) => candidate.name === ctx.params.file);
     if (asset) serveHashedAsset(ctx, asset);
   });
-  for (const pages of [signInPages, signUpPages, overviewPage, invoicePages, webhookPages, keyPages, connectedAppPages, planPages]) pages(router, kit, deps);
+  for (const pages of [signInPages, signUpPages, overviewPage, invoicePages, webhookPages, lightningPages, keyPages, connectedAppPages, planPages]) pages(router, kit, deps);
   router.get('/{*rest}', (ctx) => kit.message(ctx, 404, 'Page not found', 'There is no dashboard page at this address.'));
   return router;
 }

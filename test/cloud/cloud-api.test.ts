@@ -261,7 +261,7 @@ describe('Cloud /api/v1', () => {
     assert.equal(view.json.amount_btc, '0.00005000');
     assert.equal(view.json.verify_url, `https://mempool.space/address/${created.json.receive_address}`);
     assert.deepEqual(Object.keys(view.json).sort(), [
-      'amount_btc', 'amount_due', 'asset', 'chain', 'created_at', 'expires_at', 'invoice_id', 'memo', 'network', 'paid_at', 'payment_seen',
+      'amount_btc', 'amount_due', 'asset', 'chain', 'created_at', 'expires_at', 'invoice_id', 'lightning_invoice', 'memo', 'network', 'paid_at', 'payment_seen',
       'price_amount', 'price_currency', 'qr_uri', 'rate', 'rate_at', 'rate_sources', 'receive_address', 'redirect_url', 'server_time', 'shop_name', 'status', 'tx_hash', 'tx_url', 'verify_url', 'x402_url',
     ]);
     assert.deepEqual([view.json.network, view.json.memo], ['mainnet', null]);

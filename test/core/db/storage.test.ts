@@ -39,6 +39,7 @@ function row(overrides: Partial<InvoiceRow>): InvoiceRow {
     created_at: 1_700_000_000_000,
     updated_at: 1_700_000_000_000,
     address_duplicate_of: null, order_id: null, metadata: null, redirect_url: null, price_amount: null, price_currency: null, rate: null, rate_sources: null, rate_at: null,
+    lightning_invoice: null, payment_hash: null, payment_method: null,
     ...overrides,
   };
 }
