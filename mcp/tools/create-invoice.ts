@@ -30,6 +30,7 @@ const description = (chains: ServerDeps['chains']) =>
     ...pricingTexts(chains),
     'To bill in a fiat currency ("$25 in bitcoin", "€40 in USDC"), send price_amount (decimal text, "25.00"; no decimals for JPY) with price_currency (USD, EUR, GBP, CHF, CAD, AUD or JPY) instead of the amount field: the service converts at the median of several exchanges\' rates and fixes the amount for the invoice\'s life; rate_unavailable means the exchanges do not agree right now: retry later or price in the asset.',
     'The invoice expires after expires_in seconds (default 3600; fixed-address invoices always one hour). Each call creates a new invoice: do not retry a call that succeeded.',
+    'Bitcoin: where the merchant connected its own Lightning wallet (list_supported_assets lists btc-lightning), the invoice also carries a BOLT11 invoice (lightning_invoice) and the payment URI carries both; payment_methods ["lightning"] or ["onchain"] narrows it, and lightning_unavailable means the wallet did not answer: retry, or allow onchain.',
     "Optional on every chain: order_id (your order reference, returned on the invoice and in its webhook), metadata (flat string keys and values), memo (shown to the payer) and redirect_url (https; the payer's page links back to it once paid). Any other argument is refused with bad_body.",
     'Call list_supported_assets first if unsure what this listener accepts. Errors come back as "<code>: <message>" with a stable code such as invalid_amount, chain_disabled or unauthorized.',
   ].join(' ');
