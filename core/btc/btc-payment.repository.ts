@@ -242,7 +242,8 @@ export async function markLeftMempool(db: Db, scope: BtcWatchScope, mempool: Rea
 
 /**
  * The only invoices a pass must look at: those with live payments the merchant has not been told
- * about, and partial ones (whose payment may have vanished).
+ * about, and partial ones (whose payment may have vanished) made partial by on-chain payments: a
+ * Lightning payment that made one partial cannot vanish, and the on-chain rule would not see it.
  */
 export async function invoicesToSettle(db: Db, scope: BtcWatchScope): Promise<InvoiceRef[]> {
   const unreported = await db
@@ -253,7 +254,12 @@ export async function invoicesToSettle(db: Db, scope: BtcWatchScope): Promise<In
     .where('reported', '=', 0)
     .where('status', '!=', 'gone')
     .execute();
-  const partial = await scopedInvoices(db.selectFrom('invoices').select(['merchant_id', 'invoice_id']), scope).where('status', '=', 'partial').execute();
+  const partial = await scopedInvoices(db.selectFrom('invoices').select(['merchant_id', 'invoice_id']), scope)
+    .where('status', '=', 'partial')
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('ln_settlements').select('ln_settlements.payment_hash').whereRef('ln_settlements.merchant_id', '=', 'invoices.merchant_id').whereRef('ln_settlements.invoice_id', '=', 'invoices.invoice_id'))),
+    )
+    .execute();
   const refs = new Map([...unreported, ...partial].map((r) => {
     const ref = { merchantId: r.merchant_id, invoiceId: r.invoice_id };
     return [refKey(ref), ref];
