@@ -12,12 +12,31 @@ import { newWebhookSecret } from '../../core/webhooks/signature.ts';
 import { insertMerchant } from './merchant.repository.ts';
 import { checkWebhookUrl, type WebhookTargetPolicy } from '../../core/net/webhook-target.ts';
 import type { LightningPlatform } from '../../core/merchant-chain.ts';
+import { isIP } from 'node:net';
+import { isPublicAddress } from '../../core/net/public-address.ts';
 
-/** A Lightning connection checked by the platform (receive-only, answering); refused where the platform takes no Lightning. */
-export async function checkedLightning(lightning: LightningPlatform | null, text: string, field: string) {
+/**
+ * A Lightning connection checked by the platform (receive-only, answering); refused where the
+ * platform takes no Lightning. Its relays must resolve to public addresses before the service
+ * connects to any (as a webhook URL must): a merchant cannot point the service at its own network.
+ */
+export async function checkedLightning(lightning: LightningPlatform | null, text: string, field: string, policy: Pick<WebhookTargetPolicy, 'resolve'>) {
   if (!lightning) throw new ServiceError('invalid_lightning_connection', `${field}: this service takes no Lightning.`);
+  const relays = lightning.describe(text)?.relays ?? [];
+  for (const relay of relays) {
+    const host = new URL(relay).hostname.replace(/^\[|\]$/g, '');
+    const addresses = isIP(host) ? [{ address: host }] : await policy.resolve(host).catch(() => []);
+    const loopbackAllowedHere = addresses.length > 0 && addresses.every((a) => LOOPBACK_ADDRESS.test(a.address)) && new URL(relay).protocol === 'ws:';
+    if (addresses.length === 0) throw new ServiceError('invalid_lightning_connection', `${field}: relay host ${host} does not resolve.`);
+    // A ws:// loopback relay is only accepted where the connection parser allows it (outside production); it reaches check() below, which refuses it otherwise.
+    if (!loopbackAllowedHere && !addresses.every((a) => isPublicAddress(a.address))) {
+      throw new ServiceError('invalid_lightning_connection', `${field}: relay ${relay} must resolve only to public addresses.`);
+    }
+  }
   return lightning.check(text, field);
 }
+
+const LOOPBACK_ADDRESS = /^(127\.|::1$)/;
 
 const Email = z.email();
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -64,7 +83,7 @@ export async function signup(
   const methods = signupReceiveMethods(fields, deps.chains, { lightning: lightningText !== null });
   const webhookUrlText = optionalText(fields, 'webhook_url');
   const webhook = webhookUrlText ? await checkWebhookUrl(webhookUrlText, deps.webhookPolicy) : null;
-  const lightning = lightningText ? await checkedLightning(deps.lightning, lightningText, 'lightning_nwc_url') : null;
+  const lightning = lightningText ? await checkedLightning(deps.lightning, lightningText, 'lightning_nwc_url', deps.webhookPolicy) : null;
 
   const now = deps.clock.now();
   const merchantId = `m_${randomBytes(9).toString('base64url')}`;

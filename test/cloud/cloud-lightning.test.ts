@@ -124,6 +124,9 @@ for (const database of testDatabases) {
       }
       const plain = await postJson(`${cloud.url}/api/v1/lightning`, { nwc_url: 'nostr+walletconnect://abc?relay=ws://relay.example.com&secret=00' }, key);
       assert.equal(ErrorEnvelope.parse(plain.json).error.code, 'invalid_lightning_connection');
+      const internal = await postJson(`${cloud.url}/api/v1/lightning`, { nwc_url: `nostr+walletconnect://${'ab'.repeat(32)}?relay=wss%3A%2F%2F10.0.0.5&secret=${'cd'.repeat(32)}` }, key);
+      assert.equal(ErrorEnvelope.parse(internal.json).error.code, 'invalid_lightning_connection');
+      assert.match(ErrorEnvelope.parse(internal.json).error.message, /public addresses/, 'the service never connects to a relay on a private network');
       const unknownField = await postJson(`${cloud.url}/api/v1/lightning`, { nwc_url: null, extra: 1 }, key);
       assert.equal(ErrorEnvelope.parse(unknownField.json).error.code, 'bad_body');
       assert.equal(Account.parse((await getJson(`${cloud.url}/api/v1/me`, key)).json).lightning, null, 'nothing saved');
