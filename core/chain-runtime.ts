@@ -77,7 +77,7 @@ export interface ChainRuntime<Settings> {
    * Readies the database for these settings before the listener serves (an address claimed, a key's
    * older id adopted). Returns why the listener must not start, or null.
    */
-  prepare(db: Kysely<CoreTables>, settings: Settings): Promise<string | null>;
+  prepare(db: Kysely<CoreTables>, settings: Settings, context: { clock: Clock; logger: Logger }): Promise<string | null>;
   /** Block-explorer base URL the checkout page links to; null when none is known. */
   explorerUrl(settings: Settings): string | null;
   /** What the started-listener log line tells of the chain's network (a network name, a chain id). */

@@ -116,7 +116,7 @@ function startListenerEngine(config: Config, deps: ListenerDeps, shared: { clock
     async prepare(db) {
       // One after the other, so the first chain's problem is the one told.
       for (const { definition, settings } of config.chains) {
-        const problem = await definition.listener.prepare(db, settings);
+        const problem = await definition.listener.prepare(db, settings, { clock, logger });
         if (problem) throw new ConfigError([problem]);
       }
       // After the chains': the merchant's fixed addresses are claimed by then.

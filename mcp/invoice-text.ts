@@ -54,7 +54,9 @@ export function describeStoredInvoice(chains: readonly McpChain[], invoice: Stor
     `Amount ${describeAmount(chains, invoice)} on ${network(chains, invoice)} to ${invoice.receive_address}.`,
     ...describePrice(invoicePrice(invoice)),
   ];
-  if (invoice.status === 'confirmed') lines.push(`Paid at ${invoice.paid_at} in transaction ${invoice.tx_hash}.`);
+  lines.push(...displayOf(chains, invoice).statusNotes(invoice));
+  // A Lightning payment has no transaction: its chain's notes say how it was paid.
+  if (invoice.status === 'confirmed') lines.push(`Paid at ${invoice.paid_at}${invoice.tx_hash ? ` in transaction ${invoice.tx_hash}` : ''}.`);
   else lines.push(`Expires at ${invoice.expires_at}.`);
   return lines.join('\n');
 }

@@ -30,12 +30,14 @@ export interface ChainFacts {
   settingsPrefix: string;
   /** EVM chains: the chain ids that are this chain, mainnet first; any other id is a local chain. */
   networks: Readonly<Record<number, NetworkName>>;
+  /** Whether invoices of the chain can also be paid over Lightning (`payment_methods`), through the merchant's own wallet. */
+  lightning?: boolean;
 }
 
 const stablecoins = ['USDC', 'USDT'] as const;
 
 export const chainFacts = {
-  btc: { family: 'bitcoin', name: 'Bitcoin', amountField: 'amount_sats', unit: 'sats', disabledCode: 'chain_disabled', settingsPrefix: 'BTC', assets: ['BTC'], networks: {} },
+  btc: { family: 'bitcoin', name: 'Bitcoin', amountField: 'amount_sats', unit: 'sats', disabledCode: 'chain_disabled', settingsPrefix: 'BTC', assets: ['BTC'], networks: {}, lightning: true },
   base: {
     family: 'evm',
     name: 'Base',

@@ -1,12 +1,13 @@
 import * as z from 'zod';
 import { BaseCheckoutView, BtcCheckoutView, CheckoutView } from './checkout.ts';
 import { ErrorDetail, ErrorEnvelope, errorCatalogue, type ErrorCode } from './errors.ts';
-import { BaseHealth, BitcoinWatcherHealth, BtcHeaderChain, BtcHeaderSource, ChainHealth, ChainSourceBudget, Health, WatcherProblem, WatcherProgress } from './health.ts';
+import { BaseHealth, BitcoinWatcherHealth, BtcHeaderChain, BtcHeaderSource, ChainHealth, ChainSourceBudget, Health, LightningHealth, LightningRelayHealth, WatcherProblem, WatcherProgress } from './health.ts';
 import {
   BaseFixedInvoiceCreated,
   BaseInvoice,
   BaseXpubInvoiceCreated,
   BtcInvoice,
+  BtcPaymentMethod,
   BtcInvoiceCreated,
   CreateInvoiceRequest,
   CreatedInvoice,
@@ -48,6 +49,7 @@ const componentSchemas = [
   InvoiceStatus,
   Verification,
   CreateInvoiceRequest,
+  BtcPaymentMethod,
   BtcInvoice,
   BtcInvoiceCreated,
   BaseInvoice,
@@ -58,6 +60,8 @@ const componentSchemas = [
   BaseHealth,
   ChainSourceBudget,
   RateSourceHealth,
+  LightningHealth,
+  LightningRelayHealth,
   PriceCurrency,
   WatcherProgress,
   WatcherProblem,

@@ -16,9 +16,10 @@ export async function freePort(): Promise<number> {
 /**
  * Starts a server process on `port` with its stdout discarded (reading a log line per request
  * would take CPU from the load generator in this process) and waits until `readyPath` answers.
+ * `nodeArgs` go to node itself (e.g. --cpu-prof).
  */
-export async function startServer(args: string[], env: Record<string, string>, port: number, readyPath = '/health'): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+export async function startServer(args: string[], env: Record<string, string>, port: number, readyPath = '/health', nodeArgs: string[] = []): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -33,4 +34,12 @@ export async function startServer(args: string[], env: Record<string, string>, p
     }
   }
   throw new Error(`${args[0]} did not answer on port ${port}`);
+}
+
+/** Stops a server with SIGTERM and waits until it has exited (a --cpu-prof profile is written by then). */
+export async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { CoreTables } from '../schema.ts';
 import { headersAt } from './btc-headers.repository.ts';
 import { parseHeader } from './header-chain.ts';
+import { chunks } from '../db/chunks.ts';
 import type { PaymentView } from './confirmation-rules.ts';
 
 /**
@@ -17,8 +18,8 @@ export async function withBlockTimes(db: Kysely<CoreTables>, network: string, sc
   const times = new Map<number, number>();
   for (const [height, raw] of await headersAt(db, network, heights)) times.set(height, parseHeader(raw).time * 1000);
   const unknown = heights.filter((h) => !times.has(h));
-  if (unknown.length) {
-    const processed = await db.selectFrom('btc_blocks').select(['height', 'processed_at']).where('merchant_id', '=', scopeKey).where('height', 'in', unknown).execute();
+  for (const chunk of chunks(unknown)) {
+    const processed = await db.selectFrom('btc_blocks').select(['height', 'processed_at']).where('merchant_id', '=', scopeKey).where('height', 'in', chunk).execute();
     for (const row of processed) times.set(Number(row.height), Number(row.processed_at));
   }
   return payments.map((p) => (p.status === 'block' && p.blockHeight !== null && times.has(p.blockHeight) ? { ...p, blockTime: times.get(p.blockHeight)! } : p));

@@ -42,7 +42,8 @@ export function rowToCreatedBtcInvoice(row: InvoiceRow, explorerUrl: string): Bt
     ...invoice,
     derivation_path: row.derivation_path ?? '',
     qr_uri: paymentUriOf(row, invoice.amount_btc),
-    verify_url: `${explorerUrl}/address/${invoice.receive_address}`,
+    // A Lightning payment leaves nothing on a block explorer to look up: the explorer's front page.
+    verify_url: isLightningOnly(row) ? explorerUrl : `${explorerUrl}/address/${invoice.receive_address}`,
   };
 }
 

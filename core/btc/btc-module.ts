@@ -4,7 +4,8 @@ import type { ChainDisplay, ShownInvoice } from '../invoices/chain-display.ts';
 import type { ChainModule } from '../invoices/chain-module.ts';
 import { checkoutCommon } from '../invoices/checkout-common.ts';
 import { satsToBtc } from './amount.ts';
-import { bip21Uri } from './bip21.ts';
+import { bip21Uri, lightningUri } from './bip21.ts';
+import { isLightningOnly } from './btc-invoice.mapper.ts';
 import { btcAdapter } from './btc-adapter.ts';
 import { btcMerchant } from './btc-merchant.ts';
 import { seenSatsOf } from './btc-payment.repository.ts';
@@ -40,6 +41,21 @@ const btcSandboxPayment: SandboxPayment = (view, { amount, lightning }) => {
   };
 };
 
+/**
+ * What a text says of an invoice's Lightning side: that the payer may pay either way (the BOLT11
+ * follows the address, and the unified payment URI carries both), or that it is Lightning only (its
+ * receive_address is the BOLT11 itself, already in the text).
+ */
+function lightningNotes(invoice: { receive_address: string; lightning_invoice?: string | null }): string[] {
+  const bolt11 = invoice.lightning_invoice;
+  if (!bolt11) return [];
+  if (invoice.receive_address === bolt11) return ['Lightning only: that is a BOLT11 invoice for exactly the amount, paid from a Lightning wallet; there is no on-chain address.'];
+  return [
+    `The payer may pay on-chain to that address, or over Lightning to this BOLT11 invoice (for exactly the amount, expiring with the invoice): ${bolt11}`,
+    'The payment URI carries both: a wallet pays it either way.',
+  ];
+}
+
 /** Settles the BOLT11 in the sandbox's simulated wallet, as a payer's wallet paying it would; `sats` less than asked models a wallet that takes any amount. */
 function lightningSandboxPayment(bolt11: string | null, sats: string | undefined): ReturnType<SandboxPayment> {
   if (!bolt11) return { refused: 'That invoice has no Lightning invoice to pay: it was made without Lightning (pay it on-chain, without --lightning), or it is no longer pending.' };
@@ -63,7 +79,13 @@ const btcDisplay: ChainDisplay = {
   feeName: 'network fee',
   exactAmountOf: () => null,
   readableAmount: (_invoice, amount) => amount,
-  createdNotes: () => [],
+  createdNotes: (invoice) => lightningNotes(bitcoinInvoice(invoice)),
+  statusNotes(invoice) {
+    const btc = bitcoinInvoice(invoice);
+    if (btc.status === 'confirmed' && 'payment_method' in btc && btc.payment_method === 'lightning') return [`Paid over Lightning (payment hash ${btc.payment_hash}).`];
+    // Once part is paid on-chain the BOLT11, which asks for the whole amount, would pay twice.
+    return btc.status === 'pending' ? lightningNotes(btc) : [];
+  },
   confirmationTime: '10 to 60 minutes',
   pricingHint: 'give amount_sats, an integer number of satoshis (1 BTC = 100,000,000 sats; e.g. 25,000 sats is 0.00025 BTC). Never pass BTC or USD in amount_sats.',
 };
@@ -73,12 +95,18 @@ export const btcModule: ChainModule<object> = {
   chain: 'btc',
   facts: chainFacts.btc,
   adapter: btcAdapter,
-  enabledAssets: () => ['btc'],
+  // Settings with a Lightning connection (the listener's MERCHANT_NWC_URL) take Lightning too.
+  enabledAssets: (settings) => ((settings as { lightning?: unknown }).lightning ? ['btc', 'btc-lightning'] : ['btc']),
   disabled: btcAdapter.disabled,
   paidSoFar: async (db, row) => BigInt(await seenSatsOf(db, row.merchant_id, row.invoice_id)),
   amountText: (row) => satsToBtc(requiredAmount(row.amount_sats, 'amount_sats', row.invoice_id)),
   unitsText: satsToBtc,
-  paymentUri: (row, sats) => bip21Uri(row.receive_address, satsToBtc(sats), row.memo),
+  paymentUri(row, sats) {
+    if (isLightningOnly(row)) return lightningUri(row.lightning_invoice!);
+    // The BOLT11 is for the whole amount: a QR asking for what is left of a partial invoice leaves it out.
+    const whole = BigInt(row.amount_sats ?? 0) === sats;
+    return bip21Uri(row.receive_address, satsToBtc(sats), row.memo, whole ? row.lightning_invoice : null);
+  },
   checkoutView(row, context) {
     const sats = BigInt(requiredAmount(row.amount_sats, 'amount_sats', row.invoice_id));
     const { common, due, askFor, seen } = checkoutCommon(row, context, sats);
@@ -91,12 +119,13 @@ export const btcModule: ChainModule<object> = {
       amount_due: satsToBtc(due),
       payment_seen: seen,
       qr_uri: btcModule.paymentUri(row, askFor),
+      lightning_invoice: row.status === 'pending' ? (row.lightning_invoice ?? null) : null,
     };
   },
   confirmingTakes: () => `the Bitcoin network is confirming it, which usually takes ${btcDisplay.confirmationTime}`,
   display: btcDisplay,
   walletGap: computeGapReport,
-  claimsSetting: (name) => name === 'MERCHANT_BTC_XPUB',
+  claimsSetting: (name) => name === 'MERCHANT_BTC_XPUB' || name === 'MERCHANT_NWC_URL',
   sandboxPayment: btcSandboxPayment,
   merchant: btcMerchant,
 };

@@ -2,21 +2,10 @@ import { sql, type ExpressionBuilder, type Kysely, type Selectable, type Transac
 import type { CoreTables } from '../schema.ts';
 import type { BtcPaymentsTable } from './btc.tables.ts';
 import { MINED_GRACE_MS, type PaymentView } from './confirmation-rules.ts';
+import { chunks } from '../db/chunks.ts';
 
 type Db = Kysely<CoreTables> | Transaction<CoreTables>;
 export type BtcPaymentRow = Selectable<BtcPaymentsTable>;
-
-/**
- * Rows per statement: a few thousand bound parameters at most, far below SQLite's (32,766) and
- * Postgres's (65,535) limits, so a catch-up over many payments never builds an oversized statement.
- */
-const CHUNK = 500;
-
-export function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 /** One output at most once per statement: Postgres refuses an upsert that touches a row twice. */
 function distinctOutputs(outputs: SeenOutput[]): SeenOutput[] {
@@ -90,7 +79,8 @@ export const networksScope = (networks: string[]): BtcWatchScope => ({ key: `wat
 
 /** Rows of `invoices` inside the scope. */
 function scopedInvoices<QB extends { where: (...args: any[]) => QB }>(query: QB, scope: BtcWatchScope, table = 'invoices'): QB {
-  let scoped = query.where(`${table}.chain`, '=', 'btc');
+  // A Lightning-only invoice has no address (its receive_address is a BOLT11): nothing on-chain to watch.
+  let scoped = query.where(`${table}.chain`, '=', 'btc').where(`${table}.child_index`, 'is not', null);
   if (scope.merchantId !== null) scoped = scoped.where(`${table}.merchant_id`, '=', scope.merchantId);
   if (scope.networks !== null) scoped = scoped.where(`${table}.network`, 'in', scope.networks);
   return scoped;

@@ -1,4 +1,4 @@
-import { tuningOf, type ChainRuntime, type PlatformChainRuntime } from '../chain-runtime.ts';
+import { tuningOf, type ChainRuntime, type ListenerChainParts, type PlatformChainRuntime } from '../chain-runtime.ts';
 import { peekNextChildIndex } from '../invoices/invoice.repository.ts';
 import { watchObserver } from '../metrics.ts';
 import type { AccountKey } from './account-key.ts';
@@ -13,68 +13,138 @@ import { createSharedChainSource } from './shared-chain-source.ts';
 import { createReceiveAddressBook, type AddressDeriver } from './receive-address-book.ts';
 import { createBtcWatcher } from './watcher.ts';
 import { btcChainHealth } from './btc-health.ts';
+import { createRelayPool, type RelayPool } from './lightning/relay-pool.ts';
+import { createLightningWallet, LightningConnectionRefused, type LightningWallet } from './lightning/lightning-wallet.ts';
+import { createLightningWatcher } from './lightning/lightning-watcher.ts';
+import type { NwcConnection } from './lightning/nwc-connection.ts';
+import { lightningReceiver } from './methods/lightning.ts';
 
-/** The listener's Bitcoin settings (MERCHANT_BTC_XPUB and the BTC_ source settings). */
+/** The listener's Bitcoin settings (MERCHANT_BTC_XPUB, MERCHANT_NWC_URL and the BTC_ source settings). */
 export interface BtcListenerSettings extends BtcSourceOptions {
-  accountKey: AccountKey;
+  /** On-chain: the merchant's account key; null when it takes Lightning only. */
+  accountKey: AccountKey | null;
+  network: BtcNetwork;
+  /** Lightning: the merchant's own wallet over Nostr Wallet Connect; null when on-chain only. */
+  lightning: NwcConnection | null;
   explorerUrl: string;
 }
 
-/** Bitcoin as the listener runs it for its merchant: the key's addresses, one watcher on the configured source. */
+/**
+ * The listener's one Lightning wallet and the relay sockets it speaks through, made once for its
+ * settings and shared by the receiver (invoices) and the watcher (settlements).
+ */
+const lightningParts = new WeakMap<BtcListenerSettings, { pool: RelayPool; wallet: LightningWallet }>();
+function lightningOf(settings: BtcListenerSettings, parts: Pick<ListenerChainParts, 'db' | 'clock' | 'logger'>) {
+  let made = lightningParts.get(settings);
+  if (!made && settings.lightning) {
+    const pool = createRelayPool({ clock: parts.clock, logger: parts.logger });
+    const wallet = createLightningWallet(settings.lightning, { db: parts.db, pool, clock: parts.clock, logger: parts.logger, network: settings.network, setting: 'MERCHANT_NWC_URL' });
+    made = { pool, wallet };
+    lightningParts.set(settings, made);
+  }
+  return made ?? null;
+}
+
+/** The on-chain watcher of the merchant's account key, or null (with a warning) without a source or a key. */
+function onchainWatch(settings: BtcListenerSettings, parts: ListenerChainParts) {
+  const { db, feed, clock, logger, metrics, budgets, fetch, merchantId, tuning } = parts;
+  if (!settings.accountKey) return null;
+  const watching = btcWatchingFor(settings, {
+    network: settings.network,
+    fetch,
+    budgets,
+    db,
+    clock,
+    logger,
+    onRejected: (source, reason) => metrics?.chainSourceRejections.inc({ chain: btcModule.chain, source, reason }),
+  });
+  if (!watching) {
+    logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
+    return null;
+  }
+  const watcher = createBtcWatcher({
+    db,
+    feed,
+    scope: merchantScope(merchantId),
+    keyId: settings.accountKey.keyId,
+    ...watching,
+    clock,
+    logger,
+    pollIntervalMs: tuningOf(tuning, btcModule.chain, btcModule.facts).pollIntervalMs,
+    observer: watchObserver(metrics, btcModule.chain),
+  });
+  return { watcher, socket: watching.socket };
+}
+
+/** Bitcoin as the listener runs it for its merchant: the key's addresses and one watcher on the configured source, the wallet's Lightning invoices and their settlements. */
 export const btcRuntime: ChainRuntime<BtcListenerSettings> = {
-  prepare: async () => null,
-  explorerUrl: (settings) => settings.explorerUrl,
-  network: (settings) => settings.accountKey.network,
-  async receiver(settings, { db, worker }) {
-    return btcReceiver({
-      accountKey: settings.accountKey,
-      explorerUrl: settings.explorerUrl,
-      ...createReceiveAddressBook(worker() as AddressDeriver, settings.accountKey, {
-        nextIndex: await peekNextChildIndex(db, btcModule.chain, settings.accountKey.keyId),
-      }),
-    });
-  },
-  watch(settings, { db, feed, clock, logger, metrics, budgets, fetch, merchantId, tuning }) {
-    const watching = btcWatchingFor(settings, {
-      network: settings.accountKey.network,
-      fetch,
-      budgets,
-      db,
-      clock,
-      logger,
-      onRejected: (source, reason) => metrics?.chainSourceRejections.inc({ chain: btcModule.chain, source, reason }),
-    });
-    if (!watching) {
-      logger.warn('no Bitcoin chain source: set BTC_ESPLORA_URL or BTC_RPC_URL; payments are not watched');
-      return null;
+  async prepare(db, settings, context) {
+    const lightning = lightningOf(settings, { db, ...context });
+    if (!lightning) return null;
+    try {
+      await lightning.wallet.check();
+    } catch (error) {
+      if (error instanceof LightningConnectionRefused) {
+        // The listener will not start: nothing of the refused connection stays open.
+        lightning.wallet.close();
+        lightning.pool.close();
+        lightningParts.delete(settings);
+        return error.message;
+      }
+      // A wallet that is offline now is not a wrong setting: invoices go on-chain only until it answers.
+      context.logger.warn('the Lightning wallet did not answer at start; invoices are on-chain only until it does', { error: (error as Error).message });
     }
-    const watcher = createBtcWatcher({
-      db,
-      feed,
-      scope: merchantScope(merchantId),
-      keyId: settings.accountKey.keyId,
-      ...watching,
-      clock,
-      logger,
-      pollIntervalMs: tuningOf(tuning, btcModule.chain, btcModule.facts).pollIntervalMs,
-      observer: watchObserver(metrics, btcModule.chain),
-    });
+    return null;
+  },
+  explorerUrl: (settings) => settings.explorerUrl,
+  network: (settings) => settings.network,
+  async receiver(settings, parts) {
+    const { db, worker } = parts;
+    const onchain = settings.accountKey
+      ? btcReceiver({
+          accountKey: settings.accountKey,
+          explorerUrl: settings.explorerUrl,
+          ...createReceiveAddressBook(worker() as AddressDeriver, settings.accountKey, {
+            nextIndex: await peekNextChildIndex(db, btcModule.chain, settings.accountKey.keyId),
+          }),
+        })
+      : null;
+    const lightning = lightningOf(settings, parts);
+    if (!lightning) return onchain!;
+    return lightningReceiver({ onchain, wallet: lightning.wallet, network: settings.network, explorerUrl: settings.explorerUrl });
+  },
+  watch(settings, parts) {
+    const onchain = onchainWatch(settings, parts);
+    const lightning = lightningOf(settings, parts);
+    const ln = lightning && createLightningWatcher({ ...parts, wallet: lightning.wallet, pool: lightning.pool });
+    if (!onchain && !ln) return null;
+    const onchainStatus = () => onchain?.watcher.status();
     return {
       chain: btcModule.chain,
-      start: () => watcher.start(),
+      start() {
+        onchain?.watcher.start();
+        ln?.start();
+      },
       async stop() {
-        await watcher.stop();
-        watching.socket?.close();
+        await onchain?.watcher.stop();
+        onchain?.socket?.close();
+        await ln?.stop();
+        lightning?.pool.close();
       },
       async syncOnce() {
-        await watcher.syncOnce();
+        await onchain?.watcher.syncOnce();
+        await ln?.syncOnce();
       },
-      problem: () => watcher.problem(),
-      progress: () => watcher.status().btc_progress,
+      problem: () => onchain?.watcher.problem() ?? ln?.problem() ?? null,
+      progress: () => onchainStatus()?.btc_progress ?? ln!.progress(),
       health() {
+        const sections = ln ? { lightning: ln.health() } : {};
+        const status = onchainStatus();
+        // Lightning only: no addresses or blocks are watched; the wallet's state is in `lightning`.
+        if (!status) return { headline: {}, sections, entry: { chain: btcModule.chain, health: { watched_addresses: 0, last_event_at: null, last_block_height: null, progress: ln!.progress() } } };
         // The count of merchants left out is Cloud's concern: the listener has one merchant.
-        const { refused_merchants: _oneMerchant, ...headline } = watcher.status();
-        return { headline, sections: {}, entry: { chain: btcModule.chain, health: btcChainHealth(headline) } };
+        const { refused_merchants: _oneMerchant, ...headline } = status;
+        return { headline, sections, entry: { chain: btcModule.chain, health: btcChainHealth(headline) } };
       },
     };
   },

@@ -3,6 +3,7 @@ import { BtcNetwork } from '../../shared/index.ts';
 import type { ChainEnv } from '../chain-definition.ts';
 import { blankToUndefined, httpUrlListSetting, wholeNumber } from '../settings.ts';
 import { AccountKeyError, parseAccountKey } from './account-key.ts';
+import { NwcConnectionError, parseNwcConnection, type NwcConnection } from './lightning/nwc-connection.ts';
 import type { BtcListenerSettings, BtcPlatformSettings } from './btc-runtime.ts';
 import { defaultEsploraUrls } from './esplora-defaults.ts';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_TRACKED_ADDRESSES, mempoolSocketUrl } from './mempool-socket.ts';
@@ -37,6 +38,7 @@ const socketSettings = {
 
 const ListenerEnv = z.object({
   MERCHANT_BTC_XPUB: z.preprocess(blankToUndefined, z.string().trim().optional()),
+  MERCHANT_NWC_URL: z.preprocess(blankToUndefined, z.string().trim().optional()),
   BTC_NETWORK: z.preprocess(blankToUndefined, BtcNetwork.optional()),
   BTC_ESPLORA_URL: httpUrlListSetting,
   BTC_RPC_URL: httpUrl,
@@ -46,20 +48,37 @@ const ListenerEnv = z.object({
 
 export const btcListenerSettingNames: readonly string[] = Object.keys(ListenerEnv.shape);
 
-/** The listener's Bitcoin settings: on once MERCHANT_BTC_XPUB is set. */
+/** The listener's Bitcoin settings: on once MERCHANT_BTC_XPUB or MERCHANT_NWC_URL is set. */
 export const btcListenerShape = ListenerEnv.shape;
 
-export function parseBtcListenerSettings(_env: ChainEnv, problems: string[], values: Readonly<Record<string, unknown>>): BtcListenerSettings | null {
-  const raw = values as z.infer<typeof ListenerEnv>;
-  if (!raw.MERCHANT_BTC_XPUB) return null;
+/** MERCHANT_NWC_URL: the merchant's own Lightning wallet, receive-only (checked at start). */
+function lightningSetting(env: ChainEnv, problems: string[], text: string | undefined): NwcConnection | null {
+  if (!text) return null;
   try {
-    const accountKey = parseAccountKey(raw.MERCHANT_BTC_XPUB, raw.BTC_NETWORK);
-    const esploraUrls = raw.BTC_ESPLORA_URL ?? defaultEsploraUrls[accountKey.network];
+    return parseNwcConnection(text, { loopbackRelays: env.NODE_ENV?.trim() !== 'production' });
+  } catch (error) {
+    if (!(error instanceof NwcConnectionError)) throw error;
+    problems.push(`MERCHANT_NWC_URL ${error.message}`);
+    return null;
+  }
+}
+
+export function parseBtcListenerSettings(env: ChainEnv, problems: string[], values: Readonly<Record<string, unknown>>): BtcListenerSettings | null {
+  const raw = values as z.infer<typeof ListenerEnv>;
+  if (!raw.MERCHANT_BTC_XPUB && !raw.MERCHANT_NWC_URL) return null;
+  const lightning = lightningSetting(env, problems, raw.MERCHANT_NWC_URL);
+  try {
+    const accountKey = raw.MERCHANT_BTC_XPUB ? parseAccountKey(raw.MERCHANT_BTC_XPUB, raw.BTC_NETWORK) : null;
+    const network = accountKey?.network ?? raw.BTC_NETWORK ?? 'mainnet';
+    if (!accountKey && !lightning) return null;
+    const esploraUrls = raw.BTC_ESPLORA_URL ?? defaultEsploraUrls[network];
     const esploraUrl = esploraUrls[0] ?? null;
     return {
       accountKey,
+      network,
+      lightning,
       esploraUrls,
-      explorerUrl: raw.BTC_EXPLORER_URL ?? defaultBtcExplorers[accountKey.network],
+      explorerUrl: raw.BTC_EXPLORER_URL ?? defaultBtcExplorers[network],
       rpcUrl: raw.BTC_RPC_URL ?? null,
       esploraSelfHosted: raw.BTC_ESPLORA_SELF_HOSTED,
       wsUrl: raw.BTC_ESPLORA_WS_URL === 'off' ? null : (raw.BTC_ESPLORA_WS_URL ?? (esploraUrl ? mempoolSocketUrl(esploraUrl) : null)),
@@ -73,8 +92,11 @@ export function parseBtcListenerSettings(_env: ChainEnv, problems: string[], val
   }
 }
 
-/** BTC_RPC_URL's password: never in a log line. */
-export const btcListenerSecrets = (settings: BtcListenerSettings): string[] => (settings.rpcUrl ? [decodeURIComponent(new URL(settings.rpcUrl).password)] : []);
+/** BTC_RPC_URL's password and the Lightning connection's secret: never in a log line. */
+export const btcListenerSecrets = (settings: BtcListenerSettings): string[] => [
+  ...(settings.rpcUrl ? [decodeURIComponent(new URL(settings.rpcUrl).password)] : []),
+  ...(settings.lightning ? [Buffer.from(settings.lightning.secret).toString('hex')] : []),
+];
 
 const PlatformEnv = z.object({
   BTC_ESPLORA_URL: httpUrlListSetting,

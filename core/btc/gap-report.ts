@@ -3,6 +3,7 @@ import { DEFAULT_WALLET_GAP_LIMIT, type BtcGapReport } from '../../shared/index.
 import type { CoreTables } from '../schema.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
+import { chunks } from '../db/chunks.ts';
 
 /**
  * The address gap of one wallet key. An index is used when a payment to its address is in the
@@ -19,9 +20,10 @@ import type { Logger } from '../log.ts';
  * Two queries for any number of keys, each a few steps down one index per key: the merchants
  * holding each key are found by skipping through it (one step per merchant) with each one's
  * highest index; then the longest run between used indexes is counted over those merchants'
- * payments only (one per paid invoice), never over every invoice. Up to 500 keys share
- * each pair of queries; for more than 2,000 (a Cloud restart marks every key stale) the two
- * queries read every key's index entries once instead, not two statements per key.
+ * payments only (one per paid invoice), never over every invoice. Up to 500 keys share each
+ * pair of queries, the second repeated per 500 holders (100,000 merchants may share one key); for
+ * more than 2,000 keys (a Cloud restart marks every key stale) the two queries read every key's
+ * index entries once instead, not two statements per key.
  */
 export async function computeGapReport(db: Kysely<CoreTables>, keyId: string): Promise<BtcGapReport> {
   return (await computeGapReports(db, [keyId])).get(keyId)!;
@@ -86,18 +88,22 @@ async function gapReportsOf(db: Kysely<CoreTables>, keyIds: string[] | null): Pr
   const paidIndexes = new Map<string, number[]>();
   if (highest.size) {
     const merchants = [...new Set(holders.map((holder) => holder.merchant_id))];
-    const { rows } = await sql<{ key_id: string; idx: number }>`
-      select distinct i.key_id, i.child_index as idx
-      from btc_payments p
-      join invoices i on i.invoice_id = p.invoice_id and i.merchant_id = p.merchant_id
-      where ${keyIds === null ? sql`1 = 1` : sql`p.merchant_id in (${sql.join(merchants)})`} and p.status <> 'gone'
-        and i.chain = 'btc' and i.child_index is not null and i.key_id is not null
-    `.execute(db);
-    for (const row of rows) {
-      if (!highest.has(row.key_id)) continue; // another key of the same merchants
-      const list = paidIndexes.get(row.key_id);
-      if (list) list.push(Number(row.idx));
-      else paidIndexes.set(row.key_id, [Number(row.idx)]);
+    // Many merchants may share one key (100,000 Cloud merchants on one key are as many holders):
+    // a bounded number of them per statement, never one bound parameter per holder.
+    for (const batch of keyIds === null ? [null] : chunks(merchants)) {
+      const { rows } = await sql<{ key_id: string; idx: number }>`
+        select distinct i.key_id, i.child_index as idx
+        from btc_payments p
+        join invoices i on i.invoice_id = p.invoice_id and i.merchant_id = p.merchant_id
+        where ${batch === null ? sql`1 = 1` : sql`p.merchant_id in (${sql.join(batch)})`} and p.status <> 'gone'
+          and i.chain = 'btc' and i.child_index is not null and i.key_id is not null
+      `.execute(db);
+      for (const row of rows) {
+        if (!highest.has(row.key_id)) continue; // another key of the same merchants
+        const list = paidIndexes.get(row.key_id);
+        if (list) list.push(Number(row.idx));
+        else paidIndexes.set(row.key_id, [Number(row.idx)]);
+      }
     }
   }
   const used = new Map<string, { highestPaid: number | null; longestBetween: number }>();

@@ -8,7 +8,6 @@ import type { WatchObserver } from '../watch-progress.ts';
 import type { StatusFeed } from '../invoices/status-feed.ts';
 import { satsToBtc } from './amount.ts';
 import {
-  chunks,
   claimUnreported,
   invoicesOf,
   invoicesToSettle,
@@ -20,6 +19,7 @@ import {
   type BtcWatchScope,
 } from './btc-payment.repository.ts';
 import { withBlockTimes } from './block-times.ts';
+import { chunks } from '../db/chunks.ts';
 import { decideOpenInvoice, orphansToReport, paidInTime, type PaymentView } from './confirmation-rules.ts';
 
 const OPEN = ['pending', 'partial'];

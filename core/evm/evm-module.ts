@@ -82,6 +82,7 @@ function evmDisplay(spec: EvmChainSpec): ChainDisplay {
         `Fixed-address mode: send exactly ${evm.amount_usdc} ${evm.asset} (token contract ${evm.token_address}); the exact amount is what identifies this invoice, any other amount is not credited to it.`,
       ];
     },
+    statusNotes: () => [],
     confirmationTime: spec.confirmationTime,
     pricingHint: [
       'stablecoins; give amount_usd in US dollars (e.g. 12.5); asset "usdc" (default) or "usdt".',

@@ -4,6 +4,7 @@ import type { InvoiceRow } from '../invoices/invoice.repository.ts';
 import type { EvmTransfersTable } from './evm.tables.ts';
 import type { BlockHeader, TransferLog } from './chain.ts';
 import { CHAIN_CLOCK_SKEW_MS } from './nonce.ts';
+import { chunks } from '../db/chunks.ts';
 
 type Db = Kysely<CoreTables> | Transaction<CoreTables>;
 export type TransferRow = Selectable<EvmTransfersTable>;
@@ -169,16 +170,18 @@ export function readyTransfers(db: Db, scope: EvmWatchScope, deepestBlock: numbe
 export async function xpubInvoicesAt(db: Db, chain: string, targets: Array<{ merchantId: string; address: string }>): Promise<EvmInvoiceRow[]> {
   const rows: EvmInvoiceRow[] = [];
   for (const [merchantId, addresses] of groupAddresses(targets)) {
-    rows.push(
-      ...(await db
-        .selectFrom('invoices')
-        .selectAll()
-        .where('merchant_id', '=', merchantId)
-        .where('chain', '=', chain)
-        .where('child_index', 'is not', null)
-        .where('receive_address', 'in', addresses)
-        .execute()),
-    );
+    for (const chunk of chunks(addresses)) {
+      rows.push(
+        ...(await db
+          .selectFrom('invoices')
+          .selectAll()
+          .where('merchant_id', '=', merchantId)
+          .where('chain', '=', chain)
+          .where('child_index', 'is not', null)
+          .where('receive_address', 'in', chunk)
+          .execute()),
+      );
+    }
   }
   return rows;
 }
@@ -193,18 +196,24 @@ function groupAddresses(targets: Array<{ merchantId: string; address: string }>)
 export async function appliedUnits(db: Db, invoices: EvmInvoiceRow[]): Promise<Map<string, bigint>> {
   const sums = new Map<string, bigint>();
   const byMerchant = new Map<string, string[]>();
-  for (const invoice of invoices) byMerchant.set(invoice.merchant_id, [...(byMerchant.get(invoice.merchant_id) ?? []), invoice.invoice_id]);
+  for (const invoice of invoices) {
+    const ids = byMerchant.get(invoice.merchant_id);
+    if (ids) ids.push(invoice.invoice_id);
+    else byMerchant.set(invoice.merchant_id, [invoice.invoice_id]);
+  }
   for (const [merchantId, invoiceIds] of byMerchant) {
-    const rows = await db
-      .selectFrom('base_transfers')
-      .select(['invoice_id', 'value'])
-      .where('merchant_id', '=', merchantId)
-      .where('invoice_id', 'in', invoiceIds)
-      .where('state', '=', 'applied')
-      .execute();
-    for (const row of rows) {
-      const key = `${merchantId}\n${row.invoice_id}`;
-      sums.set(key, (sums.get(key) ?? 0n) + BigInt(row.value));
+    for (const chunk of chunks(invoiceIds)) {
+      const rows = await db
+        .selectFrom('base_transfers')
+        .select(['invoice_id', 'value'])
+        .where('merchant_id', '=', merchantId)
+        .where('invoice_id', 'in', chunk)
+        .where('state', '=', 'applied')
+        .execute();
+      for (const row of rows) {
+        const key = `${merchantId}\n${row.invoice_id}`;
+        sums.set(key, (sums.get(key) ?? 0n) + BigInt(row.value));
+      }
     }
   }
   return sums;

@@ -28,6 +28,8 @@ export interface ChainDisplay {
   readableAmount(invoice: ShownInvoice, amount: string): string;
   /** Lines a created invoice's text adds for the payer beyond amount, network and address (a fixed-address invoice's rules). */
   createdNotes(invoice: z.infer<typeof CreatedInvoice>): string[];
+  /** Lines a stored invoice's status text adds beyond amount, network and address: how else it can be paid while open, how it was paid. */
+  statusNotes(invoice: StoredInvoice): string[];
   /** How long a payment typically takes to confirm: "10 to 60 minutes", "about a minute". */
   confirmationTime: string;
   /**

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { CoreTables } from '../schema.ts';
+import { chunks } from '../db/chunks.ts';
 
 /** One invoice's status change, as the feed publishes it: no amounts, addresses or secrets. */
 export interface StatusChange {
@@ -112,12 +113,15 @@ export async function announcePaymentSeen(
 ): Promise<void> {
   const keys = 'invoiceIds' in by ? by.invoiceIds : by.addresses;
   if (keys.length === 0) return;
-  const rows = await trx
-    .selectFrom('invoices')
-    .select(['invoice_id', 'status'])
-    .where('merchant_id', '=', merchantId)
-    .where('invoiceIds' in by ? 'invoice_id' : 'receive_address', 'in', [...new Set(keys)])
-    .where('status', 'in', ['pending', 'partial'])
-    .execute();
-  for (const row of rows) changed({ invoice_id: row.invoice_id, merchant_id: merchantId, status: row.status, at });
+  // A block can pay one merchant thousands of times: a bounded number of keys per statement.
+  for (const chunk of chunks([...new Set(keys)])) {
+    const rows = await trx
+      .selectFrom('invoices')
+      .select(['invoice_id', 'status'])
+      .where('merchant_id', '=', merchantId)
+      .where('invoiceIds' in by ? 'invoice_id' : 'receive_address', 'in', chunk)
+      .where('status', 'in', ['pending', 'partial'])
+      .execute();
+    for (const row of rows) changed({ invoice_id: row.invoice_id, merchant_id: merchantId, status: row.status, at });
+  }
 }

@@ -32,6 +32,38 @@ const utcMinute = (iso: string) => `${iso.slice(11, 16)} UTC, ${iso.slice(0, 10)
 const groupedAddress = (address: string) =>
   (address.match(/.{1,4}/g) ?? []).map((group) => `<span class="group">${escapeHtml(group)}</span>`).join('<wbr>');
 
+/** How the page offers the invoice: to its address, over Lightning, or both (a tab for each). */
+type PayWays = 'onchain' | 'lightning' | 'both';
+
+/**
+ * The BOLT11 invoice the page offers, if any. A view that is partly paid on-chain gets none: the
+ * BOLT11 asks for the whole amount, so paying it would pay twice.
+ */
+export function lightningInvoiceOf(view: CheckoutView): string | null {
+  if (!('lightning_invoice' in view) || !view.lightning_invoice || view.status === 'partial') return null;
+  return view.lightning_invoice;
+}
+
+function payWaysOf(view: CheckoutView): PayWays {
+  const lightning = lightningInvoiceOf(view);
+  if (!lightning) return 'onchain';
+  // A Lightning-only invoice has no address: its receive_address repeats the BOLT11.
+  return view.receive_address === lightning ? 'lightning' : 'both';
+}
+
+/**
+ * What the Lightning QR code encodes: the `lightning:` URI in capitals, which wallets read, and
+ * which a QR code holds in its compact alphanumeric mode (a BOLT11 is case-insensitive).
+ */
+export const lightningQrText = (bolt11: string) => `lightning:${bolt11}`.toUpperCase();
+
+/** The text of each QR code the page shows: the payment URI's on-chain, the BOLT11's for Lightning. */
+export function pageQrTexts(view: CheckoutView): { onchain: string | null; lightning: string | null } {
+  const ways = payWaysOf(view);
+  const lightning = lightningInvoiceOf(view);
+  return { onchain: ways === 'lightning' ? null : view.qr_uri, lightning: lightning && lightningQrText(lightning) };
+}
+
 /**
  * "Return to <shop>" in the paid block: the view carries the link only once the invoice is
  * confirmed, so before that the paragraph is there without one, hidden, for the script to fill
@@ -51,10 +83,17 @@ const payingStates: readonly PageState[] = ['pending', 'partial'];
 function statusBlocks(view: CheckoutView, chain: PageChain): string {
   const shop = escapeHtml(view.shop_name);
   const txLink = view.tx_url ? ` href="${escapeHtml(view.tx_url)}" rel="noreferrer"` : '';
+  // A Lightning payment has no transaction: the line shows once the script is given one.
+  const txHidden = view.tx_hash ? '' : ' hidden';
+  const sendTo: Record<PayWays, string> = {
+    onchain: 'Send the amount below to the address below.',
+    both: 'Send the amount below to the address below, or pay the Lightning invoice.',
+    lightning: 'Pay the Lightning invoice below.',
+  };
   const blocks: Record<PageState, { title: string; body: string }> = {
     pending: {
       title: 'Waiting for payment',
-      body: '<p>Send the amount below to the address below. This page updates by itself when your payment is seen.</p>',
+      body: `<p>${sendTo[payWaysOf(view)]} This page updates by itself when your payment is seen.</p>`,
     },
     partial: {
       title: 'Partly paid',
@@ -66,7 +105,7 @@ function statusBlocks(view: CheckoutView, chain: PageChain): string {
     },
     confirmed: {
       title: 'Paid',
-      body: `<p>Your payment is confirmed. Thank you!</p><p class="tx">Transaction: <a data-field="tx_url"${txLink}>${escapeHtml(view.tx_hash ?? '')}</a></p>${returnLink(view)}`,
+      body: `<p>Your payment is confirmed. Thank you!</p><p class="tx"${txHidden}>Transaction: <a data-field="tx_url"${txLink}>${escapeHtml(view.tx_hash ?? '')}</a></p>${returnLink(view)}`,
     },
     expired: {
       title: 'Expired',
@@ -88,6 +127,7 @@ function statusBlocks(view: CheckoutView, chain: PageChain): string {
 }
 
 function amountNote(view: CheckoutView, chain: PageChain): string {
+  if (payWaysOf(view) === 'lightning') return '<p class="note" id="amount-note">The Lightning invoice asks for exactly this amount; your wallet fills it in.</p>';
   const exact = chain.display.exactAmountOf(view);
   if (exact !== null) {
     return `<p class="note note-exact" id="amount-note"><strong>Send exactly ${escapeHtml(exact)} ${view.asset}.</strong> The last digits identify your payment: any other amount, even rounded, is not matched to this invoice.</p>`;
@@ -135,11 +175,73 @@ function priceLine(view: CheckoutView): string {
 `;
 }
 
+export interface PageOptions {
+  chain: PageChain;
+  viewUrl: string;
+  /** The QR codes of pageQrTexts as SVG: the on-chain one, and the Lightning one when the page offers Lightning. */
+  qrSvg: string;
+  lightningQrSvg?: string;
+  assets: PageAssets;
+}
+
+/** Where to send on-chain: the address with its copy button, and the payment URI's QR code. */
+function onchainDetails(view: CheckoutView, amount: string, qrSvg: string): string {
+  return `<dl>
+<div class="field">
+<dt id="address-label">Address</dt>
+<dd class="address-row"><code class="value address" id="address">${groupedAddress(view.receive_address)}</code>
+<button type="button" class="copy" data-copy="address" aria-label="Copy address" hidden>Copy</button></dd>
+</div>
+</dl>
+<figure class="qr">
+<div role="img" aria-label="QR code of the payment request: ${amount} ${view.asset} to ${escapeHtml(view.receive_address)}">${qrSvg}</div>
+<figcaption>Scan with your wallet app, or <a href="${escapeHtml(view.qr_uri)}">open it in a wallet on this device</a>.</figcaption>
+</figure>`;
+}
+
+/** What to pay over Lightning: the BOLT11's QR code, a link that opens a wallet on this device, the BOLT11 with its copy button. */
+function lightningDetails(view: CheckoutView, bolt11: string, amount: string, qrSvg: string): string {
+  return `<figure class="qr">
+<div role="img" aria-label="QR code of the Lightning invoice for ${amount} ${view.asset}">${qrSvg}</div>
+<figcaption>Scan with a Lightning wallet.</figcaption>
+</figure>
+<p class="wallet-link"><a class="button" id="lightning-link" href="lightning:${escapeHtml(bolt11)}">Pay with a Lightning wallet</a></p>
+<dl>
+<div class="field">
+<dt id="lightning-label">Lightning invoice</dt>
+<dd class="address-row"><code class="value bolt11" id="lightning-invoice">${escapeHtml(bolt11)}</code>
+<button type="button" class="copy" data-copy="lightning-invoice" aria-label="Copy Lightning invoice" hidden>Copy</button></dd>
+</div>
+</dl>`;
+}
+
+/**
+ * The ways to pay: on-chain alone, Lightning alone, or both as two tabs. The tabs are the script's
+ * to show: without it both panels show, one under the other, and either way still works.
+ */
+function payMethods(view: CheckoutView, amount: string, options: PageOptions): string {
+  const bolt11 = lightningInvoiceOf(view);
+  const ways = payWaysOf(view);
+  if (ways === 'onchain' || !bolt11) return onchainDetails(view, amount, options.qrSvg);
+  const lightning = lightningDetails(view, bolt11, amount, options.lightningQrSvg ?? '');
+  if (ways === 'lightning') return lightning;
+  return `<div class="methods" role="tablist" aria-label="How to pay" hidden>
+<button type="button" role="tab" id="tab-onchain" aria-controls="pay-onchain" aria-selected="true">On-chain</button>
+<button type="button" role="tab" id="tab-lightning" aria-controls="pay-lightning" aria-selected="false" tabindex="-1">Lightning</button>
+</div>
+<div class="method" role="tabpanel" id="pay-onchain" aria-labelledby="tab-onchain">
+${onchainDetails(view, amount, options.qrSvg)}
+</div>
+<div class="method" role="tabpanel" id="pay-lightning" aria-labelledby="tab-lightning">
+${lightning}
+</div>`;
+}
+
 /**
  * The whole checkout page, rendered on the server with the current status: it reads right without
  * JavaScript, and the small script only refreshes it (status, countdown) and adds copy buttons.
  */
-export function renderCheckoutPage(view: CheckoutView, options: { chain: PageChain; viewUrl: string; qrSvg: string; assets: PageAssets }): string {
+export function renderCheckoutPage(view: CheckoutView, options: PageOptions): string {
   const { chain } = options;
   const shop = escapeHtml(view.shop_name);
   const amount = escapeHtml(amountToSend(view, chain));
@@ -150,6 +252,8 @@ export function renderCheckoutPage(view: CheckoutView, options: { chain: PageCha
   const headingData = Object.entries(heading)
     .map(([when, text]) => ` data-heading-${when}="${escapeHtml(text)}"`)
     .join('');
+  const sendOn = chain.display.sendOn(view, network);
+  const networkText = payWaysOf(view) === 'lightning' ? `Lightning, ${sendOn}` : sendOn;
   const testNetwork = network.note ? `<p class="test-network" id="network-note">${escapeHtml(networkLabel(network))}</p>\n` : '';
   const memo = view.memo ? `<p class="memo" id="memo"><strong>Memo:</strong> ${escapeHtml(view.memo)}</p>\n` : '';
   return `${head(`${escapeHtml(heading[state])} · ${shop}`, options.assets)}
@@ -173,18 +277,10 @@ ${priceLine(view)}${amountNote(view, chain)}</dd>
 </div>
 <div class="field">
 <dt>Network</dt>
-<dd id="network">${escapeHtml(chain.display.sendOn(view, network))}</dd>
-</div>
-<div class="field">
-<dt id="address-label">Address</dt>
-<dd class="address-row"><code class="value address" id="address">${groupedAddress(view.receive_address)}</code>
-<button type="button" class="copy" data-copy="address" aria-label="Copy address" hidden>Copy</button></dd>
+<dd id="network">${escapeHtml(networkText)}</dd>
 </div>
 </dl>
-<figure class="qr">
-<div role="img" aria-label="QR code of the payment request: ${amount} ${view.asset} to ${escapeHtml(view.receive_address)}">${options.qrSvg}</div>
-<figcaption>Scan with your wallet app, or <a href="${escapeHtml(view.qr_uri)}">open it in a wallet on this device</a>.</figcaption>
-</figure>
+${payMethods(view, amount, options)}
 <p class="expiry">Pay before <time id="expires-at" datetime="${view.expires_at}">${utcMinute(view.expires_at)}</time><span class="countdown" hidden> · <span id="countdown-label">Time left to pay:</span> <span id="countdown"></span></span></p>
 </section>
 <p class="copied visually-hidden" id="copy-note" aria-live="polite"></p>

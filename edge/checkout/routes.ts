@@ -5,7 +5,7 @@ import type { Logger } from '../../core/log.ts';
 import { loadCheckoutAssets, type CheckoutAsset } from './assets.ts';
 import type { CheckoutSource } from './checkout-source.ts';
 import { checkoutEvents, type WatchInvoice } from './events.ts';
-import { renderCheckoutErrorPage, renderCheckoutPage, type PageAssets, type PageChain } from './page.ts';
+import { pageQrTexts, renderCheckoutErrorPage, renderCheckoutPage, type PageAssets, type PageChain } from './page.ts';
 import { chainNamed } from '../../core/invoices/chain-module.ts';
 import { renderQrSvg } from './qr-svg.ts';
 import { streamSlots } from './stream-slots.ts';
@@ -119,8 +119,16 @@ export function checkoutRoutes(options: CheckoutRouteOptions): CheckoutRoutes {
       setPageHeaders(ctx);
       try {
         const view = await options.source.view(ctx.params.id!);
-        const qrSvg = await renderQrSvg(view.qr_uri);
-        ctx.body = renderCheckoutPage(view, { chain: chainNamed(options.chains, view.chain), viewUrl: `${viewPrefix}/${encodeURIComponent(view.invoice_id)}`, qrSvg, assets: pageAssets });
+        const qrTexts = pageQrTexts(view);
+        const qrSvg = qrTexts.onchain ? await renderQrSvg(qrTexts.onchain) : '';
+        const lightningQrSvg = qrTexts.lightning ? await renderQrSvg(qrTexts.lightning) : undefined;
+        ctx.body = renderCheckoutPage(view, {
+          chain: chainNamed(options.chains, view.chain),
+          viewUrl: `${viewPrefix}/${encodeURIComponent(view.invoice_id)}`,
+          qrSvg,
+          lightningQrSvg,
+          assets: pageAssets,
+        });
       } catch (error) {
         if (error instanceof ServiceError && error.code === 'not_found') {
           ctx.status = 404;

@@ -804,7 +804,7 @@ export interface components {
              * @description Stable, machine-readable code: branch on this.
              * @enum {string}
              */
-            code: "bad_body" | "bad_query" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_webhook_event" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "rate_unavailable" | "capacity" | "invalid_payment" | "payment_in_progress" | "invoice_paid" | "invoice_ended" | "x402_unavailable" | "settlement_unavailable" | "settlement_failed";
+            code: "bad_body" | "bad_query" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_webhook_event" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "rate_unavailable" | "lightning_unavailable" | "capacity" | "invalid_payment" | "payment_in_progress" | "invoice_paid" | "invoice_ended" | "x402_unavailable" | "settlement_unavailable" | "settlement_failed";
             /** @description Human-readable; may change, never branch on it. */
             message: string;
             /**
@@ -830,7 +830,7 @@ export interface components {
          * @enum {string}
          */
         InvoiceStatus: "pending" | "partial" | "confirmed" | "expired" | "failed";
-        /** @description How the confirmation was verified. `sources:N`: N independent RPC sources reported the same transfer at the required depth (EVM chains). `proof-of-work`: the block was checked against a proof-of-work header chain (Bitcoin). `own-node`: the merchant declared its one source trusted, its own node (Bitcoin Core RPC, or `<PREFIX>_MIN_SOURCES=1`). `single-source`: one outside source was believed; a merchant may refuse to ship on it. */
+        /** @description How the confirmation was verified. `sources:N`: N independent RPC sources reported the same transfer at the required depth (EVM chains). `proof-of-work`: the block was checked against a proof-of-work header chain (Bitcoin). `own-node`: the merchant declared its one source trusted, its own node (Bitcoin Core RPC, or `<PREFIX>_MIN_SOURCES=1`). `own-wallet`: a Lightning payment the merchant's own wallet reported settled over Nostr Wallet Connect, with a preimage that hashes to the invoice's payment hash. `single-source`: one outside source was believed; a merchant may refuse to ship on it. */
         Verification: string;
         /** @description Body of POST /invoice. JSON, at most 16 KB. A field not listed here is refused with 400 `bad_body` naming it. */
         CreateInvoiceRequest: {
@@ -852,6 +852,8 @@ export interface components {
              * @enum {string}
              */
             asset?: "usdc" | "usdt";
+            /** @description Bitcoin (`btc`) only: how the payer may pay, `onchain` (a fresh address) and/or `lightning` (a BOLT11 invoice from the merchant's own wallet over Nostr Wallet Connect). Default: every method the merchant has. A method asked for that the merchant lacks is refused (`chain_disabled`); `lightning` alone when the wallet does not answer is 503 `lightning_unavailable`. */
+            payment_methods?: components["schemas"]["BtcPaymentMethod"][];
             /** @description Any chain: shown to the payer on the checkout page (Bitcoin: also the BIP-21 label of the payment URI); at most 200 characters. */
             memo?: string;
             /** @description Lifetime in seconds, >= 1 (Bitcoin and EVM xpub mode); default 3600. Fixed-address invoices always live one hour. */
@@ -865,6 +867,8 @@ export interface components {
             /** @description Where the checkout page sends the payer back once the invoice is paid ("Return to <shop>"; never shown before). https, or http to localhost, 127.0.0.1 or [::1] where the service does not run in production; at most 2000 characters, no user name or password. */
             redirect_url?: string;
         };
+        /** @enum {string} */
+        BtcPaymentMethod: "onchain" | "lightning";
         /** @description A stored Bitcoin invoice (GET /invoice/:id). */
         BtcInvoice: {
             /** @description Identifier returned at creation. */
@@ -920,6 +924,12 @@ export interface components {
             network: "mainnet" | "testnet" | "signet" | "regtest";
             /** @description The memo given at creation, if any. */
             memo: string | null;
+            /** @description BOLT11 invoice from the merchant's own Lightning wallet for exactly the amount, expiring with the invoice; null when the invoice is on-chain only. Absent only from services released before Lightning. A Lightning-only invoice has no address: its `receive_address` repeats this BOLT11 and `child_index` is null. */
+            lightning_invoice?: string | null;
+            /** @description Payment hash of `lightning_invoice` (hex); a settlement counts only with a preimage that hashes to it. Null when on-chain only. */
+            payment_hash?: string | null;
+            /** @description How the invoice was completed: `onchain` or `lightning`; null until confirmed. */
+            payment_method?: components["schemas"]["BtcPaymentMethod"] | null;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
         };
@@ -978,11 +988,17 @@ export interface components {
             network: "mainnet" | "testnet" | "signet" | "regtest";
             /** @description The memo given at creation, if any. */
             memo: string | null;
+            /** @description BOLT11 invoice from the merchant's own Lightning wallet for exactly the amount, expiring with the invoice; null when the invoice is on-chain only. Absent only from services released before Lightning. A Lightning-only invoice has no address: its `receive_address` repeats this BOLT11 and `child_index` is null. */
+            lightning_invoice?: string | null;
+            /** @description Payment hash of `lightning_invoice` (hex); a settlement counts only with a preimage that hashes to it. Null when on-chain only. */
+            payment_hash?: string | null;
+            /** @description How the invoice was completed: `onchain` or `lightning`; null until confirmed. */
+            payment_method?: components["schemas"]["BtcPaymentMethod"] | null;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
             /** @description Derivation path of the address, e.g. m/84'/0'/0'/0/7. */
             derivation_path: string;
-            /** @description BIP-21 URI with the amount in BTC and the memo as label. */
+            /** @description BIP-21 URI with the amount in BTC and the memo as label; with Lightning too, its `lightning=` parameter carries the BOLT11 (a unified QR any wallet pays either way). A Lightning-only invoice: `lightning:<BOLT11>`. */
             qr_uri: string;
             /**
              * Format: uri
@@ -1261,6 +1277,30 @@ export interface components {
             /** @description Requests sent to it since start. */
             requests: number;
         };
+        /** @description The merchant's Lightning wallet over Nostr Wallet Connect. */
+        LightningHealth: {
+            /** @description The wallet connection, shortened (its key and relays; never the secret). */
+            wallet: string;
+            /** @description Whether the wallet answered and was checked receive-only since the start. */
+            ready: boolean;
+            /** @description The last failure: the wallet silent or refused, an invoice that failed its checks, a settlement refused; null when none. */
+            problem: string | null;
+            /** @description Settlements reported without a preimage that hashes to the payment hash, refused since the start. */
+            refused_settlements: number;
+            relays: components["schemas"]["LightningRelayHealth"][];
+        };
+        LightningRelayHealth: {
+            relay: string;
+            connected: boolean;
+            /** @description Wallet connections listening through this relay socket. */
+            listeners: number;
+            /** @description Subscriptions (REQs) open on it; connections are folded into a bounded number. */
+            subscriptions: number;
+            /** @description Why it does not serve now: down and being retried, or cut off for flooding or sending garbage. */
+            problem: string | null;
+            /** @description Times it was cut off for flooding or garbage since the start. */
+            cut_offs: number;
+        };
         /**
          * @description ISO 4217 code of a fiat price: USD, EUR, GBP, CHF, CAD, AUD, JPY.
          * @enum {string}
@@ -1476,7 +1516,7 @@ export interface components {
                 failed: number;
             };
             /** @description Assets this listener accepts invoices for, from its configuration. Extension beyond the spec; the MCP server reads it. */
-            enabled_assets?: ("btc" | "usdc-base" | "usdt-base" | "usdc-eth" | "usdt-eth" | "usdc-polygon" | "usdt-polygon" | "usdc-arbitrum" | "usdt-arbitrum")[];
+            enabled_assets?: ("btc" | "btc-lightning" | "usdc-base" | "usdt-base" | "usdc-eth" | "usdt-eth" | "usdc-polygon" | "usdt-polygon" | "usdc-arbitrum" | "usdt-arbitrum")[];
             /**
              * @deprecated
              * @description Deprecated: use `chains.base.evm`. Base's watcher, present when Base is configured.
@@ -1495,6 +1535,8 @@ export interface components {
             rate_sources?: components["schemas"]["RateSourceHealth"][];
             /** @description Present when some EVM chain takes x402 payments. */
             x402?: components["schemas"]["PaymentSettlementHealth"];
+            /** @description Present when Bitcoin invoices take Lightning (MERCHANT_NWC_URL). */
+            lightning?: components["schemas"]["LightningHealth"];
         };
         BtcCheckoutView: {
             invoice_id: string;
@@ -1552,6 +1594,8 @@ export interface components {
             network: "mainnet" | "testnet" | "signet" | "regtest";
             /** @description Exact decimal BTC amount to send, e.g. "0.00050000". */
             amount_btc: string;
+            /** @description An addition to the spec's view: the BOLT11 invoice the payer may pay over Lightning instead (the page's Lightning tab); null when on-chain only, or once the invoice has ended. Absent only from services released before Lightning. */
+            lightning_invoice?: string | null;
         };
         BaseCheckoutView: {
             invoice_id: string;
@@ -1635,9 +1679,16 @@ export interface components {
             /** @description Decimal amount in the asset's unit (BTC or token), e.g. "0.00001000". */
             amount: string;
             address: string;
-            /** @description The transaction that completed the payment. */
-            tx_hash: string;
+            /** @description The transaction that completed the payment; null when it was paid over Lightning (see `payment_hash` and `preimage`). */
+            tx_hash: string | null;
+            /** @description Confirmations of `tx_hash`; 0 for a Lightning payment, final once settled. */
             confirmations: number;
+            /** @description Bitcoin invoices: `onchain` or `lightning`, how the invoice was completed. Absent on EVM chains. */
+            payment_method?: components["schemas"]["BtcPaymentMethod"];
+            /** @description Lightning only: the payment hash of the BOLT11 invoice that was paid. */
+            payment_hash?: string;
+            /** @description Lightning only: the preimage the wallet reported, whose SHA-256 is `payment_hash`: proof of payment. */
+            preimage?: string;
             /** Format: date-time */
             confirmed_at: string;
             /** @description How the confirmation was verified; always sent by this version (absent only on events queued by an earlier one). */
@@ -1674,9 +1725,14 @@ export interface components {
             asset: string;
             /** @description ERC-20 contract; null for Bitcoin. */
             token_address: string | null;
-            /** @description The receive address the transfer went to. */
+            /** @description The receive address the transfer went to (Lightning: the BOLT11 invoice that was paid). */
             address: string;
-            tx_hash: string;
+            /** @description The transaction; null for a Lightning payment. */
+            tx_hash: string | null;
+            /** @description Bitcoin only: `onchain` or `lightning`. */
+            payment_method?: components["schemas"]["BtcPaymentMethod"];
+            /** @description Lightning only: the payment hash of the BOLT11 invoice paid after the invoice was already completed (an overpayment). */
+            payment_hash?: string;
             /** @description Decimal string in the asset's unit (e.g. "12.000417" USDC, "0.00005" BTC). */
             value: string;
             /**
@@ -1904,7 +1960,7 @@ export interface components {
                 fixed_address: string | null;
             }[];
             /** @description The assets POST /api/v1/invoice accepts for this merchant now: what its receive methods enable (USDT needs a fixed address), in the contract's order. The stdio MCP server reads it. */
-            enabled_assets: ("btc" | "usdc-base" | "usdt-base" | "usdc-eth" | "usdt-eth" | "usdc-polygon" | "usdt-polygon" | "usdc-arbitrum" | "usdt-arbitrum")[];
+            enabled_assets: ("btc" | "btc-lightning" | "usdc-base" | "usdt-base" | "usdc-eth" | "usdt-eth" | "usdc-polygon" | "usdt-polygon" | "usdc-arbitrum" | "usdt-arbitrum")[];
             webhook_url: string | null;
             /** @description The opt-in events sent besides `invoice.confirmed` and `payment.orphan`, each once per invoice; empty: only those two. */
             webhook_events: components["schemas"]["OptInWebhookEvent"][];
@@ -2063,11 +2119,17 @@ export interface components {
             network: "mainnet" | "testnet" | "signet" | "regtest";
             /** @description The memo given at creation, if any. */
             memo: string | null;
+            /** @description BOLT11 invoice from the merchant's own Lightning wallet for exactly the amount, expiring with the invoice; null when the invoice is on-chain only. Absent only from services released before Lightning. A Lightning-only invoice has no address: its `receive_address` repeats this BOLT11 and `child_index` is null. */
+            lightning_invoice?: string | null;
+            /** @description Payment hash of `lightning_invoice` (hex); a settlement counts only with a preimage that hashes to it. Null when on-chain only. */
+            payment_hash?: string | null;
+            /** @description How the invoice was completed: `onchain` or `lightning`; null until confirmed. */
+            payment_method?: components["schemas"]["BtcPaymentMethod"] | null;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
             /** @description Derivation path of the address, e.g. m/84'/0'/0'/0/7. */
             derivation_path: string;
-            /** @description BIP-21 URI with the amount in BTC and the memo as label. */
+            /** @description BIP-21 URI with the amount in BTC and the memo as label; with Lightning too, its `lightning=` parameter carries the BOLT11 (a unified QR any wallet pays either way). A Lightning-only invoice: `lightning:<BOLT11>`. */
             qr_uri: string;
             /**
              * Format: uri
@@ -2265,6 +2327,12 @@ export interface components {
             network: "mainnet" | "testnet" | "signet" | "regtest";
             /** @description The memo given at creation, if any. */
             memo: string | null;
+            /** @description BOLT11 invoice from the merchant's own Lightning wallet for exactly the amount, expiring with the invoice; null when the invoice is on-chain only. Absent only from services released before Lightning. A Lightning-only invoice has no address: its `receive_address` repeats this BOLT11 and `child_index` is null. */
+            lightning_invoice?: string | null;
+            /** @description Payment hash of `lightning_invoice` (hex); a settlement counts only with a preimage that hashes to it. Null when on-chain only. */
+            payment_hash?: string | null;
+            /** @description How the invoice was completed: `onchain` or `lightning`; null until confirmed. */
+            payment_method?: components["schemas"]["BtcPaymentMethod"] | null;
             /** @description x402 (HTTP 402) payment URL: GET it for the payment requirements, pay it with an x402 client (EIP-3009 `exact` scheme). Null for Bitcoin, USDT, a paid or ended invoice, or a chain without settlement set up. */
             x402_url: string | null;
             /** @description Hosted payment page; present when hosted checkout is enabled. */
@@ -2519,6 +2587,8 @@ export interface operations {
              * @description `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
              *
              *     `rate_unavailable`: An invoice priced with `price_amount` could not be converted: fewer than `RATE_MIN_SOURCES` rate sources gave a fresh quote within `RATE_MAX_SPREAD` of their median. Nothing was stored; retry after `Retry-After` seconds. Invoices in the asset's own amount field still work.
+             *
+             *     `lightning_unavailable`: An invoice that asked for Lightning only (`payment_methods: ["lightning"]`) could not get a BOLT11 invoice: the merchant's wallet did not answer over Nostr Wallet Connect in time, or answered one that failed the checks. Nothing was stored; retry after `Retry-After` seconds, or allow `onchain`.
              *
              *     `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
              */
@@ -4088,6 +4158,8 @@ export interface operations {
              *     `capacity`: Fixed-address nonce pool temporarily exhausted for this amount; or every slot of a bounded resource is taken (open checkout event streams, `CHECKOUT_STREAMS_MAX`; MCP sessions). Retry after `Retry-After` seconds; a checkout page polls the view meanwhile.
              *
              *     `rate_unavailable`: An invoice priced with `price_amount` could not be converted: fewer than `RATE_MIN_SOURCES` rate sources gave a fresh quote within `RATE_MAX_SPREAD` of their median. Nothing was stored; retry after `Retry-After` seconds. Invoices in the asset's own amount field still work.
+             *
+             *     `lightning_unavailable`: An invoice that asked for Lightning only (`payment_methods: ["lightning"]`) could not get a BOLT11 invoice: the merchant's wallet did not answer over Nostr Wallet Connect in time, or answered one that failed the checks. Nothing was stored; retry after `Retry-After` seconds, or allow `onchain`.
              */
             503: {
                 headers: {

@@ -44,7 +44,9 @@ async function reportFromDatabase(): Promise<BtcGapReport> {
   if (!walletChain) throw new Error('Bitcoin is not configured (MERCHANT_BTC_XPUB is unset): there is no address gap to report.');
   const database = await openCoreDatabase(config.databaseUrl, defaultChains);
   try {
-    return await walletChain.definition.walletGap!(database.db, (walletChain.settings as { accountKey: { keyId: string } }).accountKey.keyId);
+    const accountKey = (walletChain.settings as { accountKey: { keyId: string } | null }).accountKey;
+    if (!accountKey) throw new Error('Bitcoin takes Lightning only here (MERCHANT_BTC_XPUB is unset): there is no address gap to report.');
+    return await walletChain.definition.walletGap!(database.db, accountKey.keyId);
   } finally {
     await database.close();
   }

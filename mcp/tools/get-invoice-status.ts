@@ -18,7 +18,7 @@ const title = 'Get an invoice and its payment status';
 const description = (chains: ServerDeps['chains']) =>
   [
     'Reads an invoice by the invoice_id that create_invoice returned, with its current status.',
-    'Status: "pending" = waiting for payment; "confirmed" = the payment has the required on-chain confirmations, tx_hash and paid_at are set and the merchant has been notified: the only status that means paid;',
+    'Status: "pending" = waiting for payment; "confirmed" = the payment has the required on-chain confirmations (or a Bitcoin invoice was paid over Lightning: payment_method "lightning", tx_hash null), paid_at is set and the merchant has been notified: the only status that means paid;',
     '"expired" = passed expires_at without payment (do not ask the payer to pay it; create a new invoice); "partial" = a payment was seen that does not cover the amount; "failed" = cannot complete.',
     `Payments take time to confirm (${confirmationTimesText(chains)}). Poll sparingly: at most about once a minute, and stop once the status is confirmed, expired or failed.`,
   ].join(' ');

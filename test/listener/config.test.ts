@@ -106,7 +106,7 @@ describe('config', () => {
 
   it('derives the network and explorer from the key', () => {
     const config = loadConfig({ MERCHANT_BTC_XPUB: BIP84_ZPUB }, defaultChains);
-    assert.equal(btcOf(config)?.accountKey.network, 'mainnet');
+    assert.equal(btcOf(config)?.accountKey?.network, 'mainnet');
     assert.equal(btcOf(config)?.explorerUrl, 'https://mempool.space');
     assert.deepEqual(btcOf(config)?.esploraUrls, ['https://mempool.space/api', 'https://blockstream.info/api']);
   });

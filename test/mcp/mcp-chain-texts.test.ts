@@ -42,7 +42,7 @@ test('the tool descriptions and instructions speak of the chains the server is g
 
   const bitcoinOnly = await toolsOf(defaultChains.slice(0, 1));
   assert.doesNotMatch(bitcoinOnly.tools.get('create_invoice')!, /amount_usd|Base/);
-  assert.match(bitcoinOnly.tools.get('list_supported_assets')!, /\(btc\)/);
+  assert.match(bitcoinOnly.tools.get('list_supported_assets')!, /\(btc, btc-lightning\)/, 'only Bitcoin ids, on-chain and Lightning');
   assert.doesNotMatch(bitcoinOnly.tools.get('wait_for_payment')!, /Base|Ethereum/);
 });
 

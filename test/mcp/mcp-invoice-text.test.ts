@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { BaseFixedInvoiceCreated, BaseXpubInvoiceCreated, BtcInvoice, BtcInvoiceCreated } from '../../shared/index.ts';
 import { defaultChains } from '../../core/chains/default-chains.ts';
 import { describeCreatedInvoice, describeStoredInvoice } from '../../mcp/invoice-text.ts';
@@ -148,4 +148,72 @@ test('a Bitcoin invoice names its network: mainnet as "Bitcoin", regtest as the 
     );
   assert.match(on('regtest', 'bcrt1qexample'), /^Pay 0\.00050000 BTC \(50000 sats\) on Bitcoin regtest — sandbox, not real bitcoin — to bcrt1qexample\.$/m);
   assert.match(on('mainnet', 'bc1qexample'), /^Pay 0\.00050000 BTC \(50000 sats\) on Bitcoin to bc1qexample\.$/m);
+});
+
+describe('a Bitcoin invoice with a Lightning invoice', () => {
+  const ADDRESS = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
+  const BOLT11 = 'lnbc500u1pexamplebolt11invoice';
+  const HASH = 'ab'.repeat(32);
+  const stored = (fields: Record<string, unknown>) =>
+    BtcInvoice.parse({
+      invoice_id: 'inv_ln',
+      merchant_id: 'default',
+      chain: 'btc',
+      asset: 'BTC',
+      receive_address: ADDRESS,
+      child_index: 0,
+      status: 'pending',
+      tx_hash: null,
+      paid_at: null,
+      expires_at: '2030-01-01T01:00:00.000Z',
+      created_at: '2030-01-01T00:00:00.000Z',
+      updated_at: '2030-01-01T00:00:00.000Z',
+      amount_btc: '0.00050000',
+      amount_sats: 50_000,
+      network: 'mainnet',
+      memo: null,
+      order_id: null,
+      metadata: null,
+      redirect_url: null,
+      x402_url: null,
+      lightning_invoice: BOLT11,
+      payment_hash: HASH,
+      payment_method: null,
+      ...fields,
+    });
+  const created = (fields: Record<string, unknown>) =>
+    BtcInvoiceCreated.parse({ ...stored(fields), derivation_path: "m/84'/0'/0'/0/0", verify_url: `https://mempool.space/address/${ADDRESS}`, qr_uri: `bitcoin:${ADDRESS}?amount=0.0005&lightning=${BOLT11}`, ...fields });
+  const lightningOnly = { receive_address: BOLT11, child_index: null, qr_uri: `lightning:${BOLT11}` };
+
+  test('either way: create_invoice and get_invoice_status give the address, then the BOLT11 the payer may pay instead', () => {
+    const either = new RegExp(`^The payer may pay on-chain to that address, or over Lightning to this BOLT11 invoice \\(for exactly the amount, expiring with the invoice\\): ${BOLT11}$`, 'm');
+    const createdText = describeCreatedInvoice(defaultChains, created({}));
+    assert.match(createdText, new RegExp(`^Pay 0\\.00050000 BTC \\(50000 sats\\) on Bitcoin to ${ADDRESS}\\.$`, 'm'));
+    assert.match(createdText, either);
+    assert.match(createdText, /^The payment URI carries both: a wallet pays it either way\.\nPayment URI: bitcoin:.*&lightning=lnbc500u1pexamplebolt11invoice$/m);
+    assert.match(describeStoredInvoice(defaultChains, stored({})), either);
+  });
+
+  test('Lightning only: the BOLT11 is where to pay, and the text says there is no address', () => {
+    const createdText = describeCreatedInvoice(defaultChains, created(lightningOnly));
+    assert.match(createdText, new RegExp(`^Pay 0\\.00050000 BTC \\(50000 sats\\) on Bitcoin to ${BOLT11}\\.$`, 'm'));
+    assert.match(createdText, /^Lightning only: that is a BOLT11 invoice for exactly the amount, paid from a Lightning wallet; there is no on-chain address\.$/m);
+    assert.doesNotMatch(createdText, /on-chain to that address/);
+    assert.equal(createdText.split(BOLT11).length - 1, 2, 'the BOLT11 twice: where to pay, and in the lightning: URI');
+    assert.match(describeStoredInvoice(defaultChains, stored(lightningOnly)), /^Lightning only: /m);
+  });
+
+  test('once part is paid on-chain, or the invoice ended, the status text offers no Lightning', () => {
+    for (const status of ['partial', 'expired'] as const) assert.doesNotMatch(describeStoredInvoice(defaultChains, stored({ status })), /Lightning|lnbc/, status);
+    assert.doesNotMatch(describeStoredInvoice(defaultChains, stored({ lightning_invoice: null, payment_hash: null })), /Lightning/, 'on-chain only');
+  });
+
+  test('paid over Lightning: the payment hash instead of a transaction', () => {
+    const text = describeStoredInvoice(defaultChains, stored({ status: 'confirmed', paid_at: '2030-01-01T00:10:00.000Z', payment_method: 'lightning' }));
+    assert.match(text, new RegExp(`^Paid over Lightning \\(payment hash ${HASH}\\)\\.\\nPaid at 2030-01-01T00:10:00\\.000Z\\.$`, 'm'));
+    assert.doesNotMatch(text, /transaction|null/);
+    const onchain = describeStoredInvoice(defaultChains, stored({ status: 'confirmed', paid_at: '2030-01-01T00:10:00.000Z', payment_method: 'onchain', tx_hash: 'cd'.repeat(32) }));
+    assert.match(onchain, /^Paid at 2030-01-01T00:10:00\.000Z in transaction (cd){32}\.$/m);
+    assert.doesNotMatch(onchain, /Lightning/);
+  });
 });

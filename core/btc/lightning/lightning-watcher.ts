@@ -78,15 +78,7 @@ export function createLightningWatcher(options: LightningWatcherOptions) {
       problem = null;
     }
     progress.step('reading open Lightning invoices');
-    const open = await db
-      .selectFrom('invoices')
-      .select(['payment_hash'])
-      .where('merchant_id', '=', merchantId)
-      .where('status', 'in', ['pending', 'partial'])
-      .where('payment_hash', 'is not', null)
-      .orderBy('created_at', 'desc')
-      .limit(lookupsPerPass)
-      .execute();
+    const open = await openLightningInvoices(db, merchantId, lookupsPerPass);
     for (const { payment_hash } of open) {
       progress.step('looking up an invoice in the wallet');
       const found = await wallet.client.lookupInvoice(payment_hash!);
@@ -140,3 +132,16 @@ export function createLightningWatcher(options: LightningWatcherOptions) {
 }
 
 export type LightningWatcher = ReturnType<typeof createLightningWatcher>;
+
+/** A merchant's open invoices with a Lightning invoice, newest first: the ones a lookup may still settle. */
+function openLightningInvoices(db: Kysely<CoreTables>, merchantId: string, limit: number) {
+  return db
+    .selectFrom('invoices')
+    .select(['payment_hash'])
+    .where('merchant_id', '=', merchantId)
+    .where('status', 'in', ['pending', 'partial'])
+    .where('payment_hash', 'is not', null)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute();
+}

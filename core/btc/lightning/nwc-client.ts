@@ -73,27 +73,15 @@ export function createNwcClient(connection: NwcConnection, options: NwcClientOpt
   const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
   const waiting = new Map<string, (event: VerifiedEvent) => void>();
   const notified = new Set<(notification: NwcNotification) => void>();
-  let conversationKey: Uint8Array | null = null;
   let encryption: NwcEncryption | null = null;
-
-  const nip44Key = () => (conversationKey ??= nip44.v2.utils.getConversationKey(connection.secret, connection.walletPubkey));
-  const decrypt = (event: VerifiedEvent, scheme: NwcEncryption) =>
-    scheme === 'nip44' ? nip44.v2.decrypt(event.content, nip44Key()) : nip04.decrypt(connection.secret, connection.walletPubkey, event.content);
-  const encrypt = (text: string, scheme: NwcEncryption) =>
-    scheme === 'nip44' ? nip44.v2.encrypt(text, nip44Key()) : nip04.encrypt(connection.secret, connection.walletPubkey, text);
+  const { encrypt, decrypt } = connectionCipher(connection);
 
   function deliverNotification(event: VerifiedEvent) {
     const scheme: NwcEncryption = event.kind === NWC_NOTIFICATION_NIP44 ? 'nip44' : 'nip04';
     // A wallet that speaks NIP-44 sends both kinds; the one this connection negotiated is enough.
     if (encryption && scheme !== encryption) return;
-    let parsed: NwcNotification;
-    try {
-      parsed = JSON.parse(decrypt(event, scheme));
-    } catch {
-      return;
-    }
-    if (typeof parsed?.notification_type !== 'string' || typeof parsed.notification !== 'object' || parsed.notification === null) return;
-    for (const listener of notified) listener(parsed);
+    const parsed = notificationOf(() => decrypt(event, scheme));
+    if (parsed) for (const listener of notified) listener(parsed);
   }
 
   const subscription = pool.listen(connection.relays, {
@@ -108,48 +96,23 @@ export function createNwcClient(connection: NwcConnection, options: NwcClientOpt
     },
   });
 
-  /** The encryption the wallet's info event offers: NIP-44 when it lists nip44_v2, else NIP-04 (older wallets list none). */
-  async function negotiate(timeoutMs: number): Promise<{ scheme: NwcEncryption; advertised: string[]; notifications: string[] }> {
-    const events = await pool.query(connection.relays, { kinds: [NWC_INFO], authors: [connection.walletPubkey], limit: 1 }, timeoutMs);
-    const info = events.filter((e) => e.pubkey === connection.walletPubkey).sort((a, b) => b.created_at - a.created_at)[0];
-    if (!info) throw new NwcWalletError('NO_INFO', 'the wallet published no NIP-47 info event on its relays');
-    const tag = (name: string) => (info.tags.find((t) => t[0] === name)?.[1] ?? '').split(/\s+/).filter(Boolean);
-    const scheme: NwcEncryption = tag('encryption').includes('nip44_v2') ? 'nip44' : 'nip04';
-    encryption = scheme;
-    return { scheme, advertised: info.content.split(/\s+/).filter(Boolean), notifications: tag('notifications') };
-  }
-
   async function request<T>(method: string, params: Record<string, unknown>, timeoutMs = requestTimeoutMs): Promise<T> {
-    const scheme = encryption ?? (await negotiate(timeoutMs)).scheme;
+    const scheme = encryption ?? (encryption = (await negotiateEncryption(pool, connection, timeoutMs)).scheme);
     const nowS = Math.floor(clock.now() / 1000);
     const tags = [['p', connection.walletPubkey], ['expiration', String(nowS + Math.ceil(timeoutMs / 1000) + 5)]];
     if (scheme === 'nip44') tags.push(['encryption', 'nip44_v2']);
     const event = signNostrEvent({ kind: NWC_REQUEST, created_at: nowS, tags, content: encrypt(JSON.stringify({ method, params }), scheme) }, connection.secret, connection.clientPubkey);
-    const answer = new Promise<VerifiedEvent>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        waiting.delete(event.id);
-        reject(new NwcWalletError('TIMEOUT', `the wallet did not answer ${method} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      waiting.set(event.id, (response) => {
-        clearTimeout(timer);
-        waiting.delete(event.id);
-        resolve(response);
-      });
-    });
+    const answer = answerTo(waiting, event.id, method, timeoutMs);
     // A relay that refuses or never acknowledges does not stop the request: the answer may still come through another.
     pool.publish(connection.relays, event, timeoutMs).catch(() => undefined);
     const response = await answer;
-    let body: { result_type?: unknown; error?: { code?: unknown; message?: unknown } | null; result?: unknown };
+    let text: string;
     try {
-      body = JSON.parse(decrypt(response, scheme));
+      text = decrypt(response, scheme);
     } catch {
       throw new NwcWalletError('UNREADABLE', `the wallet's answer to ${method} does not decrypt with this connection's key`);
     }
-    if (body.error) throw new NwcWalletError(String(body.error.code ?? 'OTHER'), String(body.error.message ?? 'no message'));
-    if (body.result_type !== method || typeof body.result !== 'object' || body.result === null) {
-      throw new NwcWalletError('UNREADABLE', `the wallet answered ${method} with no ${method} result`);
-    }
-    return body.result as T;
+    return resultOf<T>(text, method);
   }
 
   return {
@@ -157,7 +120,8 @@ export function createNwcClient(connection: NwcConnection, options: NwcClientOpt
 
     /** Asks the wallet what this connection may do; the methods are the connection's own (get_info), else the info event's. */
     async walletInfo(timeoutMs = requestTimeoutMs): Promise<NwcWalletInfo> {
-      const offered = await negotiate(timeoutMs);
+      const offered = await negotiateEncryption(pool, connection, timeoutMs);
+      encryption = offered.scheme;
       const info = await request<Record<string, unknown>>('get_info', {}, timeoutMs);
       const methods = strings(info.methods);
       return {
@@ -199,3 +163,67 @@ export function createNwcClient(connection: NwcConnection, options: NwcClientOpt
 }
 
 export type NwcClient = ReturnType<typeof createNwcClient>;
+
+/** The encryption the wallet's info event offers: NIP-44 when it lists nip44_v2, else NIP-04 (older wallets list none). */
+async function negotiateEncryption(pool: RelayPool, connection: NwcConnection, timeoutMs: number): Promise<{ scheme: NwcEncryption; advertised: string[]; notifications: string[] }> {
+  const events = await pool.query(connection.relays, { kinds: [NWC_INFO], authors: [connection.walletPubkey], limit: 1 }, timeoutMs);
+  const info = events.filter((e) => e.pubkey === connection.walletPubkey).sort((a, b) => b.created_at - a.created_at)[0];
+  if (!info) throw new NwcWalletError('NO_INFO', 'the wallet published no NIP-47 info event on its relays');
+  const tag = (name: string) => (info.tags.find((t) => t[0] === name)?.[1] ?? '').split(/\s+/).filter(Boolean);
+  const scheme: NwcEncryption = tag('encryption').includes('nip44_v2') ? 'nip44' : 'nip04';
+  return { scheme, advertised: info.content.split(/\s+/).filter(Boolean), notifications: tag('notifications') };
+}
+
+/** The result of a decrypted NIP-47 response, or its error (NwcWalletError). */
+function resultOf<T>(text: string, method: string): T {
+  let body: { result_type?: unknown; error?: { code?: unknown; message?: unknown } | null; result?: unknown };
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new NwcWalletError('UNREADABLE', `the wallet's answer to ${method} is not JSON`);
+  }
+  if (body.error) throw new NwcWalletError(String(body.error.code ?? 'OTHER'), String(body.error.message ?? 'no message'));
+  if (body.result_type !== method || typeof body.result !== 'object' || body.result === null) {
+    throw new NwcWalletError('UNREADABLE', `the wallet answered ${method} with no ${method} result`);
+  }
+  return body.result as T;
+}
+
+/** The connection's encryption both ways, NIP-44 v2 (its conversation key worked out once) or NIP-04. */
+function connectionCipher(connection: NwcConnection) {
+  let conversationKey: Uint8Array | null = null;
+  const nip44Key = () => (conversationKey ??= nip44.v2.utils.getConversationKey(connection.secret, connection.walletPubkey));
+  return {
+    decrypt: (event: VerifiedEvent, scheme: NwcEncryption) =>
+      scheme === 'nip44' ? nip44.v2.decrypt(event.content, nip44Key()) : nip04.decrypt(connection.secret, connection.walletPubkey, event.content),
+    encrypt: (text: string, scheme: NwcEncryption) =>
+      scheme === 'nip44' ? nip44.v2.encrypt(text, nip44Key()) : nip04.encrypt(connection.secret, connection.walletPubkey, text),
+  };
+}
+
+/** A notification's content, or null when it does not decrypt or is not a NIP-47 notification. */
+function notificationOf(plaintext: () => string): NwcNotification | null {
+  let parsed: NwcNotification;
+  try {
+    parsed = JSON.parse(plaintext());
+  } catch {
+    return null;
+  }
+  if (typeof parsed?.notification_type !== 'string' || typeof parsed.notification !== 'object' || parsed.notification === null) return null;
+  return parsed;
+}
+
+/** The wallet's response to request `id`, or a TIMEOUT error once `timeoutMs` passes without one. */
+function answerTo(waiting: Map<string, (event: VerifiedEvent) => void>, id: string, method: string, timeoutMs: number): Promise<VerifiedEvent> {
+  return new Promise<VerifiedEvent>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      waiting.delete(id);
+      reject(new NwcWalletError('TIMEOUT', `the wallet did not answer ${method} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    waiting.set(id, (response) => {
+      clearTimeout(timer);
+      waiting.delete(id);
+      resolve(response);
+    });
+  });
+}

@@ -78,6 +78,219 @@ const SEEN_EVENT_IDS = 10_000;
 
 const defaultConnect = (url: string, maxFrameBytes: number) => new WebSocket(url, { maxPayload: maxFrameBytes, handshakeTimeout: 10_000 });
 
+/** What every relay connection of one pool shares. */
+interface PoolContext {
+  limits: RelayPoolLimits;
+  retry: { baseMs: number; maxMs: number };
+  connect: (url: string, maxFrameBytes: number) => WebSocket;
+  clock: Clock;
+  logger: Logger;
+  isClosed(): boolean;
+  /** True the first time an event id is seen: an event relayed by several relays (or replayed) is delivered once. */
+  firstTime(id: string): boolean;
+  nextId(prefix: string): string;
+}
+
+/** One relay socket of the pool: its subscriptions, one-shot queries and publishes, reconnects and cut-offs. */
+class RelayConnection {
+  ws: WebSocket | null = null;
+  open = false;
+  failures = 0;
+  cutOffs = 0;
+  problem: string | null = 'connecting';
+  timer: NodeJS.Timeout | null = null;
+  groups: Group[] = [];
+  oneShots = new Map<string, OneShot>();
+  publishes = new Map<string, PendingPublish[]>();
+  frameWindow = { start: 0, count: 0 };
+  garbageWindow = { start: 0, count: 0 };
+  dirty = new Set<Group>();
+
+  constructor(
+    readonly url: string,
+    private readonly pool: PoolContext,
+  ) {
+    this.dial();
+  }
+
+  dial() {
+    if (this.pool.isClosed()) return;
+    const ws = this.pool.connect(this.url, this.pool.limits.maxFrameBytes);
+    this.ws = ws;
+    ws.on('open', () => {
+      this.open = true;
+      this.failures = 0;
+      this.problem = null;
+      for (const group of this.groups) this.sendReq(group);
+      for (const [subId, shot] of this.oneShots) this.send(['REQ', subId, shot.filter]);
+      for (const pending of this.publishes.values()) for (const p of pending) this.send(['EVENT', p.event]);
+    });
+    ws.on('message', (data, isBinary) => this.receive(isBinary ? null : data.toString()));
+    ws.on('error', (error) => {
+      this.problem ??= `relay error: ${error.message}`;
+    });
+    ws.on('close', () => this.dropped());
+  }
+
+  dropped() {
+    if (this.ws === null) return;
+    this.ws = null;
+    this.open = false;
+    if (this.pool.isClosed()) return;
+    this.failures += 1;
+    this.problem = this.problem && this.problem !== 'connecting' ? this.problem : 'relay disconnected; reconnecting';
+    const wait = exponentialBackoffMs(this.failures, this.pool.retry.baseMs, this.pool.retry.maxMs);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.dial();
+    }, wait);
+    this.timer.unref?.();
+  }
+
+  cutOff(why: string) {
+    this.cutOffs += 1;
+    this.failures = Math.max(this.failures, 6);
+    this.problem = `cut off: ${why}`;
+    this.pool.logger.warn('nostr relay cut off', { relay: this.url, reason: why });
+    this.ws?.terminate();
+  }
+
+  send(message: unknown[]) {
+    if (this.open && this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+  }
+
+  sendReq(group: Group) {
+    if (group.listeners.size === 0) {
+      this.send(['CLOSE', group.subId]);
+      return;
+    }
+    const listeners = [...group.listeners];
+    this.send([
+      'REQ',
+      group.subId,
+      {
+        kinds: [...new Set(listeners.flatMap((l) => l.kinds))],
+        authors: [...new Set(listeners.map((l) => l.walletPubkey))],
+        '#p': [...new Set(listeners.map((l) => l.clientPubkey))],
+        // Wallet events are ephemeral: nothing older is stored; a short look back covers a reconnect.
+        since: Math.floor(this.pool.clock.now() / 1000) - 60,
+      },
+    ]);
+  }
+
+  /** Folds the REQ changes of one tick into one frame per group. */
+  changed(group: Group) {
+    if (this.dirty.size === 0) {
+      queueMicrotask(() => {
+        for (const g of this.dirty) this.sendReq(g);
+        this.dirty.clear();
+      });
+    }
+    this.dirty.add(group);
+  }
+
+  add(listener: RelayListener) {
+    let group = this.groups.find((g) => g.listeners.size < this.pool.limits.listenersPerSubscription);
+    if (!group) {
+      if (this.groups.length >= this.pool.limits.subscriptionsPerRelay) {
+        throw new RelayCapacityError(`relay ${this.url} already carries ${this.groups.length * this.pool.limits.listenersPerSubscription} wallet connections`);
+      }
+      group = { subId: this.pool.nextId('nwc'), listeners: new Set() };
+      this.groups.push(group);
+    }
+    group.listeners.add(listener);
+    this.changed(group);
+    return group;
+  }
+
+  remove(group: Group, listener: RelayListener) {
+    if (!group.listeners.delete(listener)) return;
+    this.changed(group);
+  }
+
+  tally(window: { start: number; count: number }, spanMs: number): number {
+    const now = this.pool.clock.now();
+    if (now - window.start >= spanMs) {
+      window.start = now;
+      window.count = 0;
+    }
+    window.count += 1;
+    return window.count;
+  }
+
+  garbage(why: string) {
+    if (this.tally(this.garbageWindow, 60_000) > this.pool.limits.garbagePerMinute) this.cutOff(`sent garbage (${why})`);
+  }
+
+  receive(text: string | null) {
+    if (this.tally(this.frameWindow, 1_000) > this.pool.limits.framesPerSecond) {
+      this.cutOff(`flooded: more than ${this.pool.limits.framesPerSecond} frames in a second`);
+      return;
+    }
+    let message: unknown;
+    try {
+      message = text === null ? null : JSON.parse(text);
+    } catch {
+      message = null;
+    }
+    if (!Array.isArray(message) || typeof message[0] !== 'string') return this.garbage('not a NIP-01 message');
+    const [verb, first, second, third] = message as [string, unknown, unknown, unknown];
+    if (verb === 'EVENT' && typeof first === 'string') return this.event(first, second);
+    if (verb === 'EOSE' && typeof first === 'string') return this.endOfStored(first);
+    if (verb === 'OK' && typeof first === 'string') return this.accepted(first, second === true, typeof third === 'string' ? third : '');
+    if (verb === 'CLOSED' && typeof first === 'string') {
+      this.problem = `relay closed subscription: ${String(second ?? '')}`.slice(0, 200);
+      return;
+    }
+    if (verb === 'NOTICE' || verb === 'AUTH') return;
+    this.garbage(`unknown verb ${verb.slice(0, 20)}`);
+  }
+
+  event(subId: string, raw: unknown) {
+    if (!validateEvent(raw) || !verifyNostrEvent(raw as Event)) return this.garbage('an event whose id or signature does not check');
+    const event = raw as VerifiedEvent;
+    const shot = this.oneShots.get(subId);
+    if (shot) {
+      shot.events.push(event);
+      return;
+    }
+    const group = this.groups.find((g) => g.subId === subId);
+    if (!group) return;
+    const tagged = new Set(event.tags.filter((t) => t[0] === 'p').map((t) => t[1]));
+    const listeners = [...group.listeners].filter((l) => l.walletPubkey === event.pubkey && tagged.has(l.clientPubkey) && l.kinds.includes(event.kind));
+    if (listeners.length === 0 || !this.pool.firstTime(event.id)) return;
+    for (const listener of listeners) listener.onEvent(event);
+  }
+
+  endOfStored(subId: string) {
+    const shot = this.oneShots.get(subId);
+    if (!shot) return;
+    this.oneShots.delete(subId);
+    this.send(['CLOSE', subId]);
+    shot.done(shot.events);
+  }
+
+  accepted(eventId: string, ok: boolean, message: string) {
+    const pending = this.publishes.get(eventId);
+    if (!pending) return;
+    this.publishes.delete(eventId);
+    for (const p of pending) p.settle(ok, message);
+  }
+
+  close() {
+    if (this.timer) clearTimeout(this.timer);
+    const ws = this.ws;
+    this.ws = null;
+    this.open = false;
+    ws?.terminate();
+    for (const shot of this.oneShots.values()) shot.done(shot.events);
+    this.oneShots.clear();
+    for (const pending of this.publishes.values()) for (const p of pending) p.settle(false, 'pool closed');
+    this.publishes.clear();
+  }
+}
+
+
 /**
  * Nostr relays shared by every Nostr Wallet Connect connection of the process: one socket per relay
  * URL whichever merchants use it, the listeners folded into a bounded number of REQs. Nothing a relay
@@ -93,214 +306,27 @@ export function createRelayPool(options: RelayPoolOptions) {
   const seen = new Set<string>();
   let closed = false;
   let nextId = 0;
-
-  function firstTime(id: string): boolean {
-    if (seen.has(id)) return false;
-    seen.add(id);
-    if (seen.size > SEEN_EVENT_IDS) seen.delete(seen.values().next().value!);
-    return true;
-  }
-
-  class RelayConnection {
-    ws: WebSocket | null = null;
-    open = false;
-    failures = 0;
-    cutOffs = 0;
-    problem: string | null = 'connecting';
-    timer: NodeJS.Timeout | null = null;
-    groups: Group[] = [];
-    oneShots = new Map<string, OneShot>();
-    publishes = new Map<string, PendingPublish[]>();
-    frameWindow = { start: 0, count: 0 };
-    garbageWindow = { start: 0, count: 0 };
-    dirty = new Set<Group>();
-
-    constructor(readonly url: string) {
-      this.dial();
-    }
-
-    dial() {
-      if (closed) return;
-      const ws = connect(this.url, limits.maxFrameBytes);
-      this.ws = ws;
-      ws.on('open', () => {
-        this.open = true;
-        this.failures = 0;
-        this.problem = null;
-        for (const group of this.groups) this.sendReq(group);
-        for (const [subId, shot] of this.oneShots) this.send(['REQ', subId, shot.filter]);
-        for (const pending of this.publishes.values()) for (const p of pending) this.send(['EVENT', p.event]);
-      });
-      ws.on('message', (data, isBinary) => this.receive(isBinary ? null : data.toString()));
-      ws.on('error', (error) => {
-        this.problem ??= `relay error: ${error.message}`;
-      });
-      ws.on('close', () => this.dropped());
-    }
-
-    dropped() {
-      if (this.ws === null) return;
-      this.ws = null;
-      this.open = false;
-      if (closed) return;
-      this.failures += 1;
-      this.problem = this.problem && this.problem !== 'connecting' ? this.problem : 'relay disconnected; reconnecting';
-      const wait = exponentialBackoffMs(this.failures, retry.baseMs, retry.maxMs);
-      this.timer = setTimeout(() => {
-        this.timer = null;
-        this.dial();
-      }, wait);
-      this.timer.unref?.();
-    }
-
-    cutOff(why: string) {
-      this.cutOffs += 1;
-      this.failures = Math.max(this.failures, 6);
-      this.problem = `cut off: ${why}`;
-      options.logger.warn('nostr relay cut off', { relay: this.url, reason: why });
-      this.ws?.terminate();
-    }
-
-    send(message: unknown[]) {
-      if (this.open && this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
-    }
-
-    sendReq(group: Group) {
-      if (group.listeners.size === 0) {
-        this.send(['CLOSE', group.subId]);
-        return;
-      }
-      const listeners = [...group.listeners];
-      this.send([
-        'REQ',
-        group.subId,
-        {
-          kinds: [...new Set(listeners.flatMap((l) => l.kinds))],
-          authors: [...new Set(listeners.map((l) => l.walletPubkey))],
-          '#p': [...new Set(listeners.map((l) => l.clientPubkey))],
-          // Wallet events are ephemeral: nothing older is stored; a short look back covers a reconnect.
-          since: Math.floor(options.clock.now() / 1000) - 60,
-        },
-      ]);
-    }
-
-    /** Folds the REQ changes of one tick into one frame per group. */
-    changed(group: Group) {
-      if (this.dirty.size === 0) {
-        queueMicrotask(() => {
-          for (const g of this.dirty) this.sendReq(g);
-          this.dirty.clear();
-        });
-      }
-      this.dirty.add(group);
-    }
-
-    add(listener: RelayListener) {
-      let group = this.groups.find((g) => g.listeners.size < limits.listenersPerSubscription);
-      if (!group) {
-        if (this.groups.length >= limits.subscriptionsPerRelay) {
-          throw new RelayCapacityError(`relay ${this.url} already carries ${this.groups.length * limits.listenersPerSubscription} wallet connections`);
-        }
-        group = { subId: `nwc${nextId++}`, listeners: new Set() };
-        this.groups.push(group);
-      }
-      group.listeners.add(listener);
-      this.changed(group);
-      return group;
-    }
-
-    remove(group: Group, listener: RelayListener) {
-      if (!group.listeners.delete(listener)) return;
-      this.changed(group);
-    }
-
-    tally(window: { start: number; count: number }, spanMs: number): number {
-      const now = options.clock.now();
-      if (now - window.start >= spanMs) {
-        window.start = now;
-        window.count = 0;
-      }
-      window.count += 1;
-      return window.count;
-    }
-
-    garbage(why: string) {
-      if (this.tally(this.garbageWindow, 60_000) > limits.garbagePerMinute) this.cutOff(`sent garbage (${why})`);
-    }
-
-    receive(text: string | null) {
-      if (this.tally(this.frameWindow, 1_000) > limits.framesPerSecond) {
-        this.cutOff(`flooded: more than ${limits.framesPerSecond} frames in a second`);
-        return;
-      }
-      let message: unknown;
-      try {
-        message = text === null ? null : JSON.parse(text);
-      } catch {
-        message = null;
-      }
-      if (!Array.isArray(message) || typeof message[0] !== 'string') return this.garbage('not a NIP-01 message');
-      const [verb, first, second, third] = message as [string, unknown, unknown, unknown];
-      if (verb === 'EVENT' && typeof first === 'string') return this.event(first, second);
-      if (verb === 'EOSE' && typeof first === 'string') return this.endOfStored(first);
-      if (verb === 'OK' && typeof first === 'string') return this.accepted(first, second === true, typeof third === 'string' ? third : '');
-      if (verb === 'CLOSED' && typeof first === 'string') {
-        this.problem = `relay closed subscription: ${String(second ?? '')}`.slice(0, 200);
-        return;
-      }
-      if (verb === 'NOTICE' || verb === 'AUTH') return;
-      this.garbage(`unknown verb ${verb.slice(0, 20)}`);
-    }
-
-    event(subId: string, raw: unknown) {
-      if (!validateEvent(raw) || !verifyNostrEvent(raw as Event)) return this.garbage('an event whose id or signature does not check');
-      const event = raw as VerifiedEvent;
-      const shot = this.oneShots.get(subId);
-      if (shot) {
-        shot.events.push(event);
-        return;
-      }
-      const group = this.groups.find((g) => g.subId === subId);
-      if (!group) return;
-      const tagged = new Set(event.tags.filter((t) => t[0] === 'p').map((t) => t[1]));
-      const listeners = [...group.listeners].filter((l) => l.walletPubkey === event.pubkey && tagged.has(l.clientPubkey) && l.kinds.includes(event.kind));
-      if (listeners.length === 0 || !firstTime(event.id)) return;
-      for (const listener of listeners) listener.onEvent(event);
-    }
-
-    endOfStored(subId: string) {
-      const shot = this.oneShots.get(subId);
-      if (!shot) return;
-      this.oneShots.delete(subId);
-      this.send(['CLOSE', subId]);
-      shot.done(shot.events);
-    }
-
-    accepted(eventId: string, ok: boolean, message: string) {
-      const pending = this.publishes.get(eventId);
-      if (!pending) return;
-      this.publishes.delete(eventId);
-      for (const p of pending) p.settle(ok, message);
-    }
-
-    close() {
-      if (this.timer) clearTimeout(this.timer);
-      const ws = this.ws;
-      this.ws = null;
-      this.open = false;
-      ws?.terminate();
-      for (const shot of this.oneShots.values()) shot.done(shot.events);
-      this.oneShots.clear();
-      for (const pending of this.publishes.values()) for (const p of pending) p.settle(false, 'pool closed');
-      this.publishes.clear();
-    }
-  }
+  const context: PoolContext = {
+    limits,
+    retry,
+    connect,
+    clock: options.clock,
+    logger: options.logger,
+    isClosed: () => closed,
+    firstTime(id) {
+      if (seen.has(id)) return false;
+      seen.add(id);
+      if (seen.size > SEEN_EVENT_IDS) seen.delete(seen.values().next().value!);
+      return true;
+    },
+    nextId: (prefix) => `${prefix}${nextId++}`,
+  };
 
   const relayOf = (url: string) => {
     if (closed) throw new Error('relay pool closed');
     let relay = relays.get(url);
     if (!relay) {
-      relay = new RelayConnection(url);
+      relay = new RelayConnection(url, context);
       relays.set(url, relay);
     }
     return relay;
@@ -323,57 +349,11 @@ export function createRelayPool(options: RelayPoolOptions) {
     },
 
     /** Sends `event` to every relay of `urls`; resolves once one accepts it, rejects when none does within `timeoutMs`. */
-    publish(urls: readonly string[], event: Event, timeoutMs: number): Promise<void> {
-      return new Promise((resolve, reject) => {
-        let refusals = 0;
-        let settled = false;
-        const finish = (error: Error | null) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          if (error) reject(error);
-          else resolve();
-        };
-        const timer = setTimeout(() => finish(new Error(`no relay accepted the request within ${timeoutMs} ms`)), timeoutMs);
-        for (const url of urls) {
-          const relay = relayOf(url);
-          const pending = relay.publishes.get(event.id) ?? [];
-          pending.push({
-            event,
-            settle: (accepted, message) => {
-              if (accepted) return finish(null);
-              refusals += 1;
-              if (refusals === urls.length) finish(new Error(`every relay refused the request: ${message}`));
-            },
-          });
-          relay.publishes.set(event.id, pending);
-          relay.send(['EVENT', event]);
-        }
-      });
-    },
+    publish: (urls: readonly string[], event: Event, timeoutMs: number): Promise<void> => publishOn(urls.map(relayOf), event, timeoutMs),
 
     /** The stored events matching `filter` on `urls` (a replaceable event: the wallet's info), checked like any event. */
-    query(urls: readonly string[], filter: Record<string, unknown>, timeoutMs: number): Promise<VerifiedEvent[]> {
-      return Promise.all(
-        urls.map(
-          (url) =>
-            new Promise<VerifiedEvent[]>((resolve) => {
-              const relay = relayOf(url);
-              const subId = `q${nextId++}`;
-              const timer = setTimeout(() => relay.endOfStored(subId), timeoutMs);
-              relay.oneShots.set(subId, {
-                filter,
-                events: [],
-                done: (events) => {
-                  clearTimeout(timer);
-                  resolve(events);
-                },
-              });
-              relay.send(['REQ', subId, filter]);
-            }),
-        ),
-      ).then((lists) => lists.flat());
-    },
+    query: (urls: readonly string[], filter: Record<string, unknown>, timeoutMs: number): Promise<VerifiedEvent[]> =>
+      Promise.all(urls.map((url) => queryOn(relayOf(url), context.nextId('q'), filter, timeoutMs))).then((lists) => lists.flat()),
 
     health(): RelayHealth[] {
       return [...relays.values()].map((relay) => ({
@@ -395,3 +375,46 @@ export function createRelayPool(options: RelayPoolOptions) {
 }
 
 export type RelayPool = ReturnType<typeof createRelayPool>;
+
+function publishOn(relays: RelayConnection[], event: Event, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let refusals = 0;
+    let settled = false;
+    const finish = (error: Error | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve();
+    };
+    const timer = setTimeout(() => finish(new Error(`no relay accepted the request within ${timeoutMs} ms`)), timeoutMs);
+    for (const relay of relays) {
+      const pending = relay.publishes.get(event.id) ?? [];
+      pending.push({
+        event,
+        settle: (accepted, message) => {
+          if (accepted) return finish(null);
+          refusals += 1;
+          if (refusals === relays.length) finish(new Error(`every relay refused the request: ${message}`));
+        },
+      });
+      relay.publishes.set(event.id, pending);
+      relay.send(['EVENT', event]);
+    }
+  });
+}
+
+function queryOn(relay: RelayConnection, subId: string, filter: Record<string, unknown>, timeoutMs: number): Promise<VerifiedEvent[]> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => relay.endOfStored(subId), timeoutMs);
+    relay.oneShots.set(subId, {
+      filter,
+      events: [],
+      done: (events) => {
+        clearTimeout(timer);
+        resolve(events);
+      },
+    });
+    relay.send(['REQ', subId, filter]);
+  });
+}

@@ -49,6 +49,7 @@
     if (link && view.tx_hash) {
       link.textContent = view.tx_hash;
       if (view.tx_url) link.href = view.tx_url;
+      link.parentElement.hidden = false;
     }
     // The shop's return link comes with the confirmed view only (null before).
     const back = document.getElementById('return-link');
@@ -163,6 +164,35 @@
     });
   }
 
+  // The ways to pay as tabs (On-chain, Lightning), as the ARIA tabs pattern has them: arrow keys,
+  // Home and End move between the tabs and show each one's panel; Tab leaves for the panel.
+  function setUpTabs(root) {
+    const tablist = root.querySelector('[role="tablist"]');
+    if (!tablist) return;
+    const tabs = Array.prototype.slice.call(tablist.querySelectorAll('[role="tab"]'));
+    function select(chosen) {
+      tabs.forEach(function (tab) {
+        const selected = tab === chosen;
+        tab.setAttribute('aria-selected', String(selected));
+        tab.tabIndex = selected ? 0 : -1;
+        document.getElementById(tab.getAttribute('aria-controls')).hidden = !selected;
+      });
+    }
+    tabs.forEach(function (tab, i) {
+      tab.addEventListener('click', function () { select(tab); });
+      tab.addEventListener('keydown', function (event) {
+        const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[event.key];
+        if (to === undefined) return;
+        event.preventDefault();
+        const next = tabs[(to + tabs.length) % tabs.length];
+        select(next);
+        next.focus();
+      });
+    });
+    select(tabs.filter(function (tab) { return tab.getAttribute('aria-selected') === 'true'; })[0] || tabs[0]);
+    tablist.hidden = false;
+  }
+
   // The expiry in the payer's own time zone (the server wrote it in UTC), and the countdown beside it
   // by the server's clock; at zero `askServer` (a Bitcoin payment seen in time still confirms).
   function startCountdown(page, askServer) {
@@ -210,6 +240,7 @@
     const page = pageOf(root);
     const poller = createPoller(page);
     addCopyButtons(root);
+    setUpTabs(root);
     startCountdown(page, function () { poller.schedule(0); });
     if (!isFinal(page)) listen(page, poller);
   }

@@ -10,7 +10,7 @@ import { testDatabases, type CreatedDatabase } from '../../helpers/databases.ts'
 import { openPreEditionsSchema } from '../../helpers/old-schema.ts';
 
 /** Migrations of releases after the split (the OAuth store, the expiry index; Cloud's key scopes): they run on an old database too. */
-const LATER_CORE = ['0012_oauth_store', '0014_invoices_expiry_index', '0016_evm_chain_column', '0018_invoice_verification', '0019_oauth_grant_key', '0020_btc_headers', '0021_invoices_created_index', '0023_x402_settlements', '0024_x402_valid_before', '0025_invoice_shop_fields', '0026_invoice_list_indexes'];
+const LATER_CORE = ['0012_oauth_store', '0014_invoices_expiry_index', '0016_evm_chain_column', '0018_invoice_verification', '0019_oauth_grant_key', '0020_btc_headers', '0021_invoices_created_index', '0023_x402_settlements', '0024_x402_valid_before', '0025_invoice_shop_fields', '0026_invoice_list_indexes', '0028_btc_lightning'];
 const LATER_CLOUD = ['0013_cloud_api_key_scopes', '0017_cloud_receive_methods', '0022_cloud_webhook_merchants_index', '0027_cloud_webhook_events'];
 
 const CLOUD_TABLES = ['cloud_api_keys', 'cloud_dashboard_sessions', 'cloud_merchants', 'cloud_rate_windows', 'cloud_stripe_events', 'cloud_subscriptions', 'cloud_usage'];
@@ -56,7 +56,7 @@ function withReceiveMethodsColumn(rows: Awaited<ReturnType<typeof storedRows>>) 
  * verified was not recorded; 0025 its shop columns (order reference, fiat price), null: it had none.
  */
 function withLaterInvoiceColumns(rows: Awaited<ReturnType<typeof storedRows>>) {
-  return { ...rows, invoices: rows.invoices.map((invoice) => ({ ...noShopColumns, rate_at: null, ...invoice, verification: null })) };
+  return { ...rows, invoices: rows.invoices.map((invoice) => ({ ...noShopColumns, rate_at: null, lightning_invoice: null, payment_hash: null, payment_method: null, ...invoice, verification: null })) };
 }
 
 /** A database the last release before the split migrated, holding a Cloud merchant, an invoice and a webhook event. */

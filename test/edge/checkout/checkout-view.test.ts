@@ -17,7 +17,7 @@ const WEBHOOK_SECRET = 'whsec_checkout_test_secret_0123456789';
 const btcViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
   'verify_url', 'tx_url', 'server_time', 'amount_btc', 'amount_due', 'payment_seen', 'qr_uri', 'network', 'memo', 'redirect_url', 'x402_url',
-  'price_amount', 'price_currency', 'rate', 'rate_sources', 'rate_at',
+  'price_amount', 'price_currency', 'rate', 'rate_sources', 'rate_at', 'lightning_invoice',
 ].sort();
 const baseViewKeys = [
   'invoice_id', 'shop_name', 'chain', 'asset', 'status', 'receive_address', 'expires_at', 'created_at', 'tx_hash', 'paid_at',
@@ -91,6 +91,8 @@ describe('checkout view and page of the listener', () => {
         amount_due: '0.00050000',
         payment_seen: false,
         qr_uri: created.qr_uri,
+        // This listener has no Lightning wallet (MERCHANT_NWC_URL).
+        lightning_invoice: null,
       },
     );
     assert.equal(body.server_time, '2026-01-01T12:00:00.000Z');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defaultChains } from '../../../core/chains/default-chains.ts';
-import { renderCheckoutPage } from '../../../edge/checkout/page.ts';
+import { pageQrTexts, renderCheckoutPage } from '../../../edge/checkout/page.ts';
 import { BaseCheckoutView, BtcCheckoutView, type CheckoutView } from '../../../shared/index.ts';
 
 const view = BtcCheckoutView.parse({
@@ -87,4 +87,32 @@ test('a token amount reads in cents ("12.50 USDC" for 12.500000), an exact fixed
 
   const btc = renderCheckoutPage(view, { chain: bitcoin, viewUrl: '/v', qrSvg: '', assets });
   assert.match(btc, /id="amount"[^>]*>0\.00050000</, "Bitcoin's 8 decimals stay");
+});
+
+test('a Lightning invoice: a QR code each way, the Lightning one in capitals; none once part was paid on-chain, for it asks for the whole amount', () => {
+  const bolt11 = 'lnbc500u1pexample';
+  const both = BtcCheckoutView.parse({ ...view, qr_uri: `${view.qr_uri}&lightning=${bolt11}`, lightning_invoice: bolt11 });
+  const lightningOnly = BtcCheckoutView.parse({ ...view, receive_address: bolt11, qr_uri: `lightning:${bolt11}`, lightning_invoice: bolt11 });
+  assert.deepEqual(pageQrTexts(view), { onchain: view.qr_uri, lightning: null });
+  assert.deepEqual(pageQrTexts(both), { onchain: both.qr_uri, lightning: 'LIGHTNING:LNBC500U1PEXAMPLE' });
+  assert.deepEqual(pageQrTexts(lightningOnly), { onchain: null, lightning: 'LIGHTNING:LNBC500U1PEXAMPLE' });
+  const partial = BtcCheckoutView.parse({ ...both, status: 'partial', amount_due: '0.00030000' });
+  assert.deepEqual(pageQrTexts(partial), { onchain: partial.qr_uri, lightning: null });
+
+  const render = (shown: CheckoutView) => renderCheckoutPage(shown, { chain: bitcoin, viewUrl: '/v', qrSvg: '<svg id="onchain"></svg>', lightningQrSvg: '<svg id="ln"></svg>', assets });
+  const page = render(both);
+  assert.match(page, /<div class="methods" role="tablist" aria-label="How to pay" hidden>/, 'the tabs are the script\'s to show: without it both panels show');
+  assert.match(page, /<div class="method" role="tabpanel" id="pay-lightning" aria-labelledby="tab-lightning">/);
+  assert.match(page, /href="lightning:lnbc500u1pexample">Pay with a Lightning wallet</);
+  assert.ok(page.includes('<svg id="onchain">') && page.includes('<svg id="ln">'));
+  assert.doesNotMatch(render(partial), /role="tab|Lightning/, 'a partly paid page offers the address only');
+  const only = render(lightningOnly);
+  assert.doesNotMatch(only, /role="tab|id="address"/, 'a Lightning-only page has no tabs and no address');
+  assert.match(only, /<dd id="network">Lightning, Bitcoin<\/dd>/);
+});
+
+test('a page paid without a transaction (over Lightning) keeps its transaction line hidden', () => {
+  const render = (fields: Record<string, unknown>) => renderCheckoutPage(BtcCheckoutView.parse({ ...view, status: 'confirmed', paid_at: view.created_at, ...fields }), { chain: bitcoin, viewUrl: '/v', qrSvg: '', assets });
+  assert.match(render({}), /<p class="tx" hidden>Transaction:/);
+  assert.match(render({ tx_hash: 'ab'.repeat(32) }), /<p class="tx">Transaction: <a data-field="tx_url">abab/);
 });
