@@ -9,7 +9,7 @@ import type { Database } from '../core/db/database.ts';
 import { bindHttp, closeServer } from '../edge/http/serve.ts';
 import { metricsLoopbackOpen } from '../edge/http/metrics-endpoint.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../core/metrics.ts';
-import { startEngine, type Engine, type LeaderTask } from '../core/engine.ts';
+import { startEngine, type Engine, type EngineWatchers, type LeaderTask } from '../core/engine.ts';
 import type { StatusFeed } from '../core/invoices/status-feed.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import type { WebhookSender } from '../core/webhooks/http-sender.ts';
@@ -36,7 +36,9 @@ import { cloudSchema } from './storage/cloud.schema.ts';
 import type { CloudTables } from './storage/cloud.tables.ts';
 import { systemResolver, type Resolver, type WebhookTargetPolicy } from '../core/net/webhook-target.ts';
 import { ConfigError, secureCookies } from '../edge/settings.ts';
-import { chainIn, familySettings } from '../core/chain-definition.ts';
+import { chainIn, familySettings, settingsOf } from '../core/chain-definition.ts';
+import type { LightningPlatformParts } from '../core/merchant-chain.ts';
+import { lightningConnections } from './merchants/merchant.repository.ts';
 import type { ChainTunings } from '../core/chain-runtime.ts';
 import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
 import { x402Chains, x402Health, x402Observer, x402PaymentSettings, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
@@ -246,6 +248,35 @@ function cloudHttpApp(config: CloudConfig, { engine, cloud, payments, x402, oaut
   });
 }
 
+/** What the elected instance watches: the chains, and every merchant's Lightning wallet. CLOUD_WATCH=false: this instance serves and delivers webhooks, and never watches. */
+function leaderWatchers(config: CloudConfig, parts: ReadonlyArray<Pick<EngineWatchers, 'start' | 'stop' | 'problems'>>): EngineWatchers {
+  return {
+    problems: () => parts.flatMap((part) => part.problems()),
+    start() {
+      if (config.watch) for (const part of parts) part.start();
+    },
+    async stop() {
+      for (const part of parts) await part.stop();
+    },
+  };
+}
+
+/**
+ * Lightning for every merchant, on the chain whose merchant part offers it (none names it here): one
+ * relay pool for the instance, a wallet per merchant who saved a connection.
+ */
+function cloudLightning(config: CloudConfig, parts: Pick<LightningPlatformParts, 'db' | 'feed' | 'clock' | 'logger' | 'refreshMs'>) {
+  const chain = config.chainDefinitions.find((definition) => definition.merchant.lightning);
+  const settings = chain && settingsOf(config.chains, chain.chain);
+  if (!chain || !settings) return null;
+  const platform = chain.merchant.lightning!(settings, {
+    ...parts,
+    loopbackRelays: config.nodeEnv !== 'production',
+    connections: () => lightningConnections(parts.db as Kysely<CloudTables>),
+  });
+  return { chain: chain.chain, platform };
+}
+
 export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Promise<RunningCloud> {
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? createLogger({ clock, fields: { mode: 'cloud' }, secrets: cloudSecrets(config) });
@@ -265,7 +296,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     throw error;
   });
   const { database, db, feed } = engine;
-  const receivers = createMerchantReceivers({ config, workerOf: (chain) => engine.worker(chain), sharedDatabase: database.dialect === 'postgres' });
+  const lightning = cloudLightning(config, { db, feed, clock, logger, refreshMs: deps.chainWatch?.refreshMs });
+  const receivers = createMerchantReceivers({ config, workerOf: (chain) => engine.worker(chain), sharedDatabase: database.dialect === 'postgres', lightning });
   const chainWatchers = createCloudChainWatchers({
     db,
     feed,
@@ -293,6 +325,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     receivers,
     webhookPolicy,
     billing: { logger, cryptoInvoice, card },
+    lightning: lightning?.platform ?? null,
     x402Url: (invoice) => payments?.x402Url(invoice) ?? null,
   });
 
@@ -319,14 +352,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   const { server, url } = bound;
   logger.info('cloud started', { url, database: database.dialect, hosted_checkout: config.checkoutBaseUrl ?? 'off' });
   engine.lead({
-    watchers: {
-      problems: () => chainWatchers.problems(),
-      // CLOUD_WATCH=false: this instance serves and delivers webhooks, and never watches the chains.
-      start() {
-        if (config.watch) chainWatchers.start();
-      },
-      stop: () => chainWatchers.stop(),
-    },
+    watchers: leaderWatchers(config, [chainWatchers, ...(lightning ? [lightning.platform] : [])]),
     tasks: [billingTask(config, db, clock, logger, deps.billingPollMs)],
     leadership: (onChange) => electLeader({ databaseUrl: config.databaseUrl, dialect: database.dialect, logger, retryMs: deps.leaderRetryMs, onChange }),
   });
@@ -342,6 +368,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       await closeServer(server, options.graceMs);
       oauth.close();
       await engine.stop(options.graceMs);
+      lightning?.platform.close();
       logger.info('cloud stopped');
     },
   };

@@ -4,7 +4,7 @@ import type { InvoiceEngine } from '../core/invoices/invoice.service.ts';
 import type { WebhookTargetPolicy } from '../core/net/webhook-target.ts';
 import type { ViewContext } from '../edge/checkout/checkout-view.ts';
 import type { CloudConfig } from './cloud-config.ts';
-import type { ChainWithMerchants } from '../core/merchant-chain.ts';
+import type { ChainWithMerchants, LightningPlatform } from '../core/merchant-chain.ts';
 import type { CloudTables } from './storage/cloud.tables.ts';
 import type { BillingDeps } from './billing/billing.ts';
 import { createBillingService } from './billing/billing-service.ts';
@@ -25,6 +25,8 @@ export interface CloudServiceDeps {
   receivers: ReturnType<typeof createMerchantReceivers>;
   webhookPolicy: WebhookTargetPolicy;
   billing: Omit<BillingDeps, 'db'>;
+  /** Lightning through each merchant's own wallet; null where the platform's chains take none. */
+  lightning: LightningPlatform | null;
   /** The invoices' x402 URLs on the public checkout view (core/x402). */
   x402Url?: ViewContext['x402Url'];
 }

@@ -1,4 +1,8 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import type { Clock } from './clock.ts';
+import type { StatusFeed } from './invoices/status-feed.ts';
+import type { Logger } from './log.ts';
+import type { WatcherProblem } from './watch-progress.ts';
 import type { AssetId, ChainName } from '../shared/index.ts';
 import type { ChainReceiver } from './invoices/chain-adapter.ts';
 import type { CoreTables } from './schema.ts';
@@ -57,6 +61,56 @@ export interface MerchantChain<Settings = unknown> {
    * gives the chain nothing to receive with; it throws when a stored key does not parse.
    */
   receivers(settings: Settings, parts: MerchantChainParts): (method: ReceiveMethodKeys) => MerchantReceiver | null;
+  /**
+   * Lightning for the platform's merchants, through each merchant's own wallet (Nostr Wallet
+   * Connect): absent where the chain has none. Made once per instance; its relay sockets are shared
+   * by every merchant.
+   */
+  lightning?(settings: Settings, parts: LightningPlatformParts): LightningPlatform;
+}
+
+/** A merchant's saved Lightning connection, as the platform stores it (the connection text is a secret). */
+export interface MerchantLightningConnection {
+  merchantId: string;
+  connection: string;
+  network: string;
+}
+
+export interface LightningPlatformParts {
+  db: Kysely<CoreTables>;
+  feed: StatusFeed;
+  clock: Clock;
+  logger: Logger;
+  /** Whether a ws:// relay on a loopback host is taken (outside production only). */
+  loopbackRelays: boolean;
+  /** Every merchant's saved connection (read again at each refresh of the watcher). */
+  connections(): Promise<MerchantLightningConnection[]>;
+  /** How often the watcher reads the connections again and looks up open invoices (default 15 s). */
+  refreshMs?: number;
+}
+
+/** What a connection looks like where it may be shown: the wallet key shortened and the relays, never the secret. */
+export interface LightningConnectionSummary {
+  wallet: string;
+  relays: string[];
+}
+
+export interface LightningPlatform {
+  /**
+   * Parses and checks a connection a merchant saves: it answers get_info, may only receive, and is
+   * on a network the platform serves. Throws ServiceError (`invalid_lightning_connection` naming
+   * `field` and what to change in the wallet, or `lightning_unavailable` when the wallet is silent).
+   */
+  check(text: string, field: string): Promise<LightningConnectionSummary & { network: string }>;
+  /** A stored connection as it may be shown; null when it no longer parses. */
+  describe(text: string): LightningConnectionSummary | null;
+  /** The merchant's receiver with Lightning beside `onchain` (or alone, when null), and the assets it adds. */
+  receiver(onchain: ChainReceiver | null, merchant: MerchantLightningConnection): MerchantReceiver;
+  /** The elected instance's watching of every merchant's Lightning settlements. */
+  start(): void;
+  stop(): Promise<void>;
+  problems(): WatcherProblem[];
+  close(): void;
 }
 
 /** A chain as a platform's merchant code sees it: its name and its merchant part. */

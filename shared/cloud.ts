@@ -44,8 +44,14 @@ export const SignupRequest = z
       .optional()
       .describe('One entry per chain the account receives on (any chain of POST /invoice). The deprecated `btc_xpub`, `base_xpub` and `base_address` say the same for `btc` and `base` only and are still accepted; an entry here wins over them for its chain.'),
     webhook_url: z.string().optional().describe('https, default port, host resolving only to public addresses.'),
+    lightning_nwc_url: z
+      .string()
+      .optional()
+      .describe(
+        "Your own Lightning wallet: a receive-only Nostr Wallet Connect URI (`nostr+walletconnect://…`, `wss://` relays). Checked before the account is stored: the wallet must answer and must not let the connection spend. Bitcoin invoices then carry a BOLT11 invoice too, or are Lightning-only without a Bitcoin key. Stored as a secret: never returned.",
+      ),
   })
-  .meta({ id: 'SignupRequest', description: 'Body of POST /api/v1/signup. At least one receive method is required.' });
+  .meta({ id: 'SignupRequest', description: 'Body of POST /api/v1/signup. At least one receive method (or a Lightning connection) is required.' });
 
 export const SignupResponse = z
   .object({
@@ -56,6 +62,25 @@ export const SignupResponse = z
     webhook_secret: z.string().optional().describe('Shown once; present only when webhook_url was sent.'),
   })
   .meta({ id: 'SignupResponse' });
+
+export const LightningConnectionView = z
+  .object({
+    wallet: z.string().describe("The wallet's Nostr key, shortened: first 8 and last 4 characters."),
+    relays: z.array(z.string()).describe('The relays the connection speaks through.'),
+    network: z.string().describe('The Bitcoin network the wallet said it is on.'),
+  })
+  .meta({ id: 'LightningConnectionView', description: "The merchant's Lightning wallet connection as it may be shown: never its secret." });
+
+export const LightningSettingRequest = z
+  .object({
+    nwc_url: z
+      .string()
+      .nullable()
+      .describe('A receive-only Nostr Wallet Connect URI from your own wallet (checked: it must answer and must not let the connection spend); null removes Lightning.'),
+  })
+  .strict()
+  .meta({ id: 'LightningSettingRequest' });
+export const LightningSettingResponse = z.object({ lightning: LightningConnectionView.nullable() }).meta({ id: 'LightningSettingResponse' });
 
 export const Account = z
   .object({
@@ -81,6 +106,9 @@ export const Account = z
       .describe('The assets POST /api/v1/invoice accepts for this merchant now: what its receive methods enable (USDT needs a fixed address), in the contract\'s order. The stdio MCP server reads it.'),
     webhook_url: z.string().nullable(),
     webhook_events: webhookEvents,
+    lightning: LightningConnectionView.nullable()
+      .optional()
+      .describe('Your Lightning wallet connection (shortened; never its secret); null when none. Absent only from services released before Lightning.'),
     api_keys: z.array(
       z.object({
         prefix: z.string(),

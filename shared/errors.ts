@@ -157,6 +157,11 @@ export const errorCatalogue = {
     description:
       'An invoice priced with `price_amount` could not be converted: fewer than `RATE_MIN_SOURCES` rate sources gave a fresh quote within `RATE_MAX_SPREAD` of their median. Nothing was stored; retry after `Retry-After` seconds. Invoices in the asset\'s own amount field still work.',
   },
+  invalid_lightning_connection: {
+    status: 400,
+    description:
+      "A Lightning connection (`nwc_url`) that cannot be used: not a `nostr+walletconnect://` URI with a wallet key, a `wss://` relay and a secret; or one the wallet lets spend (`pay_invoice`…), or that lacks `make_invoice` or `lookup_invoice`, or whose wallet is on a network the service does not serve. The message says what to change in the wallet. Nothing was saved.",
+  },
   lightning_unavailable: {
     status: 503,
     description:

@@ -37,6 +37,9 @@ import {
   CreateKeyRequest,
   CreatedKey,
   WebhookSettingResponse,
+  LightningConnectionView,
+  LightningSettingRequest,
+  LightningSettingResponse,
 } from './cloud.ts';
 import { InvoiceConfirmedEvent, InvoiceExpiredEvent, InvoicePartialEvent, InvoicePaymentSeenEvent, OptInWebhookEvent, PaymentOrphanEvent, standardWebhookHeaders, webhookHeaders, webhookVerificationCodes } from './webhooks.ts';
 
@@ -90,6 +93,9 @@ const componentSchemas = [
   CreateKeyRequest,
   CreatedKey,
   WebhookSettingResponse,
+  LightningConnectionView,
+  LightningSettingRequest,
+  LightningSettingResponse,
   BillingCheckoutRequest,
   BillingCheckoutResponse,
   CloudCreatedInvoice,

@@ -14,6 +14,8 @@ import {
   SignupRequest,
   SignupResponse,
   WebhookSettingRequest,
+  LightningSettingRequest,
+  LightningSettingResponse,
   WebhookSettingResponse,
 } from './cloud.ts';
 import { errorCatalogue, type ErrorCode } from './errors.ts';
@@ -512,6 +514,20 @@ export const routeTable: readonly Route[] = [
     request: WebhookSettingRequest,
     responses: { 200: json(WebhookSettingResponse, 'The saved URL and the new secret (shown once).') },
     errors: ['bad_body', 'invalid_webhook_url', 'unknown_webhook_event'],
+  },
+  {
+    operationId: 'cloudSetLightning',
+    method: 'post',
+    path: '/api/v1/lightning',
+    surfaces: ['cloud'],
+    summary: "Connect (or disconnect) your own Lightning wallet",
+    description:
+      'A receive-only Nostr Wallet Connect URI from your wallet. The service connects to its relays, asks get_info, and refuses a connection that may spend or cannot make and look up invoices. Bitcoin invoices then carry a BOLT11 invoice from your wallet. `nwc_url: null` disconnects. The URI is a secret: stored, never returned.',
+    auth: 'merchant-key',
+    scope: 'full-access',
+    request: LightningSettingRequest,
+    responses: { 200: json(LightningSettingResponse, 'The saved connection, shortened; null when disconnected.') },
+    errors: ['bad_body', 'invalid_lightning_connection', 'lightning_unavailable'],
   },
   {
     operationId: 'cloudPlans',

@@ -4,7 +4,7 @@ import { limitRequests, type CallLimit } from '../../edge/http/rate-limit.ts';
 import type { AccountService } from '../merchants/account-service.ts';
 import type { KeyedRoute } from './auth.ts';
 
-/** Sign-up (limited per client IP) and the account of the key's merchant. */
+/** Sign-up (limited per client IP), the account of the key's merchant, and its Lightning wallet connection. */
 export function accountHandlers(accounts: AccountService, keyed: KeyedRoute, signupLimit: CallLimit): RouteHandlers {
   return {
     cloudSignup: [
@@ -13,6 +13,12 @@ export function accountHandlers(accounts: AccountService, keyed: KeyedRoute, sig
         const body = await readJsonBody(ctx);
         ctx.status = 201;
         ctx.body = await accounts.signup(body);
+      },
+    ],
+    cloudSetLightning: [
+      ...keyed('cloudSetLightning'),
+      async (ctx) => {
+        ctx.body = await accounts.setLightning(ctx.state.merchant, await readJsonBody(ctx));
       },
     ],
     cloudMe: [

@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import type { Account, AssetId } from '../../shared/index.ts';
 import { maskExtendedKeys } from '../../core/log.ts';
 import type { ApiKeyRow, MerchantRow } from './merchant.repository.ts';
+import type { LightningPlatform } from '../../core/merchant-chain.ts';
 import { effectivePlan, planOf } from '../billing/plans.ts';
 import { receiveMethodsOf } from './receive-methods.ts';
 import { webhookEventsOf } from '../invoices/webhook-delivery.ts';
@@ -9,7 +10,8 @@ import { webhookEventsOf } from '../invoices/webhook-delivery.ts';
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** GET /api/v1/me: the account without any secret; xpubs shortened as in the logs. `enabledAssets`: what the receive methods enable, as invoice creation judges it. */
-export function accountView(row: MerchantRow, keys: ApiKeyRow[], invoicesThisMonth: number, now: number, enabledAssets: AssetId[]): z.infer<typeof Account> {
+export function accountView(row: MerchantRow, keys: ApiKeyRow[], invoicesThisMonth: number, now: number, enabledAssets: AssetId[], lightning: Pick<LightningPlatform, 'describe'> | null): z.infer<typeof Account> {
+  const connection = row.lightning_nwc_url && lightning ? lightning.describe(row.lightning_nwc_url) : null;
   const plan = effectivePlan({ plan: row.plan as 'free', expiresAt: row.plan_expires_at === null ? null : Number(row.plan_expires_at) }, now);
   // One entry per chain and mode: an EVM chain with an xpub and a fixed address has two.
   const chains: z.infer<typeof Account>['chains'] = receiveMethodsOf(row).flatMap((method) => [
@@ -27,6 +29,7 @@ export function accountView(row: MerchantRow, keys: ApiKeyRow[], invoicesThisMon
     enabled_assets: enabledAssets,
     webhook_url: row.webhook_url,
     webhook_events: webhookEventsOf(row),
+    lightning: connection ? { ...connection, network: row.lightning_network ?? 'mainnet' } : null,
     api_keys: keys.map((key) => ({ prefix: key.prefix, label: key.label, created_at: iso(Number(key.created_at)), revoked: Number(key.revoked) === 1, scopes: key.scopes === null ? null : (key.scopes.split(' ') as ('invoices:read' | 'invoices:write')[]) })),
     created_at: iso(Number(row.created_at)),
   };

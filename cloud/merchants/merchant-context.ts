@@ -1,6 +1,7 @@
 import type { AssetId } from '../../shared/index.ts';
 import type { ChainReceiver } from '../../core/invoices/chain-adapter.ts';
 import { settingsOf } from '../../core/chain-definition.ts';
+import type { LightningPlatform } from '../../core/merchant-chain.ts';
 import type { CloudConfig } from '../cloud-config.ts';
 import type { MerchantRow } from './merchant.repository.ts';
 import { receiveMethodsOf } from './receive-methods.ts';
@@ -24,6 +25,8 @@ export function createMerchantReceivers(
     /** The chain's worker the engine started (Bitcoin's address deriver), given to its merchant part. */
     workerOf(chain: string): unknown;
     sharedDatabase: boolean;
+    /** Lightning through each merchant's own wallet, on the chain that offers it; null where none does. */
+    lightning: { chain: string; platform: LightningPlatform } | null;
   },
   maxEntries = 10_000,
 ) {
@@ -44,12 +47,19 @@ export function createMerchantReceivers(
       receivers.chains[chain] = built.receiver;
       receivers.assets.push(...built.assets);
     }
+    const lightning = deps.lightning;
+    if (lightning && row.lightning_nwc_url) {
+      const connection = { merchantId: row.merchant_id, connection: row.lightning_nwc_url, network: row.lightning_network ?? 'mainnet' };
+      const built = lightning.platform.receiver(receivers.chains[lightning.chain] ?? null, connection);
+      receivers.chains[lightning.chain] = built.receiver;
+      receivers.assets.push(...built.assets.filter((asset) => !receivers.assets.includes(asset)));
+    }
     return receivers;
   }
 
   return {
     receivers(row: MerchantRow): Receivers {
-      const cacheKey = `${row.merchant_id}\n${row.btc_xpub}\n${row.base_xpub}\n${row.base_address}\n${row.receive_methods}`;
+      const cacheKey = `${row.merchant_id}\n${row.btc_xpub}\n${row.base_xpub}\n${row.base_address}\n${row.receive_methods}\n${row.lightning_nwc_url}`;
       let entry = cache.get(cacheKey);
       if (!entry) {
         entry = build(row);

@@ -108,3 +108,22 @@ export async function saveWebhook(db: Db, merchantId: string, url: string, secre
   const subscribed = events === undefined ? {} : { webhook_events: events.length ? events.join(' ') : null };
   await db.updateTable('cloud_merchants').set({ webhook_url: url, webhook_secret: secret, ...subscribed }).where('merchant_id', '=', merchantId).execute();
 }
+
+/** Saves (or, with null, removes) the merchant's Lightning wallet connection and its network. */
+export async function saveLightning(db: Db, merchantId: string, connection: { url: string; network: string } | null): Promise<void> {
+  await db
+    .updateTable('cloud_merchants')
+    .set({ lightning_nwc_url: connection?.url ?? null, lightning_network: connection?.network ?? null })
+    .where('merchant_id', '=', merchantId)
+    .execute();
+}
+
+/** Every merchant's saved Lightning connection: what the elected instance listens to. */
+export async function lightningConnections(db: Db): Promise<Array<{ merchantId: string; connection: string; network: string }>> {
+  const rows = await db
+    .selectFrom('cloud_merchants')
+    .select(['merchant_id', 'lightning_nwc_url', 'lightning_network'])
+    .where('lightning_nwc_url', 'is not', null)
+    .execute();
+  return rows.map((row) => ({ merchantId: row.merchant_id, connection: row.lightning_nwc_url!, network: row.lightning_network ?? 'mainnet' }));
+}

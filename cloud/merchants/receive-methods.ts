@@ -75,7 +75,7 @@ function checkedMethod(chain: ChainWithMerchants, xpub: string | null, address: 
  * the chains no entry names. Of the older fields base_xpub wins: a base_address sent with it is
  * ignored, as before.
  */
-export function signupReceiveMethods(fields: Record<string, unknown>, chains: readonly ChainWithMerchants[]): StoredReceiveMethod[] {
+export function signupReceiveMethods(fields: Record<string, unknown>, chains: readonly ChainWithMerchants[], options: { lightning: boolean } = { lightning: false }): StoredReceiveMethod[] {
   const methods: StoredReceiveMethod[] = [];
   const listed = fields.receive_methods;
   if (listed !== undefined && listed !== null) {
@@ -99,6 +99,7 @@ export function signupReceiveMethods(fields: Record<string, unknown>, chains: re
   if ((baseXpub || baseAddress) && !methods.some((m) => m.chain === legacyChains.evm)) {
     methods.push(checkedMethod(servedChain(chains, legacyChains.evm, 'base_xpub'), baseXpub, baseAddress, (name) => (name === 'xpub' ? 'base_xpub' : 'base_address')));
   }
-  if (methods.length === 0) throw new ServiceError('no_receive_method', 'Send at least one receive method: receive_methods, or btc_xpub, base_xpub or base_address.');
+  // A Lightning connection alone is a way to receive: Lightning-only Bitcoin invoices.
+  if (methods.length === 0 && !options.lightning) throw new ServiceError('no_receive_method', 'Send at least one receive method: receive_methods, btc_xpub, base_xpub or base_address, or lightning_nwc_url.');
   return methods;
 }

@@ -11,6 +11,13 @@ import { newApiKey } from '../keys/api-keys.ts';
 import { newWebhookSecret } from '../../core/webhooks/signature.ts';
 import { insertMerchant } from './merchant.repository.ts';
 import { checkWebhookUrl, type WebhookTargetPolicy } from '../../core/net/webhook-target.ts';
+import type { LightningPlatform } from '../../core/merchant-chain.ts';
+
+/** A Lightning connection checked by the platform (receive-only, answering); refused where the platform takes no Lightning. */
+export async function checkedLightning(lightning: LightningPlatform | null, text: string, field: string) {
+  if (!lightning) throw new ServiceError('invalid_lightning_connection', `${field}: this service takes no Lightning.`);
+  return lightning.check(text, field);
+}
 
 const Email = z.email();
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -39,7 +46,7 @@ export interface SignupResult {
  * any field stops everything before anything else is judged, and is never echoed or stored.
  */
 export async function signup(
-  deps: { db: Kysely<CloudTables>; clock: Clock; webhookPolicy: WebhookTargetPolicy; chains: readonly ChainWithMerchants[] },
+  deps: { db: Kysely<CloudTables>; clock: Clock; webhookPolicy: WebhookTargetPolicy; chains: readonly ChainWithMerchants[]; lightning: LightningPlatform | null },
   body: unknown,
 ): Promise<SignupResult> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ServiceError('bad_body', 'The body must be a JSON object.');
@@ -53,9 +60,11 @@ export async function signup(
   if ([...shopName].length < SHOP_NAME_MIN || [...shopName].length > SHOP_NAME_MAX || CONTROL.test(shopName)) {
     throw new ServiceError('invalid_shop_name', `shop_name must be ${SHOP_NAME_MIN}-${SHOP_NAME_MAX} characters.`);
   }
-  const methods = signupReceiveMethods(fields, deps.chains);
+  const lightningText = optionalText(fields, 'lightning_nwc_url');
+  const methods = signupReceiveMethods(fields, deps.chains, { lightning: lightningText !== null });
   const webhookUrlText = optionalText(fields, 'webhook_url');
   const webhook = webhookUrlText ? await checkWebhookUrl(webhookUrlText, deps.webhookPolicy) : null;
+  const lightning = lightningText ? await checkedLightning(deps.lightning, lightningText, 'lightning_nwc_url') : null;
 
   const now = deps.clock.now();
   const merchantId = `m_${randomBytes(9).toString('base64url')}`;
@@ -72,6 +81,8 @@ export async function signup(
       receive_methods: JSON.stringify(methods),
       webhook_url: webhook ? webhook.url.href : null,
       webhook_secret: webhookSecret,
+      lightning_nwc_url: lightning ? lightningText : null,
+      lightning_network: lightning?.network ?? null,
       plan: 'free',
       plan_expires_at: null,
       created_at: now,

@@ -21,6 +21,10 @@ export interface CloudMerchantsTable {
   webhook_secret: string | null;
   /** The opt-in webhook events subscribed to, space-separated; null: none (migration 0027). */
   webhook_events: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The merchant's own Lightning wallet, a receive-only Nostr Wallet Connect URI: a secret like webhook_secret, never returned (migration 0029). */
+  lightning_nwc_url: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The Bitcoin network that wallet said it is on when the connection was saved. */
+  lightning_network: ColumnType<string | null, string | null | undefined, string | null>;
   /** The plan last paid for; `plan_expires_at` decides whether it is still in force. */
   plan: string;
   plan_expires_at: number | null;

@@ -3,6 +3,7 @@ import { ServiceError } from '../errors.ts';
 import type { MerchantChain } from '../merchant-chain.ts';
 import { AccountKeyError, containsExtendedPrivateKey, parseAccountKey, type AccountKey } from './account-key.ts';
 import { btcReceiver } from './btc-adapter.ts';
+import { createLightningPlatform } from './lightning/lightning-platform.ts';
 import { createReceiveAddressBook, onDemandAddresses, type AddressDeriver, type ReceiveAddressBook } from './receive-address-book.ts';
 
 /** The platform's Bitcoin settings its merchants' receivers read. */
@@ -11,6 +12,8 @@ export interface BtcMerchantSettings {
   testKeyNetwork: BtcNetwork;
   /** Block-explorer base URL per network. */
   explorerUrls: Record<string, string>;
+  /** The networks the platform watches (its Esplora URLs by network): a Lightning wallet on another is refused. */
+  esploraUrls?: Record<string, string[]>;
 }
 
 /** A merchant's Bitcoin key, a test-network key read on the platform's test network (regtest in the sandbox). */
@@ -46,6 +49,11 @@ export const btcMerchant: MerchantChain<BtcMerchantSettings> = {
    * instance has the database to itself; one at a time when needed when several instances share
    * it (a buffer per instance would derive every index on every instance).
    */
+  lightning: (settings, parts) =>
+    createLightningPlatform(
+      { explorerUrls: Object.fromEntries(Object.entries(settings.explorerUrls).filter(([network]) => !settings.esploraUrls || network in settings.esploraUrls)) },
+      parts,
+    ),
   receivers(settings, { worker, sharedDatabase, maxEntries }) {
     // Bitcoin's worker is its address deriver.
     const addressDeriver = () => worker() as AddressDeriver;

@@ -336,6 +336,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/lightning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Connect (or disconnect) your own Lightning wallet
+         * @description A receive-only Nostr Wallet Connect URI from your wallet. The service connects to its relays, asks get_info, and refuses a connection that may spend or cannot make and look up invoices. Bitcoin invoices then carry a BOLT11 invoice from your wallet. `nwc_url: null` disconnects. The URI is a secret: stored, never returned.
+         */
+        post: operations["cloudSetLightning"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/plans": {
         parameters: {
             query?: never;
@@ -804,7 +824,7 @@ export interface components {
              * @description Stable, machine-readable code: branch on this.
              * @enum {string}
              */
-            code: "bad_body" | "bad_query" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_webhook_event" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "rate_unavailable" | "lightning_unavailable" | "capacity" | "invalid_payment" | "payment_in_progress" | "invoice_paid" | "invoice_ended" | "x402_unavailable" | "settlement_unavailable" | "settlement_failed";
+            code: "bad_body" | "bad_query" | "invalid_amount" | "unsupported_chain" | "chain_disabled" | "base_disabled" | "asset_disabled" | "unauthorized" | "invalid_key_request" | "insufficient_scope" | "origin_not_allowed" | "plan_limit_reached" | "invalid_email" | "invalid_shop_name" | "no_receive_method" | "private_key_rejected" | "invalid_xpub" | "invalid_address" | "invalid_webhook_url" | "unknown_webhook_event" | "unknown_plan" | "email_taken" | "method_unavailable" | "card_provider_error" | "missing_header" | "standard_signature_required" | "unsigned_event_id" | "invalid_signature" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "not_found" | "headers_too_large" | "rate_limited" | "too_many_sessions" | "too_many_streams" | "create_failed" | "lookup_failed" | "database_unavailable" | "internal_error" | "rate_unavailable" | "invalid_lightning_connection" | "lightning_unavailable" | "capacity" | "invalid_payment" | "payment_in_progress" | "invoice_paid" | "invoice_ended" | "x402_unavailable" | "settlement_unavailable" | "settlement_failed";
             /** @description Human-readable; may change, never branch on it. */
             message: string;
             /**
@@ -1896,7 +1916,7 @@ export interface components {
             /** @description EVM chains only: a fixed EIP-55 checksummed 0x receive address (fixed-address mode, needed for USDT). */
             address?: string;
         };
-        /** @description Body of POST /api/v1/signup. At least one receive method is required. */
+        /** @description Body of POST /api/v1/signup. At least one receive method (or a Lightning connection) is required. */
         SignupRequest: {
             /** @description Required; one account per email. */
             email: string;
@@ -1921,6 +1941,8 @@ export interface components {
             receive_methods?: components["schemas"]["ReceiveMethod"][];
             /** @description https, default port, host resolving only to public addresses. */
             webhook_url?: string;
+            /** @description Your own Lightning wallet: a receive-only Nostr Wallet Connect URI (`nostr+walletconnect://…`, `wss://` relays). Checked before the account is stored: the wallet must answer and must not let the connection spend. Bitcoin invoices then carry a BOLT11 invoice too, or are Lightning-only without a Bitcoin key. Stored as a secret: never returned. */
+            lightning_nwc_url?: string;
         };
         SignupResponse: {
             merchant_id: string;
@@ -1964,6 +1986,8 @@ export interface components {
             webhook_url: string | null;
             /** @description The opt-in events sent besides `invoice.confirmed` and `payment.orphan`, each once per invoice; empty: only those two. */
             webhook_events: components["schemas"]["OptInWebhookEvent"][];
+            /** @description Your Lightning wallet connection (shortened; never its secret); null when none. Absent only from services released before Lightning. */
+            lightning?: components["schemas"]["LightningConnectionView"] | null;
             api_keys: {
                 prefix: string;
                 label: string;
@@ -2045,6 +2069,22 @@ export interface components {
             webhook_secret: string;
             /** @description The opt-in events sent besides `invoice.confirmed` and `payment.orphan`, each once per invoice; empty: only those two. */
             webhook_events: components["schemas"]["OptInWebhookEvent"][];
+        };
+        /** @description The merchant's Lightning wallet connection as it may be shown: never its secret. */
+        LightningConnectionView: {
+            /** @description The wallet's Nostr key, shortened: first 8 and last 4 characters. */
+            wallet: string;
+            /** @description The relays the connection speaks through. */
+            relays: string[];
+            /** @description The Bitcoin network the wallet said it is on. */
+            network: string;
+        };
+        LightningSettingRequest: {
+            /** @description A receive-only Nostr Wallet Connect URI from your own wallet (checked: it must answer and must not let the connection spend); null removes Lightning. */
+            nwc_url: string | null;
+        };
+        LightningSettingResponse: {
+            lightning: components["schemas"]["LightningConnectionView"] | null;
         };
         BillingCheckoutRequest: {
             /** @description `starter` or `pro`. */
@@ -3914,6 +3954,83 @@ export interface operations {
                 };
             };
             /** @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cloudSetLightning: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LightningSettingRequest"];
+            };
+        };
+        responses: {
+            /** @description The saved connection, shortened; null when disconnected. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LightningSettingResponse"];
+                };
+            };
+            /**
+             * @description `bad_body`: The body is not valid JSON, is larger than 16 KB, is not well-formed UTF-8, holds a string with an unpaired surrogate (`\ud800`), is not a JSON object, has a field the contract does not know (the message names it), or a field other than the amount is malformed (memo over 200 characters, expires_in not an integer >= 1, order_id, metadata or redirect_url out of bounds, redirect_url not https in production). Also the `order_id` query parameter of Cloud's invoice list given twice or out of bounds. Also a path or query string whose percent-escapes are not well-formed UTF-8, a request that is not well-formed HTTP, and one whose headers or whole request did not arrive in time (`HTTP_HEADERS_TIMEOUT_S`, `HTTP_REQUEST_TIMEOUT_S`; the connection is closed).
+             *
+             *     `invalid_lightning_connection`: A Lightning connection (`nwc_url`) that cannot be used: not a `nostr+walletconnect://` URI with a wallet key, a `wss://` relay and a secret; or one the wallet lets spend (`pay_invoice`…), or that lacks `make_invoice` or `lookup_invoice`, or whose wallet is on a network the service does not serve. The message says what to change in the wallet. Nothing was saved.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid API key in `X-Service-Api-Key` (on the MCP endpoint also `Authorization: Bearer`, which may also carry an OAuth access token). Where OAuth is offered, the MCP endpoint adds `WWW-Authenticate: Bearer resource_metadata=…`, with `error="invalid_token"` when the token is invalid, expired, revoked or issued for another server. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `insufficient_scope`: The OAuth access token or scoped API key lacks the scope this call needs (`invoices:read` or `invoices:write`); `WWW-Authenticate` names it. Ask for it again with that scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers together exceed 16 KB (for example an overlong invoice id in the path); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
+             *
+             *     `lightning_unavailable`: An invoice that asked for Lightning only (`payment_methods: ["lightning"]`) could not get a BOLT11 invoice: the merchant's wallet did not answer over Nostr Wallet Connect in time, or answered one that failed the checks. Nothing was stored; retry after `Retry-After` seconds, or allow `onchain`.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -23,6 +23,13 @@ export interface ReportedSettlement {
  * hash was recorded before: a replay changes nothing), `unknown` (no invoice of the merchant has this
  * payment hash) or `refused` (the preimage does not hash to the payment hash: nothing is believed).
  */
+/** A settlement as a NIP-47 transaction reports it (payment_received, lookup_invoice); null without a preimage or a positive amount. */
+export function reportOf(transaction: { payment_hash?: unknown; preimage?: unknown; amount?: unknown; settled_at?: unknown }): ReportedSettlement | null {
+  const { payment_hash: paymentHash, preimage, amount, settled_at: settledAt } = transaction;
+  if (typeof paymentHash !== 'string' || typeof preimage !== 'string' || !Number.isSafeInteger(amount) || (amount as number) <= 0) return null;
+  return { paymentHash, preimage, amountMsat: BigInt(amount as number), settledAt: Number.isSafeInteger(settledAt) ? (settledAt as number) * 1000 : null };
+}
+
 export type SettlementOutcome = 'confirmed' | 'partial' | 'overpayment' | 'duplicate' | 'unknown' | 'refused';
 
 export const LIGHTNING_VERIFICATION = 'own-wallet';

@@ -7,7 +7,7 @@ import type { CoreTables } from '../../schema.ts';
 import { createPollLoop } from '../../poll-loop.ts';
 import { createWatchProgress, type WatcherProblem } from '../../watch-progress.ts';
 import { exponentialBackoffMs } from '../../net/backoff.ts';
-import { settleLightningPayment, type SettlementOutcome } from './lightning-settlement.ts';
+import { reportOf, settleLightningPayment, type SettlementOutcome } from './lightning-settlement.ts';
 import type { LightningWallet } from './lightning-wallet.ts';
 import type { NwcTransaction } from './nwc-client.ts';
 import { describeNwcConnection } from './nwc-connection.ts';
@@ -48,15 +48,9 @@ export function createLightningWatcher(options: LightningWatcherOptions) {
 
   async function settle(transaction: NwcTransaction, how: string): Promise<SettlementOutcome | null> {
     if (typeof transaction.payment_hash !== 'string') return null;
-    if (typeof transaction.preimage !== 'string' || !Number.isSafeInteger(transaction.amount) || transaction.amount <= 0) {
-      return recordRefusal(transaction.payment_hash, `${how} without a preimage or amount`);
-    }
-    const outcome = await settleLightningPayment({ db, feed: options.feed, clock }, merchantId, {
-      paymentHash: transaction.payment_hash,
-      preimage: transaction.preimage,
-      amountMsat: BigInt(transaction.amount),
-      settledAt: Number.isSafeInteger(transaction.settled_at) ? transaction.settled_at! * 1000 : null,
-    });
+    const report = reportOf(transaction);
+    if (!report) return recordRefusal(transaction.payment_hash, `${how} without a preimage or amount`);
+    const outcome = await settleLightningPayment({ db, feed: options.feed, clock }, merchantId, report);
     if (outcome === 'refused') return recordRefusal(transaction.payment_hash, `${how} with a preimage that does not hash to the payment hash`);
     if (outcome !== 'duplicate' && outcome !== 'unknown') logger.info('lightning payment settled', { merchant_id: merchantId, payment_hash: transaction.payment_hash, outcome });
     return outcome;
