@@ -137,7 +137,7 @@ export async function startLightningWallet(options: LightningWalletOptions): Pro
   const counts = new Map<string, number>();
   const pendingAnswers = new Set<NodeJS.Timeout>();
 
-  const sign = (kind: number, tags: string[][], content: string) => signNostrEvent({ kind, tags, content, created_at: context.nowSeconds() }, walletSecret);
+  const sign = (kind: number, tags: string[][], content: string) => signNostrEvent({ kind, tags, content, created_at: context.nowSeconds() }, walletSecret, walletPubkey);
   const cipher = createCipher(walletSecret);
   const publish = (event: Event) => {
     for (const link of links) link.publish(event);

@@ -19,9 +19,9 @@ export function nostrPublicKey(secret: Uint8Array): string {
   return Buffer.from(ecc.xOnlyPointFromScalar(secret)).toString('hex');
 }
 
-/** The template signed by `secret`: what finalizeEvent returns. */
-export function signNostrEvent(template: EventTemplate, secret: Uint8Array): VerifiedEvent {
-  const unsigned = { ...template, pubkey: nostrPublicKey(secret) };
+/** The template signed by `secret`: what finalizeEvent returns. A signer that knows its `pubkey` passes it: deriving it costs as much as the signature. */
+export function signNostrEvent(template: EventTemplate, secret: Uint8Array, pubkey = nostrPublicKey(secret)): VerifiedEvent {
+  const unsigned = { ...template, pubkey };
   const id = nostrEventId(unsigned);
   const sig = Buffer.from(ecc.signSchnorr(Buffer.from(id, 'hex'), secret, randomBytes(32))).toString('hex');
   return { ...unsigned, id, sig, [verifiedSymbol]: true };

@@ -1,5 +1,6 @@
 import { nip04, nip44 } from 'nostr-tools';
-import { finalizeEvent, type VerifiedEvent } from 'nostr-tools/pure';
+import type { VerifiedEvent } from 'nostr-tools/pure';
+import { signNostrEvent } from '../../nostr/event-signature.ts';
 import type { Clock } from '../../clock.ts';
 import type { NwcConnection } from './nwc-connection.ts';
 import type { RelayPool } from './relay-pool.ts';
@@ -100,7 +101,7 @@ export function createNwcClient(connection: NwcConnection, options: NwcClientOpt
     const nowS = Math.floor(clock.now() / 1000);
     const tags = [['p', connection.walletPubkey], ['expiration', String(nowS + Math.ceil(timeoutMs / 1000) + 5)]];
     if (scheme === 'nip44') tags.push(['encryption', 'nip44_v2']);
-    const event = finalizeEvent({ kind: NWC_REQUEST, created_at: nowS, tags, content: encrypt(JSON.stringify({ method, params }), scheme) }, connection.secret);
+    const event = signNostrEvent({ kind: NWC_REQUEST, created_at: nowS, tags, content: encrypt(JSON.stringify({ method, params }), scheme) }, connection.secret, connection.clientPubkey);
     const answer = answerTo(waiting, event.id, method, timeoutMs);
     // A relay that refuses or never acknowledges does not stop the request: the answer may still come through another.
     pool.publish(connection.relays, event, timeoutMs).catch(() => undefined);

@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
-import { validateEvent, verifyEvent, type Event, type VerifiedEvent } from 'nostr-tools/pure';
+import { validateEvent, type Event, type VerifiedEvent } from 'nostr-tools/pure';
+import { verifyNostrEvent } from '../../nostr/event-signature.ts';
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../log.ts';
 import { exponentialBackoffMs } from '../../net/backoff.ts';
@@ -246,7 +247,7 @@ class RelayConnection {
   }
 
   event(subId: string, raw: unknown) {
-    if (!validateEvent(raw) || !verifyEvent(raw as Event)) return this.garbage('an event whose id or signature does not check');
+    if (!validateEvent(raw) || !verifyNostrEvent(raw as Event)) return this.garbage('an event whose id or signature does not check');
     const event = raw as VerifiedEvent;
     const shot = this.oneShots.get(subId);
     if (shot) {

@@ -15,6 +15,8 @@ test('events signed here are what nostr-tools signs: same pubkey and id, and nos
   assert.equal(signed.id, getEventHash(signed));
   assert.equal(nostrEventId(signed), signed.id);
   assert.equal(verifyEvent(received(signed)), true);
+  const withKnownKey = signNostrEvent(template, secret, getPublicKey(secret));
+  assert.equal(verifyEvent(received(withKnownKey)), true);
 });
 
 test("nostr-tools' events verify here; a changed content, id, signature or pubkey, or a malformed one, does not", () => {
