@@ -251,7 +251,7 @@ describe('MCP over Streamable HTTP on Cloud', () => {
   test("list_supported_assets answers from the merchant's receive methods: enabled or not, never unknown", async () => {
     const { assets } = structured<{ assets: Array<{ id: string; chain: string; enabled: boolean | null }> }>(await firstClient.callTool({ name: 'list_supported_assets', arguments: {} }));
     assert.ok(assets.length > 1);
-    for (const asset of assets) assert.equal(asset.enabled, asset.chain === 'btc', `${asset.id}: the merchant receives on Bitcoin only`);
+    for (const asset of assets) assert.equal(asset.enabled, asset.id === 'btc', `${asset.id}: the merchant receives on Bitcoin on-chain only (no Lightning wallet)`);
   });
 
   test("a merchant's key cannot use another merchant's session; no key or a wrong one is refused", async () => {

@@ -204,6 +204,7 @@ describe('MCP server over stdio against a real listener', () => {
       assets.map(({ id, chain, amount_field, unit, enabled }) => ({ id, chain, amount_field, unit, enabled })),
       [
         { id: 'btc', chain: 'btc', amount_field: 'amount_sats', unit: 'sats', enabled: true },
+        { id: 'btc-lightning', chain: 'btc', amount_field: 'amount_sats', unit: 'sats', enabled: false },
         ...evmChainNames.flatMap((chain) => [
           { id: `usdc-${chain}`, chain, amount_field: 'amount_usd', unit: 'USD', enabled: false },
           { id: `usdt-${chain}`, chain, amount_field: 'amount_usd', unit: 'USD', enabled: false },

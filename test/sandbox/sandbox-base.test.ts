@@ -22,7 +22,7 @@ test('sandbox: an invoice on each EVM chain is created, part-paid (partial), pai
     assert.match(listener.output(), /SANDBOX MODE/);
     assert.match(listener.output(), /local EVM node \(chain id 31337, not Base\)/);
     const health = await (await fetch(`${listener.url}/health`)).json();
-    assert.deepEqual(health.enabled_assets, ['btc', ...evmChainNames.flatMap((chain) => [`usdc-${chain}`, `usdt-${chain}`])], 'USDT at the sandbox fixed address, on every EVM chain');
+    assert.deepEqual(health.enabled_assets, ['btc', 'btc-lightning', ...evmChainNames.flatMap((chain) => [`usdc-${chain}`, `usdt-${chain}`])], 'Lightning through the sandbox wallet; USDT at the sandbox fixed address, on every EVM chain');
 
     // Every EVM chain the service knows has its own local node; one merchant key serves them all.
     const evmInvoices: { chain: string; invoice_id: string; txHash: string }[] = [];

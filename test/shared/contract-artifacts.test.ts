@@ -30,7 +30,7 @@ describe('generated artifacts', () => {
     const document = JSON.parse(readFileSync(new URL('openapi/openapi.json', root), 'utf8'));
     assert.equal(document.openapi, '3.1.0');
     assert.equal(document.info.version, '0.6.0');
-    const cloudPaths = ['signup', 'me', 'keys', 'invoices', 'webhook', 'plans', 'billing/checkout', 'invoice', 'invoice/{id}', 'x402/{id}', 'checkout/{id}', 'checkout/{id}/events', 'health', 'openapi.json', 'llms.txt', 'mcp'].map((p) => `/api/v1/${p}`);
+    const cloudPaths = ['signup', 'me', 'keys', 'invoices', 'webhook', 'lightning', 'plans', 'billing/checkout', 'invoice', 'invoice/{id}', 'x402/{id}', 'checkout/{id}', 'checkout/{id}/events', 'health', 'openapi.json', 'llms.txt', 'mcp'].map((p) => `/api/v1/${p}`);
     const listenerPaths = ['/checkout/{id}', '/checkout/{id}/events', '/health', '/invoice', '/invoice/{id}', '/invoices', '/llms.txt', '/mcp', '/metrics', '/openapi.json', '/pay/{id}', '/x402/{id}'];
     const oauthPaths = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource/api/v1/mcp', '/.well-known/oauth-authorization-server', '/oauth/authorize', '/oauth/token', '/oauth/register', '/oauth/revoke'];
     assert.deepEqual(Object.keys(document.paths).sort(), [...listenerPaths, ...cloudPaths, ...oauthPaths].sort());

@@ -486,6 +486,12 @@ describe('real answers of every Cloud operation and documented status match the 
     assert.equal((await send('POST', api('/webhook'), { body: '{}' })).status, 401);
     assert.equal((await send('POST', api(`/webhook?${OVERLONG_ID}`), { headers: key, body: '{}' })).status, 431);
 
+    // Disconnecting needs no wallet; connecting is exercised against a real relay and wallet in test/cloud/cloud-lightning.test.ts.
+    assert.equal((await send('POST', api('/lightning'), { headers: key, body: '{"nwc_url":null}' })).status, 200);
+    assert.equal((await send('POST', api('/lightning'), { headers: key, body: '{"nwc_url":"lightning:nope"}' })).json().error.code, 'invalid_lightning_connection');
+    assert.equal((await send('POST', api('/lightning'), { body: '{"nwc_url":null}' })).status, 401);
+    assert.equal((await send('POST', api(`/lightning?${OVERLONG_ID}`), { headers: key, body: '{}' })).status, 431);
+
     const billing = (body: string) => send('POST', api('/billing/checkout'), { headers: key, body });
     assert.equal((await billing('{"plan":"pro","method":"card"}')).status, 200);
     assert.equal((await billing('{"plan":"gold"}')).status, 400);
@@ -542,6 +548,7 @@ describe('real answers of every Cloud operation and documented status match the 
       ['GET', `/invoice/${created.json().invoice_id}`, writeKey],
       ['POST', '/invoice', readKey, '{"chain":"btc","amount_sats":1000}'],
       ['POST', '/webhook', readKey, '{"webhook_url":"https://hooks.example.com/w"}'],
+      ['POST', '/lightning', readKey, '{"nwc_url":null}'],
       ['POST', '/billing/checkout', readKey, '{"plan":"pro","method":"card"}'],
     ];
     for (const [method, path, headers, body] of refusals) {
@@ -614,6 +621,7 @@ describe('real answers of every Cloud operation and documented status match the 
         ['GET', api('/me'), { headers: key }],
         ['GET', api('/invoices'), { headers: key }],
         ['POST', api('/webhook'), { headers: key, body: '{"webhook_url":"https://example.com/hook"}' }],
+        ['POST', api('/lightning'), { headers: key, body: '{"nwc_url":null}' }],
         ['POST', api('/billing/checkout'), { headers: key, body: '{"plan":"pro","method":"crypto"}' }],
         ['POST', api('/invoice'), { headers: key, body: '{"chain":"btc","amount_sats":1}' }],
         ['GET', api('/invoice/any'), { headers: key }],
