@@ -85,7 +85,8 @@ async function sandboxCloudConfig(sandbox: Sandbox, chains: readonly ChainDefini
 /**
  * The demo merchant, with the sandbox's throwaway keys: its Bitcoin key, on every EVM chain its xpub
  * (USDC, an address per invoice) and the sandbox's fixed address (USDT, and USDC with
- * SANDBOX_USDC_MODE=fixed-address), its webhooks to the sandbox's receiver with that receiver's secret.
+ * SANDBOX_USDC_MODE=fixed-address), the simulated Lightning wallet, its webhooks to the sandbox's
+ * receiver with that receiver's secret.
  */
 async function insertDemoMerchant(database: Database<CloudTables>, chains: readonly ChainWithMerchants[], sandbox: Sandbox, now: number) {
   const key = newApiKey();
@@ -106,6 +107,9 @@ async function insertDemoMerchant(database: Database<CloudTables>, chains: reado
       receive_methods: JSON.stringify(methods),
       webhook_url: sandbox.webhookReceiver?.url ?? null,
       webhook_secret: sandbox.webhookReceiver ? sandbox.env.MERCHANT_WEBHOOK_SECRET! : null,
+      // The sandbox's simulated Lightning wallet (regtest), on its local relay.
+      lightning_nwc_url: sandbox.env.MERCHANT_NWC_URL ?? null,
+      lightning_network: sandbox.env.MERCHANT_NWC_URL ? 'regtest' : null,
       plan: 'free',
       plan_expires_at: null,
       created_at: now,
