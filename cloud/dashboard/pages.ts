@@ -114,7 +114,7 @@ ${csrfField(options.csrf)}
 
 function signupField(field: SignupField, value: string | undefined): string {
   return `<label for="${field.name}">${e(field.label)}</label>
-<input id="${field.name}" name="${field.name}" type="${field.type}"${field.required ? ' required' : ''} autocomplete="${field.autocomplete}" spellcheck="false" value="${e(value ?? '')}" aria-describedby="${field.name}-hint">
+<input id="${field.name}" name="${field.name}" type="${field.type}"${field.required ? ' required' : ''} autocomplete="${field.autocomplete}" spellcheck="false" value="${e(field.type === 'password' ? '' : (value ?? ''))}" aria-describedby="${field.name}-hint">
 <p class="hint" id="${field.name}-hint">${e(field.hint)}</p>`;
 }
 
@@ -137,6 +137,7 @@ ${field('shop_name')}
 <legend>Where payments go: at least one</legend>
 <p class="hint">Public keys and addresses only. Payments go straight to your own wallet; this service never holds a private key, and refuses one if it is sent.</p>
 ${receiveMethods}
+${field('lightning_nwc_url')}
 </fieldset>
 ${field('webhook_url')}
 <button type="submit">Create account</button>

@@ -4,7 +4,8 @@ import { chainFacts, chainNames, isEvmChain, SignupRequest, type ChainName } fro
 export interface SignupField {
   name: string;
   label: string;
-  type: 'text' | 'email' | 'url';
+  /** `password`: a secret, never written back into a page (a refused form is kept without it). */
+  type: 'text' | 'email' | 'url' | 'password';
   required: boolean;
   autocomplete: string;
   hint: string;
@@ -16,7 +17,7 @@ const addressFieldOf = (chain: ChainName) => `${chain}_address`;
 const EVM_ACCOUNT_KEY_FIELD = 'evm_xpub';
 
 const keyField = (name: string, label: string, hint: string): SignupField => ({ name, label, type: 'text', required: false, autocomplete: 'off', hint });
-const apiField = (name: 'email' | 'shop_name' | 'webhook_url', label: string, type: SignupField['type'], required: boolean, autocomplete: string): SignupField => ({
+const apiField = (name: 'email' | 'shop_name' | 'webhook_url' | 'lightning_nwc_url', label: string, type: SignupField['type'], required: boolean, autocomplete: string): SignupField => ({
   name,
   label,
   type,
@@ -50,6 +51,7 @@ export const signupFields: readonly SignupField[] = [
   apiField('email', 'Email', 'email', true, 'email'),
   apiField('shop_name', 'Shop name', 'text', true, 'organization'),
   ...receiveMethodFields,
+  apiField('lightning_nwc_url', 'Lightning wallet connection (optional)', 'password', false, 'off'),
   apiField('webhook_url', 'Webhook URL (optional)', 'url', false, 'url'),
 ];
 export const signupFieldNames: readonly string[] = signupFields.map((f) => f.name);
@@ -68,5 +70,6 @@ export function signupRequestOfForm(form: Readonly<Record<string, string | undef
     if (!xpub && !address) return [];
     return [{ chain, ...(xpub ? { xpub } : {}), ...(address ? { address } : {}) }];
   });
-  return { email: form.email ?? '', shop_name: form.shop_name ?? '', webhook_url: form.webhook_url ?? '', receive_methods: receiveMethods };
+  const lightning = value('lightning_nwc_url');
+  return { email: form.email ?? '', shop_name: form.shop_name ?? '', webhook_url: form.webhook_url ?? '', receive_methods: receiveMethods, ...(lightning ? { lightning_nwc_url: lightning } : {}) };
 }

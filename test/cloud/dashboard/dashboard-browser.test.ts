@@ -394,7 +394,7 @@ describe('merchant dashboard in Chromium', { skip: chromiumMissing }, () => {
         assert.ok(scrollWidth <= innerWidth, `${path} is ${scrollWidth}px wide in a ${innerWidth}px viewport`);
         await saveScreenshot(small, name);
       }
-      assert.equal(await small.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').count(), 6, 'Overview, Invoices, Webhooks, API keys, Connected apps, Plan');
+      assert.equal(await small.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').count(), 7, 'Overview, Invoices, Webhooks, Lightning, API keys, Connected apps, Plan');
       assert.deepEqual(errors, []);
     } finally {
       await phone.close();

@@ -150,7 +150,7 @@ for (const database of testDatabases) describe(`dashboard sessions over HTTP (${
   test("sign-up page: linked from sign-in, the sign-up API's fields, refusals with the API's messages and codes, the form kept (never a private key)", async () => {
     assert.match(await (await fetch(`${cloud.url}/dashboard/login`)).text(), /<a href="\/dashboard\/signup">Create an account<\/a>/);
     const receiveFields = chainNames.flatMap((chain) => (isEvmChain(chain) ? [`${chain}_xpub`, `${chain}_address`] : [`${chain}_xpub`]));
-    const apiFields = Object.keys(SignupRequest.shape).filter((name) => ['email', 'shop_name', 'webhook_url'].includes(name));
+    const apiFields = Object.keys(SignupRequest.shape).filter((name) => ['email', 'shop_name', 'webhook_url', 'lightning_nwc_url'].includes(name));
     assert.deepEqual([...signupFieldNames].sort(), [...apiFields, ...receiveFields, 'evm_xpub'].sort(), "the API's fields, and a receive method per chain of the registry");
     const form = await signupForm(cloud.url);
     for (const name of signupFieldNames) assert.match(form.html, new RegExp(`<label for="${name}">[^<]+</label>\n<input id="${name}" name="${name}"[^>]* aria-describedby="${name}-hint">`));
@@ -162,7 +162,7 @@ for (const database of testDatabases) describe(`dashboard sessions over HTTP (${
     const refusals: [Record<string, string>, number, string | RegExp][] = [
       [{ email: 'not-an-email', shop_name: 'Shop', btc_xpub: BIP84_ZPUB }, 400, 'email must be an email address. (invalid_email)'],
       [{ email: 'new@example.com', shop_name: 'S', btc_xpub: BIP84_ZPUB }, 400, 'shop_name must be 2-80 characters. (invalid_shop_name)'],
-      [{ email: 'new@example.com', shop_name: 'Shop' }, 400, 'Send at least one receive method: receive_methods, or btc_xpub, base_xpub or base_address. (no_receive_method)'],
+      [{ email: 'new@example.com', shop_name: 'Shop' }, 400, 'Send at least one receive method: receive_methods, btc_xpub, base_xpub or base_address, or lightning_nwc_url. (no_receive_method)'],
       [{ email: 'new@example.com', shop_name: 'Shop', btc_xpub: 'zpub-nonsense' }, 400, /^receive_methods\[0\]\.xpub .*\(invalid_xpub\)$/],
       [{ email: 'new@example.com', shop_name: 'Shop', eth_address: EVM_ADDRESS.toLowerCase().replace('0x7', '0xz') }, 400, /^receive_methods\[0\]\.address: .*\(invalid_address\)$/],
       [{ email: 'new@example.com', shop_name: 'Shop', btc_xpub: BIP84_ZPUB, evm_xpub: 'xpub-nonsense' }, 400, /^receive_methods\[1\]\.xpub: .*\(invalid_xpub\)$/],
@@ -186,6 +186,12 @@ for (const database of testDatabases) describe(`dashboard sessions over HTTP (${
     const privateEvmHtml = await privateEvmKey.text();
     assert.match(alertOf(privateEvmHtml)!, /\(private_key_rejected\)$/);
     assert.equal(privateEvmHtml.includes(XPRV), false, 'a private key in the EVM account key field is not sent back either');
+
+    const nwcSecret = 'cd'.repeat(32);
+    const refusedLightning = await submitSignup(cloud.url, form, { email: 'new@example.com', shop_name: 'Shop', lightning_nwc_url: `nostr+walletconnect://${'ab'.repeat(32)}?relay=wss%3A%2F%2F10.0.0.5&secret=${nwcSecret}` });
+    const refusedLightningHtml = await refusedLightning.text();
+    assert.match(alertOf(refusedLightningHtml)!, /\(invalid_lightning_connection\)$/);
+    assert.equal(refusedLightningHtml.includes(nwcSecret), false, 'a Lightning connection is a secret: never written back into the page');
 
     const forged = await submitSignup(cloud.url, { ...form, csrf: 'x'.repeat(32) }, { email: 'new@example.com', shop_name: 'Shop', btc_xpub: BIP84_ZPUB });
     assert.equal(forged.status, 403);
