@@ -15,21 +15,18 @@ import { defaultChains } from '../core/chains/default-chains.ts';
  * Baseline: the same with 1,000 merchants in the same run.
  * Run: npm run bench -- cloud-watch   (BENCH_IDLE_S=… shortens the idle window; BENCH_MERCHANTS=1000,10000 picks the sizes)
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { BIP32Factory } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
-import pg from 'pg';
 import { openCloudDatabase } from '../cloud/storage/cloud.schema.ts';
 import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
 import { startLocalChainServer } from '../sandbox/local-chain-server.ts';
 import { progress, report, round } from './support/report.ts';
-import { freePort } from './support/server-process.ts';
+import { cpuPctOver, freshDatabase, peakRssMb, rssMb, startCloudProcess, stopProcess, waitFor, waitQuiet } from './support/cloud-process.ts';
 
 const SIZES = (process.env.BENCH_MERCHANTS ?? '1000,10000,100000').split(',').map(Number);
 const BASELINE_MERCHANTS = SIZES[0];
@@ -38,11 +35,9 @@ const INVOICES_PER_MERCHANT = 2;
 const PAID = 1_000;
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 30);
 const TARGETS = { rss_mb: 500, idle_cpu_pct: 2, block_settle_ms: 1_000, restart_s: 30 };
-const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** A test-network key stored on every merchant, as signup would; the watchers read the invoices, not the keys. */
 const TPUB = BIP32Factory(ecc).fromSeed(Buffer.alloc(32, 7), bitcoin.networks.testnet).derivePath("m/84'/1'/0'").neutered().toBase58();
-const CLOCK_TICKS = 100;
 
 progress('building the Cloud (dist/)…');
 spawnSync(process.execPath, ['bin/build.js'], { cwd: root, stdio: 'inherit' });
@@ -59,22 +54,7 @@ interface Prepared {
 }
 
 async function prepare(kind: 'sqlite' | 'postgres', merchants: number): Promise<Prepared> {
-  let url: string;
-  let cleanup: () => Promise<void>;
-  if (kind === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-cloud-watch-'));
-    url = `sqlite:${join(dir, 'cloud.db')}`;
-    cleanup = async () => rmSync(dir, { recursive: true, force: true });
-  } else {
-    const schema = `bench_cloud_watch_${randomBytes(4).toString('hex')}`;
-    await withPg(PG_URL, (client) => client.query(`create schema ${schema}`));
-    const u = new URL(PG_URL);
-    u.searchParams.set('options', `-c search_path=${schema}`);
-    url = u.toString();
-    cleanup = async () => {
-      await withPg(PG_URL, (client) => client.query(`drop schema ${schema} cascade`));
-    };
-  }
+  const { url, cleanup } = await freshDatabase(kind, 'bench-cloud-watch');
   const database = await openCloudDatabase(url, defaultChains);
   const now = Date.now();
   const paid: Prepared['paid'] = [];
@@ -131,77 +111,6 @@ async function prepare(kind: 'sqlite' | 'postgres', merchants: number): Promise<
   return { url, database, paid, cleanup };
 }
 
-async function withPg<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await use(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/** The compiled Cloud, as `npm start -- --cloud` runs it. */
-async function startCloudProcess(databaseUrl: string): Promise<{ child: ChildProcess; port: number }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['bin/service.js', 'start', '--cloud'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      CLOUD_WATCH: 'true',
-      BTC_ESPLORA_URL: server.esploraUrl,
-      BTC_ESPLORA_NETWORK: 'regtest',
-      BTC_ESPLORA_SELF_HOSTED: 'true',
-      CLOUD_SIGNUP_RATE_LIMIT: 'off',
-      CLOUD_INVOICE_RATE_LIMIT: 'off',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let tries = 0; tries < 600; tries++) {
-    if (child.exitCode !== null) throw new Error(`the Cloud process exited with ${child.exitCode}`);
-    try {
-      await fetch(`http://127.0.0.1:${port}/api/v1/health`);
-      return { child, port };
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  throw new Error('the Cloud process did not answer');
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-const statusMb = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-const rssMb = (pid: number) => statusMb(pid, 'VmRSS');
-/** The highest RSS the process reached so far. */
-const peakRssMb = (pid: number) => statusMb(pid, 'VmHWM');
-/** User plus system CPU seconds of the process so far. */
-const cpuS = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-};
-const cpuPctOver = async (pid: number, seconds: number) => {
-  const before = cpuS(pid);
-  const started = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-  return ((cpuS(pid) - before) / ((performance.now() - started) / 1000)) * 100;
-};
-
-async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
 interface Measured {
   merchants: number;
   pickupS: number;
@@ -225,7 +134,7 @@ async function measure(kind: 'sqlite' | 'postgres', merchants: number): Promise<
   try {
     progress(`${label} starting the Cloud process…`);
     const started = performance.now();
-    ({ child } = await startCloudProcess(prepared.url));
+    ({ child } = await startCloudProcess(prepared.url, server.esploraUrl));
     const pid = child.pid!;
     const tip = chain.tip.height;
     await waitFor(
@@ -236,7 +145,7 @@ async function measure(kind: 'sqlite' | 'postgres', merchants: number): Promise<
     );
     const pickupS = (performance.now() - started) / 1000;
     // The first pass ends with every wallet key's gap report; idle is after it.
-    await waitFor('the first pass ended', async () => (await cpuPctOver(pid, 1)) < 10, 300_000, 0);
+    await waitQuiet('the first pass ended', pid);
     const rss = rssMb(pid);
     progress(`${label} picked up in ${pickupS.toFixed(1)} s; RSS ${rss.toFixed(0)} MB; measuring idle CPU over ${IDLE_S} s…`);
     const idleCpuPct = await cpuPctOver(pid, IDLE_S);
@@ -267,9 +176,9 @@ async function measure(kind: 'sqlite' | 'postgres', merchants: number): Promise<
     progress(`${label} restarting…`);
     await stopProcess(child);
     const restarted = performance.now();
-    ({ child } = await startCloudProcess(prepared.url));
+    ({ child } = await startCloudProcess(prepared.url, server.esploraUrl));
     const restartServeS = (performance.now() - restarted) / 1000;
-    await waitFor('the first pass after the restart ended', async () => (await cpuPctOver(child!.pid!, 0.5)) < 10, 300_000, 0);
+    await waitQuiet('the first pass after the restart ended', child.pid!, 0.5);
     // The quiet half second that ended the wait is not part of the pass.
     const restartPassS = (performance.now() - restarted) / 1000 - 0.5;
     progress(`${label} restarted: API answering after ${restartServeS.toFixed(1)} s, first watcher pass done after ${restartPassS.toFixed(1)} s`);

@@ -23,7 +23,10 @@ export function merchantAccountKey(settings: BtcMerchantSettings, text: string):
   return key.network === 'testnet' && testKeyNetwork !== 'testnet' ? parseAccountKey(text, testKeyNetwork) : key;
 }
 
-/** One instance with its own database: per merchant key, a small buffer; the first invoice after a start derives inline. */
+/**
+ * One instance with its own database: per merchant key, a small buffer that grows with the key's
+ * use (most of a platform's keys make a few invoices); the first invoice after a start derives inline.
+ */
 const MERCHANT_AHEAD = 64;
 const MERCHANT_BATCH = 32;
 
@@ -63,7 +66,7 @@ export const btcMerchant: MerchantChain<BtcMerchantSettings> = {
       const bookKey = `${key.network}:${key.keyId}`;
       let book = books.get(bookKey);
       if (!book) {
-        book = createReceiveAddressBook(addressDeriver(), key, { ahead: MERCHANT_AHEAD, batch: MERCHANT_BATCH });
+        book = createReceiveAddressBook(addressDeriver(), key, { ahead: MERCHANT_AHEAD, batch: MERCHANT_BATCH, ramp: true });
         if (books.size >= maxEntries) books.delete(books.keys().next().value!);
         books.set(bookKey, book);
       }

@@ -67,15 +67,19 @@ export function startAddressDeriver(logger: Logger): AddressDeriver {
  * is the address of index i": which index an invoice gets is decided by the database alone, and a
  * miss is derived inline, so the buffer can never change an invoice's address. Without
  * `nextIndex` it starts deriving at the first allocation. Entries that fell more than `ahead`
- * behind the highest allocated index (taken by another process) are dropped.
+ * behind the highest allocated index (taken by another process) are dropped. With `ramp`, the
+ * buffer grows with use: after n allocations in this process it holds at most min(ahead, 2n),
+ * derived min(batch, n) at a time, so a platform's many keys that make a few invoices each do not
+ * each derive (and hold) a full buffer they never use.
  */
 export function createReceiveAddressBook(
   deriver: AddressDeriver,
   key: AccountKey,
-  options: { nextIndex?: number; ahead?: number; batch?: number } = {},
+  options: { nextIndex?: number; ahead?: number; batch?: number; ramp?: boolean } = {},
 ): ReceiveAddressBook {
-  const ahead = options.ahead ?? 2048;
-  const batch = options.batch ?? 256;
+  let allocations = 0;
+  const ahead = () => (options.ramp ? Math.min(options.ahead ?? 2048, 2 * allocations) : (options.ahead ?? 2048));
+  const batch = () => (options.ramp ? Math.max(1, Math.min(options.batch ?? 256, allocations)) : (options.batch ?? 256));
   const derived = new Map<number, string>();
   let highestAllocated = (options.nextIndex ?? 0) - 1;
   let requestedUpTo = highestAllocated + 1;
@@ -83,11 +87,12 @@ export function createReceiveAddressBook(
   let failed = false;
 
   const refill = () => {
-    if (inFlight || failed || requestedUpTo - highestAllocated > ahead) return;
+    if (inFlight || failed || requestedUpTo - highestAllocated > ahead()) return;
     inFlight = true;
     const from = requestedUpTo;
-    requestedUpTo += batch;
-    deriver.derive(key, from, batch).then(
+    const count = batch();
+    requestedUpTo += count;
+    deriver.derive(key, from, count).then(
       (addresses) => {
         addresses.forEach((address, offset) => {
           if (from + offset > highestAllocated) derived.set(from + offset, address);
@@ -110,11 +115,12 @@ export function createReceiveAddressBook(
       return address;
     },
     allocated(index) {
+      allocations++;
       if (index > highestAllocated) highestAllocated = index;
       if (requestedUpTo <= highestAllocated) requestedUpTo = highestAllocated + 1;
       // Entries come in index order, so the stale ones are at the front.
       for (const stale of derived.keys()) {
-        if (stale >= highestAllocated - ahead) break;
+        if (stale >= highestAllocated - ahead()) break;
         derived.delete(stale);
       }
       refill();

@@ -18,7 +18,7 @@ import {
   toPaymentView,
   type BtcWatchScope,
 } from './btc-payment.repository.ts';
-import { withBlockTimes } from './block-times.ts';
+import { withBlockTimesEach } from './block-times.ts';
 import { chunks } from '../db/chunks.ts';
 import { decideOpenInvoice, orphansToReport, paidInTime, type PaymentView } from './confirmation-rules.ts';
 
@@ -68,9 +68,16 @@ export async function settleInvoices(
     list.push(toPaymentView(row));
     payments.set(key, list);
   }
+  const keysByNetwork = new Map<string, string[]>();
   for (const invoice of invoices) {
-    const list = payments.get(invoiceKey(invoice));
-    if (list && invoice.network) payments.set(invoiceKey(invoice), await withBlockTimes(db, invoice.network, scope.key, list));
+    if (!invoice.network || !payments.has(invoiceKey(invoice))) continue;
+    const keys = keysByNetwork.get(invoice.network);
+    if (keys) keys.push(invoiceKey(invoice));
+    else keysByNetwork.set(invoice.network, [invoiceKey(invoice)]);
+  }
+  for (const [network, keys] of keysByNetwork) {
+    const timed = await withBlockTimesEach(db, network, scope.key, keys.map((key) => payments.get(key)!));
+    keys.forEach((key, i) => payments.set(key, timed[i]));
   }
 
   const plan = planSettlement(invoices, payments, tip.height, now);

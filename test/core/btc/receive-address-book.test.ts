@@ -74,6 +74,26 @@ describe('receive addresses derived ahead on a worker thread', () => {
     assert.equal(first.addressAt(101), receiveAddress(mainnet, 101));
   });
 
+  it('Cloud on SQLite, ramped: a key that makes two invoices derives a few addresses ahead, not a full buffer; a busy key reaches the full batch', async () => {
+    const deriver = recording(worker);
+    const book = createReceiveAddressBook(deriver, mainnet, { ahead: 64, batch: 32, ramp: true });
+    book.allocated(0);
+    await until(() => deriver.answered >= 2);
+    // One invoice so far: two addresses ahead, one at a time.
+    assert.deepEqual(deriver.requests, [1, 2].map((from) => ({ keyId: mainnet.keyId, from, count: 1 })));
+    assert.equal(book.addressAt(1), receiveAddress(mainnet, 1));
+    book.allocated(1);
+    const derivedCount = () => deriver.requests.reduce((sum, r) => sum + r.count, 0);
+    // Settled once every request is answered (a refill follows an answer at once): four ahead of index 1, two at a time.
+    await until(() => derivedCount() >= 6 && deriver.answered === deriver.requests.length);
+    assert.equal(derivedCount(), 6);
+    for (let index = 2; index < 40; index++) {
+      assert.equal(book.addressAt(index), receiveAddress(mainnet, index));
+      book.allocated(index);
+    }
+    await until(() => deriver.requests.some((r) => r.count === 32));
+  });
+
   it('Cloud on Postgres: one address at a time on the worker, nothing derived ahead', async () => {
     const deriver = recording(worker);
     const addresses = onDemandAddresses(deriver, testnet);
