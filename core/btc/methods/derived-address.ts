@@ -1,7 +1,7 @@
 import { DEFAULT_EXPIRES_IN_S, type CreateInvoiceRequest } from '../../../shared/index.ts';
 import type { ReceivingMethod } from '../../invoices/payment-method.ts';
-import { requiredAmount } from '../../invoices/amount-error.ts';
-import { allocateChildIndex, insertInvoice, type InvoiceRow } from '../../invoices/invoice.repository.ts';
+import { allocateChildIndex, insertInvoice } from '../../invoices/invoice.repository.ts';
+import { newBtcInvoiceRow } from './btc-invoice-row.ts';
 import { derivationPath, type AccountKey } from '../account-key.ts';
 import { rowToCreatedBtcInvoice } from '../btc-invoice.mapper.ts';
 import { seenBeforeExpiry, type PaymentView } from '../confirmation-rules.ts';
@@ -34,32 +34,15 @@ export const btcDerivedAddress: ReceivingMethod<BtcReceiverOptions, PaymentView,
     const created = await db.transaction().execute(async (trx) => {
       await beforeInsert?.(trx);
       const index = await allocateChildIndex(trx, 'btc', btc.accountKey.keyId);
-      const invoice: InvoiceRow = {
-        invoice_id: newInvoiceId(),
-        merchant_id: merchantId,
-        chain: 'btc',
-        asset: 'BTC',
+      const place = {
         network: btc.accountKey.network,
         receive_address: await btc.addressAt(index),
         child_index: index,
         derivation_path: derivationPath(btc.accountKey, index),
         key_id: btc.accountKey.keyId,
-        amount_sats: requiredAmount(request.amount_sats, 'amount_sats', 'new'),
-        amount_units: null,
-        token_address: null,
-        nonce: null,
-        amount_usd: null,
-        status: 'pending',
-        tx_hash: null,
-        paid_at: null,
-        verification: null,
-        expires_at: now + expiresInS * 1000,
-        created_at: now,
-        updated_at: now,
-        address_duplicate_of: null,
-        ...shopColumns,
         ...methodColumns,
       };
+      const invoice = newBtcInvoiceRow({ merchantId, newInvoiceId, shopColumns }, request, place, { now, expiresAt: now + expiresInS * 1000 });
       await insertInvoice(trx, invoice);
       return rowToCreatedBtcInvoice(invoice, btc.explorerUrl);
     });

@@ -2,7 +2,8 @@ import { DEFAULT_EXPIRES_IN_S, type BtcNetwork, type BtcPaymentMethod, type Crea
 import { ServiceError } from '../../errors.ts';
 import { requiredAmount } from '../../invoices/amount-error.ts';
 import type { ChainReceiver, InvoiceCreation } from '../../invoices/chain-adapter.ts';
-import { insertInvoice, type InvoiceRow } from '../../invoices/invoice.repository.ts';
+import { insertInvoice } from '../../invoices/invoice.repository.ts';
+import { newBtcInvoiceRow } from './btc-invoice-row.ts';
 import { rowToCreatedBtcInvoice } from '../btc-invoice.mapper.ts';
 import type { IssuedInvoice, LightningWallet } from '../lightning/lightning-wallet.ts';
 
@@ -53,37 +54,12 @@ export function lightningReceiver(options: LightningReceiverOptions): ChainRecei
 
 /** A Lightning-only invoice: no address, so receive_address repeats the BOLT11 and no child index is drawn. */
 async function storeLightningOnly(creation: InvoiceCreation, request: CreateInvoiceRequest, issued: IssuedInvoice, expiresAt: number, options: LightningReceiverOptions) {
-  const { db, clock, merchantId, newInvoiceId, beforeInsert, shopColumns } = creation;
+  const { db, clock, beforeInsert } = creation;
   const now = clock.now();
   return db.transaction().execute(async (trx) => {
     await beforeInsert?.(trx);
-    const invoice: InvoiceRow = {
-      invoice_id: newInvoiceId(),
-      merchant_id: merchantId,
-      chain: 'btc',
-      asset: 'BTC',
-      network: options.network,
-      receive_address: issued.bolt11,
-      child_index: null,
-      derivation_path: null,
-      key_id: null,
-      amount_sats: requiredAmount(request.amount_sats, 'amount_sats', 'new'),
-      amount_units: null,
-      token_address: null,
-      nonce: null,
-      amount_usd: null,
-      status: 'pending',
-      tx_hash: null,
-      paid_at: null,
-      verification: null,
-      expires_at: expiresAt,
-      created_at: now,
-      updated_at: now,
-      address_duplicate_of: null,
-      ...shopColumns,
-      lightning_invoice: issued.bolt11,
-      payment_hash: issued.paymentHash,
-    };
+    const place = { network: options.network, receive_address: issued.bolt11, child_index: null, derivation_path: null, key_id: null, lightning_invoice: issued.bolt11, payment_hash: issued.paymentHash };
+    const invoice = newBtcInvoiceRow(creation, request, place, { now, expiresAt });
     await insertInvoice(trx, invoice);
     return rowToCreatedBtcInvoice(invoice, options.explorerUrl);
   });
