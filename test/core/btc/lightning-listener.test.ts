@@ -8,20 +8,24 @@ import { startNostrRelay, type NostrRelay } from '../../../sandbox/nostr-relay.t
 import { startLightningWallet, type LightningWalletSimulator } from '../../../sandbox/lightning-wallet.ts';
 import { startBtcWatchContext, type BtcWatchContext } from '../../helpers/btc-chain.ts';
 import { postJson } from '../../helpers/listener.ts';
+import { testDatabases } from '../../helpers/databases.ts';
 import { waitForWatcher } from '../../helpers/wait-for-watcher.ts';
 import { manualClock } from '../../../core/clock.ts';
 
 const REGTEST_BOLT11 = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, validWitnessVersions: [0, 1] };
 const sha256 = (hex: string) => createHash('sha256').update(Buffer.from(hex, 'hex')).digest('hex');
 
-describe('Lightning on the listener through the merchant’s own wallet (NWC), beside a local regtest chain', () => {
+for (const database of testDatabases) describe(`Lightning on the listener through the merchant’s own wallet (NWC), beside a local regtest chain (${database.name})`, { skip: database.skip }, () => {
   let relay: NostrRelay;
   let wallet: LightningWalletSimulator;
   let ctx: BtcWatchContext;
+  let drop: (() => Promise<void>) | null = null;
 
   before(async () => {
     relay = await startNostrRelay();
-    ctx = await startBtcWatchContext('esplora', { env: {} });
+    const store = await database.create();
+    drop = store.drop;
+    ctx = await startBtcWatchContext('esplora', { databaseUrl: store.url });
     wallet = await startLightningWallet({ relayUrls: [relay.url], network: 'regtest', clock: ctx.clock });
     await ctx.listener.stop();
     await ctx.restart({ MERCHANT_NWC_URL: wallet.connectionUri() });
@@ -30,6 +34,7 @@ describe('Lightning on the listener through the merchant’s own wallet (NWC), b
     await ctx?.close();
     await wallet?.close();
     await relay?.close();
+    await drop?.();
   });
 
   const health = async () => Health.parse(await (await fetch(`${ctx.listener.url}/health`)).json());
