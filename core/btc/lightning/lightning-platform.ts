@@ -128,7 +128,12 @@ export function createLightningPlatform(settings: LightningPlatformSettings, par
     },
     problems(): WatcherProblem[] {
       const now = new Date(clock.now()).toISOString();
-      return lastProblem ? [{ component: 'lightning', kind: 'invalid-source', reason: lastProblem, since: now }] : [];
+      // A relay down (being retried) or cut off for garbage: the merchants on it hear no notifications until it is back.
+      const relays = pool
+        .health()
+        .filter((relay) => relay.problem && relay.problem !== 'connecting')
+        .map((relay): WatcherProblem => ({ component: 'lightning', kind: 'failing', reason: `relay ${relay.relay}: ${relay.problem}`, since: now }));
+      return [...(lastProblem ? [{ component: 'lightning', kind: 'invalid-source' as const, reason: lastProblem, since: now }] : []), ...relays];
     },
     close() {
       wallets.closeAll();

@@ -67,4 +67,10 @@ describe(`${MERCHANTS} merchants' Lightning wallets on one instance`, () => {
     await waitForWatcher('merchant 777’s invoice confirms', () => status(mine.invoice_id, pick.merchantId), (s) => s === 'confirmed', { watcher: () => platform.problems() });
     assert.equal(await status(other.invoice_id, connections[778].merchantId), 'pending');
   });
+
+  test('a relay that sends garbage is cut off and named among the platform’s problems (the /health of the elected instance)', async () => {
+    for (let i = 0; i < 30; i++) relay.broadcastRaw('{"not": "NIP-01"}');
+    const problems = await waitForWatcher('the relay is cut off', () => platform.problems(), (list) => list.some((p) => /cut off/.test(p.reason)), { watcher: () => relay.connectionCount() });
+    assert.ok(problems.every((p) => p.component === 'lightning'));
+  });
 });
