@@ -20,6 +20,7 @@ import {
 } from './btc-payment.repository.ts';
 import { withBlockTimesEach } from './block-times.ts';
 import { chunks } from '../db/chunks.ts';
+import { btcOrphanEvent } from './orphan-event.ts';
 import { decideOpenInvoice, orphansToReport, paidInTime, type PaymentView } from './confirmation-rules.ts';
 
 const OPEN = ['pending', 'partial'];
@@ -230,19 +231,5 @@ function confirmedEvent(c: Confirmation, verification: string, now: number): New
   };
 }
 
-function orphanEvent(invoice: InvoiceRow, payment: PaymentView, now: number): NewEvent {
-  return {
-    merchantId: invoice.merchant_id,
-    createdAt: now,
-    payload: {
-      event: 'payment.orphan',
-      chain: 'btc',
-      asset: 'BTC',
-      token_address: null,
-      address: invoice.receive_address,
-      tx_hash: payment.txid,
-      value: satsToBtc(payment.valueSats),
-      detected_at: iso(payment.firstSeenAt),
-    },
-  };
-}
+const orphanEvent = (invoice: InvoiceRow, payment: PaymentView, now: number): NewEvent =>
+  btcOrphanEvent(invoice, { address: invoice.receive_address, txHash: payment.txid, valueSats: payment.valueSats, detectedAt: payment.firstSeenAt }, now);

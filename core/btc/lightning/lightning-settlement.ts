@@ -7,6 +7,7 @@ import type { StatusFeed } from '../../invoices/status-feed.ts';
 import type { CoreTables } from '../../schema.ts';
 import { satsToBtc } from '../amount.ts';
 import { preimageMatches } from './bolt11-check.ts';
+import { btcOrphanEvent } from '../orphan-event.ts';
 
 /** A settlement as the merchant's wallet reported it (payment_received, or lookup_invoice once settled). */
 export interface ReportedSettlement {
@@ -137,21 +138,6 @@ function confirmedEvent(invoice: InvoiceRow, report: ReportedSettlement, now: nu
 
 /** A Lightning payment to an invoice already complete or ended: the funds are in the merchant's wallet; reported, never credited. */
 function overpaymentEvent(invoice: InvoiceRow, report: ReportedSettlement, now: number): NewEvent {
-  const sats = report.amountMsat / 1000n;
-  return {
-    merchantId: invoice.merchant_id,
-    createdAt: now,
-    payload: {
-      event: 'payment.orphan',
-      chain: 'btc',
-      asset: 'BTC',
-      token_address: null,
-      address: invoice.lightning_invoice ?? invoice.receive_address,
-      tx_hash: null,
-      payment_method: 'lightning',
-      payment_hash: report.paymentHash.toLowerCase(),
-      value: satsToBtc(sats),
-      detected_at: iso(report.settledAt ?? now),
-    },
-  };
+  const payment = { address: invoice.lightning_invoice ?? invoice.receive_address, txHash: null, valueSats: report.amountMsat / 1000n, detectedAt: report.settledAt ?? now, paymentHash: report.paymentHash.toLowerCase() };
+  return btcOrphanEvent(invoice, payment, now);
 }
