@@ -10,7 +10,7 @@ import type { BtcNetwork } from '../../../shared/index.ts';
 import { reportOf, settleLightningPayment } from './lightning-settlement.ts';
 import { createLightningWallet, type LightningWallet } from './lightning-wallet.ts';
 import { createNwcClient, type NwcTransaction, type NwcWalletInfo } from './nwc-client.ts';
-import { NwcConnectionError, parseNwcConnection } from './nwc-connection.ts';
+import { NwcConnectionError, parseNwcConnection, shortWalletKey } from './nwc-connection.ts';
 import { connectionRefusal } from './wallet-permissions.ts';
 import { createRelayPool, type RelayPool } from './relay-pool.ts';
 import type { Clock } from '../../clock.ts';
@@ -126,15 +126,7 @@ export function createLightningPlatform(settings: LightningPlatformSettings, par
       for (const stop of listening.values()) stop();
       listening.clear();
     },
-    problems(): WatcherProblem[] {
-      const now = new Date(clock.now()).toISOString();
-      // A relay down (being retried) or cut off for garbage: the merchants on it hear no notifications until it is back.
-      const relays = pool
-        .health()
-        .filter((relay) => relay.problem && relay.problem !== 'connecting')
-        .map((relay): WatcherProblem => ({ component: 'lightning', kind: 'failing', reason: `relay ${relay.relay}: ${relay.problem}`, since: now }));
-      return [...(lastProblem ? [{ component: 'lightning', kind: 'invalid-source' as const, reason: lastProblem, since: now }] : []), ...relays];
-    },
+    problems: () => platformProblems(pool, lastProblem, clock.now()),
     close() {
       wallets.closeAll();
       pool.close();
@@ -142,8 +134,18 @@ export function createLightningPlatform(settings: LightningPlatformSettings, par
   };
 }
 
+/** The refused settlements, and each relay down (being retried) or cut off: the merchants on it hear no notifications until it is back. */
+function platformProblems(pool: RelayPool, lastProblem: string | null, now: number): WatcherProblem[] {
+  const since = new Date(now).toISOString();
+  const relays = pool
+    .health()
+    .filter((relay) => relay.problem && relay.problem !== 'connecting')
+    .map((relay): WatcherProblem => ({ component: 'lightning', kind: 'failing', reason: `relay ${relay.relay}: ${relay.problem}`, since }));
+  return [...(lastProblem ? [{ component: 'lightning', kind: 'invalid-source' as const, reason: lastProblem, since }] : []), ...relays];
+}
+
 function describe(connection: { walletPubkey: string; relays: string[] }) {
-  return { wallet: `${connection.walletPubkey.slice(0, 8)}…${connection.walletPubkey.slice(-4)}`, relays: connection.relays };
+  return { wallet: shortWalletKey(connection.walletPubkey), relays: connection.relays };
 }
 
 /** Open invoices of any merchant with a Lightning invoice, newest first. */

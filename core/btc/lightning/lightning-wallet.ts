@@ -45,9 +45,13 @@ export function createLightningWallet(connection: NwcConnection, options: Lightn
   const issueTimeoutMs = options.issueTimeoutMs ?? DEFAULT_ISSUE_TIMEOUT_MS;
   let lastProblem: string | null = null;
 
+  // The pin never changes once stored: read it once, not on every invoice.
+  let pinned: string | null = null;
   async function pinnedNode(): Promise<string | null> {
+    if (pinned) return pinned;
     const row = await db.selectFrom('ln_wallet_nodes').select('node_pubkey').where('wallet_pubkey', '=', connection.walletPubkey).executeTakeFirst();
-    return row?.node_pubkey ?? null;
+    pinned = row?.node_pubkey ?? null;
+    return pinned;
   }
 
   return {
@@ -73,15 +77,15 @@ export function createLightningWallet(connection: NwcConnection, options: Lightn
       try {
         const made = await client.makeInvoice({ amountMsat: Number(amountMsat), description: params.description, expirySeconds }, issueTimeoutMs);
         if (typeof made.invoice !== 'string' || typeof made.payment_hash !== 'string') throw new Bolt11Refused('the wallet answered make_invoice without an invoice and payment hash');
-        const pinned = await pinnedNode();
+        const pin = await pinnedNode();
         const checked = checkBolt11(made.invoice, {
           network: options.network,
           amountMsat,
           paymentHash: made.payment_hash,
           expiresAtS: Math.floor(params.expiresAt / 1000),
-          pinnedNode: pinned,
+          pinnedNode: pin,
         });
-        if (!pinned) {
+        if (!pin) {
           await db
             .insertInto('ln_wallet_nodes')
             .values({ wallet_pubkey: connection.walletPubkey, node_pubkey: checked.nodePubkey, pinned_at: clock.now() })

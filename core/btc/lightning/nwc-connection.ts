@@ -50,7 +50,10 @@ export function parseNwcConnection(text: string, options: { loopbackRelays: bool
   return { walletPubkey, relays, secret, clientPubkey: getPublicKey(secret) };
 }
 
+/** A wallet key as pages and logs show it: its first 8 and last 4 characters. */
+export const shortWalletKey = (walletPubkey: string): string => `${walletPubkey.slice(0, 8)}…${walletPubkey.slice(-4)}`;
+
 /** The connection as logs and pages may show it: the wallet key shortened, the relays, never the secret. */
 export function describeNwcConnection(connection: Pick<NwcConnection, 'walletPubkey' | 'relays'>): string {
-  return `wallet ${connection.walletPubkey.slice(0, 8)}…${connection.walletPubkey.slice(-4)} via ${connection.relays.join(', ')}`;
+  return `wallet ${shortWalletKey(connection.walletPubkey)} via ${connection.relays.join(', ')}`;
 }
