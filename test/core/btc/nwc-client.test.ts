@@ -87,4 +87,24 @@ describe('the NWC client over the shared relay pool', () => {
       await wallet.close();
     }
   });
+
+  test('a connection listing a dead relay first: requests and notifications go through the live one, without waiting on the dead', async () => {
+    const wallet = await startLightningWallet({ relayUrls: [relay.url], network: 'regtest' });
+    const uri = new URL(wallet.connectionUri().replace('nostr+walletconnect://', 'http://'));
+    const relays = ['ws://127.0.0.1:9', relay.url].map((r) => `relay=${encodeURIComponent(r)}`).join('&');
+    const withDead = `nostr+walletconnect://${uri.hostname}?${relays}&secret=${uri.searchParams.get('secret')}`;
+    const client = createNwcClient(connectionOf(withDead), { pool, clock: systemClock, requestTimeoutMs: 3_000 });
+    try {
+      const made = await client.makeInvoice({ amountMsat: 7_000, description: null, expirySeconds: 600 });
+      const heard: NwcNotification[] = [];
+      client.onNotification((n) => heard.push(n));
+      const settled = await wallet.settle(made.payment_hash);
+      const [first] = await waitForWatcher('the notification through the live relay', () => heard, (list) => list.length > 0, { watcher: () => pool.health() });
+      assert.equal(first.notification.preimage, settled.preimage);
+      assert.ok(pool.health().some((h) => h.relay === 'ws://127.0.0.1:9' && !h.connected), 'the dead relay is named, not waited on');
+    } finally {
+      client.close();
+      await wallet.close();
+    }
+  });
 });
