@@ -7,7 +7,8 @@
  *
  * Per database, case and size: the process's peak RSS during the sign-ups and invoice creations,
  * its RSS once settled (after the idle window), its CPU over the idle window (nothing happening on
- * the chain or the API), then one block paying 1,000 invoices of 1,000 merchants, timed from the
+ * the chain or the API; it starts once the watcher has read the chain to its tip, a one-off at the
+ * first invoices, and the process used under a tenth of a core for a second), then one block paying 1,000 invoices of 1,000 merchants, timed from the
  * watcher's storing of the block until every `invoice.confirmed` is queued (in the events table),
  * then a restart on the same database, timed until the API answers and until the first watcher
  * pass is done. Then the settle pass again from the bench process (state reset, the Cloud stopped)
@@ -16,7 +17,9 @@
  *
  * Run: npm run bench -- cloud-scale
  *   BENCH_MERCHANTS=1000,100000 sizes (the first is the baseline); BENCH_DATABASES=sqlite,postgres;
- *   BENCH_KEYS=own,shared; BENCH_IDLE_S=30; BENCH_CONCURRENCY=16 requests in flight.
+ *   BENCH_KEYS=own,shared; BENCH_IDLE_S=30; BENCH_CONCURRENCY=16 requests in flight;
+ *   BENCH_IDLE_PROFILE=1 profiles a second idle window as long (after the measured one, whose
+ *   figure the profiler would raise) and prints its top entries.
  * Sign-ups and creations run at a few hundred a second on 2 cores: 100,000 merchants take about
  * 15 minutes per database and case (docs/benchmarks.md has the measured times).
  */
@@ -33,7 +36,9 @@ import { openCloudDatabase } from '../cloud/storage/cloud.schema.ts';
 import { LocalBtcChain } from '../sandbox/local-btc-chain.ts';
 import { startLocalChainServer } from '../sandbox/local-chain-server.ts';
 import { payeeOf } from '../test/helpers/btc-chain.ts';
+import { summarizeProfile, type ProfileEntry } from './support/cpu-profile.ts';
 import { profileSettlePass, type SettleProfile } from './support/settle-profile.ts';
+import { profileWindow } from './support/window-profile.ts';
 import { progress, progressOf, report, round } from './support/report.ts';
 import { cpuPctOver, cpuS, freshDatabase, peakRssMb, rssMb, startCloudProcess, stopProcess, waitFor, waitQuiet, type DatabaseKind } from './support/cloud-process.ts';
 
@@ -41,11 +46,10 @@ const SIZES = (process.env.BENCH_MERCHANTS ?? '1000,100000').split(',').map(Numb
 const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',') as DatabaseKind[];
 const KEY_CASES = (process.env.BENCH_KEYS ?? 'own,shared').split(',') as KeyCase[];
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 30);
+const IDLE_PROFILE = process.env.BENCH_IDLE_PROFILE === '1';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const INVOICES_PER_MERCHANT = 2;
 const PAID = 1_000;
-/** The Cloud re-reads recently created invoices into its watch set every 30 s: a payment after that is seen. */
-const WATCH_REFRESH_S = 31;
 const TARGETS = { peak_rss_mb: 500, idle_cpu_pct: 2, block_settle_ms: 1_000, restart_s: 30 };
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -156,6 +160,7 @@ interface Measured {
   restartServeS: number;
   restartPassS: number;
   profile: SettleProfile;
+  idleProfile: { functions: ProfileEntry[]; idlePct: number } | null;
 }
 
 type Database = Awaited<ReturnType<typeof openCloudDatabase>>;
@@ -169,6 +174,23 @@ const confirmedQueued = async (database: Database, merchantIds: string[]) => {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 };
+
+/**
+ * Seconds until the Bitcoin watcher has read the chain to its tip: it starts once there is an
+ * invoice to watch (looked for every 30 s), then reads every block since the oldest open invoice
+ * could have been paid. That first pass is a one-off, so the idle window starts after it.
+ */
+async function watcherCaughtUp(database: Database): Promise<number> {
+  const started = performance.now();
+  const tip = chain.tip.height;
+  await waitFor(
+    `the Bitcoin watcher stored block ${tip}, the chain's tip`,
+    async () => !!(await database.db.selectFrom('btc_blocks').select('height').where('merchant_id', 'like', 'watch:btc:%').where('height', '>=', tip).executeTakeFirst()),
+    120_000,
+    200,
+  );
+  return (performance.now() - started) / 1000;
+}
 
 /**
  * One block paying every `paid` invoice; ms from the watcher's storing the block (its row in
@@ -212,14 +234,13 @@ async function measure(kind: DatabaseKind, keys: KeyCase, merchants: number): Pr
     database = await openCloudDatabase(url, defaultChains);
     progress(`${label} signing up ${merchants.toLocaleString('en')} merchants over HTTP, then ${INVOICES_PER_MERCHANT} invoices each…`);
     const loaded = await signUpAndCreate(`http://127.0.0.1:${started.port}`, pid, merchants, keys);
-    const createdAt = performance.now();
-    progress(`${label} sign-ups ${loaded.signupS.toFixed(0)} s (${loaded.signupCpuMs.toFixed(1)} ms CPU each), invoices ${loaded.createS.toFixed(0)} s (${loaded.createCpuMs.toFixed(1)} ms CPU each); peak RSS ${loaded.peakRssMb.toFixed(0)} MB; waiting for quiet…`);
-    await waitQuiet('the work of the sign-ups ended', pid);
-    progress(`${label} measuring idle CPU over ${IDLE_S} s…`);
+    progress(`${label} sign-ups ${loaded.signupS.toFixed(0)} s (${loaded.signupCpuMs.toFixed(1)} ms CPU each), invoices ${loaded.createS.toFixed(0)} s (${loaded.createCpuMs.toFixed(1)} ms CPU each); peak RSS ${loaded.peakRssMb.toFixed(0)} MB; waiting for the watcher's first pass and quiet…`);
+    const watchingS = await watcherCaughtUp(database);
+    await waitQuiet('the work of the sign-ups and the first watcher pass ended', pid);
+    progress(`${label} the watcher caught up ${watchingS.toFixed(0)} s after the last invoice; measuring idle CPU over ${IDLE_S} s…`);
     const idleCpuPct = await cpuPctOver(pid, IDLE_S);
     const rss = rssMb(pid);
-    const refreshLeftMs = WATCH_REFRESH_S * 1000 - (performance.now() - createdAt);
-    if (refreshLeftMs > 0) await new Promise((resolve) => setTimeout(resolve, refreshLeftMs));
+    const idleProfile = IDLE_PROFILE ? summarizeProfile((await profileWindow(pid, () => new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000)))).profile, 10) : null;
 
     progress(`${label} RSS ${rss.toFixed(0)} MB, idle ${idleCpuPct.toFixed(2)} %; one block paying ${loaded.paid.length} invoices of as many merchants…`);
     const { settleMs, fromMineMs } = await payOneBlock(database, loaded.paid);
@@ -238,7 +259,7 @@ async function measure(kind: DatabaseKind, keys: KeyCase, merchants: number): Pr
 
     progress(`${label} the settle pass again, every statement timed…`);
     const profile = await profileSettlePass(url, loaded.paid);
-    return { kind, keys, merchants, signupS: loaded.signupS, createS: loaded.createS, signupCpuMs: loaded.signupCpuMs, createCpuMs: loaded.createCpuMs, peakRssMb: loaded.peakRssMb, rssMb: rss, idleCpuPct, settleMs, fromMineMs, restartServeS, restartPassS, profile };
+    return { kind, keys, merchants, signupS: loaded.signupS, createS: loaded.createS, signupCpuMs: loaded.signupCpuMs, createCpuMs: loaded.createCpuMs, peakRssMb: loaded.peakRssMb, rssMb: rss, idleCpuPct, settleMs, fromMineMs, restartServeS, restartPassS, profile, idleProfile };
   } finally {
     if (child) await stopProcess(child);
     await database?.close();
@@ -262,6 +283,9 @@ const profileLines = (m: Measured) => [
   `${m.kind}, ${m.keys} keys, ${m.merchants.toLocaleString('en')} merchants: settle pass ${m.profile.passMs.toFixed(0)} ms, ${m.profile.statements} statements, ${m.profile.statementMs.toFixed(0)} ms in them; costliest:`,
   ...m.profile.top.map((s) => `  ${s.totalMs.toFixed(1).padStart(8)} ms ${String(s.count).padStart(5)}x  ${s.sql.slice(0, 150)}`),
   ...m.profile.plans.map((plan) => `  EXPLAIN ANALYZE ${plan.sql.slice(0, 100)}\n${plan.plan.map((line) => `    ${line}`).join('\n')}`),
+  ...(m.idleProfile
+    ? [`  idle window profiled (main thread, ${IDLE_S} s): ${m.idleProfile.idlePct} % idle; top self time:`, ...m.idleProfile.functions.map((f) => `  ${f.selfPct.toFixed(1).padStart(8)} %  ${f.name}`)]
+    : []),
 ];
 const biggest = measured.filter((m) => m.merchants === SIZES[SIZES.length - 1]);
 const baseOf = (m: Measured) => measured.find((b) => b.kind === m.kind && b.keys === m.keys && b.merchants === SIZES[0])!;
