@@ -78,11 +78,16 @@ export async function startBtcWatchContext(
     // The manual clock fires no timers: the expiry sweeper looks every 200 ms instead of waiting for the nearest expiry.
     startListener(loadConfig({ ...settings, ...env }, defaultChains), { clock, logger: options.logger ?? silentLogger, tuning: { bitcoin: { pollIntervalMs: options.pollIntervalMs ?? 3_600_000 } }, fetch: options.fetch, expirySweepMs: 200 });
 
+  // A listener that refuses to start leaves no chain server behind to hold the test file open.
+  const listener = await start().catch(async (error: unknown) => {
+    await server.close();
+    throw error;
+  });
   const context: BtcWatchContext = {
     chain,
     server,
     clock,
-    listener: await start(),
+    listener,
     databaseUrl,
     async restart(env) {
       context.listener = await start(env);
