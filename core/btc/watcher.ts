@@ -106,7 +106,11 @@ export interface BtcWatcherStatus {
 }
 
 const PROGRESS_EVERY_MS = 5_000;
-/** How far before the newest invoice seen each watch-set refresh looks again for late commits. */
+/**
+ * How long after its stamp an invoice may commit (its transaction, and the clocks of the instances
+ * that stamp invoices and of the one that watches, all within it): how far back each watch-set
+ * refresh looks again.
+ */
 const LATE_COMMIT_WINDOW_MS = 120_000;
 const WATCH_PAGE = 1_000;
 /** Mempool transactions asked for at once, each batch recorded before the next (a failure keeps the earlier ones). */
@@ -158,6 +162,8 @@ interface WatchState {
   liveChanged: boolean;
   /** Whether progress left by per-merchant watchers was looked for (once per start). */
   adoptionChecked: boolean;
+  /** When the last watch-set refresh that read every page began; null before the first. */
+  refreshedAt: number | null;
 }
 
 function initialState(): WatchState {
@@ -181,6 +187,7 @@ function initialState(): WatchState {
     sourceError: null,
     liveChanged: false,
     adoptionChecked: false,
+    refreshedAt: null,
   };
 }
 
@@ -216,19 +223,33 @@ function markAllGapsStale(w: Watch) {
 }
 
 /**
- * Adds invoices created since the last refresh. An invoice is stamped before its transaction
- * commits, so a concurrent one can become visible after a later-stamped one was read: each
- * refresh re-reads a window before the newest stamp seen (re-adding is harmless). Rows come in
- * pages, so loading 100,000 invoices at start never holds them all at once.
+ * Where a refresh starts reading: an invoice is stamped before its transaction commits, so a
+ * concurrent one can become visible after a later-stamped one was read, and the window before the
+ * newest stamp seen is read again (re-adding is harmless). But one that was not visible when the
+ * last refresh began was stamped at most the window before that moment: once the newest invoice is
+ * older than that, only invoices from it on are read, so a platform at rest does not read its last
+ * two minutes of invoices again at every pass.
+ */
+export function refreshFrom(newestCreatedAt: number, lastRefreshAt: number | null, windowMs: number): number {
+  if (newestCreatedAt < 0) return newestCreatedAt;
+  return Math.min(newestCreatedAt, Math.max(newestCreatedAt, lastRefreshAt ?? newestCreatedAt) - windowMs);
+}
+
+/**
+ * Adds invoices created since the last refresh, and those that committed late (`refreshFrom`).
+ * Rows come in pages, so loading 100,000 invoices at start never holds them all at once.
  */
 async function refreshWatchSet(w: Watch): Promise<void> {
-  const newest = w.index.newestCreatedAt;
-  const from = newest < 0 ? newest : newest - LATE_COMMIT_WINDOW_MS;
+  const startedAt = w.deps.clock.now();
+  const from = refreshFrom(w.index.newestCreatedAt, w.state.refreshedAt, LATE_COMMIT_WINDOW_MS);
   let after: { createdAt: number; invoiceId: string } | null = null;
   for (;;) {
     const rows = await btcInvoicesCreatedSince(w.deps.db, w.deps.scope, from, after, WATCH_PAGE);
     for (const keyId of w.index.add(rows)) w.gaps.markStale(keyId);
-    if (rows.length < WATCH_PAGE) return;
+    if (rows.length < WATCH_PAGE) {
+      w.state.refreshedAt = startedAt;
+      return;
+    }
     const last = rows[rows.length - 1];
     after = { createdAt: Number(last.created_at), invoiceId: last.invoice_id };
   }

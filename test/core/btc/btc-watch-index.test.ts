@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
 import { sql } from 'kysely';
 import { createWatchIndex, matchOutputs, type IndexRow } from '../../../core/btc/watch-index.ts';
+import { refreshFrom } from '../../../core/btc/watcher.ts';
 import { testDatabases } from '../../helpers/databases.ts';
 
 const network = bitcoin.networks.regtest;
@@ -69,5 +70,48 @@ test("the watch-set refresh (a network's invoices created lately, oldest first) 
     assert.doesNotMatch(details, /TEMP B-TREE FOR ORDER BY/, 'no sort of every invoice of the chain');
   } finally {
     await database.close();
+  }
+});
+
+test('the watch-set refresh reads the window before the newest invoice while invoices come, and only from the newest once they stopped', () => {
+  const W = 120_000;
+  const newest = 5_000_000;
+  assert.equal(refreshFrom(-1, null, W), -1, 'the first refresh reads every invoice');
+  assert.equal(refreshFrom(newest, null, W), newest - W);
+  assert.equal(refreshFrom(newest, newest - 10_000, W), newest - W, 'invoices coming: the last refresh began before the newest was stamped');
+  assert.equal(refreshFrom(newest, newest + 60_000, W), newest - 60_000, 'one minute at rest: what was invisible a minute ago was stamped after it minus the window');
+  assert.equal(refreshFrom(newest, newest + 300_000, W), newest, 'at rest past the window: from the newest on (invoices stamped at the same millisecond)');
+});
+
+test('every invoice that commits within the window of its stamp is read, whatever the order of commits and the pauses between them (model of the refresh)', () => {
+  const W = 120_000;
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (let run = 0; run < 50; run++) {
+    // Invoices stamped in bursts separated by pauses of up to ten minutes; each commits up to the window after its stamp.
+    const invoices: Array<{ stamp: number; commit: number; read: boolean }> = [];
+    let at = 1_000_000;
+    for (let burst = 0; burst < 6; burst++) {
+      for (let i = 0; i < 40; i++) {
+        at += Math.floor(random() * 2_000);
+        invoices.push({ stamp: at, commit: at + Math.floor(random() ** 4 * W), read: false });
+      }
+      at += Math.floor(random() * 600_000);
+    }
+    const end = Math.max(...invoices.map((invoice) => invoice.commit)) + 10_000;
+    let newest = -1;
+    let refreshedAt: number | null = null;
+    for (let now = 1_000_000; now <= end; now += 10_000) {
+      const from = refreshFrom(newest, refreshedAt, W);
+      for (const invoice of invoices) {
+        if (invoice.commit <= now && invoice.stamp >= from) {
+          invoice.read = true;
+          newest = Math.max(newest, invoice.stamp);
+        }
+      }
+      refreshedAt = now;
+    }
+    const missed = invoices.filter((invoice) => !invoice.read);
+    assert.deepEqual(missed, [], `run ${run}: invoices never read`);
   }
 });
