@@ -22,7 +22,7 @@
  *   BENCH_IDLE_PROFILE=1 profiles a second idle window as long (after the measured one, whose
  *   figure the profiler would raise) and prints its top entries.
  * Sign-ups and creations run at a few hundred a second on 2 cores: 100,000 merchants take about
- * 15 minutes per database and case (docs/benchmarks.md has the measured times).
+ * 20 minutes per database and case (docs/benchmarks.md has the measured times).
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
