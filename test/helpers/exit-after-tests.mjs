@@ -5,13 +5,17 @@
  * `--test-force-exit` ends the file at once and can drop results it had not yet written to the
  * runner (nodejs/node#64833): on Node 22 whole suites of a file vanished from the report, green.
  * A file that ends by itself is not delayed: the timer does not keep it alive.
+ *
+ * Plain JavaScript: worker threads inherit the preloads, and a compiled worker runs without tsx.
  */
 import { after } from 'node:test';
+import { isMainThread } from 'node:worker_threads';
 
 const GRACE_MS = 10_000;
 
-// Only in a test file's own process (the runner marks it); the runner's parent process has no tests.
-if (process.env.NODE_TEST_CONTEXT) {
+// Only on a test file's own main thread (the runner marks the process); the runner's parent
+// process has no tests, and a worker thread is not where the file's tests run.
+if (process.env.NODE_TEST_CONTEXT && isMainThread) {
   after(() => {
     setTimeout(() => {
       const held = process.getActiveResourcesInfo().filter((kind) => kind !== 'Timeout');
