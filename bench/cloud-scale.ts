@@ -10,8 +10,8 @@
  * the chain or the API; it starts once the watcher has read the chain to its tip, a one-off at the
  * first invoices, and two minutes after the last invoice, while the watcher still reads the recent
  * ones again, and once the process used under a tenth of a core for a second), then one block
- * paying 1,000 invoices of 1,000 merchants, timed from the watcher's storing of the block until every `invoice.confirmed` is queued (in the events table),
- * then a restart on the same database, timed until the API answers and until the first watcher
+ * paying 1,000 invoices of 1,000 merchants, timed from the watcher's storing of the block until
+ * every `invoice.confirmed` is queued (in the events table), then a restart on the same database, timed until the API answers and until the first watcher
  * pass is done. Then the settle pass again from the bench process (state reset, the Cloud stopped)
  * with every statement timed, and on Postgres `EXPLAIN (ANALYZE, BUFFERS)` of the costliest.
  * Baseline: the first size (1,000 merchants) of the same run, same process tree.
