@@ -67,6 +67,8 @@ export interface LightningWalletSimulator {
   /** Requests received and decrypted, of one method or all. */
   requestCount(method?: string): number;
   misbehave(misbehaviour: Partial<WalletMisbehaviour>): void;
+  /** Changes what every connection may do, as a wallet's owner does in its settings, and announces it. */
+  allow(methods: string[]): void;
   close(): Promise<void>;
 }
 
@@ -201,6 +203,10 @@ export async function startLightningWallet(options: LightningWalletOptions): Pro
     },
     invoices: () => book.all(),
     requestCount: (method) => (method === undefined ? [...counts.values()].reduce((sum, n) => sum + n, 0) : (counts.get(method) ?? 0)),
+    allow(methods) {
+      context.methods = methods;
+      for (const event of announce()) publish(event);
+    },
     misbehave(changes) {
       Object.assign(misbehaviour, changes);
     },

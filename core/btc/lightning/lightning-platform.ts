@@ -13,17 +13,20 @@ import { createNwcClient, type NwcTransaction, type NwcWalletInfo } from './nwc-
 import { NwcConnectionError, parseNwcConnection, shortWalletKey } from './nwc-connection.ts';
 import { connectionRefusal } from './wallet-permissions.ts';
 import { createRelayPool, type RelayPool } from './relay-pool.ts';
+import { createLookupPlanner, type PlannedLookup } from './lookup-planner.ts';
 import type { Clock } from '../../clock.ts';
 
 /** How long a merchant's wallet may take to answer when its connection is saved. */
 const CHECK_TIMEOUT_MS = 10_000;
+/** Merchants' wallets looked up at once in a pass. */
+const LOOKUP_LANES = 8;
 
 export interface LightningPlatformSettings {
   /** Block-explorer base URL per network the platform serves: a wallet on any other network is refused. */
   explorerUrls: Record<string, string>;
   /** How often the merchants' connections are read again and open invoices looked up. */
   refreshMs?: number;
-  /** lookup_invoice requests one pass may make, over every merchant (newest invoices first). */
+  /** lookup_invoice requests one pass may make, shared evenly by the merchants whose turn it is. */
   lookupsPerPass?: number;
   /** Wallets kept open at once (LRU). */
   maxWallets?: number;
@@ -34,7 +37,7 @@ export interface LightningPlatformSettings {
  * instance (a socket per relay whatever the number of merchants, their subscriptions folded into a
  * bounded number of REQs), a wallet per merchant kept while used, and on the elected instance one
  * watcher for all of them: their notifications settle invoices as they come, and each pass looks up
- * at most `lookupsPerPass` open invoices across all merchants, newest first.
+ * at most `lookupsPerPass` open invoices, the merchants taking turns (lookup-planner.ts).
  */
 export function createLightningPlatform(settings: LightningPlatformSettings, parts: LightningPlatformParts): LightningPlatform {
   const { db, clock, logger } = parts;
@@ -42,6 +45,7 @@ export function createLightningPlatform(settings: LightningPlatformSettings, par
   const listening = new Map<string, () => void>();
   const wallets = walletRegistry({ db, pool, clock, logger, loopbackRelays: parts.loopbackRelays, maxWallets: settings.maxWallets ?? 10_000, inUse: (key) => listening.has(key) });
   const progress = createWatchProgress(clock);
+  const planLookups = createLookupPlanner(db, settings.lookupsPerPass ?? 50);
   let refused = 0;
   let lastProblem: string | null = null;
 
@@ -91,11 +95,9 @@ export function createLightningPlatform(settings: LightningPlatformSettings, par
     progress.step('reading the merchants’ Lightning connections');
     const byMerchant = await refreshConnections();
     progress.step('looking up open Lightning invoices');
-    for (const row of await openLightningInvoices(db, settings.lookupsPerPass ?? 50)) {
-      const wallet = byMerchant.get(row.merchant_id);
-      const found = wallet ? await wallet.client.lookupInvoice(row.payment_hash!).catch(() => null) : null;
-      if (found && (found.state === 'settled' || found.settled_at)) await settle(row.merchant_id, { ...found, payment_hash: row.payment_hash! }, 'lookup_invoice');
-    }
+    const turns = await planLookups((merchantId) => byMerchant.has(merchantId));
+    // Merchants' wallets side by side, a few at a time: a silent wallet holds one lane for one timeout, not the pass.
+    await eachWithin(turns, LOOKUP_LANES, (lookups) => lookUpTurn(byMerchant.get(lookups[0].merchantId)!, lookups, (merchantId, found) => settle(merchantId, found, 'lookup_invoice')));
   }
 
   const loop = createPollLoop({
@@ -148,16 +150,26 @@ function describe(connection: { walletPubkey: string; relays: string[] }) {
   return { wallet: shortWalletKey(connection.walletPubkey), relays: connection.relays };
 }
 
-/** Open invoices of any merchant with a Lightning invoice, newest first. */
-function openLightningInvoices(db: Kysely<CoreTables>, limit: number) {
-  return db
-    .selectFrom('invoices')
-    .select(['merchant_id', 'payment_hash'])
-    .where('status', 'in', ['pending', 'partial'])
-    .where('payment_hash', 'is not', null)
-    .orderBy('created_at', 'desc')
-    .limit(limit)
-    .execute();
+/** One merchant's turn of lookups, in order; a wallet that fails one keeps the rest for its next turn. */
+async function lookUpTurn(wallet: LightningWallet, lookups: PlannedLookup[], settle: (merchantId: string, found: NwcTransaction) => Promise<void>) {
+  for (const { merchantId, paymentHash } of lookups) {
+    let found;
+    try {
+      found = await wallet.client.lookupInvoice(paymentHash);
+    } catch {
+      return;
+    }
+    if (found && (found.state === 'settled' || found.settled_at)) await settle(merchantId, { ...found, payment_hash: paymentHash });
+  }
+}
+
+/** Runs `work` on every item, at most `lanes` at once. */
+async function eachWithin<T>(items: readonly T[], lanes: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
 }
 
 const walletKey = (m: MerchantLightningConnection) => `${m.merchantId}\n${m.connection}`;

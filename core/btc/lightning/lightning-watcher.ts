@@ -12,6 +12,7 @@ import type { LightningWallet } from './lightning-wallet.ts';
 import type { NwcTransaction } from './nwc-client.ts';
 import { describeNwcConnection } from './nwc-connection.ts';
 import type { RelayPool } from './relay-pool.ts';
+import { createLookupPlanner } from './lookup-planner.ts';
 
 export interface LightningWatcherOptions {
   db: Kysely<CoreTables>;
@@ -32,14 +33,14 @@ const DEFAULT_LOOKUPS_PER_PASS = 25;
 
 /**
  * Watches one merchant's Lightning invoices: settlements arrive as the wallet's `payment_received`
- * notifications, and a poll of `lookup_invoice` over the open invoices (newest first, within a
- * budget) catches what a notification missed. Either way a settlement counts only with a preimage
+ * notifications, and a poll of `lookup_invoice` over the open invoices (newest first, each pass
+ * going on where the last stopped, within a budget) catches what a notification missed. Either way a settlement counts only with a preimage
  * that hashes to the payment hash (lightning-settlement.ts); a report without one is refused and named.
  */
 export function createLightningWatcher(options: LightningWatcherOptions) {
   const { db, clock, logger, merchantId, wallet } = options;
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_MS;
-  const lookupsPerPass = options.lookupsPerPass ?? DEFAULT_LOOKUPS_PER_PASS;
+  const planLookups = createLookupPlanner(db, options.lookupsPerPass ?? DEFAULT_LOOKUPS_PER_PASS);
   const progress = createWatchProgress(clock);
   let ready = false;
   let problem: string | null = null;
@@ -72,11 +73,11 @@ export function createLightningWatcher(options: LightningWatcherOptions) {
       problem = null;
     }
     progress.step('reading open Lightning invoices');
-    const open = await openLightningInvoices(db, merchantId, lookupsPerPass);
-    for (const { payment_hash } of open) {
+    const [lookups = []] = await planLookups((id) => id === merchantId);
+    for (const { paymentHash } of lookups) {
       progress.step('looking up an invoice in the wallet');
-      const found = await wallet.client.lookupInvoice(payment_hash!);
-      if (found && (found.state === 'settled' || found.settled_at)) await settle({ ...found, payment_hash: payment_hash! }, 'lookup_invoice reported it settled');
+      const found = await wallet.client.lookupInvoice(paymentHash);
+      if (found && (found.state === 'settled' || found.settled_at)) await settle({ ...found, payment_hash: paymentHash }, 'lookup_invoice reported it settled');
     }
   }
 
@@ -126,16 +127,3 @@ export function createLightningWatcher(options: LightningWatcherOptions) {
 }
 
 export type LightningWatcher = ReturnType<typeof createLightningWatcher>;
-
-/** A merchant's open invoices with a Lightning invoice, newest first: the ones a lookup may still settle. */
-function openLightningInvoices(db: Kysely<CoreTables>, merchantId: string, limit: number) {
-  return db
-    .selectFrom('invoices')
-    .select(['payment_hash'])
-    .where('merchant_id', '=', merchantId)
-    .where('status', 'in', ['pending', 'partial'])
-    .where('payment_hash', 'is not', null)
-    .orderBy('created_at', 'desc')
-    .limit(limit)
-    .execute();
-}
