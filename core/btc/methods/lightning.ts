@@ -5,7 +5,7 @@ import type { ChainReceiver, InvoiceCreation } from '../../invoices/chain-adapte
 import { insertInvoice } from '../../invoices/invoice.repository.ts';
 import { newBtcInvoiceRow } from './btc-invoice-row.ts';
 import { rowToCreatedBtcInvoice } from '../btc-invoice.mapper.ts';
-import type { IssuedInvoice, LightningWallet } from '../lightning/lightning-wallet.ts';
+import { LightningConnectionRefused, type IssuedInvoice, type LightningWallet } from '../lightning/lightning-wallet.ts';
 
 /** How soon a client may ask again after the wallet gave no Lightning invoice. */
 const LIGHTNING_RETRY_AFTER_S = 10;
@@ -45,9 +45,9 @@ export function lightningReceiver(options: LightningReceiverOptions): ChainRecei
     } catch (error) {
       if (error instanceof ServiceError) throw error;
       if (!required) return null;
-      throw new ServiceError('lightning_unavailable', "The merchant's Lightning wallet gave no usable invoice in time; nothing was stored. Retry shortly, or allow on-chain payment.", {
-        retryAfterS: LIGHTNING_RETRY_AFTER_S,
-      });
+      // A refused connection is the merchant's to fix in the wallet: say what, as its check does.
+      const why = error instanceof LightningConnectionRefused ? `The merchant's Lightning connection is not used: ${error.message}` : "The merchant's Lightning wallet gave no usable invoice in time.";
+      throw new ServiceError('lightning_unavailable', `${why} Nothing was stored. Retry shortly, or allow on-chain payment.`, { retryAfterS: LIGHTNING_RETRY_AFTER_S });
     }
   }
 }

@@ -85,7 +85,11 @@ describe("Cloud's Lightning platform and the merchants' wallets", () => {
     assert.equal(widened.requestCount('get_info'), 1, 'no get_info per invoice');
 
     clock.advance(HOUR_MS + 1);
-    await assert.rejects(lightningOnly(platform, merchant, clock), (error: ServiceError) => error.code === 'lightning_unavailable', 'an hour on, the widened connection is refused');
+    await assert.rejects(
+      lightningOnly(platform, merchant, clock),
+      (error: ServiceError) => error.code === 'lightning_unavailable' && /lets this connection spend \(pay_invoice\)/.test(error.message),
+      'an hour on, the widened connection is refused, the answer saying why',
+    );
     assert.equal(widened.requestCount('make_invoice'), 2, 'and asked for no invoice');
     widened.allow(RECEIVE_ONLY);
     await assert.rejects(lightningOnly(platform, merchant, clock), (error: ServiceError) => error.code === 'lightning_unavailable', 'the refusal stands for a while');
