@@ -165,7 +165,7 @@ export const errorCatalogue = {
   lightning_unavailable: {
     status: 503,
     description:
-      "An invoice that asked for Lightning only (`payment_methods: [\"lightning\"]`) could not get a BOLT11 invoice: the merchant's wallet did not answer over Nostr Wallet Connect in time, or answered one that failed the checks. Nothing was stored; retry after `Retry-After` seconds, or allow `onchain`.",
+      "An invoice that asked for Lightning only (`payment_methods: [\"lightning\"]`) could not get a BOLT11 invoice: the merchant's wallet did not answer over Nostr Wallet Connect in time, answered one that failed the checks, or its connection has come to allow spending or lost a receiving method (the message says what to change in the wallet). Nothing was stored; retry after `Retry-After` seconds, or allow `onchain`.",
   },
   capacity: {
     status: 503,

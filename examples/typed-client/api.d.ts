@@ -2628,7 +2628,7 @@ export interface operations {
              *
              *     `rate_unavailable`: An invoice priced with `price_amount` could not be converted: fewer than `RATE_MIN_SOURCES` rate sources gave a fresh quote within `RATE_MAX_SPREAD` of their median. Nothing was stored; retry after `Retry-After` seconds. Invoices in the asset's own amount field still work.
              *
-             *     `lightning_unavailable`: An invoice that asked for Lightning only (`payment_methods: ["lightning"]`) could not get a BOLT11 invoice: the merchant's wallet did not answer over Nostr Wallet Connect in time, or answered one that failed the checks. Nothing was stored; retry after `Retry-After` seconds, or allow `onchain`.
+             *     `lightning_unavailable`: An invoice that asked for Lightning only (`payment_methods: ["lightning"]`) could not get a BOLT11 invoice: the merchant's wallet did not answer over Nostr Wallet Connect in time, answered one that failed the checks, or its connection has come to allow spending or lost a receiving method (the message says what to change in the wallet). Nothing was stored; retry after `Retry-After` seconds, or allow `onchain`.
              *
              *     `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
              */
@@ -4029,7 +4029,7 @@ export interface operations {
             /**
              * @description `database_unavailable`: The database cannot be used right now (unreachable, restarting, failing over; SQLite: disk full or file locked). The answer comes within a few seconds with `Retry-After`; retry then. Nothing acknowledged is lost.
              *
-             *     `lightning_unavailable`: An invoice that asked for Lightning only (`payment_methods: ["lightning"]`) could not get a BOLT11 invoice: the merchant's wallet did not answer over Nostr Wallet Connect in time, or answered one that failed the checks. Nothing was stored; retry after `Retry-After` seconds, or allow `onchain`.
+             *     `lightning_unavailable`: An invoice that asked for Lightning only (`payment_methods: ["lightning"]`) could not get a BOLT11 invoice: the merchant's wallet did not answer over Nostr Wallet Connect in time, answered one that failed the checks, or its connection has come to allow spending or lost a receiving method (the message says what to change in the wallet). Nothing was stored; retry after `Retry-After` seconds, or allow `onchain`.
              */
             503: {
                 headers: {
@@ -4276,7 +4276,7 @@ export interface operations {
              *
              *     `rate_unavailable`: An invoice priced with `price_amount` could not be converted: fewer than `RATE_MIN_SOURCES` rate sources gave a fresh quote within `RATE_MAX_SPREAD` of their median. Nothing was stored; retry after `Retry-After` seconds. Invoices in the asset's own amount field still work.
              *
-             *     `lightning_unavailable`: An invoice that asked for Lightning only (`payment_methods: ["lightning"]`) could not get a BOLT11 invoice: the merchant's wallet did not answer over Nostr Wallet Connect in time, or answered one that failed the checks. Nothing was stored; retry after `Retry-After` seconds, or allow `onchain`.
+             *     `lightning_unavailable`: An invoice that asked for Lightning only (`payment_methods: ["lightning"]`) could not get a BOLT11 invoice: the merchant's wallet did not answer over Nostr Wallet Connect in time, answered one that failed the checks, or its connection has come to allow spending or lost a receiving method (the message says what to change in the wallet). Nothing was stored; retry after `Retry-After` seconds, or allow `onchain`.
              */
             503: {
                 headers: {
