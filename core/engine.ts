@@ -163,6 +163,8 @@ export async function startEngine<Tables extends CoreTables>(options: EngineOpti
   const rates = options.rates && createRates({ settings: options.rates, fetch: options.fetch ?? fetch, clock, logger: logger.child({ component: 'rates' }), metrics });
   const invoices = createInvoiceEngine({ db: coreDb, clock, logger, chains: adapters, feed, expiry, metrics, x402Url: options.x402Url, loopbackReturnLinks: options.loopbackReturnLinks, rates });
   const webhooks = startWebhookDelivery({ route: options.webhooks(db), db: coreDb, clock, logger, metrics, ...options.webhookDeps });
+  // A status change has just stored its events (in its transaction): deliver them now, not at the next poll.
+  const stopWakingWebhooks = statusFeed.subscribe(() => webhooks.wake());
   const budgets = createSourceBudgets({ settings: options.sourceBudgets });
   let work: LeaderWork | null = null;
   addScrapeMetrics(metrics, { db: coreDb, clock, chainSources: () => budgets.metricStats(), watchers: () => work?.watchers.progress?.() ?? [] });
@@ -214,6 +216,7 @@ export async function startEngine<Tables extends CoreTables>(options: EngineOpti
     },
     async stop(graceMs) {
       await leadership?.stop();
+      stopWakingWebhooks();
       await webhooks.stop(graceMs);
       for (const running of workers.values()) running.close();
       await expiry.stop();

@@ -42,7 +42,12 @@ export interface DeliveryWorker {
   stop(graceMs?: number): Promise<void>;
   /** Delivers everything due now (and whatever falls due meanwhile); resolves once every started attempt is recorded. */
   deliverDue(): Promise<number>;
+  /** Something was stored that may be due: look now rather than at the end of the poll interval (at most every WAKE_GAP_MS). */
+  wake(): void;
 }
+
+/** The shortest time between two looks when wake-ups keep coming (a block confirming many invoices): the poll interval still bounds the longest. */
+export const WAKE_GAP_MS = 20;
 
 const ATTEMPT_FINISHED = Object.freeze(new Error('the attempt finished'));
 
@@ -161,6 +166,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const claimBatch = Math.max(1, Math.floor(options.concurrency / 2));
   const freeSlots = () => options.concurrency - inFlight.size;
   let loop: Promise<void> | undefined;
+  // A wake-up during a look is kept, so an event stored just after the claim read is looked for next.
+  let woken = false;
+  let napping: AbortController | null = null;
 
   async function deliver(claim: ClaimedAttempt): Promise<void> {
     const outcome = await attempt(claim, requests);
@@ -202,8 +210,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     start() {
       loop ??= (async () => {
         while (!stopping.signal.aborted) {
+          woken = false;
           await claimAndStart().catch((error) => logger.warn('webhook claim failed', { error: String(error) }));
-          await timers.delay(options.pollIntervalMs, stopping.signal);
+          if (woken) {
+            await timers.delay(WAKE_GAP_MS, stopping.signal);
+            continue;
+          }
+          napping = new AbortController();
+          await timers.delay(options.pollIntervalMs, AbortSignal.any([stopping.signal, napping.signal]));
+          napping = null;
         }
       })();
     },
@@ -215,6 +230,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       abandoned.abort();
       for (const request of requests) request.abort();
       await Promise.all(inFlight.values());
+    },
+    wake() {
+      woken = true;
+      napping?.abort();
     },
     async deliverDue() {
       let total = 0;

@@ -36,9 +36,9 @@ export const DEFAULT_POLL_INTERVAL_MS = 250;
  */
 export function startWebhookDelivery(
   options: { route: DeliveryRoute | null; db: Kysely<CoreTables>; clock: Clock; logger: Logger } & WebhookDeliveryDeps,
-): { stop(graceMs?: number): Promise<void> } {
+): { stop(graceMs?: number): Promise<void>; wake(): void } {
   const { route } = options;
-  if (!route) return { stop: async () => {} };
+  if (!route) return { stop: async () => {}, wake: () => {} };
   const concurrency = options.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY;
   const sender = options.send ? null : createHttpSender({ maxSockets: concurrency });
   const worker = createDeliveryWorker({
@@ -54,6 +54,7 @@ export function startWebhookDelivery(
   });
   worker.start();
   return {
+    wake: () => worker.wake(),
     async stop(graceMs?: number) {
       await worker.stop(graceMs);
       sender?.close();

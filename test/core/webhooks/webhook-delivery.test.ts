@@ -315,4 +315,15 @@ for (const kind of testDatabases) describe(`webhook delivery worker (${kind.name
     }
     assert.equal((await delivery(stuck)).status, 'pending');
   });
+
+  it('a wake-up delivers a newly stored event at once, not at the end of a ten-minute poll interval', async () => {
+    worker = newWorker({ clock: systemClock, timers: realTimers, pollIntervalMs: 10 * 60_000 });
+    worker.start();
+    for (const [n, invoiceId] of [[1, 'inv_woken_1'], [2, 'inv_woken_2']] as const) {
+      const eventId = await enqueueEvent(database.db, { merchantId, payload: confirmed(invoiceId), createdAt: systemClock.now() });
+      worker.wake();
+      await receiver.waitForRequests(n);
+      assert.equal(receiver.requests[n - 1].headers['webhook-id'], eventId);
+    }
+  });
 });
