@@ -7,7 +7,7 @@ import type { DeliverySummary } from '../../core/webhooks/delivery-store.ts';
 import type { ConnectedApp } from '../../core/oauth/oauth-store.ts';
 import type { CardSubscription } from '../billing/card-subscription.ts';
 import type { Plan } from '../billing/plans.ts';
-import { DEFAULT_LIFETIME_MIN } from './invoice-form.ts';
+import { DEFAULT_LIFETIME_MIN, type PaidWith } from './invoice-form.ts';
 import { receiveMethodFields, signupFields, type SignupField } from './signup-form.ts';
 
 type AccountView = z.infer<typeof Account>;
@@ -307,9 +307,24 @@ const assetLabel = (id: AssetId) => {
   return `${asset.asset} (on ${name}), amount in ${unit === 'sats' ? 'sats' : 'US dollars'}`;
 };
 
+const paidWithLabels: Record<PaidWith, string> = { 'onchain-or-lightning': 'On-chain or Lightning', lightning: 'Lightning only', onchain: 'On-chain only' };
+
+/**
+ * How a Bitcoin invoice may be paid: a choice when the merchant has several, a sentence when
+ * Lightning is all it has, nothing without Lightning (its Bitcoin invoices are on-chain only).
+ */
+function paidWithField(choices: readonly PaidWith[], chosen: string | undefined): string {
+  if (choices.length === 0) return '';
+  if (choices.length === 1) return `<p class="hint" id="paid-with">Bitcoin invoices are paid with ${paidWithLabels[choices[0]!]}: this account has a Lightning wallet and no Bitcoin key.</p>`;
+  const options = choices.map((choice) => `<option value="${choice}"${chosen === choice ? ' selected' : ''}>${paidWithLabels[choice]}</option>`).join('');
+  return `<label for="paid_with">Paid with (Bitcoin invoices)</label>
+<select id="paid_with" name="paid_with" aria-describedby="paid-with-hint">${options}</select>
+<p class="hint" id="paid-with-hint">On-chain or Lightning lets the payer choose. Lightning only gives no address to pay; on-chain only gives no Lightning invoice. USDC and USDT invoices ignore it.</p>`;
+}
+
 export function renderNewInvoice(
   frame: PageFrame,
-  options: { assets: readonly AssetId[]; created?: CreatedFromDashboard; values?: Record<string, string> },
+  options: { assets: readonly AssetId[]; paidWith: readonly PaidWith[]; created?: CreatedFromDashboard; values?: Record<string, string> },
 ): string {
   const values = options.values ?? {};
   const created = options.created;
@@ -323,7 +338,9 @@ ${created.checkoutUrl ? `${copyable('checkout-url', 'checkout link', created.che
   if (options.assets.length === 0) {
     return page(frame, '/dashboard/invoices', 'New invoice', '<p class="notice notice-error">Your account has no asset to invoice in: it has no account key or receive address this service can use.</p>');
   }
+  // Bitcoin over Lightning is Bitcoin with a "Paid with" choice, not an asset of its own.
   const assetOptions = options.assets
+    .filter((id) => !supportedAssets.find((a) => a.id === id)!.request.payment_methods)
     .map((id) => `<option value="${id}"${values.asset === id ? ' selected' : ''}>${e(assetLabel(id))}</option>`)
     .join('');
   return page(
@@ -335,6 +352,7 @@ ${created.checkoutUrl ? `${copyable('checkout-url', 'checkout link', created.che
 ${csrfField(frame.csrf)}
 <label for="asset">Asset</label>
 <select id="asset" name="asset">${assetOptions}</select>
+${paidWithField(options.paidWith, values.paid_with)}
 <label for="amount">Amount</label>
 <input id="amount" name="amount" type="text" inputmode="decimal" required spellcheck="false" value="${e(values.amount ?? '')}" aria-describedby="amount-hint">
 <p class="hint" id="amount-hint">Bitcoin: a whole number of sats (100,000,000 sats = 1 BTC), e.g. 50000. USDC and USDT: US dollars, e.g. 12.50.</p>

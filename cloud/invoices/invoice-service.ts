@@ -49,6 +49,9 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
     /** The assets the merchant's stored keys let an invoice be created in, as the listener reports its own. */
     enabledAssets: (merchant: MerchantRow) => deps.receivers.receivers(merchant).assets,
 
+    /** Whether the merchant's Bitcoin invoices can only be paid over Lightning (a wallet connected, no Bitcoin key). */
+    lightningOnly: (merchant: MerchantRow) => deps.receivers.receivers(merchant).lightningOnly,
+
     get: async (merchant: MerchantRow, invoiceId: string) => withCheckoutUrl(await engine.get(merchant.merchant_id, invoiceId), checkoutUrl),
 
     checkoutUrl,

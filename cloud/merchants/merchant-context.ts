@@ -11,6 +11,11 @@ interface Receivers {
   chains: Partial<Record<string, ChainReceiver>>;
   /** The assets the merchant's receive methods let an invoice be created in, in the platform's chain order. */
   assets: AssetId[];
+  /**
+   * A Lightning wallet is the merchant's only way to be paid in Bitcoin (no Bitcoin key): its assets
+   * still read `btc` and `btc-lightning`, but a Bitcoin invoice cannot ask for `onchain`.
+   */
+  lightningOnly: boolean;
 }
 
 /**
@@ -39,7 +44,7 @@ export function createMerchantReceivers(
 
   function build(row: MerchantRow): Receivers {
     const methods = receiveMethodsOf(row);
-    const receivers: Receivers = { chains: {}, assets: [] };
+    const receivers: Receivers = { chains: {}, assets: [], lightningOnly: false };
     for (const { chain, build } of builders) {
       const method = methods.find((candidate) => candidate.chain === chain);
       const built = method && build(method);
@@ -50,7 +55,9 @@ export function createMerchantReceivers(
     const lightning = deps.lightning;
     if (lightning && row.lightning_nwc_url) {
       const connection = { merchantId: row.merchant_id, connection: row.lightning_nwc_url, network: row.lightning_network ?? 'mainnet' };
-      const built = lightning.platform.receiver(receivers.chains[lightning.chain] ?? null, connection);
+      const onchain = receivers.chains[lightning.chain] ?? null;
+      const built = lightning.platform.receiver(onchain, connection);
+      receivers.lightningOnly = onchain === null;
       receivers.chains[lightning.chain] = built.receiver;
       receivers.assets.push(...built.assets.filter((asset) => !receivers.assets.includes(asset)));
     }

@@ -4,7 +4,7 @@ import { renderQrSvg } from '../../../edge/checkout/qr-svg.ts';
 import { invoiceListHandler } from '../../../edge/http/invoice-list-endpoint.ts';
 import { parseListQuery, type ListRequest } from '../../../core/invoices/list-query.ts';
 import type { DashboardSession } from '../session-store.ts';
-import { invoiceRequestOfForm } from '../invoice-form.ts';
+import { invoiceRequestOfForm, paidWithChoices } from '../invoice-form.ts';
 import { renderInvoices, renderNewInvoice, type InvoiceFilterValues, type Notice } from '../pages.ts';
 import { refusalOf, type DashboardDeps, type PageKit } from '../page-kit.ts';
 
@@ -46,25 +46,31 @@ export function invoicePages(router: Router, kit: PageKit, deps: Pick<DashboardD
     await exportCsv(ctx, next);
   });
 
+  /** What the form offers the merchant: its assets, and how its Bitcoin invoices may be paid. */
+  const formChoices = (merchant: DashboardSession['merchant']) => {
+    const assets = invoices.enabledAssets(merchant);
+    return { assets, paidWith: paidWithChoices(assets, invoices.lightningOnly(merchant)) };
+  };
+
   router.get('/invoices/new', kit.signedIn, (ctx) => {
-    kit.show(ctx, renderNewInvoice(kit.frame(ctx), { assets: invoices.enabledAssets(ctx.state.session.merchant) }));
+    kit.show(ctx, renderNewInvoice(kit.frame(ctx), formChoices(ctx.state.session.merchant)));
   });
 
   /** A refusal keeps the form filled in. */
   router.post('/invoices', kit.signedIn, kit.checkedForm, async (ctx) => {
     const merchant = ctx.state.session.merchant;
-    const assets = invoices.enabledAssets(merchant);
+    const choices = formChoices(merchant);
     const values = ctx.state.form as Record<string, string>;
     try {
-      const { body, numberTexts } = invoiceRequestOfForm(values, assets);
+      const { body, numberTexts } = invoiceRequestOfForm(values, choices.assets);
       const invoice = await invoices.create(merchant, body, numberTexts);
       const checkoutUrl = invoice.checkout_url ?? null;
       const amount = 'amount_btc' in invoice ? invoice.amount_btc : invoice.amount_usdc;
       const qrSvg = await renderQrSvg(checkoutUrl ?? invoice.qr_uri);
-      kit.show(ctx, renderNewInvoice(kit.frame(ctx, undefined, true), { assets, created: { invoiceId: invoice.invoice_id, amount, asset: invoice.asset, checkoutUrl, qrSvg } }), 201);
+      kit.show(ctx, renderNewInvoice(kit.frame(ctx, undefined, true), { ...choices, created: { invoiceId: invoice.invoice_id, amount, asset: invoice.asset, checkoutUrl, qrSvg } }), 201);
     } catch (error) {
       const { notice, status } = refusalOf(error);
-      kit.show(ctx, renderNewInvoice(kit.frame(ctx, notice), { assets, values }), status);
+      kit.show(ctx, renderNewInvoice(kit.frame(ctx, notice), { ...choices, values }), status);
     }
   });
 }

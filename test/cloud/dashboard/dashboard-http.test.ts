@@ -265,6 +265,7 @@ for (const database of testDatabases) describe(`dashboard sessions over HTTP (${
       [{ asset: 'btc', amount: '5000', lifetime_min: 'soon' }, 400, /^The lifetime is a whole number of minutes, at least 1\. \(bad_body\)$/],
       [{ asset: 'btc', amount: '5000', lifetime_min: '0' }, 400, /\(bad_body\)$/],
       [{ asset: 'btc', amount: '5000', memo: 'm'.repeat(201) }, 400, /^memo: .*\(bad_body\)$/],
+      [{ asset: 'btc', amount: '5000', paid_with: 'pigeon' }, 400, /^Choose how the invoice may be paid: on-chain or Lightning, Lightning only, or on-chain only\. \(bad_body\)$/],
     ];
     for (const [fields, status, message] of refusals) {
       const response = await postForm(cloud.url, '/dashboard/invoices', token, formPage, fields);
