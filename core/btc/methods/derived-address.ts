@@ -1,10 +1,14 @@
 import { DEFAULT_EXPIRES_IN_S, type CreateInvoiceRequest } from '../../../shared/index.ts';
+import { ServiceError } from '../../errors.ts';
 import type { ReceivingMethod } from '../../invoices/payment-method.ts';
 import { allocateChildIndex, insertInvoice } from '../../invoices/invoice.repository.ts';
 import { newBtcInvoiceRow } from './btc-invoice-row.ts';
 import { derivationPath, type AccountKey } from '../account-key.ts';
 import { rowToCreatedBtcInvoice } from '../btc-invoice.mapper.ts';
 import { seenBeforeExpiry, type PaymentView } from '../confirmation-rules.ts';
+
+const lightningNotConfigured = () =>
+  new ServiceError('chain_disabled', 'Lightning is not set up for this merchant (a wallet connection: MERCHANT_NWC_URL, or lightning_nwc_url on Cloud); ask for payment_methods ["onchain"] or leave it out.');
 
 /** A merchant's Bitcoin receive method: its account key and where its addresses come from. */
 export interface BtcReceiverOptions {
@@ -28,6 +32,8 @@ export const btcDerivedAddress: ReceivingMethod<BtcReceiverOptions, PaymentView,
   matches: (invoice, payment) => seenBeforeExpiry(Number(invoice.expires_at), payment),
   display: () => ({}),
   async receive({ db, clock, merchantId, newInvoiceId, beforeInsert, shopColumns, methodColumns }, btc, request) {
+    // Lightning, when the merchant has it, is asked before this and takes its part out of the request.
+    if (request.payment_methods?.includes('lightning')) throw lightningNotConfigured();
     const now = clock.now();
     const expiresInS = request.expires_in ?? DEFAULT_EXPIRES_IN_S;
     // The response is built before the commit: whatever fails, the index goes back with the row.

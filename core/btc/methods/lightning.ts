@@ -35,7 +35,7 @@ export function lightningReceiver(options: LightningReceiverOptions): ChainRecei
       const issued = wanted.includes('lightning') ? await issueOrNot(creation, request, expiresAt, wanted.length === 1) : null;
       if (!wanted.includes('onchain')) return storeLightningOnly(creation, request, issued!, expiresAt, options);
       const methodColumns = issued ? { lightning_invoice: issued.bolt11, payment_hash: issued.paymentHash } : {};
-      return options.onchain!.create({ ...creation, methodColumns }, request);
+      return options.onchain!.create({ ...creation, methodColumns }, { ...request, payment_methods: ['onchain'] });
     },
   };
 
