@@ -131,7 +131,13 @@ describe('a relay pool that connects only to public addresses', () => {
     // The first answer is public. So that no packet leaves for it, the socket is dropped while its
     // lookup is under way (node then never connects); the pool dials again, and the name now answers 127.0.0.1.
     const resolve = scriptedResolver(
-      () => new Promise((answer) => setImmediate(() => (dialer.sockets.at(-1)!.terminate(), answer([PUBLIC_ADDRESS])))),
+      () =>
+        new Promise((answer) =>
+          setImmediate(() => {
+            dialer.sockets.at(-1)!.terminate();
+            answer([PUBLIC_ADDRESS]);
+          }),
+        ),
       answering(LOOPBACK_ADDRESS),
     );
     const pinned = publicOnlyConnect(resolve);
