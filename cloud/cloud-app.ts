@@ -265,7 +265,7 @@ function leaderWatchers(config: CloudConfig, parts: ReadonlyArray<Pick<EngineWat
  * Lightning for every merchant, on the chain whose merchant part offers it (none names it here): one
  * relay pool for the instance, a wallet per merchant who saved a connection.
  */
-function cloudLightning(config: CloudConfig, parts: Pick<LightningPlatformParts, 'db' | 'feed' | 'clock' | 'logger' | 'refreshMs'>) {
+function cloudLightning(config: CloudConfig, parts: Pick<LightningPlatformParts, 'db' | 'feed' | 'clock' | 'logger' | 'refreshMs' | 'resolve'>) {
   const chain = config.chainDefinitions.find((definition) => definition.merchant.lightning);
   const settings = chain && settingsOf(config.chains, chain.chain);
   if (!chain || !settings) return null;
@@ -296,7 +296,8 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     throw error;
   });
   const { database, db, feed } = engine;
-  const lightning = cloudLightning(config, { db, feed, clock, logger, refreshMs: deps.chainWatch?.refreshMs });
+  // Relay hosts are resolved as webhook hosts are: the same resolver checks them at save time and pins every connection.
+  const lightning = cloudLightning(config, { db, feed, clock, logger, refreshMs: deps.chainWatch?.refreshMs, resolve: webhookPolicy.resolve });
   const receivers = createMerchantReceivers({ config, workerOf: (chain) => engine.worker(chain), sharedDatabase: database.dialect === 'postgres', lightning });
   const chainWatchers = createCloudChainWatchers({
     db,

@@ -6,6 +6,7 @@ import type { WatcherProblem } from './watch-progress.ts';
 import type { AssetId, ChainName } from '../shared/index.ts';
 import type { ChainReceiver } from './invoices/chain-adapter.ts';
 import type { CoreTables } from './schema.ts';
+import type { Resolver } from './net/webhook-target.ts';
 
 /** How a merchant receives on one chain, as registered: an account xpub, a fixed address, or both. */
 export interface ReceiveMethodKeys {
@@ -81,8 +82,13 @@ export interface LightningPlatformParts {
   feed: StatusFeed;
   clock: Clock;
   logger: Logger;
-  /** Whether a ws:// relay on a loopback host is taken (outside production only). */
+  /**
+   * Whether a ws:// relay on a loopback host is taken (outside production only). When false, the
+   * relay sockets connect only to public addresses, checked on every (re)connection.
+   */
   loopbackRelays: boolean;
+  /** How relay hosts are resolved for that check (default: the system's DNS; tests inject their own). */
+  resolve?: Resolver;
   /** Every merchant's saved connection (read again at each refresh of the watcher). */
   connections(): Promise<MerchantLightningConnection[]>;
   /** How often the watcher reads the connections again and looks up open invoices (default 15 s). */

@@ -12,7 +12,7 @@ import { createLightningWallet, type LightningWallet } from './lightning-wallet.
 import { createNwcClient, type NwcTransaction, type NwcWalletInfo } from './nwc-client.ts';
 import { NwcConnectionError, parseNwcConnection, shortWalletKey } from './nwc-connection.ts';
 import { connectionRefusal } from './wallet-permissions.ts';
-import { createRelayPool, type RelayPool } from './relay-pool.ts';
+import { createRelayPool, publicOnlyConnect, type RelayPool } from './relay-pool.ts';
 import { createLookupPlanner, type PlannedLookup } from './lookup-planner.ts';
 import type { Clock } from '../../clock.ts';
 
@@ -41,7 +41,8 @@ export interface LightningPlatformSettings {
  */
 export function createLightningPlatform(settings: LightningPlatformSettings, parts: LightningPlatformParts): LightningPlatform {
   const { db, clock, logger } = parts;
-  const pool = createRelayPool({ clock, logger });
+  // Relays are the merchants' choice: on a platform that takes no loopback relay, every dial may reach only public addresses.
+  const pool = createRelayPool({ clock, logger, ...(parts.loopbackRelays ? {} : { connect: publicOnlyConnect(parts.resolve) }) });
   const listening = new Map<string, () => void>();
   const wallets = walletRegistry({ db, pool, clock, logger, loopbackRelays: parts.loopbackRelays, maxWallets: settings.maxWallets ?? 10_000, inUse: (key) => listening.has(key) });
   const progress = createWatchProgress(clock);

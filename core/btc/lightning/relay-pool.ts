@@ -4,6 +4,8 @@ import { verifyNostrEvent } from '../../nostr/event-signature.ts';
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../log.ts';
 import { exponentialBackoffMs } from '../../net/backoff.ts';
+import { publicOnlyLookup, refuseNonPublicIpLiteral } from '../../net/public-lookup.ts';
+import type { Resolver } from '../../net/webhook-target.ts';
 
 /** A party listening on the pool: the events one wallet sends one client (Nostr Wallet Connect). */
 export interface RelayListener {
@@ -41,9 +43,11 @@ export interface RelayPoolOptions {
   limits?: Partial<RelayPoolLimits>;
   /** Reconnect waits: baseMs, doubling, at most maxMs; a relay cut off for garbage waits the most. */
   retry?: { baseMs: number; maxMs: number };
-  /** Opens a socket (tests pass their own). */
-  connect?: (url: string, maxFrameBytes: number) => WebSocket;
+  /** Opens a socket (tests pass their own; publicOnlyConnect for relays merchants name). May throw to refuse the relay, which is retried later. */
+  connect?: RelayConnect;
 }
+
+export type RelayConnect = (url: string, maxFrameBytes: number) => WebSocket;
 
 export interface RelayHealth {
   relay: string;
@@ -76,13 +80,32 @@ interface PendingPublish {
 /** How many recent event ids are remembered, so an event relayed by several relays (or replayed) is delivered once. */
 const SEEN_EVENT_IDS = 10_000;
 
-const defaultConnect = (url: string, maxFrameBytes: number) => new WebSocket(url, { maxPayload: maxFrameBytes, handshakeTimeout: 10_000 });
+const socketOptions = (maxFrameBytes: number): WebSocket.ClientOptions => ({ maxPayload: maxFrameBytes, handshakeTimeout: 10_000 });
+
+const defaultConnect: RelayConnect = (url, maxFrameBytes) => new WebSocket(url, socketOptions(maxFrameBytes));
+
+/**
+ * Connects only to public addresses, on every dial: the relay's host is resolved and checked by the
+ * socket's own lookup (ws hands `lookup` to http/https.request), so the address checked is the one
+ * connected to and a name that rebinds to 127.0.0.1 or 169.254.169.254 later is refused then. A
+ * private IP literal, which node dials without a lookup, is refused here.
+ */
+export function publicOnlyConnect(resolve?: Resolver): RelayConnect {
+  const lookup = publicOnlyLookup(resolve);
+  return (url, maxFrameBytes) => {
+    refuseNonPublicIpLiteral(new URL(url).hostname);
+    return new WebSocket(url, { ...socketOptions(maxFrameBytes), lookup });
+  };
+}
+
+/** What a relay's problem reads before its first socket opens or fails. */
+const CONNECTING = 'connecting';
 
 /** What every relay connection of one pool shares. */
 interface PoolContext {
   limits: RelayPoolLimits;
   retry: { baseMs: number; maxMs: number };
-  connect: (url: string, maxFrameBytes: number) => WebSocket;
+  connect: RelayConnect;
   clock: Clock;
   logger: Logger;
   isClosed(): boolean;
@@ -97,7 +120,7 @@ class RelayConnection {
   open = false;
   failures = 0;
   cutOffs = 0;
-  problem: string | null = 'connecting';
+  problem: string | null = CONNECTING;
   timer: NodeJS.Timeout | null = null;
   groups: Group[] = [];
   oneShots = new Map<string, OneShot>();
@@ -115,7 +138,15 @@ class RelayConnection {
 
   dial() {
     if (this.pool.isClosed()) return;
-    const ws = this.pool.connect(this.url, this.pool.limits.maxFrameBytes);
+    let ws: WebSocket;
+    try {
+      ws = this.pool.connect(this.url, this.pool.limits.maxFrameBytes);
+    } catch (error) {
+      // Refused before any socket exists (a private IP literal, a bad URL): waits and retries like a drop.
+      this.failed(error as Error);
+      this.retryLater();
+      return;
+    }
     this.ws = ws;
     ws.on('open', () => {
       this.open = true;
@@ -126,19 +157,27 @@ class RelayConnection {
       for (const pending of this.publishes.values()) for (const p of pending) this.send(['EVENT', p.event]);
     });
     ws.on('message', (data, isBinary) => this.receive(isBinary ? null : data.toString()));
-    ws.on('error', (error) => {
-      this.problem ??= `relay error: ${error.message}`;
-    });
+    ws.on('error', (error) => this.failed(error));
     ws.on('close', () => this.dropped());
+  }
+
+  /** The latest error is the relay's problem: a refused lookup reads as such, not as a bare disconnection. */
+  failed(error: Error) {
+    this.problem = `relay error: ${error.message}`;
   }
 
   dropped() {
     if (this.ws === null) return;
     this.ws = null;
     this.open = false;
+    this.retryLater();
+  }
+
+  /** Dials again after the backoff of one more failure. */
+  retryLater() {
     if (this.pool.isClosed()) return;
     this.failures += 1;
-    this.problem = this.problem && this.problem !== 'connecting' ? this.problem : 'relay disconnected; reconnecting';
+    this.problem = this.problem && this.problem !== CONNECTING ? this.problem : 'relay disconnected; reconnecting';
     const wait = exponentialBackoffMs(this.failures, this.pool.retry.baseMs, this.pool.retry.maxMs);
     this.timer = setTimeout(() => {
       this.timer = null;
