@@ -6,7 +6,7 @@
  *   the same machine; p50 and p99 of each, and the ratio of the p50s (target <= 1.5);
  * - settlement to webhook: the simulated wallet settles an invoice (as a payer paying it) until the
  *   invoice is confirmed (notification, preimage check) and until invoice.confirmed reaches a local
- *   receiver (the outbox and the delivery worker's claim loop on top).
+ *   receiver (the outbox and the delivery worker, woken by the status change, on top).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +18,6 @@ import * as ecc from 'tiny-secp256k1';
 import { systemClock } from '../core/clock.ts';
 import { startWebhookReceiver } from '../core/webhooks/receiver.ts';
 import { newWebhookSecret } from '../core/webhooks/signature.ts';
-import { DEFAULT_POLL_INTERVAL_MS as DELIVERY_POLL_MS } from '../core/webhooks/start-delivery.ts';
 import { startLightningWallet } from '../sandbox/lightning-wallet.ts';
 import { startNostrRelay } from '../sandbox/nostr-relay.ts';
 import { percentile, progress, report, round } from './support/report.ts';
@@ -149,7 +148,7 @@ try {
       `  ratio of p50s: ${round(ratio)} (target <= ${TARGET_RATIO})`,
       `settlement in the wallet, ${SETTLEMENTS} invoices one at a time:`,
       `  -> invoice confirmed (its confirmed_at): p50 ${settlement.toConfirmed.p50} ms  p99 ${settlement.toConfirmed.p99} ms`,
-      `  -> invoice.confirmed at the receiver:    p50 ${settlement.toWebhook.p50} ms  p99 ${settlement.toWebhook.p99} ms (the delivery worker claims every ${DELIVERY_POLL_MS} ms)`,
+      `  -> invoice.confirmed at the receiver:    p50 ${settlement.toWebhook.p50} ms  p99 ${settlement.toWebhook.p99} ms (the delivery worker woken by the status change)`,
     ],
     {
       bench: 'lightning',
