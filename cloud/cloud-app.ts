@@ -38,7 +38,7 @@ import { systemResolver, type Resolver, type WebhookTargetPolicy } from '../core
 import { ConfigError, secureCookies } from '../edge/settings.ts';
 import { chainIn, familySettings, settingsOf } from '../core/chain-definition.ts';
 import type { LightningPlatformParts } from '../core/merchant-chain.ts';
-import { lightningConnections } from './merchants/merchant.repository.ts';
+import { lightningConnections, saveLightningProblem } from './merchants/merchant.repository.ts';
 import type { ChainTunings } from '../core/chain-runtime.ts';
 import { createX402Payments, type X402Payments } from '../core/x402/x402-payments.ts';
 import { x402Chains, x402Health, x402Observer, x402PaymentSettings, x402UrlUnder, type X402ChainSettings } from '../core/x402/x402-runtime.ts';
@@ -273,6 +273,7 @@ function cloudLightning(config: CloudConfig, parts: Pick<LightningPlatformParts,
     ...parts,
     loopbackRelays: config.nodeEnv !== 'production',
     connections: () => lightningConnections(parts.db as Kysely<CloudTables>),
+    reportProblem: (merchant, problem) => saveLightningProblem(parts.db as Kysely<CloudTables>, merchant.merchantId, merchant.connection, problem, parts.clock.now()),
   });
   return { chain: chain.chain, platform };
 }

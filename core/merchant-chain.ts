@@ -93,6 +93,12 @@ export interface LightningPlatformParts {
   connections(): Promise<MerchantLightningConnection[]>;
   /** How often the watcher reads the connections again and looks up open invoices (default 15 s). */
   refreshMs?: number;
+  /**
+   * Told why a merchant's connection could not give an invoice (the wallet silent, a refused check),
+   * and null once it gives one again: the platform's stand-in for the listener's /health, per merchant.
+   * Called when the outcome changes, and at a wallet's first outcome in this process.
+   */
+  reportProblem?(merchant: MerchantLightningConnection, problem: string | null): Promise<void>;
 }
 
 /** What a connection looks like where it may be shown: the wallet key shortened and the relays, never the secret. */

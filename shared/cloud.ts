@@ -68,6 +68,13 @@ export const LightningConnectionView = z
     wallet: z.string().describe("The wallet's Nostr key, shortened: first 8 and last 4 characters."),
     relays: z.array(z.string()).describe('The relays the connection speaks through.'),
     network: z.string().describe('The Bitcoin network the wallet said it is on.'),
+    problem: z
+      .object({ reason: z.string(), since: dateTime() })
+      .nullable()
+      .optional()
+      .describe(
+        "Why the service could not use this connection at its last try (the wallet did not answer, answered an invoice that failed the checks, or the connection has come to allow spending or lost a receiving method), and since when; null while it works. Meanwhile Bitcoin invoices go out on-chain only. Absent from services released before it.",
+      ),
   })
   .meta({ id: 'LightningConnectionView', description: "The merchant's Lightning wallet connection as it may be shown: never its secret." });
 

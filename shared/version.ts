@@ -5,7 +5,7 @@ export const API_VERSION = '0.6.0';
  * Version of the contract itself (OpenAPI `x-contract-version`, package.json): backward-compatible
  * additions and deprecations on top of API_VERSION raise it; docs/changelog.md says what changed.
  */
-export const CONTRACT_VERSION = '0.10.0';
+export const CONTRACT_VERSION = '0.11.0';
 
 /**
  * The release, as package.json numbers it: the package carries the contract's version

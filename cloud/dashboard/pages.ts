@@ -422,8 +422,12 @@ ${table}`,
 
 /** The merchant's own Lightning wallet: the saved connection shortened (never its secret), a field to paste a new one, and removal. */
 export function renderLightning(frame: PageFrame, options: { lightning: AccountView['lightning'] }): string {
+  const problem = options.lightning?.problem;
+  const trouble = problem
+    ? `<p class="notice notice-error" id="lightning-problem">Since ${utc(problem.since)}, Bitcoin invoices go out on-chain only: ${e(problem.reason)}</p>\n`
+    : '';
   const saved = options.lightning
-    ? `<p role="status">Connected: wallet <code>${e(options.lightning.wallet)}</code> on ${e(options.lightning.network)}, through ${options.lightning.relays.map((relay) => `<code>${e(relay)}</code>`).join(', ')}. Bitcoin invoices carry a Lightning invoice from this wallet.</p>
+    ? `${trouble}<p role="status">Connected: wallet <code>${e(options.lightning.wallet)}</code> on ${e(options.lightning.network)}, through ${options.lightning.relays.map((relay) => `<code>${e(relay)}</code>`).join(', ')}. Bitcoin invoices carry a Lightning invoice from this wallet.</p>
 <form method="post" action="/dashboard/lightning/remove" class="inline">${csrfField(frame.csrf)}<button type="submit">Disconnect</button></form>`
     : '<p>No wallet connected: Bitcoin invoices are paid on-chain only.</p>';
   return page(

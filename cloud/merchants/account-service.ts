@@ -41,7 +41,7 @@ export function createAccountService(deps: AccountServiceDeps) {
       }
       const checked = await checkedLightning(deps.lightning, parsed.data.nwc_url, 'nwc_url', deps.webhookPolicy);
       await saveLightning(db, merchant.merchant_id, { url: parsed.data.nwc_url.trim(), network: checked.network });
-      return { lightning: { wallet: checked.wallet, relays: checked.relays, network: checked.network } };
+      return { lightning: { wallet: checked.wallet, relays: checked.relays, network: checked.network, problem: null } };
     },
 
     async me(merchant: MerchantRow) {

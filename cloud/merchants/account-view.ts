@@ -9,6 +9,8 @@ import { webhookEventsOf } from '../invoices/webhook-delivery.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+const lightningProblemOf = (row: MerchantRow) => (row.lightning_problem ? { reason: row.lightning_problem, since: iso(Number(row.lightning_problem_since ?? row.created_at)) } : null);
+
 /** GET /api/v1/me: the account without any secret; xpubs shortened as in the logs. `enabledAssets`: what the receive methods enable, as invoice creation judges it. */
 export function accountView(row: MerchantRow, keys: ApiKeyRow[], invoicesThisMonth: number, now: number, enabledAssets: AssetId[], lightning: Pick<LightningPlatform, 'describe'> | null): z.infer<typeof Account> {
   const connection = row.lightning_nwc_url && lightning ? lightning.describe(row.lightning_nwc_url) : null;
@@ -29,7 +31,7 @@ export function accountView(row: MerchantRow, keys: ApiKeyRow[], invoicesThisMon
     enabled_assets: enabledAssets,
     webhook_url: row.webhook_url,
     webhook_events: webhookEventsOf(row),
-    lightning: connection ? { ...connection, network: row.lightning_network ?? 'mainnet' } : null,
+    lightning: connection ? { ...connection, network: row.lightning_network ?? 'mainnet', problem: lightningProblemOf(row) } : null,
     api_keys: keys.map((key) => ({ prefix: key.prefix, label: key.label, created_at: iso(Number(key.created_at)), revoked: Number(key.revoked) === 1, scopes: key.scopes === null ? null : (key.scopes.split(' ') as ('invoices:read' | 'invoices:write')[]) })),
     created_at: iso(Number(row.created_at)),
   };

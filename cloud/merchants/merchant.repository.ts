@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { ChainWithMerchants, MerchantChain } from '../../core/merchant-chain.ts';
 import { receiveMethodsOf } from './receive-methods.ts';
 import { revokeGrantsApprovedWith } from '../../core/oauth/oauth-store.ts';
@@ -113,8 +113,19 @@ export async function saveWebhook(db: Db, merchantId: string, url: string, secre
 export async function saveLightning(db: Db, merchantId: string, connection: { url: string; network: string } | null): Promise<void> {
   await db
     .updateTable('cloud_merchants')
-    .set({ lightning_nwc_url: connection?.url ?? null, lightning_network: connection?.network ?? null })
+    .set({ lightning_nwc_url: connection?.url ?? null, lightning_network: connection?.network ?? null, lightning_problem: null, lightning_problem_since: null })
     .where('merchant_id', '=', merchantId)
+    .execute();
+}
+
+/** Records why the merchant's saved connection `connection` could not be used (null: it works again); a connection replaced meanwhile is left alone. */
+export async function saveLightningProblem(db: Db, merchantId: string, connection: string, problem: string | null, now: number): Promise<void> {
+  await db
+    .updateTable('cloud_merchants')
+    // A problem that changes wording keeps the time it began.
+    .set(problem === null ? { lightning_problem: null, lightning_problem_since: null } : { lightning_problem: problem.slice(0, 500), lightning_problem_since: sql<number>`coalesce(lightning_problem_since, ${now})` })
+    .where('merchant_id', '=', merchantId)
+    .where('lightning_nwc_url', '=', connection)
     .execute();
 }
 

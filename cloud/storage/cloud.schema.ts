@@ -2,6 +2,7 @@ import { receiveMethodsMigration } from '../merchants/receive-methods.migration.
 import { webhookMerchantsIndexMigration } from './webhook-merchants-index.migration.ts';
 import { webhookEventsMigration } from './webhook-events.migration.ts';
 import { lightningConnectionMigration } from './lightning-connection.migration.ts';
+import { lightningProblemMigration } from './lightning-problem.migration.ts';
 import type { Kysely } from 'kysely';
 import { openDatabase, type Database, type OpenOptions } from '../../core/db/database.ts';
 import type { EditionSchema } from '../../core/db/migrate.ts';
@@ -60,6 +61,7 @@ export const cloudSchema = (chains: readonly ChainDefinition[]): EditionSchema =
     '0022_cloud_webhook_merchants_index': webhookMerchantsIndexMigration,
     '0027_cloud_webhook_events': webhookEventsMigration,
     '0029_cloud_lightning': lightningConnectionMigration,
+    '0030_cloud_lightning_problem': lightningProblemMigration,
   }),
   retired: [],
 });

@@ -25,6 +25,10 @@ export interface CloudMerchantsTable {
   lightning_nwc_url: ColumnType<string | null, string | null | undefined, string | null>;
   /** The Bitcoin network that wallet said it is on when the connection was saved. */
   lightning_network: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Why the service last could not use that connection (a wallet silent, a connection that came to allow spending); null while it works (migration 0030). */
+  lightning_problem: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Epoch ms since when `lightning_problem` has stood. */
+  lightning_problem_since: ColumnType<number | null, number | null | undefined, number | null>;
   /** The plan last paid for; `plan_expires_at` decides whether it is still in force. */
   plan: string;
   plan_expires_at: number | null;

@@ -2078,6 +2078,12 @@ export interface components {
             relays: string[];
             /** @description The Bitcoin network the wallet said it is on. */
             network: string;
+            /** @description Why the service could not use this connection at its last try (the wallet did not answer, answered an invoice that failed the checks, or the connection has come to allow spending or lost a receiving method), and since when; null while it works. Meanwhile Bitcoin invoices go out on-chain only. Absent from services released before it. */
+            problem?: {
+                reason: string;
+                /** Format: date-time */
+                since: string;
+            } | null;
         };
         LightningSettingRequest: {
             /** @description A receive-only Nostr Wallet Connect URI from your own wallet (checked: it must answer and must not let the connection spend); null removes Lightning. */

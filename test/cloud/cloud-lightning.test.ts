@@ -10,6 +10,7 @@ import { startNostrRelay, type NostrRelay } from '../../sandbox/nostr-relay.ts';
 import { startLightningWallet, type LightningWalletSimulator } from '../../sandbox/lightning-wallet.ts';
 import { payeeOf, testAccountKey } from '../helpers/btc-chain.ts';
 import { getJson, signupMerchant, startTestCloud } from '../helpers/cloud.ts';
+import { open, signIn } from '../helpers/dashboard.ts';
 import { testDatabases } from '../helpers/databases.ts';
 import { postJson } from '../helpers/listener.ts';
 import { waitForWatcher } from '../helpers/wait-for-watcher.ts';
@@ -96,6 +97,32 @@ for (const database of testDatabases) {
       });
       const again = await cloud.database.db.selectFrom('events').selectAll().where('merchant_id', '=', merchant.merchant_id).execute();
       assert.equal(again.filter((row) => JSON.parse(row.payload).event === 'invoice.confirmed').length, 1);
+    });
+
+    test('a wallet that stops answering: invoices go out on-chain only, and GET /api/v1/me and the dashboard say why and since when, until it answers again', async () => {
+      const own = await startLightningWallet({ relayUrls: [relay.url], network: 'regtest' });
+      try {
+        const merchant = await signupMerchant(cloud.url, { btc_xpub: testAccountKey(23), lightning_nwc_url: own.connectionUri() });
+        const key = { 'X-Service-Api-Key': merchant.api_key };
+        const connection = async () => Account.parse((await getJson(`${cloud.url}/api/v1/me`, key)).json).lightning!;
+        const create = async () => BtcInvoiceCreated.parse((await postJson(`${cloud.url}/api/v1/invoice`, { amount_sats: 3_000 }, key)).json);
+        assert.equal((await connection()).problem ?? null, null, 'a connection just checked has no problem');
+
+        own.misbehave({ silent: true });
+        const before = Date.now();
+        assert.equal((await create()).lightning_invoice ?? null, null, 'the silent wallet gives an on-chain-only invoice');
+        const { problem } = await connection();
+        assert.match(problem?.reason ?? '', /gave no usable invoice/);
+        assert.ok(Date.parse(problem!.since) >= before - 1_000, `since ${problem!.since}`);
+        const page = await open(cloud.url, '/dashboard/lightning', await signIn(cloud.url, merchant.api_key));
+        assert.match(await page.text(), /id="lightning-problem">Since .* UTC, Bitcoin invoices go out on-chain only: the Lightning wallet gave no usable invoice/);
+
+        own.misbehave({ silent: false });
+        assert.match((await create()).lightning_invoice ?? '', /^lnbcrt/);
+        assert.equal((await connection()).problem, null, 'an invoice issued again clears it');
+      } finally {
+        await own.close();
+      }
     });
 
     test('a Lightning-only merchant (no Bitcoin key) gets Lightning-only invoices', async () => {

@@ -47,6 +47,7 @@ export function createLightningPlatform(settings: LightningPlatformSettings, par
   const wallets = walletRegistry({ db, pool, clock, logger, loopbackRelays: parts.loopbackRelays, maxWallets: settings.maxWallets ?? 10_000, inUse: (key) => listening.has(key) });
   const progress = createWatchProgress(clock);
   const planLookups = createLookupPlanner(db, settings.lookupsPerPass ?? 50);
+  const issueReporting = problemReporter(parts);
   let refused = 0;
   let lastProblem: string | null = null;
 
@@ -120,7 +121,8 @@ export function createLightningPlatform(settings: LightningPlatformSettings, par
       }
     },
     receiver(onchain, merchant) {
-      const receiver = lightningReceiver({ onchain, wallet: { issue: (params) => wallets.walletOf(merchant).issue(params) }, network: merchant.network as BtcNetwork, explorerUrl: settings.explorerUrls[merchant.network] ?? '' });
+      const issue = (params: Parameters<LightningWallet['issue']>[0]) => issueReporting(wallets.walletOf(merchant), merchant, params);
+      const receiver = lightningReceiver({ onchain, wallet: { issue }, network: merchant.network as BtcNetwork, explorerUrl: settings.explorerUrls[merchant.network] ?? '' });
       return { receiver, assets: onchain ? ['btc-lightning'] : ['btc', 'btc-lightning'] };
     },
     start: () => loop.start(),
@@ -149,6 +151,31 @@ function platformProblems(pool: RelayPool, lastProblem: string | null, now: numb
 
 function describe(connection: { walletPubkey: string; relays: string[] }) {
   return { wallet: shortWalletKey(connection.walletPubkey), relays: connection.relays };
+}
+
+/**
+ * Issues through a merchant's wallet and tells `reportProblem` when the outcome changes: the
+ * wallet's problem on a failure, null on a success. Each wallet's first outcome is told too, so a
+ * problem stored before a restart is cleared by the next invoice that works.
+ */
+function problemReporter(parts: LightningPlatformParts) {
+  const told = new WeakMap<LightningWallet, string | null>();
+  const tell = async (wallet: LightningWallet, merchant: MerchantLightningConnection, problem: string | null) => {
+    if (told.has(wallet) && told.get(wallet) === problem) return;
+    told.set(wallet, problem);
+    // Awaited, so the merchant's next read sees it; a failed write costs the invoice nothing.
+    await parts.reportProblem?.(merchant, problem).catch((error) => parts.logger.warn('lightning problem not recorded', { merchant_id: merchant.merchantId, error: String(error) }));
+  };
+  return async (wallet: LightningWallet, merchant: MerchantLightningConnection, params: Parameters<LightningWallet['issue']>[0]) => {
+    try {
+      const issued = await wallet.issue(params);
+      await tell(wallet, merchant, null);
+      return issued;
+    } catch (error) {
+      await tell(wallet, merchant, wallet.problem() ?? (error as Error).message);
+      throw error;
+    }
+  };
 }
 
 /** One merchant's turn of lookups, in order; a wallet that fails one keeps the rest for its next turn. */

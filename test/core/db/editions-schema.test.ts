@@ -11,7 +11,7 @@ import { openPreEditionsSchema } from '../../helpers/old-schema.ts';
 
 /** Migrations of releases after the split (the OAuth store, the expiry index; Cloud's key scopes): they run on an old database too. */
 const LATER_CORE = ['0012_oauth_store', '0014_invoices_expiry_index', '0016_evm_chain_column', '0018_invoice_verification', '0019_oauth_grant_key', '0020_btc_headers', '0021_invoices_created_index', '0023_x402_settlements', '0024_x402_valid_before', '0025_invoice_shop_fields', '0026_invoice_list_indexes', '0028_btc_lightning'];
-const LATER_CLOUD = ['0013_cloud_api_key_scopes', '0017_cloud_receive_methods', '0022_cloud_webhook_merchants_index', '0027_cloud_webhook_events', '0029_cloud_lightning'];
+const LATER_CLOUD = ['0013_cloud_api_key_scopes', '0017_cloud_receive_methods', '0022_cloud_webhook_merchants_index', '0027_cloud_webhook_events', '0029_cloud_lightning', '0030_cloud_lightning_problem'];
 
 const CLOUD_TABLES = ['cloud_api_keys', 'cloud_dashboard_sessions', 'cloud_merchants', 'cloud_rate_windows', 'cloud_stripe_events', 'cloud_subscriptions', 'cloud_usage'];
 const FIXED_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -48,7 +48,7 @@ async function storedRows(db: Kysely<any>) {
  * older columns say how they receive); after 0027, no opt-in webhook events subscribed.
  */
 function withReceiveMethodsColumn(rows: Awaited<ReturnType<typeof storedRows>>) {
-  return { ...rows, merchants: rows.merchants.map((merchant) => ({ ...merchant, receive_methods: null, webhook_events: null, lightning_nwc_url: null, lightning_network: null })) };
+  return { ...rows, merchants: rows.merchants.map((merchant) => ({ ...merchant, receive_methods: null, webhook_events: null, lightning_nwc_url: null, lightning_network: null, lightning_problem: null, lightning_problem_since: null })) };
 }
 
 /**
