@@ -1,4 +1,4 @@
-import { chainFacts, JSON_NUMBER, supportedAssets, type AssetId, type BtcPaymentMethod, type ChainName, type NumberTexts } from '../../shared/index.ts';
+import { JSON_NUMBER, supportedAssets, type AssetId, type BtcPaymentMethod, type ChainName, type NumberTexts } from '../../shared/index.ts';
 import { ServiceError } from '../../core/errors.ts';
 
 /** The lifetime the form offers when none is typed: the API's default, one hour. */
@@ -24,11 +24,11 @@ export function paidWithChoices(enabled: readonly AssetId[], lightningOnly: bool
   return lightningOnly ? ['lightning'] : ['onchain-or-lightning', 'lightning', 'onchain'];
 }
 
-/** Whether invoices on the chain can be paid over Lightning, so take `payment_methods` (Bitcoin). */
-export const takesPaymentMethods = (chain: ChainName): boolean => {
-  const facts = chainFacts[chain];
-  return 'lightning' in facts && facts.lightning === true;
-};
+/** Whether the asset is one chain's invoices selected by `payment_methods` (Bitcoin over Lightning), not an asset of its own to choose. */
+export const selectedByPaymentMethods = (id: AssetId): boolean => Boolean(supportedAssets.find((asset) => asset.id === id)?.request.payment_methods);
+
+/** Whether invoices on the chain take `payment_methods`: one of its assets is selected by them. */
+const takesPaymentMethods = (chain: ChainName): boolean => supportedAssets.some((asset) => asset.chain === chain && selectedByPaymentMethods(asset.id));
 
 const isPaidWith = (value: string): value is PaidWith => Object.hasOwn(PAID_WITH, value);
 

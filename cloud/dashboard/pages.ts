@@ -7,7 +7,7 @@ import type { DeliverySummary } from '../../core/webhooks/delivery-store.ts';
 import type { ConnectedApp } from '../../core/oauth/oauth-store.ts';
 import type { CardSubscription } from '../billing/card-subscription.ts';
 import type { Plan } from '../billing/plans.ts';
-import { DEFAULT_LIFETIME_MIN, type PaidWith } from './invoice-form.ts';
+import { DEFAULT_LIFETIME_MIN, selectedByPaymentMethods, type PaidWith } from './invoice-form.ts';
 import { receiveMethodFields, signupFields, type SignupField } from './signup-form.ts';
 
 type AccountView = z.infer<typeof Account>;
@@ -340,7 +340,7 @@ ${created.checkoutUrl ? `${copyable('checkout-url', 'checkout link', created.che
   }
   // Bitcoin over Lightning is Bitcoin with a "Paid with" choice, not an asset of its own.
   const assetOptions = options.assets
-    .filter((id) => !supportedAssets.find((a) => a.id === id)!.request.payment_methods)
+    .filter((id) => !selectedByPaymentMethods(id))
     .map((id) => `<option value="${id}"${values.asset === id ? ' selected' : ''}>${e(assetLabel(id))}</option>`)
     .join('');
   return page(
